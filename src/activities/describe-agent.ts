@@ -1,0 +1,19 @@
+import { DEFAULT_TIMEOUTS } from "../contract/constants.js";
+import type { AgentSpec } from "../contract/agent-spec.js";
+import { lookupAgent, type AgentRegistry } from "./registry.js";
+
+/** The `agent.describe` local activity: the plain-data view of an agent the workflow needs. */
+export function createDescribeAgent(registry: AgentRegistry) {
+  return async function describeAgent(name: string): Promise<AgentSpec> {
+    const agent = lookupAgent(registry, name);
+    return {
+      name: agent.name,
+      modelId: agent.options.model.modelId,
+      maxTrips: agent.maxTrips,
+      timeouts: {
+        model: agent.options.timeouts?.model ?? DEFAULT_TIMEOUTS.model,
+        tool: agent.options.timeouts?.tool ?? DEFAULT_TIMEOUTS.tool,
+      },
+    };
+  };
+}

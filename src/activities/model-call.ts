@@ -1,0 +1,86 @@
+import { Context, log } from "@temporalio/activity";
+import OpenAI from "openai";
+import type { Message, RequestedToolCall } from "../contract/types.js";
+import { ModelApiError } from "../errors.js";
+import { openaiClientFor, toChatMessages, toChatTools } from "../models/openai-client.js";
+import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
+
+/** Input of the `model.call` activity. */
+export interface ModelCallInput {
+  agent: string;
+  messages: Message[];
+  trip: number;
+}
+
+/** Output of the `model.call` activity: the model's answer. */
+export interface ModelCallOutput {
+  message: Extract<Message, { role: "assistant" }>;
+}
+
+/** Statuses that retrying cannot fix. */
+const PERMANENT = new Set([400, 401, 403, 404, 422]);
+
+/** The `model.call` activity: one Chat Completions call, streamed, returning the whole answer. */
+export function createModelCall(registry: AgentRegistry) {
+  return async function modelCall(input: ModelCallInput): Promise<ModelCallOutput> {
+    const agent = lookupAgent(registry, input.agent);
+    const model = agent.options.model;
+    const context = Context.current();
+    try {
+      const client = openaiClientFor(model);
+      const tools = toChatTools(agent.tools);
+      const stream = client.chat.completions.stream(
+        {
+          model: model.modelId,
+          messages: toChatMessages(agent.options.instructions, input.messages),
+          ...(tools.length ? { tools } : {}),
+          ...(model.settings.temperature !== undefined ? { temperature: model.settings.temperature } : {}),
+          ...(model.settings.maxTokens !== undefined ? { max_completion_tokens: model.settings.maxTokens } : {}),
+        },
+        { signal: context.cancellationSignal },
+      );
+      stream.on("chunk", () => context.heartbeat());
+      const completion = await stream.finalChatCompletion();
+      const choice = completion.choices[0];
+      if (!choice) throw new ModelApiError(`Model "${model.modelId}" returned no choices.`, undefined, model.modelId);
+      const toolCalls: RequestedToolCall[] = (choice.message.tool_calls ?? []).flatMap((call) =>
+        call.type === "function" ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : [],
+      );
+      return {
+        message: { role: "assistant", content: choice.message.content ?? null, ...(toolCalls.length ? { toolCalls } : {}) },
+      };
+    } catch (error) {
+      throw classifyModelError(error, model.modelId);
+    }
+  };
+}
+
+/** Permanent API errors fail at once; rate limits, server errors and lost connections are retried by Temporal. */
+function classifyModelError(error: unknown, modelId: string): unknown {
+  if (error instanceof ModelApiError) return failureOf(error, { nonRetryable: true });
+  if (error instanceof OpenAI.APIError && error.status !== undefined) {
+    const typed = new ModelApiError(`Model "${modelId}" API error ${error.status}: ${error.message}`, error.status, modelId);
+    const permanent = PERMANENT.has(error.status);
+    log.warn("model call failed", { modelId, status: error.status, permanent });
+    return failureOf(typed, { nonRetryable: permanent, nextRetryDelay: permanent ? undefined : retryAfterMs(error.headers) });
+  }
+  if (error instanceof OpenAI.APIConnectionError) {
+    return failureOf(new ModelApiError(`Model "${modelId}" is unreachable: ${error.message}`, undefined, modelId), { nonRetryable: false });
+  }
+  if (error instanceof OpenAI.OpenAIError) {
+    return failureOf(new ModelApiError(`Model "${modelId}": ${error.message}`, undefined, modelId), { nonRetryable: true });
+  }
+  return error;
+}
+
+/** `retry-after-ms` or `retry-after` (seconds or an HTTP date), in milliseconds. */
+function retryAfterMs(headers: Headers | undefined): number | undefined {
+  const ms = Number(headers?.get("retry-after-ms"));
+  if (ms > 0) return ms;
+  const value = headers?.get("retry-after");
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}

@@ -1,0 +1,34 @@
+import { ApplicationFailure } from "@temporalio/activity";
+import type { Agent } from "../agent/define-agent.js";
+import { DuplicateAgentError, UnknownAgentError, type DurableAgentError } from "../errors.js";
+
+/** The agents a worker serves, by name. */
+export type AgentRegistry = ReadonlyMap<string, Agent>;
+
+/** Builds the registry; two agents with one name is an error. */
+export function createRegistry(agents: Agent[]): AgentRegistry {
+  const registry = new Map<string, Agent>();
+  for (const agent of agents) {
+    if (registry.has(agent.name)) throw new DuplicateAgentError(agent.name);
+    registry.set(agent.name, agent);
+  }
+  return registry;
+}
+
+/** The agent of that name, or a non-retryable `UnknownAgentError` failure that lists the registered ones. */
+export function lookupAgent(registry: AgentRegistry, name: string): Agent {
+  const agent = registry.get(name);
+  if (!agent) throw failureOf(new UnknownAgentError(name, [...registry.keys()]), { nonRetryable: true });
+  return agent;
+}
+
+/** A Temporal failure carrying a typed error: `type` is its name, the first detail its fields. */
+export function failureOf(error: DurableAgentError, options: { nonRetryable: boolean; nextRetryDelay?: number }): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: error.name,
+    message: error.message,
+    nonRetryable: options.nonRetryable,
+    nextRetryDelay: options.nextRetryDelay,
+    details: [{ ...error }],
+  });
+}

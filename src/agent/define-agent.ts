@@ -1,0 +1,51 @@
+import type { RunResult } from "../contract/types.js";
+import { startRun, type RunOptions } from "../client/start-run.js";
+import type { RunHandle } from "../client/run-handle.js";
+import type { RunInput } from "../client/normalize-input.js";
+import type { Tool } from "./define-tool.js";
+import type { AgentOptions } from "./options.js";
+import { agentName, maxTripsOf, validateAgentOptions } from "./validate-options.js";
+
+/** An agent: its definition (used by workers) and the client-side calls that run it. Create with `ai.agent()`. */
+export class Agent {
+  /** How workers find this agent. */
+  readonly name: string;
+  /** Model calls per run. */
+  readonly maxTrips: number;
+  /** The options it was defined with. */
+  readonly options: Readonly<AgentOptions>;
+  readonly #tools: Map<string, Tool>;
+
+  constructor(options: AgentOptions) {
+    validateAgentOptions(options);
+    this.options = options;
+    this.name = agentName(options);
+    this.maxTrips = maxTripsOf(options);
+    this.#tools = new Map((options.tools ?? []).map((tool) => [tool.name, tool]));
+  }
+
+  /** The agent's tools. */
+  get tools(): Tool[] {
+    return [...this.#tools.values()];
+  }
+
+  /** The tool of that name, if the agent has it. */
+  tool(name: string): Tool | undefined {
+    return this.#tools.get(name);
+  }
+
+  /** Starts a durable run and returns its handle at once. */
+  start(input: RunInput, options?: RunOptions): Promise<RunHandle> {
+    return startRun(this.name, input, options);
+  }
+
+  /** Runs the agent durably on a worker and resolves to the result. */
+  async run(input: RunInput, options?: RunOptions): Promise<RunResult> {
+    return (await this.start(input, options)).result();
+  }
+}
+
+/** Defines an agent; throws `AgentOptionsError` naming a bad option. */
+export function defineAgent(options: AgentOptions): Agent {
+  return new Agent(options);
+}

@@ -1,0 +1,71 @@
+import { z } from "zod";
+import { AgentOptionsError } from "../errors.js";
+
+/** What a tool's `execute` receives besides its input. */
+export interface ToolContext {
+  /** The workflow id of the run. */
+  workflowId: string;
+  /** The Temporal run id of the run. */
+  runId: string;
+  /** The id the model gave this call. */
+  toolCallId: string;
+  /** The trip whose answer asked for this call. */
+  trip: number;
+  /** The activity attempt, from 1; above 1 after a retry or a worker crash. */
+  attempt: number;
+  /** A stable key for this call, the same on every attempt: use it to make side effects exactly-once. */
+  idempotencyKey: string;
+  /** Aborted when the run is cancelled or the call times out. */
+  signal: AbortSignal;
+  /** Tells Temporal the call is alive (for long calls with a heartbeat timeout). */
+  heartbeat(details?: unknown): void;
+}
+
+/** Options of `ai.tool()`. */
+export interface ToolOptions<Schema extends z.ZodType, Output> {
+  /** The name the model calls the tool by: letters, digits, `_` and `-`, at most 64. */
+  name: string;
+  /** Tells the model what the tool does and when to call it. */
+  description?: string;
+  /** A zod (v4) schema; input is validated with it before `execute`, and the JSON schema sent to the model is derived from it. */
+  input: Schema;
+  /** Runs the tool on the worker, as a Temporal activity. Its result goes back to the model as JSON. */
+  execute: (input: z.output<Schema>, context: ToolContext) => Promise<Output> | Output;
+}
+
+/** A tool an agent may call. Create with `ai.tool()`. */
+export interface Tool<Input = any, Output = unknown> {
+  readonly name: string;
+  readonly description: string | undefined;
+  readonly input: z.ZodType<Input>;
+  /** The JSON schema the model sees, derived from `input`. */
+  readonly jsonSchema: Record<string, unknown>;
+  readonly execute: (input: Input, context: ToolContext) => Promise<Output> | Output;
+}
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+function isZodSchema(value: unknown): value is z.ZodType {
+  return typeof value === "object" && value !== null && "_zod" in value && typeof (value as z.ZodType).safeParse === "function";
+}
+
+/** Defines a tool: a name, a zod input schema and an `execute` function run as an activity. */
+export function defineTool<Schema extends z.ZodType, Output>(options: ToolOptions<Schema, Output>): Tool<z.output<Schema>, Output> {
+  if (typeof options?.name !== "string" || !TOOL_NAME.test(options.name)) {
+    throw new AgentOptionsError("name", `tool names are 1-64 letters, digits, "_" or "-" (got ${JSON.stringify(options?.name)})`);
+  }
+  if (!isZodSchema(options.input)) {
+    throw new AgentOptionsError("input", `tool "${options.name}" needs a zod (v4) schema, e.g. z.object({ ... })`);
+  }
+  if (typeof options.execute !== "function") {
+    throw new AgentOptionsError("execute", `tool "${options.name}" needs an execute(input, context) function`);
+  }
+  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(options.input, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  return {
+    name: options.name,
+    description: options.description,
+    input: options.input as z.ZodType<z.output<Schema>>,
+    jsonSchema,
+    execute: options.execute,
+  };
+}

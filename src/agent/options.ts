@@ -1,0 +1,113 @@
+import type { Duration } from "@temporalio/common";
+import type { Message, ToolCallRecord } from "../contract/types.js";
+import type { ModelReference } from "../models/openai-model.js";
+import type { Tool } from "./define-tool.js";
+
+/** A test that makes a run an action request: a case-insensitive substring, a RegExp, or a predicate on the input. */
+export type Intent = string | RegExp | ((input: string) => boolean);
+
+/** What a `hint` function of `actWhenAsked` receives. */
+export interface ActWhenAskedHintArgs {
+  input: string;
+  reply: string;
+  requiredTools: string[];
+  tripIndex: number;
+}
+
+/** When the user asks for a change and the model answers without calling a required tool, re-prompt it once more. */
+export interface ActWhenAskedOptions {
+  /** Any match makes the run an action request. */
+  intents: Intent[];
+  /** Tools that count as acting. A call that failed or was refused does not count. */
+  requiredTools: string[];
+  /** `"any"` (default) or `"all"` of `requiredTools` must have succeeded. */
+  require?: "any" | "all";
+  /** The re-prompt text, or a function of the answer. Default: ask the model to call the tool now. */
+  hint?: string | ((args: ActWhenAskedHintArgs) => string);
+  /** Re-prompts per run. Default 1. */
+  maxReprompts?: number;
+}
+
+/** A tool call as `isRefusal` sees it. */
+export interface RefusalCandidate {
+  tool: string;
+  input: unknown;
+  output: unknown;
+}
+
+/** What to do after a tool refuses a call. `"off"` (or absent) only feeds the refusal back to the model. */
+export type OnToolRefusal =
+  | "off"
+  | "retry-once-with-hint"
+  | {
+      /** Retry prompts per run. Default 1. */
+      retries?: number;
+      /** The retry prompt; default quotes the tool and its reason. */
+      hint?: (args: { tool: string; reason: string }) => string;
+      /** Marks more results as refusals: return the reason, or false. */
+      isRefusal?: (call: RefusalCandidate) => string | false | null | undefined;
+    };
+
+/** What a backstop's `detect` sees. */
+export interface BackstopTurn {
+  phase: "before" | "after";
+  runId: string;
+  input: string;
+  /** The answer that would end the run (after-phase only). */
+  reply?: string;
+  tripIndex: number;
+  toolCalls: ToolCallRecord[];
+  messages: Message[];
+}
+
+/** What a backstop's `run` receives. */
+export interface BackstopContext extends BackstopTurn {
+  /** The agent's name. */
+  agent: string;
+  /** JSON state shared by the run's backstops; it lives in the workflow and survives crashes. */
+  state: Record<string, unknown>;
+  /** Stable for (run, backstop): use it to make the side effect exactly-once across worker crashes. */
+  idempotencyKey: string;
+}
+
+/** A deterministic server-side check around the model turn. */
+export interface Backstop {
+  /** Unique within the agent; names the backstop in logs and the trace. */
+  name: string;
+  /** `"before"` runs once before the first model call; `"after"` (default) after each answer that would end the run. */
+  phase?: "before" | "after";
+  /** Whether the backstop applies to this turn. */
+  detect: (turn: BackstopTurn) => boolean | Promise<boolean>;
+  /** The side effect, run at most once per run as an activity. A returned prompt is sent to the model as a user message. */
+  run: (context: BackstopContext) => Promise<{ prompt?: string } | void> | { prompt?: string } | void;
+}
+
+/** Activity timeouts of an agent. */
+export interface AgentTimeouts {
+  /** Start-to-close timeout of one model call attempt. Default 2 minutes. */
+  model?: Duration;
+  /** Start-to-close timeout of one tool call attempt. Default 1 minute. */
+  tool?: Duration;
+}
+
+/** Options of `ai.agent()`. */
+export interface AgentOptions {
+  /** How workers find the agent; keep it stable across deploys. Default `"agent"`. */
+  name?: string;
+  /** The model, from `ai.openai()`. */
+  model: ModelReference;
+  /** The system prompt. */
+  instructions?: string;
+  /** Tools the model may call. */
+  tools?: Tool[];
+  /** Model calls per run, re-prompts included. Default 10. */
+  maxTrips?: number;
+  /** Activity timeouts. */
+  timeouts?: AgentTimeouts;
+  /** Re-prompt when the user asked for a change and the model did not make it. Off by default. */
+  actWhenAsked?: ActWhenAskedOptions;
+  /** Retry with a hint after a tool refused a call. Off by default. */
+  onToolRefusal?: OnToolRefusal;
+  /** Deterministic checks around the model turn. None by default. */
+  backstops?: Backstop[];
+}

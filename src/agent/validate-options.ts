@@ -1,0 +1,95 @@
+import { AgentOptionsError } from "../errors.js";
+import { DEFAULT_AGENT_NAME, DEFAULT_MAX_TRIPS } from "../contract/constants.js";
+import type { AgentOptions } from "./options.js";
+
+const ON_TOOL_REFUSAL = ["off", "retry-once-with-hint"];
+
+function fail(field: string, problem: string): never {
+  throw new AgentOptionsError(field, problem);
+}
+
+function checkCount(field: string, value: unknown, min: number): void {
+  if (value !== undefined && (!Number.isInteger(value) || (value as number) < min)) {
+    fail(field, `must be a whole number ≥ ${min} (got ${JSON.stringify(value)})`);
+  }
+}
+
+/** Checks `ai.agent()` options, naming the first bad field. */
+export function validateAgentOptions(options: AgentOptions): void {
+  if (!options || typeof options !== "object") fail("options", "ai.agent() needs an options object");
+  if (options.name !== undefined && (typeof options.name !== "string" || !/^[\w.-]{1,100}$/.test(options.name))) {
+    fail("name", `must be 1-100 letters, digits, "_", "-" or "." (got ${JSON.stringify(options.name)})`);
+  }
+  const model = options.model as unknown;
+  if (!model || typeof model !== "object" || typeof (model as { modelId?: unknown }).modelId !== "string") {
+    fail("model", `agent "${options.name ?? DEFAULT_AGENT_NAME}" needs a model, e.g. ai.openai("gpt-4o-mini")`);
+  }
+  const tools = options.tools ?? [];
+  if (!Array.isArray(tools)) fail("tools", "must be an array of ai.tool() definitions");
+  const seen = new Set<string>();
+  for (const tool of tools) {
+    if (!tool || typeof tool.name !== "string" || typeof tool.execute !== "function" || !tool.jsonSchema) {
+      fail("tools", "each entry must come from ai.tool({ name, input, execute })");
+    }
+    if (seen.has(tool.name)) fail("tools", `two tools are named "${tool.name}"; tool names must be unique`);
+    seen.add(tool.name);
+  }
+  checkCount("maxTrips", options.maxTrips, 1);
+  validateContractOptions(options, seen);
+}
+
+function validateContractOptions(options: AgentOptions, toolNames: Set<string>): void {
+  const act = options.actWhenAsked;
+  if (act !== undefined) {
+    if (!Array.isArray(act.intents) || act.intents.length === 0) fail("actWhenAsked.intents", "must be a non-empty array");
+    act.intents.forEach((intent, i) => {
+      if (typeof intent !== "string" && !(intent instanceof RegExp) && typeof intent !== "function") {
+        fail(`actWhenAsked.intents[${i}]`, "each intent is a string, a RegExp or (input) => boolean");
+      }
+    });
+    if (!Array.isArray(act.requiredTools) || act.requiredTools.length === 0) fail("actWhenAsked.requiredTools", "must be a non-empty array of tool names");
+    for (const name of act.requiredTools) {
+      if (!toolNames.has(name)) fail("actWhenAsked.requiredTools", `names "${name}", which is not one of the agent's tools (${[...toolNames].join(", ") || "none"})`);
+    }
+    if (act.require !== undefined && act.require !== "any" && act.require !== "all") fail("actWhenAsked.require", `must be "any" or "all" (got ${JSON.stringify(act.require)})`);
+    if (act.hint !== undefined && typeof act.hint !== "string" && typeof act.hint !== "function") fail("actWhenAsked.hint", "must be a string or a function");
+    checkCount("actWhenAsked.maxReprompts", act.maxReprompts, 0);
+  }
+  const refusal = options.onToolRefusal;
+  if (refusal !== undefined) {
+    if (typeof refusal === "string") {
+      if (!ON_TOOL_REFUSAL.includes(refusal)) fail("onToolRefusal", `must be "off", "retry-once-with-hint" or an object (got ${JSON.stringify(refusal)})`);
+    } else if (typeof refusal !== "object" || refusal === null) {
+      fail("onToolRefusal", `must be "off", "retry-once-with-hint" or an object`);
+    } else {
+      checkCount("onToolRefusal.retries", refusal.retries, 0);
+      if (refusal.hint !== undefined && typeof refusal.hint !== "function") fail("onToolRefusal.hint", "must be a function ({ tool, reason }) => string");
+      if (refusal.isRefusal !== undefined && typeof refusal.isRefusal !== "function") fail("onToolRefusal.isRefusal", "must be a function (call) => string | false");
+    }
+  }
+  const backstops = options.backstops;
+  if (backstops !== undefined) {
+    if (!Array.isArray(backstops)) fail("backstops", "must be an array");
+    const names = new Set<string>();
+    backstops.forEach((backstop, i) => {
+      if (typeof backstop?.name !== "string" || backstop.name === "") fail(`backstops[${i}].name`, "every backstop needs a name");
+      if (names.has(backstop.name)) fail(`backstops[${i}].name`, `two backstops are named "${backstop.name}"`);
+      names.add(backstop.name);
+      if (backstop.phase !== undefined && backstop.phase !== "before" && backstop.phase !== "after") {
+        fail(`backstops[${i}].phase`, `must be "before" or "after" (got ${JSON.stringify(backstop.phase)})`);
+      }
+      if (typeof backstop.detect !== "function") fail(`backstops[${i}].detect`, "must be a function (turn) => boolean");
+      if (typeof backstop.run !== "function") fail(`backstops[${i}].run`, "must be a function (context) => { prompt? }");
+    });
+  }
+}
+
+/** The agent's name, defaulted. */
+export function agentName(options: AgentOptions): string {
+  return options.name ?? DEFAULT_AGENT_NAME;
+}
+
+/** The agent's trip bound, defaulted. */
+export function maxTripsOf(options: AgentOptions): number {
+  return options.maxTrips ?? DEFAULT_MAX_TRIPS;
+}

@@ -1,0 +1,27 @@
+import { z } from "zod";
+import type { Message } from "../contract/types.js";
+import { InvalidInputError } from "../errors.js";
+
+const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+const message = z.discriminatedUnion("role", [
+  z.object({ role: z.literal("system"), content: z.string() }),
+  z.object({ role: z.literal("user"), content: z.string() }),
+  z.object({ role: z.literal("assistant"), content: z.string().nullable(), toolCalls: z.array(toolCall).optional() }),
+  z.object({ role: z.literal("tool"), toolCallId: z.string(), name: z.string(), content: z.string() }),
+]);
+const messages = z.array(message).min(1);
+
+/** What a run takes: the user's text, or a conversation ending in the user's turn. */
+export type RunInput = string | Message[];
+
+/** Turns a run input into messages, or throws `InvalidInputError` saying what is wrong. */
+export function normalizeInput(input: unknown): Message[] {
+  if (typeof input === "string") {
+    if (input.trim() === "") throw new InvalidInputError("the input string is empty");
+    return [{ role: "user", content: input }];
+  }
+  if (!Array.isArray(input)) throw new InvalidInputError(`got ${input === null ? "null" : typeof input}`);
+  const parsed = messages.safeParse(input);
+  if (!parsed.success) throw new InvalidInputError(z.prettifyError(parsed.error).replace(/\n/g, "; "));
+  return parsed.data as Message[];
+}

@@ -1,0 +1,50 @@
+import { ApplicationFailure, WorkflowFailedError, type Client, type WorkflowHandle } from "@temporalio/client";
+import type { RunResult, TraceEvent } from "../contract/types.js";
+import { rebuildError, RunFailedError } from "../errors.js";
+import { traceQuery } from "../workflows/definitions.js";
+import { getDefaultClient } from "./connection.js";
+
+/** A started run: await its result, or read its trace while it is live. */
+export class RunHandle {
+  constructor(
+    /** The Temporal handle, for anything this class does not wrap (cancel, describe, fetchHistory). */
+    readonly workflow: WorkflowHandle,
+  ) {}
+
+  /** The run's workflow id. */
+  get workflowId(): string {
+    return this.workflow.workflowId;
+  }
+
+  /** Waits for the run to end. A failed run rejects with the typed error that ended it. */
+  async result(): Promise<RunResult> {
+    try {
+      return (await this.workflow.result()) as RunResult;
+    } catch (error) {
+      throw toRunError(this.workflowId, error);
+    }
+  }
+
+  /** The trace so far (a workflow query). */
+  trace(): Promise<TraceEvent[]> {
+    return this.workflow.query(traceQuery);
+  }
+}
+
+function toRunError(workflowId: string, error: unknown): Error {
+  if (!(error instanceof WorkflowFailedError)) return error as Error;
+  for (let cause: unknown = error.cause; cause instanceof Error; cause = cause.cause) {
+    if (cause instanceof ApplicationFailure) {
+      const typed = rebuildError(cause.type, cause.message, cause.details?.[0]);
+      if (typed) return typed;
+    }
+  }
+  const cause = error.cause ?? error;
+  return new RunFailedError(workflowId, cause instanceof Error ? cause.message : String(cause), cause);
+}
+
+/** Re-attaches to a run from any process by its workflow id. */
+export async function getRun(workflowId: string, options: { client?: Client } = {}): Promise<RunHandle> {
+  const client = options.client ?? (await getDefaultClient());
+  return new RunHandle(client.workflow.getHandle(workflowId));
+}

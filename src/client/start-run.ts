@@ -1,0 +1,34 @@
+import { randomUUID } from "node:crypto";
+import type { Client } from "@temporalio/client";
+import { PAYLOAD_LIMIT_BYTES, WORKFLOW_NAME } from "../contract/constants.js";
+import { PayloadTooLargeError } from "../errors.js";
+import type { AgentRunArgs } from "../workflows/definitions.js";
+import { getDefaultClient, temporalSettings } from "./connection.js";
+import { normalizeInput } from "./normalize-input.js";
+import { RunHandle } from "./run-handle.js";
+
+/** Options of `agent.run()` and `agent.start()`. */
+export interface RunOptions {
+  /** The workflow id; default `<agent name>-<uuid>`. */
+  workflowId?: string;
+  /** The Temporal client; default one connected from `TEMPORAL_ADDRESS` / `TEMPORAL_NAMESPACE`. */
+  client?: Client;
+  /** The task queue the agent's worker polls; default `TEMPORAL_TASK_QUEUE`, else `durable-agent`. */
+  taskQueue?: string;
+}
+
+/** Starts an `agentRun` workflow for the named agent. */
+export async function startRun(agent: string, input: unknown, options: RunOptions = {}): Promise<RunHandle> {
+  const args: AgentRunArgs = { agent, messages: normalizeInput(input) };
+  const bytes = Buffer.byteLength(JSON.stringify(args));
+  if (bytes > PAYLOAD_LIMIT_BYTES) throw new PayloadTooLargeError("The run input", bytes, PAYLOAD_LIMIT_BYTES);
+  const client = options.client ?? (await getDefaultClient());
+  const firstLine = args.messages.findLast((m) => m.role === "user")?.content.split("\n")[0] ?? "";
+  const workflow = await client.workflow.start(WORKFLOW_NAME, {
+    args: [args],
+    taskQueue: temporalSettings({ taskQueue: options.taskQueue }).taskQueue,
+    workflowId: options.workflowId ?? `${agent}-${randomUUID()}`,
+    staticSummary: `${agent}: ${firstLine.slice(0, 120)}`,
+  });
+  return new RunHandle(workflow);
+}

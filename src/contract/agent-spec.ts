@@ -1,0 +1,9 @@
+/** The plain-data view of an agent that the workflow needs. Workflow-safe. */
+export interface AgentSpec {
+  name: string;
+  /** The model id, for activity summaries and the trace. */
+  modelId: string;
+  maxTrips: number;
+  /** Start-to-close timeouts of model and tool call attempts, in Temporal's duration format. */
+  timeouts: { model: string | number; tool: string | number };
+}

@@ -1,0 +1,23 @@
+/** Defaults and limits in one place. */
+
+/** Default agent name, so `ai.agent({ model, tools })` works as in the specification. */
+export const DEFAULT_AGENT_NAME = "agent";
+/** Default bound on model calls per run. */
+export const DEFAULT_MAX_TRIPS = 10;
+/** Temporal rejects payloads of 2 MiB; we stop a little short to leave room for the envelope. */
+export const PAYLOAD_LIMIT_BYTES = 2 * 1024 * 1024 - 16 * 1024;
+/** Default task queue, overridden by `TEMPORAL_TASK_QUEUE` or options. */
+export const DEFAULT_TASK_QUEUE = "durable-agent";
+/** Default Temporal address, overridden by `TEMPORAL_ADDRESS` or options. */
+export const DEFAULT_TEMPORAL_ADDRESS = "localhost:7233";
+/** Default namespace, overridden by `TEMPORAL_NAMESPACE` or options. */
+export const DEFAULT_NAMESPACE = "default";
+/** Default activity timeouts. */
+export const DEFAULT_TIMEOUTS = { model: "2 minutes", tool: "1 minute" } as const;
+/** Stable names recorded in every history: change them only with a versioned migration. */
+export const WORKFLOW_NAME = "agentRun";
+export const ACTIVITY = {
+  describe: "agent.describe",
+  modelCall: "model.call",
+  toolExecute: "tool.execute",
+} as const;

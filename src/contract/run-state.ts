@@ -1,0 +1,72 @@
+/** The run's state as plain data, and the pure steps that change it. Workflow-safe. */
+import { toolResultContent } from "./tool-result.js";
+import type { Message, RequestedToolCall, RunResult, StopReason, ToolCallRecord, TraceEvent } from "./types.js";
+
+/** Everything a run has done so far. */
+export interface RunState {
+  messages: Message[];
+  toolCalls: ToolCallRecord[];
+  trace: TraceEvent[];
+  /** Model calls made. */
+  trips: number;
+}
+
+/** A fresh state for a run's input. */
+export function initialState(messages: Message[]): RunState {
+  return { messages: [...messages], toolCalls: [], trace: [], trips: 0 };
+}
+
+/** Records a model answer as the next trip. */
+export function recordAnswer(state: RunState, answer: Extract<Message, { role: "assistant" }>): void {
+  state.trips += 1;
+  state.messages.push(answer);
+  state.trace.push({
+    trip: state.trips,
+    type: "model.answered",
+    text: answer.content,
+    toolCalls: (answer.toolCalls ?? []).map((call) => call.name),
+  });
+}
+
+/** Records the answered tool calls, in the order the model asked for them. */
+export function recordToolCalls(state: RunState, calls: ToolCallRecord[]): void {
+  for (const call of calls) {
+    state.toolCalls.push(call);
+    state.messages.push({ role: "tool", toolCallId: call.id, name: call.name, content: toolResultContent(call) });
+    state.trace.push({
+      trip: call.trip,
+      type: "tool.finished",
+      tool: call.name,
+      callId: call.id,
+      status: call.status,
+      ...(call.reason !== undefined ? { reason: call.reason } : {}),
+      ...(call.error !== undefined ? { error: call.error } : {}),
+    });
+  }
+}
+
+/** A tool call whose activity failed for good (retries exhausted), recorded as `failed`. */
+export function failedCall(call: RequestedToolCall, trip: number, error: string): ToolCallRecord {
+  let input: unknown = call.arguments;
+  try {
+    input = JSON.parse(call.arguments);
+  } catch {
+    // keep the raw text: the model sent invalid JSON
+  }
+  return { id: call.id, name: call.name, input, status: "failed", error, trip };
+}
+
+/** The last answer's text. */
+export function lastReply(state: RunState): string {
+  for (let i = state.messages.length - 1; i >= 0; i--) {
+    const message = state.messages[i]!;
+    if (message.role === "assistant") return message.content ?? "";
+  }
+  return "";
+}
+
+/** Ends the run: records why in the trace and builds the result. */
+export function finish(state: RunState, stopReason: StopReason, detail: string, ids: { workflowId: string; runId: string }): RunResult {
+  state.trace.push({ trip: state.trips, type: "run.stopped", stopReason, detail });
+  return { ...ids, reply: lastReply(state), stopReason, messages: state.messages, toolCalls: state.toolCalls, trips: state.trips, trace: state.trace };
+}

@@ -1,0 +1,69 @@
+/**
+ * Plain-data types shared by the workflow, the activities and the public API.
+ * Nothing here touches I/O, so the workflow may import it.
+ */
+
+/** A tool call the model asked for, as it arrived (arguments are the raw JSON text). */
+export interface RequestedToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** One message of a conversation, in the shape of the Chat Completions API (camel-cased). */
+export type Message =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string | null; toolCalls?: RequestedToolCall[] }
+  | { role: "tool"; toolCallId: string; name: string; content: string };
+
+/** What a tool call came to: `ok`, `failed` (threw) or `refused` (bad input, unknown tool, or a refusal result). */
+export type ToolCallStatus = "ok" | "failed" | "refused";
+
+/** The record of one tool call of a run. */
+export interface ToolCallRecord {
+  /** The id the model gave the call. */
+  id: string;
+  /** The tool's name as the model called it. */
+  name: string;
+  /** The parsed input (the raw text when it was not valid JSON). */
+  input: unknown;
+  /** What `execute` returned, when it returned. */
+  output?: unknown;
+  /** The error message, when the call failed. */
+  error?: string;
+  /** Why the call was refused, when it was. */
+  reason?: string;
+  status: ToolCallStatus;
+  /** The trip (1-based model call) whose answer asked for this call. */
+  trip: number;
+}
+
+/** Why a run ended. */
+export type StopReason = "answered" | "max-trips";
+
+/** Which contract option sent a re-prompt. */
+export type RepromptKind = "backstop" | "refusal-retry" | "act-when-asked";
+
+/** One entry of the agent trace: what happened, on which trip. */
+export type TraceEvent =
+  | { trip: number; type: "model.answered"; text: string | null; toolCalls: string[] }
+  | { trip: number; type: "tool.finished"; tool: string; callId: string; status: ToolCallStatus; reason?: string; error?: string }
+  | { trip: number; type: "reprompt"; kind: RepromptKind; text: string; source?: string }
+  | { trip: number; type: "backstop"; name: string; phase: "before" | "after"; outcome: "ran" | "prompted" | "error"; detail?: string }
+  | { trip: number; type: "run.stopped"; stopReason: StopReason; detail: string };
+
+/** What `agent.run()` resolves to, and the result of the `agentRun` workflow. */
+export interface RunResult {
+  workflowId: string;
+  runId: string;
+  /** The text of the model's last answer ("" when the run stopped without one). */
+  reply: string;
+  stopReason: StopReason;
+  /** The whole conversation: the input, every answer, every tool result, every re-prompt. */
+  messages: Message[];
+  toolCalls: ToolCallRecord[];
+  /** Model calls made. */
+  trips: number;
+  trace: TraceEvent[];
+}

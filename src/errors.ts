@@ -1,0 +1,123 @@
+/**
+ * Typed errors. Each class has a stable `name`, a static `isInstance()` that works across
+ * package copies, and the fields a caller needs to fix the problem.
+ */
+
+const MARKER = Symbol.for("durable-agent.error");
+
+/** Base class of every error this library throws. */
+export class DurableAgentError extends Error {
+  readonly [MARKER] = true;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+  /** True for any error of this library, even from another copy of the package. */
+  static isInstance(error: unknown): error is DurableAgentError {
+    return typeof error === "object" && error !== null && MARKER in error;
+  }
+}
+
+function guard<T extends DurableAgentError>(name: string) {
+  return (error: unknown): error is T => DurableAgentError.isInstance(error) && error.name === name;
+}
+
+/** An option of `ai.agent()` or `ai.tool()` is invalid; `field` names it. */
+export class AgentOptionsError extends DurableAgentError {
+  static override isInstance = guard<AgentOptionsError>("AgentOptionsError");
+  constructor(readonly field: string, problem: string) {
+    super(`Invalid option \`${field}\`: ${problem}`);
+  }
+}
+
+/** The input of a run is neither a string nor an array of messages. */
+export class InvalidInputError extends DurableAgentError {
+  static override isInstance = guard<InvalidInputError>("InvalidInputError");
+  constructor(problem: string) {
+    super(`Invalid run input: ${problem}. Pass a string or an array of { role, content } messages.`);
+  }
+}
+
+/** A worker was asked to run an agent it does not have. */
+export class UnknownAgentError extends DurableAgentError {
+  static override isInstance = guard<UnknownAgentError>("UnknownAgentError");
+  constructor(readonly agent: string, readonly registered: string[]) {
+    super(
+      `No agent named "${agent}" is registered on this worker (registered: ${registered.map((n) => `"${n}"`).join(", ") || "none"}). ` +
+        `Pass it in ai.worker({ agents }) or check the agent's name.`,
+    );
+  }
+}
+
+/** Two agents given to one worker share a name. */
+export class DuplicateAgentError extends DurableAgentError {
+  static override isInstance = guard<DuplicateAgentError>("DuplicateAgentError");
+  constructor(readonly agent: string) {
+    super(`Two agents given to ai.worker() are named "${agent}"; give each a unique \`name\`.`);
+  }
+}
+
+/** The Temporal server could not be reached. */
+export class TemporalConnectionError extends DurableAgentError {
+  static override isInstance = guard<TemporalConnectionError>("TemporalConnectionError");
+  constructor(readonly address: string, cause: unknown) {
+    super(
+      `Cannot reach the Temporal server at ${address}: ${cause instanceof Error ? cause.message : String(cause)}. ` +
+        `Start one (\`temporal server start-dev\`) or set TEMPORAL_ADDRESS.`,
+      { cause },
+    );
+  }
+}
+
+/** The model API answered with an error that retrying will not fix (or retries ran out). */
+export class ModelApiError extends DurableAgentError {
+  static override isInstance = guard<ModelApiError>("ModelApiError");
+  constructor(message: string, readonly status: number | undefined, readonly modelId: string) {
+    super(message);
+  }
+}
+
+/** A value is over Temporal's payload size limit. */
+export class PayloadTooLargeError extends DurableAgentError {
+  static override isInstance = guard<PayloadTooLargeError>("PayloadTooLargeError");
+  constructor(readonly what: string, readonly bytes: number, readonly limit: number) {
+    super(`${what} is ${bytes} bytes, over Temporal's payload limit of ${limit} bytes; make it smaller.`);
+  }
+}
+
+/** A tool returned a value that cannot be serialised to JSON. */
+export class ToolOutputError extends DurableAgentError {
+  static override isInstance = guard<ToolOutputError>("ToolOutputError");
+  constructor(readonly tool: string, problem: string) {
+    super(`Tool "${tool}" returned a value that cannot be serialised to JSON (${problem}); return plain data.`);
+  }
+}
+
+/**
+ * Throw from a tool's `execute` to have Temporal retry the call with backoff.
+ * Any other error fails the call at once and goes back to the model.
+ */
+export class RetryableToolError extends DurableAgentError {
+  static override isInstance = guard<RetryableToolError>("RetryableToolError");
+}
+
+/** A run failed; `cause` carries the typed error when one is known. */
+export class RunFailedError extends DurableAgentError {
+  static override isInstance = guard<RunFailedError>("RunFailedError");
+  constructor(readonly workflowId: string, message: string, cause?: unknown) {
+    super(`Run ${workflowId} failed: ${message}`, { cause });
+  }
+}
+
+/** Errors that cross the workflow boundary as a Temporal failure of the same `type`. */
+const REBUILD: Record<string, (message: string, details: Record<string, unknown>) => DurableAgentError> = {
+  UnknownAgentError: (_m, d) => new UnknownAgentError(String(d.agent), (d.registered as string[]) ?? []),
+  ModelApiError: (m, d) => new ModelApiError(m, d.status as number | undefined, String(d.modelId)),
+  PayloadTooLargeError: (_m, d) => new PayloadTooLargeError(String(d.what), Number(d.bytes), Number(d.limit)),
+};
+
+/** Rebuilds a typed error from a Temporal failure's `type`, message and first detail. */
+export function rebuildError(type: string | undefined | null, message: string, details: unknown): DurableAgentError | undefined {
+  const rebuild = type ? REBUILD[type] : undefined;
+  return rebuild?.(message, (details ?? {}) as Record<string, unknown>);
+}

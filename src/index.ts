@@ -1,0 +1,36 @@
+/** The public API: `import { ai } from "durable-agent"`. */
+import { defineAgent } from "./agent/define-agent.js";
+import { defineTool } from "./agent/define-tool.js";
+import { getRun } from "./client/run-handle.js";
+import { connectClient } from "./client/connection.js";
+import { openai } from "./models/openai-model.js";
+import { createAgentWorker } from "./worker.js";
+
+/** The library's namespace, as in the specification's examples. */
+export const ai = {
+  /** Defines an agent. */
+  agent: defineAgent,
+  /** Defines a tool with a zod input schema. */
+  tool: defineTool,
+  /** A model reference for an OpenAI-compatible Chat Completions API. */
+  openai,
+  /** Creates a worker that runs the given agents' durable runs. */
+  worker: createAgentWorker,
+  /** Re-attaches to a run by workflow id, from any process. */
+  getRun,
+  /** Connects a Temporal client (default from TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE). */
+  connect: connectClient,
+};
+
+export { Agent } from "./agent/define-agent.js";
+export type { Tool, ToolContext, ToolOptions } from "./agent/define-tool.js";
+export type * from "./agent/options.js";
+export type { ModelReference, OpenAIModelSettings } from "./models/openai-model.js";
+export type { RunOptions } from "./client/start-run.js";
+export type { RunInput } from "./client/normalize-input.js";
+export { RunHandle } from "./client/run-handle.js";
+export type { TemporalSettings } from "./client/connection.js";
+export type { AgentWorkerOptions } from "./worker.js";
+export { bundleAgentWorkflows } from "./worker.js";
+export type * from "./contract/types.js";
+export * from "./errors.js";

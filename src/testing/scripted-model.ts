@@ -1,0 +1,163 @@
+/**
+ * A scripted OpenAI-compatible Chat Completions server on loopback: the one stand-in for a real
+ * model. The real `openai` client talks to it over HTTP, streamed (SSE) or not.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** A tool call the scripted model makes. `arguments` is sent as JSON, or as-is when a string. */
+export interface ScriptedToolCall {
+  name: string;
+  arguments?: unknown;
+  id?: string;
+}
+
+/** One scripted answer: text, tool calls, or an HTTP error. A plain string is a text answer. */
+export type ScriptedTurn =
+  | string
+  | { text?: string; toolCalls?: ScriptedToolCall[] }
+  | { status: number; body?: unknown; headers?: Record<string, string> };
+
+/** A chat completions request the server received. */
+export interface ScriptedRequest {
+  /** 0-based order of arrival. */
+  index: number;
+  /** The request body as sent by the client. */
+  body: { model: string; messages: Array<{ role: string; content?: unknown; tool_calls?: unknown[] }>; tools?: unknown[]; stream?: boolean; [key: string]: unknown };
+  /** The `authorization` header, to check what key the worker used. */
+  authorization: string | undefined;
+}
+
+/** Answers a request: return a turn (or a promise of one, to hold the answer back). */
+export type ScriptHandler = (request: ScriptedRequest) => ScriptedTurn | Promise<ScriptedTurn>;
+
+/** A running scripted model server. */
+export interface ScriptedModel {
+  /** Pass as `baseURL` (or `OPENAI_BASE_URL`): `http://127.0.0.1:<port>/v1`. */
+  readonly baseURL: string;
+  /** Every chat completions request received, in order. */
+  readonly requests: ScriptedRequest[];
+  /** Stops the server. */
+  close(): Promise<void>;
+}
+
+/** Options of `startScriptedModel`. */
+export interface ScriptedModelOptions {
+  /** Characters per streamed text delta. Default 8. */
+  chunkSize?: number;
+  /** Port to listen on; default a free one. */
+  port?: number;
+}
+
+/**
+ * Starts a scripted model. With an array, request N gets turn N, and a request past the end gets
+ * a 400 error saying so; with a function, every request gets what it returns.
+ */
+export async function startScriptedModel(script: ScriptedTurn[] | ScriptHandler, options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
+  const requests: ScriptedRequest[] = [];
+  const handler: ScriptHandler = typeof script === "function" ? script : ({ index }) => script[index] ?? exhausted(index, script.length);
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: `scripted model: ${(error as Error).message}`, type: "server_error" } }));
+    });
+  });
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: `scripted model: no route ${req.method} ${req.url}`, type: "invalid_request_error" } }));
+      return;
+    }
+    const body = JSON.parse(await readBody(req)) as ScriptedRequest["body"];
+    const request: ScriptedRequest = { index: requests.length, body, authorization: req.headers.authorization };
+    requests.push(request);
+    const turn = await handler(request);
+    if (typeof turn === "object" && "status" in turn) {
+      res.writeHead(turn.status, { "content-type": "application/json", ...turn.headers });
+      res.end(JSON.stringify(turn.body ?? { error: { message: `scripted error ${turn.status}`, type: "scripted_error" } }));
+      return;
+    }
+    const answer = typeof turn === "string" ? { text: turn } : turn;
+    const completion = { id: `chatcmpl-scripted-${request.index}`, created: Math.floor(Date.now() / 1000), model: body.model };
+    if (body.stream) writeStream(res, completion, answer, options.chunkSize ?? 8);
+    else writeCompletion(res, completion, answer);
+  }
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function exhausted(index: number, length: number): ScriptedTurn {
+  return { status: 400, body: { error: { message: `scripted model: request #${index + 1} has no scripted turn (the script has ${length})`, type: "invalid_request_error" } } };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+interface Answer {
+  text?: string;
+  toolCalls?: ScriptedToolCall[];
+}
+interface CompletionIds {
+  id: string;
+  created: number;
+  model: string;
+}
+
+function toolCallsOf(answer: Answer, requestId: string) {
+  return (answer.toolCalls ?? []).map((call, i) => ({
+    id: call.id ?? `call_${requestId.split("-").pop()}_${i}`,
+    type: "function" as const,
+    function: { name: call.name, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}) },
+  }));
+}
+
+function writeCompletion(res: ServerResponse, ids: CompletionIds, answer: Answer): void {
+  const toolCalls = toolCallsOf(answer, ids.id);
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(
+    JSON.stringify({
+      ...ids,
+      object: "chat.completion",
+      choices: [
+        {
+          index: 0,
+          finish_reason: toolCalls.length ? "tool_calls" : "stop",
+          message: { role: "assistant", content: answer.text ?? null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}), refusal: null },
+          logprobs: null,
+        },
+      ],
+    }),
+  );
+}
+
+function writeStream(res: ServerResponse, ids: CompletionIds, answer: Answer, chunkSize: number): void {
+  const toolCalls = toolCallsOf(answer, ids.id);
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const send = (delta: object, finish: string | null = null) =>
+    res.write(`data: ${JSON.stringify({ ...ids, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`);
+  send({ role: "assistant", content: "" });
+  const text = answer.text ?? "";
+  for (let i = 0; i < text.length; i += chunkSize) send({ content: text.slice(i, i + chunkSize) });
+  toolCalls.forEach((call, index) => {
+    send({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] });
+    const args = call.function.arguments;
+    for (let i = 0; i < args.length; i += chunkSize) send({ tool_calls: [{ index, function: { arguments: args.slice(i, i + chunkSize) } }] });
+  });
+  send({}, toolCalls.length ? "tool_calls" : "stop");
+  res.end("data: [DONE]\n\n");
+}

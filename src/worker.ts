@@ -1,0 +1,91 @@
+/**
+ * The worker: serves agents' runs. `ai.worker({ agents })` in code, or run this file with
+ * `DURABLE_AGENT_AGENTS=./path/to/agents.js` to serve the agents that module exports.
+ */
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { existsSync } from "node:fs";
+import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from "@temporalio/worker";
+import type { Agent } from "./agent/define-agent.js";
+import { createActivities, createRegistry } from "./activities/index.js";
+import { temporalSettings } from "./client/connection.js";
+import { TemporalConnectionError } from "./errors.js";
+
+/** Options of `ai.worker()`. */
+export interface AgentWorkerOptions {
+  /** The agents this worker serves; names must be unique. */
+  agents: Agent[];
+  /** Default `TEMPORAL_TASK_QUEUE`, else `durable-agent`. */
+  taskQueue?: string;
+  /** A connection to reuse; default one to `TEMPORAL_ADDRESS` (else localhost:7233). */
+  connection?: NativeConnection;
+  /** Default `TEMPORAL_NAMESPACE`, else `default`. */
+  namespace?: string;
+  /** A prebuilt bundle from `bundleAgentWorkflows()`, to skip bundling (useful in tests). */
+  workflowBundle?: WorkerOptions["workflowBundle"];
+  /** Passed through to Temporal's `Worker.create` (for example `maxCachedWorkflows`). */
+  workerOptions?: Partial<Omit<WorkerOptions, "taskQueue" | "connection" | "namespace" | "activities" | "workflowBundle" | "workflowsPath">>;
+}
+
+/** The library's workflow module, as source in development and as JavaScript when built. */
+export function workflowsPath(): string {
+  const source = fileURLToPath(new URL("./workflows/index.ts", import.meta.url));
+  return existsSync(source) ? source : fileURLToPath(new URL("./workflows/index.js", import.meta.url));
+}
+
+let bundle: ReturnType<typeof bundleWorkflowCode> | undefined;
+
+/** Bundles the `agentRun` workflow once per process. */
+export function bundleAgentWorkflows(): ReturnType<typeof bundleWorkflowCode> {
+  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quietBundlerLogger });
+  return bundle;
+}
+
+const quietBundlerLogger = {
+  log() {},
+  trace() {},
+  debug() {},
+  info() {},
+  warn: (message: string, meta?: object) => console.warn(message, meta ?? ""),
+  error: (message: string, meta?: object) => console.error(message, meta ?? ""),
+};
+
+/** Creates a Temporal worker that runs the given agents. Call `run()` (or `runUntil()`) on it. */
+export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
+  const registry = createRegistry(options.agents);
+  const settings = temporalSettings({ taskQueue: options.taskQueue, namespace: options.namespace });
+  const connection = options.connection ?? (await connectNative(settings.address));
+  return Worker.create({
+    ...options.workerOptions,
+    connection,
+    namespace: settings.namespace,
+    taskQueue: settings.taskQueue,
+    workflowBundle: options.workflowBundle ?? (await bundleAgentWorkflows()),
+    activities: createActivities(registry),
+  });
+}
+
+async function connectNative(address: string): Promise<NativeConnection> {
+  try {
+    return await NativeConnection.connect({ address });
+  } catch (error) {
+    throw new TemporalConnectionError(address, error);
+  }
+}
+
+async function main(): Promise<void> {
+  const modulePath = process.env.DURABLE_AGENT_AGENTS;
+  if (!modulePath) throw new Error("Set DURABLE_AGENT_AGENTS to a module that exports your agents (ai.agent(...) values).");
+  const exported = (await import(pathToFileURL(modulePath).href)) as Record<string, unknown>;
+  const { Agent } = await import("./agent/define-agent.js");
+  const agents = Object.values(exported).filter((value): value is Agent => value instanceof Agent);
+  const worker = await createAgentWorker({ agents });
+  console.log(`durable-agent worker: serving ${agents.map((a) => a.name).join(", ")} on ${worker.options.taskQueue}`);
+  await worker.run();
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,2 @@
+/** The workflow bundle's entry: the one workflow the library ships. */
+export { agentRun } from "./agent-run.js";

@@ -1,0 +1,24 @@
+/** Starts one real Temporal dev server and bundles the workflow once for the whole suite. */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { TestProject } from "vitest/node";
+import { startDevServer } from "../src/testing/dev-server.js";
+import { bundleAgentWorkflows } from "../src/worker.js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    temporalAddress: string;
+    workflowBundlePath: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const [server, bundle] = await Promise.all([startDevServer(), bundleAgentWorkflows()]);
+  const bundlePath = join(mkdtempSync(join(tmpdir(), "durable-agent-")), "workflow-bundle.js");
+  writeFileSync(bundlePath, bundle.code);
+  project.provide("temporalAddress", server.address);
+  project.provide("workflowBundlePath", bundlePath);
+  console.log(`Temporal dev server at ${server.address} (CLI: ${server.executable})`);
+  return () => server.stop();
+}

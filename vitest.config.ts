@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  resolve: { conditions: ["source"] },
+  test: {
+    include: ["test/**/*.test.ts", "src/**/*.test.ts"],
+    globalSetup: ["test/global-setup.ts"],
+    // Temporal's native bridge is not safe under worker threads.
+    pool: "forks",
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+  },
+});
