@@ -1,7 +1,7 @@
 /** Test harness: a real client and worker on the suite's dev server, one task queue per test. */
 import { randomUUID } from "node:crypto";
 import { Client, Connection } from "@temporalio/client";
-import { NativeConnection, type Worker } from "@temporalio/worker";
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from "@temporalio/worker";
 import { inject } from "vitest";
 import type { Agent } from "../src/index.js";
 import { createAgentWorker, type AgentWorkerOptions } from "../src/worker.js";
@@ -15,6 +15,7 @@ export interface Harness {
 
 /** Connects a client and a native connection to the suite's server. */
 export async function connectHarness(): Promise<Harness> {
+  installQuietRuntime();
   const address = inject("temporalAddress");
   const connection = await NativeConnection.connect({ address });
   const clientConnection = await Connection.connect({ address });
@@ -27,6 +28,14 @@ export async function connectHarness(): Promise<Harness> {
       await connection.close();
     },
   };
+}
+
+let runtimeInstalled = false;
+/** Workers log at WARN in tests; `Runtime.install` may run once per process. */
+function installQuietRuntime(): void {
+  if (runtimeInstalled) return;
+  Runtime.install({ logger: new DefaultLogger("WARN") });
+  runtimeInstalled = true;
 }
 
 /** A fresh task queue name. */
