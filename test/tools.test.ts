@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, RetryableToolError } from "../src/index.js";
+import { ai, RetryableToolError, type Tool } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
 
@@ -11,7 +11,7 @@ beforeAll(async () => {
 afterAll(() => harness.close());
 
 /** Runs one agent against a script and returns the result and the model's requests. */
-async function runScript(script: ScriptedTurn[], tools: ReturnType<typeof ai.tool>[], input = "Swap squats for lunges", maxTrips?: number) {
+async function runScript(script: ScriptedTurn[], tools: Tool[], input = "Swap squats for lunges", maxTrips?: number) {
   const model = await startScriptedModel(script);
   try {
     const agent = ai.agent({ name: "tools-agent", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools, maxTrips });

@@ -1,3 +1,4 @@
+import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai } from "../src/index.js";
@@ -47,5 +48,52 @@ describe("the trip loop", () => {
     expect(model.requests[0]!.body.tools).toEqual([
       expect.objectContaining({ type: "function", function: expect.objectContaining({ name: "update_plan", parameters: expect.objectContaining({ type: "object", required: ["from", "to"] }) }) }),
     ]);
+  });
+});
+
+describe("handles", () => {
+  it("agent.start returns a handle whose trace() query reads a live run, and ai.getRun re-attaches by workflow id", async () => {
+    let releaseSecond!: () => void;
+    const secondHeld = new Promise<void>((resolve) => (releaseSecond = resolve));
+    let secondArrived!: () => void;
+    const secondRequested = new Promise<void>((resolve) => (secondArrived = resolve));
+    const model = await startScriptedModel(async ({ index }) => {
+      if (index === 0) return { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] };
+      secondArrived();
+      await secondHeld;
+      return "Swapped.";
+    });
+    const agent = ai.agent({ name: "coach-live", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [planTool()] });
+    const result = await withWorker(harness, [agent], async ({ taskQueue }) => {
+      const handle = await agent.start("Swap squats for lunges", { client: harness.client, taskQueue, workflowId: `coach-live-${Date.now()}` });
+      await secondRequested;
+      const live = await handle.trace();
+      expect(live.map((e) => e.type)).toEqual(["model.answered", "tool.finished"]);
+      const reattached = await ai.getRun(handle.workflowId, { client: harness.client });
+      releaseSecond();
+      return reattached.result();
+    });
+    expect(result.reply).toBe("Swapped.");
+    expect(result.trace.map((e) => e.type)).toEqual(["model.answered", "tool.finished", "model.answered", "run.stopped"]);
+    await model.close();
+  });
+});
+
+describe("secrets", () => {
+  it("the API key reaches the model server but is never written to workflow history", async () => {
+    const secret = "sk-test-SECRET-0123456789";
+    const model = await startScriptedModel(["Hi."]);
+    const agent = ai.agent({ name: "coach-secret", model: ai.openai("gpt-test", { baseURL: model.baseURL, apiKey: secret }) });
+    const history = await withWorker(harness, [agent], async ({ taskQueue }) => {
+      const handle = await agent.start("Hello", { client: harness.client, taskQueue });
+      await handle.result();
+      return handle.workflow.fetchHistory();
+    });
+    expect(model.requests[0]!.authorization).toBe(`Bearer ${secret}`);
+    // Every payload's data, base64 in the JSON history, decoded to text.
+    const decoded = historyToJSON(history).replace(/"data":\s*"([A-Za-z0-9+/=]+)"/g, (_m: string, data: string) => Buffer.from(data, "base64").toString("utf8"));
+    expect(decoded).toContain("Hello"); // payloads were decoded, so the scan is meaningful
+    expect(decoded).not.toContain(secret);
+    await model.close();
   });
 });

@@ -1,3 +1,4 @@
+import { contractSpecOf } from "../agent/contract-options.js";
 import { DEFAULT_TIMEOUTS } from "../contract/constants.js";
 import type { AgentSpec } from "../contract/agent-spec.js";
 import { lookupAgent, type AgentRegistry } from "./registry.js";
@@ -14,6 +15,7 @@ export function createDescribeAgent(registry: AgentRegistry) {
         model: agent.options.timeouts?.model ?? DEFAULT_TIMEOUTS.model,
         tool: agent.options.timeouts?.tool ?? DEFAULT_TIMEOUTS.tool,
       },
+      contract: contractSpecOf(agent.options),
     };
   };
 }

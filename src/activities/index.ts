@@ -1,4 +1,6 @@
 import { ACTIVITY } from "../contract/constants.js";
+import { createBackstopRun } from "./backstop-run.js";
+import { createContractEvaluate } from "./contract-evaluate.js";
 import { createDescribeAgent } from "./describe-agent.js";
 import { createModelCall } from "./model-call.js";
 import { createToolExecute } from "./tool-execute.js";
@@ -14,5 +16,7 @@ export function createActivities(registry: AgentRegistry) {
     [ACTIVITY.describe]: createDescribeAgent(registry),
     [ACTIVITY.modelCall]: createModelCall(registry),
     [ACTIVITY.toolExecute]: createToolExecute(registry),
+    [ACTIVITY.contractEvaluate]: createContractEvaluate(registry),
+    [ACTIVITY.backstopRun]: createBackstopRun(registry),
   };
 }

@@ -1,3 +1,5 @@
+import type { ContractSpec } from "./contract-state.js";
+
 /** The plain-data view of an agent that the workflow needs. Workflow-safe. */
 export interface AgentSpec {
   name: string;
@@ -6,4 +8,6 @@ export interface AgentSpec {
   maxTrips: number;
   /** Start-to-close timeouts of model and tool call attempts, in Temporal's duration format. */
   timeouts: { model: string | number; tool: string | number };
+  /** The contract options (actWhenAsked, onToolRefusal, backstops) as data. */
+  contract: ContractSpec;
 }

@@ -20,4 +20,6 @@ export const ACTIVITY = {
   describe: "agent.describe",
   modelCall: "model.call",
   toolExecute: "tool.execute",
+  contractEvaluate: "contract.evaluate",
+  backstopRun: "backstop.run",
 } as const;

@@ -50,7 +50,9 @@ export type TraceEvent =
   | { trip: number; type: "model.answered"; text: string | null; toolCalls: string[] }
   | { trip: number; type: "tool.finished"; tool: string; callId: string; status: ToolCallStatus; reason?: string; error?: string }
   | { trip: number; type: "reprompt"; kind: RepromptKind; text: string; source?: string }
-  | { trip: number; type: "backstop"; name: string; phase: "before" | "after"; outcome: "ran" | "prompted" | "error"; detail?: string }
+  | { trip: number; type: "reprompt.withheld"; kind: RepromptKind; detail: string }
+  | { trip: number; type: "backstop"; name: string; phase: "before" | "after"; outcome: "detected" | "ran" | "prompted" | "error"; detail?: string }
+  | { trip: number; type: "callback.error"; source: string; error: string }
   | { trip: number; type: "run.stopped"; stopReason: StopReason; detail: string };
 
 /** What `agent.run()` resolves to, and the result of the `agentRun` workflow. */

@@ -10,8 +10,8 @@ const clients = new Map<string, OpenAI>();
 
 /** A client per (baseURL, apiKey), with the SDK's own retries off: Temporal retries instead. */
 export function openaiClientFor(model: ModelReference): OpenAI {
-  const baseURL = model.settings.baseURL ?? process.env.OPENAI_BASE_URL;
-  const apiKey = model.settings.apiKey ?? process.env.OPENAI_API_KEY ?? (baseURL ? "unused" : undefined);
+  const baseURL = model.settings.baseURL ?? (process.env.OPENAI_BASE_URL || undefined);
+  const apiKey = model.settings.apiKey ?? (process.env.OPENAI_API_KEY || undefined) ?? (baseURL ? "unused" : undefined);
   if (!apiKey) {
     throw new ModelApiError(
       `No API key for model "${model.modelId}": set OPENAI_API_KEY on the worker, or a baseURL for a server that needs none.`,

@@ -1,70 +1,60 @@
 /**
  * The `agentRun` workflow: the trip loop of every agent. Deterministic: it only decides; model
- * calls, tool calls and every piece of user code run on the worker as activities.
+ * calls, tool calls, backstop side effects and every user callback run on the worker as activities.
  */
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  log,
-  proxyActivities,
-  proxyLocalActivities,
-  setHandler,
-  workflowInfo,
-  type ActivityInterfaceFor,
-} from "@temporalio/workflow";
-import type { createActivities } from "../activities/index.js";
+import { ActivityFailure, ApplicationFailure, log, setHandler, workflowInfo } from "@temporalio/workflow";
 import { ACTIVITY, PAYLOAD_LIMIT_BYTES } from "../contract/constants.js";
+import { initialContractState } from "../contract/contract-state.js";
+import { updatePendingRefusals } from "../contract/decide.js";
 import { failedCall, finish, initialState, recordAnswer, recordToolCalls, type RunState } from "../contract/run-state.js";
-import type { RequestedToolCall, RunResult, ToolCallRecord } from "../contract/types.js";
+import type { Message, RequestedToolCall, RunResult, ToolCallRecord } from "../contract/types.js";
+import { activitiesFor, local, type ActivityProxies } from "./activities.js";
+import { beforeFirstTrip, judgeAnswer, type ContractContext } from "./contract-steps.js";
 import { traceQuery, type AgentRunArgs } from "./definitions.js";
-
-type Activities = ReturnType<typeof createActivities>;
-
-/** Model calls: rate limits, server errors and lost connections are retried with backoff. */
-const MODEL_RETRY = { initialInterval: "1 second", backoffCoefficient: 2, maximumInterval: "1 minute", maximumAttempts: 10 };
-/** Tool calls: a crash or a `RetryableToolError` is retried; other errors go back to the model at once. */
-const TOOL_RETRY = { initialInterval: "1 second", backoffCoefficient: 2, maximumAttempts: 3 };
-
-const { [ACTIVITY.describe]: describeAgent } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: "10 seconds",
-  retry: { maximumAttempts: 3 },
-});
 
 /** Runs an agent's trip loop: model call, tool calls, model call, ... bounded by `maxTrips`. */
 export async function agentRun(args: AgentRunArgs): Promise<RunResult> {
-  const state = initialState(args.messages);
-  setHandler(traceQuery, () => state.trace);
-  const spec = await unwrapFailure(() => describeAgent(args.agent));
-  const { [ACTIVITY.modelCall]: modelCall } = proxyActivities<Activities>({ startToCloseTimeout: spec.timeouts.model, retry: MODEL_RETRY });
-  const tools = proxyActivities<Activities>({ startToCloseTimeout: spec.timeouts.tool, retry: TOOL_RETRY });
+  const run = initialState(args.messages);
+  setHandler(traceQuery, () => run.trace);
+  const spec = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
+  const { model, tools } = activitiesFor(spec);
+  const ctx: ContractContext = { spec, run, contract: initialContractState(), tools, input: lastUserText(args.messages) };
   const ids = { workflowId: workflowInfo().workflowId, runId: workflowInfo().runId };
 
-  while (state.trips < spec.maxTrips) {
-    checkConversationSize(state);
+  // 1. Before the first trip: before-phase backstops, and whether the input asks for an action.
+  await beforeFirstTrip(ctx);
+  while (run.trips < spec.maxTrips) {
+    // 2. A trip: one model call.
+    checkConversationSize(run);
     const { message } = await unwrapFailure(() =>
-      modelCall.executeWithOptions({ summary: `model ${spec.modelId} · trip ${state.trips + 1}` }, [
-        { agent: spec.name, messages: state.messages, trip: state.trips + 1 },
+      model[ACTIVITY.modelCall].executeWithOptions({ summary: `model ${spec.modelId} · trip ${run.trips + 1}` }, [
+        { agent: spec.name, messages: run.messages, trip: run.trips + 1 },
       ]),
     );
-    recordAnswer(state, message);
+    recordAnswer(run, message);
+    // 3. Tool calls in the answer run as activities, in parallel; then the next trip.
     const calls = message.toolCalls ?? [];
     if (calls.length > 0) {
-      recordToolCalls(state, await Promise.all(calls.map((call) => executeTool(tools, spec.name, call, state.trips))));
+      const records = await Promise.all(calls.map((call) => executeTool(tools, spec.name, call, run.trips)));
+      recordToolCalls(run, records);
+      ctx.contract.pendingRefusals = updatePendingRefusals(ctx.contract.pendingRefusals, records);
       continue;
     }
-    return finish(state, "answered", `the model answered without tool calls on trip ${state.trips}`, ids);
+    // 4. An answer that would end the run: the contract may send one re-prompt.
+    const decision = await judgeAnswer(ctx);
+    if (decision.type === "end") return finish(run, "answered", `the model answered without tool calls on trip ${run.trips}`, ids);
   }
+  // 5. The result.
   log.info("run stopped at maxTrips", { maxTrips: spec.maxTrips });
-  return finish(state, "max-trips", `maxTrips (${spec.maxTrips}) used up`, ids);
+  return finish(run, "max-trips", `maxTrips (${spec.maxTrips}) used up`, ids);
+}
+
+function lastUserText(messages: Message[]): string {
+  return messages.findLast((m) => m.role === "user")?.content ?? "";
 }
 
 /** One tool call as an activity; a call whose retries ran out is recorded as failed, and the run goes on. */
-async function executeTool(
-  tools: ActivityInterfaceFor<Activities>,
-  agent: string,
-  call: RequestedToolCall,
-  trip: number,
-): Promise<ToolCallRecord> {
+async function executeTool(tools: ActivityProxies, agent: string, call: RequestedToolCall, trip: number): Promise<ToolCallRecord> {
   try {
     return await tools[ACTIVITY.toolExecute].executeWithOptions({ summary: `tool ${call.name}` }, [{ agent, call, trip }]);
   } catch (error) {
@@ -87,8 +77,8 @@ async function unwrapFailure<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /** The conversation travels as one activity payload: fail clearly before Temporal would reject it. */
-function checkConversationSize(state: RunState): void {
-  const bytes = new TextEncoder().encode(JSON.stringify(state.messages)).length;
+function checkConversationSize(run: RunState): void {
+  const bytes = new TextEncoder().encode(JSON.stringify(run.messages)).length;
   if (bytes > PAYLOAD_LIMIT_BYTES) {
     throw ApplicationFailure.create({
       type: "PayloadTooLargeError",

@@ -1,0 +1,54 @@
+/**
+ * `npm start`: runs the specification's fitness coach durably on a local Temporal server.
+ * Connects to TEMPORAL_ADDRESS (default localhost:7233) or starts a dev server itself; runs a
+ * worker in this process; uses a real model when OPENAI_API_KEY or OPENAI_BASE_URL is set, else
+ * a scripted demo model.
+ */
+import { Client, Connection } from "@temporalio/client";
+import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
+import { ai } from "durable-agent";
+import { startDevServer, startScriptedModel, type ScriptedModel } from "durable-agent/testing";
+import { coach, plan } from "./agents.js";
+
+Runtime.install({ logger: new DefaultLogger("WARN") });
+const input = process.argv.slice(2).join(" ") || "Swap squats for lunges";
+
+async function temporal() {
+  const address = process.env.TEMPORAL_ADDRESS ?? "localhost:7233";
+  try {
+    const connection = await Connection.connect({ address, connectTimeout: "2s" });
+    console.log(`Temporal: using the server at ${address}`);
+    return { address, client: new Client({ connection }), stop: () => connection.close() };
+  } catch {
+    console.log(`Temporal: nothing at ${address}; starting a local dev server (UI on http://localhost:8233)...`);
+    const server = await startDevServer({ port: 7233, uiPort: 8233 });
+    console.log(`Temporal: dev server at ${server.address} (CLI: ${server.executable}), UI at ${server.uiUrl}`);
+    return { address: server.address, client: server.env.client, stop: () => server.stop() };
+  }
+}
+
+async function model(): Promise<ScriptedModel | undefined> {
+  if (process.env.OPENAI_API_KEY || process.env.OPENAI_BASE_URL) {
+    console.log(`Model: ${coach.options.model.modelId} at ${process.env.OPENAI_BASE_URL ?? "api.openai.com"}`);
+    return undefined;
+  }
+  const scripted = await startScriptedModel([
+    { text: "On it.", toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] },
+    "Done: squats are now lunges. Your plan is lunges, push-ups and planks.",
+  ]);
+  process.env.OPENAI_BASE_URL = scripted.baseURL;
+  console.log(`Model: scripted demo model at ${scripted.baseURL} (set OPENAI_API_KEY or OPENAI_BASE_URL for a real one)`);
+  return scripted;
+}
+
+const server = await temporal();
+const scripted = await model();
+const worker = await ai.worker({ agents: [coach], connection: await NativeConnection.connect({ address: server.address }) });
+console.log(`\nUser: ${input}`);
+const result = await worker.runUntil(coach.run(input, { client: server.client }));
+console.log(`Coach: ${result.reply}\n`);
+console.log(`Run ${result.workflowId}: ${result.stopReason} after ${result.trips} trip(s)`);
+for (const call of result.toolCalls) console.log(`  trip ${call.trip}: ${call.name}(${JSON.stringify(call.input)}) -> ${call.status}`);
+console.log(`Plan now: ${plan.exercises.join(", ")}`);
+await scripted?.close();
+await server.stop();

@@ -1,0 +1,54 @@
+import { Context, log } from "@temporalio/activity";
+import type { BackstopTurn } from "../agent/options.js";
+import { RetryableToolError } from "../errors.js";
+import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
+
+/** Input of the `backstop.run` activity. */
+export interface BackstopRunInput {
+  agent: string;
+  name: string;
+  turn: BackstopTurn;
+  state: Record<string, unknown>;
+}
+
+/** What a backstop's `run` came to: its prompt, the shared state after it, or the error it threw. */
+export interface BackstopRunOutput {
+  prompt?: string;
+  state: Record<string, unknown>;
+  error?: string;
+}
+
+/**
+ * The `backstop.run` activity: a backstop's side effect. The workflow schedules it at most once per
+ * run; a worker crash retries it with the same `idempotencyKey`. A thrown error is returned, not
+ * retried (except `RetryableToolError`), so it is logged and skipped and never fails the run.
+ */
+export function createBackstopRun(registry: AgentRegistry) {
+  return async function backstopRun(input: BackstopRunInput): Promise<BackstopRunOutput> {
+    const agent = lookupAgent(registry, input.agent);
+    const backstop = agent.options.backstops?.find((b) => b.name === input.name);
+    const state = structuredClone(input.state);
+    if (!backstop) return { state, error: `the agent has no backstop named "${input.name}"` };
+    const { workflowExecution } = Context.current().info;
+    try {
+      const returned = await backstop.run({
+        ...structuredClone(input.turn),
+        agent: agent.name,
+        state,
+        idempotencyKey: `${workflowExecution?.workflowId}/backstop/${input.name}`,
+      });
+      const prompt = returned && typeof returned === "object" ? returned.prompt : undefined;
+      if (prompt !== undefined && typeof prompt !== "string") return { state: toJson(state), error: "run must return { prompt?: string }" };
+      return { ...(prompt ? { prompt } : {}), state: toJson(state) };
+    } catch (error) {
+      if (RetryableToolError.isInstance(error)) throw failureOf(error, { nonRetryable: false });
+      const message = error instanceof Error ? error.message : String(error);
+      log.warn("backstop run threw; skipped", { backstop: input.name, error: message });
+      return { state: toJson(state), error: message };
+    }
+  };
+}
+
+function toJson(state: Record<string, unknown>): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(state)) as Record<string, unknown>;
+}

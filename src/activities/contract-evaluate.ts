@@ -1,0 +1,80 @@
+import { log } from "@temporalio/activity";
+import { matchesIntent, refusalOptions } from "../agent/contract-options.js";
+import type { BackstopTurn } from "../agent/options.js";
+import type { PendingRefusal } from "../contract/contract-state.js";
+import { defaultActHint, defaultRefusalHint } from "../contract/hints.js";
+import { lookupAgent, type AgentRegistry } from "./registry.js";
+
+/** Input of the `contract.evaluate` local activity: which user callbacks to evaluate on this turn. */
+export interface ContractEvaluateInput {
+  agent: string;
+  turn: BackstopTurn;
+  /** Evaluate `actWhenAsked.intents` on the input. */
+  intents?: boolean;
+  /** Backstops whose `detect` to call. */
+  detect: string[];
+  /** The refusal whose retry hint to build. */
+  refusal?: PendingRefusal;
+  /** Build the actWhenAsked hint. */
+  actWhenAsked?: boolean;
+}
+
+/** A user callback that threw: `source` names it; `backstop` is set for a backstop's `detect`. */
+export interface CallbackError {
+  source: string;
+  error: string;
+  backstop?: string;
+}
+
+/** What the user callbacks said. A callback that threw is reported in `errors` and counts as no. */
+export interface ContractEvaluateOutput {
+  actionRequest?: boolean;
+  detected: string[];
+  refusalHint?: string;
+  actHint?: string;
+  errors: CallbackError[];
+}
+
+/**
+ * The `contract.evaluate` local activity: runs the contract's deciding callbacks (`intents`,
+ * `detect`, `hint`) on the worker, so the workflow records their answers and replay never calls them.
+ */
+export function createContractEvaluate(registry: AgentRegistry) {
+  return async function contractEvaluate(input: ContractEvaluateInput): Promise<ContractEvaluateOutput> {
+    const options = lookupAgent(registry, input.agent).options;
+    const errors: ContractEvaluateOutput["errors"] = [];
+    const attempt = async <T>(source: string, fn: () => T | Promise<T>, fallback: T, backstop?: string): Promise<T> => {
+      try {
+        return await fn();
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        log.warn("contract callback threw; skipped", { source, error: message });
+        errors.push({ source, error: message, ...(backstop ? { backstop } : {}) });
+        return fallback;
+      }
+    };
+    const output: ContractEvaluateOutput = { detected: [], errors };
+    const act = options.actWhenAsked;
+    if (input.intents && act) {
+      output.actionRequest = await attempt("actWhenAsked.intents", () => act.intents.some((intent) => matchesIntent(intent, input.turn.input)), false);
+    }
+    for (const name of input.detect) {
+      const backstop = options.backstops?.find((b) => b.name === name);
+      if (backstop && (await attempt(`backstop ${name}: detect`, () => backstop.detect(structuredClone(input.turn)), false, name)) === true) output.detected.push(name);
+    }
+    if (input.refusal) {
+      const { tool, reason } = input.refusal;
+      const hint = refusalOptions(options.onToolRefusal)?.hint;
+      output.refusalHint = hint ? await attempt("onToolRefusal.hint", () => hint({ tool, reason }), defaultRefusalHint(tool, reason)) : defaultRefusalHint(tool, reason);
+    }
+    if (input.actWhenAsked && act) {
+      const fallback = defaultActHint(act.requiredTools, act.require ?? "any");
+      const hint = act.hint;
+      output.actHint =
+        typeof hint === "function"
+          ? await attempt("actWhenAsked.hint", () => hint({ input: input.turn.input, reply: input.turn.reply ?? "", requiredTools: act.requiredTools, tripIndex: input.turn.tripIndex }), fallback)
+          : (hint ?? fallback);
+    }
+    return output;
+  };
+}

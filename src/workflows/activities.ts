@@ -1,0 +1,24 @@
+/** The workflow's view of the activities, with their options. Workflow-safe. */
+import { proxyActivities, proxyLocalActivities, type ActivityInterfaceFor } from "@temporalio/workflow";
+import type { createActivities } from "../activities/index.js";
+import type { AgentSpec } from "../contract/agent-spec.js";
+
+/** The activity functions, by their stable type names. */
+export type Activities = ReturnType<typeof createActivities>;
+export type ActivityProxies = ActivityInterfaceFor<Activities>;
+
+/** Model calls: rate limits, server errors and lost connections are retried with backoff. */
+const MODEL_RETRY = { initialInterval: "1 second", backoffCoefficient: 2, maximumInterval: "1 minute", maximumAttempts: 10 };
+/** Tool calls and backstop runs: a crash or a `RetryableToolError` is retried; other errors are returned at once. */
+const TOOL_RETRY = { initialInterval: "1 second", backoffCoefficient: 2, maximumAttempts: 3 };
+
+/** Local activities that only decide (agent lookup, contract callbacks): short, recorded as markers. */
+export const local = proxyLocalActivities<Activities>({ startToCloseTimeout: "10 seconds", retry: { maximumAttempts: 3 } });
+
+/** Activities with the agent's timeouts. */
+export function activitiesFor(spec: AgentSpec): { model: ActivityProxies; tools: ActivityProxies } {
+  return {
+    model: proxyActivities<Activities>({ startToCloseTimeout: spec.timeouts.model, retry: MODEL_RETRY }),
+    tools: proxyActivities<Activities>({ startToCloseTimeout: spec.timeouts.tool, retry: TOOL_RETRY }),
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * The contract's steps inside the workflow: evaluate user callbacks (local activity), run
+ * backstops (activities, at most once per run), and decide the one re-prompt with `decide`.
+ */
+import { ActivityFailure, log, workflowInfo } from "@temporalio/workflow";
+import type { BackstopTurn } from "../agent/options.js";
+import { ACTIVITY } from "../contract/constants.js";
+import type { AgentSpec } from "../contract/agent-spec.js";
+import type { ContractState } from "../contract/contract-state.js";
+import { actWhenAskedCandidate, backstopsToDetect, decideReprompt, refusalCandidate, spendBudget, type Decision, type RepromptOffers } from "../contract/decide.js";
+import { lastReply, type RunState } from "../contract/run-state.js";
+import type { CallbackError } from "../activities/contract-evaluate.js";
+import type { ActivityProxies } from "./activities.js";
+import { local } from "./activities.js";
+
+/** Everything the contract steps work on. */
+export interface ContractContext {
+  spec: AgentSpec;
+  run: RunState;
+  contract: ContractState;
+  tools: ActivityProxies;
+  /** The user's request: the last user message of the run's input. */
+  input: string;
+}
+
+function turn(ctx: ContractContext, phase: "before" | "after"): BackstopTurn {
+  return {
+    phase,
+    runId: workflowInfo().runId,
+    input: ctx.input,
+    ...(phase === "after" ? { reply: lastReply(ctx.run) } : {}),
+    tripIndex: phase === "after" ? ctx.run.trips - 1 : 0,
+    toolCalls: ctx.run.toolCalls,
+    messages: ctx.run.messages,
+  };
+}
+
+/** Before the first model call: decide whether the run is an action request, and run before-phase backstops. */
+export async function beforeFirstTrip(ctx: ContractContext): Promise<void> {
+  const detect = backstopsToDetect(ctx.spec.contract, ctx.contract, "before");
+  const intents = ctx.spec.contract.actWhenAsked !== undefined;
+  if (!intents && detect.length === 0) return;
+  const current = turn(ctx, "before");
+  const evaluation = await local[ACTIVITY.contractEvaluate]({ agent: ctx.spec.name, turn: current, intents, detect });
+  recordCallbackErrors(ctx, evaluation.errors, "before");
+  ctx.contract.actionRequest = evaluation.actionRequest === true;
+  const prompts = await runBackstops(ctx, evaluation.detected, current);
+  if (prompts.length > 0) ctx.run.messages.push({ role: "user", content: prompts.map((p) => p.prompt).join("\n\n") });
+}
+
+/** After an answer that would end the run: the re-prompt to send, if any, by precedence. */
+export async function judgeAnswer(ctx: ContractContext): Promise<Decision> {
+  const { spec, contract, run } = ctx;
+  const detect = backstopsToDetect(spec.contract, contract, "after");
+  const refusal = refusalCandidate(spec.contract, contract);
+  const act = actWhenAskedCandidate(spec.contract, contract, run.toolCalls);
+  if (detect.length === 0 && !refusal && !act) return { type: "end" };
+  const current = turn(ctx, "after");
+  const evaluation = await local[ACTIVITY.contractEvaluate]({ agent: spec.name, turn: current, detect, refusal, actWhenAsked: act });
+  recordCallbackErrors(ctx, evaluation.errors, "after");
+  const offers: RepromptOffers = {
+    backstopPrompts: await runBackstops(ctx, evaluation.detected, current),
+    ...(refusal && evaluation.refusalHint !== undefined ? { refusal: { tool: refusal.tool, text: evaluation.refusalHint } } : {}),
+    ...(act && evaluation.actHint !== undefined ? { actWhenAsked: { text: evaluation.actHint } } : {}),
+  };
+  const decision = decideReprompt(offers, spec.maxTrips - run.trips);
+  if (decision.type === "reprompt") {
+    spendBudget(contract, decision.kind);
+    run.messages.push({ role: "user", content: decision.text });
+    run.trace.push({ trip: run.trips, type: "reprompt", kind: decision.kind, text: decision.text, ...(decision.source ? { source: decision.source } : {}) });
+    log.info("re-prompt sent", { kind: decision.kind, trip: run.trips, source: decision.source });
+  } else if (decision.withheld) {
+    run.trace.push({ trip: run.trips, type: "reprompt.withheld", kind: decision.withheld, detail: `no trips left (maxTrips ${spec.maxTrips})` });
+    log.info("re-prompt withheld: no trips left", { kind: decision.withheld, trip: run.trips });
+  }
+  return decision;
+}
+
+/** Runs detected backstops in declaration order, each at most once per run; returns their prompts. */
+async function runBackstops(ctx: ContractContext, names: string[], current: BackstopTurn): Promise<Array<{ name: string; prompt: string }>> {
+  const prompts: Array<{ name: string; prompt: string }> = [];
+  for (const name of names) {
+    if (ctx.contract.backstopsRan.includes(name)) continue;
+    ctx.contract.backstopsRan.push(name);
+    const trace = (outcome: "detected" | "ran" | "prompted" | "error", detail?: string) => {
+      ctx.run.trace.push({ trip: ctx.run.trips, type: "backstop", name, phase: current.phase, outcome, ...(detail !== undefined ? { detail } : {}) });
+      log.info(`backstop ${outcome}`, { backstop: name, phase: current.phase, trip: ctx.run.trips, detail });
+    };
+    trace("detected");
+    let result;
+    try {
+      result = await ctx.tools[ACTIVITY.backstopRun].executeWithOptions({ summary: `backstop ${name}` }, [
+        { agent: ctx.spec.name, name, turn: current, state: ctx.contract.backstopState },
+      ]);
+    } catch (error) {
+      if (!(error instanceof ActivityFailure)) throw error;
+      trace("error", error.cause?.message ?? error.message);
+      continue;
+    }
+    ctx.contract.backstopState = result.state;
+    if (result.error !== undefined) trace("error", result.error);
+    else if (result.prompt) {
+      trace("prompted", result.prompt);
+      prompts.push({ name, prompt: result.prompt });
+    } else trace("ran");
+  }
+  return prompts;
+}
+
+function recordCallbackErrors(ctx: ContractContext, errors: CallbackError[], phase: "before" | "after"): void {
+  for (const { source, error, backstop } of errors) {
+    if (backstop) ctx.run.trace.push({ trip: ctx.run.trips, type: "backstop", name: backstop, phase, outcome: "error", detail: `detect threw: ${error}` });
+    else ctx.run.trace.push({ trip: ctx.run.trips, type: "callback.error", source, error });
+    log.warn("contract callback threw; skipped", { source, error });
+  }
+}
