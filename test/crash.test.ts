@@ -3,11 +3,11 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { z } from "zod";
-import { ai } from "../src/index.js";
-import { startScriptedModel } from "../src/testing/index.js";
+import { ai, type RunResult } from "../src/index.js";
+import { startScriptedModel, type ScriptedRequest } from "../src/testing/index.js";
 import { connectHarness, taskQueue, type Harness } from "./harness.js";
 
 let harness: Harness;
@@ -68,3 +68,61 @@ it("a run survives a SIGKILLed worker: the in-flight tool call is retried on a n
   second.child.kill("SIGKILL");
   await model.close();
 }, 90_000);
+
+describe("the once-per-run backstop guarantee survives a SIGKILLed worker", () => {
+  const PROMPT = "The user reported an injury. Acknowledge it first.";
+  const backstopCoach = ai.agent({ name: "backstop-crash-coach", model: ai.openai("gpt-test") });
+
+  async function crashScenario(hang: boolean) {
+    let modelReached!: () => void;
+    const firstModelRequest = new Promise<void>((resolve) => (modelReached = resolve));
+    const model = await startScriptedModel(async ({ index }) => {
+      if (index === 0 && !hang) {
+        modelReached();
+        await new Promise(() => {}); // held until the worker that sent it is killed
+      }
+      return "Sorry about your knee.";
+    });
+    const dir = mkdtempSync(join(tmpdir(), "crash-"));
+    const env = {
+      TEMPORAL_ADDRESS: harness.address,
+      TEMPORAL_TASK_QUEUE: taskQueue(),
+      OPENAI_BASE_URL: model.baseURL,
+      TOOL_LOG: join(dir, "runs.log"),
+      EFFECTS_LOG: join(dir, "effects.log"),
+      WORKFLOW_BUNDLE: inject("workflowBundlePath"),
+    };
+    const first = startWorkerProcess({ ...env, HANG_BACKSTOP: hang ? "1" : "0" });
+    const crashPoint = hang ? first.waitFor("BACKSTOP_RAN") : firstModelRequest;
+    const handle = await backstopCoach.start("My knee hurt during squats", { client: harness.client, taskQueue: env.TEMPORAL_TASK_QUEUE });
+    await crashPoint;
+    first.child.kill("SIGKILL");
+    const second = startWorkerProcess({ ...env, HANG_BACKSTOP: "0" });
+    const result = await handle.result();
+    second.child.kill("SIGKILL");
+    await model.close();
+    return { result, env, requests: model.requests };
+  }
+
+  function expectOnce(result: RunResult, requests: ScriptedRequest[], effectsLog: string) {
+    expect(readFileSync(effectsLog, "utf8").trim().split("\n")).toEqual([`${result.workflowId}/backstop/injury-capture injury: My knee hurt during squats`]);
+    const last = requests.at(-1)!.body.messages;
+    expect(last.filter((m) => m.content === PROMPT)).toHaveLength(1);
+    expect(result.messages.filter((m) => m.content === PROMPT)).toHaveLength(1);
+    expect(result.trace.filter((e) => e.type === "backstop" && e.outcome === "prompted")).toHaveLength(1);
+    expect(result.reply).toBe("Sorry about your knee.");
+  }
+
+  it("(a) killed while the backstop's run activity is in flight: retried with the same idempotencyKey, the effect happens once", async () => {
+    const { result, env, requests } = await crashScenario(true);
+    expect(readFileSync(env.TOOL_LOG, "utf8").trim().split("\n")).toEqual(["backstop run", "backstop run"]);
+    expectOnce(result, requests, env.EFFECTS_LOG);
+  }, 90_000);
+
+  it("(b) killed right after the backstop's run completed: the new worker does not run it again", async () => {
+    const { result, env, requests } = await crashScenario(false);
+    expect(readFileSync(env.TOOL_LOG, "utf8").trim().split("\n")).toEqual(["backstop run"]);
+    expect(requests.length).toBeGreaterThanOrEqual(2); // the held model call was retried
+    expectOnce(result, requests, env.EFFECTS_LOG);
+  }, 90_000);
+});

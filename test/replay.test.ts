@@ -8,7 +8,7 @@ import { historyFromJSON, historyToJSON } from "@temporalio/common/lib/proto-uti
 import { Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
-import { ai, type Agent } from "../src/index.js";
+import { ai, type Agent, type AgentOptions, type Backstop, type RunResult } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
 
@@ -27,8 +27,14 @@ const updatePlan = ai.tool({
 });
 const crashy = ai.tool({ name: "crashy", input: z.object({}), execute: async () => { throw new Error("boom"); } });
 
-/** Scenarios covering each path of the trip loop. */
-const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number }> = {
+const swap = (to: string): ScriptedTurn => ({ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to } }] });
+const backstops: Backstop[] = [
+  { name: "injury-capture", phase: "before", detect: (t) => /hurt/.test(t.input), run: () => ({ prompt: "Acknowledge the injury." }) },
+  { name: "audit", detect: (t) => t.reply === "Audit me.", run: ({ state }) => ({ prompt: `Audited ${Object.keys(state).length}.` }) },
+];
+
+/** Scenarios covering each path of the trip loop and each kind of re-prompt. */
+const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; input?: string; options?: Partial<AgentOptions> }> = {
   "answer-only": { script: ["Hello there."] },
   "tool-call": { script: [{ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Swapped."] },
   "refused-failed-and-parallel": {
@@ -45,17 +51,27 @@ const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number }> =
     ],
   },
   "max-trips": { script: Array(2).fill({ toolCalls: [{ name: "update_plan", arguments: { from: "a", to: "b" } }] }), maxTrips: 2 },
+  "reprompt-act-when-asked": {
+    script: ["Want me to swap that?", swap("lunges"), "Done."],
+    options: { actWhenAsked: { intents: [/\bswap\b/i], requiredTools: ["update_plan"] } },
+  },
+  "reprompt-refusal-retry": { script: [swap("moonwalks"), "Sorry.", swap("lunges"), "Done."], options: { onToolRefusal: "retry-once-with-hint" } },
+  "reprompt-backstops": { script: ["Audit me.", "Audited."], input: "I hurt my knee, swap squats", options: { backstops } },
+  "reprompt-all-three": {
+    script: [swap("moonwalks"), "Audit me.", "Sorry.", "Want me to?", "Final."],
+    options: { backstops, onToolRefusal: "retry-once-with-hint", actWhenAsked: { intents: ["swap"], requiredTools: ["update_plan"] } },
+  },
 };
 
-async function record(name: string): Promise<unknown> {
-  const { script, maxTrips } = scenarios[name]!;
+async function record(name: string): Promise<{ history: unknown; result: RunResult }> {
+  const { script, maxTrips, input = "Swap squats", options } = scenarios[name]!;
   const model = await startScriptedModel(script);
   try {
-    const agent: Agent = ai.agent({ name: "replay-coach", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [updatePlan, crashy], maxTrips });
+    const agent: Agent = ai.agent({ name: "replay-coach", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [updatePlan, crashy], maxTrips, ...options });
     return await withWorker(harness, [agent], async ({ taskQueue }) => {
-      const handle = await agent.start("Swap squats", { client: harness.client, taskQueue, workflowId: `replay-${name}` + `-${Date.now()}` });
-      await handle.result();
-      return JSON.parse(historyToJSON(await handle.workflow.fetchHistory()));
+      const handle = await agent.start(input, { client: harness.client, taskQueue, workflowId: `replay-${name}` + `-${Date.now()}` });
+      const result = await handle.result();
+      return { result, history: JSON.parse(historyToJSON(await handle.workflow.fetchHistory())) };
     });
   } finally {
     await model.close();
@@ -76,12 +92,15 @@ async function replay(histories: Array<{ workflowId: string; history: unknown }>
 describe("replay", () => {
   it("fresh histories of every trip-loop path replay without a determinism error", async () => {
     const histories = [];
+    const repromptKinds = new Set<string>();
     for (const name of Object.keys(scenarios)) {
-      const history = await record(name);
+      const { history, result } = await record(name);
+      for (const event of result.trace) if (event.type === "reprompt") repromptKinds.add(event.kind);
       histories.push({ workflowId: name, history });
       if (process.env.RECORD_FIXTURES) writeFileSync(new URL(`${name}.json`, FIXTURES), JSON.stringify(history, null, 1) + "\n");
     }
     expect(histories).toHaveLength(Object.keys(scenarios).length);
+    expect([...repromptKinds].sort()).toEqual(["act-when-asked", "backstop", "refusal-retry"]);
     expect(await replay(histories)).toEqual([]);
   });
 
