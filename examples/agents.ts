@@ -5,6 +5,9 @@
 import { z } from "zod";
 import { ai } from "durable-agent";
 
+/** Injuries reported, by idempotency key; a real app would write them to its database. */
+export const injuries = new Map<string, string>();
+
 /** The user's plan, kept in memory for the demo. */
 export const plan = { exercises: ["squats", "push-ups", "planks"] };
 
@@ -26,4 +29,21 @@ export const coach = ai.agent({
   instructions: "You are a fitness coach. The user's plan is: squats, push-ups, planks. Use update_plan to change it.",
   tools: [updatePlan],
   maxTrips: 6,
+  // The specification's tool-use contract: act when asked, retry after a refusal, capture injuries.
+  actWhenAsked: {
+    intents: [/\b(swap|replace|change|add|remove)\b/i],
+    requiredTools: ["update_plan"],
+  },
+  onToolRefusal: "retry-once-with-hint",
+  backstops: [
+    {
+      name: "injury-capture",
+      phase: "before",
+      detect: (turn) => /\b(hurt|injur|pain)\b/i.test(turn.input),
+      run: async ({ input, idempotencyKey }) => {
+        injuries.set(idempotencyKey, input); // keyed, so a retried run records it once
+        return { prompt: "The user reported an injury. Acknowledge it first." };
+      },
+    },
+  ],
 });

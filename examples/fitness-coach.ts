@@ -32,8 +32,10 @@ async function model(): Promise<ScriptedModel | undefined> {
     console.log(`Model: ${coach.options.model.modelId} at ${process.env.OPENAI_BASE_URL ?? "api.openai.com"}`);
     return undefined;
   }
+  // The failure the contract exists for: the model offers the change instead of making it.
   const scripted = await startScriptedModel([
-    { text: "On it.", toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] },
+    "Lunges are a great swap for squats. Want me to swap that?",
+    { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] },
     "Done: squats are now lunges. Your plan is lunges, push-ups and planks.",
   ]);
   process.env.OPENAI_BASE_URL = scripted.baseURL;
@@ -48,7 +50,11 @@ console.log(`\nUser: ${input}`);
 const result = await worker.runUntil(coach.run(input, { client: server.client }));
 console.log(`Coach: ${result.reply}\n`);
 console.log(`Run ${result.workflowId}: ${result.stopReason} after ${result.trips} trip(s)`);
-for (const call of result.toolCalls) console.log(`  trip ${call.trip}: ${call.name}(${JSON.stringify(call.input)}) -> ${call.status}`);
+for (const event of result.trace) {
+  if (event.type === "reprompt") console.log(`  trip ${event.trip}: re-prompt (${event.kind}): ${event.text}`);
+  if (event.type === "tool.finished") console.log(`  trip ${event.trip}: ${event.tool} -> ${event.status}${event.reason ? ` (${event.reason})` : ""}`);
+  if (event.type === "backstop") console.log(`  trip ${event.trip}: backstop ${event.name} ${event.outcome}`);
+}
 console.log(`Plan now: ${plan.exercises.join(", ")}`);
 await scripted?.close();
 await server.stop();
