@@ -3,7 +3,7 @@ import { promisify } from "node:util";
 import { expect, inject, it } from "vitest";
 
 it("npm start's demo runs the specification's coach durably: the offer is re-prompted and the plan is changed", async () => {
-  const env = { ...process.env, TEMPORAL_ADDRESS: inject("temporalAddress") };
+  const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: inject("temporalAddress") };
   delete env.OPENAI_API_KEY;
   delete env.OPENAI_BASE_URL;
   const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--conditions=source", "examples/fitness-coach.ts"], { env });
