@@ -75,6 +75,12 @@ describe("handles", () => {
     });
     expect(result.reply).toBe("Swapped.");
     expect(result.trace.map((e) => e.type)).toEqual(["model.answered", "tool.finished", "model.answered", "run.stopped"]);
+    // every activity carries a UI summary that names what it does
+    const history = await (await ai.getRun(result.workflowId, { client: harness.client })).workflow.fetchHistory();
+    const summaries = history.events!
+      .filter((e) => e.activityTaskScheduledEventAttributes)
+      .map((e) => JSON.parse(Buffer.from(e.userMetadata!.summary!.data!).toString("utf8")));
+    expect(summaries).toEqual(["model gpt-test · trip 1", "tool update_plan", "model gpt-test · trip 2"]);
     await model.close();
   });
 });
