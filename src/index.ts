@@ -29,6 +29,8 @@ export type { ModelReference, OpenAIModelSettings } from "./models/openai-model.
 export type { RunOptions } from "./client/start-run.js";
 export type { RunInput } from "./client/normalize-input.js";
 export { RunHandle } from "./client/run-handle.js";
+export { RunEventStream, type StreamOptions } from "./client/run-event-stream.js";
+export type { RunEvent, StreamedRunEvent } from "./contract/run-events.js";
 export type { TemporalSettings } from "./client/connection.js";
 export type { AgentWorkerOptions } from "./worker.js";
 export { bundleAgentWorkflows } from "./worker.js";

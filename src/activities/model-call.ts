@@ -1,4 +1,6 @@
 import { Context, log } from "@temporalio/activity";
+import { WorkflowStreamClient } from "@temporalio/workflow-streams/client";
+import { RUN_EVENTS_TOPIC, type RunEvent } from "../contract/run-events.js";
 import OpenAI from "openai";
 import type { Message, RequestedToolCall } from "../contract/types.js";
 import { ModelApiError } from "../errors.js";
@@ -10,6 +12,8 @@ export interface ModelCallInput {
   agent: string;
   messages: Message[];
   trip: number;
+  /** Publish text deltas to the run's stream as they arrive. */
+  streamText?: boolean;
 }
 
 /** Output of the `model.call` activity: the model's answer. */
@@ -26,6 +30,7 @@ export function createModelCall(registry: AgentRegistry) {
     const agent = lookupAgent(registry, input.agent);
     const model = agent.options.model;
     const context = Context.current();
+    const deltas = input.streamText ? textDeltaPublisher(input.trip, context.info.attempt) : undefined;
     try {
       const client = openaiClientFor(model);
       const tools = toChatTools(agent.tools);
@@ -40,6 +45,7 @@ export function createModelCall(registry: AgentRegistry) {
         { signal: context.cancellationSignal },
       );
       stream.on("chunk", () => context.heartbeat());
+      if (deltas) stream.on("content.delta", ({ delta }) => deltas.publish(delta));
       const completion = await stream.finalChatCompletion();
       const choice = completion.choices[0];
       if (!choice) throw new ModelApiError(`Model "${model.modelId}" returned no choices.`, undefined, model.modelId);
@@ -51,7 +57,27 @@ export function createModelCall(registry: AgentRegistry) {
       };
     } catch (error) {
       throw classifyModelError(error, model.modelId);
+    } finally {
+      await deltas?.close();
     }
+  };
+}
+
+/** How often text deltas are sent to the workflow: each batch is one signal in the history. */
+const DELTA_BATCH_INTERVAL = "100 milliseconds";
+
+/** Publishes a trip's text deltas to the run's stream, marking a retried attempt first. */
+function textDeltaPublisher(trip: number, attempt: number) {
+  const client = WorkflowStreamClient.fromWithinActivity({ batchInterval: DELTA_BATCH_INTERVAL });
+  const topic = client.topic<RunEvent>(RUN_EVENTS_TOPIC);
+  let first = true;
+  if (attempt > 1) topic.publish({ type: "trip.retry", trip, attempt }, { forceFlush: true });
+  return {
+    publish(text: string) {
+      topic.publish({ type: "text.delta", trip, attempt, text }, { forceFlush: first });
+      first = false;
+    },
+    close: () => client[Symbol.asyncDispose](),
   };
 }
 

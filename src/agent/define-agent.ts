@@ -1,6 +1,7 @@
 import type { RunResult } from "../contract/types.js";
 import { startRun, type RunOptions } from "../client/start-run.js";
 import type { RunHandle } from "../client/run-handle.js";
+import type { RunEventStream, StreamOptions } from "../client/run-event-stream.js";
 import type { RunInput } from "../client/normalize-input.js";
 import type { Tool } from "./define-tool.js";
 import type { AgentOptions } from "./options.js";
@@ -37,6 +38,12 @@ export class Agent {
   /** Starts a durable run and returns its handle at once. */
   start(input: RunInput, options?: RunOptions): Promise<RunHandle> {
     return startRun(this.name, input, options);
+  }
+
+  /** Starts a durable run and streams its events as they happen (answer text token by token). */
+  async stream(input: RunInput, options?: RunOptions & StreamOptions): Promise<RunEventStream> {
+    const handle = await this.start(input, { streamText: true, ...options });
+    return handle.stream(options);
   }
 
   /** Runs the agent durably on a worker and resolves to the result. */

@@ -3,12 +3,15 @@ import type { RunResult, TraceEvent } from "../contract/types.js";
 import { rebuildError, RunFailedError } from "../errors.js";
 import { traceQuery } from "../workflows/definitions.js";
 import { getDefaultClient } from "./connection.js";
+import { RunEventStream, type StreamOptions } from "./run-event-stream.js";
 
 /** A started run: await its result, or read its trace while it is live. */
 export class RunHandle {
   constructor(
     /** The Temporal handle, for anything this class does not wrap (cancel, describe, fetchHistory). */
     readonly workflow: WorkflowHandle,
+    /** The Temporal client the run is watched through. */
+    readonly client: Client,
   ) {}
 
   /** The run's workflow id. */
@@ -23,6 +26,11 @@ export class RunHandle {
     } catch (error) {
       throw toRunError(this.workflowId, error);
     }
+  }
+
+  /** The run's events as they happen, from the start or from `fromOffset`. */
+  stream(options?: StreamOptions): RunEventStream {
+    return new RunEventStream(this.client, this.workflowId, () => this.result(), options);
   }
 
   /** The trace so far (a workflow query). */
@@ -46,5 +54,5 @@ function toRunError(workflowId: string, error: unknown): Error {
 /** Re-attaches to a run from any process by its workflow id. */
 export async function getRun(workflowId: string, options: { client?: Client } = {}): Promise<RunHandle> {
   const client = options.client ?? (await getDefaultClient());
-  return new RunHandle(client.workflow.getHandle(workflowId));
+  return new RunHandle(client.workflow.getHandle(workflowId), client);
 }

@@ -15,11 +15,13 @@ export interface RunOptions {
   client?: Client;
   /** The task queue the agent's worker polls; default `TEMPORAL_TASK_QUEUE`, else `durable-agent`. */
   taskQueue?: string;
+  /** Stream answer text token by token to the run's stream (default: on for `agent.stream()`, off otherwise). */
+  streamText?: boolean;
 }
 
 /** Starts an `agentRun` workflow for the named agent. */
 export async function startRun(agent: string, input: unknown, options: RunOptions = {}): Promise<RunHandle> {
-  const args: AgentRunArgs = { agent, messages: normalizeInput(input) };
+  const args: AgentRunArgs = { agent, messages: normalizeInput(input), ...(options.streamText ? { streamText: true } : {}) };
   const bytes = Buffer.byteLength(JSON.stringify(args));
   if (bytes > PAYLOAD_LIMIT_BYTES) throw new PayloadTooLargeError("The run input", bytes, PAYLOAD_LIMIT_BYTES);
   const client = options.client ?? (await getDefaultClient());
@@ -30,5 +32,5 @@ export async function startRun(agent: string, input: unknown, options: RunOption
     workflowId: options.workflowId ?? `${agent}-${randomUUID()}`,
     staticSummary: `${agent}: ${firstLine.slice(0, 120)}`,
   });
-  return new RunHandle(workflow);
+  return new RunHandle(workflow, client);
 }

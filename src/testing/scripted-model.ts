@@ -15,7 +15,7 @@ export interface ScriptedToolCall {
 /** One scripted answer: text, tool calls, or an HTTP error. A plain string is a text answer. */
 export type ScriptedTurn =
   | string
-  | { text?: string; toolCalls?: ScriptedToolCall[] }
+  | { text?: string; toolCalls?: ScriptedToolCall[]; stallAfterChunks?: number }
   | { status: number; body?: unknown; headers?: Record<string, string> };
 
 /** A chat completions request the server received. */
@@ -26,6 +26,8 @@ export interface ScriptedRequest {
   body: { model: string; messages: Array<{ role: string; content?: unknown; tool_calls?: unknown[] }>; tools?: unknown[]; stream?: boolean; [key: string]: unknown };
   /** The `authorization` header, to check what key the worker used. */
   authorization: string | undefined;
+  /** When the first streamed chunk was written (epoch ms), for latency measurements. */
+  firstChunkAt?: number;
 }
 
 /** Answers a request: return a turn (or a promise of one, to hold the answer back). */
@@ -79,7 +81,7 @@ export async function startScriptedModel(script: ScriptedTurn[] | ScriptHandler,
     }
     const answer = typeof turn === "string" ? { text: turn } : turn;
     const completion = { id: `chatcmpl-scripted-${request.index}`, created: Math.floor(Date.now() / 1000), model: body.model };
-    if (body.stream) writeStream(res, completion, answer, options.chunkSize ?? 8);
+    if (body.stream) writeStream(res, completion, answer, options.chunkSize ?? 8, request);
     else writeCompletion(res, completion, answer);
   }
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
@@ -111,6 +113,8 @@ function readBody(req: IncomingMessage): Promise<string> {
 interface Answer {
   text?: string;
   toolCalls?: ScriptedToolCall[];
+  /** Stream this many chunks, then stop sending without ending the response (a stalled model). */
+  stallAfterChunks?: number;
 }
 interface CompletionIds {
   id: string;
@@ -145,11 +149,16 @@ function writeCompletion(res: ServerResponse, ids: CompletionIds, answer: Answer
   );
 }
 
-function writeStream(res: ServerResponse, ids: CompletionIds, answer: Answer, chunkSize: number): void {
+function writeStream(res: ServerResponse, ids: CompletionIds, answer: Answer, chunkSize: number, request: ScriptedRequest): void {
   const toolCalls = toolCallsOf(answer, ids.id);
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  const send = (delta: object, finish: string | null = null) =>
+  let chunks = 0;
+  const send = (delta: object, finish: string | null = null) => {
+    if (answer.stallAfterChunks !== undefined && chunks >= answer.stallAfterChunks) return;
+    request.firstChunkAt ??= Date.now();
+    chunks += 1;
     res.write(`data: ${JSON.stringify({ ...ids, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`);
+  };
   send({ role: "assistant", content: "" });
   const text = answer.text ?? "";
   for (let i = 0; i < text.length; i += chunkSize) send({ content: text.slice(i, i + chunkSize) });
@@ -159,5 +168,5 @@ function writeStream(res: ServerResponse, ids: CompletionIds, answer: Answer, ch
     for (let i = 0; i < args.length; i += chunkSize) send({ tool_calls: [{ index, function: { arguments: args.slice(i, i + chunkSize) } }] });
   });
   send({}, toolCalls.length ? "tool_calls" : "stop");
-  res.end("data: [DONE]\n\n");
+  if (answer.stallAfterChunks === undefined) res.end("data: [DONE]\n\n");
 }

@@ -1,0 +1,42 @@
+/** Publishes a run's events on its workflow stream. Workflow-side publishing adds no history events. */
+import { WorkflowStream, type WorkflowStreamState } from "@temporalio/workflow-streams/workflow";
+import { setHandler } from "@temporalio/workflow";
+import { RUN_EVENTS_TOPIC, type RunEvent } from "../contract/run-events.js";
+import type { RunState } from "../contract/run-state.js";
+import { streamTailQuery } from "./definitions.js";
+
+/** The run's event stream: explicit events, plus every trace event as it is recorded. */
+export class RunEventPublisher {
+  readonly stream: WorkflowStream;
+  readonly #topic;
+  #traceSent = 0;
+
+  constructor(
+    private readonly run: RunState,
+    state?: WorkflowStreamState,
+  ) {
+    this.stream = new WorkflowStream(state);
+    this.#topic = this.stream.topic<RunEvent>(RUN_EVENTS_TOPIC);
+    setHandler(streamTailQuery, (fromOffset) => {
+      const { log, base_offset } = this.stream.getState();
+      return {
+        items: log
+          .map((item, i) => ({ offset: base_offset + i, topic: item.topic, data: item.data }))
+          .filter((item) => item.offset >= fromOffset && item.topic === RUN_EVENTS_TOPIC)
+          .map(({ offset, data }) => ({ offset, data })),
+      };
+    });
+  }
+
+  /** Publishes one event. */
+  publish(event: RunEvent): void {
+    this.syncTrace();
+    this.#topic.publish(event);
+  }
+
+  /** Publishes the trace events recorded since the last call. */
+  syncTrace(): void {
+    for (const event of this.run.trace.slice(this.#traceSent)) this.#topic.publish(event);
+    this.#traceSent = this.run.trace.length;
+  }
+}
