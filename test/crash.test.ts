@@ -6,7 +6,7 @@ import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { z } from "zod";
-import { ai, type RunResult } from "../src/index.js";
+import { ai, type RunResult, type StreamedRunEvent } from "../src/index.js";
 import { startScriptedModel, type ScriptedRequest } from "../src/testing/index.js";
 import { connectHarness, taskQueue, type Harness } from "./harness.js";
 
@@ -124,5 +124,45 @@ describe("the once-per-run backstop guarantee survives a SIGKILLed worker", () =
     expect(readFileSync(env.TOOL_LOG, "utf8").trim().split("\n")).toEqual(["backstop run"]);
     expect(requests.length).toBeGreaterThanOrEqual(2); // the held model call was retried
     expectOnce(result, requests, env.EFFECTS_LOG);
+  }, 90_000);
+});
+
+describe("streaming survives a SIGKILLed worker", () => {
+  it("a worker killed mid-stream still gives a complete, marked stream and a correct final result", async () => {
+    const TEXT = "Lunges are a good swap: same muscles, kinder to the knees, and you can do them anywhere.";
+    const model = await startScriptedModel([{ text: TEXT, stallAfterChunks: 4 }, TEXT], { chunkSize: 8 });
+    const env = {
+      TEMPORAL_ADDRESS: harness.address,
+      TEMPORAL_TASK_QUEUE: taskQueue(),
+      OPENAI_BASE_URL: model.baseURL,
+      TOOL_LOG: join(mkdtempSync(join(tmpdir(), "crash-")), "tool.log"),
+      WORKFLOW_BUNDLE: inject("workflowBundlePath"),
+    };
+    const streamCoach = ai.agent({ name: "stream-crash-coach", model: ai.openai("gpt-test") });
+    const first = startWorkerProcess(env);
+    const stream = await streamCoach.stream("Is a lunge a good swap for squats?", { client: harness.client, taskQueue: env.TEMPORAL_TASK_QUEUE });
+    const events: StreamedRunEvent[] = [];
+    let second: ReturnType<typeof startWorkerProcess> | undefined;
+    for await (const event of stream) {
+      events.push(event);
+      if (event.type === "text.delta" && !second) {
+        first.child.kill("SIGKILL"); // the model call is stalled mid-stream: kill its worker
+        second = startWorkerProcess(env);
+      }
+    }
+    second?.child.kill("SIGKILL");
+    await model.close();
+
+    expect(events.map((e) => e.offset)).toEqual(events.map((_e, i) => i)); // nothing missed, nothing repeated
+    const retry = events.findIndex((e) => e.type === "trip.retry");
+    expect(events[retry]).toMatchObject({ type: "trip.retry", trip: 1, attempt: 2 });
+    const deltas = (from: number, to: number) => events.slice(from, to).filter((e) => e.type === "text.delta").map((e) => (e as { text: string }).text).join("");
+    const partial = deltas(0, retry);
+    expect(partial.length).toBeGreaterThan(0);
+    expect(TEXT.startsWith(partial) && partial.length < TEXT.length).toBe(true); // attempt 1's text was partial
+    expect(deltas(retry, events.length)).toBe(TEXT); // after the marker, attempt 2's text is whole
+    const finished = events.at(-1)!;
+    expect(finished.type).toBe("run.finished");
+    expect((finished as Extract<StreamedRunEvent, { type: "run.finished" }>).result).toMatchObject({ reply: TEXT, trips: 1, stopReason: "answered" });
   }, 90_000);
 });

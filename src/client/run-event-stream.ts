@@ -1,6 +1,6 @@
 import type { Client } from "@temporalio/client";
 import { defaultPayloadConverter } from "@temporalio/common";
-import { temporal } from "@temporalio/proto";
+import proto from "@temporalio/proto";
 import { WorkflowStreamClient } from "@temporalio/workflow-streams/client";
 import { streamTailQuery, type StreamTail } from "../workflows/definitions.js";
 import { RUN_EVENTS_TOPIC, type RunEvent, type StreamedRunEvent } from "../contract/run-events.js";
@@ -51,7 +51,7 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
       return []; // no worker to answer: the result alone still ends the stream
     }
     return tail.items.map(({ offset, data }) => {
-      const payload = temporal.api.common.v1.Payload.decode(Buffer.from(data, "base64"));
+      const payload = proto.temporal.api.common.v1.Payload.decode(Buffer.from(data, "base64"));
       return { ...defaultPayloadConverter.fromPayload<RunEvent>(payload), offset };
     });
   }

@@ -1,0 +1,31 @@
+import type { RunInput } from "../client/normalize-input.js";
+import { normalizeInput } from "../client/normalize-input.js";
+
+/**
+ * One case of an eval: a name (unique in the eval; reports and `compareReports` key on it), the
+ * run's input, and any metadata of yours, which every scorer sees on `record.case`.
+ */
+export interface EvalCase {
+  /** Unique within the eval; names the case in reports, JUnit and comparisons. */
+  name: string;
+  /** The run's input: the user's text, or a conversation ending in the user's turn. */
+  input: RunInput;
+  /** Your metadata (expected tools, tags, ...), passed through to scorers. */
+  [metadata: string]: unknown;
+}
+
+/** The text of the case's last user message: what intents and scorers read as `input`. */
+export function caseInputText(input: RunInput): string {
+  const messages = normalizeInput(input);
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i]!;
+    if (message.role === "user") return message.content;
+  }
+  return "";
+}
+
+/** The case's metadata: every field but `name` and `input`. */
+export function caseMetadata(evalCase: EvalCase): Record<string, unknown> {
+  const { name: _name, input: _input, ...metadata } = evalCase;
+  return metadata;
+}

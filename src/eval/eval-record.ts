@@ -1,0 +1,68 @@
+import type { Message, RunResult, StopReason, ToolCallRecord, ToolCallStatus, TraceEvent } from "../contract/types.js";
+import type { EvalCase } from "./eval-case.js";
+
+/** What every scorer gets for one trial of one case: the case and what the run did. */
+export interface EvalRecord<C extends EvalCase = EvalCase> {
+  /** The case, with its metadata. */
+  case: C;
+  /** The text of the case's last user message. */
+  input: string;
+  /** 1-based trial number. */
+  trial: number;
+  /** The model's last answer. */
+  reply: string;
+  /** Every tool call of the run, with its `status` (`ok`, `failed`, `refused`). */
+  toolCalls: ToolCallRecord[];
+  /** The whole conversation. */
+  messages: Message[];
+  /** The agent trace: answers, tool calls, re-prompts, backstops. */
+  trace: TraceEvent[];
+  stopReason: StopReason;
+  /** Model calls made. */
+  trips: number;
+  /** The run's workflow, to find it in the Temporal UI. */
+  workflowId: string;
+  runId: string;
+}
+
+/** A tool call as reports show it. */
+export interface ObservedToolCall {
+  name: string;
+  status: ToolCallStatus;
+  /** The trip whose answer asked for it. */
+  trip: number;
+  input: unknown;
+  /** Why it was refused. */
+  reason?: string;
+  /** Why it failed. */
+  error?: string;
+}
+
+/** The run's tool calls as reports show them. */
+export function observeToolCalls(toolCalls: readonly ToolCallRecord[]): ObservedToolCall[] {
+  return toolCalls.map((call) => ({
+    name: call.name,
+    status: call.status,
+    trip: call.trip,
+    input: call.input,
+    ...(call.reason !== undefined ? { reason: call.reason } : {}),
+    ...(call.error !== undefined ? { error: call.error } : {}),
+  }));
+}
+
+/** The scorers' record of one trial. */
+export function evalRecordOf<C extends EvalCase>(evalCase: C, input: string, trial: number, result: RunResult): EvalRecord<C> {
+  return {
+    case: evalCase,
+    input,
+    trial,
+    reply: result.reply,
+    toolCalls: result.toolCalls,
+    messages: result.messages,
+    trace: result.trace,
+    stopReason: result.stopReason,
+    trips: result.trips,
+    workflowId: result.workflowId,
+    runId: result.runId,
+  };
+}
