@@ -6,6 +6,9 @@ import { streamTailQuery, type StreamTail } from "../workflows/definitions.js";
 import { RUN_EVENTS_TOPIC, type RunEvent, type StreamedRunEvent } from "../contract/run-events.js";
 import type { RunResult } from "../contract/types.js";
 
+/** Pause between polls that found nothing more ready: lower means lower latency, more poll updates. */
+const POLL_COOLDOWN = "20 milliseconds";
+
 /** Options of `handle.stream()`. */
 export interface StreamOptions {
   /** The offset to start from: 0 (default) for the whole run, or the last seen `offset + 1` to resume. */
@@ -28,7 +31,7 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
   async *[Symbol.asyncIterator](): AsyncIterator<StreamedRunEvent> {
     const topic = WorkflowStreamClient.create(this.client, this.workflowId).topic<RunEvent>(RUN_EVENTS_TOPIC);
     let next = this.options.fromOffset ?? 0;
-    for await (const item of topic.subscribe(next)) {
+    for await (const item of topic.subscribe(next, { pollCooldown: POLL_COOLDOWN })) {
       next = item.offset + 1;
       yield { ...item.data, offset: item.offset };
       if (item.data.type === "run.finished") return;
