@@ -5,6 +5,8 @@ import { getRun } from "./client/run-handle.js";
 import { connectClient } from "./client/connection.js";
 import { openai } from "./models/openai-model.js";
 import { createAgentWorker } from "./worker.js";
+import { requiredToolCalled } from "./eval/scorers/required-tool-called.js";
+import { changeClaimedWithoutToolCall } from "./eval/scorers/change-claimed-without-tool-call.js";
 
 /** The library's namespace, as in the specification's examples. */
 export const ai = {
@@ -20,6 +22,8 @@ export const ai = {
   getRun,
   /** Connects a Temporal client (default from TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE). */
   connect: connectClient,
+  /** The specification's eval checks, as scorers for `agent.eval({ cases, scorers })`. */
+  eval: { requiredToolCalled, changeClaimedWithoutToolCall },
 };
 
 export { Agent } from "./agent/define-agent.js";
@@ -36,3 +40,4 @@ export type { AgentWorkerOptions } from "./worker.js";
 export { bundleAgentWorkflows } from "./worker.js";
 export type * from "./contract/types.js";
 export * from "./errors.js";
+export * from "./eval/index.js";

@@ -3,6 +3,9 @@ import { startRun, type RunOptions } from "../client/start-run.js";
 import type { RunHandle } from "../client/run-handle.js";
 import type { RunEventStream, StreamOptions } from "../client/run-event-stream.js";
 import type { RunInput } from "../client/normalize-input.js";
+import type { EvalCase } from "../eval/eval-case.js";
+import type { EvalReport } from "../eval/report.js";
+import type { EvalOptions } from "../eval/run-eval.js";
 import type { Tool } from "./define-tool.js";
 import type { AgentOptions } from "./options.js";
 import { agentName, maxTripsOf, validateAgentOptions } from "./validate-options.js";
@@ -49,6 +52,16 @@ export class Agent {
   /** Runs the agent durably on a worker and resolves to the result. */
   async run(input: RunInput, options?: RunOptions): Promise<RunResult> {
     return (await this.start(input, options)).result();
+  }
+
+  /**
+   * Runs every case `trials` times (each a real durable run on a worker), scores each run with
+   * every scorer and resolves to an `EvalReport`. A run that rejects is an infrastructure error,
+   * counted apart from failures. See `ai.eval` for the built-in scorers.
+   */
+  async eval<C extends EvalCase>(options: EvalOptions<C>): Promise<EvalReport> {
+    const { runEval } = await import("../eval/run-eval.js");
+    return runEval(this, options);
   }
 }
 

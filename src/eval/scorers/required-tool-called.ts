@@ -1,6 +1,7 @@
 import { matchesIntent } from "../../agent/contract-options.js";
 import type { Intent } from "../../agent/options.js";
 import { observeToolCalls } from "../eval-record.js";
+import { EvalOptionsError } from "../errors.js";
 import { defineScorer, notApplicable, type ScorerFunction } from "../scorer.js";
 
 /** The specification's failure message of `requiredToolCalled`. */
@@ -31,7 +32,7 @@ function describeIntent(intent: Intent): string {
  */
 export function requiredToolCalled(options: RequiredToolCalledOptions): ScorerFunction {
   const { tools, intents, require = "any" } = options;
-  if (!Array.isArray(tools) || tools.length === 0) throw new TypeError("requiredToolCalled: `tools` must name at least one tool");
+  if (!Array.isArray(tools) || tools.length === 0) throw new EvalOptionsError("requiredToolCalled.tools", "must name at least one tool");
   return defineScorer(options.name ?? "requiredToolCalled", (record) => {
     const intent = intents === undefined ? undefined : intents.find((candidate) => matchesIntent(candidate, record.input));
     if (intents !== undefined && intent === undefined) return notApplicable("not an action request");

@@ -1,0 +1,240 @@
+/**
+ * `durable-agent eval <module>`: runs the eval a module exports (`agent`, `cases`, `scorers`,
+ * optionally `trials`) against the Temporal server at TEMPORAL_ADDRESS, with a worker for the
+ * agent in this process (unless `--task-queue` names a queue your own workers poll).
+ */
+import { randomUUID } from "node:crypto";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import type { Client } from "@temporalio/client";
+import type { Agent } from "../agent/define-agent.js";
+import { connectClient, temporalSettings } from "../client/connection.js";
+import { TemporalConnectionError } from "../errors.js";
+import { compareReports, formatComparison } from "../eval/compare-reports.js";
+import type { EvalCase } from "../eval/eval-case.js";
+import { EvalReportFormatError } from "../eval/errors.js";
+import { percent } from "../eval/format-table.js";
+import { parseReport, type EvalReport } from "../eval/report.js";
+import type { EvalProgress } from "../eval/run-eval.js";
+import type { Scorer } from "../eval/scorer.js";
+import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
+
+const USAGE = `Usage: durable-agent eval <module> [options]
+
+Runs the eval that <module> exports: \`agent\` (from ai.agent), \`cases\` ({ name, input }[]),
+\`scorers\`, and optionally \`trials\`. Connects to TEMPORAL_ADDRESS (default localhost:7233) and
+runs a worker for the agent in this process on a fresh task queue, unless --task-queue is given.
+
+Options:
+  --trials <n>             runs per case (default: the module's \`trials\`, else 1)
+  --concurrency <n>        runs in flight at once (default 4)
+  --timeout <seconds>      a run that takes longer is terminated and counted as an infrastructure error (default 600)
+  --min-pass-rate <0..1>   the gate on the pass rate of judged rows (default 1)
+  --json <file>            write the JSON report (schemaVersion 1, docs/eval-report-schema.md)
+  --junit <file>           write a JUnit XML report
+  --baseline <file>        a JSON report to compare with: prints regressions and fixes by case
+  --fail-on-regression     exit 1 when a case passed in the baseline and fails now
+  --task-queue <name>      run on workers you started yourself; start no worker here
+  -h, --help               show this help
+
+Exit codes: 0 passed; 1 below --min-pass-rate, a scorer error or a regression (with
+--fail-on-regression); 2 an infrastructure error (Temporal unreachable, the model API down, a
+run that did not complete); 64 bad arguments or module.`;
+
+/** What the eval module must export. */
+interface EvalModule {
+  agent: Agent;
+  cases: EvalCase[];
+  scorers: Scorer[];
+  trials?: number;
+}
+
+interface EvalArgs {
+  module: string;
+  trials?: number;
+  concurrency?: number;
+  timeoutSeconds: number;
+  minPassRate: number;
+  json?: string;
+  junit?: string;
+  baseline?: string;
+  failOnRegression: boolean;
+  taskQueue?: string;
+}
+
+function number(flag: string, text: string | undefined, check: (n: number) => boolean, expected: string): number | undefined {
+  if (text === undefined) return undefined;
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value) || !check(value)) throw new UsageError(`--${flag} must be ${expected} (got "${text}").`);
+  return value;
+}
+
+function parse(args: string[]): EvalArgs | "help" {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        trials: { type: "string" },
+        concurrency: { type: "string" },
+        timeout: { type: "string" },
+        "min-pass-rate": { type: "string" },
+        json: { type: "string" },
+        junit: { type: "string" },
+        baseline: { type: "string" },
+        "fail-on-regression": { type: "boolean" },
+        "task-queue": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return "help";
+  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? "Name the eval module: durable-agent eval <module>." : `Expected one module, got ${positionals.length}: ${positionals.join(" ")}.`);
+  const integer = (n: number) => Number.isInteger(n) && n >= 1;
+  return {
+    module: positionals[0]!,
+    trials: number("trials", values.trials, integer, "a positive integer"),
+    concurrency: number("concurrency", values.concurrency, integer, "a positive integer"),
+    timeoutSeconds: number("timeout", values.timeout, (n) => n > 0, "a positive number of seconds") ?? 600,
+    minPassRate: number("min-pass-rate", values["min-pass-rate"], (n) => n >= 0 && n <= 1, "a number from 0 to 1") ?? 1,
+    json: values.json,
+    junit: values.junit,
+    baseline: values.baseline,
+    failOnRegression: values["fail-on-regression"] ?? false,
+    taskQueue: values["task-queue"],
+  };
+}
+
+async function loadModule(path: string): Promise<EvalModule> {
+  let exported: Record<string, unknown>;
+  try {
+    exported = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
+  } catch (error) {
+    throw new UsageError(`Cannot load the eval module ${path}: ${(error as Error).message}`);
+  }
+  const agent = exported.agent as Partial<Agent> | undefined;
+  const missing = [
+    ...(typeof agent?.eval === "function" && typeof agent.name === "string" ? [] : ["`agent` (an ai.agent(...))"]),
+    ...(Array.isArray(exported.cases) ? [] : ["`cases` (an array of { name, input })"]),
+    ...(Array.isArray(exported.scorers) ? [] : ["`scorers` (an array of scorers)"]),
+  ];
+  if (missing.length > 0) throw new UsageError(`The eval module ${path} must export ${missing.join(", ")}.`);
+  if (exported.trials !== undefined && !(Number.isInteger(exported.trials) && (exported.trials as number) >= 1)) throw new UsageError(`The eval module's \`trials\` must be a positive integer.`);
+  return exported as unknown as EvalModule;
+}
+
+async function readBaseline(path: string | undefined): Promise<EvalReport | undefined> {
+  if (path === undefined) return undefined;
+  try {
+    return parseReport(await readFile(path, "utf8"));
+  } catch (error) {
+    const problem = EvalReportFormatError.isInstance(error) ? error.message : `cannot read it (${(error as Error).message})`;
+    throw new UsageError(`--baseline ${path}: ${problem}`);
+  }
+}
+
+async function write(path: string, text: string): Promise<void> {
+  await mkdir(dirname(resolve(path)), { recursive: true });
+  await writeFile(path, text);
+}
+
+function progressLine(progress: EvalProgress): string {
+  const counts = (outcome: string) => progress.outcomes.filter((o) => o === outcome).length;
+  const verdict = counts("infrastructure-error") > 0 ? "INFRA" : counts("fail") > 0 ? (counts("pass") > 0 ? "FLAKY" : "FAIL") : counts("error") > 0 ? "ERROR" : counts("pass") > 0 ? "pass" : "n/a";
+  const trials = progress.outcomes.length > 1 ? ` [${progress.outcomes.join(", ")}]` : "";
+  return `[${progress.finished}/${progress.total}] ${verdict.padEnd(5)} ${progress.case}${trials} (${(progress.durationMs / 1000).toFixed(1)}s)`;
+}
+
+/** Runs the eval with a worker in this process, or on the given task queue. */
+async function runWithWorker(module: EvalModule, args: EvalArgs, client: Client, io: CommandIO): Promise<EvalReport> {
+  const options = {
+    cases: module.cases,
+    scorers: module.scorers,
+    trials: args.trials ?? module.trials,
+    concurrency: args.concurrency,
+    timeout: args.timeoutSeconds * 1000,
+    client,
+    onCaseFinished: (progress: EvalProgress) => io.stdout(progressLine(progress)),
+  };
+  if (args.taskQueue !== undefined) {
+    io.stdout(`Running ${module.cases.length} case(s) of agent "${module.agent.name}" on task queue ${args.taskQueue} (your workers)...`);
+    return module.agent.eval({ ...options, taskQueue: args.taskQueue });
+  }
+  const { DefaultLogger, Runtime } = await import("@temporalio/worker");
+  Runtime.install({ logger: new DefaultLogger("WARN") });
+  const { createAgentWorker } = await import("../worker.js");
+  const taskQueue = `durable-agent-eval-${randomUUID()}`;
+  io.stdout(`Starting a worker for agent "${module.agent.name}" on task queue ${taskQueue}...`);
+  const worker = await createAgentWorker({ agents: [module.agent], taskQueue });
+  io.stdout(`Running ${module.cases.length} case(s)...`);
+  return worker.runUntil(module.agent.eval({ ...options, taskQueue }));
+}
+
+async function run(argv: string[], io: CommandIO): Promise<number> {
+  const args = parse(argv);
+  if (args === "help") {
+    io.stdout(USAGE);
+    return EXIT.ok;
+  }
+  const module = await loadModule(args.module);
+  const baseline = await readBaseline(args.baseline);
+  let client: Client;
+  try {
+    client = await connectClient();
+  } catch (error) {
+    io.stderr(TemporalConnectionError.isInstance(error) ? error.message : `Cannot connect to Temporal at ${temporalSettings().address}: ${(error as Error).message}`);
+    return EXIT.infrastructure;
+  }
+  let report: EvalReport;
+  try {
+    report = await runWithWorker(module, args, client, io);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    io.stderr(`The eval could not run: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
+    return (error as { name?: string }).name === "EvalOptionsError" ? EXIT.usage : EXIT.infrastructure;
+  } finally {
+    await client.connection.close().catch(() => undefined);
+  }
+
+  io.stdout(`\n${report.toTable()}`);
+  const problems = report.describeProblems();
+  if (problems) io.stdout(`\n${problems}`);
+  const gate = report.check({ minPassRate: args.minPassRate });
+  let exitCode: number = gate.exitCode;
+  if (baseline) {
+    const comparison = compareReports(baseline, report);
+    io.stdout(`\n${formatComparison(comparison)}`);
+    if (args.failOnRegression && comparison.regressions.length > 0) {
+      gate.problems.push(`${comparison.regressions.length} regression(s) since the baseline`);
+      exitCode = Math.max(exitCode, EXIT.failed);
+    }
+  }
+  if (args.json) {
+    await write(args.json, `${JSON.stringify(report, null, 2)}\n`);
+    io.stdout(`JSON report: ${args.json}`);
+  }
+  if (args.junit) {
+    await write(args.junit, report.toJUnit());
+    io.stdout(`JUnit report: ${args.junit}`);
+  }
+  io.stdout(
+    exitCode === EXIT.ok
+      ? `\nPASSED: pass rate ${percent(report.totals.passRate)} (gate ${percent(args.minPassRate)})`
+      : `\nFAILED (exit ${exitCode}): ${gate.problems.join("; ")}`,
+  );
+  return exitCode;
+}
+
+/** `durable-agent eval`. */
+export const evalCommand: Command = {
+  summary: "run an eval module's cases as durable runs, score them, gate on the pass rate",
+  usage: USAGE,
+  run,
+};

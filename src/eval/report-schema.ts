@@ -1,0 +1,137 @@
+/**
+ * The JSON report's schema, version 1: the single source of the report's types, of the reader
+ * that checks a baseline file, and of `docs/eval-report.schema.json` (a test keeps that file equal
+ * to this schema, so a change here is a deliberate one). Readers ignore fields they do not know;
+ * a change that removes or retypes a field bumps `schemaVersion`.
+ */
+import { z } from "zod";
+
+/** The current `schemaVersion`. */
+export const EVAL_REPORT_SCHEMA_VERSION = 1;
+
+const count = z.number().int().min(0);
+const rate = z.number().min(0).max(1).nullable().describe("passed / (passed + failed); null when nothing was judged");
+const errorInfo = z.object({ name: z.string(), message: z.string() }).describe("An error: its class name and message");
+
+export const observedToolCallSchema = z
+  .object({
+    name: z.string(),
+    status: z.enum(["ok", "failed", "refused"]),
+    trip: z.number().int().min(1).describe("The trip (1-based model call) whose answer asked for the call"),
+    input: z.unknown(),
+    reason: z.string().optional().describe("Why the call was refused"),
+    error: z.string().optional().describe("Why the call failed"),
+  })
+  .describe("A tool call of the run and what it came to");
+
+export const scoreEvidenceSchema = z
+  .looseObject({
+    claim: z.string().optional().describe("The sentence that claims a change"),
+    claimPattern: z.string().optional().describe("The claim pattern that matched"),
+    intent: z.string().optional().describe("The intent the input matched"),
+    missingTools: z.array(z.string()).optional().describe("Required tools without a successful call"),
+    toolCalls: z.array(observedToolCallSchema).optional().describe("The run's tool calls (on every failed row)"),
+  })
+  .describe("Why a row came out as it did; scorers may add fields");
+
+export const trialOutcomeSchema = z
+  .enum(["pass", "fail", "not-applicable", "error", "infrastructure-error"])
+  .describe("pass | fail | not-applicable (the scorer does not judge it) | error (the scorer threw) | infrastructure-error (the run did not complete)");
+
+export const evalRunSchema = z
+  .object({
+    case: z.string(),
+    trial: z.number().int().min(1),
+    status: z.enum(["completed", "infrastructure-error"]),
+    workflowId: z.string(),
+    runId: z.string().optional(),
+    durationMs: z.number().min(0),
+    reply: z.string().optional(),
+    stopReason: z.enum(["answered", "max-trips"]).optional(),
+    trips: count.optional(),
+    toolCalls: z.array(observedToolCallSchema),
+    error: errorInfo.optional().describe("Why the run did not complete (ModelApiError, RunFailedError, TemporalConnectionError, EvalTimeoutError, ...)"),
+  })
+  .describe("One run: a case's trial, a workflow on Temporal");
+
+export const evalRowSchema = z
+  .object({
+    case: z.string(),
+    trial: z.number().int().min(1),
+    scorer: z.string(),
+    status: trialOutcomeSchema,
+    reason: z.string().optional().describe('The failure message: "required tool not called", "change claimed without a tool call", or the scorer\'s own'),
+    score: z.number().optional(),
+    evidence: scoreEvidenceSchema.optional(),
+    error: errorInfo.optional().describe("What the scorer threw, or why the run did not complete"),
+  })
+  .describe("One scorer on one trial of one case");
+
+export const scorerSummarySchema = z
+  .object({
+    scorer: z.string(),
+    passed: count,
+    failed: count,
+    notApplicable: count,
+    errors: count.describe("Rows where the scorer threw"),
+    infrastructureErrors: count.describe("Rows whose run did not complete"),
+    passRate: rate,
+  })
+  .describe("One scorer over all cases and trials");
+
+export const caseSummarySchema = z
+  .object({
+    case: z.string(),
+    input: z.string().describe("The text of the case's last user message"),
+    metadata: z.record(z.string(), z.unknown()).describe("The case's other fields"),
+    outcomes: z.array(trialOutcomeSchema).describe("Per trial, in order: fail if any scorer failed, else error, else pass if any passed, else not-applicable"),
+    passed: count.describe("Trials that passed"),
+    failed: count.describe("Trials that failed"),
+    passAt1: rate.describe("passed / (passed + failed) trials: the chance one trial passes"),
+    passHatK: z.boolean().nullable().describe("pass^k: every trial passed (false once one failed; null when nothing was judged or a trial errored)"),
+    flaky: z.boolean().describe("Some trials passed and others failed"),
+  })
+  .describe("One case over its trials");
+
+export const evalTotalsSchema = z.object({
+  cases: count,
+  runs: count,
+  passed: count.describe("Rows that passed"),
+  failed: count.describe("Rows that failed"),
+  notApplicable: count,
+  errors: count.describe("Rows where a scorer threw"),
+  infrastructureErrors: count.describe("Runs that did not complete"),
+  passRate: rate.describe("Rows passed / (passed + failed): what --min-pass-rate gates on"),
+  passAt1: rate.describe("Trials passed / (passed + failed) over all cases"),
+  passHatKRate: rate.describe("Cases with pass^k true / cases with pass^k known"),
+  flakyCases: count,
+});
+
+export const evalReportSchema = z
+  .object({
+    schemaVersion: z.literal(EVAL_REPORT_SCHEMA_VERSION),
+    agent: z.string().describe("The agent's name"),
+    startedAt: z.iso.datetime(),
+    finishedAt: z.iso.datetime(),
+    durationMs: z.number().min(0),
+    trials: z.number().int().min(1).describe("Trials per case"),
+    cases: z.array(caseSummarySchema),
+    scorers: z.array(scorerSummarySchema),
+    totals: evalTotalsSchema,
+    runs: z.array(evalRunSchema).describe("Per case x trial, in case order then trial order"),
+    rows: z.array(evalRowSchema).describe("Per case x trial x scorer, in case, trial, scorer order"),
+  })
+  .describe("A durable-agent eval report");
+
+export type EvalReportData = z.infer<typeof evalReportSchema>;
+export type EvalRun = z.infer<typeof evalRunSchema>;
+export type EvalRow = z.infer<typeof evalRowSchema>;
+export type TrialOutcome = z.infer<typeof trialOutcomeSchema>;
+export type ScorerSummary = z.infer<typeof scorerSummarySchema>;
+export type CaseSummary = z.infer<typeof caseSummarySchema>;
+export type EvalTotals = z.infer<typeof evalTotalsSchema>;
+
+/** The JSON Schema (draft 2020-12) of the report, as committed in `docs/eval-report.schema.json`. */
+export function evalReportJsonSchema(): object {
+  return z.toJSONSchema(evalReportSchema, { target: "draft-2020-12", io: "output" });
+}

@@ -1,0 +1,176 @@
+/**
+ * `agent.eval()`: every case x trial is a real durable run (a workflow on Temporal, through
+ * `agent.start`), scored by every scorer; the result is an `EvalReport`.
+ */
+import { randomUUID } from "node:crypto";
+import type { Client } from "@temporalio/client";
+import pLimit from "p-limit";
+import type { Agent } from "../agent/define-agent.js";
+import type { RunResult } from "../contract/types.js";
+import { buildReport, trialOutcome } from "./build-report.js";
+import { caseInputText, caseMetadata, type EvalCase } from "./eval-case.js";
+import { evalRecordOf, observeToolCalls } from "./eval-record.js";
+import { EvalOptionsError, EvalTimeoutError } from "./errors.js";
+import { EvalReport } from "./report.js";
+import type { EvalRow, EvalRun, TrialOutcome } from "./report-schema.js";
+import { errorInfo, runScorer, scorerName, type Scorer } from "./scorer.js";
+
+/** Options of `agent.eval()`. */
+export interface EvalOptions<C extends EvalCase = EvalCase> {
+  /** The cases; names must be unique. */
+  cases: readonly C[];
+  /** The scorers; names must be unique. Each gets the same record for a case and trial. */
+  scorers: readonly Scorer<C>[];
+  /** Runs per case, for pass@1, pass^k and flakiness. Default 1. */
+  trials?: number;
+  /** Runs in flight at once. Default 4. */
+  concurrency?: number;
+  /** The Temporal client; default one connected from `TEMPORAL_ADDRESS` / `TEMPORAL_NAMESPACE`. */
+  client?: Client;
+  /** The task queue the agent's worker polls; default `TEMPORAL_TASK_QUEUE`, else `durable-agent`. */
+  taskQueue?: string;
+  /** Milliseconds a run may take before it is terminated and counted as an infrastructure error. Default: no limit. */
+  timeout?: number;
+  /** Called when every trial of a case has finished (the CLI prints a line per call). */
+  onCaseFinished?: (progress: EvalProgress) => void;
+}
+
+/** A case that finished all its trials. */
+export interface EvalProgress {
+  case: string;
+  /** Per trial, in order. */
+  outcomes: TrialOutcome[];
+  /** Cases finished so far, this one included. */
+  finished: number;
+  total: number;
+  /** Wall time of the case's slowest trial. */
+  durationMs: number;
+}
+
+function positiveInteger(field: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) throw new EvalOptionsError(field, `must be a positive integer (got ${value})`);
+  return value;
+}
+
+function validate<C extends EvalCase>(options: EvalOptions<C>): { inputs: string[]; names: string[] } {
+  if (!Array.isArray(options.cases) || options.cases.length === 0) throw new EvalOptionsError("cases", "must be a non-empty array of { name, input }");
+  if (!Array.isArray(options.scorers) || options.scorers.length === 0) throw new EvalOptionsError("scorers", "must be a non-empty array of scorers");
+  const seenCases = new Set<string>();
+  const inputs = options.cases.map((evalCase, i) => {
+    if (typeof evalCase?.name !== "string" || evalCase.name.trim() === "") throw new EvalOptionsError(`cases[${i}].name`, "must be a non-empty string");
+    if (seenCases.has(evalCase.name)) throw new EvalOptionsError(`cases[${i}].name`, `"${evalCase.name}" is used by two cases; reports key on case names`);
+    seenCases.add(evalCase.name);
+    try {
+      return caseInputText(evalCase.input);
+    } catch (error) {
+      throw new EvalOptionsError(`cases[${i}].input`, (error as Error).message);
+    }
+  });
+  const names = options.scorers.map((scorer, i) => {
+    const valid = typeof scorer === "function" || (typeof scorer === "object" && scorer !== null && typeof scorer.score === "function");
+    if (!valid) throw new EvalOptionsError(`scorers[${i}]`, "must be a function (record) => result, or { name, score }");
+    const name = scorerName(scorer as Scorer<never>);
+    if (!name) throw new EvalOptionsError(`scorers[${i}]`, "has no name; use a named function, defineScorer(name, fn) or { name, score }");
+    return name;
+  });
+  const duplicate = names.find((name, i) => names.indexOf(name) !== i);
+  if (duplicate !== undefined) throw new EvalOptionsError("scorers", `two scorers are named "${duplicate}"; pass \`name\` to tell them apart`);
+  return { inputs, names };
+}
+
+function slug(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 48) || "case";
+}
+
+async function runWithTimeout(agent: Agent, evalCase: EvalCase, workflowId: string, options: Pick<EvalOptions, "client" | "taskQueue" | "timeout">): Promise<RunResult> {
+  const handle = await agent.start(evalCase.input, { client: options.client, taskQueue: options.taskQueue, workflowId });
+  if (options.timeout === undefined) return handle.result();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new EvalTimeoutError(workflowId, options.timeout!)), options.timeout);
+  });
+  try {
+    return await Promise.race([handle.result(), expired]);
+  } catch (error) {
+    if (EvalTimeoutError.isInstance(error)) await handle.workflow.terminate(`eval timeout of ${options.timeout} ms`).catch(() => undefined);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs the agent on every case `trials` times and scores every run. */
+export async function runEval<C extends EvalCase>(agent: Agent, options: EvalOptions<C>): Promise<EvalReport> {
+  const { inputs, names } = validate(options);
+  const trials = positiveInteger("trials", options.trials, 1);
+  const concurrency = positiveInteger("concurrency", options.concurrency, 4);
+  if (options.timeout !== undefined && !(options.timeout > 0)) throw new EvalOptionsError("timeout", `must be a positive number of milliseconds (got ${options.timeout})`);
+  const limit = pLimit(concurrency);
+  const startedAt = new Date();
+  const pending = options.cases.map(() => trials);
+  let finished = 0;
+  const outcomes: Array<Array<{ run: EvalRun; rows: EvalRow[] }>> = options.cases.map(() => []);
+
+  async function trial(caseIndex: number, trialNumber: number): Promise<void> {
+    const evalCase = options.cases[caseIndex]!;
+    const workflowId = `${agent.name}-eval-${slug(evalCase.name)}-${trialNumber}-${randomUUID().slice(0, 8)}`;
+    const started = Date.now();
+    const base = { case: evalCase.name, trial: trialNumber };
+    let run: EvalRun;
+    let rows: EvalRow[];
+    try {
+      const result = await runWithTimeout(agent, evalCase, workflowId, options);
+      run = { ...base, status: "completed", workflowId, runId: result.runId, durationMs: Date.now() - started, reply: result.reply, stopReason: result.stopReason, trips: result.trips, toolCalls: observeToolCalls(result.toolCalls) };
+      const record = evalRecordOf(evalCase, inputs[caseIndex]!, trialNumber, result);
+      rows = await Promise.all(
+        options.scorers.map(async (scorer, i): Promise<EvalRow> => {
+          const outcome = await runScorer(scorer, record);
+          const row: EvalRow = { ...base, scorer: names[i]!, ...outcome };
+          if (row.status === "fail") row.evidence = { toolCalls: run.toolCalls, ...row.evidence };
+          return row;
+        }),
+      );
+    } catch (error) {
+      const info = errorInfo(error);
+      run = { ...base, status: "infrastructure-error", workflowId, durationMs: Date.now() - started, toolCalls: [], error: info };
+      rows = names.map((scorer) => ({ ...base, scorer, status: "infrastructure-error", error: info }));
+    }
+    outcomes[caseIndex]!.push({ run, rows });
+    if (--pending[caseIndex]! === 0) {
+      finished++;
+      const done = outcomes[caseIndex]!.sort((a, b) => a.run.trial - b.run.trial);
+      options.onCaseFinished?.({
+        case: evalCase.name,
+        outcomes: done.map((o) => trialOutcome(o.rows)),
+        finished,
+        total: options.cases.length,
+        durationMs: Math.max(...done.map((o) => o.run.durationMs)),
+      });
+    }
+  }
+
+  await Promise.all(options.cases.flatMap((_, caseIndex) => Array.from({ length: trials }, (_, t) => limit(() => trial(caseIndex, t + 1)))));
+  const ordered = outcomes.map((list) => list.sort((a, b) => a.run.trial - b.run.trial));
+  return new EvalReport(
+    buildReport({
+      agent: agent.name,
+      startedAt,
+      finishedAt: new Date(),
+      trials,
+      cases: options.cases.map((c, i) => ({ name: c.name, input: inputs[i]!, metadata: jsonSafe(caseMetadata(c)) })),
+      scorers: names,
+      runs: ordered.flatMap((list) => list.map((o) => o.run)),
+      rows: ordered.flatMap((list) => list.flatMap((o) => o.rows)),
+    }),
+  );
+}
+
+/** Metadata as it will read back from JSON (functions and undefined dropped). */
+function jsonSafe(value: Record<string, unknown>): Record<string, unknown> {
+  try {
+    return JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+}
