@@ -1,13 +1,17 @@
 import { Context, log } from "@temporalio/activity";
 import type { BackstopTurn } from "../agent/options.js";
 import { RetryableToolError } from "../errors.js";
+import type { Message, ToolCallRecord } from "../contract/types.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
+import { readRunPart, runRefOf } from "./run-reader.js";
 
 /** Input of the `backstop.run` activity. */
 export interface BackstopRunInput {
   agent: string;
   name: string;
-  turn: BackstopTurn;
+  /** The turn without its messages and tool calls: the activity reads those from the run. */
+  turn: Omit<BackstopTurn, "messages" | "toolCalls">;
+  counts: { messages: number; toolCalls: number };
   state: Record<string, unknown>;
 }
 
@@ -29,13 +33,20 @@ export function createBackstopRun(registry: AgentRegistry) {
     const backstop = agent.options.backstops?.find((b) => b.name === input.name);
     const state = structuredClone(input.state);
     if (!backstop) return { state, error: `the agent has no backstop named "${input.name}"` };
-    const { workflowExecution } = Context.current().info;
+    const context = Context.current();
+    const ref = runRefOf(context);
+    const [messages, toolCalls] = await Promise.all([
+      readRunPart<Message>(context.client, ref, "messages", 0, input.counts.messages),
+      readRunPart<ToolCallRecord>(context.client, ref, "toolCalls", 0, input.counts.toolCalls),
+    ]);
     try {
       const returned = await backstop.run({
-        ...structuredClone(input.turn),
+        ...input.turn,
+        messages,
+        toolCalls,
         agent: agent.name,
         state,
-        idempotencyKey: `${workflowExecution?.workflowId}/backstop/${input.name}`,
+        idempotencyKey: `${ref.workflowId}/backstop/${input.name}`,
       });
       const prompt = returned && typeof returned === "object" ? returned.prompt : undefined;
       if (prompt !== undefined && typeof prompt !== "string") return { state: toJson(state), error: "run must return { prompt?: string }" };

@@ -4,6 +4,7 @@ import { createContractEvaluate } from "./contract-evaluate.js";
 import { createDescribeAgent } from "./describe-agent.js";
 import { createModelCall } from "./model-call.js";
 import { createToolExecute } from "./tool-execute.js";
+import { runLoad } from "./run-load.js";
 import type { AgentRegistry } from "./registry.js";
 
 export { createRegistry, type AgentRegistry } from "./registry.js";
@@ -18,5 +19,6 @@ export function createActivities(registry: AgentRegistry) {
     [ACTIVITY.toolExecute]: createToolExecute(registry),
     [ACTIVITY.contractEvaluate]: createContractEvaluate(registry),
     [ACTIVITY.backstopRun]: createBackstopRun(registry),
+    [ACTIVITY.runLoad]: runLoad,
   };
 }

@@ -6,11 +6,13 @@ import type { Message, RequestedToolCall } from "../contract/types.js";
 import { ModelApiError } from "../errors.js";
 import { openaiClientFor, toChatMessages, toChatTools } from "../models/openai-client.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
+import { readConversation, runRefOf } from "./run-reader.js";
 
 /** Input of the `model.call` activity. */
 export interface ModelCallInput {
   agent: string;
-  messages: Message[];
+  /** How many of the run's messages to send; the activity reads them from the run, not from this input. */
+  conversationLength: number;
   trip: number;
   /** Publish text deltas to the run's stream as they arrive. */
   streamText?: boolean;
@@ -30,6 +32,7 @@ export function createModelCall(registry: AgentRegistry) {
     const agent = lookupAgent(registry, input.agent);
     const model = agent.options.model;
     const context = Context.current();
+    const messages = await readConversation(context.client, runRefOf(context), input.conversationLength);
     const deltas = input.streamText ? textDeltaPublisher(input.trip, context.info.attempt) : undefined;
     try {
       const client = openaiClientFor(model);
@@ -37,7 +40,7 @@ export function createModelCall(registry: AgentRegistry) {
       const stream = client.chat.completions.stream(
         {
           model: model.modelId,
-          messages: toChatMessages(agent.options.instructions, input.messages),
+          messages: toChatMessages(agent.options.instructions, messages),
           ...(tools.length ? { tools } : {}),
           ...(model.settings.temperature !== undefined ? { temperature: model.settings.temperature } : {}),
           ...(model.settings.maxTokens !== undefined ? { max_completion_tokens: model.settings.maxTokens } : {}),

@@ -3,6 +3,7 @@ import { defaultPayloadConverter } from "@temporalio/common";
 import proto from "@temporalio/proto";
 import { WorkflowStreamClient } from "@temporalio/workflow-streams/client";
 import { streamTailQuery, type StreamTail } from "../workflows/definitions.js";
+import { completeResult } from "./complete-result.js";
 import { RUN_EVENTS_TOPIC, type RunEvent, type StreamedRunEvent } from "../contract/run-events.js";
 import type { RunResult } from "../contract/types.js";
 
@@ -33,14 +34,20 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
     let next = this.options.fromOffset ?? 0;
     for await (const item of topic.subscribe(next, { pollCooldown: POLL_COOLDOWN })) {
       next = item.offset + 1;
+      if (item.data.type === "run.finished") {
+        yield { type: "run.finished", result: await completeResult(this.client, item.data.result), offset: item.offset };
+        return;
+      }
       yield { ...item.data, offset: item.offset };
-      if (item.data.type === "run.finished") return;
     }
     // The run closed after our last poll: take the rest from the closed run, then its result.
     for (const event of await this.tail(next)) {
       next = event.offset + 1;
+      if (event.type === "run.finished") {
+        yield { ...event, result: await completeResult(this.client, event.result) };
+        return;
+      }
       yield event;
-      if (event.type === "run.finished") return;
     }
     yield { type: "run.finished", result: await this.result(), offset: next };
   }

@@ -1,7 +1,8 @@
 import { ApplicationFailure, WorkflowFailedError, type Client, type WorkflowHandle } from "@temporalio/client";
 import type { RunResult, TraceEvent } from "../contract/types.js";
 import { rebuildError, RunFailedError } from "../errors.js";
-import { traceQuery } from "../workflows/definitions.js";
+import { traceQuery, type AgentRunResult } from "../workflows/definitions.js";
+import { completeResult } from "./complete-result.js";
 import { getDefaultClient } from "./connection.js";
 import { RunEventStream, type StreamOptions } from "./run-event-stream.js";
 
@@ -22,7 +23,7 @@ export class RunHandle {
   /** Waits for the run to end. A failed run rejects with the typed error that ended it. */
   async result(): Promise<RunResult> {
     try {
-      return (await this.workflow.result()) as RunResult;
+      return await completeResult(this.client, (await this.workflow.result()) as AgentRunResult);
     } catch (error) {
       throw toRunError(this.workflowId, error);
     }

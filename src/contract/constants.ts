@@ -22,4 +22,5 @@ export const ACTIVITY = {
   toolExecute: "tool.execute",
   contractEvaluate: "contract.evaluate",
   backstopRun: "backstop.run",
+  runLoad: "run.load",
 } as const;

@@ -11,9 +11,9 @@ export interface RunState {
   trips: number;
 }
 
-/** A fresh state for a run's input. */
-export function initialState(messages: Message[]): RunState {
-  return { messages: [...messages], toolCalls: [], trace: [], trips: 0 };
+/** A fresh state for a run's input (or for a run continued as new, before its state is loaded). */
+export function initialState(messages: Message[], trips = 0): RunState {
+  return { messages: [...messages], toolCalls: [], trace: [], trips };
 }
 
 /** Records a model answer as the next trip. */

@@ -3,42 +3,51 @@
  * calls, tool calls, backstop side effects and every user callback run on the worker as activities.
  */
 import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, log, setHandler, workflowInfo } from "@temporalio/workflow";
-import { ACTIVITY, PAYLOAD_LIMIT_BYTES } from "../contract/constants.js";
+import { ACTIVITY } from "../contract/constants.js";
 import { initialContractState } from "../contract/contract-state.js";
 import { updatePendingRefusals } from "../contract/decide.js";
+import { pageOf, type RunPart } from "../contract/paging.js";
 import { failedCall, finish, initialState, recordAnswer, recordToolCalls, type RunState } from "../contract/run-state.js";
-import type { Message, RequestedToolCall, RunResult, StopReason, ToolCallRecord } from "../contract/types.js";
+import type { Message, RequestedToolCall, StopReason, ToolCallRecord } from "../contract/types.js";
 import { activitiesFor, local, type ActivityProxies } from "./activities.js";
 import { beforeFirstTrip, judgeAnswer, type ContractContext } from "./contract-steps.js";
-import { traceQuery, type AgentRunArgs } from "./definitions.js";
+import { runPageQuery, traceQuery, type AgentRunArgs, type AgentRunResult, type ResumeState } from "./definitions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 
+/** Stream events kept across continue-as-new: a subscriber further behind than this resumes at the oldest kept. */
+const STREAM_EVENTS_KEPT = 1000;
+/** A result larger than this leaves messages and tool calls to be read in pages. */
+const RESULT_INLINE_BYTES = 1024 * 1024;
+
 /** Runs an agent's trip loop: model call, tool calls, model call, ... bounded by `maxTrips`. */
-export async function agentRun(args: AgentRunArgs): Promise<RunResult> {
-  const run = initialState(args.messages);
+export async function agentRun(args: AgentRunArgs): Promise<AgentRunResult> {
+  const { resume } = args;
+  const run = initialState(args.messages, resume?.trips);
   setHandler(traceQuery, () => run.trace);
-  const events = new RunEventPublisher(run);
+  setHandler(runPageQuery, (part, from) => pageOf<unknown>(run[part], from));
+  const events = new RunEventPublisher(run, resume?.stream);
   const spec = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
   const { model, tools } = activitiesFor(spec);
-  const ctx: ContractContext = { spec, run, contract: initialContractState(), tools, input: lastUserText(args.messages) };
+  if (resume) await loadState(run, resume, tools, events);
+  const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages) };
   const streamText = args.streamText === true;
-  const end = async (stopReason: StopReason, detail: string): Promise<RunResult> => {
-    const result = finish(run, stopReason, detail, { workflowId: workflowInfo().workflowId, runId: workflowInfo().runId });
+  const end = async (stopReason: StopReason, detail: string): Promise<AgentRunResult> => {
+    const result = compact(finish(run, stopReason, detail, { workflowId: workflowInfo().workflowId, runId: workflowInfo().runId }));
     events.publish({ type: "run.finished", result });
     await condition(allHandlersFinished); // let subscribers waiting on the stream take the last events
     return result;
   };
 
   // 1. Before the first trip: before-phase backstops, and whether the input asks for an action.
-  await beforeFirstTrip(ctx);
+  if (!resume) await beforeFirstTrip(ctx);
   while (run.trips < spec.maxTrips) {
-    // 2. A trip: one model call.
-    checkConversationSize(run);
+    if (workflowInfo().continueAsNewSuggested) await continueAsNew(args, ctx, events);
+    // 2. A trip: one model call. The activity reads the conversation from the run, so it is not repeated in the history.
     const trip = run.trips + 1;
     events.publish({ type: "trip.started", trip });
     const { message } = await unwrapFailure(() =>
       model[ACTIVITY.modelCall].executeWithOptions({ summary: `model ${spec.modelId} · trip ${trip}` }, [
-        { agent: spec.name, messages: run.messages, trip, streamText },
+        { agent: spec.name, conversationLength: run.messages.length, trip, streamText },
       ]),
     );
     if (!streamText && message.content) events.publish({ type: "text.delta", trip, attempt: 0, text: message.content });
@@ -77,6 +86,53 @@ async function executeTool(tools: ActivityProxies, agent: string, call: Requeste
   }
 }
 
+/**
+ * Continues as new when Temporal suggests it, carrying the contract's budgets and state and the
+ * stream's recent events; the new run loads the conversation, tool calls and trace in pages.
+ */
+async function continueAsNew(args: AgentRunArgs, ctx: ContractContext, events: RunEventPublisher): Promise<never> {
+  const { run } = ctx;
+  events.syncTrace();
+  const { base_offset, log: items } = events.stream.getState();
+  events.stream.truncate(base_offset + Math.max(0, items.length - STREAM_EVENTS_KEPT));
+  log.info("continuing as new", { trips: run.trips, messages: run.messages.length });
+  return events.stream.continueAsNew<typeof agentRun>((stream) => [
+    {
+      agent: args.agent,
+      messages: [],
+      ...(args.streamText ? { streamText: true } : {}),
+      resume: {
+        fromRunId: workflowInfo().runId,
+        counts: { messages: run.messages.length, toolCalls: run.toolCalls.length, trace: run.trace.length },
+        trips: run.trips,
+        input: ctx.input,
+        contract: ctx.contract,
+        stream,
+      },
+    },
+  ]);
+}
+
+/** Loads a continued run's state from the run before it, page by page. */
+async function loadState(run: RunState, resume: ResumeState, tools: ActivityProxies, events: RunEventPublisher): Promise<void> {
+  for (const part of ["messages", "toolCalls", "trace"] as RunPart[]) {
+    const items: unknown[] = run[part];
+    while (items.length < resume.counts[part]) {
+      const page = await tools[ACTIVITY.runLoad].executeWithOptions({ summary: `load ${part} from ${items.length}` }, [
+        { fromRunId: resume.fromRunId, part, from: items.length },
+      ]);
+      items.push(...page.items.slice(0, resume.counts[part] - items.length));
+    }
+  }
+  events.traceAlreadySent(run.trace.length);
+}
+
+/** A result over one payload's budget leaves messages and tool calls to be read in pages. */
+function compact(result: AgentRunResult): AgentRunResult {
+  if (new TextEncoder().encode(JSON.stringify(result)).length <= RESULT_INLINE_BYTES) return result;
+  return { ...result, messages: [], toolCalls: [], paged: { messages: result.messages.length, toolCalls: result.toolCalls.length } };
+}
+
 /** Fails the run with the activity's own typed failure rather than a wrapper. */
 async function unwrapFailure<T>(fn: () => Promise<T>): Promise<T> {
   try {
@@ -87,18 +143,5 @@ async function unwrapFailure<T>(fn: () => Promise<T>): Promise<T> {
       throw ApplicationFailure.create({ type: cause.type ?? undefined, message: cause.message, details: cause.details ?? undefined, nonRetryable: true });
     }
     throw error;
-  }
-}
-
-/** The conversation travels as one activity payload: fail clearly before Temporal would reject it. */
-function checkConversationSize(run: RunState): void {
-  const bytes = new TextEncoder().encode(JSON.stringify(run.messages)).length;
-  if (bytes > PAYLOAD_LIMIT_BYTES) {
-    throw ApplicationFailure.create({
-      type: "PayloadTooLargeError",
-      message: `The conversation is ${bytes} bytes, over Temporal's payload limit of ${PAYLOAD_LIMIT_BYTES} bytes; make tool results smaller.`,
-      details: [{ what: "The conversation", bytes, limit: PAYLOAD_LIMIT_BYTES }],
-      nonRetryable: true,
-    });
   }
 }

@@ -89,8 +89,9 @@ async function runBackstops(ctx: ContractContext, names: string[], current: Back
     trace("detected");
     let result;
     try {
+      const { messages, toolCalls, ...turnData } = current;
       result = await ctx.tools[ACTIVITY.backstopRun].executeWithOptions({ summary: `backstop ${name}` }, [
-        { agent: ctx.spec.name, name, turn: current, state: ctx.contract.backstopState },
+        { agent: ctx.spec.name, name, turn: turnData, counts: { messages: messages.length, toolCalls: toolCalls.length }, state: ctx.contract.backstopState },
       ]);
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;

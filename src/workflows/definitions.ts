@@ -1,6 +1,9 @@
 /** Names and types shared by the workflow and its clients. Workflow-safe. */
 import { defineQuery } from "@temporalio/workflow";
-import type { Message, TraceEvent } from "../contract/types.js";
+import type { WorkflowStreamState } from "@temporalio/workflow-streams/workflow";
+import type { ContractState } from "../contract/contract-state.js";
+import type { RunPage, RunPart } from "../contract/paging.js";
+import type { Message, RunResult, TraceEvent } from "../contract/types.js";
 
 /** The argument of the `agentRun` workflow. */
 export interface AgentRunArgs {
@@ -10,7 +13,34 @@ export interface AgentRunArgs {
   messages: Message[];
   /** Publish answer text to the run's stream as the model produces it (costs history events per batch). */
   streamText?: boolean;
+  /** Set when the run continues as new: where to load its state from. */
+  resume?: ResumeState;
 }
+
+/**
+ * What a run carries across continue-as-new. The conversation, tool calls and trace are not
+ * carried inline (they may be larger than a payload): the new run loads them in pages from
+ * `fromRunId` with the `run.load` activity.
+ */
+export interface ResumeState {
+  fromRunId: string;
+  counts: Record<RunPart, number>;
+  trips: number;
+  /** The user's request, for intents and backstops. */
+  input: string;
+  contract: ContractState;
+  stream: WorkflowStreamState;
+}
+
+/**
+ * The workflow's result: a `RunResult`, except that a result too large for one payload leaves
+ * `messages` and `toolCalls` empty and says how many there are in `paged`; clients read them
+ * from the closed run with `run-page`.
+ */
+export type AgentRunResult = RunResult & { paged?: { messages: number; toolCalls: number } };
+
+/** A page of the run's messages, tool calls or trace: activities read the conversation with it. */
+export const runPageQuery = defineQuery<RunPage, [RunPart, number]>("run-page");
 
 /** Run-stream items from an offset, in the Workflow Streams wire format (base64 `Payload` protos). */
 export interface StreamTail {

@@ -34,6 +34,11 @@ export class RunEventPublisher {
     this.#topic.publish(event);
   }
 
+  /** After continue-as-new: the loaded trace was already published by the run before. */
+  traceAlreadySent(count: number): void {
+    this.#traceSent = count;
+  }
+
   /** Publishes the trace events recorded since the last call. */
   syncTrace(): void {
     for (const event of this.run.trace.slice(this.#traceSent)) this.#topic.publish(event);

@@ -1,0 +1,21 @@
+import { Context } from "@temporalio/activity";
+import type { RunPage, RunPart } from "../contract/paging.js";
+import { runPageQuery } from "../workflows/definitions.js";
+import { runRefOf } from "./run-reader.js";
+
+/** Input of the `run.load` activity: the next page of a part of the run this one continued from. */
+export interface RunLoadInput {
+  fromRunId: string;
+  part: RunPart;
+  from: number;
+}
+
+/**
+ * The `run.load` activity: after continue-as-new, reads the previous run's state one page at a
+ * time (each page recorded once, as this activity's result), so no payload holds the whole conversation.
+ */
+export async function runLoad(input: RunLoadInput): Promise<RunPage> {
+  const context = Context.current();
+  const handle = context.client.workflow.getHandle(runRefOf(context).workflowId, input.fromRunId);
+  return (await handle.query(runPageQuery, input.part, input.from)) as RunPage;
+}

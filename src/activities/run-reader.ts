@@ -1,0 +1,51 @@
+/**
+ * Worker-side reads of a run's conversation, tool calls and trace, in pages through the
+ * `run-page` query, so model calls never carry the conversation in their (recorded) input.
+ */
+import type { Context } from "@temporalio/activity";
+import type { Client } from "@temporalio/client";
+import type { RunPage, RunPart } from "../contract/paging.js";
+import type { Message } from "../contract/types.js";
+import { runPageQuery } from "../workflows/definitions.js";
+
+/** Where a run's state is read from: a workflow run and how many items of each part to read. */
+export interface RunRef {
+  workflowId: string;
+  runId: string;
+}
+
+/** The run an activity was scheduled by. */
+export function runRefOf(context: Context): RunRef {
+  const execution = context.info.workflowExecution;
+  if (!execution) throw new Error("this activity must be scheduled by an agentRun workflow");
+  return { workflowId: execution.workflowId, runId: execution.runId };
+}
+
+/** Reads `part` of a run from `from` up to `to` (exclusive), page by page. */
+export async function readRunPart<T>(client: Client, ref: RunRef, part: RunPart, from: number, to: number): Promise<T[]> {
+  const handle = client.workflow.getHandle(ref.workflowId, ref.runId);
+  const items: T[] = [];
+  for (let next = from; next < to; ) {
+    const page = (await handle.query(runPageQuery, part, next)) as RunPage<T>;
+    if (page.items.length === 0) throw new Error(`run ${ref.runId} has ${page.total} ${part}, fewer than the ${to} asked for`);
+    items.push(...page.items.slice(0, to - next));
+    next = page.next;
+  }
+  return items;
+}
+
+const CACHED_RUNS = 256;
+const conversations = new Map<string, Message[]>();
+
+/**
+ * The first `length` messages of a run. Conversations only grow, so each worker keeps the messages
+ * it has read per run and asks the workflow only for the new ones.
+ */
+export async function readConversation(client: Client, ref: RunRef, length: number): Promise<Message[]> {
+  const cached = conversations.get(ref.runId) ?? [];
+  if (cached.length < length) cached.push(...(await readRunPart<Message>(client, ref, "messages", cached.length, length)));
+  conversations.delete(ref.runId); // re-insert: most recently used last
+  conversations.set(ref.runId, cached);
+  if (conversations.size > CACHED_RUNS) conversations.delete(conversations.keys().next().value!);
+  return cached.slice(0, length);
+}

@@ -1,0 +1,16 @@
+import type { Client } from "@temporalio/client";
+import { readRunPart } from "../activities/run-reader.js";
+import type { Message, RunResult, ToolCallRecord } from "../contract/types.js";
+import type { AgentRunResult } from "../workflows/definitions.js";
+
+/** A run's whole result: messages and tool calls left out of a large result are read from the run in pages. */
+export async function completeResult(client: Client, result: AgentRunResult): Promise<RunResult> {
+  const { paged, ...rest } = result;
+  if (!paged) return rest;
+  const ref = { workflowId: result.workflowId, runId: result.runId };
+  const [messages, toolCalls] = await Promise.all([
+    readRunPart<Message>(client, ref, "messages", 0, paged.messages),
+    readRunPart<ToolCallRecord>(client, ref, "toolCalls", 0, paged.toolCalls),
+  ]);
+  return { ...rest, messages, toolCalls };
+}

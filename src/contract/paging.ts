@@ -1,0 +1,28 @@
+/** Pages of a run's growing arrays (messages, tool calls, trace), bounded in bytes. Workflow-safe. */
+
+/** Which array of the run a page is taken from. */
+export type RunPart = "messages" | "toolCalls" | "trace";
+
+/** A page: the items from `from`, and where the next page starts. */
+export interface RunPage<T = unknown> {
+  items: T[];
+  next: number;
+  total: number;
+}
+
+/** Items are moved in pages of at most this many bytes of JSON (well under Temporal's 2 MB payload limit). */
+export const PAGE_BYTES = 1024 * 1024;
+
+const encoder = new TextEncoder();
+
+/** The items from `from` whose JSON fits in `maxBytes` (at least one, so paging always advances). */
+export function pageOf<T>(items: readonly T[], from: number, maxBytes: number = PAGE_BYTES): RunPage<T> {
+  const page: T[] = [];
+  let bytes = 0;
+  for (let i = from; i < items.length; i++) {
+    bytes += encoder.encode(JSON.stringify(items[i])).length;
+    if (page.length > 0 && bytes > maxBytes) break;
+    page.push(items[i]!);
+  }
+  return { items: page, next: from + page.length, total: items.length };
+}
