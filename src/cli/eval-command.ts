@@ -4,6 +4,7 @@
  * agent in this process (unless `--task-queue` names a queue your own workers poll).
  */
 import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -37,6 +38,8 @@ Options:
   --baseline <file>        a JSON report to compare with: prints regressions and fixes by case
   --fail-on-regression     exit 1 when a case passed in the baseline and fails now
   --task-queue <name>      run on workers you started yourself; start no worker here
+  --workflow-bundle <file> a prebuilt workflow bundle (bundleAgentWorkflows().code) for the
+                           in-process worker, to skip bundling at start (CI caches)
   -h, --help               show this help
 
 Exit codes: 0 passed; 1 below --min-pass-rate, a scorer error or a regression (with
@@ -62,6 +65,7 @@ interface EvalArgs {
   baseline?: string;
   failOnRegression: boolean;
   taskQueue?: string;
+  workflowBundle?: string;
 }
 
 function number(flag: string, text: string | undefined, check: (n: number) => boolean, expected: string): number | undefined {
@@ -88,6 +92,7 @@ function parse(args: string[]): EvalArgs | "help" {
         baseline: { type: "string" },
         "fail-on-regression": { type: "boolean" },
         "task-queue": { type: "string" },
+        "workflow-bundle": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -109,6 +114,7 @@ function parse(args: string[]): EvalArgs | "help" {
     baseline: values.baseline,
     failOnRegression: values["fail-on-regression"] ?? false,
     taskQueue: values["task-queue"],
+    workflowBundle: values["workflow-bundle"],
   };
 }
 
@@ -172,7 +178,8 @@ async function runWithWorker(module: EvalModule, args: EvalArgs, client: Client,
   const { createAgentWorker } = await import("../worker.js");
   const taskQueue = `durable-agent-eval-${randomUUID()}`;
   io.stdout(`Starting a worker for agent "${module.agent.name}" on task queue ${taskQueue}...`);
-  const worker = await createAgentWorker({ agents: [module.agent], taskQueue });
+  const workflowBundle = args.workflowBundle !== undefined ? { codePath: resolve(args.workflowBundle) } : undefined;
+  const worker = await createAgentWorker({ agents: [module.agent], taskQueue, workflowBundle });
   io.stdout(`Running ${module.cases.length} case(s)...`);
   return worker.runUntil(module.agent.eval({ ...options, taskQueue }));
 }
@@ -183,6 +190,7 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
     io.stdout(USAGE);
     return EXIT.ok;
   }
+  if (args.workflowBundle !== undefined && !existsSync(args.workflowBundle)) throw new UsageError(`--workflow-bundle ${args.workflowBundle}: no such file.`);
   const module = await loadModule(args.module);
   const baseline = await readBaseline(args.baseline);
   let client: Client;
