@@ -101,6 +101,30 @@ export class RetryableToolError extends DurableAgentError {
   static override isInstance = guard<RetryableToolError>("RetryableToolError");
 }
 
+/** The model asked for more tool calls in one answer than `limits.toolCallsPerAnswer` allows; none was executed. */
+export class TooManyToolCallsError extends DurableAgentError {
+  static override isInstance = guard<TooManyToolCallsError>("TooManyToolCallsError");
+  constructor(readonly modelId: string, readonly count: number, readonly limit: number) {
+    super(`Model "${modelId}" asked for ${count} tool calls in one answer, over limits.toolCallsPerAnswer (${limit}); none was executed.`);
+  }
+}
+
+/** The payload codec's keys are missing or malformed, or a payload cannot be decrypted; `keyId` names the key when known. Never carries key material. */
+export class PayloadCodecError extends DurableAgentError {
+  static override isInstance = guard<PayloadCodecError>("PayloadCodecError");
+  constructor(problem: string, readonly keyId?: string) {
+    super(`Payload codec: ${problem}`);
+  }
+}
+
+/** TLS was asked for but its settings are incomplete or name a file that cannot be read; `variable` and `path` say which. */
+export class TlsConfigError extends DurableAgentError {
+  static override isInstance = guard<TlsConfigError>("TlsConfigError");
+  constructor(readonly variable: string, readonly path: string | undefined, problem: string) {
+    super(`TLS for the Temporal connection: ${problem}`);
+  }
+}
+
 /** A run failed; `cause` carries the typed error when one is known. */
 export class RunFailedError extends DurableAgentError {
   static override isInstance = guard<RunFailedError>("RunFailedError");
@@ -114,6 +138,7 @@ const REBUILD: Record<string, (message: string, details: Record<string, unknown>
   UnknownAgentError: (_m, d) => new UnknownAgentError(String(d.agent), (d.registered as string[]) ?? []),
   ModelApiError: (m, d) => new ModelApiError(m, d.status as number | undefined, String(d.modelId)),
   PayloadTooLargeError: (_m, d) => new PayloadTooLargeError(String(d.what), Number(d.bytes), Number(d.limit)),
+  TooManyToolCallsError: (_m, d) => new TooManyToolCallsError(String(d.modelId), Number(d.count), Number(d.limit)),
 };
 
 /** Rebuilds a typed error from a Temporal failure's `type`, message and first detail. */

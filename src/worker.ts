@@ -4,10 +4,12 @@
  */
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { existsSync } from "node:fs";
+import type { DataConverter } from "@temporalio/common";
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from "@temporalio/worker";
 import type { Agent } from "./agent/define-agent.js";
 import { createActivities, createRegistry } from "./activities/index.js";
-import { temporalSettings } from "./client/connection.js";
+import { dataConverterFromEnv } from "./codec/data-converter.js";
+import { temporalSecurity, temporalSettings, type TemporalSecurity } from "./client/connection.js";
 import { TemporalConnectionError } from "./errors.js";
 
 /** Options of `ai.worker()`. */
@@ -16,14 +18,23 @@ export interface AgentWorkerOptions {
   agents: Agent[];
   /** Default `TEMPORAL_TASK_QUEUE`, else `durable-agent`. */
   taskQueue?: string;
-  /** A connection to reuse; default one to `TEMPORAL_ADDRESS` (else localhost:7233). */
+  /**
+   * A connection to reuse; default one to `TEMPORAL_ADDRESS` (else localhost:7233), with TLS and
+   * API key from `tls`/`apiKey` or the environment (`TEMPORAL_TLS*`, `TEMPORAL_API_KEY`).
+   */
   connection?: NativeConnection;
+  /** TLS for the default connection; default from `TEMPORAL_TLS`, `TEMPORAL_TLS_CERT`/`_KEY`/`_CA`/`_SERVER_NAME`. */
+  tls?: TemporalSecurity["tls"];
+  /** API key for the default connection (Temporal Cloud); default `TEMPORAL_API_KEY`. */
+  apiKey?: string;
+  /** Payload encoding, e.g. `encryptedDataConverter(keys)`; default encryption from `DURABLE_AGENT_CODEC_KEYS`, else none. */
+  dataConverter?: DataConverter;
   /** Default `TEMPORAL_NAMESPACE`, else `default`. */
   namespace?: string;
   /** A prebuilt bundle from `bundleAgentWorkflows()`, to skip bundling (useful in tests). */
   workflowBundle?: WorkerOptions["workflowBundle"];
   /** Passed through to Temporal's `Worker.create` (for example `maxCachedWorkflows`). */
-  workerOptions?: Partial<Omit<WorkerOptions, "taskQueue" | "connection" | "namespace" | "activities" | "workflowBundle" | "workflowsPath">>;
+  workerOptions?: Partial<Omit<WorkerOptions, "taskQueue" | "connection" | "namespace" | "activities" | "workflowBundle" | "workflowsPath" | "dataConverter">>;
 }
 
 /** The library's workflow module, as source in development and as JavaScript when built. */
@@ -53,9 +64,11 @@ const quietBundlerLogger = {
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const registry = createRegistry(options.agents);
   const settings = temporalSettings({ taskQueue: options.taskQueue, namespace: options.namespace });
-  const connection = options.connection ?? (await connectNative(settings.address));
+  const dataConverter = options.dataConverter ?? dataConverterFromEnv();
+  const connection = options.connection ?? (await connectNative(settings.address, temporalSecurity(options)));
   return Worker.create({
     ...options.workerOptions,
+    ...(dataConverter ? { dataConverter } : {}),
     connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
@@ -64,9 +77,9 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   });
 }
 
-async function connectNative(address: string): Promise<NativeConnection> {
+async function connectNative(address: string, security: TemporalSecurity): Promise<NativeConnection> {
   try {
-    return await NativeConnection.connect({ address });
+    return await NativeConnection.connect({ address, ...security });
   } catch (error) {
     throw new TemporalConnectionError(address, error);
   }

@@ -124,11 +124,12 @@ describe("tool execution", () => {
     expect(result.toolCalls[0]!.error).toMatch(/^Tool "update_plan" returned a value that cannot be serialised to JSON/);
   });
 
-  it("a result over Temporal's payload limit fails the call with a PayloadTooLargeError message", async () => {
+  it("a result over Temporal's payload limit is truncated to limits.toolOutputBytes with a visible marker, and the run goes on", async () => {
     const huge = ai.tool({ name: "update_plan", input: z.object({}), execute: async () => ({ blob: "x".repeat(3 * 1024 * 1024) }) });
     const { result } = await runScript([{ toolCalls: [{ name: "update_plan", arguments: {} }] }, "Too big."], [huge]);
-    expect(result.toolCalls[0]!.status).toBe("failed");
-    expect(result.toolCalls[0]!.error).toMatch(/^The output of tool "update_plan" is \d+ bytes, over Temporal's payload limit/);
+    expect(result.stopReason).toBe("answered");
+    expect(result.toolCalls[0]!.status).toBe("ok");
+    expect(result.toolCalls[0]!.output).toMatch(/^\{"blob":"x+ …\[truncated by durable-agent: the output of tool "update_plan" was \d+ bytes, over limits\.toolOutputBytes \(1048576\)\]$/);
   });
 
   it("an object with refused: true or ok: false and a reason is recorded as refused with that reason", async () => {

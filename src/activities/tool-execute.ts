@@ -2,10 +2,10 @@ import { Context, log } from "@temporalio/activity";
 import { z } from "zod";
 import type { Agent } from "../agent/define-agent.js";
 import type { Tool } from "../agent/define-tool.js";
-import { PAYLOAD_LIMIT_BYTES } from "../contract/constants.js";
 import { refusalReasonOf } from "../contract/tool-result.js";
 import type { RequestedToolCall, ToolCallRecord } from "../contract/types.js";
-import { PayloadTooLargeError, RetryableToolError, ToolOutputError } from "../errors.js";
+import { RetryableToolError, ToolOutputError } from "../errors.js";
+import { limitsOf, parseOmittedArguments, truncateOutput, utf8Bytes } from "../limits.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
 
 /** Input of the `tool.execute` activity. */
@@ -17,13 +17,25 @@ export interface ToolExecuteInput {
 
 /**
  * The `tool.execute` activity: parse, validate, execute and classify one tool call.
- * Bad calls (unknown tool, malformed JSON, invalid input) are refused without executing;
- * a tool that throws is `failed` unless it threw `RetryableToolError`, which Temporal retries.
+ * Bad calls (arguments over `limits.toolInputBytes`, unknown tool, malformed JSON, invalid input)
+ * are refused without executing; a tool that throws is `failed` unless it threw
+ * `RetryableToolError`, which Temporal retries. Output over `limits.toolOutputBytes` is truncated
+ * with a visible marker.
  */
 export function createToolExecute(registry: AgentRegistry) {
   return async function toolExecute({ agent: agentName, call, trip }: ToolExecuteInput): Promise<ToolCallRecord> {
     const agent = lookupAgent(registry, agentName);
     const record = (fields: Omit<ToolCallRecord, "id" | "name" | "trip">): ToolCallRecord => ({ id: call.id, name: call.name, trip, ...fields });
+    const limits = limitsOf(agent.options);
+    const oversized = oversizedInput(call.arguments, limits.toolInputBytes);
+    if (oversized) {
+      log.warn("tool call refused: arguments over limits.toolInputBytes", { tool: call.name, ...oversized });
+      return record({
+        input: `[${oversized.bytes} bytes omitted]`,
+        status: "refused",
+        reason: `Arguments for "${call.name}" are ${oversized.bytes} bytes, over the limit of ${oversized.limit} bytes (limits.toolInputBytes); the call was not executed. Send smaller arguments.`,
+      });
+    }
     const tool = agent.tool(call.name);
     if (!tool) {
       const known = agent.tools.map((t) => t.name).join(", ") || "none";
@@ -45,14 +57,33 @@ export function createToolExecute(registry: AgentRegistry) {
     } catch (error) {
       if (RetryableToolError.isInstance(error)) throw failureOf(error, { nonRetryable: false });
       const message = error instanceof Error ? error.message : String(error);
-      log.warn("tool call failed", { tool: call.name, error: message });
-      return record({ input: raw, status: "failed", error: message });
+      log.warn("tool call failed", { tool: call.name, error: message.slice(0, 500) });
+      const fits = utf8Bytes(message) <= limits.toolOutputBytes;
+      return record({ input: raw, status: "failed", error: fits ? message : truncateOutput(call.name, message, limits.toolOutputBytes) });
     }
-    const plain = toPlainData(call.name, output);
-    if (plain instanceof Error) return record({ input: raw, status: "failed", error: plain.message });
+    const json = toJson(call.name, output);
+    if (json instanceof Error) return record({ input: raw, status: "failed", error: json.message });
+    const plain: unknown = JSON.parse(json);
     const reason = refusalReasonOf(plain) ?? customRefusal(agent, call.name, raw, plain);
-    return reason === undefined ? record({ input: raw, output: plain, status: "ok" }) : record({ input: raw, output: plain, status: "refused", reason });
+    const shown = fitOutput(call.name, json, plain, limits.toolOutputBytes);
+    return reason === undefined ? record({ input: raw, output: shown, status: "ok" }) : record({ input: raw, output: shown, status: "refused", reason });
   };
+}
+
+/** Sizes of arguments over the limit: as sent, or as marked by the model call when it dropped them. */
+function oversizedInput(args: string, limit: number): { bytes: number; limit: number } | undefined {
+  const omitted = parseOmittedArguments(args);
+  if (omitted) return omitted;
+  const bytes = utf8Bytes(args);
+  return bytes > limit ? { bytes, limit } : undefined;
+}
+
+/** The output as the model will see it: as is, or its JSON cut to the limit with a marker. */
+function fitOutput(tool: string, json: string, plain: unknown, limit: number): unknown {
+  const bytes = utf8Bytes(json);
+  if (bytes <= limit) return plain;
+  log.warn("tool output truncated: over limits.toolOutputBytes", { tool, bytes, limit });
+  return truncateOutput(tool, json, limit);
 }
 
 function runTool(tool: Tool, input: unknown, call: RequestedToolCall, trip: number): Promise<unknown> {
@@ -73,17 +104,13 @@ function runTool(tool: Tool, input: unknown, call: RequestedToolCall, trip: numb
   );
 }
 
-/** The output as JSON data (what the model will see), or the typed error saying why it cannot be. */
-function toPlainData(tool: string, output: unknown): unknown {
-  let json: string;
+/** The output as JSON text, or the typed error saying why it cannot be. */
+function toJson(tool: string, output: unknown): string | ToolOutputError {
   try {
-    json = JSON.stringify(output ?? null);
+    return JSON.stringify(output ?? null) ?? "null";
   } catch (error) {
     return new ToolOutputError(tool, (error as Error).message);
   }
-  const bytes = Buffer.byteLength(json);
-  if (bytes > PAYLOAD_LIMIT_BYTES) return new PayloadTooLargeError(`The output of tool "${tool}"`, bytes, PAYLOAD_LIMIT_BYTES);
-  return JSON.parse(json);
 }
 
 function customRefusal(agent: Agent, tool: string, input: unknown, output: unknown): string | undefined {

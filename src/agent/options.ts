@@ -90,6 +90,19 @@ export interface AgentTimeouts {
   tool?: Duration;
 }
 
+/**
+ * Limits on what the model may ask for and what tools may return. The model is an untrusted
+ * source of tool calls: these keep a misbehaving one from flooding the worker or the history.
+ */
+export interface AgentLimits {
+  /** Tool calls the model may ask for in one answer; an answer with more fails the run with `TooManyToolCallsError` and executes none. Default 32. */
+  toolCallsPerAnswer?: number;
+  /** Bytes of one tool call's arguments (JSON text); a larger call is refused without executing, and the model is told. Default 256 KiB. */
+  toolInputBytes?: number;
+  /** Bytes of one tool result as JSON; a larger result is cut to this size with a visible marker before the model sees it. Default 1 MiB. */
+  toolOutputBytes?: number;
+}
+
 /** Options of `ai.agent()`. */
 export interface AgentOptions {
   /** How workers find the agent; keep it stable across deploys. Default `"agent"`. */
@@ -110,4 +123,6 @@ export interface AgentOptions {
   onToolRefusal?: OnToolRefusal;
   /** Deterministic checks around the model turn. None by default. */
   backstops?: Backstop[];
+  /** Tool calls per answer, tool input and output size. See `AgentLimits` for the defaults. */
+  limits?: AgentLimits;
 }

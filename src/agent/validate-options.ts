@@ -1,5 +1,6 @@
 import { AgentOptionsError } from "../errors.js";
 import { DEFAULT_AGENT_NAME, DEFAULT_MAX_TRIPS } from "../contract/constants.js";
+import { DEFAULT_LIMITS, MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES } from "../limits.js";
 import type { AgentOptions } from "./options.js";
 
 const ON_TOOL_REFUSAL = ["off", "retry-once-with-hint"];
@@ -36,6 +37,26 @@ export function validateAgentOptions(options: AgentOptions): void {
   }
   checkCount("maxTrips", options.maxTrips, 1);
   validateContractOptions(options, seen);
+  validateLimits(options);
+}
+
+function validateLimits(options: AgentOptions): void {
+  const limits = options.limits;
+  if (limits === undefined) return;
+  if (typeof limits !== "object" || limits === null) fail("limits", "must be an object { toolCallsPerAnswer?, toolInputBytes?, toolOutputBytes? }");
+  const known = new Set(Object.keys(DEFAULT_LIMITS));
+  for (const key of Object.keys(limits)) if (!known.has(key)) fail(`limits.${key}`, `is not a limit (limits are ${[...known].join(", ")})`);
+  checkCount("limits.toolCallsPerAnswer", limits.toolCallsPerAnswer, 1);
+  checkCount("limits.toolInputBytes", limits.toolInputBytes, 1);
+  checkCount("limits.toolOutputBytes", limits.toolOutputBytes, 256);
+  const input = limits.toolInputBytes ?? DEFAULT_LIMITS.toolInputBytes;
+  const output = limits.toolOutputBytes ?? DEFAULT_LIMITS.toolOutputBytes;
+  if (input + output > MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES) {
+    fail(
+      limits.toolOutputBytes !== undefined ? "limits.toolOutputBytes" : "limits.toolInputBytes",
+      `toolInputBytes + toolOutputBytes is ${input + output}, over ${MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES}: a tool call's record carries both in one Temporal payload (2 MB limit)`,
+    );
+  }
 }
 
 function validateContractOptions(options: AgentOptions, toolNames: Set<string>): void {

@@ -1,6 +1,9 @@
-import { Client, Connection } from "@temporalio/client";
+import { readFileSync } from "node:fs";
+import { Client, Connection, type TLSConfig } from "@temporalio/client";
+import type { DataConverter } from "@temporalio/common";
+import { dataConverterFromEnv } from "../codec/data-converter.js";
 import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE, DEFAULT_TEMPORAL_ADDRESS } from "../contract/constants.js";
-import { TemporalConnectionError } from "../errors.js";
+import { TemporalConnectionError, TlsConfigError } from "../errors.js";
 
 /** Where the Temporal server is. Defaults: `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_TASK_QUEUE`, else localhost:7233, default, durable-agent. */
 export interface TemporalSettings {
@@ -18,12 +21,77 @@ export function temporalSettings(overrides: Partial<TemporalSettings> = {}): Tem
   };
 }
 
-/** Connects a Temporal client, turning a failure into a `TemporalConnectionError` that names the address. */
-export async function connectClient(overrides: Partial<TemporalSettings> = {}): Promise<Client> {
-  const { address, namespace } = temporalSettings(overrides);
+/** How to authenticate to the Temporal server: TLS (mTLS with a client certificate) and/or an API key (Temporal Cloud). */
+export interface TemporalSecurity {
+  /** `true` for TLS with the system's roots, or certificates; absent for a plaintext connection. */
+  tls?: TLSConfig | boolean;
+  /** Sent as `Authorization: Bearer <key>`; turns TLS on unless `tls` is `false`. */
+  apiKey?: string;
+}
+
+/** Options of `connectClient` (`ai.connect`): where, how to authenticate, and how payloads are encoded. */
+export interface ConnectOptions extends Partial<TemporalSettings>, TemporalSecurity {
+  /** Default: payload encryption from `DURABLE_AGENT_CODEC_KEYS`, else none. */
+  dataConverter?: DataConverter;
+}
+
+/**
+ * TLS and API key from the environment, with the same names as the `temporal` CLI:
+ * `TEMPORAL_API_KEY`; `TEMPORAL_TLS=true|false`; `TEMPORAL_TLS_CERT` and `TEMPORAL_TLS_KEY` (client
+ * certificate and key files, for mTLS); `TEMPORAL_TLS_CA` (the server's root CA file);
+ * `TEMPORAL_TLS_SERVER_NAME`. Any TLS file or an API key turns TLS on unless `TEMPORAL_TLS=false`.
+ * Throws `TlsConfigError` naming the variable and the file when a file is missing or half a pair is given.
+ */
+export function temporalSecurityFromEnv(env: NodeJS.ProcessEnv = process.env): TemporalSecurity {
+  const apiKey = env.TEMPORAL_API_KEY || undefined;
+  const cert = env.TEMPORAL_TLS_CERT || undefined;
+  const key = env.TEMPORAL_TLS_KEY || undefined;
+  const ca = env.TEMPORAL_TLS_CA || undefined;
+  const serverName = env.TEMPORAL_TLS_SERVER_NAME || undefined;
+  const flag = env.TEMPORAL_TLS?.trim().toLowerCase();
+  if (flag && !["true", "1", "false", "0"].includes(flag)) throw new TlsConfigError("TEMPORAL_TLS", undefined, `TEMPORAL_TLS must be true or false (got ${JSON.stringify(env.TEMPORAL_TLS)}).`);
+  const explicitOff = flag === "false" || flag === "0";
+  const wanted = flag === "true" || flag === "1" || Boolean(cert || key || ca || serverName);
+  if (explicitOff || !wanted) return apiKey ? { apiKey, ...(explicitOff ? { tls: false } : {}) } : {};
+  if (cert && !key) throw new TlsConfigError("TEMPORAL_TLS_KEY", undefined, "TEMPORAL_TLS_CERT is set but TEMPORAL_TLS_KEY is not; mTLS needs the client certificate's private key too.");
+  if (key && !cert) throw new TlsConfigError("TEMPORAL_TLS_CERT", undefined, "TEMPORAL_TLS_KEY is set but TEMPORAL_TLS_CERT is not; mTLS needs the client certificate too.");
+  const tls: TLSConfig = {
+    ...(serverName ? { serverNameOverride: serverName } : {}),
+    ...(ca ? { serverRootCACertificate: readTlsFile("TEMPORAL_TLS_CA", ca) } : {}),
+    ...(cert && key ? { clientCertPair: { crt: readTlsFile("TEMPORAL_TLS_CERT", cert), key: readTlsFile("TEMPORAL_TLS_KEY", key) } } : {}),
+  };
+  return { tls: Object.keys(tls).length ? tls : true, ...(apiKey ? { apiKey } : {}) };
+}
+
+function readTlsFile(variable: string, path: string): Buffer {
   try {
-    const connection = await Connection.connect({ address, connectTimeout: "5s" });
-    return new Client({ connection, namespace });
+    return readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const problem = code === "ENOENT" ? "does not exist" : code === "EACCES" ? "cannot be read (permission denied)" : `cannot be read (${(error as Error).message})`;
+    throw new TlsConfigError(variable, path, `${variable} names ${path}, which ${problem}.`);
+  }
+}
+
+/** Security from options, else from the environment. */
+export function temporalSecurity(options: TemporalSecurity = {}): TemporalSecurity {
+  const fromEnv = options.tls === undefined ? temporalSecurityFromEnv() : { apiKey: process.env.TEMPORAL_API_KEY || undefined };
+  const tls = options.tls ?? fromEnv.tls;
+  const apiKey = options.apiKey ?? fromEnv.apiKey;
+  return { ...(tls !== undefined ? { tls } : {}), ...(apiKey !== undefined ? { apiKey } : {}) };
+}
+
+/**
+ * Connects a Temporal client, turning a failure into a `TemporalConnectionError` that names the
+ * address. TLS, API key and payload encryption come from options, else from the environment.
+ */
+export async function connectClient(overrides: ConnectOptions = {}): Promise<Client> {
+  const { address, namespace } = temporalSettings(overrides);
+  const security = temporalSecurity(overrides);
+  const dataConverter = overrides.dataConverter ?? dataConverterFromEnv();
+  try {
+    const connection = await Connection.connect({ address, connectTimeout: "5s", ...security });
+    return new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) });
   } catch (error) {
     throw new TemporalConnectionError(address, error);
   }

@@ -12,11 +12,28 @@ export interface ScriptedToolCall {
   id?: string;
 }
 
-/** One scripted answer: text, tool calls, or an HTTP error. A plain string is a text answer. */
+/**
+ * A hostile or broken answer, sent exactly as given: a raw body (malformed SSE, a truncated
+ * stream, invalid UTF-8, empty choices, HTML from a proxy), with any status and content type.
+ */
+export interface RawTurn {
+  /** The response body; an array is written piece by piece, in order. */
+  raw: string | Uint8Array | Array<string | Uint8Array>;
+  /** Default 200. */
+  status?: number;
+  /** Default `text/event-stream`. */
+  contentType?: string;
+  headers?: Record<string, string>;
+  /** Drop the connection after the body instead of ending the response (a stream cut off in transit). */
+  hangUp?: boolean;
+}
+
+/** One scripted answer: text, tool calls, an HTTP error, or a raw body. A plain string is a text answer. */
 export type ScriptedTurn =
   | string
   | { text?: string; toolCalls?: ScriptedToolCall[]; stallAfterChunks?: number }
-  | { status: number; body?: unknown; headers?: Record<string, string> };
+  | { status: number; body?: unknown; headers?: Record<string, string> }
+  | RawTurn;
 
 /** A chat completions request the server received. */
 export interface ScriptedRequest {
@@ -74,6 +91,10 @@ export async function startScriptedModel(script: ScriptedTurn[] | ScriptHandler,
     const request: ScriptedRequest = { index: requests.length, body, authorization: req.headers.authorization };
     requests.push(request);
     const turn = await handler(request);
+    if (typeof turn === "object" && "raw" in turn) {
+      writeRaw(res, turn);
+      return;
+    }
     if (typeof turn === "object" && "status" in turn) {
       res.writeHead(turn.status, { "content-type": "application/json", ...turn.headers });
       res.end(JSON.stringify(turn.body ?? { error: { message: `scripted error ${turn.status}`, type: "scripted_error" } }));
@@ -95,6 +116,13 @@ export async function startScriptedModel(script: ScriptedTurn[] | ScriptHandler,
         server.close(() => resolve());
       }),
   };
+}
+
+function writeRaw(res: ServerResponse, turn: RawTurn): void {
+  res.writeHead(turn.status ?? 200, { "content-type": turn.contentType ?? "text/event-stream", ...turn.headers });
+  for (const piece of Array.isArray(turn.raw) ? turn.raw : [turn.raw]) res.write(piece);
+  if (turn.hangUp) res.socket?.destroy();
+  else res.end();
 }
 
 function exhausted(index: number, length: number): ScriptedTurn {
