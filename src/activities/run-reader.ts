@@ -22,11 +22,11 @@ export function runRefOf(context: Context): RunRef {
 }
 
 /** Reads `part` of a run from `from` up to `to` (exclusive), page by page. */
-export async function readRunPart<T>(client: Client, ref: RunRef, part: RunPart, from: number, to: number): Promise<T[]> {
+export async function readRunPart<T>(client: Client, ref: RunRef, part: RunPart, from: number, to: number, maxBytes?: number): Promise<T[]> {
   const handle = client.workflow.getHandle(ref.workflowId, ref.runId);
   const items: T[] = [];
   for (let next = from; next < to; ) {
-    const page = (await handle.query(runPageQuery, part, next)) as RunPage<T>;
+    const page = (await handle.query(runPageQuery, part, next, maxBytes)) as RunPage<T>;
     if (page.items.length === 0) throw new Error(`run ${ref.runId} has ${page.total} ${part}, fewer than the ${to} asked for`);
     items.push(...page.items.slice(0, to - next));
     next = page.next;

@@ -1,5 +1,6 @@
 import type { Client } from "@temporalio/client";
 import { readRunPart } from "../activities/run-reader.js";
+import { MAX_PAGE_BYTES } from "../contract/paging.js";
 import type { Message, RunResult, ToolCallRecord } from "../contract/types.js";
 import type { AgentRunResult } from "../workflows/definitions.js";
 
@@ -9,8 +10,8 @@ export async function completeResult(client: Client, result: AgentRunResult): Pr
   if (!paged) return rest;
   const ref = { workflowId: result.workflowId, runId: result.runId };
   const [messages, toolCalls] = await Promise.all([
-    readRunPart<Message>(client, ref, "messages", 0, paged.messages),
-    readRunPart<ToolCallRecord>(client, ref, "toolCalls", 0, paged.toolCalls),
+    readRunPart<Message>(client, ref, "messages", 0, paged.messages, MAX_PAGE_BYTES),
+    readRunPart<ToolCallRecord>(client, ref, "toolCalls", 0, paged.toolCalls, MAX_PAGE_BYTES),
   ]);
   return { ...rest, messages, toolCalls };
 }

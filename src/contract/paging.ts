@@ -10,8 +10,10 @@ export interface RunPage<T = unknown> {
   total: number;
 }
 
-/** Items are moved in pages of at most this many bytes of JSON (well under Temporal's 2 MB payload limit). */
-export const PAGE_BYTES = 1024 * 1024;
+/** Items are moved in pages of at most this many bytes of JSON (under the 512 KB payload warning). */
+export const PAGE_BYTES = 256 * 1024;
+/** The largest page a reader may ask for (under the 2 MB payload limit). */
+export const MAX_PAGE_BYTES = 1536 * 1024;
 
 const encoder = new TextEncoder();
 

@@ -6,7 +6,8 @@ import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, lo
 import { ACTIVITY } from "../contract/constants.js";
 import { initialContractState } from "../contract/contract-state.js";
 import { updatePendingRefusals } from "../contract/decide.js";
-import { pageOf, type RunPart } from "../contract/paging.js";
+import { pack, unpack } from "../contract/packing.js";
+import { MAX_PAGE_BYTES, PAGE_BYTES, pageOf, type RunPart } from "../contract/paging.js";
 import { failedCall, finish, initialState, recordAnswer, recordToolCalls, type RunState } from "../contract/run-state.js";
 import type { Message, RequestedToolCall, StopReason, ToolCallRecord } from "../contract/types.js";
 import { activitiesFor, local, type ActivityProxies } from "./activities.js";
@@ -16,19 +17,21 @@ import { RunEventPublisher } from "./run-event-publisher.js";
 
 /** Stream events kept across continue-as-new: a subscriber further behind than this resumes at the oldest kept. */
 const STREAM_EVENTS_KEPT = 1000;
+/** State packed smaller than this is carried across continue-as-new in the new run's input. */
+const CARRY_INLINE_BYTES = 1536 * 1024;
 /** A result larger than this leaves messages and tool calls to be read in pages. */
 const RESULT_INLINE_BYTES = 1024 * 1024;
 
 /** Runs an agent's trip loop: model call, tool calls, model call, ... bounded by `maxTrips`. */
-export async function agentRun(args: AgentRunArgs): Promise<AgentRunResult> {
+export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promise<AgentRunResult> {
   const { resume } = args;
   const run = initialState(args.messages, resume?.trips);
   setHandler(traceQuery, () => run.trace);
-  setHandler(runPageQuery, (part, from) => pageOf<unknown>(run[part], from));
+  setHandler(runPageQuery, (part, from, maxBytes) => pageOf<unknown>(run[part], from, Math.min(maxBytes ?? PAGE_BYTES, MAX_PAGE_BYTES)));
   const events = new RunEventPublisher(run, resume?.stream);
   const spec = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
   const { model, tools } = activitiesFor(spec);
-  if (resume) await loadState(run, resume, tools, events);
+  if (resume) await loadState(run, resume, carried, tools, events);
   const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages) };
   const streamText = args.streamText === true;
   const end = async (stopReason: StopReason, detail: string): Promise<AgentRunResult> => {
@@ -87,17 +90,20 @@ async function executeTool(tools: ActivityProxies, agent: string, call: Requeste
 }
 
 /**
- * Continues as new when Temporal suggests it, carrying the contract's budgets and state and the
- * stream's recent events; the new run loads the conversation, tool calls and trace in pages.
+ * Continues as new when Temporal suggests it, carrying the contract's budgets and state, the
+ * stream's recent events, and the conversation, tool calls and trace: gzipped in the new run's
+ * input when that fits a payload, else loaded by the new run in pages from this one.
  */
 async function continueAsNew(args: AgentRunArgs, ctx: ContractContext, events: RunEventPublisher): Promise<never> {
   const { run } = ctx;
   events.syncTrace();
   const { base_offset, log: items } = events.stream.getState();
   events.stream.truncate(base_offset + Math.max(0, items.length - STREAM_EVENTS_KEPT));
-  log.info("continuing as new", { trips: run.trips, messages: run.messages.length });
-  return events.stream.continueAsNew<typeof agentRun>((stream) => [
-    {
+  const packed = pack({ messages: run.messages, toolCalls: run.toolCalls, trace: run.trace } satisfies CarriedState);
+  const inline = packed.length <= CARRY_INLINE_BYTES;
+  log.info("continuing as new", { trips: run.trips, messages: run.messages.length, packedBytes: packed.length, inline });
+  return events.stream.continueAsNew<typeof agentRun>((stream) => {
+    const next: AgentRunArgs = {
       agent: args.agent,
       messages: [],
       ...(args.streamText ? { streamText: true } : {}),
@@ -109,12 +115,21 @@ async function continueAsNew(args: AgentRunArgs, ctx: ContractContext, events: R
         contract: ctx.contract,
         stream,
       },
-    },
-  ]);
+    };
+    return inline ? [next, packed] : [next];
+  });
 }
 
-/** Loads a continued run's state from the run before it, page by page. */
-async function loadState(run: RunState, resume: ResumeState, tools: ActivityProxies, events: RunEventPublisher): Promise<void> {
+type CarriedState = Pick<RunState, "messages" | "toolCalls" | "trace">;
+
+/** Loads a continued run's state: from its input, or from the run before it, page by page. */
+async function loadState(run: RunState, resume: ResumeState, carried: Uint8Array | undefined, tools: ActivityProxies, events: RunEventPublisher): Promise<void> {
+  if (carried) {
+    const state = unpack<CarriedState>(carried);
+    run.messages.push(...state.messages);
+    run.toolCalls.push(...state.toolCalls);
+    run.trace.push(...state.trace);
+  }
   for (const part of ["messages", "toolCalls", "trace"] as RunPart[]) {
     const items: unknown[] = run[part];
     while (items.length < resume.counts[part]) {

@@ -18,9 +18,9 @@ export interface AgentRunArgs {
 }
 
 /**
- * What a run carries across continue-as-new. The conversation, tool calls and trace are not
- * carried inline (they may be larger than a payload): the new run loads them in pages from
- * `fromRunId` with the `run.load` activity.
+ * What a run carries across continue-as-new. The conversation, tool calls and trace travel
+ * gzipped in the workflow's second argument when they fit a payload; otherwise the new run loads
+ * them in pages from `fromRunId` with the `run.load` activity.
  */
 export interface ResumeState {
   fromRunId: string;
@@ -40,7 +40,7 @@ export interface ResumeState {
 export type AgentRunResult = RunResult & { paged?: { messages: number; toolCalls: number } };
 
 /** A page of the run's messages, tool calls or trace: activities read the conversation with it. */
-export const runPageQuery = defineQuery<RunPage, [RunPart, number]>("run-page");
+export const runPageQuery = defineQuery<RunPage, [part: RunPart, from: number, maxBytes?: number]>("run-page");
 
 /** Run-stream items from an offset, in the Workflow Streams wire format (base64 `Payload` protos). */
 export interface StreamTail {
