@@ -6,6 +6,7 @@ import { AgentOptionsError, ai, DEFAULT_LIMITS, ModelApiError, PayloadTooLargeEr
 import { limitsOf, omittedArguments, truncateOutput } from "../src/limits.js";
 import { validateAnswer } from "../src/models/validate-answer.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
+import { validateAnswerWired } from "./fuzz-cases.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
 
 let harness: Harness;
@@ -151,6 +152,28 @@ describe("tool input size on a real worker", () => {
   it("a call whose arguments the model call omitted (the marker) is refused with the original size", async () => {
     const { result } = await runScript([{ toolCalls: [{ name: "note", arguments: omittedArguments(5_242_880, 262_144) }] }, "OK."], [note]);
     expect(result.toolCalls[0]!.reason).toMatch(/^Arguments for "note" are 5242880 bytes, over the limit of 262144 bytes/);
+  });
+});
+
+describe("tool calls per answer on a real worker", () => {
+  const calls = (n: number) => Array.from({ length: n }, (_, i) => ({ name: "count", arguments: { i } }));
+  const executed: number[] = [];
+  const count = ai.tool({ name: "count", input: z.object({ i: z.number() }), execute: async ({ i }) => { executed.push(i); return { ok: true }; } });
+
+  it("up to limits.toolCallsPerAnswer calls in one answer all run", async () => {
+    executed.length = 0;
+    const { result } = await runScript([{ toolCalls: calls(2) }, "Counted."], [count], { toolCallsPerAnswer: 2 });
+    expect(result.toolCalls.map((c) => c.status)).toEqual(["ok", "ok"]);
+    expect(executed.sort()).toEqual([0, 1]);
+  });
+
+  if (!validateAnswerWired) it.todo("more than limits.toolCallsPerAnswer fails the run: runs once src/activities/model-call.ts calls validateAnswer");
+  it.runIf(validateAnswerWired)("one more than limits.toolCallsPerAnswer fails the run with TooManyToolCallsError, and executes none", async () => {
+    executed.length = 0;
+    const error = await runScript([{ toolCalls: calls(3) }, "Counted."], [count], { toolCallsPerAnswer: 2 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TooManyToolCallsError);
+    expect(error).toMatchObject({ count: 3, limit: 2, modelId: "gpt-test" });
+    expect(executed).toEqual([]);
   });
 });
 

@@ -31,7 +31,7 @@ export interface RawTurn {
 /** One scripted answer: text, tool calls, an HTTP error, or a raw body. A plain string is a text answer. */
 export type ScriptedTurn =
   | string
-  | { text?: string; toolCalls?: ScriptedToolCall[]; stallAfterChunks?: number }
+  | { text?: string; toolCalls?: ScriptedToolCall[]; stallAfterChunks?: number; chunkSize?: number }
   | { status: number; body?: unknown; headers?: Record<string, string> }
   | RawTurn;
 
@@ -102,7 +102,7 @@ export async function startScriptedModel(script: ScriptedTurn[] | ScriptHandler,
     }
     const answer = typeof turn === "string" ? { text: turn } : turn;
     const completion = { id: `chatcmpl-scripted-${request.index}`, created: Math.floor(Date.now() / 1000), model: body.model };
-    if (body.stream) writeStream(res, completion, answer, options.chunkSize ?? 8, request);
+    if (body.stream) writeStream(res, completion, answer, answer.chunkSize ?? options.chunkSize ?? 8, request);
     else writeCompletion(res, completion, answer);
   }
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
@@ -143,6 +143,8 @@ interface Answer {
   toolCalls?: ScriptedToolCall[];
   /** Stream this many chunks, then stop sending without ending the response (a stalled model). */
   stallAfterChunks?: number;
+  /** Characters per streamed delta for this answer (e.g. large, to send megabytes quickly). Default: the server's. */
+  chunkSize?: number;
 }
 interface CompletionIds {
   id: string;

@@ -1,0 +1,115 @@
+/**
+ * Issue 9, item 3: a model that misbehaves. Many runs at once against one worker, each given a
+ * hostile answer from a seeded list; every run ends with a clear stop reason or a typed error,
+ * the worker stays up, and well-behaved runs alongside them complete exactly as they should.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ai, DurableAgentError, type RunResult } from "../src/index.js";
+import { startScriptedModel, type ScriptedModel, type ScriptedRequest, type ScriptedTurn } from "../src/testing/index.js";
+import { fuzzCases, validateAnswerWired, type FuzzCase } from "./fuzz-cases.js";
+import { connectHarness, withWorker, type Harness } from "./harness.js";
+
+const SEED = 20261130;
+const PER_KIND = 3;
+/** Errors a hostile answer may end a run with: typed, named, and saying what went wrong. */
+const TYPED_ERRORS = new Set(["ModelApiError", "TooManyToolCallsError", "PayloadTooLargeError"]);
+
+const cases = fuzzCases(SEED, PER_KIND).filter((c) => validateAnswerWired || !c.needsValidateAnswer);
+
+let harness: Harness;
+let model: ScriptedModel;
+const executed = new Map<string, number>();
+const attempts = new Map<string, number>();
+
+/** Answers by the case named in the user message: the hostile answer on trip 1, a plain one after; good runs call the tool, then answer. */
+function answer(request: ScriptedRequest): ScriptedTurn {
+  const user = String(request.body.messages.find((m) => m.role === "user")?.content ?? "");
+  const trip = request.body.messages.filter((m) => m.role === "assistant").length + 1;
+  const good = /^good run (\d+)/.exec(user);
+  if (good) return trip === 1 ? { toolCalls: [{ name: "update_plan", arguments: { from: `squats-${good[1]}`, to: `lunges-${good[1]}` } }] } : `Good run ${good[1]}: swapped.`;
+  const id = Number(/^case (\d+)/.exec(user)?.[1]);
+  const fuzzCase = cases.find((c) => c.id === id)!;
+  const key = `${id}/${trip}`;
+  const attempt = (attempts.get(key) ?? 0) + 1;
+  attempts.set(key, attempt);
+  return trip === 1 ? fuzzCase.answer(attempt) : "Recovered.";
+}
+
+const updatePlan = ai.tool({
+  name: "update_plan",
+  input: z.object({ from: z.string(), to: z.string() }),
+  execute: async ({ from, to }, ctx) => {
+    executed.set(ctx.workflowId, (executed.get(ctx.workflowId) ?? 0) + 1);
+    return { ok: true, plan: [to], replaced: from };
+  },
+});
+
+beforeAll(async () => {
+  harness = await connectHarness();
+  model = await startScriptedModel(answer);
+});
+afterAll(async () => {
+  await model.close();
+  await harness.close();
+});
+
+type Outcome = { result: RunResult } | { error: unknown };
+
+function checkOutcome(fuzzCase: FuzzCase, outcome: Outcome): void {
+  const label = `case ${fuzzCase.id} (${fuzzCase.kind})`;
+  const { expected } = fuzzCase;
+  if ("error" in outcome) {
+    const error = outcome.error as Error;
+    expect(DurableAgentError.isInstance(error), `${label}: an untyped error ${String(error)}`).toBe(true);
+    expect(TYPED_ERRORS.has(error.name), `${label}: ${error.name}`).toBe(true);
+    expect("error" in expected && error.name, `${label}: ${error.message}`).toBe("error" in expected ? expected.error : "a stop reason");
+    if ("error" in expected) expect(error.message, label).toMatch(expected.message);
+    return;
+  }
+  const { result } = outcome;
+  expect(["answered", "max-trips"], label).toContain(result.stopReason);
+  expect("stopReason" in expected, `${label}: ended ${result.stopReason}, expected ${JSON.stringify(expected)}`).toBe(true);
+  if (!("stopReason" in expected)) return;
+  expect(result.stopReason, label).toBe(expected.stopReason);
+  if (expected.toolStatus) expect(result.toolCalls.map((c) => c.status), label).toEqual(Array(expected.toolCalls ?? 1).fill(expected.toolStatus));
+  if (expected.reason) expect(result.toolCalls[0]!.reason, label).toMatch(expected.reason);
+  if (expected.toolStatus === "refused") expect(executed.get(result.workflowId), `${label}: a refused call was executed`).toBeUndefined();
+  if (expected.reply) expect(result.reply, label).toMatch(expected.reply);
+  if (expected.attempts) expect(attempts.get(`${fuzzCase.id}/1`), label).toBe(expected.attempts);
+  // Nothing hostile is kept whole in the run: the recorded conversation stays small.
+  expect(Buffer.byteLength(JSON.stringify(result.messages)), label).toBeLessThan(512 * 1024);
+}
+
+describe("a model that misbehaves (seeded fuzz)", () => {
+  it(`${cases.length} hostile runs and 4 well-behaved runs share one worker: each hostile run ends clearly, the good ones exactly as usual`, async () => {
+    const hostile = ai.agent({ name: "fuzz-hostile", model: ai.openai("gpt-fuzz", { baseURL: model.baseURL }), tools: [updatePlan], maxTrips: 3 });
+    const wellBehaved = ai.agent({ name: "fuzz-good", model: ai.openai("gpt-good", { baseURL: model.baseURL }), tools: [updatePlan], maxTrips: 3 });
+    const started = Date.now();
+    const { outcomes, good, after, workerState } = await withWorker(harness, [hostile, wellBehaved], async ({ taskQueue, worker }) => {
+      const opts = { client: harness.client, taskQueue };
+      const settle = (p: Promise<RunResult>): Promise<Outcome> => p.then((result) => ({ result }), (error: unknown) => ({ error }));
+      const goodRuns = [0, 1, 2, 3].map((n) => wellBehaved.run(`good run ${n}: swap squats for lunges`, opts));
+      const outcomes = await Promise.all(cases.map((c) => settle(hostile.run(`case ${c.id}: swap squats for lunges`, opts))));
+      const good = await Promise.all(goodRuns);
+      const workerState = worker.getState();
+      const after = await wellBehaved.run("good run 9: after the storm", opts); // the worker still serves new runs
+      return { outcomes, good, after, workerState };
+    });
+    cases.forEach((fuzzCase, i) => checkOutcome(fuzzCase, outcomes[i]!));
+    for (const [n, result] of [...good.entries(), [9, after] as const]) {
+      expect(result).toMatchObject({ stopReason: "answered", reply: `Good run ${n}: swapped.`, trips: 2 });
+      expect(result.toolCalls).toMatchObject([{ name: "update_plan", status: "ok", input: { from: `squats-${n}`, to: `lunges-${n}` }, output: { ok: true, plan: [`lunges-${n}`] } }]);
+      expect(executed.get(result.workflowId)).toBe(1);
+    }
+    expect(workerState).toBe("RUNNING");
+    const byKind = new Map<string, string[]>();
+    cases.forEach((c, i) => {
+      const outcome = outcomes[i]!;
+      byKind.set(c.kind, [...(byKind.get(c.kind) ?? []), "error" in outcome ? (outcome.error as Error).name : outcome.result.stopReason]);
+    });
+    console.log(`fuzz seed ${SEED}: ${cases.length} hostile runs in ${Date.now() - started} ms\n${[...byKind].map(([kind, ends]) => `  ${kind}: ${ends.join(", ")}`).join("\n")}`);
+  }, 90_000);
+
+  if (!validateAnswerWired) it.todo("5 MB arguments and hundreds of tool calls: run once src/activities/model-call.ts calls validateAnswer");
+});
