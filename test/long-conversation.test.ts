@@ -1,32 +1,15 @@
-import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
-import type { Client } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai } from "../src/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { decodedHistory, runChain } from "./history-helpers.js";
 
 let harness: Harness;
 beforeAll(async () => {
   harness = await connectHarness();
 });
 afterAll(() => harness.close());
-
-/** Every payload of a history, decoded to text. */
-export function decodedHistory(history: Parameters<typeof historyToJSON>[0]): string {
-  return historyToJSON(history).replace(/"data":\s*"([A-Za-z0-9+/=]+)"/g, (_m: string, data: string) => Buffer.from(data, "base64").toString("utf8"));
-}
-
-/** The run ids of a workflow's continue-as-new chain, first to last. */
-export async function runChain(client: Client, workflowId: string, firstRunId: string): Promise<string[]> {
-  const chain = [firstRunId];
-  for (;;) {
-    const history = await client.workflow.getHandle(workflowId, chain.at(-1)).fetchHistory();
-    const next = history.events!.at(-1)!.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
-    if (!next) return chain;
-    chain.push(next);
-  }
-}
 
 describe("history grows linearly", () => {
   it("300 trips with 4 KB tool results (a conversation over 2 MB) run to completion, each message written at most once per run's history", async () => {

@@ -1,5 +1,5 @@
 import { Context } from "@temporalio/activity";
-import type { RunPage, RunPart } from "../contract/paging.js";
+import { MAX_PAGE_BYTES, type RunPage, type RunPart } from "../contract/paging.js";
 import { runPageQuery } from "../workflows/definitions.js";
 import { runRefOf } from "./run-reader.js";
 
@@ -17,5 +17,5 @@ export interface RunLoadInput {
 export async function runLoad(input: RunLoadInput): Promise<RunPage> {
   const context = Context.current();
   const handle = context.client.workflow.getHandle(runRefOf(context).workflowId, input.fromRunId);
-  return (await handle.query(runPageQuery, input.part, input.from)) as RunPage;
+  return (await handle.query(runPageQuery, input.part, input.from, MAX_PAGE_BYTES)) as RunPage;
 }

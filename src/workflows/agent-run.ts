@@ -34,6 +34,7 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   if (resume) await loadState(run, resume, carried, tools, events);
   const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages) };
   const streamText = args.streamText === true;
+  const tripsAtStart = run.trips;
   const end = async (stopReason: StopReason, detail: string): Promise<AgentRunResult> => {
     const result = compact(finish(run, stopReason, detail, { workflowId: workflowInfo().workflowId, runId: workflowInfo().runId }));
     events.publish({ type: "run.finished", result });
@@ -44,7 +45,8 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   // 1. Before the first trip: before-phase backstops, and whether the input asks for an action.
   if (!resume) await beforeFirstTrip(ctx);
   while (run.trips < spec.maxTrips) {
-    if (workflowInfo().continueAsNewSuggested) await continueAsNew(args, ctx, events);
+    // Only after a trip of this run's own: loading a large state may itself pass the threshold.
+    if (workflowInfo().continueAsNewSuggested && run.trips > tripsAtStart) await continueAsNew(args, ctx, events);
     // 2. A trip: one model call. The activity reads the conversation from the run, so it is not repeated in the history.
     const trip = run.trips + 1;
     events.publish({ type: "trip.started", trip });

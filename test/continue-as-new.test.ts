@@ -1,0 +1,112 @@
+/**
+ * Continue-as-new crossed several times mid-run, on a dev server whose suggestion threshold is
+ * lowered to 40 history events: nothing about the contract, the stream or the result changes.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { NativeConnection } from "@temporalio/worker";
+import type { Client } from "@temporalio/client";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { z } from "zod";
+import { ai, type Agent, type Backstop, type StreamedRunEvent } from "../src/index.js";
+import { startDevServer, startScriptedModel, type DevServer, type ScriptedTurn } from "../src/testing/index.js";
+import { createAgentWorker } from "../src/worker.js";
+import { swap, updatePlanTool } from "./contract-helpers.js";
+import { connectHarness, type Harness } from "./harness.js";
+import { historyEvents, runChain } from "./history-helpers.js";
+
+let harness: Harness;
+let server: DevServer;
+let connection: NativeConnection;
+let client: Client;
+beforeAll(async () => {
+  harness = await connectHarness(); // installs the quiet runtime
+  server = await startDevServer({ extraArgs: ["--dynamic-config-value", "limit.historyCount.suggestContinueAsNew=40"] });
+  connection = await NativeConnection.connect({ address: server.address });
+  client = server.env.client;
+});
+afterAll(async () => {
+  await connection?.close();
+  await server?.stop();
+  await harness.close();
+});
+
+async function withCanWorker<T>(agents: Agent[], fn: (taskQueue: string) => Promise<T>): Promise<T> {
+  const taskQueue = `can-${randomUUID()}`;
+  const worker = await createAgentWorker({ agents, connection, taskQueue, workflowBundle: { codePath: inject("workflowBundlePath") } });
+  return worker.runUntil(fn(taskQueue));
+}
+
+const logTool = ai.tool({ name: "log", input: z.object({ n: z.number() }), execute: async ({ n }) => ({ logged: n }) });
+const logTrips = (from: number, count: number): ScriptedTurn[] => Array.from({ length: count }, (_v, i) => ({ toolCalls: [{ name: "log", arguments: { n: from + i } }] }));
+
+describe("continue-as-new", () => {
+  it("crossed several times mid-run: budgets, pending refusals, backstops that ran and their shared state, and the stream carry over", async () => {
+    const effects: string[] = [];
+    const backstops: Backstop[] = [
+      { name: "injury", phase: "before", detect: (t) => /hurt/.test(t.input), run: ({ state }) => { effects.push("injury"); state.injury = "knee"; return { prompt: "Mind the knee." }; } },
+      { name: "audit", detect: (t) => t.reply === "AUDIT", run: ({ state }) => { effects.push("audit"); return { prompt: `Audit: injury=${String(state.injury)}` }; } },
+    ];
+    const script: ScriptedTurn[] = [
+      swap("moonwalks"), // trip 1: refused; the refusal stays pending across the boundaries below
+      ...logTrips(1, 10), // trips 2-11
+      "Sorry.", // trip 12: refusal retry
+      "Want me to swap it?", // trip 13: actWhenAsked re-prompt (its one)
+      ...logTrips(11, 6), // trips 14-19
+      "AUDIT", // trip 20: the after backstop, reading state set before the first boundary
+      "Want me to?", // trip 21: actWhenAsked's budget is spent, so the run ends
+    ];
+    const model = await startScriptedModel(script);
+    const agent = ai.agent({
+      name: "can-coach",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [updatePlanTool(), logTool],
+      maxTrips: 30,
+      onToolRefusal: "retry-once-with-hint",
+      actWhenAsked: { intents: ["swap"], requiredTools: ["update_plan"] },
+      backstops,
+    });
+    const { result, events, chain } = await withCanWorker([agent], async (taskQueue) => {
+      const handle = await agent.start("I hurt my knee; swap squats", { client, taskQueue, streamText: true });
+      const firstRunId = (await handle.workflow.describe()).runId;
+      const events: StreamedRunEvent[] = [];
+      for await (const event of handle.stream()) events.push(event);
+      return { result: await handle.result(), events, chain: await runChain(client, handle.workflowId, firstRunId) };
+    });
+    await model.close();
+
+    expect(chain.length).toBeGreaterThanOrEqual(4);
+    expect(result).toMatchObject({ stopReason: "answered", trips: 21, reply: "Want me to?" });
+    expect(effects).toEqual(["injury", "audit"]);
+    expect(result.trace.filter((e) => e.type === "reprompt").map((e) => [e.trip, e.kind, e.text.slice(0, 40)])).toEqual([
+      [12, "refusal-retry", expect.stringContaining("`update_plan` tool refused")],
+      [13, "act-when-asked", expect.stringContaining("You answered without making")],
+      [20, "backstop", "Audit: injury=knee"],
+    ]);
+    expect(result.messages).toHaveLength(1 + 1 + 17 * 2 + 4 + 3); // input, before prompt, 17 tool trips, 4 answers, 3 re-prompts
+    expect(result.toolCalls).toHaveLength(17);
+    // the stream: consecutive offsets across every boundary, every trip, ending with the result
+    expect(events.map((e) => e.offset)).toEqual(events.map((_e, i) => i));
+    expect(events.filter((e) => e.type === "trip.started").map((e) => (e as { trip: number }).trip)).toEqual(Array.from({ length: 21 }, (_v, i) => i + 1));
+    expect(events.at(-1)).toMatchObject({ type: "run.finished", result: { trips: 21 } });
+  }, 120_000);
+
+  it("state too large to carry in one payload (incompressible tool outputs) is loaded by the new run in pages", async () => {
+    const blob = ai.tool({ name: "blob", input: z.object({}), execute: async () => ({ data: randomBytes(600 * 1024).toString("base64") }) });
+    const model = await startScriptedModel([...Array(4).fill({ toolCalls: [{ name: "blob" }] }), "Got them."]);
+    const agent = ai.agent({ name: "can-blobs", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [blob] });
+    const { result, loads, chain } = await withCanWorker([agent], async (taskQueue) => {
+      const handle = await agent.start("Fetch the blobs", { client, taskQueue });
+      const firstRunId = (await handle.workflow.describe()).runId;
+      const result = await handle.result();
+      const events = await historyEvents(client, handle.workflowId, result.runId);
+      const loads = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === "run.load").length;
+      return { result, loads, chain: await runChain(client, handle.workflowId, firstRunId) };
+    });
+    await model.close();
+    expect(chain.length).toBeGreaterThan(1);
+    expect(loads).toBeGreaterThan(1);
+    expect(result).toMatchObject({ stopReason: "answered", trips: 5, reply: "Got them." });
+    expect(result.toolCalls).toHaveLength(4);
+    expect(result.toolCalls.every((c) => c.status === "ok" && (c.output as { data: string }).data.length > 400_000)).toBe(true);
+  }, 120_000);
+});

@@ -1,0 +1,37 @@
+/** Reading histories in tests: decoded payloads, small pages, continue-as-new chains. */
+import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
+import type { Client } from "@temporalio/client";
+import type { temporal } from "@temporalio/proto";
+
+/** Every payload of a history, decoded to text. */
+export function decodedHistory(history: Parameters<typeof historyToJSON>[0]): string {
+  return historyToJSON(history).replace(/"data":\s*"([A-Za-z0-9+/=]+)"/g, (_m: string, data: string) => Buffer.from(data, "base64").toString("utf8"));
+}
+
+/** A run's history events, read in small pages (a run with large payloads can exceed one gRPC message). */
+export async function historyEvents(client: Client, workflowId: string, runId: string) {
+  const events: temporal.api.history.v1.IHistoryEvent[] = [];
+  let nextPageToken: Uint8Array | undefined;
+  do {
+    const page = await client.workflowService.getWorkflowExecutionHistory({
+      namespace: "default",
+      execution: { workflowId, runId },
+      maximumPageSize: 2,
+      nextPageToken,
+    });
+    events.push(...(page.history?.events ?? []));
+    nextPageToken = page.nextPageToken?.length ? page.nextPageToken : undefined;
+  } while (nextPageToken);
+  return events;
+}
+
+/** The run ids of a workflow's continue-as-new chain, first to last. */
+export async function runChain(client: Client, workflowId: string, firstRunId: string): Promise<string[]> {
+  const chain = [firstRunId];
+  for (;;) {
+    const events = await historyEvents(client, workflowId, chain.at(-1)!);
+    const next = events.at(-1)!.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
+    if (!next) return chain;
+    chain.push(next);
+  }
+}
