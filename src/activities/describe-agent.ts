@@ -14,6 +14,7 @@ export function createDescribeAgent(registry: AgentRegistry) {
       timeouts: {
         model: agent.options.timeouts?.model ?? DEFAULT_TIMEOUTS.model,
         tool: agent.options.timeouts?.tool ?? DEFAULT_TIMEOUTS.tool,
+        heartbeat: agent.options.timeouts?.heartbeat ?? DEFAULT_TIMEOUTS.heartbeat,
       },
       contract: contractSpecOf(agent.options),
     };

@@ -4,6 +4,7 @@ import { createContractEvaluate } from "./contract-evaluate.js";
 import { createDescribeAgent } from "./describe-agent.js";
 import { createModelCall } from "./model-call.js";
 import { createToolExecute } from "./tool-execute.js";
+import { keepAlive } from "./keep-alive.js";
 import { runLoad } from "./run-load.js";
 import type { AgentRegistry } from "./registry.js";
 
@@ -11,14 +12,14 @@ export { createRegistry, type AgentRegistry } from "./registry.js";
 export type { ModelCallInput, ModelCallOutput } from "./model-call.js";
 export type { ToolExecuteInput } from "./tool-execute.js";
 
-/** The activities a worker registers, under their stable type names. */
+/** The activities a worker registers, under their stable type names; the non-local ones keep themselves alive with heartbeats. */
 export function createActivities(registry: AgentRegistry) {
   return {
     [ACTIVITY.describe]: createDescribeAgent(registry),
-    [ACTIVITY.modelCall]: createModelCall(registry),
-    [ACTIVITY.toolExecute]: createToolExecute(registry),
+    [ACTIVITY.modelCall]: keepAlive(createModelCall(registry)),
+    [ACTIVITY.toolExecute]: keepAlive(createToolExecute(registry)),
     [ACTIVITY.contractEvaluate]: createContractEvaluate(registry),
-    [ACTIVITY.backstopRun]: createBackstopRun(registry),
-    [ACTIVITY.runLoad]: runLoad,
+    [ACTIVITY.backstopRun]: keepAlive(createBackstopRun(registry)),
+    [ACTIVITY.runLoad]: keepAlive(runLoad),
   };
 }

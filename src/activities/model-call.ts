@@ -47,7 +47,6 @@ export function createModelCall(registry: AgentRegistry) {
         },
         { signal: context.cancellationSignal },
       );
-      stream.on("chunk", () => context.heartbeat());
       if (deltas) stream.on("content.delta", ({ delta }) => deltas.publish(delta));
       const completion = await stream.finalChatCompletion();
       const choice = completion.choices[0];

@@ -88,6 +88,11 @@ export interface AgentTimeouts {
   model?: Duration;
   /** Start-to-close timeout of one tool call attempt. Default 1 minute. */
   tool?: Duration;
+  /**
+   * How soon a crashed worker's activity is retried elsewhere: the worker heartbeats every
+   * activity while it runs, and Temporal retries an attempt that missed this. Default 30 seconds.
+   */
+  heartbeat?: Duration;
 }
 
 /**

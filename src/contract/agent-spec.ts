@@ -6,8 +6,8 @@ export interface AgentSpec {
   /** The model id, for activity summaries and the trace. */
   modelId: string;
   maxTrips: number;
-  /** Start-to-close timeouts of model and tool call attempts, in Temporal's duration format. */
-  timeouts: { model: string | number; tool: string | number };
+  /** Start-to-close timeouts of model and tool call attempts, and the heartbeat timeout, in Temporal's duration format. */
+  timeouts: { model: string | number; tool: string | number; heartbeat: string | number };
   /** The contract options (actWhenAsked, onToolRefusal, backstops) as data. */
   contract: ContractSpec;
 }

@@ -18,7 +18,7 @@ export const local = proxyLocalActivities<Activities>({ startToCloseTimeout: "10
 /** Activities with the agent's timeouts. */
 export function activitiesFor(spec: AgentSpec): { model: ActivityProxies; tools: ActivityProxies } {
   return {
-    model: proxyActivities<Activities>({ startToCloseTimeout: spec.timeouts.model, retry: MODEL_RETRY }),
-    tools: proxyActivities<Activities>({ startToCloseTimeout: spec.timeouts.tool, retry: TOOL_RETRY }),
+    model: proxyActivities<Activities>({ startToCloseTimeout: spec.timeouts.model, heartbeatTimeout: spec.timeouts.heartbeat, retry: MODEL_RETRY }),
+    tools: proxyActivities<Activities>({ startToCloseTimeout: spec.timeouts.tool, heartbeatTimeout: spec.timeouts.heartbeat, retry: TOOL_RETRY }),
   };
 }
