@@ -2,6 +2,7 @@
 import { accessSync, constants } from "node:fs";
 import { delimiter, join } from "node:path";
 import { TestWorkflowEnvironment } from "@temporalio/testing";
+import { SEARCH_ATTRIBUTES } from "../contract/search-attributes.js";
 
 /** A running dev server. */
 export interface DevServer {
@@ -43,7 +44,10 @@ export function findTemporalCli(): string | undefined {
   return undefined;
 }
 
-/** Starts `temporal server start-dev` with the CLI found locally, else the one the SDK downloads. */
+/**
+ * Starts `temporal server start-dev` with the CLI found locally, else the one the SDK downloads,
+ * with durable-agent's search attributes registered.
+ */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const cli = findTemporalCli();
   const env = await TestWorkflowEnvironment.createLocal({
@@ -54,6 +58,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       ui: options.uiPort !== undefined,
       dbFilename: options.dbFilename,
       extraArgs: options.extraArgs,
+      searchAttributes: Object.values(SEARCH_ATTRIBUTES),
     },
   });
   return {
