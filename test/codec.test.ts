@@ -1,4 +1,7 @@
 /** Issue 9, item 2: AES-256-GCM payload encryption, key rotation by id, and the codec server. */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
 import { Client, type WorkflowHandle } from "@temporalio/client";
 import { defaultPayloadConverter, type Payload } from "@temporalio/common";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -283,5 +286,46 @@ describe("the codec server", () => {
     } finally {
       await guarded.close();
     }
+  });
+});
+
+describe("`durable-agent codec-server` (src/codec/main.ts)", () => {
+  const run = (args: string[], env: Record<string, string>) =>
+    spawn(process.execPath, ["--import", import.meta.resolve("tsx"), "--conditions=source", new URL("../src/codec/main.ts", import.meta.url).pathname, ...args], {
+      env: { ...process.env, DURABLE_AGENT_CODEC_KEYS: "", DURABLE_AGENT_CODEC_KEY_ID: "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+
+  it("serves the keys in the environment, prints its URL, and stops cleanly on SIGTERM", async () => {
+    const key = newKey();
+    const child = run(["--port", "0", "--cors-origin", "http://localhost:9999"], { DURABLE_AGENT_CODEC_KEYS: `cli:${key}` });
+    try {
+      const [line] = (await once(createInterface({ input: child.stdout! }), "line")) as [string];
+      expect(line).toMatch(/^durable-agent codec server on http:\/\/127\.0\.0\.1:\d+ \(keys: cli; new payloads use "cli"\)$/);
+      expect(line).not.toContain(key);
+      const url = /on (http:\S+)/.exec(line)![1]!;
+      const [encrypted] = await new AesGcmPayloadCodec(keyring({ cli: key }, "cli")).encode([json("from the CLI")]);
+      const response = await fetch(`${url}/decode`, {
+        method: "POST",
+        headers: { origin: "http://localhost:9999" },
+        body: JSON.stringify({ payloads: [{ metadata: Object.fromEntries(Object.entries(encrypted!.metadata!).map(([k, v]) => [k, Buffer.from(v!).toString("base64")])), data: Buffer.from(encrypted!.data!).toString("base64") }] }),
+      });
+      expect(response.headers.get("access-control-allow-origin")).toBe("http://localhost:9999");
+      const { payloads } = (await response.json()) as { payloads: Array<{ data: string }> };
+      expect(JSON.parse(Buffer.from(payloads[0]!.data, "base64").toString())).toBe("from the CLI");
+    } finally {
+      child.kill("SIGTERM");
+    }
+    const [code] = await once(child, "exit");
+    expect(code).toBe(0);
+  });
+
+  it("without keys exits 64 and says how to make one", async () => {
+    const child = run([], {});
+    let stderr = "";
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = await once(child, "exit");
+    expect(code).toBe(64);
+    expect(stderr).toMatch(/^No keys: set DURABLE_AGENT_CODEC_KEYS=id:base64key \(for a new key: openssl rand -base64 32\)\./);
   });
 });
