@@ -1,0 +1,119 @@
+/**
+ * Issue 6, item 2: runs resume after failures. A Temporal server restarted mid-run (state in a
+ * SQLite file), and a model API outage (503s, then recovery). The worker-crash test is
+ * test/crash.test.ts; replay of recorded histories is test/replay.test.ts.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client, Connection } from "@temporalio/client";
+import { NativeConnection } from "@temporalio/worker";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { z } from "zod";
+import { ai } from "../src/index.js";
+import { startDevServer, startScriptedModel, type DevServer } from "../src/testing/index.js";
+import { createAgentWorker } from "../src/worker.js";
+import { connectHarness, taskQueue, withWorker, type Harness } from "./harness.js";
+import { activityCounts, deferred, freePort } from "./ops-helpers.js";
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await connectHarness(); // also installs the suite's quiet runtime
+});
+afterAll(() => harness.close());
+
+describe("a Temporal server restart mid-run", () => {
+  it("the run completes: the tool call in flight while the server was down reports its result to the restarted server, and runs once", async () => {
+    const port = await freePort();
+    const dbFilename = join(mkdtempSync(join(tmpdir(), "durable-agent-restart-")), "temporal.sqlite");
+    let server: DevServer = await startDevServer({ port, dbFilename });
+    const model = await startScriptedModel([{ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Done: squats are now lunges."]);
+    const toolStarted = deferred();
+    const release = deferred();
+    const executions: number[] = [];
+    const agent = ai.agent({
+      name: "restart-coach",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [
+        ai.tool({
+          name: "update_plan",
+          input: z.object({ from: z.string(), to: z.string() }),
+          execute: async (input, ctx) => {
+            executions.push(ctx.attempt);
+            toolStarted.resolve();
+            await release.promise;
+            return { ok: true, swapped: input };
+          },
+        }),
+      ],
+    });
+    const address = `127.0.0.1:${port}`;
+    const connection = await NativeConnection.connect({ address });
+    const clientConnection = await Connection.connect({ address });
+    const client = new Client({ connection: clientConnection });
+    const queue = taskQueue();
+    const worker = await createAgentWorker({ agents: [agent], connection, taskQueue: queue, workflowBundle: { codePath: inject("workflowBundlePath") } });
+    try {
+      const result = await worker.runUntil(async () => {
+        const handle = await agent.start("Swap squats for lunges", { client, taskQueue: queue });
+        await toolStarted.promise;
+        await server.stop(); // the tool call is in flight, the server goes away
+        server = await startDevServer({ port, dbFilename }); // the same file, the same port
+        expect(server.address).toBe(address);
+        release.resolve(); // the tool finishes after the restart and reports to the new server
+        return (await ai.getRun(handle.workflowId, { client })).result();
+      });
+      expect(result).toMatchObject({ stopReason: "answered", reply: "Done: squats are now lunges.", trips: 2 });
+      expect(result.toolCalls).toMatchObject([{ name: "update_plan", status: "ok", output: { ok: true, swapped: { from: "squats", to: "lunges" } } }]);
+      expect(executions).toEqual([1]);
+      expect(model.requests).toHaveLength(2);
+      const handle = client.workflow.getHandle(result.workflowId);
+      expect(await activityCounts(handle, "tool.execute")).toEqual({ scheduled: 1, attempts: [1], completed: 1 });
+      expect(await activityCounts(handle, "model.call")).toEqual({ scheduled: 2, attempts: [1, 1], completed: 2 });
+    } finally {
+      release.resolve();
+      await clientConnection.close();
+      await connection.close();
+      await server.stop();
+      await model.close();
+    }
+  }, 120_000);
+});
+
+describe("a model API outage", () => {
+  it("503s for a while: the model call is retried with growing backoff, the run completes when the API is back, and no trip is counted twice", async () => {
+    const OUTAGE_REQUESTS = 3;
+    const arrivals: number[] = [];
+    let succeeded = 0;
+    const model = await startScriptedModel(({ index }) => {
+      arrivals.push(Date.now());
+      if (index === 0) return succeeded++, { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] };
+      // Trip 2: the API is down for OUTAGE_REQUESTS requests, then back.
+      if (index <= OUTAGE_REQUESTS) return { status: 503, body: { error: { message: "The server is overloaded", type: "server_error" } } };
+      return succeeded++, "Done: squats are now lunges.";
+    });
+    const agent = ai.agent({
+      name: "outage-coach",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), execute: async (input) => ({ ok: true, swapped: input }) })],
+    });
+    try {
+      const { result, counts } = await withWorker(harness, [agent], async ({ taskQueue }) => {
+        const result = await agent.run("Swap squats for lunges", { client: harness.client, taskQueue });
+        return { result, counts: await activityCounts(harness.client.workflow.getHandle(result.workflowId), "model.call") };
+      });
+      expect(result).toMatchObject({ stopReason: "answered", reply: "Done: squats are now lunges.", trips: 2 });
+      expect(model.requests).toHaveLength(2 + OUTAGE_REQUESTS);
+      // One trip, one successful model request, one completed model.call activity.
+      expect(succeeded).toBe(result.trips);
+      expect(counts).toEqual({ scheduled: result.trips, attempts: [1, OUTAGE_REQUESTS + 1], completed: result.trips });
+      expect(result.trace.filter((e) => e.type === "model.answered").map((e) => e.trip)).toEqual([1, 2]);
+      // Temporal's backoff (1 s, then doubling): each wait during the outage is longer than the one before.
+      const waits = arrivals.slice(1, 2 + OUTAGE_REQUESTS).map((at, i) => at - arrivals[i]!).slice(1);
+      expect(waits[0]).toBeGreaterThanOrEqual(900);
+      for (let i = 1; i < waits.length; i++) expect(waits[i]).toBeGreaterThan(waits[i - 1]!);
+    } finally {
+      await model.close();
+    }
+  }, 60_000);
+});
