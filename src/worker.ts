@@ -14,6 +14,12 @@ import { TemporalConnectionError } from "./errors.js";
 
 /** Options of `ai.worker()`. */
 export interface AgentWorkerOptions {
+  /**
+   * Set the search attributes DurableAgentName, DurableAgentStopReason, DurableAgentTrips,
+   * DurableAgentReprompts and DurableAgentRefusals on every run, to filter runs in the UI. They
+   * must be registered on the server first (the dev server helper does; see the README). Default off.
+   */
+  searchAttributes?: boolean;
   /** The agents this worker serves; names must be unique. */
   agents: Agent[];
   /** Default `TEMPORAL_TASK_QUEUE`, else `durable-agent`. */
@@ -73,7 +79,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
     workflowBundle: options.workflowBundle ?? (await bundleAgentWorkflows()),
-    activities: createActivities(registry),
+    activities: createActivities(registry, { searchAttributes: options.searchAttributes }),
   });
 }
 

@@ -1,10 +1,10 @@
 import { contractSpecOf } from "../agent/contract-options.js";
 import { DEFAULT_TIMEOUTS } from "../contract/constants.js";
 import type { AgentSpec } from "../contract/agent-spec.js";
-import { lookupAgent, type AgentRegistry } from "./registry.js";
+import { lookupAgent, type AgentRegistry, type WorkerFeatures } from "./registry.js";
 
 /** The `agent.describe` local activity: the plain-data view of an agent the workflow needs. */
-export function createDescribeAgent(registry: AgentRegistry) {
+export function createDescribeAgent(registry: AgentRegistry, options: WorkerFeatures) {
   return async function describeAgent(name: string): Promise<AgentSpec> {
     const agent = lookupAgent(registry, name);
     return {
@@ -17,6 +17,7 @@ export function createDescribeAgent(registry: AgentRegistry) {
         heartbeat: agent.options.timeouts?.heartbeat ?? DEFAULT_TIMEOUTS.heartbeat,
       },
       contract: contractSpecOf(agent.options),
+      searchAttributes: options.searchAttributes === true,
     };
   };
 }

@@ -6,16 +6,16 @@ import { createModelCall } from "./model-call.js";
 import { createToolExecute } from "./tool-execute.js";
 import { keepAlive } from "./keep-alive.js";
 import { runLoad } from "./run-load.js";
-import type { AgentRegistry } from "./registry.js";
+import type { AgentRegistry, WorkerFeatures } from "./registry.js";
 
-export { createRegistry, type AgentRegistry } from "./registry.js";
+export { createRegistry, type AgentRegistry, type WorkerFeatures } from "./registry.js";
 export type { ModelCallInput, ModelCallOutput } from "./model-call.js";
 export type { ToolExecuteInput } from "./tool-execute.js";
 
 /** The activities a worker registers, under their stable type names; the non-local ones keep themselves alive with heartbeats. */
-export function createActivities(registry: AgentRegistry) {
+export function createActivities(registry: AgentRegistry, features: WorkerFeatures = {}) {
   return {
-    [ACTIVITY.describe]: createDescribeAgent(registry),
+    [ACTIVITY.describe]: createDescribeAgent(registry, features),
     [ACTIVITY.modelCall]: keepAlive(createModelCall(registry)),
     [ACTIVITY.toolExecute]: keepAlive(createToolExecute(registry)),
     [ACTIVITY.contractEvaluate]: createContractEvaluate(registry),

@@ -2,6 +2,12 @@ import { ApplicationFailure } from "@temporalio/activity";
 import type { Agent } from "../agent/define-agent.js";
 import { DuplicateAgentError, UnknownAgentError, type DurableAgentError } from "../errors.js";
 
+/** Worker-wide switches the workflow learns through `agent.describe`. */
+export interface WorkerFeatures {
+  /** Set the durable-agent search attributes (registered on the server). */
+  searchAttributes?: boolean;
+}
+
 /** The agents a worker serves, by name. */
 export type AgentRegistry = ReadonlyMap<string, Agent>;
 

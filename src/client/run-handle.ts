@@ -34,6 +34,11 @@ export class RunHandle {
     return new RunEventStream(this.client, this.workflowId, () => this.result(), options);
   }
 
+  /** Cancels the run: in-flight model and tool calls are cancelled, and the run ends with stopReason "cancelled". */
+  cancel(): Promise<void> {
+    return this.workflow.cancel().then(() => undefined);
+  }
+
   /** The trace so far (a workflow query). */
   trace(): Promise<TraceEvent[]> {
     return this.workflow.query(traceQuery);

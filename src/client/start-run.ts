@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Client } from "@temporalio/client";
+import type { Duration } from "@temporalio/common";
+import { msToNumber } from "@temporalio/common/lib/time.js";
 import { PAYLOAD_LIMIT_BYTES, WORKFLOW_NAME } from "../contract/constants.js";
 import { PayloadTooLargeError } from "../errors.js";
 import type { AgentRunArgs } from "../workflows/definitions.js";
@@ -9,8 +11,12 @@ import { RunHandle } from "./run-handle.js";
 
 /** Options of `agent.run()` and `agent.start()`. */
 export interface RunOptions {
-  /** The workflow id; default `<agent name>-<uuid>`. */
+  /** An id for the run, unique per agent: the workflow id becomes `<agent name>-<id>`. Default a UUID. */
+  id?: string;
+  /** The whole workflow id, overriding `id`. */
   workflowId?: string;
+  /** End the run with stopReason "timed-out" (a result, not an error) after this long, e.g. "5 minutes". */
+  timeout?: Duration;
   /** The Temporal client; default one connected from `TEMPORAL_ADDRESS` / `TEMPORAL_NAMESPACE`. */
   client?: Client;
   /** The task queue the agent's worker polls; default `TEMPORAL_TASK_QUEUE`, else `durable-agent`. */
@@ -21,7 +27,12 @@ export interface RunOptions {
 
 /** Starts an `agentRun` workflow for the named agent. */
 export async function startRun(agent: string, input: unknown, options: RunOptions = {}): Promise<RunHandle> {
-  const args: AgentRunArgs = { agent, messages: normalizeInput(input), ...(options.streamText ? { streamText: true } : {}) };
+  const args: AgentRunArgs = {
+    agent,
+    messages: normalizeInput(input),
+    ...(options.streamText ? { streamText: true } : {}),
+    ...(options.timeout !== undefined ? { timeoutMs: msToNumber(options.timeout) } : {}),
+  };
   const bytes = Buffer.byteLength(JSON.stringify(args));
   if (bytes > PAYLOAD_LIMIT_BYTES) throw new PayloadTooLargeError("The run input", bytes, PAYLOAD_LIMIT_BYTES);
   const client = options.client ?? (await getDefaultClient());
@@ -29,7 +40,7 @@ export async function startRun(agent: string, input: unknown, options: RunOption
   const workflow = await client.workflow.start(WORKFLOW_NAME, {
     args: [args],
     taskQueue: temporalSettings({ taskQueue: options.taskQueue }).taskQueue,
-    workflowId: options.workflowId ?? `${agent}-${randomUUID()}`,
+    workflowId: options.workflowId ?? `${agent}-${options.id ?? randomUUID()}`,
     staticSummary: `${agent}: ${firstLine.slice(0, 120)}`,
   });
   return new RunHandle(workflow, client);

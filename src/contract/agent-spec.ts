@@ -8,6 +8,8 @@ export interface AgentSpec {
   maxTrips: number;
   /** Start-to-close timeouts of model and tool call attempts, and the heartbeat timeout, in Temporal's duration format. */
   timeouts: { model: string | number; tool: string | number; heartbeat: string | number };
+  /** Set the durable-agent search attributes (they must be registered on the server). */
+  searchAttributes: boolean;
   /** The contract options (actWhenAsked, onToolRefusal, backstops) as data. */
   contract: ContractSpec;
 }

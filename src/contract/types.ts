@@ -40,7 +40,7 @@ export interface ToolCallRecord {
 }
 
 /** Why a run ended. */
-export type StopReason = "answered" | "max-trips";
+export type StopReason = "answered" | "max-trips" | "cancelled" | "timed-out";
 
 /** Which contract option sent a re-prompt. */
 export type RepromptKind = "backstop" | "refusal-retry" | "act-when-asked";

@@ -47,7 +47,7 @@ export const evalRunSchema = z
     runId: z.string().optional(),
     durationMs: z.number().min(0),
     reply: z.string().optional(),
-    stopReason: z.enum(["answered", "max-trips"]).optional(),
+    stopReason: z.enum(["answered", "max-trips", "cancelled", "timed-out"]).optional(),
     trips: count.optional(),
     toolCalls: z.array(observedToolCallSchema),
     error: errorInfo.optional().describe("Why the run did not complete (ModelApiError, RunFailedError, TemporalConnectionError, EvalTimeoutError, ...)"),

@@ -45,6 +45,8 @@ export interface ScriptedRequest {
   authorization: string | undefined;
   /** When the first streamed chunk was written (epoch ms), for latency measurements. */
   firstChunkAt?: number;
+  /** Resolves when the connection closes: after the answer, or when the client gives up (aborts). */
+  closed: Promise<void>;
 }
 
 /** Answers a request: return a turn (or a promise of one, to hold the answer back). */
@@ -88,7 +90,12 @@ export async function startScriptedModel(script: ScriptedTurn[] | ScriptHandler,
       return;
     }
     const body = JSON.parse(await readBody(req)) as ScriptedRequest["body"];
-    const request: ScriptedRequest = { index: requests.length, body, authorization: req.headers.authorization };
+    const request: ScriptedRequest = {
+      index: requests.length,
+      body,
+      authorization: req.headers.authorization,
+      closed: new Promise<void>((resolve) => res.once("close", () => resolve())),
+    };
     requests.push(request);
     const turn = await handler(request);
     if (typeof turn === "object" && "raw" in turn) {

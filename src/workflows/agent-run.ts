@@ -2,7 +2,18 @@
  * The `agentRun` workflow: the trip loop of every agent. Deterministic: it only decides; model
  * calls, tool calls, backstop side effects and every user callback run on the worker as activities.
  */
-import { ActivityFailure, allHandlersFinished, ApplicationFailure, condition, log, setHandler, workflowInfo } from "@temporalio/workflow";
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  log,
+  setHandler,
+  sleep,
+  workflowInfo,
+} from "@temporalio/workflow";
 import { ACTIVITY } from "../contract/constants.js";
 import { initialContractState } from "../contract/contract-state.js";
 import { updatePendingRefusals } from "../contract/decide.js";
@@ -14,6 +25,7 @@ import { activitiesFor, local, type ActivityProxies } from "./activities.js";
 import { beforeFirstTrip, judgeAnswer, type ContractContext } from "./contract-steps.js";
 import { runPageQuery, traceQuery, type AgentRunArgs, type AgentRunResult, type ResumeState } from "./definitions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
+import { RunProgress } from "./run-progress.js";
 
 /** Stream events kept across continue-as-new: a subscriber further behind than this resumes at the oldest kept. */
 const STREAM_EVENTS_KEPT = 1000;
@@ -33,48 +45,75 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   const { model, tools } = activitiesFor(spec);
   if (resume) await loadState(run, resume, carried, tools, events);
   const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages) };
+  const progress = new RunProgress(spec, ctx.contract, run);
   const streamText = args.streamText === true;
   const tripsAtStart = run.trips;
   const end = async (stopReason: StopReason, detail: string): Promise<AgentRunResult> => {
     const result = compact(finish(run, stopReason, detail, { workflowId: workflowInfo().workflowId, runId: workflowInfo().runId }));
+    progress.finished(stopReason);
     events.publish({ type: "run.finished", result });
     await condition(allHandlersFinished); // let subscribers waiting on the stream take the last events
     return result;
   };
 
-  // 1. Before the first trip: before-phase backstops, and whether the input asks for an action.
-  if (!resume) await beforeFirstTrip(ctx);
-  while (run.trips < spec.maxTrips) {
-    // Only after a trip of this run's own: loading a large state may itself pass the threshold.
-    if (workflowInfo().continueAsNewSuggested && run.trips > tripsAtStart) await continueAsNew(args, ctx, events);
-    // 2. A trip: one model call. The activity reads the conversation from the run, so it is not repeated in the history.
-    const trip = run.trips + 1;
-    events.publish({ type: "trip.started", trip });
-    const { message } = await unwrapFailure(() =>
-      model[ACTIVITY.modelCall].executeWithOptions({ summary: `model ${spec.modelId} · trip ${trip}` }, [
-        { agent: spec.name, conversationLength: run.messages.length, trip, streamText },
-      ]),
-    );
-    if (!streamText && message.content) events.publish({ type: "text.delta", trip, attempt: 0, text: message.content });
-    recordAnswer(run, message);
-    // 3. Tool calls in the answer run as activities, in parallel; then the next trip.
-    const calls = message.toolCalls ?? [];
-    if (calls.length > 0) {
-      for (const call of calls) events.publish({ type: "tool.started", trip, tool: call.name, callId: call.id });
-      const records = await Promise.all(calls.map((call) => executeTool(tools, spec.name, call, trip)));
-      recordToolCalls(run, records);
-      ctx.contract.pendingRefusals = updatePendingRefusals(ctx.contract.pendingRefusals, records);
+  const loop = async (): Promise<AgentRunResult> => {
+    // 1. Before the first trip: before-phase backstops, and whether the input asks for an action.
+    if (!resume) await progress.step("before the first trip", () => beforeFirstTrip(ctx));
+    while (run.trips < spec.maxTrips) {
+      // Only after a trip of this run's own: loading a large state may itself pass the threshold.
+      if (workflowInfo().continueAsNewSuggested && run.trips > tripsAtStart) await continueAsNew(args, ctx, events);
+      // 2. A trip: one model call. The activity reads the conversation from the run, so it is not repeated in the history.
+      const trip = run.trips + 1;
+      events.publish({ type: "trip.started", trip });
+      const { message } = await progress.step(`trip ${trip}: model call`, () =>
+        unwrapFailure(() =>
+          model[ACTIVITY.modelCall].executeWithOptions({ summary: `model ${spec.modelId} · trip ${trip}` }, [
+            { agent: spec.name, conversationLength: run.messages.length, trip, streamText },
+          ]),
+        ),
+      );
+      if (!streamText && message.content) events.publish({ type: "text.delta", trip, attempt: 0, text: message.content });
+      recordAnswer(run, message);
+      // 3. Tool calls in the answer run as activities, in parallel; then the next trip.
+      const calls = message.toolCalls ?? [];
+      if (calls.length > 0) {
+        for (const call of calls) events.publish({ type: "tool.started", trip, tool: call.name, callId: call.id });
+        const records = await progress.step(`trip ${trip}: tool calls ${calls.map((c) => c.name).join(", ")}`, () =>
+          Promise.all(calls.map((call) => executeTool(tools, spec.name, call, trip))),
+        );
+        recordToolCalls(run, records);
+        ctx.contract.pendingRefusals = updatePendingRefusals(ctx.contract.pendingRefusals, records);
+        events.syncTrace();
+        continue;
+      }
+      // 4. An answer that would end the run: the contract may send one re-prompt.
+      const decision = await progress.step(`trip ${trip}: judging the answer`, () => judgeAnswer(ctx));
       events.syncTrace();
-      continue;
+      if (decision.type === "end") return end("answered", `the model answered without tool calls on trip ${run.trips}`);
     }
-    // 4. An answer that would end the run: the contract may send one re-prompt.
-    const decision = await judgeAnswer(ctx);
-    events.syncTrace();
-    if (decision.type === "end") return end("answered", `the model answered without tool calls on trip ${run.trips}`);
+    // 5. The result.
+    log.info("run stopped at maxTrips", { maxTrips: spec.maxTrips });
+    return end("max-trips", `maxTrips (${spec.maxTrips}) used up`);
+  };
+
+  // Cancellation (handle.cancel()) and the run's time limit end the run with a result that says where.
+  const scope = new CancellationScope();
+  let timedOut = false;
+  if (args.timeoutMs !== undefined) {
+    const remaining = args.timeoutMs - (Date.now() - workflowInfo().startTime.getTime()); // startTime: the chain's, across continue-as-new
+    void sleep(Math.max(1, remaining), { summary: "run time limit" }).then(() => {
+      timedOut = true;
+      scope.cancel();
+    });
   }
-  // 5. The result.
-  log.info("run stopped at maxTrips", { maxTrips: spec.maxTrips });
-  return end("max-trips", `maxTrips (${spec.maxTrips}) used up`);
+  try {
+    return await scope.run(loop);
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    const stopReason = timedOut ? "timed-out" : "cancelled";
+    log.info(`run ${stopReason}`, { where: progress.where });
+    return CancellationScope.nonCancellable(() => end(stopReason, `${timedOut ? `timed out after ${args.timeoutMs} ms` : "cancelled"} during ${progress.where}`));
+  }
 }
 
 function lastUserText(messages: Message[]): string {
@@ -86,7 +125,7 @@ async function executeTool(tools: ActivityProxies, agent: string, call: Requeste
   try {
     return await tools[ACTIVITY.toolExecute].executeWithOptions({ summary: `tool ${call.name}` }, [{ agent, call, trip }]);
   } catch (error) {
-    if (!(error instanceof ActivityFailure)) throw error;
+    if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
     return failedCall(call, trip, error.cause?.message ?? error.message);
   }
 }
@@ -109,6 +148,7 @@ async function continueAsNew(args: AgentRunArgs, ctx: ContractContext, events: R
       agent: args.agent,
       messages: [],
       ...(args.streamText ? { streamText: true } : {}),
+      ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
       resume: {
         fromRunId: workflowInfo().runId,
         counts: { messages: run.messages.length, toolCalls: run.toolCalls.length, trace: run.trace.length },

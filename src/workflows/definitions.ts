@@ -13,6 +13,8 @@ export interface AgentRunArgs {
   messages: Message[];
   /** Publish answer text to the run's stream as the model produces it (costs history events per batch). */
   streamText?: boolean;
+  /** End the run with stopReason "timed-out" after this long (across continue-as-new). */
+  timeoutMs?: number;
   /** Set when the run continues as new: where to load its state from. */
   resume?: ResumeState;
 }

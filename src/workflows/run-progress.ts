@@ -1,0 +1,54 @@
+/** What the Temporal UI shows of a live run: current details, and search attributes when enabled. */
+import { setCurrentDetails, upsertSearchAttributes } from "@temporalio/workflow";
+import type { AgentSpec } from "../contract/agent-spec.js";
+import type { ContractState } from "../contract/contract-state.js";
+import type { RunState } from "../contract/run-state.js";
+import { SEARCH_ATTRIBUTES } from "../contract/search-attributes.js";
+import type { StopReason } from "../contract/types.js";
+
+/** Tracks where a run is, for its current details, cancellation messages and search attributes. */
+export class RunProgress {
+  /** What the run is doing now, e.g. "trip 3: tool calls update_plan". */
+  where = "starting";
+
+  constructor(
+    private readonly spec: AgentSpec,
+    private readonly contract: ContractState,
+    private readonly run: RunState,
+  ) {
+    if (spec.searchAttributes) upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.agent, value: spec.name }]);
+    this.show();
+  }
+
+  /** Runs one step of the loop, showing it as the run's current details. */
+  async step<T>(where: string, fn: () => Promise<T>): Promise<T> {
+    this.where = where;
+    this.show();
+    return fn();
+  }
+
+  /** Shows the outcome, and records it in the search attributes. */
+  finished(stopReason: StopReason): void {
+    this.where = `finished: ${stopReason}`;
+    this.show();
+    if (!this.spec.searchAttributes) return;
+    upsertSearchAttributes([
+      { key: SEARCH_ATTRIBUTES.stopReason, value: stopReason },
+      { key: SEARCH_ATTRIBUTES.trips, value: this.run.trips },
+      { key: SEARCH_ATTRIBUTES.reprompts, value: this.run.trace.filter((e) => e.type === "reprompt").length },
+      { key: SEARCH_ATTRIBUTES.refusals, value: this.run.toolCalls.filter((c) => c.status === "refused").length },
+    ]);
+  }
+
+  private show(): void {
+    const lastCall = this.run.toolCalls.at(-1);
+    const reprompts = this.run.trace.filter((e) => e.type === "reprompt").map((e) => e.kind);
+    setCurrentDetails(
+      [
+        `**${this.spec.name}** · trip ${this.run.trips} of ${this.spec.maxTrips} · now: ${this.where}`,
+        lastCall ? `last tool call: \`${lastCall.name}\` → ${lastCall.status}${lastCall.reason ? ` (${lastCall.reason})` : ""}` : "no tool calls yet",
+        `re-prompts sent: ${reprompts.length}${reprompts.length ? ` (${reprompts.join(", ")})` : ""}; budgets used: actWhenAsked ${this.contract.actReprompts}, refusal retries ${this.contract.refusalRetries}, backstops ran ${this.contract.backstopsRan.length}`,
+      ].join("\n\n"),
+    );
+  }
+}
