@@ -15,4 +15,4 @@ COPY . .
 # Run as the image's unprivileged user (the files stay root-owned and read-only to it).
 USER node
 
-CMD ["npx", "tsx", "--conditions=source", "src/worker.ts"]
+CMD ["npx", "tsx", "--conditions=durable-agent-source", "src/worker.ts"]

@@ -1,7 +1,7 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  resolve: { conditions: ["source"] },
+  resolve: { conditions: ["durable-agent-source"] },
   test: {
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
     globalSetup: ["test/global-setup.ts"],

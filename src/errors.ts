@@ -125,6 +125,14 @@ export class TlsConfigError extends DurableAgentError {
   }
 }
 
+/** `approve` or `reject` named a tool call that is not waiting for approval. */
+export class ApprovalError extends DurableAgentError {
+  static override isInstance = guard<ApprovalError>("ApprovalError");
+  constructor(readonly callId: string, message: string) {
+    super(message);
+  }
+}
+
 /** A run failed; `cause` carries the typed error when one is known. */
 export class RunFailedError extends DurableAgentError {
   static override isInstance = guard<RunFailedError>("RunFailedError");

@@ -291,7 +291,7 @@ describe("the codec server", () => {
 
 describe("`durable-agent codec-server` (src/codec/main.ts)", () => {
   const run = (args: string[], env: Record<string, string>) =>
-    spawn(process.execPath, ["--import", import.meta.resolve("tsx"), "--conditions=source", new URL("../src/codec/main.ts", import.meta.url).pathname, ...args], {
+    spawn(process.execPath, ["--import", import.meta.resolve("tsx"), "--conditions=durable-agent-source", new URL("../src/codec/main.ts", import.meta.url).pathname, ...args], {
       env: { ...process.env, DURABLE_AGENT_CODEC_KEYS: "", DURABLE_AGENT_CODEC_KEY_ID: "", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });

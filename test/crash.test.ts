@@ -22,7 +22,7 @@ afterAll(async () => {
 
 /** Starts the crash worker in its own process; resolves with a waiter for lines it prints. */
 function startWorkerProcess(env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=source", "test/fixtures/crash-worker.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=durable-agent-source", "test/fixtures/crash-worker.ts"], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -6,7 +6,7 @@ it("npm start's demo runs the specification's coach durably: the offer is re-pro
   const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: inject("temporalAddress") };
   delete env.OPENAI_API_KEY;
   delete env.OPENAI_BASE_URL;
-  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--conditions=source", "examples/fitness-coach.ts"], { env });
+  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--conditions=durable-agent-source", "examples/fitness-coach.ts"], { env });
   expect(stdout).toContain(`Temporal: using the server at ${inject("temporalAddress")}`);
   expect(stdout).toContain("Model: scripted demo model");
   expect(stdout).toMatch(/trip 1: re-prompt \(act-when-asked\): .*update_plan/);

@@ -22,8 +22,8 @@ interface Exit {
   stderr: string;
 }
 
-/** Runs the CLI from source as the issue says: node --import tsx --conditions=source src/cli/index.ts ... */
-function cli(args: string[], env: Record<string, string> = {}, entry = ["--import", "tsx", "--conditions=source", "src/cli/index.ts"]): Promise<Exit> {
+/** Runs the CLI from source as the issue says: node --import tsx --conditions=durable-agent-source src/cli/index.ts ... */
+function cli(args: string[], env: Record<string, string> = {}, entry = ["--import", "tsx", "--conditions=durable-agent-source", "src/cli/index.ts"]): Promise<Exit> {
   return new Promise((resolve, reject) => {
     const base = { ...process.env };
     delete base.OPENAI_API_KEY;

@@ -13,6 +13,13 @@ export interface ToolExecuteInput {
   agent: string;
   call: RequestedToolCall;
   trip: number;
+  /** A person approved this call (for tools with `needsApproval`). */
+  approved?: boolean;
+}
+
+/** What `tool.execute` returns for a call that needs approval first: nothing has run yet. */
+export interface ApprovalRequired {
+  approvalRequired: { input: unknown; timeoutMs?: number };
 }
 
 /**
@@ -23,7 +30,7 @@ export interface ToolExecuteInput {
  * with a visible marker.
  */
 export function createToolExecute(registry: AgentRegistry) {
-  return async function toolExecute({ agent: agentName, call, trip }: ToolExecuteInput): Promise<ToolCallRecord> {
+  return async function toolExecute({ agent: agentName, call, trip, approved }: ToolExecuteInput): Promise<ToolCallRecord | ApprovalRequired> {
     const agent = lookupAgent(registry, agentName);
     const record = (fields: Omit<ToolCallRecord, "id" | "name" | "trip">): ToolCallRecord => ({ id: call.id, name: call.name, trip, ...fields });
     const limits = limitsOf(agent.options);
@@ -50,6 +57,9 @@ export function createToolExecute(registry: AgentRegistry) {
     const parsed = tool.input.safeParse(raw);
     if (!parsed.success) {
       return record({ input: raw, status: "refused", reason: `Invalid input for "${call.name}": ${z.prettifyError(parsed.error).replace(/\n/g, " ")}` });
+    }
+    if (!approved && (tool.needsApproval === true || (typeof tool.needsApproval === "function" && (await tool.needsApproval(parsed.data))))) {
+      return { approvalRequired: { input: raw, ...(tool.approvalTimeoutMs !== undefined ? { timeoutMs: tool.approvalTimeoutMs } : {}) } };
     }
     let output: unknown;
     try {

@@ -1,3 +1,5 @@
+import type { Duration } from "@temporalio/common";
+import { msToNumber } from "@temporalio/common/lib/time.js";
 import { z } from "zod";
 import { AgentOptionsError } from "../errors.js";
 
@@ -31,6 +33,14 @@ export interface ToolOptions<Schema extends z.ZodType, Output> {
   input: Schema;
   /** Runs the tool on the worker, as a Temporal activity. Its result goes back to the model as JSON. */
   execute: (input: z.output<Schema>, context: ToolContext) => Promise<Output> | Output;
+  /**
+   * Pause the run before executing until a person approves the call (`handle.approve(callId)`)
+   * or rejects it (`handle.reject(callId, reason)`, which reaches the model as a refusal).
+   * `true`, or a function of the validated input. Default false.
+   */
+  needsApproval?: boolean | ((input: z.output<Schema>) => boolean | Promise<boolean>);
+  /** How long a call waits for approval before it is refused; default: as long as it takes. */
+  approvalTimeout?: Duration;
 }
 
 /** A tool an agent may call. Create with `ai.tool()`. */
@@ -41,6 +51,10 @@ export interface Tool<Input = any, Output = unknown> {
   /** The JSON schema the model sees, derived from `input`. */
   readonly jsonSchema: Record<string, unknown>;
   readonly execute: (input: Input, context: ToolContext) => Promise<Output> | Output;
+  /** Whether a call needs a person's approval before it runs. */
+  readonly needsApproval: boolean | ((input: Input) => boolean | Promise<boolean>);
+  /** How long a call waits for approval, in milliseconds; undefined: no limit. */
+  readonly approvalTimeoutMs: number | undefined;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -57,6 +71,9 @@ export function defineTool<Schema extends z.ZodType, Output>(options: ToolOption
   if (!isZodSchema(options.input)) {
     throw new AgentOptionsError("input", `tool "${options.name}" needs a zod (v4) schema, e.g. z.object({ ... })`);
   }
+  if (options.needsApproval !== undefined && typeof options.needsApproval !== "boolean" && typeof options.needsApproval !== "function") {
+    throw new AgentOptionsError("needsApproval", `tool "${options.name}": needsApproval is true, false or (input) => boolean`);
+  }
   if (typeof options.execute !== "function") {
     throw new AgentOptionsError("execute", `tool "${options.name}" needs an execute(input, context) function`);
   }
@@ -67,5 +84,7 @@ export function defineTool<Schema extends z.ZodType, Output>(options: ToolOption
     input: options.input as z.ZodType<z.output<Schema>>,
     jsonSchema,
     execute: options.execute,
+    needsApproval: options.needsApproval ?? false,
+    approvalTimeoutMs: options.approvalTimeout === undefined ? undefined : msToNumber(options.approvalTimeout),
   };
 }

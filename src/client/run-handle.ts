@@ -1,7 +1,7 @@
-import { ApplicationFailure, WorkflowFailedError, type Client, type WorkflowHandle } from "@temporalio/client";
+import { ApplicationFailure, WorkflowFailedError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from "@temporalio/client";
 import type { RunResult, TraceEvent } from "../contract/types.js";
-import { rebuildError, RunFailedError } from "../errors.js";
-import { traceQuery, type AgentRunResult } from "../workflows/definitions.js";
+import { ApprovalError, rebuildError, RunFailedError } from "../errors.js";
+import { approveUpdate, rejectUpdate, traceQuery, type AgentRunResult } from "../workflows/definitions.js";
 import { completeResult } from "./complete-result.js";
 import { getDefaultClient } from "./connection.js";
 import { RunEventStream, type StreamOptions } from "./run-event-stream.js";
@@ -37,6 +37,25 @@ export class RunHandle {
   /** Cancels the run: in-flight model and tool calls are cancelled, and the run ends with stopReason "cancelled". */
   cancel(): Promise<void> {
     return this.workflow.cancel().then(() => undefined);
+  }
+
+  /** Approves a tool call that waits for approval (a Workflow Update; rejects if no such call waits). */
+  async approve(callId: string): Promise<void> {
+    await this.decide(callId, () => this.workflow.executeUpdate(approveUpdate, { args: [callId] }));
+  }
+
+  /** Rejects a tool call that waits for approval; the reason reaches the model as a refusal. */
+  async reject(callId: string, reason: string): Promise<void> {
+    await this.decide(callId, () => this.workflow.executeUpdate(rejectUpdate, { args: [callId, reason] }));
+  }
+
+  private async decide(callId: string, update: () => Promise<void>): Promise<void> {
+    try {
+      await update();
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) throw new ApprovalError(callId, error.cause.message);
+      throw error;
+    }
   }
 
   /** The trace so far (a workflow query). */

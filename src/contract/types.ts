@@ -53,6 +53,7 @@ export type TraceEvent =
   | { trip: number; type: "reprompt.withheld"; kind: RepromptKind; detail: string }
   | { trip: number; type: "backstop"; name: string; phase: "before" | "after"; outcome: "detected" | "ran" | "prompted" | "error"; detail?: string }
   | { trip: number; type: "callback.error"; source: string; error: string }
+  | { trip: number; type: "approval"; tool: string; callId: string; outcome: "requested" | "approved" | "rejected" | "timed-out"; input?: unknown; reason?: string }
   | { trip: number; type: "run.stopped"; stopReason: StopReason; detail: string };
 
 /** What `agent.run()` resolves to, and the result of the `agentRun` workflow. */

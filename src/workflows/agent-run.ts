@@ -26,6 +26,7 @@ import { beforeFirstTrip, judgeAnswer, type ContractContext } from "./contract-s
 import { runPageQuery, traceQuery, type AgentRunArgs, type AgentRunResult, type ResumeState } from "./definitions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { RunProgress } from "./run-progress.js";
+import { Approvals } from "./approvals.js";
 
 /** Stream events kept across continue-as-new: a subscriber further behind than this resumes at the oldest kept. */
 const STREAM_EVENTS_KEPT = 1000;
@@ -46,6 +47,10 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   if (resume) await loadState(run, resume, carried, tools, events);
   const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages) };
   const progress = new RunProgress(spec, ctx.contract, run);
+  const approvals = new Approvals(run, (waitingFor) => {
+    events.syncTrace();
+    progress.waiting(waitingFor);
+  });
   const streamText = args.streamText === true;
   const tripsAtStart = run.trips;
   const end = async (stopReason: StopReason, detail: string): Promise<AgentRunResult> => {
@@ -79,7 +84,7 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
       if (calls.length > 0) {
         for (const call of calls) events.publish({ type: "tool.started", trip, tool: call.name, callId: call.id });
         const records = await progress.step(`trip ${trip}: tool calls ${calls.map((c) => c.name).join(", ")}`, () =>
-          Promise.all(calls.map((call) => executeTool(tools, spec.name, call, trip))),
+          Promise.all(calls.map((call) => executeTool(tools, approvals, spec.name, call, trip))),
         );
         recordToolCalls(run, records);
         ctx.contract.pendingRefusals = updatePendingRefusals(ctx.contract.pendingRefusals, records);
@@ -120,10 +125,21 @@ function lastUserText(messages: Message[]): string {
   return messages.findLast((m) => m.role === "user")?.content ?? "";
 }
 
-/** One tool call as an activity; a call whose retries ran out is recorded as failed, and the run goes on. */
-async function executeTool(tools: ActivityProxies, agent: string, call: RequestedToolCall, trip: number): Promise<ToolCallRecord> {
+/**
+ * One tool call as an activity. A call that needs approval waits for a person first; a rejected
+ * one is refused (so onToolRefusal applies). A call whose retries ran out is recorded as failed.
+ */
+async function executeTool(tools: ActivityProxies, approvals: Approvals, agent: string, call: RequestedToolCall, trip: number): Promise<ToolCallRecord> {
   try {
-    return await tools[ACTIVITY.toolExecute].executeWithOptions({ summary: `tool ${call.name}` }, [{ agent, call, trip }]);
+    const execute = (approved: boolean) => tools[ACTIVITY.toolExecute].executeWithOptions({ summary: `tool ${call.name}` }, [{ agent, call, trip, ...(approved ? { approved } : {}) }]);
+    const first = await execute(false);
+    if (!("approvalRequired" in first)) return first;
+    const { input, timeoutMs } = first.approvalRequired;
+    const decision = await approvals.wait(call, trip, input, timeoutMs);
+    if (!decision.approved) return { id: call.id, name: call.name, input, status: "refused", reason: decision.reason, trip };
+    const second = await execute(true);
+    if ("approvalRequired" in second) throw new Error("tool.execute asked again for an approved call");
+    return second;
   } catch (error) {
     if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
     return failedCall(call, trip, error.cause?.message ?? error.message);

@@ -1,5 +1,5 @@
 /** Names and types shared by the workflow and its clients. Workflow-safe. */
-import { defineQuery } from "@temporalio/workflow";
+import { defineQuery, defineUpdate } from "@temporalio/workflow";
 import type { WorkflowStreamState } from "@temporalio/workflow-streams/workflow";
 import type { ContractState } from "../contract/contract-state.js";
 import type { RunPage, RunPart } from "../contract/paging.js";
@@ -54,6 +54,11 @@ export interface StreamTail {
  * events published after their last poll (a closed workflow no longer answers polls).
  */
 export const streamTailQuery = defineQuery<StreamTail, [number]>("run-events-tail");
+
+/** Approves a tool call waiting for approval (tools with `needsApproval`). */
+export const approveUpdate = defineUpdate<void, [callId: string]>("approve");
+/** Rejects a tool call waiting for approval; the reason reaches the model as a refusal. */
+export const rejectUpdate = defineUpdate<void, [callId: string, reason: string]>("reject");
 
 /** The run's trace so far, readable while the run is live. */
 export const traceQuery = defineQuery<TraceEvent[]>("trace");

@@ -10,6 +10,7 @@ import type { StopReason } from "../contract/types.js";
 export class RunProgress {
   /** What the run is doing now, e.g. "trip 3: tool calls update_plan". */
   where = "starting";
+  #waiting: string | undefined;
 
   constructor(
     private readonly spec: AgentSpec,
@@ -25,6 +26,12 @@ export class RunProgress {
     this.where = where;
     this.show();
     return fn();
+  }
+
+  /** Shows that the run waits for a person (or, with undefined, that it no longer does). */
+  waiting(what: string | undefined): void {
+    this.#waiting = what;
+    this.show();
   }
 
   /** Shows the outcome, and records it in the search attributes. */
@@ -46,6 +53,7 @@ export class RunProgress {
     setCurrentDetails(
       [
         `**${this.spec.name}** · trip ${this.run.trips} of ${this.spec.maxTrips} · now: ${this.where}`,
+        ...(this.#waiting ? [`⏸ ${this.#waiting}`] : []),
         lastCall ? `last tool call: \`${lastCall.name}\` → ${lastCall.status}${lastCall.reason ? ` (${lastCall.reason})` : ""}` : "no tool calls yet",
         `re-prompts sent: ${reprompts.length}${reprompts.length ? ` (${reprompts.join(", ")})` : ""}; budgets used: actWhenAsked ${this.contract.actReprompts}, refusal retries ${this.contract.refusalRetries}, backstops ran ${this.contract.backstopsRan.length}`,
       ].join("\n\n"),
