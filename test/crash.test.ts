@@ -166,3 +166,30 @@ describe("streaming survives a SIGKILLed worker", () => {
     expect((finished as Extract<StreamedRunEvent, { type: "run.finished" }>).result).toMatchObject({ reply: TEXT, trips: 1, stopReason: "answered" });
   }, 90_000);
 });
+
+describe("human approval survives a SIGKILLed worker", () => {
+  it("a run waiting for approval keeps waiting through a worker crash; approving on a new worker runs the tool once", async () => {
+    const model = await startScriptedModel([{ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Swapped, as approved."]);
+    const toolLog = join(mkdtempSync(join(tmpdir(), "crash-")), "tool.log");
+    const env = { TEMPORAL_ADDRESS: harness.address, TEMPORAL_TASK_QUEUE: taskQueue(), OPENAI_BASE_URL: model.baseURL, TOOL_LOG: toolLog, WORKFLOW_BUNDLE: inject("workflowBundlePath") };
+    const approvalCoach = ai.agent({ name: "approval-crash-coach", model: ai.openai("gpt-test") });
+    const first = startWorkerProcess(env);
+    const handle = await approvalCoach.start("Swap squats for lunges", { client: harness.client, taskQueue: env.TEMPORAL_TASK_QUEUE });
+    let callId: string | undefined;
+    for await (const event of handle.stream()) {
+      if (event.type === "approval" && event.outcome === "requested") {
+        callId = event.callId;
+        break;
+      }
+    }
+    first.child.kill("SIGKILL");
+    const second = startWorkerProcess(env);
+    await handle.approve(callId!);
+    const result = await handle.result();
+    second.child.kill("SIGKILL");
+    await model.close();
+    expect(result).toMatchObject({ stopReason: "answered", reply: "Swapped, as approved." });
+    expect(result.toolCalls).toMatchObject([{ status: "ok", output: { ok: true } }]);
+    expect(readFileSync(toolLog, "utf8")).toBe("executed\n");
+  }, 90_000);
+});
