@@ -3,9 +3,7 @@
  * calls, tool calls, backstop side effects and every user callback run on the worker as activities.
  */
 import {
-  ActivityFailure,
   allHandlersFinished,
-  ApplicationFailure,
   CancellationScope,
   condition,
   isCancellation,
@@ -16,13 +14,13 @@ import {
 } from "@temporalio/workflow";
 import { ACTIVITY } from "../contract/constants.js";
 import { initialContractState } from "../contract/contract-state.js";
-import { updatePendingRefusals } from "../contract/decide.js";
 import { pack, unpack } from "../contract/packing.js";
 import { MAX_PAGE_BYTES, PAGE_BYTES, pageOf, type RunPart } from "../contract/paging.js";
-import { failedCall, finish, initialState, recordAnswer, recordToolCalls, type RunState } from "../contract/run-state.js";
-import type { Message, RequestedToolCall, StopReason, ToolCallRecord } from "../contract/types.js";
+import { finish, initialState, type RunState } from "../contract/run-state.js";
+import type { Message, StopReason } from "../contract/types.js";
 import { activitiesFor, local, type ActivityProxies } from "./activities.js";
-import { beforeFirstTrip, judgeAnswer, type ContractContext } from "./contract-steps.js";
+import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
+import { runTrips, unwrapFailure, type TripLoop } from "./trip-loop.js";
 import { runPageQuery, traceQuery, type AgentRunArgs, type AgentRunResult, type ResumeState } from "./definitions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { RunProgress } from "./run-progress.js";
@@ -51,7 +49,7 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
     events.syncTrace();
     progress.waiting(waitingFor);
   });
-  const streamText = args.streamText === true;
+  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, streamText: args.streamText === true };
   const tripsAtStart = run.trips;
   const end = async (stopReason: StopReason, detail: string): Promise<AgentRunResult> => {
     const result = compact(finish(run, stopReason, detail, { workflowId: workflowInfo().workflowId, runId: workflowInfo().runId }));
@@ -64,41 +62,13 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   const loop = async (): Promise<AgentRunResult> => {
     // 1. Before the first trip: before-phase backstops, and whether the input asks for an action.
     if (!resume) await progress.step("before the first trip", () => beforeFirstTrip(ctx));
-    while (run.trips < spec.maxTrips) {
+    // 2-4. Trips until the model answers for good, or maxTrips is used up; continue-as-new when suggested.
+    const { stopReason, detail } = await runTrips(loop_, spec.maxTrips, async () => {
       // Only after a trip of this run's own: loading a large state may itself pass the threshold.
       if (workflowInfo().continueAsNewSuggested && run.trips > tripsAtStart) await continueAsNew(args, ctx, events);
-      // 2. A trip: one model call. The activity reads the conversation from the run, so it is not repeated in the history.
-      const trip = run.trips + 1;
-      events.publish({ type: "trip.started", trip });
-      const { message } = await progress.step(`trip ${trip}: model call`, () =>
-        unwrapFailure(() =>
-          model[ACTIVITY.modelCall].executeWithOptions({ summary: `model ${spec.modelId} · trip ${trip}` }, [
-            { agent: spec.name, conversationLength: run.messages.length, trip, streamText },
-          ]),
-        ),
-      );
-      if (!streamText && message.content) events.publish({ type: "text.delta", trip, attempt: 0, text: message.content });
-      recordAnswer(run, message);
-      // 3. Tool calls in the answer run as activities, in parallel; then the next trip.
-      const calls = message.toolCalls ?? [];
-      if (calls.length > 0) {
-        for (const call of calls) events.publish({ type: "tool.started", trip, tool: call.name, callId: call.id });
-        const records = await progress.step(`trip ${trip}: tool calls ${calls.map((c) => c.name).join(", ")}`, () =>
-          Promise.all(calls.map((call) => executeTool(tools, approvals, spec.name, call, trip))),
-        );
-        recordToolCalls(run, records);
-        ctx.contract.pendingRefusals = updatePendingRefusals(ctx.contract.pendingRefusals, records);
-        events.syncTrace();
-        continue;
-      }
-      // 4. An answer that would end the run: the contract may send one re-prompt.
-      const decision = await progress.step(`trip ${trip}: judging the answer`, () => judgeAnswer(ctx));
-      events.syncTrace();
-      if (decision.type === "end") return end("answered", `the model answered without tool calls on trip ${run.trips}`);
-    }
+    });
     // 5. The result.
-    log.info("run stopped at maxTrips", { maxTrips: spec.maxTrips });
-    return end("max-trips", `maxTrips (${spec.maxTrips}) used up`);
+    return end(stopReason, detail);
   };
 
   // Cancellation (handle.cancel()) and the run's time limit end the run with a result that says where.
@@ -123,27 +93,6 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
 
 function lastUserText(messages: Message[]): string {
   return messages.findLast((m) => m.role === "user")?.content ?? "";
-}
-
-/**
- * One tool call as an activity. A call that needs approval waits for a person first; a rejected
- * one is refused (so onToolRefusal applies). A call whose retries ran out is recorded as failed.
- */
-async function executeTool(tools: ActivityProxies, approvals: Approvals, agent: string, call: RequestedToolCall, trip: number): Promise<ToolCallRecord> {
-  try {
-    const execute = (approved: boolean) => tools[ACTIVITY.toolExecute].executeWithOptions({ summary: `tool ${call.name}` }, [{ agent, call, trip, ...(approved ? { approved } : {}) }]);
-    const first = await execute(false);
-    if (!("approvalRequired" in first)) return first;
-    const { input, timeoutMs } = first.approvalRequired;
-    const decision = await approvals.wait(call, trip, input, timeoutMs);
-    if (!decision.approved) return { id: call.id, name: call.name, input, status: "refused", reason: decision.reason, trip };
-    const second = await execute(true);
-    if ("approvalRequired" in second) throw new Error("tool.execute asked again for an approved call");
-    return second;
-  } catch (error) {
-    if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
-    return failedCall(call, trip, error.cause?.message ?? error.message);
-  }
 }
 
 /**
@@ -206,15 +155,3 @@ function compact(result: AgentRunResult): AgentRunResult {
   return { ...result, messages: [], toolCalls: [], paged: { messages: result.messages.length, toolCalls: result.toolCalls.length } };
 }
 
-/** Fails the run with the activity's own typed failure rather than a wrapper. */
-async function unwrapFailure<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
-      const cause = error.cause;
-      throw ApplicationFailure.create({ type: cause.type ?? undefined, message: cause.message, details: cause.details ?? undefined, nonRetryable: true });
-    }
-    throw error;
-  }
-}

@@ -1,0 +1,107 @@
+/**
+ * The trips of one request, shared by runs and sessions: model call, tool calls (approvals
+ * included), and the contract's judgement of an answer that would end the request.
+ */
+import { ActivityFailure, ApplicationFailure, isCancellation, log } from "@temporalio/workflow";
+import { ACTIVITY } from "../contract/constants.js";
+import type { AgentSpec } from "../contract/agent-spec.js";
+import { updatePendingRefusals } from "../contract/decide.js";
+import { failedCall, recordAnswer, recordToolCalls, type RunState } from "../contract/run-state.js";
+import type { RequestedToolCall, ToolCallRecord } from "../contract/types.js";
+import type { ActivityProxies } from "./activities.js";
+import type { Approvals } from "./approvals.js";
+import { judgeAnswer, type ContractContext } from "./contract-steps.js";
+import type { RunEventPublisher } from "./run-event-publisher.js";
+import type { RunProgress } from "./run-progress.js";
+
+/** Everything the trips work with. */
+export interface TripLoop {
+  spec: AgentSpec;
+  run: RunState;
+  ctx: ContractContext;
+  events: RunEventPublisher;
+  progress: RunProgress;
+  approvals: Approvals;
+  model: ActivityProxies;
+  tools: ActivityProxies;
+  /** Publish answer text token by token. */
+  streamText: boolean;
+}
+
+/** How the trips ended. */
+export interface TripsOutcome {
+  stopReason: "answered" | "max-trips";
+  detail: string;
+}
+
+/** Runs trips until the model answers for good or trip number `lastTrip` is done; `beforeTrip` runs at the top of each. */
+export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: () => Promise<void>): Promise<TripsOutcome> {
+  const { spec, run, ctx, events, progress, approvals, model, tools, streamText } = loop;
+  while (run.trips < lastTrip) {
+    await beforeTrip?.();
+    // A trip: one model call. The activity reads the conversation from the workflow, so it is not repeated in the history.
+    const trip = run.trips + 1;
+    events.publish({ type: "trip.started", trip });
+    const { message } = await progress.step(`trip ${trip}: model call`, () =>
+      unwrapFailure(() =>
+        model[ACTIVITY.modelCall].executeWithOptions({ summary: `model ${spec.modelId} · trip ${trip}` }, [
+          { agent: spec.name, conversationLength: run.messages.length, trip, streamText },
+        ]),
+      ),
+    );
+    if (!streamText && message.content) events.publish({ type: "text.delta", trip, attempt: 0, text: message.content });
+    recordAnswer(run, message);
+    // Tool calls in the answer run as activities, in parallel; then the next trip.
+    const calls = message.toolCalls ?? [];
+    if (calls.length > 0) {
+      for (const call of calls) events.publish({ type: "tool.started", trip, tool: call.name, callId: call.id });
+      const records = await progress.step(`trip ${trip}: tool calls ${calls.map((c) => c.name).join(", ")}`, () =>
+        Promise.all(calls.map((call) => executeTool(tools, approvals, spec.name, call, trip))),
+      );
+      recordToolCalls(run, records);
+      ctx.contract.pendingRefusals = updatePendingRefusals(ctx.contract.pendingRefusals, records);
+      events.syncTrace();
+      continue;
+    }
+    // An answer that would end the request: the contract may send one re-prompt.
+    const decision = await progress.step(`trip ${trip}: judging the answer`, () => judgeAnswer(ctx));
+    events.syncTrace();
+    if (decision.type === "end") return { stopReason: "answered", detail: `the model answered without tool calls on trip ${run.trips}` };
+  }
+  log.info("stopped at maxTrips", { maxTrips: spec.maxTrips });
+  return { stopReason: "max-trips", detail: `maxTrips (${spec.maxTrips}) used up` };
+}
+
+/**
+ * One tool call as an activity. A call that needs approval waits for a person first; a rejected
+ * one is refused (so onToolRefusal applies). A call whose retries ran out is recorded as failed.
+ */
+async function executeTool(tools: ActivityProxies, approvals: Approvals, agent: string, call: RequestedToolCall, trip: number): Promise<ToolCallRecord> {
+  try {
+    const execute = (approved: boolean) => tools[ACTIVITY.toolExecute].executeWithOptions({ summary: `tool ${call.name}` }, [{ agent, call, trip, ...(approved ? { approved } : {}) }]);
+    const first = await execute(false);
+    if (!("approvalRequired" in first)) return first;
+    const { input, timeoutMs } = first.approvalRequired;
+    const decision = await approvals.wait(call, trip, input, timeoutMs);
+    if (!decision.approved) return { id: call.id, name: call.name, input, status: "refused", reason: decision.reason, trip };
+    const second = await execute(true);
+    if ("approvalRequired" in second) throw new Error("tool.execute asked again for an approved call");
+    return second;
+  } catch (error) {
+    if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
+    return failedCall(call, trip, error.cause?.message ?? error.message);
+  }
+}
+
+export /** Fails the run with the activity's own typed failure rather than a wrapper. */
+async function unwrapFailure<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
+      const cause = error.cause;
+      throw ApplicationFailure.create({ type: cause.type ?? undefined, message: cause.message, details: cause.details ?? undefined, nonRetryable: true });
+    }
+    throw error;
+  }
+}
