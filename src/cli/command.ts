@@ -4,6 +4,8 @@
 export interface CommandIO {
   stdout: (line: string) => void;
   stderr: (line: string) => void;
+  /** Text without a line break (answer text as it streams); default: written as a line. */
+  write?: (text: string) => void;
 }
 
 /** A subcommand: `durable-agent <name> ...args`. */

@@ -5,11 +5,22 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { TemporalConnectionError, TlsConfigError } from "../errors.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
+import { devCommand } from "./dev-command.js";
 import { evalCommand } from "./eval-command.js";
+import { listCommand } from "./list-command.js";
+import { runCommand } from "./run-command.js";
+import { traceCommand } from "./trace-command.js";
+import { workerCommand } from "./worker-command.js";
 
 /** The subcommands, by name. */
 export const COMMANDS: Record<string, Command> = {
+  dev: devCommand,
+  worker: workerCommand,
+  run: runCommand,
+  trace: traceCommand,
+  list: listCommand,
   eval: evalCommand,
 };
 
@@ -26,7 +37,7 @@ function help(): string {
 }
 
 /** Runs the CLI with the arguments after the executable; resolves to the exit code. */
-export async function main(argv: string[], io: CommandIO = { stdout: (line) => console.log(line), stderr: (line) => console.error(line) }): Promise<number> {
+export async function main(argv: string[], io: CommandIO = { stdout: (line) => console.log(line), stderr: (line) => console.error(line), write: (text) => process.stdout.write(text) }): Promise<number> {
   const { tokens } = parseArgs({ args: argv, allowPositionals: true, strict: false, tokens: true });
   const first = tokens.find((token) => token.kind === "positional");
   const leading = tokens.filter((token) => token.kind === "option" && (!first || token.index < first.index));
@@ -46,6 +57,10 @@ export async function main(argv: string[], io: CommandIO = { stdout: (line) => c
     if (error instanceof UsageError) {
       io.stderr(`${error.message}\n\n${command.usage}`);
       return EXIT.usage;
+    }
+    if (TemporalConnectionError.isInstance(error) || TlsConfigError.isInstance(error)) {
+      io.stderr(error.message);
+      return EXIT.infrastructure;
     }
     throw error;
   }

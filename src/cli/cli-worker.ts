@@ -1,0 +1,50 @@
+/** A worker in the CLI's own process, for `dev`, `worker` and `run --module`. */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import type { NativeConnection, Worker } from "@temporalio/worker";
+import type { Agent } from "../agent/define-agent.js";
+import { DuplicateAgentError } from "../errors.js";
+import { UsageError } from "./command.js";
+
+let runtimeInstalled = false;
+
+/** Temporal's runtime logs at WARN in the CLI; `Runtime.install` may run once per process. */
+export async function installCliRuntime(): Promise<void> {
+  if (runtimeInstalled) return;
+  const { DefaultLogger, Runtime } = await import("@temporalio/worker");
+  Runtime.install({ logger: new DefaultLogger("WARN") });
+  runtimeInstalled = true;
+}
+
+/** Options of `createCliWorker`. */
+export interface CliWorkerOptions {
+  taskQueue?: string;
+  /** A prebuilt workflow bundle file (`--workflow-bundle`), to skip bundling at start. */
+  workflowBundle?: string;
+  /** Set durable-agent's search attributes on every run (they must be registered on the server). */
+  searchAttributes?: boolean;
+  /** A connection to use; default one from TEMPORAL_ADDRESS and the TLS/API key variables. */
+  connection?: NativeConnection;
+}
+
+/**
+ * Creates a worker for the agents; two agents with one name are a usage error. `worker.run()`
+ * shuts it down gracefully on SIGINT/SIGTERM (Temporal's runtime handles those signals).
+ */
+export async function createCliWorker(agents: Agent[], options: CliWorkerOptions): Promise<Worker> {
+  if (options.workflowBundle !== undefined && !existsSync(options.workflowBundle)) throw new UsageError(`--workflow-bundle ${options.workflowBundle}: no such file.`);
+  await installCliRuntime();
+  const { createAgentWorker } = await import("../worker.js");
+  try {
+    return await createAgentWorker({
+      agents,
+      ...(options.taskQueue !== undefined ? { taskQueue: options.taskQueue } : {}),
+      ...(options.connection ? { connection: options.connection } : {}),
+      ...(options.workflowBundle !== undefined ? { workflowBundle: { codePath: resolve(options.workflowBundle) } } : {}),
+      ...(options.searchAttributes ? { searchAttributes: true } : {}),
+    });
+  } catch (error) {
+    if (DuplicateAgentError.isInstance(error)) throw new UsageError(error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,101 @@
+/** How the CLI prints a run: its live events (`run`) and its trace (`run`, `trace`). */
+import type { StreamedRunEvent } from "../contract/run-events.js";
+import type { RunResult, TraceEvent } from "../contract/types.js";
+
+const quote = (text: string, max = 160) => JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
+
+/** One trace event as a line: `trip 2  tool update_plan: ok`. */
+export function formatTraceEvent(event: TraceEvent): string {
+  const detail = ((): string => {
+    switch (event.type) {
+      case "model.answered":
+        return event.toolCalls.length > 0 ? `model asked for ${event.toolCalls.join(", ")}${event.text ? ` and said ${quote(event.text)}` : ""}` : `model answered ${quote(event.text ?? "")}`;
+      case "tool.finished":
+        return `tool ${event.tool}: ${event.status}${event.reason ? ` (${event.reason})` : ""}${event.error ? ` (${event.error})` : ""}`;
+      case "reprompt":
+        return `re-prompt (${event.kind}${event.source ? `, ${event.source}` : ""}): ${quote(event.text)}`;
+      case "reprompt.withheld":
+        return `re-prompt withheld (${event.kind}): ${event.detail}`;
+      case "backstop":
+        return `backstop ${event.name} (${event.phase}): ${event.outcome}${event.detail ? ` (${event.detail})` : ""}`;
+      case "callback.error":
+        return `callback error in ${event.source}: ${event.error}`;
+      case "run.stopped":
+        return `run stopped: ${event.stopReason} (${event.detail})`;
+      default:
+        return JSON.stringify(event);
+    }
+  })();
+  return `trip ${String((event as { trip?: number }).trip ?? "-").padEnd(3)} ${detail}`;
+}
+
+/** The whole trace, a line per event. */
+export function formatTrace(trace: TraceEvent[]): string[] {
+  return trace.length === 0 ? ["(the trace is empty)"] : trace.map(formatTraceEvent);
+}
+
+/** One line summing up a finished run. */
+export function formatOutcome(result: RunResult): string {
+  return `stopped: ${result.stopReason} after ${result.trips} trip(s), ${result.toolCalls.length} tool call(s)`;
+}
+
+/** Where the renderer writes: whole lines, and text without a line break (answer text as it streams). */
+export interface RenderTarget {
+  line(text: string): void;
+  write(text: string): void;
+}
+
+/**
+ * Prints a run's events as they arrive: answer text as it streams, tool calls as they start and
+ * finish, retries, re-prompts and backstops; `run.finished` sums the run up.
+ */
+export class RunEventRenderer {
+  #midLine = false;
+
+  constructor(private readonly out: RenderTarget) {}
+
+  /** Prints one event. */
+  render(event: StreamedRunEvent): void {
+    switch (event.type) {
+      case "text.delta":
+        this.out.write(event.text);
+        this.#midLine = !event.text.endsWith("\n");
+        return;
+      case "trip.started":
+        return this.line(`── trip ${event.trip} ──`);
+      case "trip.retry":
+        return this.line(`(the model call of trip ${event.trip} is retried, attempt ${event.attempt}: text above from the failed attempt is dropped)`);
+      case "tool.started":
+        return this.line(`→ tool ${event.tool} (${event.callId})`);
+      case "model.answered":
+        return this.endLine();
+      case "tool.finished":
+        return this.line(`← tool ${event.tool}: ${event.status}${event.reason ? ` (${event.reason})` : ""}${event.error ? ` (${event.error})` : ""}`);
+      case "reprompt":
+        return this.line(`↻ re-prompt (${event.kind}): ${quote(event.text)}`);
+      case "reprompt.withheld":
+        return this.line(`↻ re-prompt withheld (${event.kind}): ${event.detail}`);
+      case "backstop":
+        return this.line(`◆ backstop ${event.name} (${event.phase}): ${event.outcome}`);
+      case "callback.error":
+        return this.line(`! callback error in ${event.source}: ${event.error}`);
+      case "run.stopped":
+        return this.endLine();
+      case "run.finished":
+        return this.line(`■ ${formatOutcome(event.result)}`);
+      default:
+        return this.line(JSON.stringify(event));
+    }
+  }
+
+  /** Ends a line of streamed text, if one is open. */
+  endLine(): void {
+    if (this.#midLine) this.out.line("");
+    this.#midLine = false;
+  }
+
+  private line(text: string): void {
+    this.endLine();
+    this.out.line(text);
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * `durable-agent run <agent> "<input>"`: starts a run on the workers of a task queue (or on a
+ * worker in this process, with `--module`), prints its events live, then its trace.
+ */
+import type { Client } from "@temporalio/client";
+import type { Worker } from "@temporalio/worker";
+import { connectClient, temporalSettings } from "../client/connection.js";
+import { startRun } from "../client/start-run.js";
+import type { RunResult } from "../contract/types.js";
+import { DurableAgentError } from "../errors.js";
+import { createCliWorker } from "./cli-worker.js";
+import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
+import { formatTrace, RunEventRenderer } from "./format-run.js";
+import { loadAgents } from "./load-agents.js";
+import { parseOptions } from "./parse-options.js";
+import { hasWorkflowPollers } from "./task-queue.js";
+
+const USAGE = `Usage: durable-agent run <agent> "<input>" [options]
+
+Starts a durable run of <agent> with <input> as the user's message, prints its events as they
+happen (answer text as it streams, tool calls, re-prompts, backstops), then its trace. The run
+goes to the workers of the task queue (start one with \`durable-agent worker <module>\`), or to a
+worker in this process with --module. Connects to TEMPORAL_ADDRESS (default localhost:7233).
+
+Options:
+  --task-queue <name>       default TEMPORAL_TASK_QUEUE, else durable-agent
+  --id <id>                 the run's id: the workflow id is <agent>-<id> (default a UUID)
+  --module <file>           serve the agents this module exports with a worker in this process
+  --workflow-bundle <file>  a prebuilt workflow bundle for that worker (skips bundling)
+  --no-stream-text          print the answer when the model call ends, not token by token
+  -h, --help                show this help
+
+Exit codes: 0 the run ended (any stop reason); 1 the run failed; 2 Temporal unreachable; 64 bad arguments.`;
+
+async function run(argv: string[], io: CommandIO): Promise<number> {
+  const { values, positionals } = parseOptions(argv, {
+    "task-queue": { type: "string" },
+    id: { type: "string" },
+    module: { type: "string" },
+    "workflow-bundle": { type: "string" },
+    "no-stream-text": { type: "boolean" },
+  });
+  if (values.help) return io.stdout(USAGE), EXIT.ok;
+  if (positionals.length !== 2) {
+    throw new UsageError(positionals.length < 2 ? `Name the agent and the input: durable-agent run <agent> "<input>" (got ${positionals.length} argument(s)).` : `Expected <agent> and one "<input>", got ${positionals.length} arguments: quote the input.`);
+  }
+  const [agentName, input] = positionals as [string, string];
+  if (input.trim() === "") throw new UsageError("The input is empty: give the user's message in quotes.");
+  if (values["workflow-bundle"] !== undefined && values.module === undefined) throw new UsageError("--workflow-bundle is for the worker that --module starts: add --module <file>.");
+  const taskQueue = temporalSettings({ taskQueue: values["task-queue"] }).taskQueue;
+  let worker: Worker | undefined;
+  if (values.module !== undefined) {
+    const agents = await loadAgents(values.module);
+    if (!agents.some((agent) => agent.name === agentName)) {
+      throw new UsageError(`The module ${values.module} has no agent named "${agentName}" (it exports ${agents.map((a) => `"${a.name}"`).join(", ")}).`);
+    }
+    worker = await createCliWorker(agents, { taskQueue, workflowBundle: values["workflow-bundle"] });
+  }
+  const client = await connectClient();
+  try {
+    const watching = watch(client, agentName, input, { taskQueue, id: values.id, streamText: !values["no-stream-text"], localWorker: worker !== undefined }, io);
+    return await (worker ? worker.runUntil(watching) : watching);
+  } finally {
+    await client.connection.close().catch(() => undefined);
+  }
+}
+
+interface WatchOptions {
+  taskQueue: string;
+  id: string | undefined;
+  streamText: boolean;
+  localWorker: boolean;
+}
+
+async function watch(client: Client, agent: string, input: string, options: WatchOptions, io: CommandIO): Promise<number> {
+  if (!options.localWorker && !(await hasWorkflowPollers(client, options.taskQueue))) {
+    io.stderr(`Warning: no worker polls task queue "${options.taskQueue}" yet; the run waits for one. Start it with \`durable-agent worker <module>\`, or pass --module <file> (or --task-queue).`);
+  }
+  const handle = await startRun(agent, input, { client, taskQueue: options.taskQueue, streamText: options.streamText, ...(options.id !== undefined ? { id: options.id } : {}) });
+  io.stdout(`Run ${handle.workflowId} of agent "${agent}" on task queue ${options.taskQueue}`);
+  const renderer = new RunEventRenderer({ line: io.stdout, write: io.write ?? io.stdout });
+  let result: RunResult | undefined;
+  try {
+    for await (const event of handle.stream()) {
+      renderer.render(event);
+      if (event.type === "run.finished") result = event.result;
+    }
+  } catch (error) {
+    renderer.endLine();
+    io.stderr(`The run failed: ${DurableAgentError.isInstance(error) ? `${error.name}: ${error.message}` : (error as Error).message}`);
+    return EXIT.failed;
+  }
+  result ??= await handle.result();
+  io.stdout("");
+  io.stdout("Trace:");
+  for (const line of formatTrace(result.trace)) io.stdout(`  ${line}`);
+  return EXIT.ok;
+}
+
+/** `durable-agent run`. */
+export const runCommand: Command = {
+  summary: "start a run of an agent, print its events live, then its trace",
+  usage: USAGE,
+  run,
+};

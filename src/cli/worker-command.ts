@@ -1,0 +1,46 @@
+/** `durable-agent worker <module>`: serves the agents a module exports until SIGINT/SIGTERM. */
+import { temporalSettings } from "../client/connection.js";
+import { createCliWorker } from "./cli-worker.js";
+import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
+import { loadAgents } from "./load-agents.js";
+import { parseOptions } from "./parse-options.js";
+
+const USAGE = `Usage: durable-agent worker <module> [options]
+
+Runs a worker that serves the agents <module> exports (the values of ai.agent(...)) until
+SIGINT or SIGTERM, then shuts down gracefully. Connects to TEMPORAL_ADDRESS (default
+localhost:7233) in TEMPORAL_NAMESPACE, with TLS and API key from TEMPORAL_TLS_* and
+TEMPORAL_API_KEY; the model's key comes from OPENAI_API_KEY on this process.
+
+Options:
+  --task-queue <name>       default TEMPORAL_TASK_QUEUE, else durable-agent
+  --search-attributes       set DurableAgentName, DurableAgentStopReason, ... on runs (register
+                            them on the server first; see the README)
+  --workflow-bundle <file>  a prebuilt workflow bundle (bundleAgentWorkflows().code), to skip bundling
+  -h, --help                show this help
+
+Exit codes: 0 shut down by a signal; 2 Temporal unreachable; 64 bad arguments or module.`;
+
+async function run(argv: string[], io: CommandIO): Promise<number> {
+  const { values, positionals } = parseOptions(argv, {
+    "task-queue": { type: "string" },
+    "search-attributes": { type: "boolean" },
+    "workflow-bundle": { type: "string" },
+  });
+  if (values.help) return io.stdout(USAGE), EXIT.ok;
+  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? "Name the module that exports your agents: durable-agent worker <module>." : `Expected one module, got ${positionals.length}: ${positionals.join(" ")}.`);
+  const agents = await loadAgents(positionals[0]!);
+  const taskQueue = temporalSettings({ taskQueue: values["task-queue"] }).taskQueue;
+  const worker = await createCliWorker(agents, { taskQueue, workflowBundle: values["workflow-bundle"], searchAttributes: values["search-attributes"] });
+  io.stdout(`durable-agent worker: serving ${agents.map((agent) => `"${agent.name}"`).join(", ")} on task queue ${taskQueue} at ${temporalSettings().address} (Ctrl-C to stop)`);
+  await worker.run();
+  io.stdout("durable-agent worker: stopped");
+  return EXIT.ok;
+}
+
+/** `durable-agent worker`. */
+export const workerCommand: Command = {
+  summary: "serve the agents a module exports (a worker, until SIGINT/SIGTERM)",
+  usage: USAGE,
+  run,
+};

@@ -1,0 +1,60 @@
+/** Runs the `durable-agent` CLI as a child process against the suite's Temporal server. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+import { inject } from "vitest";
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment of a CLI child: the suite's server, no model or task queue settings of the parent's. */
+export function cliEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const base = { ...process.env };
+  for (const name of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "TEMPORAL_TASK_QUEUE", "TEMPORAL_NAMESPACE", "DURABLE_AGENT_CODEC_KEYS", "DURABLE_AGENT_CODEC_KEY_ID"]) delete base[name];
+  return { ...base, TEMPORAL_ADDRESS: inject("temporalAddress"), ...env };
+}
+
+/** A CLI child that keeps running (`worker`, `dev`): wait for a line, then stop it with a signal. */
+export interface CliProcess {
+  child: ChildProcess;
+  /** Resolves with the first stdout line containing `text`; rejects if the process exits first. */
+  waitForLine(text: string): Promise<string>;
+  /** Sends the signal and resolves with how the process ended. */
+  stop(signal?: NodeJS.Signals): Promise<Exit>;
+  exited: Promise<Exit>;
+}
+
+/** Starts the CLI from source: node --import tsx --conditions=durable-agent-source src/cli/index.ts ... */
+export function startCli(args: string[], env: Record<string, string> = {}, entry = ["--import", "tsx", "--conditions=durable-agent-source", "src/cli/index.ts"]): CliProcess {
+  const child = spawn(process.execPath, [...entry, ...args], { env: cliEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (chunk) => (stdout += chunk));
+  child.stderr!.on("data", (chunk) => (stderr += chunk));
+  const lines = createInterface({ input: child.stdout! });
+  const exited = new Promise<Exit>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  return {
+    child,
+    exited,
+    waitForLine: (text) =>
+      new Promise((resolve, reject) => {
+        lines.on("line", (line) => line.includes(text) && resolve(line));
+        exited.then((exit) => reject(new Error(`the CLI exited (${exit.code ?? exit.signal}) before printing "${text}":\n${exit.stdout}\n${exit.stderr}`)));
+      }),
+    stop: (signal = "SIGTERM") => {
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs the CLI to its end. */
+export function cli(args: string[], env: Record<string, string> = {}, entry?: string[]): Promise<Exit> {
+  return startCli(args, env, entry).exited;
+}
