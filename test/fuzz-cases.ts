@@ -50,23 +50,27 @@ type Maker = (random: () => number, pick: <T>(items: readonly T[]) => T) => Omit
 
 /** The hostile answers of issue 9, item 3, each with a few seeded variants. */
 const KINDS: Record<string, Maker> = {
-  "malformed tool-call JSON": (_r, pick) => ({
-    answer: () => ({ toolCalls: [{ name: "update_plan", arguments: pick(['{"from": "squats", "to":', "{{{", '[1, 2', '"unterminated', "{'from': 'squats'}", "nul\u0000l"]) }] }),
-    expected: ANSWERED_REFUSED(/^Arguments for "update_plan" are not valid JSON/),
-  }),
-  "unknown tool name": (_r, pick) => ({
-    answer: () => ({ toolCalls: [{ name: pick(["drop_database", "../../etc/passwd", "update-plan", "", "UPDATE_PLAN", "ツール", "update_plan\u0000"]), arguments: { from: "a", to: "b" } }] }),
-    expected: ANSWERED_REFUSED(/^Unknown tool ".*"\. Available tools: update_plan\.$/s),
-  }),
-  "arguments of the wrong type": (_r, pick) => ({
-    answer: () => ({ toolCalls: [{ name: "update_plan", arguments: pick([{ from: 42, to: null }, [], "a string", { from: { nested: true }, to: "b" }, true, 3.14]) }] }),
-    expected: ANSWERED_REFUSED(/^Invalid input for "update_plan"/),
-  }),
-  "a 5 MB argument": (random) => ({
-    answer: () => ({ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "x".repeat(5 * 1024 * 1024 + Math.floor(random() * 1000)) } }], chunkSize: 64 * 1024 }),
-    expected: ANSWERED_REFUSED(/^Arguments for "update_plan" are \d{7} bytes, over the limit of 262144 bytes \(limits\.toolInputBytes\)/),
-    needsValidateAnswer: true,
-  }),
+  "malformed tool-call JSON": (_r, pick) => {
+    const args = pick(['{"from": "squats", "to":', "{{{", "[1, 2", '"unterminated', "{'from': 'squats'}", "nul\u0000l"]);
+    return { answer: () => ({ toolCalls: [{ name: "update_plan", arguments: args }] }), expected: ANSWERED_REFUSED(/^Arguments for "update_plan" are not valid JSON/) };
+  },
+  "unknown tool name": (_r, pick) => {
+    const name = pick(["drop_database", "../../etc/passwd", "update-plan", "", "UPDATE_PLAN", "ツール", "update_plan\u0000"]);
+    return { answer: () => ({ toolCalls: [{ name, arguments: { from: "a", to: "b" } }] }), expected: ANSWERED_REFUSED(/^Unknown tool ".*"\. Available tools: update_plan\.$/s) };
+  },
+  "arguments of the wrong type": (_r, pick) => {
+    // Valid JSON of the wrong shape (a string argument would be sent as raw text, so it is JSON-encoded here).
+    const args = JSON.stringify(pick<unknown>([{ from: 42, to: null }, [], "a string", { from: { nested: true }, to: "b" }, true, 3.14, null]));
+    return { answer: () => ({ toolCalls: [{ name: "update_plan", arguments: args }] }), expected: ANSWERED_REFUSED(/^Invalid input for "update_plan"/) };
+  },
+  "a 5 MB argument": (random) => {
+    const bytes = 5 * 1024 * 1024 + Math.floor(random() * 1000);
+    return {
+      answer: () => ({ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "x".repeat(bytes) } }], chunkSize: 64 * 1024 }),
+      expected: ANSWERED_REFUSED(new RegExp(`^Arguments for "update_plan" are ${bytes + JSON.stringify({ from: "squats", to: "" }).length} bytes, over the limit of 262144 bytes \\(limits\\.toolInputBytes\\)`)),
+      needsValidateAnswer: true,
+    };
+  },
   "hundreds of tool calls in one answer": (random) => {
     const count = 100 + Math.floor(random() * 300);
     return {
@@ -79,20 +83,19 @@ const KINDS: Record<string, Maker> = {
     answer: () => ({ toolCalls: Array.from({ length: 32 }, (_, i) => ({ name: "update_plan", arguments: { from: `e${i}`, to: `f${i}` } })) }),
     expected: { stopReason: "answered", toolStatus: "ok", toolCalls: 32 },
   }),
-  "empty choices": (_r, pick) => ({
-    answer: () => ({ raw: pick([`data: ${JSON.stringify({ ...ids, choices: [] })}\n\ndata: [DONE]\n\n`, `data: ${JSON.stringify({ ...ids, choices: null })}\n\ndata: [DONE]\n\n`, "data: [DONE]\n\n"]) }),
-    expected: MODEL_ERROR(/^Model "gpt-fuzz": /),
-  }),
-  "a wrong content type": (_r, pick) => ({
-    answer: () =>
-      pick<RawTurn>([
-        { raw: "<html><body><h1>502 Bad Gateway</h1></body></html>", contentType: "text/html" },
-        { raw: JSON.stringify({ id: "x", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: "hi" }, finish_reason: "stop" }] }), contentType: "application/json" },
-        { raw: "OK", contentType: "text/plain" },
-        { raw: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), contentType: "image/png" },
-      ]),
-    expected: MODEL_ERROR(/^Model "gpt-fuzz": request ended without sending any chunks$/),
-  }),
+  "empty choices": (_r, pick) => {
+    const raw = pick([`data: ${JSON.stringify({ ...ids, choices: [] })}\n\ndata: [DONE]\n\n`, `data: ${JSON.stringify({ ...ids, choices: null })}\n\ndata: [DONE]\n\n`, "data: [DONE]\n\n"]);
+    return { answer: () => ({ raw }), expected: MODEL_ERROR(/^Model "gpt-fuzz": /) };
+  },
+  "a wrong content type": (_r, pick) => {
+    const turn = pick<RawTurn>([
+      { raw: "<html><body><h1>502 Bad Gateway</h1></body></html>", contentType: "text/html" },
+      { raw: JSON.stringify({ id: "x", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: "hi" }, finish_reason: "stop" }] }), contentType: "application/json" },
+      { raw: "OK", contentType: "text/plain" },
+      { raw: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), contentType: "image/png" },
+    ]);
+    return { answer: () => turn, expected: MODEL_ERROR(/^Model "gpt-fuzz": request ended without sending any chunks$/) };
+  },
   "a truncated SSE stream": (random) => {
     const whole = chunk({ role: "assistant", content: "" }) + chunk({ content: "Your plan is " }) + chunk({ content: "updated." });
     const cut = 1 + Math.floor(random() * (whole.length - 1)); // anywhere before the finishing chunk
@@ -117,13 +120,13 @@ const KINDS: Record<string, Maker> = {
       expected: { stopReason: "answered", reply: /^bad .*\uFFFD.* bytes$/ },
     };
   },
-  "invalid UTF-8 where JSON was expected": (random) => ({
-    answer: () => ({ raw: [chunk({ role: "assistant", content: "" }), "data: ", new Uint8Array([0xff, 0xfe, 0x80 + Math.floor(random() * 0x40)]), "\n\n", "data: [DONE]\n\n"] }),
-    expected: MODEL_ERROR(/^Model "gpt-fuzz": .*is not valid JSON/),
-  }),
+  "invalid UTF-8 where JSON was expected": (random) => {
+    const bad = new Uint8Array([0xff, 0xfe, 0x80 + Math.floor(random() * 0x40)]);
+    return { answer: () => ({ raw: [chunk({ role: "assistant", content: "" }), "data: ", bad, "\n\n", "data: [DONE]\n\n"] }), expected: MODEL_ERROR(/^Model "gpt-fuzz": .*is not valid JSON/) };
+  },
 };
 
-/** `perKind` seeded variants of every hostile answer, shuffled by the seed. */
+/** `perKind` seeded variants of every hostile answer, shuffled by the seed. Every variant is drawn here, never when answering, so the list is the same on every run. */
 export function fuzzCases(seed: number, perKind: number): FuzzCase[] {
   const random = prng(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;

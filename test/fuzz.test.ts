@@ -82,6 +82,14 @@ function checkOutcome(fuzzCase: FuzzCase, outcome: Outcome): void {
 }
 
 describe("a model that misbehaves (seeded fuzz)", () => {
+  it("the case list is the same on every run (every variant is drawn from the seed up front)", () => {
+    const summary = (list: FuzzCase[]) => list.map((c) => `${c.id} ${c.kind} ${String((c.expected as { message?: RegExp }).message ?? "")} ${JSON.stringify(c.answer(1)).length}`);
+    const first = fuzzCases(SEED, PER_KIND);
+    const answeredBackwards = summary([...first].reverse()).reverse(); // answering in another order draws nothing from the seed
+    expect(summary(fuzzCases(SEED, PER_KIND))).toEqual(answeredBackwards);
+    expect(new Set(first.map((c) => c.kind)).size).toBe(12);
+  });
+
   it(`${cases.length} hostile runs and 4 well-behaved runs share one worker: each hostile run ends clearly, the good ones exactly as usual`, async () => {
     const hostile = ai.agent({ name: "fuzz-hostile", model: ai.openai("gpt-fuzz", { baseURL: model.baseURL }), tools: [updatePlan], maxTrips: 3 });
     const wellBehaved = ai.agent({ name: "fuzz-good", model: ai.openai("gpt-good", { baseURL: model.baseURL }), tools: [updatePlan], maxTrips: 3 });
