@@ -40,3 +40,41 @@ export async function historySize(handle: WorkflowHandle): Promise<{ events: num
 }
 
 export const round = (n: number, digits = 1) => Number(n.toFixed(digits));
+
+/** A history's size summed over a continue-as-new chain, from the first run; `runs` is the chain's length. */
+export async function chainHistorySize(client: Client, workflowId: string, firstRunId: string): Promise<{ events: number; bytes: number; runs: number }> {
+  const { temporal } = (await import("@temporalio/proto")).default;
+  const total = { events: 0, bytes: 0, runs: 0 };
+  for (let runId: string | undefined = firstRunId; runId; ) {
+    const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    total.events += history.events?.length ?? 0;
+    total.bytes += temporal.api.history.v1.History.encode(history).finish().length;
+    total.runs += 1;
+    runId = history.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  }
+  return total;
+}
+
+/**
+ * Where a run's time went, from its history's timestamps: milliseconds in workflow tasks
+ * (scheduled → completed) and in each activity type (scheduled → completed), and the whole run.
+ */
+export async function historyTimeline(handle: WorkflowHandle): Promise<{ totalMs: number; workflowTasksMs: number; activitiesMs: Record<string, number> }> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const ms = (e: (typeof events)[number]) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+  const byId = new Map(events.map((e) => [Number(e.eventId), e]));
+  const out = { totalMs: events.length ? round(ms(events.at(-1)!) - ms(events[0]!)) : 0, workflowTasksMs: 0, activitiesMs: {} as Record<string, number> };
+  for (const e of events) {
+    const wft = e.workflowTaskCompletedEventAttributes;
+    if (wft) out.workflowTasksMs += ms(e) - ms(byId.get(Number(wft.scheduledEventId))!);
+    const act = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes;
+    if (act) {
+      const scheduled = byId.get(Number(act.scheduledEventId))!;
+      const name = scheduled.activityTaskScheduledEventAttributes?.activityType?.name ?? "?";
+      out.activitiesMs[name] = (out.activitiesMs[name] ?? 0) + ms(e) - ms(scheduled);
+    }
+  }
+  out.workflowTasksMs = round(out.workflowTasksMs);
+  for (const name of Object.keys(out.activitiesMs)) out.activitiesMs[name] = round(out.activitiesMs[name]!);
+  return out;
+}

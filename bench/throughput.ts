@@ -1,0 +1,139 @@
+/**
+ * Throughput: N runs of the compared conversation started at once against one worker, for each N.
+ * The worker runs in a child process (bench/throughput-worker.ts), so its RSS is its own; its peak
+ * (VmHWM from /proc/<pid>/status) is reset before each level. Latency is start call → result.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { bundleAgentWorkflows } from "../src/index.js";
+import { percentile, round, type Bench } from "./lib.js";
+import { benchAgent, FINAL_ANSWER, inputFor, THROUGHPUT_WORKER_OPTIONS, TRIPS } from "./scenario.js";
+
+export interface ThroughputLevel {
+  concurrentRuns: number;
+  completed: number;
+  errors: number;
+  firstError?: string;
+  wallSeconds: number;
+  runsPerSecond: number;
+  tripsPerSecond: number;
+  latencyMs: { p50: number; p95: number; max: number };
+  workerRssMiB: { idle: number; peak: number };
+}
+
+export interface ThroughputFigures {
+  worker: string;
+  workerOptions: typeof THROUGHPUT_WORKER_OPTIONS;
+  levels: ThroughputLevel[];
+}
+
+const WORKER_SCRIPT = fileURLToPath(new URL("./throughput-worker.ts", import.meta.url));
+
+export async function benchThroughput(bench: Bench, baseURL: string): Promise<ThroughputFigures> {
+  const levels = bench.quick ? [10, 20, 50] : [50, 200, 1000];
+  const dir = mkdtempSync(join(tmpdir(), "bench-bundle-"));
+  const codePath = join(dir, "workflows.js");
+  writeFileSync(codePath, (await bundleAgentWorkflows()).code);
+  const agent = benchAgent(baseURL);
+  const results: ThroughputLevel[] = [];
+  const taskQueue = `bench-throughput-${randomUUID()}`;
+  const child = await startWorker({ TEMPORAL_ADDRESS: bench.server.address, BENCH_TASK_QUEUE: taskQueue, BENCH_MODEL_URL: baseURL, BENCH_WORKFLOW_BUNDLE: codePath });
+  let peakResets = true;
+  try {
+    for (const n of levels) {
+      // One worker for every level; its peak RSS is reset before each (Linux: "5" > /proc/<pid>/clear_refs).
+      peakResets &&= resetPeakRss(child.pid!);
+      const idle = memoryKiB(child.pid!, "VmRSS");
+      const deadline = Date.now() + (bench.quick ? 60_000 : 900_000);
+      const started = performance.now();
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: n }, async () => {
+          const t = performance.now();
+          const handle = await agent.start(inputFor(TRIPS), { client: bench.client, taskQueue });
+          const result = await withDeadline(handle.result(), deadline);
+          if (result.trips !== TRIPS || result.reply !== FINAL_ANSWER) throw new Error(`run ended after ${result.trips} trips (${result.stopReason})`);
+          return performance.now() - t;
+        }),
+      );
+      const wall = (performance.now() - started) / 1000;
+      const latencies = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
+      const failures = outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason as Error] : []));
+      results.push({
+        concurrentRuns: n,
+        completed: latencies.length,
+        errors: failures.length,
+        ...(failures[0] ? { firstError: String(failures[0].message ?? failures[0]).slice(0, 300) } : {}),
+        wallSeconds: round(wall),
+        runsPerSecond: round(latencies.length / wall),
+        tripsPerSecond: round((latencies.length * TRIPS) / wall, 0),
+        latencyMs: { p50: round(percentile(latencies, 50), 0), p95: round(percentile(latencies, 95), 0), max: round(Math.max(...latencies), 0) },
+        workerRssMiB: { idle: round(idle / 1024, 0), peak: round(memoryKiB(child.pid!, "VmHWM") / 1024, 0) },
+      });
+    }
+  } finally {
+    await stopWorker(child);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const peak = peakResets ? "VmHWM after the level, reset before it" : "VmHWM after the level (could not be reset: peak since the worker started)";
+  return { worker: `one child process (node --import tsx) for all levels, prebuilt workflow bundle; RSS from /proc/<pid>/status: idle = VmRSS before the level, peak = ${peak}`, workerOptions: THROUGHPUT_WORKER_OPTIONS, levels: results };
+}
+
+function startWorker(env: Record<string, string>): Promise<ChildProcess> {
+  // The same export conditions as this process (tsx was started with the package's source condition).
+  const conditions = process.execArgv.filter((arg) => arg.startsWith("--conditions"));
+  const child = spawn(process.execPath, ["--import", "tsx", ...conditions, WORKER_SCRIPT], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
+    let out = "";
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes("ready")) {
+        child.stdout!.off("data", onData);
+        child.stdout!.resume();
+        resolve(child);
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.once("exit", (code) => reject(new Error(`the throughput worker exited (${code}) before it was ready: ${out}`)));
+    child.once("error", reject);
+  });
+}
+
+async function stopWorker(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** Resets a process's peak RSS (VmHWM) to its current RSS; false where the kernel does not allow it. */
+function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, "5");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A memory figure of a process in KiB, from /proc/<pid>/status (Linux). */
+function memoryKiB(pid: number, field: "VmRSS" | "VmHWM"): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return match ? Number(match[1]) : NaN;
+}
+
+function withDeadline<T>(promise: Promise<T>, deadline: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("not finished by the benchmark's deadline")), Math.max(0, deadline - Date.now()));
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}
