@@ -133,6 +133,14 @@ export class ApprovalError extends DurableAgentError {
   }
 }
 
+/** A message was sent to a session that has ended. */
+export class SessionEndedError extends DurableAgentError {
+  static override isInstance = guard<SessionEndedError>("SessionEndedError");
+  constructor(readonly workflowId: string) {
+    super(`The session ${workflowId} has ended; start a new session to keep talking.`);
+  }
+}
+
 /** A run failed; `cause` carries the typed error when one is known. */
 export class RunFailedError extends DurableAgentError {
   static override isInstance = guard<RunFailedError>("RunFailedError");

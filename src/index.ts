@@ -33,6 +33,7 @@ export type { ModelReference, OpenAIModelSettings } from "./models/openai-model.
 export type { RunOptions } from "./client/start-run.js";
 export type { RunInput } from "./client/normalize-input.js";
 export { RunHandle } from "./client/run-handle.js";
+export { AgentSession, type SessionOptions } from "./client/session.js";
 export { RunEventStream, type StreamOptions } from "./client/run-event-stream.js";
 export type { RunEvent, StreamedRunEvent } from "./contract/run-events.js";
 export type { ConnectOptions, TemporalSecurity, TemporalSettings } from "./client/connection.js";

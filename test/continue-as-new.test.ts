@@ -110,3 +110,27 @@ describe("continue-as-new", () => {
     expect(result.toolCalls.every((c) => c.status === "ok" && (c.output as { data: string }).data.length > 400_000)).toBe(true);
   }, 120_000);
 });
+
+describe("sessions across continue-as-new", () => {
+  it("a session of 200 messages crosses continue-as-new and keeps its whole conversation", async () => {
+    const model = await startScriptedModel((request) => `echo ${String(request.body.messages.at(-1)!.content)}`);
+    const agent = ai.agent({ name: "can-session", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
+    const { replies, history, chain } = await withCanWorker([agent], async (taskQueue) => {
+      const session = agent.session(`long-${Date.now()}`, { client, taskQueue });
+      const replies: string[] = [];
+      for (let i = 0; i < 200; i++) replies.push((await session.send(`m${i}`)).reply);
+      const history = await session.history();
+      const firstRunId = (await client.workflow.getHandle(session.workflowId).describe()).raw.workflowExecutionInfo!.firstRunId!;
+      const chain = await runChain(client, session.workflowId, firstRunId);
+      await session.end();
+      return { replies, history, chain };
+    });
+    await model.close();
+    expect(replies).toEqual(Array.from({ length: 200 }, (_v, i) => `echo m${i}`));
+    expect(history).toHaveLength(400);
+    expect(history.filter((m) => m.role === "user").map((m) => m.content)).toEqual(Array.from({ length: 200 }, (_v, i) => `m${i}`));
+    expect(chain.length).toBeGreaterThan(10);
+    // every model call saw the whole conversation before it, across every boundary
+    expect(model.requests.map((r) => r.body.messages.length)).toEqual(Array.from({ length: 200 }, (_v, i) => 2 * i + 1));
+  }, 180_000);
+});

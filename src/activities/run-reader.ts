@@ -4,7 +4,7 @@
  */
 import type { Context } from "@temporalio/activity";
 import type { Client } from "@temporalio/client";
-import type { RunPage, RunPart } from "../contract/paging.js";
+import { MAX_PAGE_BYTES, type RunPage, type RunPart } from "../contract/paging.js";
 import type { Message } from "../contract/types.js";
 import { runPageQuery } from "../workflows/definitions.js";
 
@@ -30,6 +30,18 @@ export async function readRunPart<T>(client: Client, ref: RunRef, part: RunPart,
     if (page.items.length === 0) throw new Error(`run ${ref.runId} has ${page.total} ${part}, fewer than the ${to} asked for`);
     items.push(...page.items.slice(0, to - next));
     next = page.next;
+  }
+  return items;
+}
+
+/** All of `part` of a run (the latest run of the workflow when `runId` is undefined). */
+export async function readWholeRunPart<T>(client: Client, ref: { workflowId: string; runId?: string }, part: RunPart): Promise<T[]> {
+  const handle = client.workflow.getHandle(ref.workflowId, ref.runId);
+  const items: T[] = [];
+  for (let next = 0, total = 1; next < total; ) {
+    const page = (await handle.query(runPageQuery, part, next, MAX_PAGE_BYTES)) as RunPage<T>;
+    items.push(...page.items);
+    ({ next, total } = page);
   }
   return items;
 }

@@ -1,6 +1,7 @@
 import type { RunResult } from "../contract/types.js";
 import { startRun, type RunOptions } from "../client/start-run.js";
 import type { RunHandle } from "../client/run-handle.js";
+import { AgentSession, type SessionOptions } from "../client/session.js";
 import type { RunEventStream, StreamOptions } from "../client/run-event-stream.js";
 import type { RunInput } from "../client/normalize-input.js";
 import type { EvalCase } from "../eval/eval-case.js";
@@ -47,6 +48,11 @@ export class Agent {
   async stream(input: RunInput, options?: RunOptions & StreamOptions): Promise<RunEventStream> {
     const handle = await this.start(input, { streamText: true, ...options });
     return handle.stream(options);
+  }
+
+  /** A long-lived conversation with this agent, by id: `send` messages to it, read its `history`, `end` it. */
+  session(id: string, options?: SessionOptions): AgentSession {
+    return new AgentSession(this.name, id, options);
   }
 
   /** Runs the agent durably on a worker and resolves to the result. */

@@ -16,6 +16,7 @@ export const DEFAULT_NAMESPACE = "default";
 export const DEFAULT_TIMEOUTS = { model: "2 minutes", tool: "1 minute", heartbeat: "30 seconds" } as const;
 /** Stable names recorded in every history: change them only with a versioned migration. */
 export const WORKFLOW_NAME = "agentRun";
+export const SESSION_WORKFLOW_NAME = "agentSession";
 export const ACTIVITY = {
   describe: "agent.describe",
   modelCall: "model.call",

@@ -14,22 +14,18 @@ import {
 } from "@temporalio/workflow";
 import { ACTIVITY } from "../contract/constants.js";
 import { initialContractState } from "../contract/contract-state.js";
-import { pack, unpack } from "../contract/packing.js";
-import { MAX_PAGE_BYTES, PAGE_BYTES, pageOf, type RunPart } from "../contract/paging.js";
-import { finish, initialState, type RunState } from "../contract/run-state.js";
+import { MAX_PAGE_BYTES, PAGE_BYTES, pageOf } from "../contract/paging.js";
+import { finish, initialState } from "../contract/run-state.js";
 import type { Message, StopReason } from "../contract/types.js";
-import { activitiesFor, local, type ActivityProxies } from "./activities.js";
+import { activitiesFor, local } from "./activities.js";
+import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
 import { runTrips, unwrapFailure, type TripLoop } from "./trip-loop.js";
-import { runPageQuery, traceQuery, type AgentRunArgs, type AgentRunResult, type ResumeState } from "./definitions.js";
+import { runPageQuery, traceQuery, type AgentRunArgs, type AgentRunResult } from "./definitions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { RunProgress } from "./run-progress.js";
 import { Approvals } from "./approvals.js";
 
-/** Stream events kept across continue-as-new: a subscriber further behind than this resumes at the oldest kept. */
-const STREAM_EVENTS_KEPT = 1000;
-/** State packed smaller than this is carried across continue-as-new in the new run's input. */
-const CARRY_INLINE_BYTES = 1536 * 1024;
 /** A result larger than this leaves messages and tool calls to be read in pages. */
 const RESULT_INLINE_BYTES = 1024 * 1024;
 
@@ -40,11 +36,12 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   setHandler(traceQuery, () => run.trace);
   setHandler(runPageQuery, (part, from, maxBytes) => pageOf<unknown>(run[part], from, Math.min(maxBytes ?? PAGE_BYTES, MAX_PAGE_BYTES)));
   const events = new RunEventPublisher(run, resume?.stream);
+  unpackCarried(run, carried, events);
   const spec = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
   const { model, tools } = activitiesFor(spec);
-  if (resume) await loadState(run, resume, carried, tools, events);
+  if (resume) await loadCarried(run, resume, tools, events);
   const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages) };
-  const progress = new RunProgress(spec, ctx.contract, run);
+  const progress = new RunProgress(spec, ctx, run);
   const approvals = new Approvals(run, (waitingFor) => {
     events.syncTrace();
     progress.waiting(waitingFor);
@@ -95,58 +92,19 @@ function lastUserText(messages: Message[]): string {
   return messages.findLast((m) => m.role === "user")?.content ?? "";
 }
 
-/**
- * Continues as new when Temporal suggests it, carrying the contract's budgets and state, the
- * stream's recent events, and the conversation, tool calls and trace: gzipped in the new run's
- * input when that fits a payload, else loaded by the new run in pages from this one.
- */
+/** Continues as new when Temporal suggests it, carrying the contract's budgets and state, the stream, and the run's state. */
 async function continueAsNew(args: AgentRunArgs, ctx: ContractContext, events: RunEventPublisher): Promise<never> {
-  const { run } = ctx;
-  events.syncTrace();
-  const { base_offset, log: items } = events.stream.getState();
-  events.stream.truncate(base_offset + Math.max(0, items.length - STREAM_EVENTS_KEPT));
-  const packed = pack({ messages: run.messages, toolCalls: run.toolCalls, trace: run.trace } satisfies CarriedState);
-  const inline = packed.length <= CARRY_INLINE_BYTES;
-  log.info("continuing as new", { trips: run.trips, messages: run.messages.length, packedBytes: packed.length, inline });
+  const { carried, packed } = prepareCarry(ctx.run, events);
   return events.stream.continueAsNew<typeof agentRun>((stream) => {
     const next: AgentRunArgs = {
       agent: args.agent,
       messages: [],
       ...(args.streamText ? { streamText: true } : {}),
       ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
-      resume: {
-        fromRunId: workflowInfo().runId,
-        counts: { messages: run.messages.length, toolCalls: run.toolCalls.length, trace: run.trace.length },
-        trips: run.trips,
-        input: ctx.input,
-        contract: ctx.contract,
-        stream,
-      },
+      resume: { ...carried, stream, input: ctx.input, contract: ctx.contract },
     };
-    return inline ? [next, packed] : [next];
+    return packed ? [next, packed] : [next];
   });
-}
-
-type CarriedState = Pick<RunState, "messages" | "toolCalls" | "trace">;
-
-/** Loads a continued run's state: from its input, or from the run before it, page by page. */
-async function loadState(run: RunState, resume: ResumeState, carried: Uint8Array | undefined, tools: ActivityProxies, events: RunEventPublisher): Promise<void> {
-  if (carried) {
-    const state = unpack<CarriedState>(carried);
-    run.messages.push(...state.messages);
-    run.toolCalls.push(...state.toolCalls);
-    run.trace.push(...state.trace);
-  }
-  for (const part of ["messages", "toolCalls", "trace"] as RunPart[]) {
-    const items: unknown[] = run[part];
-    while (items.length < resume.counts[part]) {
-      const page = await tools[ACTIVITY.runLoad].executeWithOptions({ summary: `load ${part} from ${items.length}` }, [
-        { fromRunId: resume.fromRunId, part, from: items.length },
-      ]);
-      items.push(...page.items.slice(0, resume.counts[part] - items.length));
-    }
-  }
-  events.traceAlreadySent(run.trace.length);
 }
 
 /** A result over one payload's budget leaves messages and tool calls to be read in pages. */

@@ -24,13 +24,17 @@ export interface AgentRunArgs {
  * gzipped in the workflow's second argument when they fit a payload; otherwise the new run loads
  * them in pages from `fromRunId` with the `run.load` activity.
  */
-export interface ResumeState {
-  fromRunId: string;
-  counts: Record<RunPart, number>;
-  trips: number;
+export interface ResumeState extends CarriedRun {
   /** The user's request, for intents and backstops. */
   input: string;
   contract: ContractState;
+}
+
+/** What every workflow continued as new carries: where its state came from, and its stream. */
+export interface CarriedRun {
+  fromRunId: string;
+  counts: Record<RunPart, number>;
+  trips: number;
   stream: WorkflowStreamState;
 }
 
@@ -59,6 +63,20 @@ export const streamTailQuery = defineQuery<StreamTail, [number]>("run-events-tai
 export const approveUpdate = defineUpdate<void, [callId: string]>("approve");
 /** Rejects a tool call waiting for approval; the reason reaches the model as a refusal. */
 export const rejectUpdate = defineUpdate<void, [callId: string, reason: string]>("reject");
+
+/** The argument of the `agentSession` workflow. */
+export interface AgentSessionArgs {
+  agent: string;
+  /** Publish answer text token by token. */
+  streamText?: boolean;
+  /** Set when the session continues as new. */
+  resume?: CarriedRun;
+}
+
+/** Sends a message to a session: runs the trip loop for it and returns its result. Queued in order. */
+export const sendUpdate = defineUpdate<RunResult, [message: string]>("send");
+/** Ends a session once the messages already sent are answered. */
+export const endUpdate = defineUpdate<void, []>("end");
 
 /** The run's trace so far, readable while the run is live. */
 export const traceQuery = defineQuery<TraceEvent[]>("trace");

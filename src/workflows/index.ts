@@ -1,2 +1,3 @@
-/** The workflow bundle's entry: the one workflow the library ships. */
+/** The workflow bundle's entry: the workflows the library ships. */
 export { agentRun } from "./agent-run.js";
+export { agentSession } from "./agent-session.js";

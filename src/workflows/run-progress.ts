@@ -14,7 +14,8 @@ export class RunProgress {
 
   constructor(
     private readonly spec: AgentSpec,
-    private readonly contract: ContractState,
+    /** Read on each update: a session swaps in a fresh contract state per message. */
+    private readonly ctx: { contract: ContractState },
     private readonly run: RunState,
   ) {
     if (spec.searchAttributes) upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.agent, value: spec.name }]);
@@ -55,7 +56,7 @@ export class RunProgress {
         `**${this.spec.name}** · trip ${this.run.trips} of ${this.spec.maxTrips} · now: ${this.where}`,
         ...(this.#waiting ? [`⏸ ${this.#waiting}`] : []),
         lastCall ? `last tool call: \`${lastCall.name}\` → ${lastCall.status}${lastCall.reason ? ` (${lastCall.reason})` : ""}` : "no tool calls yet",
-        `re-prompts sent: ${reprompts.length}${reprompts.length ? ` (${reprompts.join(", ")})` : ""}; budgets used: actWhenAsked ${this.contract.actReprompts}, refusal retries ${this.contract.refusalRetries}, backstops ran ${this.contract.backstopsRan.length}`,
+        `re-prompts sent: ${reprompts.length}${reprompts.length ? ` (${reprompts.join(", ")})` : ""}; budgets used: actWhenAsked ${this.ctx.contract.actReprompts}, refusal retries ${this.ctx.contract.refusalRetries}, backstops ran ${this.ctx.contract.backstopsRan.length}`,
       ].join("\n\n"),
     );
   }

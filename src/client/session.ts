@@ -1,0 +1,74 @@
+import { ApplicationFailure, WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
+import { readWholeRunPart } from "../activities/run-reader.js";
+import { SESSION_WORKFLOW_NAME } from "../contract/constants.js";
+import type { Message, RunResult } from "../contract/types.js";
+import { InvalidInputError, SessionEndedError } from "../errors.js";
+import { endUpdate, sendUpdate, type AgentSessionArgs } from "../workflows/definitions.js";
+import { getDefaultClient, temporalSettings } from "./connection.js";
+
+/** Options of `agent.session()`. */
+export interface SessionOptions {
+  /** The Temporal client; default one connected from the environment. */
+  client?: Client;
+  /** The task queue the agent's worker polls. */
+  taskQueue?: string;
+  /** Stream answer text token by token to the session's stream. */
+  streamText?: boolean;
+}
+
+/**
+ * A long-lived conversation with an agent, held by an `agentSession` workflow with the id
+ * `<agent>-session-<id>`. The first `send` starts it (update-with-start); sends are answered in order.
+ */
+export class AgentSession {
+  /** The session's workflow id. */
+  readonly workflowId: string;
+
+  constructor(
+    readonly agent: string,
+    readonly id: string,
+    private readonly options: SessionOptions = {},
+  ) {
+    this.workflowId = `${agent}-session-${id}`;
+  }
+
+  /** Sends a message and resolves to its `RunResult` (this message's messages, tool calls, trips and trace). */
+  async send(message: string): Promise<RunResult> {
+    if (typeof message !== "string" || message.trim() === "") throw new InvalidInputError("a session message is a non-empty string");
+    const client = await this.client();
+    const args: AgentSessionArgs = { agent: this.agent, ...(this.options.streamText ? { streamText: true } : {}) };
+    const start = new WithStartWorkflowOperation(SESSION_WORKFLOW_NAME, {
+      workflowId: this.workflowId,
+      taskQueue: temporalSettings({ taskQueue: this.options.taskQueue }).taskQueue,
+      args: [args],
+      workflowIdConflictPolicy: "USE_EXISTING",
+      workflowIdReusePolicy: "REJECT_DUPLICATE", // an ended session stays ended
+      staticSummary: `${this.agent} session ${this.id}`,
+    });
+    try {
+      return await client.workflow.executeUpdateWithStart(sendUpdate, { args: [message], startWorkflowOperation: start });
+    } catch (error) {
+      const ended =
+        error instanceof WorkflowExecutionAlreadyStartedError ||
+        (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure && error.cause.type === "SessionEndedError");
+      if (ended) throw new SessionEndedError(this.workflowId);
+      throw error;
+    }
+  }
+
+  /** The whole conversation so far. */
+  async history(): Promise<Message[]> {
+    return readWholeRunPart<Message>(await this.client(), { workflowId: this.workflowId }, "messages");
+  }
+
+  /** Ends the session once the messages already sent are answered. */
+  async end(): Promise<void> {
+    const handle = (await this.client()).workflow.getHandle(this.workflowId);
+    await handle.executeUpdate(endUpdate);
+    await handle.result();
+  }
+
+  private async client(): Promise<Client> {
+    return this.options.client ?? getDefaultClient();
+  }
+}

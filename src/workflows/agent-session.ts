@@ -1,0 +1,103 @@
+/**
+ * The `agentSession` workflow: a long-lived conversation. Each `send` Update runs the trip loop
+ * for one message, with the contract applying per message as it does per run; sends are queued
+ * in order; the session continues as new between messages when Temporal suggests it.
+ */
+import { allHandlersFinished, ApplicationFailure, condition, setHandler, workflowInfo } from "@temporalio/workflow";
+import { ACTIVITY } from "../contract/constants.js";
+import { initialContractState } from "../contract/contract-state.js";
+import { MAX_PAGE_BYTES, PAGE_BYTES, pageOf } from "../contract/paging.js";
+import { initialState, lastReply } from "../contract/run-state.js";
+import type { RunResult } from "../contract/types.js";
+import { activitiesFor, local } from "./activities.js";
+import { Approvals } from "./approvals.js";
+import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
+import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
+import { endUpdate, runPageQuery, sendUpdate, traceQuery, type AgentSessionArgs } from "./definitions.js";
+import { RunEventPublisher } from "./run-event-publisher.js";
+import { RunProgress } from "./run-progress.js";
+import { runTrips, unwrapFailure, type TripLoop } from "./trip-loop.js";
+
+/** What a session returns when it ends. */
+export interface SessionSummary {
+  messages: number;
+  trips: number;
+}
+
+/** Runs a session until `end`. */
+export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array): Promise<SessionSummary> {
+  const run = initialState([], args.resume?.trips);
+  setHandler(traceQuery, () => run.trace);
+  setHandler(runPageQuery, (part, from, maxBytes) => pageOf<unknown>(run[part], from, Math.min(maxBytes ?? PAGE_BYTES, MAX_PAGE_BYTES)));
+  const events = new RunEventPublisher(run, args.resume?.stream);
+  unpackCarried(run, carried, events);
+  let ended = false;
+  let pending = 0;
+  let ready!: () => void;
+  let queue: Promise<unknown> = new Promise<void>((resolve) => (ready = resolve)); // sends wait for the setup below
+  let send: (message: string) => Promise<RunResult>;
+  // Handlers first, so sends that arrive with the start (update-with-start) are taken in order.
+  setHandler(
+    sendUpdate,
+    (message) => {
+      pending += 1;
+      const turn = queue.then(() => send!(message));
+      queue = turn.catch(() => undefined);
+      return turn.finally(() => (pending -= 1));
+    },
+    { validator: (message) => validateSend(message, ended) },
+  );
+  setHandler(endUpdate, () => void (ended = true));
+
+  const spec = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
+  const { model, tools } = activitiesFor(spec);
+  if (args.resume) await loadCarried(run, args.resume, tools, events);
+  const ctx: ContractContext = { spec, run, contract: initialContractState(), tools, input: "" };
+  const progress = new RunProgress(spec, ctx, run);
+  const approvals = new Approvals(run, (waitingFor) => {
+    events.syncTrace();
+    progress.waiting(waitingFor);
+  });
+  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, streamText: args.streamText === true };
+
+  send = async (message) => {
+    const start = { messages: run.messages.length, toolCalls: run.toolCalls.length, trace: run.trace.length, trips: run.trips };
+    run.messages.push({ role: "user", content: message });
+    ctx.contract = initialContractState();
+    ctx.input = message;
+    await progress.step("before the first trip", () => beforeFirstTrip(ctx));
+    const { stopReason, detail } = await runTrips(loop, run.trips + spec.maxTrips);
+    run.trace.push({ trip: run.trips, type: "run.stopped", stopReason, detail });
+    progress.finished(stopReason);
+    events.syncTrace();
+    return {
+      workflowId: workflowInfo().workflowId,
+      runId: workflowInfo().runId,
+      reply: lastReply(run),
+      stopReason,
+      messages: run.messages.slice(start.messages),
+      toolCalls: run.toolCalls.slice(start.toolCalls),
+      trips: run.trips - start.trips,
+      trace: run.trace.slice(start.trace),
+    };
+  };
+
+  ready();
+  await condition(() => ended || (workflowInfo().continueAsNewSuggested && pending === 0));
+  if (ended) {
+    await condition(allHandlersFinished);
+    return { messages: run.messages.length, trips: run.trips };
+  }
+  const { carried: state, packed } = prepareCarry(run, events);
+  return events.stream.continueAsNew<typeof agentSession>((stream) => {
+    const next: AgentSessionArgs = { ...args, resume: { ...state, stream } };
+    return packed ? [next, packed] : [next];
+  });
+}
+
+function validateSend(message: unknown, ended: boolean): void {
+  if (ended) throw ApplicationFailure.create({ type: "SessionEndedError", message: "The session has ended; start a new one.", nonRetryable: true });
+  if (typeof message !== "string" || message.trim() === "") {
+    throw ApplicationFailure.create({ type: "InvalidInputError", message: "A session message is a non-empty string.", nonRetryable: true });
+  }
+}
