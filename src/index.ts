@@ -39,6 +39,7 @@ export type { RunEvent, StreamedRunEvent } from "./contract/run-events.js";
 export type { ConnectOptions, TemporalSecurity, TemporalSettings } from "./client/connection.js";
 export { temporalSecurityFromEnv } from "./client/connection.js";
 export * from "./codec/index.js";
+export * from "./telemetry/index.js";
 export { DEFAULT_LIMITS, type ResolvedLimits } from "./limits.js";
 export type { AgentWorkerOptions } from "./worker.js";
 export { bundleAgentWorkflows } from "./worker.js";

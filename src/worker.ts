@@ -11,6 +11,8 @@ import { createActivities, createRegistry } from "./activities/index.js";
 import { dataConverterFromEnv } from "./codec/data-converter.js";
 import { temporalSecurity, temporalSettings, type TemporalSecurity } from "./client/connection.js";
 import { TemporalConnectionError } from "./errors.js";
+import type { TelemetryOptions } from "./telemetry/telemetry-options.js";
+import { bundleTelemetryWorkflows, telemetryWorkerOptions } from "./telemetry/worker-telemetry.js";
 
 /** Options of `ai.worker()`. */
 export interface AgentWorkerOptions {
@@ -39,6 +41,12 @@ export interface AgentWorkerOptions {
   namespace?: string;
   /** A prebuilt bundle from `bundleAgentWorkflows()`, to skip bundling (useful in tests). */
   workflowBundle?: WorkerOptions["workflowBundle"];
+  /**
+   * OpenTelemetry spans for runs, trips (model calls), tool calls, backstops and contract checks,
+   * through Temporal's OpenTelemetry interceptors; off by default. Needs `spanProcessor`. Without a
+   * `workflowBundle`, the workflow is bundled with the interceptors (`bundleTelemetryWorkflows()`).
+   */
+  telemetry?: TelemetryOptions;
   /** Passed through to Temporal's `Worker.create` (for example `maxCachedWorkflows`). */
   workerOptions?: Partial<Omit<WorkerOptions, "taskQueue" | "connection" | "namespace" | "activities" | "workflowBundle" | "workflowsPath" | "dataConverter">>;
 }
@@ -72,13 +80,15 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   const settings = temporalSettings({ taskQueue: options.taskQueue, namespace: options.namespace });
   const dataConverter = options.dataConverter ?? dataConverterFromEnv();
   const connection = options.connection ?? (await connectNative(settings.address, temporalSecurity(options)));
+  const telemetry = options.telemetry ? telemetryWorkerOptions(options.telemetry, options.agents, options.workerOptions) : undefined;
   return Worker.create({
     ...options.workerOptions,
+    ...telemetry,
     ...(dataConverter ? { dataConverter } : {}),
     connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
-    workflowBundle: options.workflowBundle ?? (await bundleAgentWorkflows()),
+    workflowBundle: options.workflowBundle ?? (await (telemetry ? bundleTelemetryWorkflows() : bundleAgentWorkflows())),
     activities: createActivities(registry, { searchAttributes: options.searchAttributes }),
   });
 }

@@ -4,6 +4,8 @@ import type { DataConverter } from "@temporalio/common";
 import { dataConverterFromEnv } from "../codec/data-converter.js";
 import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE, DEFAULT_TEMPORAL_ADDRESS } from "../contract/constants.js";
 import { TemporalConnectionError, TlsConfigError } from "../errors.js";
+import { telemetryClientInterceptors } from "../telemetry/client-telemetry.js";
+import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 
 /** Where the Temporal server is. Defaults: `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_TASK_QUEUE`, else localhost:7233, default, durable-agent. */
 export interface TemporalSettings {
@@ -33,6 +35,8 @@ export interface TemporalSecurity {
 export interface ConnectOptions extends Partial<TemporalSettings>, TemporalSecurity {
   /** Default: payload encryption from `DURABLE_AGENT_CODEC_KEYS`, else none. */
   dataConverter?: DataConverter;
+  /** OpenTelemetry spans for the client's starts, queries and signals, linked to the runs' spans; off by default. */
+  telemetry?: TelemetryOptions;
 }
 
 /**
@@ -89,9 +93,10 @@ export async function connectClient(overrides: ConnectOptions = {}): Promise<Cli
   const { address, namespace } = temporalSettings(overrides);
   const security = temporalSecurity(overrides);
   const dataConverter = overrides.dataConverter ?? dataConverterFromEnv();
+  const interceptors = overrides.telemetry ? telemetryClientInterceptors(overrides.telemetry) : undefined;
   try {
     const connection = await Connection.connect({ address, connectTimeout: "5s", ...security });
-    return new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) });
+    return new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}), ...(interceptors ? { interceptors } : {}) });
   } catch (error) {
     throw new TemporalConnectionError(address, error);
   }

@@ -1,0 +1,55 @@
+/** What `ai.worker({ telemetry })` adds to Temporal's worker options: interceptors, the span sink, and a bundle with the workflow interceptors. */
+import { fileURLToPath } from "node:url";
+import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from "@temporalio/interceptors-opentelemetry";
+import { bundleWorkflowCode, type WorkerOptions } from "@temporalio/worker";
+import type { Agent } from "../agent/define-agent.js";
+import { activitySpanAttributes } from "./activity-span-interceptor.js";
+import { resolveTelemetry, type TelemetryOptions } from "./telemetry-options.js";
+
+/** Temporal's workflow interceptors for OpenTelemetry: spans for the run and every activity it schedules. */
+export function workflowInterceptorsModule(): string {
+  return fileURLToPath(import.meta.resolve("@temporalio/interceptors-opentelemetry/lib/workflow-interceptors"));
+}
+
+let bundle: ReturnType<typeof bundleWorkflowCode> | undefined;
+
+/**
+ * The `agentRun` workflow bundled with Temporal's OpenTelemetry workflow interceptors, once per
+ * process. `ai.worker({ telemetry })` uses it unless given a `workflowBundle`; prebuild it with
+ * this for CI caches (a bundle without the interceptors gives activity spans but no run span).
+ */
+export async function bundleTelemetryWorkflows(): ReturnType<typeof bundleWorkflowCode> {
+  const { workflowsPath } = await import("../worker.js");
+  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), workflowInterceptorModules: [workflowInterceptorsModule()], logger: quietLogger });
+  return bundle;
+}
+
+const quietLogger = {
+  log() {},
+  trace() {},
+  debug() {},
+  info() {},
+  warn: (message: string, meta?: object) => console.warn(message, meta ?? ""),
+  error: (message: string, meta?: object) => console.error(message, meta ?? ""),
+};
+
+/**
+ * Worker options for telemetry, merged over `base` (the caller's own interceptors and sinks are
+ * kept, ours come after them): activity spans with durable-agent's attributes, and workflow spans
+ * exported through the span processor.
+ */
+export function telemetryWorkerOptions(options: TelemetryOptions, agents: Agent[], base: Partial<WorkerOptions> = {}): Pick<WorkerOptions, "interceptors" | "sinks"> {
+  const { tracer, resource, spanProcessor } = resolveTelemetry(options, "worker");
+  const models = new Map(agents.map((agent) => [agent.name, agent.options.model.modelId]));
+  return {
+    interceptors: {
+      ...base.interceptors,
+      activity: [
+        ...(base.interceptors?.activity ?? []),
+        (ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx, { tracer }), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) }),
+        activitySpanAttributes((agent) => models.get(agent)),
+      ],
+    },
+    sinks: { ...base.sinks, exporter: makeWorkflowExporter(spanProcessor!, resource) },
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * Issue 6, item 6: OpenTelemetry spans through Temporal's interceptors, checked with an in-memory
+ * exporter: the run, each trip's model call, the tool call, the backstop and the contract check
+ * that led to a re-prompt, their durable_agent.* attributes, and their parent links.
+ */
+import * as otel from "@opentelemetry/api";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ai, SPAN_ATTRIBUTE } from "../src/index.js";
+import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
+import { connectHarness, withWorker, type Harness } from "./harness.js";
+
+let harness: Harness;
+let model: ScriptedModel;
+beforeAll(async () => {
+  harness = await connectHarness();
+  // Offers instead of acting (re-prompted by actWhenAsked), then calls the tool, then confirms.
+  model = await startScriptedModel([
+    "Lunges are a great swap. Want me to swap that?",
+    { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] },
+    "Done: squats are now lunges. Go easy on that knee.",
+  ]);
+});
+afterAll(async () => {
+  await model.close();
+  await harness.close();
+});
+
+const coach = () =>
+  ai.agent({
+    name: "otel-coach",
+    model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+    tools: [ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), execute: async (input) => ({ ok: true, swapped: input }) })],
+    actWhenAsked: { intents: [/\bswap\b/i], requiredTools: ["update_plan"] },
+    backstops: [{ name: "injury-capture", phase: "before", detect: (turn) => /hurts/.test(turn.input), run: async () => ({ prompt: "Acknowledge the injury first." }) }],
+  });
+
+describe("telemetry", () => {
+  it("off by default: with a global tracer provider registered, a worker and client without `telemetry` make no span and send no trace header", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    expect(otel.trace.setGlobalTracerProvider(provider)).toBe(true);
+    const offModel = await startScriptedModel(["Hi."]);
+    try {
+      const agent = ai.agent({ name: "otel-off", model: ai.openai("gpt-test", { baseURL: offModel.baseURL }) });
+      const result = await withWorker(harness, [agent], ({ taskQueue }) => agent.run("Hello", { client: harness.client, taskQueue }));
+      const history = await harness.client.workflow.getHandle(result.workflowId).fetchHistory();
+      const headers = history.events!.flatMap((e) => Object.keys(e.workflowExecutionStartedEventAttributes?.header?.fields ?? e.activityTaskScheduledEventAttributes?.header?.fields ?? {}));
+      expect(headers).not.toContain("_tracer-data");
+      expect(exporter.getFinishedSpans()).toEqual([]);
+    } finally {
+      otel.trace.disable();
+      await offModel.close();
+    }
+  });
+
+  it("spans for the run, every trip's model call, the tool call, the backstop and the contract checks, linked parent to child in one trace", async () => {
+    const exporter = new InMemorySpanExporter();
+    const telemetry = { spanProcessor: new SimpleSpanProcessor(exporter) };
+    const agent = coach();
+    const client = await ai.connect({ address: harness.address, telemetry });
+    try {
+      // No workflowBundle: the worker bundles the workflow with Temporal's OpenTelemetry workflow interceptors.
+      const result = await withWorker(harness, [agent], ({ taskQueue }) => agent.run("Swap squats for lunges, my knee hurts", { client, taskQueue }), { telemetry, workflowBundle: undefined });
+      expect(result).toMatchObject({ stopReason: "answered", trips: 3 });
+      expect(result.trace.filter((e) => e.type === "reprompt").map((e) => e.type === "reprompt" && e.kind)).toEqual(["act-when-asked"]);
+    } finally {
+      await client.connection.close();
+    }
+
+    const spans = exporter.getFinishedSpans();
+    const named = (name: string) => spans.filter((span) => span.name === name);
+    const one = (name: string) => {
+      const found = named(name);
+      expect(found, name).toHaveLength(1);
+      return found[0]!;
+    };
+    const parentOf = (span: ReadableSpan) => spans.find((candidate) => candidate.spanContext().spanId === span.parentSpanId);
+
+    // The run: the client's start span is the root; the workflow's run span is its child.
+    const start = one("StartWorkflow:agentRun");
+    expect(start.parentSpanId).toBeUndefined();
+    expect(start.attributes).toMatchObject({ [SPAN_ATTRIBUTE.kind]: "run", [SPAN_ATTRIBUTE.agent]: "otel-coach" });
+    const run = one("RunWorkflow:agentRun");
+    expect(parentOf(run)).toBe(start);
+    expect(new Set(spans.map((span) => span.spanContext().traceId))).toEqual(new Set([start.spanContext().traceId]));
+
+    // Every activity: scheduled by the run (StartActivity, child of the run), run on the worker (RunActivity, child of that).
+    const executed = (type: string) =>
+      named(`RunActivity:${type}`).map((span) => {
+        const scheduled = parentOf(span);
+        expect(scheduled?.name).toBe(`StartActivity:${type}`);
+        expect(parentOf(scheduled!)).toBe(run);
+        return span.attributes;
+      });
+
+    // Trips: one model call each, numbered, with the model and what the answer asked for.
+    expect(executed("model.call").sort((a, b) => Number(a[SPAN_ATTRIBUTE.trip]) - Number(b[SPAN_ATTRIBUTE.trip]))).toEqual([1, 2, 3].map((trip) => expect.objectContaining({
+      [SPAN_ATTRIBUTE.kind]: "trip",
+      [SPAN_ATTRIBUTE.agent]: "otel-coach",
+      [SPAN_ATTRIBUTE.trip]: trip,
+      [SPAN_ATTRIBUTE.model]: "gpt-test",
+      [SPAN_ATTRIBUTE.answerToolCalls]: trip === 2 ? 1 : 0,
+    })));
+    // The tool call, with its outcome.
+    expect(executed("tool.execute")).toEqual([
+      expect.objectContaining({ [SPAN_ATTRIBUTE.kind]: "tool-call", [SPAN_ATTRIBUTE.tool]: "update_plan", [SPAN_ATTRIBUTE.trip]: 2, [SPAN_ATTRIBUTE.toolCallStatus]: "ok", [SPAN_ATTRIBUTE.toolCallId]: expect.any(String) }),
+    ]);
+    // The backstop, which prompted.
+    expect(executed("backstop.run")).toEqual([expect.objectContaining({ [SPAN_ATTRIBUTE.kind]: "backstop", [SPAN_ATTRIBUTE.backstop]: "injury-capture", [SPAN_ATTRIBUTE.trip]: 0, [SPAN_ATTRIBUTE.backstopPrompted]: true })]);
+    // The contract checks (local activities): the backstop detected before trip 1, the act-when-asked re-prompt after it.
+    const contract = executed("contract.evaluate");
+    expect(contract).toContainEqual(expect.objectContaining({ [SPAN_ATTRIBUTE.kind]: "contract", [SPAN_ATTRIBUTE.trip]: 0, [SPAN_ATTRIBUTE.detected]: ["injury-capture"], [SPAN_ATTRIBUTE.repromptCandidates]: [] }));
+    expect(contract).toContainEqual(expect.objectContaining({ [SPAN_ATTRIBUTE.kind]: "contract", [SPAN_ATTRIBUTE.trip]: 1, [SPAN_ATTRIBUTE.repromptCandidates]: ["act-when-asked"] }));
+  }, 120_000);
+});
