@@ -5,9 +5,13 @@
  */
 import * as otel from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readdirSync, readFileSync } from "node:fs";
+import type { WorkflowHandle } from "@temporalio/client";
+import { historyFromJSON } from "@temporalio/common/lib/proto-utils.js";
+import { Worker, type WorkerOptions } from "@temporalio/worker";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
-import { ai, SPAN_ATTRIBUTE } from "../src/index.js";
+import { ai, bundleTelemetryWorkflows, SPAN_ATTRIBUTE, telemetryWorkerOptions } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
 
@@ -35,6 +39,16 @@ const coach = () =>
     actWhenAsked: { intents: [/\bswap\b/i], requiredTools: ["update_plan"] },
     backstops: [{ name: "injury-capture", phase: "before", detect: (turn) => /hurts/.test(turn.input), run: async () => ({ prompt: "Acknowledge the injury first." }) }],
   });
+
+let recorded: { workflowId: string; history: Awaited<ReturnType<WorkflowHandle["fetchHistory"]>> } | undefined;
+
+async function replayFailures(workflowBundle: WorkerOptions["workflowBundle"], histories: Array<{ workflowId: string; history: unknown }>, sinks?: WorkerOptions["sinks"]) {
+  const failures: string[] = [];
+  for await (const result of Worker.runReplayHistories({ workflowBundle, sinks, replayName: "telemetry-replay" }, histories as never)) {
+    if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
+  }
+  return failures;
+}
 
 describe("telemetry", () => {
   it("off by default: with a global tracer provider registered, a worker and client without `telemetry` make no span and send no trace header", async () => {
@@ -64,6 +78,7 @@ describe("telemetry", () => {
       // No workflowBundle: the worker bundles the workflow with Temporal's OpenTelemetry workflow interceptors.
       const result = await withWorker(harness, [agent], ({ taskQueue }) => agent.run("Swap squats for lunges, my knee hurts", { client, taskQueue }), { telemetry, workflowBundle: undefined });
       expect(result).toMatchObject({ stopReason: "answered", trips: 3 });
+      recorded = { workflowId: result.workflowId, history: await client.workflow.getHandle(result.workflowId).fetchHistory() };
       expect(result.trace.filter((e) => e.type === "reprompt").map((e) => e.type === "reprompt" && e.kind)).toEqual(["act-when-asked"]);
     } finally {
       await client.connection.close();
@@ -84,6 +99,13 @@ describe("telemetry", () => {
     expect(start.attributes).toMatchObject({ [SPAN_ATTRIBUTE.kind]: "run", [SPAN_ATTRIBUTE.agent]: "otel-coach" });
     const run = one("RunWorkflow:agentRun");
     expect(parentOf(run)).toBe(start);
+    expect(run.attributes).toMatchObject({ [SPAN_ATTRIBUTE.kind]: "run", [SPAN_ATTRIBUTE.agent]: "otel-coach", [SPAN_ATTRIBUTE.stopReason]: "answered", [SPAN_ATTRIBUTE.trips]: 3, [SPAN_ATTRIBUTE.reprompts]: 1 });
+    // Re-prompts and backstops are decided in the workflow: events on the run span, from the run's trace.
+    expect(run.events.map((event) => [event.name, event.attributes])).toEqual([
+      ["durable_agent.backstop", { [SPAN_ATTRIBUTE.trip]: 0, [SPAN_ATTRIBUTE.backstop]: "injury-capture", [SPAN_ATTRIBUTE.backstopOutcome]: "detected" }],
+      ["durable_agent.backstop", { [SPAN_ATTRIBUTE.trip]: 0, [SPAN_ATTRIBUTE.backstop]: "injury-capture", [SPAN_ATTRIBUTE.backstopOutcome]: "prompted" }],
+      ["durable_agent.reprompt", { [SPAN_ATTRIBUTE.trip]: 1, [SPAN_ATTRIBUTE.repromptKind]: "act-when-asked" }],
+    ]);
     expect(new Set(spans.map((span) => span.spanContext().traceId))).toEqual(new Set([start.spanContext().traceId]));
 
     // Every activity: scheduled by the run (StartActivity, child of the run), run on the worker (RunActivity, child of that).
@@ -113,5 +135,17 @@ describe("telemetry", () => {
     const contract = executed("contract.evaluate");
     expect(contract).toContainEqual(expect.objectContaining({ [SPAN_ATTRIBUTE.kind]: "contract", [SPAN_ATTRIBUTE.trip]: 0, [SPAN_ATTRIBUTE.detected]: ["injury-capture"], [SPAN_ATTRIBUTE.repromptCandidates]: [] }));
     expect(contract).toContainEqual(expect.objectContaining({ [SPAN_ATTRIBUTE.kind]: "contract", [SPAN_ATTRIBUTE.trip]: 1, [SPAN_ATTRIBUTE.repromptCandidates]: ["act-when-asked"] }));
+  }, 120_000);
+
+  it("replay is unaffected: the committed fixtures replay on a telemetry worker, and a run recorded with telemetry replays without it", async () => {
+    const fixtures = new URL("./fixtures/histories/", import.meta.url);
+    const histories = readdirSync(fixtures)
+      .filter((file) => file.endsWith(".json"))
+      .map((file) => ({ workflowId: file, history: historyFromJSON(JSON.parse(readFileSync(new URL(file, fixtures), "utf8"))) }));
+    expect(histories.length).toBeGreaterThan(0);
+    const { sinks } = telemetryWorkerOptions({ spanProcessor: new SimpleSpanProcessor(new InMemorySpanExporter()) }, []);
+    expect(await replayFailures(await bundleTelemetryWorkflows(), histories, sinks)).toEqual([]);
+    expect(recorded, "the spans test records a history").toBeDefined();
+    expect(await replayFailures({ codePath: inject("workflowBundlePath") }, [recorded!])).toEqual([]);
   }, 120_000);
 });

@@ -7,6 +7,14 @@ export const SPAN_ATTRIBUTE = {
   /** What the span is in the specification's terms: `trip` (a model call), `tool-call`, `backstop`, `contract`. */
   kind: "durable_agent.kind",
   agent: "durable_agent.agent",
+  /** On the run span: why the run ended, how many trips it took, how many re-prompts were sent. */
+  stopReason: "durable_agent.stop_reason",
+  trips: "durable_agent.trips",
+  reprompts: "durable_agent.reprompts",
+  /** On `durable_agent.reprompt` events of the run span: which contract option sent it. */
+  repromptKind: "durable_agent.reprompt.kind",
+  /** On `durable_agent.backstop` events of the run span: detected, ran, prompted or error. */
+  backstopOutcome: "durable_agent.backstop.outcome",
   /** The trip a span belongs to; for backstops and contract checks, the trip whose answer is judged (0: before the first trip). */
   trip: "durable_agent.trip",
   model: "durable_agent.model",

@@ -1,4 +1,5 @@
 /** What `ai.worker({ telemetry })` adds to Temporal's worker options: interceptors, the span sink, and a bundle with the workflow interceptors. */
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from "@temporalio/interceptors-opentelemetry";
 import { bundleWorkflowCode, type WorkerOptions } from "@temporalio/worker";
@@ -6,9 +7,16 @@ import type { Agent } from "../agent/define-agent.js";
 import { activitySpanAttributes } from "./activity-span-interceptor.js";
 import { resolveTelemetry, type TelemetryOptions } from "./telemetry-options.js";
 
-/** Temporal's workflow interceptors for OpenTelemetry: spans for the run and every activity it schedules. */
-export function workflowInterceptorsModule(): string {
-  return fileURLToPath(import.meta.resolve("@temporalio/interceptors-opentelemetry/lib/workflow-interceptors"));
+/**
+ * The workflow interceptor modules: Temporal's for OpenTelemetry (spans for the run and every
+ * activity it schedules), then ours (run attributes and re-prompt events on the run span).
+ */
+export function workflowInterceptorModules(): string[] {
+  const ours = new URL("./workflow-span-interceptors.ts", import.meta.url);
+  return [
+    fileURLToPath(import.meta.resolve("@temporalio/interceptors-opentelemetry/lib/workflow-interceptors")),
+    fileURLToPath(existsSync(ours) ? ours : new URL("./workflow-span-interceptors.js", import.meta.url)),
+  ];
 }
 
 let bundle: ReturnType<typeof bundleWorkflowCode> | undefined;
@@ -20,7 +28,7 @@ let bundle: ReturnType<typeof bundleWorkflowCode> | undefined;
  */
 export async function bundleTelemetryWorkflows(): ReturnType<typeof bundleWorkflowCode> {
   const { workflowsPath } = await import("../worker.js");
-  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), workflowInterceptorModules: [workflowInterceptorsModule()], logger: quietLogger });
+  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), workflowInterceptorModules: workflowInterceptorModules(), logger: quietLogger });
   return bundle;
 }
 
