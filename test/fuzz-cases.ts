@@ -3,11 +3,8 @@
  * for the first trip and what the run must come to. Trip 2 answers plainly, so a run that
  * survives the hostile answer ends "answered".
  */
-import { readFileSync } from "node:fs";
 import type { RawTurn, ScriptedTurn } from "../src/testing/index.js";
 
-/** Whether the model activity applies `validateAnswer` (the limits on an answer); tests that need it wait for it. */
-export const validateAnswerWired = readFileSync(new URL("../src/activities/model-call.ts", import.meta.url), "utf8").includes("validateAnswer(");
 
 /** What a run must end with. */
 export type Expected =
@@ -20,8 +17,6 @@ export interface FuzzCase {
   /** The first trip's answer; a function of the attempt (1-based), for transient faults. */
   answer: (attempt: number) => ScriptedTurn;
   expected: Expected;
-  /** Needs `validateAnswer` called in the model activity (src/activities/model-call.ts). */
-  needsValidateAnswer?: boolean;
 }
 
 /** A small, fast, seeded PRNG (mulberry32). */
@@ -68,7 +63,6 @@ const KINDS: Record<string, Maker> = {
     return {
       answer: () => ({ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "x".repeat(bytes) } }], chunkSize: 64 * 1024 }),
       expected: ANSWERED_REFUSED(new RegExp(`^Arguments for "update_plan" are ${bytes + JSON.stringify({ from: "squats", to: "" }).length} bytes, over the limit of 262144 bytes \\(limits\\.toolInputBytes\\)`)),
-      needsValidateAnswer: true,
     };
   },
   "hundreds of tool calls in one answer": (random) => {
@@ -76,7 +70,6 @@ const KINDS: Record<string, Maker> = {
     return {
       answer: () => ({ toolCalls: Array.from({ length: count }, (_, i) => ({ name: "update_plan", arguments: { from: `e${i}`, to: `f${i}` } })) }),
       expected: { error: "TooManyToolCallsError", message: new RegExp(`asked for ${count} tool calls in one answer, over limits\\.toolCallsPerAnswer \\(32\\); none was executed`) },
-      needsValidateAnswer: true,
     };
   },
   "exactly limits.toolCallsPerAnswer tool calls": () => ({

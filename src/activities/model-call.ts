@@ -2,9 +2,11 @@ import { Context, log } from "@temporalio/activity";
 import { WorkflowStreamClient } from "@temporalio/workflow-streams/client";
 import { RUN_EVENTS_TOPIC, type RunEvent } from "../contract/run-events.js";
 import OpenAI from "openai";
-import type { Message, RequestedToolCall } from "../contract/types.js";
-import { ModelApiError } from "../errors.js";
+import type { Message } from "../contract/types.js";
+import { ModelApiError, PayloadTooLargeError, TooManyToolCallsError } from "../errors.js";
+import { limitsOf } from "../limits.js";
 import { openaiClientFor, toChatMessages, toChatTools } from "../models/openai-client.js";
+import { validateAnswer } from "../models/validate-answer.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
 import { readConversation, runRefOf } from "./run-reader.js";
 
@@ -49,14 +51,10 @@ export function createModelCall(registry: AgentRegistry) {
       );
       if (deltas) stream.on("content.delta", ({ delta }) => deltas.publish(delta));
       const completion = await stream.finalChatCompletion();
-      const choice = completion.choices[0];
-      if (!choice) throw new ModelApiError(`Model "${model.modelId}" returned no choices.`, undefined, model.modelId);
-      const toolCalls: RequestedToolCall[] = (choice.message.tool_calls ?? []).flatMap((call) =>
-        call.type === "function" ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : [],
-      );
-      return {
-        message: { role: "assistant", content: choice.message.content ?? null, ...(toolCalls.length ? { toolCalls } : {}) },
-      };
+      const answer = validateAnswer(completion, { modelId: model.modelId, limits: limitsOf(agent.options) });
+      if (!answer.ok) throw answer.error;
+      if (answer.adjustments.length) log.warn("model answer adjusted", { modelId: model.modelId, adjustments: answer.adjustments });
+      return { message: answer.message };
     } catch (error) {
       throw classifyModelError(error, model.modelId);
     } finally {
@@ -85,7 +83,11 @@ function textDeltaPublisher(trip: number, attempt: number) {
 
 /** Permanent API errors fail at once; rate limits, server errors and lost connections are retried by Temporal. */
 function classifyModelError(error: unknown, modelId: string): unknown {
-  if (error instanceof ModelApiError) return failureOf(error, { nonRetryable: true });
+  // Aborted by the activity's cancellation (the run was cancelled, or the worker is shutting down): report that, retryably.
+  if (error instanceof OpenAI.APIUserAbortError) return Context.current().cancellationSignal.reason ?? failureOf(new ModelApiError(`Model "${modelId}": the call was aborted`, undefined, modelId), { nonRetryable: false });
+  if (ModelApiError.isInstance(error) || TooManyToolCallsError.isInstance(error) || PayloadTooLargeError.isInstance(error)) {
+    return failureOf(error, { nonRetryable: true });
+  }
   if (error instanceof OpenAI.APIError && error.status !== undefined) {
     const typed = new ModelApiError(`Model "${modelId}" API error ${error.status}: ${error.message}`, error.status, modelId);
     const permanent = PERMANENT.has(error.status);

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { TemporalConnectionError, TlsConfigError } from "../errors.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
+import { codecServerCommand } from "../codec/main.js";
 import { devCommand } from "./dev-command.js";
 import { evalCommand } from "./eval-command.js";
 import { listCommand } from "./list-command.js";
@@ -22,6 +23,7 @@ export const COMMANDS: Record<string, Command> = {
   trace: traceCommand,
   list: listCommand,
   eval: evalCommand,
+  "codec-server": codecServerCommand,
 };
 
 function help(): string {
