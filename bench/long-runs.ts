@@ -19,7 +19,7 @@ export interface LongRunFigures {
 }
 
 export async function benchLongRuns(bench: Bench, baseURL: string): Promise<LongRunFigures[]> {
-  const lengths = bench.quick ? [10, 50] : [10, 100, 300];
+  const lengths = bench.quick ? [10, 30] : [10, 100, 300];
   const agent = benchAgent(baseURL, "bench-long", Math.max(...lengths));
   return withBenchWorker(bench, [agent], (taskQueue) =>
     // One run per length, side by side: history sizes do not depend on timing.

@@ -22,7 +22,7 @@ export interface OverheadFigures {
 }
 
 /** Discarded rounds before measuring (bundle caches, connection pools, JIT). */
-const warmup = (bench: Bench) => (bench.quick ? 1 : 3);
+const warmup = (bench: Bench) => (bench.quick ? 0 : 3);
 
 /** One side of the comparison: its in-process floor and its durable run of the conversation. */
 interface Contender {

@@ -30,15 +30,24 @@ export interface Peer {
   close(): Promise<void>;
 }
 
+let prepared: { baseURL: string; provider: ReturnType<typeof scriptedProvider>; plugin: AiSdkPlugin; bundle: ReturnType<typeof bundleWorkflowCode> } | undefined;
+
+/** The peer's provider, plugin and workflow bundle (bundled once; start it early, it takes seconds). */
+export function preparePeer(baseURL: string) {
+  if (prepared?.baseURL !== baseURL) {
+    const provider = scriptedProvider(baseURL);
+    const plugin = new AiSdkPlugin({ modelProvider: provider });
+    const bundle = bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL("./peer/workflows.ts", import.meta.url)), plugins: [plugin], logger: quietLogger });
+    bundle.catch(() => undefined); // reported where it is awaited
+    prepared = { baseURL, provider, plugin, bundle };
+  }
+  return prepared;
+}
+
 /** Starts the peer's worker on a fresh task queue. */
 export async function startPeer(bench: Bench, baseURL: string): Promise<Peer> {
-  const provider = scriptedProvider(baseURL);
-  const plugin = new AiSdkPlugin({ modelProvider: provider });
-  const workflowBundle = await bundleWorkflowCode({
-    workflowsPath: fileURLToPath(new URL("./peer/workflows.ts", import.meta.url)),
-    plugins: [plugin],
-    logger: quietLogger,
-  });
+  const { provider, plugin, bundle } = preparePeer(baseURL);
+  const workflowBundle = await bundle;
   const taskQueue = `bench-peer-${randomUUID()}`;
   const worker = await Worker.create({ connection: bench.connection, taskQueue, workflowBundle, activities: { recordStep }, plugins: [plugin] });
   const running = worker.run();

@@ -7,7 +7,7 @@ import { historySize, percentile, round, withBenchWorker, type Bench } from "./l
 const TEXT = "Lunges work the same muscles as squats with less load on the knees. ".repeat(4);
 
 export async function benchStreaming(bench: Bench) {
-  const runs = bench.quick ? 5 : 30;
+  const runs = bench.quick ? 3 : 30;
   const model = await startScriptedModel(() => TEXT, { chunkSize: 16 });
   const agent = ai.agent({ name: "bench-stream", model: ai.openai("gpt-bench", { baseURL: model.baseURL }) });
   const latencies: number[] = [];
