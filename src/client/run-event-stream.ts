@@ -1,14 +1,44 @@
-import type { Client } from "@temporalio/client";
+import { setTimeout as sleep } from "node:timers/promises";
+import { ApplicationFailure, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from "@temporalio/client";
 import { defaultPayloadConverter } from "@temporalio/common";
 import proto from "@temporalio/proto";
-import { WorkflowStreamClient } from "@temporalio/workflow-streams/client";
 import { streamTailQuery, type StreamTail } from "../workflows/definitions.js";
 import { completeResult } from "./complete-result.js";
 import { RUN_EVENTS_TOPIC, type RunEvent, type StreamedRunEvent } from "../contract/run-events.js";
 import type { RunResult } from "../contract/types.js";
 
+/**
+ * Subscribing speaks Workflow Streams' wire protocol (the `__temporal_workflow_stream_poll`
+ * update) directly rather than through `WorkflowStreamClient.subscribe`, which in 1.23 keeps
+ * polling forever when a run continues as new and then completes between two polls.
+ */
+const POLL_UPDATE = "__temporal_workflow_stream_poll";
+interface PollInput {
+  topics: string[];
+  from_offset: number;
+}
+interface PollResult {
+  items: Array<{ topic: string; data: string; offset: number }>;
+  next_offset: number;
+  more_ready: boolean;
+}
 /** Pause between polls that found nothing more ready: lower means lower latency, more poll updates. */
-const POLL_COOLDOWN = "20 milliseconds";
+const POLL_COOLDOWN_MS = 20;
+/** Polls that may fail in a row while the run is still running (e.g. during continue-as-new) before giving up. */
+const MAX_POLL_FAILURES = 100;
+
+/** A stream item's data (a base64 `Payload` proto) as a run event. */
+function decodeEvent(data: string): RunEvent {
+  return defaultPayloadConverter.fromPayload<RunEvent>(proto.temporal.api.common.v1.Payload.decode(Buffer.from(data, "base64")));
+}
+
+async function isRunning(handle: WorkflowHandle): Promise<boolean> {
+  try {
+    return (await handle.describe()).status.name === "RUNNING";
+  } catch {
+    return false;
+  }
+}
 
 /** Options of `handle.stream()`. */
 export interface StreamOptions {
@@ -30,15 +60,33 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
   ) {}
 
   async *[Symbol.asyncIterator](): AsyncIterator<StreamedRunEvent> {
-    const topic = WorkflowStreamClient.create(this.client, this.workflowId).topic<RunEvent>(RUN_EVENTS_TOPIC);
+    // The latest run of the workflow: after a continue-as-new, polls land on the new run.
+    const handle = this.client.workflow.getHandle(this.workflowId);
     let next = this.options.fromOffset ?? 0;
-    for await (const item of topic.subscribe(next, { pollCooldown: POLL_COOLDOWN })) {
-      next = item.offset + 1;
-      if (item.data.type === "run.finished") {
-        yield { type: "run.finished", result: await completeResult(this.client, item.data.result), offset: item.offset };
-        return;
+    for (let failures = 0; ; ) {
+      let page: PollResult;
+      try {
+        page = await handle.executeUpdate<PollResult, [PollInput]>(POLL_UPDATE, { args: [{ topics: [RUN_EVENTS_TOPIC], from_offset: next }] });
+        failures = 0;
+      } catch (error) {
+        const type = error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure ? error.cause.type : undefined;
+        if (type === "TruncatedOffset") next = 0; // fell behind what the stream keeps: resume at its oldest event
+        else if (type !== "StreamDraining" && !(await isRunning(handle))) break; // closed: the rest comes from its tail
+        if (++failures > MAX_POLL_FAILURES) throw error;
+        await sleep(POLL_COOLDOWN_MS);
+        continue;
       }
-      yield { ...item.data, offset: item.offset };
+      for (const { offset, data } of page.items) {
+        next = offset + 1;
+        const event = { ...decodeEvent(data), offset };
+        if (event.type === "run.finished") {
+          yield { ...event, result: await completeResult(this.client, event.result) };
+          return;
+        }
+        yield event;
+      }
+      next = page.next_offset;
+      if (!page.more_ready) await sleep(POLL_COOLDOWN_MS);
     }
     // The run closed after our last poll: take the rest from the closed run, then its result.
     for (const event of await this.tail(next)) {
@@ -60,10 +108,7 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
     } catch {
       return []; // no worker to answer: the result alone still ends the stream
     }
-    return tail.items.map(({ offset, data }) => {
-      const payload = proto.temporal.api.common.v1.Payload.decode(Buffer.from(data, "base64"));
-      return { ...defaultPayloadConverter.fromPayload<RunEvent>(payload), offset };
-    });
+    return tail.items.map(({ offset, data }) => ({ ...decodeEvent(data), offset }));
   }
 
   /**
