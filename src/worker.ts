@@ -3,14 +3,16 @@
  * `DURABLE_AGENT_AGENTS=./path/to/agents.js` to serve the agents that module exports.
  */
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { existsSync } from "node:fs";
 import type { DataConverter } from "@temporalio/common";
-import { bundleWorkflowCode, NativeConnection, Worker, type WorkerOptions } from "@temporalio/worker";
+import { NativeConnection, Worker, type WorkerOptions } from "@temporalio/worker";
 import type { Agent } from "./agent/define-agent.js";
 import { createActivities, createRegistry } from "./activities/index.js";
 import { dataConverterFromEnv } from "./codec/data-converter.js";
 import { temporalSecurity, temporalSettings, type TemporalSecurity } from "./client/connection.js";
 import { TemporalConnectionError } from "./errors.js";
+import { bundleAgentWorkflows } from "./workflow-bundle.js";
+
+export { bundleAgentWorkflows, workflowsPath } from "./workflow-bundle.js";
 import type { TelemetryOptions } from "./telemetry/telemetry-options.js";
 import { bundleTelemetryWorkflows, telemetryWorkerOptions } from "./telemetry/worker-telemetry.js";
 
@@ -50,29 +52,6 @@ export interface AgentWorkerOptions {
   /** Passed through to Temporal's `Worker.create` (for example `maxCachedWorkflows`). */
   workerOptions?: Partial<Omit<WorkerOptions, "taskQueue" | "connection" | "namespace" | "activities" | "workflowBundle" | "workflowsPath" | "dataConverter">>;
 }
-
-/** The library's workflow module, as source in development and as JavaScript when built. */
-export function workflowsPath(): string {
-  const source = fileURLToPath(new URL("./workflows/index.ts", import.meta.url));
-  return existsSync(source) ? source : fileURLToPath(new URL("./workflows/index.js", import.meta.url));
-}
-
-let bundle: ReturnType<typeof bundleWorkflowCode> | undefined;
-
-/** Bundles the `agentRun` workflow once per process. */
-export function bundleAgentWorkflows(): ReturnType<typeof bundleWorkflowCode> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quietBundlerLogger });
-  return bundle;
-}
-
-const quietBundlerLogger = {
-  log() {},
-  trace() {},
-  debug() {},
-  info() {},
-  warn: (message: string, meta?: object) => console.warn(message, meta ?? ""),
-  error: (message: string, meta?: object) => console.error(message, meta ?? ""),
-};
 
 /** Creates a Temporal worker that runs the given agents. Call `run()` (or `runUntil()`) on it. */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from "@temporalio/interceptors-opentelemetry";
 import { bundleWorkflowCode, type WorkerOptions } from "@temporalio/worker";
 import type { Agent } from "../agent/define-agent.js";
+import { quietBundlerLogger, workflowsPath } from "../workflow-bundle.js";
 import { activitySpanAttributes } from "./activity-span-interceptor.js";
 import { resolveTelemetry, type TelemetryOptions } from "./telemetry-options.js";
 
@@ -27,19 +28,10 @@ let bundle: ReturnType<typeof bundleWorkflowCode> | undefined;
  * this for CI caches (a bundle without the interceptors gives activity spans but no run span).
  */
 export async function bundleTelemetryWorkflows(): ReturnType<typeof bundleWorkflowCode> {
-  const { workflowsPath } = await import("../worker.js");
-  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), workflowInterceptorModules: workflowInterceptorModules(), logger: quietLogger });
+  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), workflowInterceptorModules: workflowInterceptorModules(), logger: quietBundlerLogger });
   return bundle;
 }
 
-const quietLogger = {
-  log() {},
-  trace() {},
-  debug() {},
-  info() {},
-  warn: (message: string, meta?: object) => console.warn(message, meta ?? ""),
-  error: (message: string, meta?: object) => console.error(message, meta ?? ""),
-};
 
 /**
  * Worker options for telemetry, merged over `base` (the caller's own interceptors and sinks are
