@@ -4,7 +4,6 @@
  * (`apt-get install chromium`, done by .ci/run); elsewhere the test is skipped, and in CI it fails.
  */
 import { existsSync, mkdirSync } from "node:fs";
-import { createServer } from "node:net";
 import { Client, Connection } from "@temporalio/client";
 import { NativeConnection } from "@temporalio/worker";
 import { chromium } from "playwright-core";
@@ -14,20 +13,11 @@ import { startDevServer, startScriptedModel } from "../src/testing/index.js";
 import { createAgentWorker } from "../src/worker.js";
 import { keyring, meta, newKey, payloadsOf, storedText } from "./codec-helpers.js";
 import { connectHarness, taskQueue } from "./harness.js";
+import { freePort } from "./ops-helpers.js";
 
 const CHROMIUM = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path): path is string => Boolean(path && existsSync(path)));
 const ARTIFACTS = new URL("../test-artifacts/", import.meta.url);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe("the Temporal UI through the codec server", () => {
   if (!CHROMIUM && process.env.CI) it("needs chromium in CI", () => expect.fail("no chromium: .ci/run installs it with apt-get install chromium"));
