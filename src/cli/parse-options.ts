@@ -3,11 +3,12 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { UsageError } from "./command.js";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
+type Config<O extends Options> = { args: string[]; options: O & { help: { type: "boolean"; short: "h" } }; allowPositionals: true; strict: true };
 
 /** Parses a command's arguments; an unknown option or a missing value is a `UsageError`. */
-export function parseOptions<O extends Options>(args: string[], options: O) {
+export function parseOptions<O extends Options>(args: string[], options: O): ReturnType<typeof parseArgs<Config<O>>> {
   try {
-    return parseArgs({ args, options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+    return parseArgs<Config<O>>({ args, options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
