@@ -57,16 +57,20 @@ export async function chainHistorySize(client: Client, workflowId: string, first
 
 /**
  * Where a run's time went, from its history's timestamps: milliseconds in workflow tasks
- * (scheduled → completed) and in each activity type (scheduled → completed), and the whole run.
+ * (scheduled → completed, of which waiting: scheduled → started) and in each activity type
+ * (scheduled → completed), and the whole run.
  */
-export async function historyTimeline(handle: WorkflowHandle): Promise<{ totalMs: number; workflowTasksMs: number; activitiesMs: Record<string, number> }> {
+export async function historyTimeline(handle: WorkflowHandle): Promise<{ totalMs: number; workflowTasksMs: number; workflowTaskWaitMs: number; activitiesMs: Record<string, number> }> {
   const events = (await handle.fetchHistory()).events ?? [];
   const ms = (e: (typeof events)[number]) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
   const byId = new Map(events.map((e) => [Number(e.eventId), e]));
-  const out = { totalMs: events.length ? round(ms(events.at(-1)!) - ms(events[0]!)) : 0, workflowTasksMs: 0, activitiesMs: {} as Record<string, number> };
+  const out = { totalMs: events.length ? round(ms(events.at(-1)!) - ms(events[0]!)) : 0, workflowTasksMs: 0, workflowTaskWaitMs: 0, activitiesMs: {} as Record<string, number> };
   for (const e of events) {
     const wft = e.workflowTaskCompletedEventAttributes;
-    if (wft) out.workflowTasksMs += ms(e) - ms(byId.get(Number(wft.scheduledEventId))!);
+    if (wft) {
+      out.workflowTasksMs += ms(e) - ms(byId.get(Number(wft.scheduledEventId))!);
+      out.workflowTaskWaitMs += ms(byId.get(Number(wft.startedEventId))!) - ms(byId.get(Number(wft.scheduledEventId))!);
+    }
     const act = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes;
     if (act) {
       const scheduled = byId.get(Number(act.scheduledEventId))!;
@@ -75,6 +79,7 @@ export async function historyTimeline(handle: WorkflowHandle): Promise<{ totalMs
     }
   }
   out.workflowTasksMs = round(out.workflowTasksMs);
+  out.workflowTaskWaitMs = round(out.workflowTaskWaitMs);
   for (const name of Object.keys(out.activitiesMs)) out.activitiesMs[name] = round(out.activitiesMs[name]!);
   return out;
 }

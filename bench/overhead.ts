@@ -18,7 +18,7 @@ export interface OverheadFigures {
   perTripOverheadMs: { p50: number; p95: number };
   history: { events: number; bytes: number; eventsPerTrip: number; bytesPerTrip: number; eventsPerToolCall: number; bytesPerToolCall: number };
   /** Where a durable run's time went per trip, from its history's timestamps (mean over the measured runs). */
-  timelinePerTripMs: { run: number; workflowTasks: number; activities: Record<string, number> };
+  timelinePerTripMs: { run: number; workflowTasks: number; workflowTaskWait: number; activities: Record<string, number> };
 }
 
 /** Discarded rounds before measuring (bundle caches, connection pools, JIT). */
@@ -75,7 +75,12 @@ async function meanTimeline(handles: WorkflowHandle[]): Promise<OverheadFigures[
   const per = (total: number) => round(total / timelines.length / TRIPS);
   const activities: Record<string, number> = {};
   for (const name of new Set(timelines.flatMap((t) => Object.keys(t.activitiesMs)))) activities[name] = per(timelines.reduce((sum, t) => sum + (t.activitiesMs[name] ?? 0), 0));
-  return { run: per(timelines.reduce((sum, t) => sum + t.totalMs, 0)), workflowTasks: per(timelines.reduce((sum, t) => sum + t.workflowTasksMs, 0)), activities };
+  return {
+    run: per(timelines.reduce((sum, t) => sum + t.totalMs, 0)),
+    workflowTasks: per(timelines.reduce((sum, t) => sum + t.workflowTasksMs, 0)),
+    workflowTaskWait: per(timelines.reduce((sum, t) => sum + t.workflowTaskWaitMs, 0)),
+    activities,
+  };
 }
 
 function historyFigures(size: { events: number; bytes: number }, toolCalls: number): OverheadFigures["history"] {

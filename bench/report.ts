@@ -78,6 +78,7 @@ export function report(results: BenchResults): string {
     "model activity/trip": f.timelinePerTripMs.activities[model] ?? 0,
     "tool activity/trip": f.timelinePerTripMs.activities[tool] ?? 0,
     "workflow tasks/trip": f.timelinePerTripMs.workflowTasks,
+    "of which waiting to start": f.timelinePerTripMs.workflowTaskWait ?? "",
     "floor run/trip": round(f.floorRunMs.p50 / f.trips),
   });
   table("Where a durable trip's time goes, ms (history timestamps, mean; activities scheduled → completed)", [
