@@ -18,12 +18,13 @@ async function temporal() {
   try {
     const connection = await Connection.connect({ address, connectTimeout: "2s" });
     console.log(`Temporal: using the server at ${address}`);
-    return { address, client: new Client({ connection }), stop: () => connection.close() };
+    return { address, client: new Client({ connection }), stop: () => connection.close(), searchAttributes: false };
   } catch {
     console.log(`Temporal: nothing at ${address}; starting a local dev server (UI on http://localhost:8233)...`);
     const server = await startDevServer({ port: 7233, uiPort: 8233 });
     console.log(`Temporal: dev server at ${server.address} (CLI: ${server.executable}), UI at ${server.uiUrl}`);
-    return { address: server.address, client: server.env.client, stop: () => server.stop() };
+    // The dev server helper registers durable-agent's search attributes, so runs can be filtered in its UI.
+    return { address: server.address, client: server.env.client, stop: () => server.stop(), searchAttributes: true };
   }
 }
 
@@ -45,7 +46,7 @@ async function model(): Promise<ScriptedModel | undefined> {
 
 const server = await temporal();
 const scripted = await model();
-const worker = await ai.worker({ agents: [coach], connection: await NativeConnection.connect({ address: server.address }) });
+const worker = await ai.worker({ agents: [coach], connection: await NativeConnection.connect({ address: server.address }), searchAttributes: server.searchAttributes });
 console.log(`\nUser: ${input}`);
 const result = await worker.runUntil(coach.run(input, { client: server.client }));
 console.log(`Coach: ${result.reply}\n`);
