@@ -15,6 +15,7 @@ import type { Bench } from "./lib.js";
 import { recordStep } from "./peer/activities.js";
 import type { peerTrips, PeerResult } from "./peer/workflows.js";
 import { MODEL_ID, TOOL_DESCRIPTION } from "./scenario.js";
+import { quietBundlerLogger } from "../src/workflow-bundle.js";
 
 /** The scripted model as an AI SDK provider: Chat Completions (the scripted server's API), no retries of its own. */
 function scriptedProvider(baseURL: string) {
@@ -37,7 +38,7 @@ export function preparePeer(baseURL: string) {
   if (prepared?.baseURL !== baseURL) {
     const provider = scriptedProvider(baseURL);
     const plugin = new AiSdkPlugin({ modelProvider: provider });
-    const bundle = bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL("./peer/workflows.ts", import.meta.url)), plugins: [plugin], logger: quietLogger });
+    const bundle = bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL("./peer/workflows.ts", import.meta.url)), plugins: [plugin], logger: quietBundlerLogger });
     bundle.catch(() => undefined); // reported where it is awaited
     prepared = { baseURL, provider, plugin, bundle };
   }
@@ -73,11 +74,3 @@ export async function startPeer(bench: Bench, baseURL: string): Promise<Peer> {
   };
 }
 
-const quietLogger = {
-  log() {},
-  trace() {},
-  debug() {},
-  info() {},
-  warn: (message: string, meta?: object) => console.warn(message, meta ?? ""),
-  error: (message: string, meta?: object) => console.error(message, meta ?? ""),
-};

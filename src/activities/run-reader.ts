@@ -4,47 +4,37 @@
  */
 import type { Context } from "@temporalio/activity";
 import type { Client } from "@temporalio/client";
-import { MAX_PAGE_BYTES, type RunPage, type RunPart } from "../contract/paging.js";
+import type { RunPage, RunPart } from "../contract/paging.js";
 import type { Message } from "../contract/types.js";
 import { runPageQuery } from "../workflows/definitions.js";
 
-/** Where a run's state is read from: a workflow run and how many items of each part to read. */
+/** Where a run's state is read from: a workflow and its run (default: the latest run). */
 export interface RunRef {
   workflowId: string;
-  runId: string;
+  runId?: string;
 }
 
 /** The run an activity was scheduled by. */
-export function runRefOf(context: Context): RunRef {
+export function runRefOf(context: Context): Required<RunRef> {
   const execution = context.info.workflowExecution;
   if (!execution) throw new Error("this activity must be scheduled by an agentRun workflow");
   return { workflowId: execution.workflowId, runId: execution.runId };
 }
 
-/** Reads `part` of a run from `from` up to `to` (exclusive), page by page. */
-export async function readRunPart<T>(client: Client, ref: RunRef, part: RunPart, from: number, to: number, maxBytes?: number): Promise<T[]> {
+/** Reads `part` of a run from `from` up to `to` (exclusive; default: all of it), page by page. */
+export async function readRunPart<T>(client: Client, ref: RunRef, part: RunPart, from: number, to?: number, maxBytes?: number): Promise<T[]> {
   const handle = client.workflow.getHandle(ref.workflowId, ref.runId);
   const items: T[] = [];
-  for (let next = from; next < to; ) {
+  for (let next = from, end = to ?? Infinity; next < end; ) {
     const page = (await handle.query(runPageQuery, part, next, maxBytes)) as RunPage<T>;
-    if (page.items.length === 0) throw new Error(`run ${ref.runId} has ${page.total} ${part}, fewer than the ${to} asked for`);
-    items.push(...page.items.slice(0, to - next));
+    if (to === undefined) end = page.total;
+    else if (page.items.length === 0) throw new Error(`run ${ref.runId} has ${page.total} ${part}, fewer than the ${to} asked for`);
+    items.push(...page.items.slice(0, end - next));
     next = page.next;
   }
   return items;
 }
 
-/** All of `part` of a run (the latest run of the workflow when `runId` is undefined). */
-export async function readWholeRunPart<T>(client: Client, ref: { workflowId: string; runId?: string }, part: RunPart): Promise<T[]> {
-  const handle = client.workflow.getHandle(ref.workflowId, ref.runId);
-  const items: T[] = [];
-  for (let next = 0, total = 1; next < total; ) {
-    const page = (await handle.query(runPageQuery, part, next, MAX_PAGE_BYTES)) as RunPage<T>;
-    items.push(...page.items);
-    ({ next, total } = page);
-  }
-  return items;
-}
 
 const CACHED_RUNS = 256;
 const conversations = new Map<string, Message[]>();
@@ -53,7 +43,7 @@ const conversations = new Map<string, Message[]>();
  * The first `length` messages of a run. Conversations only grow, so each worker keeps the messages
  * it has read per run and asks the workflow only for the new ones.
  */
-export async function readConversation(client: Client, ref: RunRef, length: number): Promise<Message[]> {
+export async function readConversation(client: Client, ref: Required<RunRef>, length: number): Promise<Message[]> {
   const cached = conversations.get(ref.runId) ?? [];
   if (cached.length < length) cached.push(...(await readRunPart<Message>(client, ref, "messages", cached.length, length)));
   conversations.delete(ref.runId); // re-insert: most recently used last

@@ -1,5 +1,6 @@
 import { ApplicationFailure, WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
-import { readWholeRunPart } from "../activities/run-reader.js";
+import { readRunPart } from "../activities/run-reader.js";
+import { MAX_PAGE_BYTES } from "../contract/paging.js";
 import { SESSION_WORKFLOW_NAME } from "../contract/constants.js";
 import type { Message, RunResult } from "../contract/types.js";
 import { InvalidInputError, SessionEndedError } from "../errors.js";
@@ -58,7 +59,7 @@ export class AgentSession {
 
   /** The whole conversation so far. */
   async history(): Promise<Message[]> {
-    return readWholeRunPart<Message>(await this.client(), { workflowId: this.workflowId }, "messages");
+    return readRunPart<Message>(await this.client(), { workflowId: this.workflowId }, "messages", 0, undefined, MAX_PAGE_BYTES);
   }
 
   /** Ends the session once the messages already sent are answered. */
