@@ -7,6 +7,7 @@ import { PayloadTooLargeError } from "../errors.js";
 import type { AgentRunArgs } from "../workflows/definitions.js";
 import { getDefaultClient, temporalSettings } from "./connection.js";
 import { normalizeInput } from "./normalize-input.js";
+import { NO_WORKER_WARNING_AFTER, watchForNoWorker, type RunLogger } from "./no-worker-warning.js";
 import { RunHandle } from "./run-handle.js";
 
 /** Options of `agent.run()` and `agent.start()`. */
@@ -23,6 +24,13 @@ export interface RunOptions {
   taskQueue?: string;
   /** Stream answer text token by token to the run's stream (default: on for `agent.stream()`, off otherwise). */
   streamText?: boolean;
+  /**
+   * Warn once when the run's first workflow task has not started this long after the start and no
+   * worker polls its task queue (default "5 seconds"; `false` turns the check off). The run still waits.
+   */
+  noWorkerWarningAfter?: Duration | false;
+  /** Where that warning goes (default `console`). */
+  logger?: RunLogger;
 }
 
 /** Starts an `agentRun` workflow for the named agent. */
@@ -37,11 +45,15 @@ export async function startRun(agent: string, input: unknown, options: RunOption
   if (bytes > PAYLOAD_LIMIT_BYTES) throw new PayloadTooLargeError("The run input", bytes, PAYLOAD_LIMIT_BYTES);
   const client = options.client ?? (await getDefaultClient());
   const firstLine = args.messages.findLast((m) => m.role === "user")?.content.split("\n")[0] ?? "";
+  const taskQueue = temporalSettings({ taskQueue: options.taskQueue }).taskQueue;
   const workflow = await client.workflow.start(WORKFLOW_NAME, {
     args: [args],
-    taskQueue: temporalSettings({ taskQueue: options.taskQueue }).taskQueue,
+    taskQueue,
     workflowId: options.workflowId ?? `${agent}-${options.id ?? randomUUID()}`,
     staticSummary: `${agent}: ${firstLine.slice(0, 120)}`,
   });
+  if (options.noWorkerWarningAfter !== false) {
+    void watchForNoWorker(client, workflow, { agent, taskQueue, after: options.noWorkerWarningAfter ?? NO_WORKER_WARNING_AFTER, logger: options.logger ?? console });
+  }
   return new RunHandle(workflow, client);
 }
