@@ -20,8 +20,10 @@ async function temporal() {
     console.log(`Temporal: using the server at ${address}`);
     return { address, client: new Client({ connection }), stop: () => connection.close(), searchAttributes: false, uiUrl: undefined };
   } catch {
-    console.log(`Temporal: nothing at ${address}; starting a local dev server (UI on http://localhost:8233)...`);
-    const server = await startDevServer({ port: 7233, uiPort: 8233 });
+    // The dev server takes the port of TEMPORAL_ADDRESS (default 7233), its UI that port + 1000.
+    const port = Number(address.split(":").at(-1)) || 7233;
+    console.log(`Temporal: nothing at ${address}; starting a local dev server (UI on http://localhost:${port + 1000})...`);
+    const server = await startDevServer({ port, uiPort: port + 1000 });
     console.log(`Temporal: dev server at ${server.address} (CLI: ${server.executable}), UI at ${server.uiUrl}`);
     // The dev server helper registers durable-agent's search attributes, so runs can be filtered in its UI.
     return { address: server.address, client: server.env.client, stop: () => server.stop(), searchAttributes: true, uiUrl: server.uiUrl };
@@ -63,7 +65,9 @@ async function main(): Promise<void> {
     // On a terminal the dev server stays up, so the run can be looked at in its Web UI.
     console.log(`\nSee the run in the Temporal Web UI: ${server.uiUrl}/namespaces/default/workflows/${encodeURIComponent(result.workflowId)}/${result.runId}/history`);
     console.log("The dev server and its UI stay up until Ctrl-C.");
+    const keepAlive = setInterval(() => undefined, 1 << 30); // a pending promise alone does not keep Node running
     await new Promise<void>((resolve) => process.once("SIGINT", resolve));
+    clearInterval(keepAlive);
   }
   await server.stop();
 }
