@@ -3,6 +3,7 @@
  * installed in the documented order, a taken port fails at once naming what holds it, and every
  * dev server gets the dynamic config that keeps workflow tasks from waiting on the transfer queue.
  */
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -81,7 +82,8 @@ describe("startDevServer: the Temporal CLI", () => {
 
   it("with no CLI on the machine: installs one into durable-agent's cache (saying so), then reuses it", async () => {
     delete process.env.TEMPORAL_CLI_PATH;
-    // This machine's PATH, less every folder that holds a `temporal`.
+    // This machine's PATH, less every folder that holds a `temporal` (pip's Python named by its own path, as that may be one of them).
+    process.env.PYTHON = execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
     process.env.PATH = (saved.PATH ?? "").split(":").filter((dir) => !readdirSafe(dir).includes("temporal")).join(":");
     process.env.DURABLE_AGENT_CACHE_DIR = mkdtempSync(join(tmpdir(), "durable-agent-cache-"));
     const lines: string[] = [];
