@@ -12,12 +12,12 @@ import { tmpdir } from "node:os";
 import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { join } from "node:path";
-import OpenAI from "openai";
+import OpenAI, { type ClientOptions } from "openai";
 import { ContentFilterFinishReasonError, LengthFinishReasonError } from "openai/error";
 import { afterEach, describe, expect, it } from "vitest";
 import { ai, DEFAULT_LIMITS } from "../src/index.js";
-import { streamChatCompletion } from "../src/models/chat-stream.js";
-import { classifyModelError, MODEL_ERROR_TABLE, modelErrorMessage } from "../src/models/model-error-table.js";
+import { createStreamingClient, streamChatCompletion } from "../src/models/chat-stream.js";
+import { classifyModelError, MODEL_ERROR_TABLE, modelApiErrorFor, modelErrorMessage } from "../src/models/model-error-table.js";
 import { openaiClientFor } from "../src/models/openai-client.js";
 import { validateAnswer } from "../src/models/validate-answer.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
@@ -32,7 +32,7 @@ const REQUEST = { model: "gpt-table", messages: [{ role: "user" as const, conten
 /** What a model call on the worker ends with: the client's or the check's error, or `validateAnswer`'s. */
 async function callWith(client: OpenAI, signal?: AbortSignal): Promise<unknown> {
   try {
-    const completion = await streamChatCompletion(client, REQUEST, { modelId: "gpt-table", signal });
+    const completion = await streamChatCompletion(client, REQUEST, { signal });
     const check = validateAnswer(completion, { modelId: "gpt-table", limits: { ...DEFAULT_LIMITS } });
     return check.ok ? new Error(`expected an error, got an answer: ${JSON.stringify(check.message)}`) : check.error;
   } catch (error) {
@@ -40,7 +40,8 @@ async function callWith(client: OpenAI, signal?: AbortSignal): Promise<unknown> 
   }
 }
 
-const clientFor = (baseURL: string, options: Partial<ConstructorParameters<typeof OpenAI>[0]> = {}) => new OpenAI({ apiKey: "sk-test", baseURL, maxRetries: 0, ...options });
+/** The worker's client (createStreamingClient), as openaiClientFor makes it. */
+const clientFor = (baseURL: string, options: ClientOptions = {}) => createStreamingClient({ apiKey: "sk-test", baseURL, ...options });
 
 /** The error a call gets when the scripted model answers with `turn`. */
 async function scripted(turn: ScriptedTurn): Promise<unknown> {
@@ -119,7 +120,7 @@ const EXAMPLES: Record<string, Example[]> = {
       }
     }),
   ],
-  "ModelApiError: a 2xx that is not a chat completion stream": [
+  "a 2xx that is not a chat completion stream (HTML, a login page, plain text, JSON)": [
     ex("an HTML page (baseURL without /v1)", () => scripted({ raw: "<!doctype html><html><body>llama.cpp web UI</body></html>", contentType: "text/html; charset=utf-8" })),
     ex("a JSON chat completion to a streamed request", () => scripted({ raw: JSON.stringify({ id: "x", object: "chat.completion", choices: [] }), contentType: "application/json" })),
     ex("plain text, no content-type", () => scripted({ raw: "OK", contentType: "" })),
@@ -281,11 +282,12 @@ describe("a 200 that is not a chat completion stream (item 2)", () => {
     ["plain text", { raw: "Hello from nginx", contentType: "text/plain" }, "content-type text/plain"],
     ["no content type", { raw: "OK", contentType: "" }, "no content-type"],
   ])("%s: a ModelApiError naming the status, the content type and the first 200 characters, and suggesting to check baseURL", async (_name, turn, typeText) => {
-    const error = (await scripted(turn)) as Error & { status?: number; contentType?: string | null; bodyStart?: string };
+    const error = modelApiErrorFor(await scripted(turn), "gpt-table") as Error & { status?: number; contentType?: string | null; bodyStart?: string };
     const start = turn.raw.length > 200 ? `${turn.raw.slice(0, 200)}…` : turn.raw;
     expect(error.name).toBe("ModelApiError");
     expect(error).toMatchObject({ status: 200, modelId: "gpt-table", bodyStart: start, contentType: turn.contentType || null });
     expect(error.message).toContain(`the server answered 200 with ${typeText}, not a chat completion stream (text/event-stream). It sent: ${JSON.stringify(start)}.`);
-    expect(error.message).toMatch(/Check the model's baseURL \(http:\/\/127\.0\.0\.1:\d+\/v1\): an OpenAI-compatible API usually ends in \/v1/);
+    expect(error.message).toMatch(/^Model "gpt-table": the server answered 200 /);
+    expect(error.message).toMatch(/Check the model's baseURL \(the request went to http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions\): an OpenAI-compatible API usually ends in \/v1/);
   });
 });

@@ -3,10 +3,9 @@ import { WorkflowStreamClient } from "@temporalio/workflow-streams/client";
 import { RUN_EVENTS_TOPIC, type RunEvent } from "../contract/run-events.js";
 import OpenAI from "openai";
 import type { Message } from "../contract/types.js";
-import { DurableAgentError, ModelApiError } from "../errors.js";
 import { limitsOf } from "../limits.js";
 import { streamChatCompletion } from "../models/chat-stream.js";
-import { classifyModelError, modelErrorMessage } from "../models/model-error-table.js";
+import { classifyModelError, modelApiErrorFor } from "../models/model-error-table.js";
 import { openaiClientFor, toChatMessages, toChatTools } from "../models/openai-client.js";
 import { validateAnswer } from "../models/validate-answer.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
@@ -47,7 +46,7 @@ export function createModelCall(registry: AgentRegistry) {
           ...(model.settings.temperature !== undefined ? { temperature: model.settings.temperature } : {}),
           ...(model.settings.maxTokens !== undefined ? { max_completion_tokens: model.settings.maxTokens } : {}),
         },
-        { modelId: model.modelId, signal: context.cancellationSignal, onTextDelta: deltas && ((text) => deltas.publish(text)) },
+        { signal: context.cancellationSignal, onTextDelta: deltas && ((text) => deltas.publish(text)) },
       );
       const answer = validateAnswer(completion, { modelId: model.modelId, limits: limitsOf(agent.options) });
       if (!answer.ok) throw answer.error;
@@ -84,7 +83,7 @@ function failureForModelError(error: unknown, modelId: string): unknown {
   const cancellation = Context.current().cancellationSignal;
   if (cancellation.aborted && cancellation.reason !== undefined) return cancellation.reason;
   const { row, fault } = classifyModelError(error);
-  const typed = DurableAgentError.isInstance(error) ? error : new ModelApiError(modelErrorMessage(error, modelId), error instanceof OpenAI.APIError ? error.status : undefined, modelId);
+  const typed = modelApiErrorFor(error, modelId);
   const permanent = fault === "permanent";
   log.warn("model call failed", { modelId, error: typed.message, row: row?.error ?? "(not in the table: transient)", permanent });
   const nextRetryDelay = !permanent && row?.retryAfter && error instanceof OpenAI.APIError ? retryAfterMs(error.headers) : undefined;

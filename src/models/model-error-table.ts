@@ -14,7 +14,8 @@
  */
 import OpenAI from "openai";
 import { ContentFilterFinishReasonError, LengthFinishReasonError } from "openai/error";
-import { ModelApiError, PayloadTooLargeError, TooManyToolCallsError } from "../errors.js";
+import { DurableAgentError, ModelApiError, PayloadTooLargeError, TooManyToolCallsError } from "../errors.js";
+import { NotAnEventStreamError } from "./chat-stream.js";
 
 /** Whether retrying can fix an error. */
 export type ModelFault = "permanent" | "transient";
@@ -70,7 +71,7 @@ export const MODEL_ERROR_TABLE: readonly ModelErrorRow[] = [
     matches: (e) => (ModelApiError.isInstance(e) && / returned no choices\.$/.test(e.message)) || streamHelper(/^stream ended without producing a ChatCompletionMessage with role=assistant$/)(e),
   },
   { error: "ModelApiError: no API key", fault: "permanent", why: "a setting of the worker", matches: (e) => ModelApiError.isInstance(e) && /^No API key for model /.test(e.message) },
-  { error: "ModelApiError: a 2xx that is not a chat completion stream", fault: "permanent", why: "a wrong baseURL or a proxy page: the same body would come back", matches: (e) => ModelApiError.isInstance(e) && e.bodyStart !== undefined },
+  { error: "a 2xx that is not a chat completion stream (HTML, a login page, plain text, JSON)", fault: "permanent", why: "a wrong baseURL or a proxy's page: the same body would come back", matches: (e) => notAnEventStream(e) !== undefined },
   // The activity's cancellation (run cancelled, worker shutting down): reported as such, retryable.
   { error: "APIUserAbortError (the call was aborted)", fault: "transient", why: "the worker is shutting down or the run was cancelled; Temporal decides", matches: (e) => e instanceof OpenAI.APIUserAbortError },
   // HTTP status errors (`openai`'s APIError subclasses; OAuthError is a 400/401/403).
@@ -118,12 +119,27 @@ export function classifyModelError(error: unknown): { row: ModelErrorRow | undef
   return { row, fault: row?.fault ?? "transient" };
 }
 
+/** The typed error a failed model call ends with: durable-agent's own as it is, anything else as a `ModelApiError` naming the model. */
+export function modelApiErrorFor(error: unknown, modelId: string): DurableAgentError {
+  const typed = causeChain(error).find((e) => DurableAgentError.isInstance(e));
+  if (typed) return typed as DurableAgentError;
+  const body = notAnEventStream(error);
+  if (body) return new ModelApiError(modelErrorMessage(error, modelId), body.status, modelId, { contentType: body.contentType, bodyStart: body.bodyStart });
+  return new ModelApiError(modelErrorMessage(error, modelId), error instanceof OpenAI.APIError ? error.status : undefined, modelId);
+}
+
 /** The message of the `ModelApiError` a failed model call ends with: the model, the status, and each cause. */
 export function modelErrorMessage(error: unknown, modelId: string): string {
   if (error instanceof OpenAI.APIError && error.status !== undefined) return `Model "${modelId}" API error ${error.status}: ${error.message}`;
+  const body = notAnEventStream(error);
+  if (body) return `Model "${modelId}": ${body.message}`;
   const detail = describeChain(error);
   if (error instanceof OpenAI.APIConnectionError) return `Model "${modelId}" is unreachable: ${detail}`;
   return `Model "${modelId}": ${detail}`;
+}
+
+function notAnEventStream(error: unknown): NotAnEventStreamError | undefined {
+  return causeChain(error).find((e): e is NotAnEventStreamError => e instanceof NotAnEventStreamError);
 }
 
 /** "terminated ← other side closed (UND_ERR_SOCKET)": each cause once, with its code. */
