@@ -22,10 +22,10 @@ function guard<T extends DurableAgentError>(name: string) {
   return (error: unknown): error is T => DurableAgentError.isInstance(error) && error.name === name;
 }
 
-/** An option of `ai.agent()` or `ai.tool()` is invalid; `field` names it. */
+/** An option of `ai.agent()`, `ai.tool()` or `ai.openai()` is invalid or unknown; `field` names it, `suggestion` the known option it is closest to (for a typo). */
 export class AgentOptionsError extends DurableAgentError {
   static override isInstance = guard<AgentOptionsError>("AgentOptionsError");
-  constructor(readonly field: string, problem: string) {
+  constructor(readonly field: string, problem: string, readonly suggestion?: string) {
     super(`Invalid option \`${field}\`: ${problem}`);
   }
 }
