@@ -146,6 +146,10 @@ const EXAMPLES: Record<string, Example[]> = {
   "429 RateLimitError": [ex("429 with Retry-After", () => scripted({ status: 429, headers: { "retry-after": "2" } }))],
   "5xx InternalServerError (500, 502, 503, 504, ...)": [500, 502, 503, 504].map((status) => ex(String(status), () => scripted({ status }))),
   "another HTTP status (402, 413, 451, ...)": [402, 413].map((status) => ex(String(status), () => scripted({ status }))),
+  "an error event inside the stream with code 400/401/403/404/422 (e.g. a context-size error sent as an event)": [
+    ex("a context-size error with code 400", () =>
+      scripted({ raw: `data: ${JSON.stringify({ error: { code: 400, message: "the request exceeds the available context size", type: "exceed_context_size_error" } })}\n\n` })),
+  ],
   "APIError without a status (an error event inside the stream)": [ex("data: {error} mid-stream", () => scripted({ raw: chunk({ role: "assistant", content: "" }) + `data: {"error":{"message":"server overloaded"}}\n\n` }))],
   "APIConnectionTimeoutError (UND_ERR_CONNECT_TIMEOUT, UND_ERR_HEADERS_TIMEOUT)": [
     ex("no headers within the client's timeout", async () => {

@@ -59,6 +59,9 @@ const both =
 /** Node's TLS verification codes: the server's certificate is not one the worker trusts. */
 const UNTRUSTED_CERTIFICATE = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID|ERR_TLS_CERT_ALTNAME_INVALID|CERT_UNTRUSTED|CERT_REJECTED)$/;
 
+/** HTTP statuses that retrying cannot fix. */
+const PERMANENT_STATUSES = new Set([400, 401, 403, 404, 422]);
+
 /** The table. */
 export const MODEL_ERROR_TABLE: readonly ModelErrorRow[] = [
   // Raised by durable-agent itself on the worker.
@@ -85,6 +88,12 @@ export const MODEL_ERROR_TABLE: readonly ModelErrorRow[] = [
   { error: "429 RateLimitError", fault: "transient", why: "rate limited; Retry-After is honoured", retryAfter: true, matches: status(429) },
   { error: "5xx InternalServerError (500, 502, 503, 504, ...)", fault: "transient", why: "the server or a proxy failed; Retry-After is honoured", retryAfter: true, matches: (e) => e instanceof OpenAI.APIError && (e.status ?? 0) >= 500 },
   { error: "another HTTP status (402, 413, 451, ...)", fault: "transient", why: "not in the list of what retrying cannot fix", retryAfter: true, matches: (e) => e instanceof OpenAI.APIError && e.status !== undefined },
+  {
+    error: "an error event inside the stream with code 400/401/403/404/422 (e.g. a context-size error sent as an event)",
+    fault: "permanent",
+    why: "the server says the request is wrong, mid-stream; it would be sent again unchanged",
+    matches: (e) => e instanceof OpenAI.APIError && e.status === undefined && !connection(e) && PERMANENT_STATUSES.has(Number(e.code)),
+  },
   { error: "APIError without a status (an error event inside the stream)", fault: "transient", why: "the server failed mid-answer (overloaded, restarting)", matches: (e) => e instanceof OpenAI.APIError && e.status === undefined && !connection(e) },
   // No response: `fetch failed`.
   { error: "APIConnectionTimeoutError (UND_ERR_CONNECT_TIMEOUT, UND_ERR_HEADERS_TIMEOUT)", fault: "transient", why: "the server did not answer in time", matches: (e) => e instanceof OpenAI.APIConnectionTimeoutError },
