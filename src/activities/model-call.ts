@@ -6,6 +6,7 @@ import type { Message } from "../contract/types.js";
 import { ModelApiError, PayloadTooLargeError, TooManyToolCallsError } from "../errors.js";
 import { limitsOf } from "../limits.js";
 import { openaiClientFor, toChatMessages, toChatTools } from "../models/openai-client.js";
+import { runMcpTools } from "../mcp/run-tool-list.js";
 import { validateAnswer } from "../models/validate-answer.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
 import { readConversation, runRefOf } from "./run-reader.js";
@@ -38,7 +39,7 @@ export function createModelCall(registry: AgentRegistry) {
     const deltas = input.streamText ? textDeltaPublisher(input.trip, context.info.attempt) : undefined;
     try {
       const client = openaiClientFor(model);
-      const tools = toChatTools(agent.tools);
+      const tools = toChatTools([...agent.tools, ...(agent.mcpToolsets.length ? await runMcpTools(context) : [])]);
       const stream = client.chat.completions.stream(
         {
           model: model.modelId,
