@@ -137,3 +137,158 @@ describe("an agent with MCP tools", () => {
     expect(Buffer.byteLength(JSON.stringify(large!.output))).toBeLessThanOrEqual(4096);
   });
 });
+
+describe("ai.mcp options", () => {
+  it("a tool name that clashes with another tool of the agent fails the run at its start with an AgentOptionsError naming both; prefix: true keeps them apart", async () => {
+    const clash = ai.tool({ name: "lookup_exercise", input: z.object({}), execute: () => "mine" });
+    const failure = await runAgent(["never reached"], { tools: [library, clash] }).catch((error: unknown) => error);
+    expect(AgentOptionsError.isInstance(failure)).toBe(true);
+    expect((failure as Error).message).toMatch(/tool "lookup_exercise" of MCP server "library" clashes with the agent's tool "lookup_exercise" \(ai\.tool\).*prefix: true/);
+    const twoServers = await runAgent(["never reached"], { tools: [library, ai.mcp({ name: "gym", url: http.url })] }).catch((error: unknown) => error);
+    expect((twoServers as Error).message).toMatch(/tool "lookup_exercise" of MCP server "gym" clashes with tool "lookup_exercise" of MCP server "library"/);
+    const { result } = await runAgent([{ toolCalls: [call("library__lookup_exercise", { name: "lunges" }), call("lookup_exercise")] }, "Done."], {
+      tools: [stdioToolset({ prefix: true, tools: ["lookup_exercise"] }), clash],
+    });
+    expect(result.toolCalls).toMatchObject([{ name: "library__lookup_exercise", status: "ok", source: "mcp:library" }, { name: "lookup_exercise", status: "ok", output: "mine" }]);
+  });
+
+  it("`tools` exposes only some tools (names or a predicate); a name the server lacks, or a requiredTools entry naming no tool, fails the run at its start", async () => {
+    const { result, requests } = await runAgent([{ toolCalls: [call("whoami")] }, "Done."], { tools: [library, ai.mcp({ name: "gym", url: http.url, prefix: true, tools: (t) => t.name.startsWith("lookup") })] });
+    expect(result.toolCalls).toMatchObject([{ name: "whoami", status: "ok" }]);
+    expect((requests[0]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name).filter((n) => n.startsWith("gym__"))).toEqual(["gym__lookup_exercise"]);
+    const missing = await runAgent(["never reached"], { tools: [ai.mcp({ name: "gym", url: http.url, tools: ["lookup_exercise", "teleport"] })] }).catch((error: unknown) => error);
+    expect((missing as Error).message).toMatch(/MCP server "gym" has no tool "teleport" \(it lists "lookup_exercise", /);
+    const required = await runAgent(["never reached"], { tools: [library], actWhenAsked: { intents: ["swap"], requiredTools: ["update_plan"] } }).catch((error: unknown) => error);
+    expect(AgentOptionsError.isInstance(required) && required.field).toBe("actWhenAsked.requiredTools");
+  });
+
+  it("bad options throw AgentOptionsError naming the field", () => {
+    expect(() => ai.mcp({ name: "x", command: "a", url: "http://b" } as never)).toThrow(/Invalid option `mcp.url`: MCP server "x" needs either a command/);
+    expect(() => ai.mcp({ name: "x", url: "ftp://b" })).toThrow(/`mcp.url`: must be an http\(s\) URL/);
+    expect(() => ai.mcp({ name: "x", url: "http://b", retries: 3 } as never)).toThrow(/`mcp.retries`: is not an option of ai.mcp\(\)/);
+    expect(() => ai.mcp({ name: "x", url: "http://b", timeout: "soon" })).toThrow(/`mcp.timeout`: must be a duration/);
+    expect(() => ai.agent({ model: ai.openai("m"), tools: [library, stdioToolset()] })).toThrow(/two MCP toolsets are named "library"/);
+  });
+});
+
+/** Resolves with the first approval request the run's stream shows. */
+async function approvalRequested(handle: RunHandle) {
+  for await (const event of handle.stream()) if (event.type === "approval" && event.outcome === "requested") return event as Extract<StreamedRunEvent, { type: "approval" }>;
+  throw new Error("the run ended without asking for approval");
+}
+
+describe("MCP calls in a durable run", () => {
+  it("needsApproval (a list of names) pauses before an MCP call; approve runs it, reject refuses it without calling", async () => {
+    const model = await startScriptedModel([{ toolCalls: [call("gym__lookup_exercise", { name: "lunges" }), call("gym__whoami")] }, "Looked it up."]);
+    const agent = ai.agent({ name: "mcp-approval", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [ai.mcp({ name: "gym", url: http.url, prefix: true, needsApproval: ["lookup_exercise"] })] });
+    const result = await withWorker(harness, [agent], async ({ taskQueue }) => {
+      const handle = await agent.start("Look up lunges", { client: harness.client, taskQueue });
+      const event = await approvalRequested(handle);
+      expect(event).toMatchObject({ tool: "gym__lookup_exercise", input: { name: "lunges" } });
+      await handle.approve(event.callId);
+      return handle.result();
+    });
+    expect(result.toolCalls).toMatchObject([
+      { name: "gym__lookup_exercise", status: "ok", source: "mcp:gym" },
+      { name: "gym__whoami", status: "ok" },
+    ]);
+    expect(result.trace.filter((e) => e.type === "approval").map((e) => (e as { outcome: string }).outcome)).toEqual(["requested", "approved"]);
+    await model.close();
+
+    const rejecting = await startScriptedModel([{ toolCalls: [call("lookup_exercise", { name: "lunges" })] }, "Not allowed."]);
+    const strict = ai.agent({ name: "mcp-approval", model: ai.openai("gpt-test", { baseURL: rejecting.baseURL }), tools: [stdioToolset({ needsApproval: ({ input }) => (input as { name: string }).name === "lunges" })] });
+    const rejected = await withWorker(harness, [strict], async ({ taskQueue }) => {
+      const handle = await strict.start("Look up lunges", { client: harness.client, taskQueue });
+      await handle.reject((await approvalRequested(handle)).callId, "not today");
+      return handle.result();
+    });
+    expect(rejected.toolCalls).toMatchObject([{ name: "lookup_exercise", status: "refused", reason: "rejected by a person: not today", source: "mcp:library" }]);
+    await rejecting.close();
+  });
+
+  it("progress notifications keep a long call alive past `timeout`; a call with no answer within `timeout` is failed", async () => {
+    const { result } = await runAgent([{ toolCalls: [call("count_slowly", { steps: 6, delayMs: 150 }), call("wait_forever")] }, "Counted."], { tools: [stdioToolset({ name: "slow", timeout: "500 milliseconds" })] });
+    expect(result.toolCalls).toMatchObject([
+      { name: "count_slowly", status: "ok", output: { content: [{ type: "text", text: "counted to 6" }] } },
+      { name: "wait_forever", status: "failed", source: "mcp:slow", error: expect.stringMatching(/^MCP server "slow" \(.*stdio-server\.ts\): no answer within 500 ms \(the `timeout` option\)$/) },
+    ]);
+  });
+
+  it("cancelling the run sends MCP cancellation to the server", async () => {
+    const model = await startScriptedModel([{ toolCalls: [call("gym__wait_forever")] }, "unreachable"]);
+    const agent = ai.agent({ name: "mcp-cancel", model: ai.openai("gpt-test", { baseURL: model.baseURL }), timeouts: { heartbeat: "2 seconds" }, tools: [gym()] });
+    cancelled = [];
+    const started = new Promise<void>((resolve) => (longCallStarted = resolve));
+    const result = await withWorker(harness, [agent], async ({ taskQueue }) => {
+      const handle = await agent.start("Wait", { client: harness.client, taskQueue });
+      await started;
+      await handle.workflow.cancel();
+      return handle.result();
+    });
+    expect(result.stopReason).toBe("cancelled");
+    expect(cancelled).toEqual(["wait_forever"]);
+    await model.close();
+  });
+
+  it("a stdio server that died is restarted on the next call", async () => {
+    const toolset = stdioToolset({ name: "fragile" });
+    try {
+      const first = await runAgent([{ toolCalls: [call("whoami")] }, "Done."], { tools: [toolset] });
+      const pid = Number((first.result.toolCalls[0]!.output as { content: Array<{ text: string }> }).content[0]!.text);
+      process.kill(pid, "SIGKILL");
+      const second = await runAgent([{ toolCalls: [call("whoami")] }, "Done."], { tools: [toolset] });
+      expect(second.result.toolCalls).toMatchObject([{ status: "ok" }]);
+      const newPid = Number((second.result.toolCalls[0]!.output as { content: Array<{ text: string }> }).content[0]!.text);
+      expect(newPid).not.toBe(pid);
+      expect(newPid).toBeGreaterThan(0);
+    } finally {
+      await toolset.close();
+    }
+  });
+
+  it("the HTTP server down: a run fails with McpServerError naming the server and URL; a call of a run that listed before fails the same way; back up, runs work again", async () => {
+    const server = await startHttpMcpServer();
+    const cached = ai.mcp({ name: "flaky", url: server.url, cacheToolsFor: "1 hour" });
+    await runAgent([{ toolCalls: [call("whoami")] }, "Up."], { tools: [cached] });
+    await server.close();
+    const down = await runAgent([{ toolCalls: [call("lookup_exercise", { name: "lunges" })] }, "It was down."], { tools: [cached] });
+    expect(down.result.toolCalls).toMatchObject([{ status: "failed", source: "mcp:flaky", error: expect.stringContaining(`MCP server "flaky" (${server.url}): `) }]);
+    const failure = await runAgent(["never reached"], { tools: [ai.mcp({ name: "flaky", url: server.url })] }).catch((error: unknown) => error);
+    expect(McpServerError.isInstance(failure)).toBe(true);
+    expect((failure as Error).message).toMatch(new RegExp(`^MCP server "flaky" \\(${server.url.replace(/[.]/g, "\\.")}\\): could not connect: .*ECONNREFUSED`));
+    const back = await startHttpMcpServer({}, { port: server.port });
+    try {
+      const again = await runAgent([{ toolCalls: [call("lookup_exercise", { name: "lunges" })] }, "Back."], { tools: [cached] });
+      expect(again.result.toolCalls).toMatchObject([{ status: "ok", output: { content: [{ text: "lunges: a lower-body exercise" }] } }]);
+    } finally {
+      await back.close();
+      await cached.close();
+    }
+  });
+
+  it("eval scorers count MCP calls: requiredToolCalled may name an MCP tool", async () => {
+    const model = await startScriptedModel(({ body }) => {
+      const user = String(body.messages.find((m) => m.role === "user")?.content);
+      const answered = body.messages.some((m) => m.role === "tool");
+      if (user.includes("look up") && !answered) return { toolCalls: [call("lookup_exercise", { name: "lunges" })] };
+      return "Lunges work the legs.";
+    });
+    const agent = ai.agent({ name: "mcp-eval", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [library] });
+    const report = await withWorker(harness, [agent], ({ taskQueue }) =>
+      agent.eval({
+        cases: [
+          { name: "calls the MCP tool", input: "Please look up lunges" },
+          { name: "answers without it", input: "What are lunges?" },
+        ],
+        scorers: [ai.eval.requiredToolCalled({ tools: ["lookup_exercise"] })],
+        client: harness.client,
+        taskQueue,
+      }),
+    );
+    expect(report.cases.map((c) => [c.case, c.passed, c.failed])).toEqual([
+      ["calls the MCP tool", 1, 0],
+      ["answers without it", 0, 1],
+    ]);
+    await model.close();
+  });
+});

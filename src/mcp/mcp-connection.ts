@@ -14,6 +14,8 @@ import { McpServerError } from "../errors.js";
 import type { ResolvedMcpOptions } from "./mcp-options.js";
 
 const CLIENT_INFO = { name: "durable-agent", version: "0.1.0" };
+/** How long starting and initializing a connection may take. */
+const CONNECT_TIMEOUT_MS = 60_000;
 
 /** Options of one tool call. */
 export interface McpCallOptions {
@@ -111,7 +113,7 @@ export class McpConnection {
 
   async #open(): Promise<Client> {
     const t = this.#options.transport;
-    const init = { timeout: this.#options.timeoutMs };
+    const init = { timeout: CONNECT_TIMEOUT_MS }; // a server's start (npx, a container) may take longer than one request
     if (t.type === "stdio") {
       const client = new Client(CLIENT_INFO);
       await client.connect(new StdioClientTransport({ command: t.command, args: t.args, env: t.env /* added to the SDK's basic environment (PATH, HOME, ...) */, ...(t.cwd ? { cwd: t.cwd } : {}), stderr: "inherit" }), init);

@@ -26,7 +26,7 @@ export interface McpCommonOptions {
   tools?: string[] | ((tool: McpListedTool) => boolean);
   /** Pause for a person's approval before calling: `true`, a list of tool names, or a function of the call. Default false. */
   needsApproval?: boolean | string[] | ((call: McpApprovalCandidate) => boolean | Promise<boolean>);
-  /** How long one request to the server (listing, a call) may take; progress notifications restart it. Default 60 seconds. */
+  /** How long one request to the server (listing, a call) may take; progress notifications restart it. Default 60 seconds. (Connecting, a server's start included, has its own 60 seconds.) */
   timeout?: Duration;
   /** How long a worker may reuse a tool list it took for new runs. Default 0: every run lists the tools afresh. */
   cacheToolsFor?: Duration;
