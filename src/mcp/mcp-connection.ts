@@ -141,9 +141,9 @@ export class McpConnection {
     if (error instanceof McpError) {
       if (error.code === ErrorCode.ConnectionClosed) return typed(`the connection was lost (${message})`, true);
       if (error.code === ErrorCode.RequestTimeout) return typed(`no answer within ${this.#options.timeoutMs} ms (the \`timeout\` option)`, false);
-      return typed(`the server answered with error ${error.code}: ${message}`, false);
+      return typed(`the server answered with error ${error.code}: ${message.replace(/^MCP error -?\d+: /, "")}`, false);
     }
-    if (error instanceof Error && error.name === "ZodError") return typed(`the server's answer does not follow the MCP schema: ${message.slice(0, 500)}`, false);
+    if (isSchemaError(error)) return typed(`the server's answer does not follow the MCP schema: ${schemaProblem(error)}`, false);
     if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403)) return typed(`the server refused the credentials (HTTP ${error.code}); check the \`headers\` option`, false);
     if ((error as NodeJS.ErrnoException)?.code === "ENOENT") return typed(`the command was not found (${message})`, false);
     return typed(`${what}: ${causeText(error)}`, true);
@@ -155,4 +155,17 @@ function causeText(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
   return cause?.code || cause?.message ? `${message} (${cause.code ?? cause.message})` : message;
+}
+
+/** The SDK's schema check of an answer failed (a ZodError, of zod 3 or 4). */
+function isSchemaError(error: unknown): error is { issues: Array<{ path?: unknown[]; message?: string }> } {
+  return error instanceof Error && Array.isArray((error as { issues?: unknown }).issues);
+}
+
+function schemaProblem(error: { issues: Array<{ path?: unknown[]; message?: string }> }): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${(issue.path ?? []).join(".") || "(root)"}: ${issue.message ?? "invalid"}`)
+    .join("; ")
+    .slice(0, 500);
 }
