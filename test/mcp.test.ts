@@ -55,6 +55,16 @@ async function runAgent(script: ScriptedTurn[], options: Partial<Parameters<type
 
 const call = (name: string, args: unknown = {}) => ({ name, arguments: args });
 
+/** The attempt that completed each tool.execute activity. */
+function toolAttempts(history: Awaited<ReturnType<typeof runAgent>>["history"]): number[] {
+  const events = history.events ?? [];
+  return events.flatMap((e) => {
+    const started = e.activityTaskStartedEventAttributes;
+    const scheduled = started && events.find((s) => Number(s.eventId) === Number(started.scheduledEventId))?.activityTaskScheduledEventAttributes;
+    return started && scheduled?.activityType?.name === "tool.execute" ? [started.attempt ?? 0] : [];
+  });
+}
+
 describe("an agent with MCP tools", () => {
   it("uses a stdio server, an HTTP server and an ai.tool in one run: each MCP call is a tool.execute activity naming its server", async () => {
     const { result, requests, history } = await runAgent([
@@ -207,7 +217,8 @@ describe("MCP calls in a durable run", () => {
   });
 
   it("progress notifications keep a long call alive past `timeout`; a call with no answer within `timeout` is failed", async () => {
-    const { result } = await runAgent([{ toolCalls: [call("count_slowly", { steps: 6, delayMs: 150 }), call("wait_forever")] }, "Counted."], { tools: [stdioToolset({ name: "slow", timeout: "500 milliseconds" })] });
+    const { result, history } = await runAgent([{ toolCalls: [call("count_slowly", { steps: 6, delayMs: 150 }), call("wait_forever")] }, "Counted."], { tools: [stdioToolset({ name: "slow", timeout: "500 milliseconds" })] });
+    expect(toolAttempts(history)).toEqual([1, 1]); // the server answered (or let the time pass): not retried
     expect(result.toolCalls).toMatchObject([
       { name: "count_slowly", status: "ok", output: { content: [{ type: "text", text: "counted to 6" }] } },
       { name: "wait_forever", status: "failed", source: "mcp:slow", error: expect.stringMatching(/^MCP server "slow" \(.*stdio-server\.ts\): no answer within 500 ms \(the `timeout` option\)$/) },
@@ -253,6 +264,7 @@ describe("MCP calls in a durable run", () => {
     await server.close();
     const down = await runAgent([{ toolCalls: [call("lookup_exercise", { name: "lunges" })] }, "It was down."], { tools: [cached] });
     expect(down.result.toolCalls).toMatchObject([{ status: "failed", source: "mcp:flaky", error: expect.stringContaining(`MCP server "flaky" (${server.url}): `) }]);
+    expect(toolAttempts(down.history)).toEqual([3]); // a lost connection is retried by Temporal (3 attempts)
     const failure = await runAgent(["never reached"], { tools: [ai.mcp({ name: "flaky", url: server.url })] }).catch((error: unknown) => error);
     expect(McpServerError.isInstance(failure)).toBe(true);
     expect((failure as Error).message).toMatch(new RegExp(`^MCP server "flaky" \\(${server.url.replace(/[.]/g, "\\.")}\\): could not connect: .*ECONNREFUSED`));
