@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, AgentOptionsError, McpServerError, type RunHandle, type StreamedRunEvent } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
-import { startHttpMcpServer, type HttpMcpFixture } from "./fixtures/mcp/http-server.js";
+import { startHttpMcpServer, startSseMcpServer, type HttpMcpFixture } from "./fixtures/mcp/http-server.js";
 import { activityDurations, activitySummaries, stdioToolset } from "./mcp-helpers.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
 
@@ -275,6 +275,18 @@ describe("MCP calls in a durable run", () => {
     } finally {
       await back.close();
       await cached.close();
+    }
+  });
+
+  it("a server that speaks only the older HTTP+SSE transport is reached through the SDK's SSE fallback", async () => {
+    const sse = await startSseMcpServer();
+    const toolset = ai.mcp({ name: "legacy", url: sse.url });
+    try {
+      const { result } = await runAgent([{ toolCalls: [call("lookup_exercise", { name: "lunges" })] }, "Done."], { tools: [toolset] });
+      expect(result.toolCalls).toMatchObject([{ status: "ok", source: "mcp:legacy", output: { content: [{ text: "lunges: a lower-body exercise" }] } }]);
+    } finally {
+      await toolset.close();
+      await sse.close();
     }
   });
 
