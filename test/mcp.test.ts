@@ -290,6 +290,33 @@ describe("MCP calls in a durable run", () => {
     }
   });
 
+  it("actWhenAsked.requiredTools may name an MCP tool: an answer that only offers the change is re-prompted", async () => {
+    const { result } = await runAgent(["Want me to look lunges up?", { toolCalls: [call("lookup_exercise", { name: "lunges" })] }, "Lunges are a lower-body exercise."], {
+      input: "Look up lunges",
+      actWhenAsked: { intents: ["look up"], requiredTools: ["lookup_exercise"] },
+    });
+    expect(result.trace.filter((e) => e.type === "reprompt").map((e) => (e as { kind: string }).kind)).toEqual(["act-when-asked"]);
+    expect(result.toolCalls).toMatchObject([{ name: "lookup_exercise", status: "ok", source: "mcp:library" }]);
+    expect(result.reply).toBe("Lunges are a lower-body exercise.");
+  });
+
+  it("a session lists its MCP tools once and uses them for every message", async () => {
+    const model = await startScriptedModel([{ toolCalls: [call("lookup_exercise", { name: "lunges" })] }, "Lunges: legs.", { toolCalls: [call("gym__lookup_exercise", { name: "planks" })] }, "Planks: core."]);
+    const agent = ai.agent({ name: "mcp-session", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [library, gym()] });
+    const { replies, calls, history } = await withWorker(harness, [agent], async ({ taskQueue }) => {
+      const session = agent.session(`mcp-session-${Date.now()}`, { client: harness.client, taskQueue });
+      const first = await session.send("What are lunges?");
+      const second = await session.send("And planks?");
+      await session.end();
+      const history = await harness.client.workflow.getHandle(first.workflowId).fetchHistory();
+      return { replies: [first.reply, second.reply], calls: [...first.toolCalls, ...second.toolCalls], history };
+    });
+    expect(replies).toEqual(["Lunges: legs.", "Planks: core."]);
+    expect(calls).toMatchObject([{ source: "mcp:library", status: "ok" }, { source: "mcp:gym", status: "ok" }]);
+    expect(activitySummaries(history).filter((s) => s.startsWith("mcp list"))).toEqual(["mcp list tools (library, gym)"]);
+    await model.close();
+  });
+
   it("eval scorers count MCP calls: requiredToolCalled may name an MCP tool", async () => {
     const model = await startScriptedModel(({ body }) => {
       const user = String(body.messages.find((m) => m.role === "user")?.content);
