@@ -33,10 +33,10 @@ export class McpConnection {
     this.#options = options;
   }
 
-  /** The server's URL or command line, for messages (never its headers or env). */
+  /** The server's URL (without credentials or query) or command line, for messages: never its headers or env. */
   get target(): string {
     const t = this.#options.transport;
-    return t.type === "http" ? t.url.href : [t.command, ...t.args].join(" ");
+    return t.type === "http" ? `${t.url.origin}${t.url.pathname}` : [t.command, ...t.args].join(" ");
   }
 
   /** Every tool the server lists (all pages). */
@@ -75,9 +75,10 @@ export class McpConnection {
   }
 
   async #request<T>(fn: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const connecting = this.#connect();
     let client: Client;
     try {
-      client = await this.#connect();
+      client = await connecting;
     } catch (error) {
       throw this.#classify(error, "could not connect");
     }
@@ -86,7 +87,11 @@ export class McpConnection {
     } catch (error) {
       if (signal?.aborted) throw signal.reason ?? error;
       const typed = this.#classify(error, "the request failed");
-      if (typed.retryable) await this.close(); // reconnect from scratch on the next request
+      if (typed.retryable) {
+        // Reconnect from scratch on the next request, unless another request has already.
+        if (this.#client === connecting) this.#client = undefined;
+        await client.close().catch(() => undefined);
+      }
       throw typed;
     }
   }
