@@ -6,10 +6,10 @@ import { refusalReasonOf } from "../contract/tool-result.js";
 import type { RequestedToolCall, ToolCallRecord } from "../contract/types.js";
 import { RetryableToolError, ToolOutputError } from "../errors.js";
 import { limitsOf, parseOmittedArguments, truncateOutput, utf8Bytes } from "../limits.js";
-import { runMcpTools } from "../mcp/run-tool-list.js";
-import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
 import { mcpSource } from "../contract/mcp-tools.js";
 import { executeMcpCall, findMcpTool } from "../mcp/execute-mcp-call.js";
+import { runMcpTools } from "../mcp/run-tool-list.js";
+import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
 
 /** Input of the `tool.execute` activity. */
 export interface ToolExecuteInput {
@@ -30,7 +30,8 @@ export interface ApprovalRequired {
  * Bad calls (arguments over `limits.toolInputBytes`, unknown tool, malformed JSON, invalid input)
  * are refused without executing; a tool that throws is `failed` unless it threw
  * `RetryableToolError`, which Temporal retries. Output over `limits.toolOutputBytes` is truncated
- * with a visible marker.
+ * with a visible marker. A tool of an MCP server (from the run's recorded list) goes the same way
+ * (src/mcp/execute-mcp-call.ts), with its JSON schema and the worker's connection to the server.
  */
 export function createToolExecute(registry: AgentRegistry) {
   return async function toolExecute({ agent: agentName, call, trip, approved }: ToolExecuteInput): Promise<ToolCallRecord | ApprovalRequired> {
