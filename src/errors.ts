@@ -3,11 +3,15 @@
  * package copies, and the fields a caller needs to fix the problem.
  */
 
+import type { RunUsage } from "./contract/usage.js";
+
 const MARKER = Symbol.for("durable-agent.error");
 
 /** Base class of every error this library throws. */
 export class DurableAgentError extends Error {
   readonly [MARKER] = true;
+  /** On the error a failed run rejects with: the tokens the run had used (failed attempts included), when the server reported usage. */
+  usage?: RunUsage;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;

@@ -34,7 +34,12 @@ const backstops: Backstop[] = [
 ];
 
 /** Scenarios covering each path of the trip loop and each kind of re-prompt. */
-const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; input?: string; options?: Partial<AgentOptions> }> = {
+const usage = (prompt: number, completion: number) => ({ usage: { prompt_tokens: prompt, completion_tokens: completion } });
+const cutAfterUsage =
+  'data: {"id":"c","created":1,"model":"m","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"half"},"finish_reason":null}]}\n\n' +
+  'data: {"id":"c","created":1,"model":"m","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":4,"completion_tokens":1,"total_tokens":5}}\n\n';
+
+const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; input?: string; options?: Partial<AgentOptions>; searchAttributes?: boolean }> = {
   "answer-only": { script: ["Hello there."] },
   "tool-call": { script: [{ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Swapped."] },
   "refused-failed-and-parallel": {
@@ -61,10 +66,16 @@ const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; inp
     script: [swap("moonwalks"), "Audit me.", "Sorry.", "Want me to?", "Final."],
     options: { backstops, onToolRefusal: "retry-once-with-hint", actWhenAsked: { intents: ["swap"], requiredTools: ["update_plan"] } },
   },
+  // Usage: a failed attempt's usage (signal), per-answer usage, DurableAgentTokens (patched), and a budget stop.
+  "usage-budget": {
+    script: [{ raw: cutAfterUsage, hangUp: true }, ...[1, 2].map(() => ({ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }], ...usage(8, 2) })), "Unreached."],
+    options: { budget: { maxTokens: 25 } },
+    searchAttributes: true,
+  },
 };
 
 async function record(name: string): Promise<{ history: unknown; result: RunResult }> {
-  const { script, maxTrips, input = "Swap squats", options } = scenarios[name]!;
+  const { script, maxTrips, input = "Swap squats", options, searchAttributes } = scenarios[name]!;
   const model = await startScriptedModel(script);
   try {
     const agent: Agent = ai.agent({ name: "replay-coach", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [updatePlan, crashy], maxTrips, ...options });
@@ -72,7 +83,7 @@ async function record(name: string): Promise<{ history: unknown; result: RunResu
       const handle = await agent.start(input, { client: harness.client, taskQueue, workflowId: `replay-${name}` + `-${Date.now()}` });
       const result = await handle.result();
       return { result, history: JSON.parse(historyToJSON(await handle.workflow.fetchHistory())) };
-    });
+    }, { searchAttributes: searchAttributes === true });
   } finally {
     await model.close();
   }
@@ -93,14 +104,17 @@ describe("replay", () => {
   it("fresh histories of every trip-loop path replay without a determinism error", async () => {
     const histories = [];
     const repromptKinds = new Set<string>();
+    const stopReasons = new Map<string, string>();
     for (const name of Object.keys(scenarios)) {
       const { history, result } = await record(name);
       for (const event of result.trace) if (event.type === "reprompt") repromptKinds.add(event.kind);
+      stopReasons.set(name, result.stopReason);
       histories.push({ workflowId: name, history });
       if (process.env.RECORD_FIXTURES) writeFileSync(new URL(`${name}.json`, FIXTURES), JSON.stringify(history, null, 1) + "\n");
     }
     expect(histories).toHaveLength(Object.keys(scenarios).length);
     expect([...repromptKinds].sort()).toEqual(["act-when-asked", "backstop", "refusal-retry"]);
+    expect(stopReasons.get("usage-budget")).toBe("budget");
     expect(await replay(histories)).toEqual([]);
   });
 

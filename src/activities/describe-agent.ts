@@ -17,6 +17,7 @@ export function createDescribeAgent(registry: AgentRegistry, options: WorkerFeat
         heartbeat: agent.options.timeouts?.heartbeat ?? DEFAULT_TIMEOUTS.heartbeat,
       },
       contract: contractSpecOf(agent.options),
+      ...(agent.options.budget ? { budget: agent.options.budget } : {}),
       searchAttributes: options.searchAttributes === true,
     };
   };

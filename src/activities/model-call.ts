@@ -3,6 +3,8 @@ import { WorkflowStreamClient } from "@temporalio/workflow-streams/client";
 import { RUN_EVENTS_TOPIC, type RunEvent } from "../contract/run-events.js";
 import OpenAI from "openai";
 import type { Message } from "../contract/types.js";
+import { usageFromOpenAI, type OpenAIUsage, type Usage } from "../contract/usage.js";
+import { failedAttemptSignal } from "../workflows/definitions.js";
 import { ModelApiError, PayloadTooLargeError, TooManyToolCallsError } from "../errors.js";
 import { limitsOf } from "../limits.js";
 import { openaiClientFor, toChatMessages, toChatTools } from "../models/openai-client.js";
@@ -23,6 +25,8 @@ export interface ModelCallInput {
 /** Output of the `model.call` activity: the model's answer. */
 export interface ModelCallOutput {
   message: Extract<Message, { role: "assistant" }>;
+  /** What the answer reported; absent when the server reported none. */
+  usage?: Usage;
 }
 
 /** Statuses that retrying cannot fix. */
@@ -36,6 +40,7 @@ export function createModelCall(registry: AgentRegistry) {
     const context = Context.current();
     const messages = await readConversation(context.client, runRefOf(context), input.conversationLength);
     const deltas = input.streamText ? textDeltaPublisher(input.trip, context.info.attempt) : undefined;
+    let reported: OpenAIUsage | undefined;
     try {
       const client = openaiClientFor(model);
       const tools = toChatTools(agent.tools);
@@ -46,21 +51,42 @@ export function createModelCall(registry: AgentRegistry) {
           ...(tools.length ? { tools } : {}),
           ...(model.settings.temperature !== undefined ? { temperature: model.settings.temperature } : {}),
           ...(model.settings.maxTokens !== undefined ? { max_completion_tokens: model.settings.maxTokens } : {}),
+          stream_options: { include_usage: true },
         },
         { signal: context.cancellationSignal },
       );
+      stream.on("chunk", (chunk) => void (chunk.usage && (reported = chunk.usage)));
       if (deltas) stream.on("content.delta", ({ delta }) => deltas.publish(delta));
       const completion = await stream.finalChatCompletion();
+      reported = completion.usage ?? reported;
       const answer = validateAnswer(completion, { modelId: model.modelId, limits: limitsOf(agent.options) });
       if (!answer.ok) throw answer.error;
       if (answer.adjustments.length) log.warn("model answer adjusted", { modelId: model.modelId, adjustments: answer.adjustments });
-      return { message: answer.message };
+      const usage = usageFromOpenAI(reported, model.settings.pricing);
+      return { message: answer.message, ...(usage ? { usage } : {}) };
     } catch (error) {
+      await reportFailedAttempt(input.trip, usageFromOpenAI(reported, model.settings.pricing));
       throw classifyModelError(error, model.modelId);
     } finally {
       await deltas?.close();
     }
   };
+}
+
+/**
+ * An attempt that fails after the server reported usage was still paid for: tell the workflow
+ * (a signal, recorded before the attempt's failure) so the run counts it, whether Temporal
+ * retries the call or the run fails.
+ */
+async function reportFailedAttempt(trip: number, usage: Usage | undefined): Promise<void> {
+  if (!usage) return;
+  const context = Context.current();
+  const { workflowId, runId } = runRefOf(context);
+  try {
+    await context.client.workflow.getHandle(workflowId, runId).signal(failedAttemptSignal, { trip, attempt: context.info.attempt, usage });
+  } catch (error) {
+    log.warn("could not report the usage of a failed model call attempt", { trip, error: (error as Error).message });
+  }
 }
 
 /** How often text deltas are sent to the workflow: each batch is one signal in the history. */
@@ -97,10 +123,22 @@ function classifyModelError(error: unknown, modelId: string): unknown {
   if (error instanceof OpenAI.APIConnectionError) {
     return failureOf(new ModelApiError(`Model "${modelId}" is unreachable: ${error.message}`, undefined, modelId), { nonRetryable: false });
   }
+  if (error instanceof OpenAI.OpenAIError && isConnectionLost(error)) {
+    return failureOf(new ModelApiError(`Model "${modelId}": the connection was lost mid-stream (${error.message})`, undefined, modelId), { nonRetryable: false });
+  }
   if (error instanceof OpenAI.OpenAIError) {
     return failureOf(new ModelApiError(`Model "${modelId}": ${error.message}`, undefined, modelId), { nonRetryable: true });
   }
   return error;
+}
+
+/** A stream whose connection dropped mid-body (undici's "terminated", a reset socket): retrying can fix it. */
+function isConnectionLost(error: Error): boolean {
+  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
+    const code = (cause as { code?: unknown }).code;
+    if ((cause instanceof TypeError && cause.message === "terminated") || code === "ECONNRESET" || code === "UND_ERR_SOCKET" || code === "EPIPE") return true;
+  }
+  return false;
 }
 
 /** `retry-after-ms` or `retry-after` (seconds or an HTTP date), in milliseconds. */

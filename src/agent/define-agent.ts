@@ -41,7 +41,7 @@ export class Agent {
 
   /** Starts a durable run and returns its handle at once. */
   start(input: RunInput, options?: RunOptions): Promise<RunHandle> {
-    return startRun(this.name, input, options);
+    return startRun(this, input, options);
   }
 
   /** Starts a durable run and streams its events as they happen (answer text token by token). */

@@ -1,6 +1,7 @@
 import type { Duration } from "@temporalio/common";
 import type { Message, ToolCallRecord } from "../contract/types.js";
 import type { ModelReference } from "../models/openai-model.js";
+import type { Budget } from "../contract/usage.js";
 import type { Tool } from "./define-tool.js";
 
 /** A test that makes a run an action request: a case-insensitive substring, a RegExp, or a predicate on the input. */
@@ -130,4 +131,10 @@ export interface AgentOptions {
   backstops?: Backstop[];
   /** Tool calls per answer, tool input and output size. See `AgentLimits` for the defaults. */
   limits?: AgentLimits;
+  /**
+   * What a run may spend: `{ maxTokens?, maxCostUsd? }` (cost needs `pricing` on the model). A trip
+   * does not start once it is used up, and the run ends with stopReason "budget". Overridable per
+   * run (`run(input, { budget })`); per message in sessions. Default: no limit.
+   */
+  budget?: Budget;
 }

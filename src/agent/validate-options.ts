@@ -2,6 +2,8 @@ import { AgentOptionsError } from "../errors.js";
 import { DEFAULT_AGENT_NAME, DEFAULT_MAX_TRIPS } from "../contract/constants.js";
 import { DEFAULT_LIMITS, MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES } from "../limits.js";
 import type { AgentOptions } from "./options.js";
+import type { Budget } from "../contract/usage.js";
+import type { ModelReference, OpenAIModelSettings } from "../models/openai-model.js";
 
 const ON_TOOL_REFUSAL = ["off", "retry-once-with-hint"];
 
@@ -38,6 +40,41 @@ export function validateAgentOptions(options: AgentOptions): void {
   checkCount("maxTrips", options.maxTrips, 1);
   validateContractOptions(options, seen);
   validateLimits(options);
+  validateModelSettings((model as ModelReference).settings, "model");
+  validateBudget(options.budget, "budget", options.model);
+}
+
+function checkAmount(field: string, value: unknown): void {
+  if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value < 0)) fail(field, `must be a number ≥ 0 (got ${JSON.stringify(value)})`);
+}
+
+/** Checks the settings of `ai.openai(id, settings)`; `field` is where they were given. */
+export function validateModelSettings(settings: OpenAIModelSettings | undefined, field: string): void {
+  if (settings === undefined) return;
+  if (typeof settings !== "object" || settings === null) fail(field, "model settings must be an object");
+  const pricing = settings.pricing;
+  if (pricing !== undefined) {
+    if (typeof pricing !== "object" || pricing === null) fail(`${field}.pricing`, "must be { inputPerMillion, outputPerMillion, cachedInputPerMillion? }");
+    for (const key of Object.keys(pricing)) {
+      if (!["inputPerMillion", "outputPerMillion", "cachedInputPerMillion"].includes(key)) fail(`${field}.pricing.${key}`, "is not a price (prices are inputPerMillion, outputPerMillion, cachedInputPerMillion)");
+    }
+    if (pricing.inputPerMillion === undefined || pricing.outputPerMillion === undefined) fail(`${field}.pricing`, "needs inputPerMillion and outputPerMillion (US dollars per million tokens)");
+    checkAmount(`${field}.pricing.inputPerMillion`, pricing.inputPerMillion);
+    checkAmount(`${field}.pricing.outputPerMillion`, pricing.outputPerMillion);
+    checkAmount(`${field}.pricing.cachedInputPerMillion`, pricing.cachedInputPerMillion);
+  }
+}
+
+/** Checks a budget (the agent's, or a run's); `maxCostUsd` needs the model's pricing. */
+export function validateBudget(budget: Budget | undefined, field: string, model: ModelReference): void {
+  if (budget === undefined) return;
+  if (typeof budget !== "object" || budget === null) fail(field, "must be { maxTokens?, maxCostUsd? }");
+  for (const key of Object.keys(budget)) if (key !== "maxTokens" && key !== "maxCostUsd") fail(`${field}.${key}`, "is not a budget field (they are maxTokens, maxCostUsd)");
+  checkCount(`${field}.maxTokens`, budget.maxTokens, 1);
+  checkAmount(`${field}.maxCostUsd`, budget.maxCostUsd);
+  if (budget.maxCostUsd !== undefined && !model.settings?.pricing) {
+    fail(`${field}.maxCostUsd`, `needs prices to know what a call costs: ai.openai("${model.modelId}", { pricing: { inputPerMillion, outputPerMillion } })`);
+  }
 }
 
 function validateLimits(options: AgentOptions): void {

@@ -8,6 +8,9 @@ import type { AgentRunArgs } from "../workflows/definitions.js";
 import { getDefaultClient, temporalSettings } from "./connection.js";
 import { normalizeInput } from "./normalize-input.js";
 import { RunHandle } from "./run-handle.js";
+import type { Agent } from "../agent/define-agent.js";
+import { validateBudget } from "../agent/validate-options.js";
+import type { Budget } from "../contract/usage.js";
 
 /** Options of `agent.run()` and `agent.start()`. */
 export interface RunOptions {
@@ -23,15 +26,23 @@ export interface RunOptions {
   taskQueue?: string;
   /** Stream answer text token by token to the run's stream (default: on for `agent.stream()`, off otherwise). */
   streamText?: boolean;
+  /** This run's budget `{ maxTokens?, maxCostUsd? }`; its fields override the agent's `budget`. */
+  budget?: Budget;
 }
 
-/** Starts an `agentRun` workflow for the named agent. */
-export async function startRun(agent: string, input: unknown, options: RunOptions = {}): Promise<RunHandle> {
+/**
+ * Starts an `agentRun` workflow for the agent. Given only its name (the CLI, which may not have the
+ * agent's module), options that need the definition to be checked are checked by the worker.
+ */
+export async function startRun(agent: Agent | string, input: unknown, options: RunOptions = {}): Promise<RunHandle> {
+  const name = typeof agent === "string" ? agent : agent.name;
+  if (typeof agent !== "string") validateBudget(options.budget, "budget", agent.options.model);
   const args: AgentRunArgs = {
-    agent,
+    agent: name,
     messages: normalizeInput(input),
     ...(options.streamText ? { streamText: true } : {}),
     ...(options.timeout !== undefined ? { timeoutMs: msToNumber(options.timeout) } : {}),
+    ...(options.budget ? { budget: options.budget } : {}),
   };
   const bytes = Buffer.byteLength(JSON.stringify(args));
   if (bytes > PAYLOAD_LIMIT_BYTES) throw new PayloadTooLargeError("The run input", bytes, PAYLOAD_LIMIT_BYTES);
@@ -40,8 +51,8 @@ export async function startRun(agent: string, input: unknown, options: RunOption
   const workflow = await client.workflow.start(WORKFLOW_NAME, {
     args: [args],
     taskQueue: temporalSettings({ taskQueue: options.taskQueue }).taskQueue,
-    workflowId: options.workflowId ?? `${agent}-${options.id ?? randomUUID()}`,
-    staticSummary: `${agent}: ${firstLine.slice(0, 120)}`,
+    workflowId: options.workflowId ?? `${name}-${options.id ?? randomUUID()}`,
+    staticSummary: `${name}: ${firstLine.slice(0, 120)}`,
   });
   return new RunHandle(workflow, client);
 }

@@ -1,4 +1,5 @@
 import type { ContractSpec } from "./contract-state.js";
+import type { Budget } from "./usage.js";
 
 /** The plain-data view of an agent that the workflow needs. Workflow-safe. */
 export interface AgentSpec {
@@ -12,4 +13,6 @@ export interface AgentSpec {
   searchAttributes: boolean;
   /** The contract options (actWhenAsked, onToolRefusal, backstops) as data. */
   contract: ContractSpec;
+  /** The agent's budget; a run's own budget overrides its fields. */
+  budget?: Budget;
 }

@@ -2,6 +2,7 @@
  * Plain-data types shared by the workflow, the activities and the public API.
  * Nothing here touches I/O, so the workflow may import it.
  */
+import type { Budget, RunUsage, Usage } from "./usage.js";
 
 /** A tool call the model asked for, as it arrived (arguments are the raw JSON text). */
 export interface RequestedToolCall {
@@ -40,20 +41,21 @@ export interface ToolCallRecord {
 }
 
 /** Why a run ended. */
-export type StopReason = "answered" | "max-trips" | "cancelled" | "timed-out";
+export type StopReason = "answered" | "max-trips" | "budget" | "cancelled" | "timed-out";
 
 /** Which contract option sent a re-prompt. */
 export type RepromptKind = "backstop" | "refusal-retry" | "act-when-asked";
 
 /** One entry of the agent trace: what happened, on which trip. */
 export type TraceEvent =
-  | { trip: number; type: "model.answered"; text: string | null; toolCalls: string[] }
+  | { trip: number; type: "model.answered"; text: string | null; toolCalls: string[]; usage?: Usage }
   | { trip: number; type: "tool.finished"; tool: string; callId: string; status: ToolCallStatus; reason?: string; error?: string }
   | { trip: number; type: "reprompt"; kind: RepromptKind; text: string; source?: string }
   | { trip: number; type: "reprompt.withheld"; kind: RepromptKind; detail: string }
   | { trip: number; type: "backstop"; name: string; phase: "before" | "after"; outcome: "detected" | "ran" | "prompted" | "error"; detail?: string }
   | { trip: number; type: "callback.error"; source: string; error: string }
   | { trip: number; type: "approval"; tool: string; callId: string; outcome: "requested" | "approved" | "rejected" | "timed-out"; input?: unknown; reason?: string }
+  | { trip: number; type: "budget.used-up"; used: string; budget: Budget; usage?: RunUsage }
   | { trip: number; type: "run.stopped"; stopReason: StopReason; detail: string };
 
 /** What `agent.run()` resolves to, and the result of the `agentRun` workflow. */
@@ -69,4 +71,6 @@ export interface RunResult {
   /** Model calls made. */
   trips: number;
   trace: TraceEvent[];
+  /** Tokens (and cost, with pricing) the run used, failed attempts included; undefined when the server reported none. */
+  usage?: RunUsage;
 }

@@ -1,3 +1,6 @@
+import type { ModelPricing } from "../contract/usage.js";
+import { validateModelSettings } from "../agent/validate-options.js";
+
 /** Settings of an OpenAI-compatible Chat Completions model. Read on the worker only. */
 export interface OpenAIModelSettings {
   /** The API base URL; default `OPENAI_BASE_URL`, else OpenAI's. Any compatible server (vLLM, Ollama, llama.cpp) works. */
@@ -8,6 +11,8 @@ export interface OpenAIModelSettings {
   temperature?: number;
   /** Upper bound on tokens per answer, passed through as `max_completion_tokens`. */
   maxTokens?: number;
+  /** Prices per million tokens: each call's `usage.costUsd`, and `budget.maxCostUsd`, come from them. */
+  pricing?: ModelPricing;
 }
 
 /** A model reference: which model, and how the worker reaches it. Create with `ai.openai()`. */
@@ -19,5 +24,6 @@ export interface ModelReference {
 
 /** A model reference for the OpenAI Chat Completions API with tool calling. */
 export function openai(modelId: string, settings: OpenAIModelSettings = {}): ModelReference {
+  validateModelSettings(settings, `ai.openai("${modelId}") settings`);
   return { provider: "openai", modelId, settings };
 }

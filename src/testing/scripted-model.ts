@@ -28,10 +28,19 @@ export interface RawTurn {
   hangUp?: boolean;
 }
 
+/** Token usage as an OpenAI answer reports it. */
+export interface ScriptedUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number };
+  completion_tokens_details?: { reasoning_tokens?: number };
+}
+
 /** One scripted answer: text, tool calls, an HTTP error, or a raw body. A plain string is a text answer. */
 export type ScriptedTurn =
   | string
-  | { text?: string; toolCalls?: ScriptedToolCall[]; stallAfterChunks?: number; chunkSize?: number }
+  | { text?: string; toolCalls?: ScriptedToolCall[]; stallAfterChunks?: number; chunkSize?: number; usage?: ScriptedUsage | null }
   | { status: number; body?: unknown; headers?: Record<string, string> }
   | RawTurn;
 
@@ -68,6 +77,11 @@ export interface ScriptedModelOptions {
   chunkSize?: number;
   /** Port to listen on; default a free one. */
   port?: number;
+  /**
+   * Usage reported with every answer that has none of its own (non-streamed, or streamed when the
+   * request asks with `stream_options.include_usage`). Default: none reported.
+   */
+  usage?: ScriptedUsage | ((request: ScriptedRequest) => ScriptedUsage | undefined);
 }
 
 /**
@@ -107,7 +121,9 @@ export async function startScriptedModel(script: ScriptedTurn[] | ScriptHandler,
       res.end(JSON.stringify(turn.body ?? { error: { message: `scripted error ${turn.status}`, type: "scripted_error" } }));
       return;
     }
-    const answer = typeof turn === "string" ? { text: turn } : turn;
+    const scripted = typeof turn === "string" ? { text: turn } : turn;
+    const fallback = typeof options.usage === "function" ? options.usage(request) : options.usage;
+    const answer: Answer = { ...scripted, usage: scripted.usage === null ? undefined : (scripted.usage ?? fallback) };
     const completion = { id: `chatcmpl-scripted-${request.index}`, created: Math.floor(Date.now() / 1000), model: body.model };
     if (body.stream) writeStream(res, completion, answer, answer.chunkSize ?? options.chunkSize ?? 8, request);
     else writeCompletion(res, completion, answer);
@@ -127,9 +143,10 @@ export async function startScriptedModel(script: ScriptedTurn[] | ScriptHandler,
 
 function writeRaw(res: ServerResponse, turn: RawTurn): void {
   res.writeHead(turn.status ?? 200, { "content-type": turn.contentType ?? "text/event-stream", ...turn.headers });
-  for (const piece of Array.isArray(turn.raw) ? turn.raw : [turn.raw]) res.write(piece);
-  if (turn.hangUp) res.socket?.destroy();
-  else res.end();
+  const pieces = Array.isArray(turn.raw) ? turn.raw : [turn.raw];
+  pieces.forEach((piece, i) => res.write(piece, i === pieces.length - 1 && turn.hangUp ? () => res.socket?.destroy() : undefined));
+  if (turn.hangUp && pieces.length === 0) res.socket?.destroy();
+  else if (!turn.hangUp) res.end();
 }
 
 function exhausted(index: number, length: number): ScriptedTurn {
@@ -152,6 +169,8 @@ interface Answer {
   stallAfterChunks?: number;
   /** Characters per streamed delta for this answer (e.g. large, to send megabytes quickly). Default: the server's. */
   chunkSize?: number;
+  /** Usage to report (null: none, even with a server-wide default). */
+  usage?: ScriptedUsage;
 }
 interface CompletionIds {
   id: string;
@@ -182,8 +201,13 @@ function writeCompletion(res: ServerResponse, ids: CompletionIds, answer: Answer
           logprobs: null,
         },
       ],
+      ...(answer.usage ? { usage: withTotal(answer.usage) } : {}),
     }),
   );
+}
+
+function withTotal(usage: ScriptedUsage): ScriptedUsage {
+  return { ...usage, total_tokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens };
 }
 
 function writeStream(res: ServerResponse, ids: CompletionIds, answer: Answer, chunkSize: number, request: ScriptedRequest): void {
@@ -205,5 +229,10 @@ function writeStream(res: ServerResponse, ids: CompletionIds, answer: Answer, ch
     for (let i = 0; i < args.length; i += chunkSize) send({ tool_calls: [{ index, function: { arguments: args.slice(i, i + chunkSize) } }] });
   });
   send({}, toolCalls.length ? "tool_calls" : "stop");
+  const includeUsage = (request.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+  if (includeUsage && answer.usage && (answer.stallAfterChunks === undefined || chunks < answer.stallAfterChunks)) {
+    chunks += 1;
+    res.write(`data: ${JSON.stringify({ ...ids, object: "chat.completion.chunk", choices: [], usage: withTotal(answer.usage) })}\n\n`);
+  }
   if (answer.stallAfterChunks === undefined) res.end("data: [DONE]\n\n");
 }

@@ -4,6 +4,7 @@
  */
 import {
   allHandlersFinished,
+  ApplicationFailure,
   CancellationScope,
   condition,
   isCancellation,
@@ -17,6 +18,8 @@ import { initialContractState } from "../contract/contract-state.js";
 import { MAX_PAGE_BYTES, PAGE_BYTES, pageOf } from "../contract/paging.js";
 import { finish, initialState } from "../contract/run-state.js";
 import type { Message, StopReason } from "../contract/types.js";
+import { mergeBudget, type RunUsage } from "../contract/usage.js";
+import { countFailedAttempts } from "./failed-attempts.js";
 import { activitiesFor, local } from "./activities.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
@@ -32,7 +35,7 @@ const RESULT_INLINE_BYTES = 1024 * 1024;
 /** Runs an agent's trip loop: model call, tool calls, model call, ... bounded by `maxTrips`. */
 export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promise<AgentRunResult> {
   const { resume } = args;
-  const run = initialState(args.messages, resume?.trips);
+  const run = initialState(args.messages, resume?.trips, resume?.usage);
   setHandler(traceQuery, () => run.trace);
   setHandler(runPageQuery, (part, from, maxBytes) => pageOf<unknown>(run[part], from, Math.min(maxBytes ?? PAGE_BYTES, MAX_PAGE_BYTES)));
   const events = new RunEventPublisher(run, resume?.stream);
@@ -40,13 +43,15 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   const spec = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
   const { model, tools } = activitiesFor(spec);
   if (resume) await loadCarried(run, resume, tools, events);
-  const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages) };
+  const budget = mergeBudget(spec.budget, args.budget);
+  const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages), ...(budget ? { budget } : {}) };
   const progress = new RunProgress(spec, ctx, run);
+  countFailedAttempts(run, () => progress.usageChanged());
   const approvals = new Approvals(run, (waitingFor) => {
     events.syncTrace();
     progress.waiting(waitingFor);
   });
-  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, streamText: args.streamText === true };
+  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, streamText: args.streamText === true, ...(budget ? { budget } : {}) };
   const tripsAtStart = run.trips;
   const end = async (stopReason: StopReason, detail: string): Promise<AgentRunResult> => {
     const result = compact(finish(run, stopReason, detail, { workflowId: workflowInfo().workflowId, runId: workflowInfo().runId }));
@@ -81,11 +86,18 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   try {
     return await scope.run(loop);
   } catch (error) {
-    if (!isCancellation(error)) throw error;
+    if (!isCancellation(error)) throw withUsage(error, run.usage);
     const stopReason = timedOut ? "timed-out" : "cancelled";
     log.info(`run ${stopReason}`, { where: progress.where });
     return CancellationScope.nonCancellable(() => end(stopReason, `${timedOut ? `timed out after ${args.timeoutMs} ms` : "cancelled"} during ${progress.where}`));
   }
+}
+
+/** A failure that ends the run carries the run's usage so far (the client puts it on the typed error). */
+function withUsage(error: unknown, usage: RunUsage | undefined): unknown {
+  if (!usage || !(error instanceof ApplicationFailure)) return error;
+  const [first, ...rest] = error.details ?? [];
+  return ApplicationFailure.create({ type: error.type ?? undefined, message: error.message, nonRetryable: error.nonRetryable === true, details: [first ?? {}, ...rest, { usage }] });
 }
 
 function lastUserText(messages: Message[]): string {
@@ -101,6 +113,7 @@ async function continueAsNew(args: AgentRunArgs, ctx: ContractContext, events: R
       messages: [],
       ...(args.streamText ? { streamText: true } : {}),
       ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
+      ...(args.budget ? { budget: args.budget } : {}),
       resume: { ...carried, stream, input: ctx.input, contract: ctx.contract },
     };
     return packed ? [next, packed] : [next];

@@ -9,6 +9,7 @@ import type { AgentSpec } from "../contract/agent-spec.js";
 import type { ContractState } from "../contract/contract-state.js";
 import { actWhenAskedCandidate, backstopsToDetect, decideReprompt, refusalCandidate, spendBudget, type Decision, type RepromptOffers } from "../contract/decide.js";
 import { lastReply, type RunState } from "../contract/run-state.js";
+import { budgetUsedUp, type Budget } from "../contract/usage.js";
 import type { CallbackError } from "../activities/contract-evaluate.js";
 import type { ActivityProxies } from "./activities.js";
 import { local } from "./activities.js";
@@ -21,6 +22,8 @@ export interface ContractContext {
   tools: ActivityProxies;
   /** The user's request: the last user message of the run's input. */
   input: string;
+  /** The request's budget: with it used up, no re-prompt is sent. */
+  budget?: Budget;
 }
 
 function turn(ctx: ContractContext, phase: "before" | "after"): BackstopTurn {
@@ -63,15 +66,17 @@ export async function judgeAnswer(ctx: ContractContext): Promise<Decision> {
     ...(refusal && evaluation.refusalHint !== undefined ? { refusal: { tool: refusal.tool, text: evaluation.refusalHint } } : {}),
     ...(act && evaluation.actHint !== undefined ? { actWhenAsked: { text: evaluation.actHint } } : {}),
   };
-  const decision = decideReprompt(offers, spec.maxTrips - run.trips);
+  const usedUp = budgetUsedUp(ctx.budget, run.requestUsage);
+  const decision = decideReprompt(offers, usedUp ? 0 : spec.maxTrips - run.trips);
   if (decision.type === "reprompt") {
     spendBudget(contract, decision.kind);
     run.messages.push({ role: "user", content: decision.text });
     run.trace.push({ trip: run.trips, type: "reprompt", kind: decision.kind, text: decision.text, ...(decision.source ? { source: decision.source } : {}) });
     log.info("re-prompt sent", { kind: decision.kind, trip: run.trips, source: decision.source });
   } else if (decision.withheld) {
-    run.trace.push({ trip: run.trips, type: "reprompt.withheld", kind: decision.withheld, detail: `no trips left (maxTrips ${spec.maxTrips})` });
-    log.info("re-prompt withheld: no trips left", { kind: decision.withheld, trip: run.trips });
+    const detail = usedUp ? `budget used up: ${usedUp}` : `no trips left (maxTrips ${spec.maxTrips})`;
+    run.trace.push({ trip: run.trips, type: "reprompt.withheld", kind: decision.withheld, detail });
+    log.info(`re-prompt withheld: ${detail}`, { kind: decision.withheld, trip: run.trips });
   }
   return decision;
 }

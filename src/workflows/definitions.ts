@@ -1,9 +1,10 @@
 /** Names and types shared by the workflow and its clients. Workflow-safe. */
-import { defineQuery, defineUpdate } from "@temporalio/workflow";
+import { defineQuery, defineSignal, defineUpdate } from "@temporalio/workflow";
 import type { WorkflowStreamState } from "@temporalio/workflow-streams/workflow";
 import type { ContractState } from "../contract/contract-state.js";
 import type { RunPage, RunPart } from "../contract/paging.js";
 import type { Message, RunResult, TraceEvent } from "../contract/types.js";
+import type { Budget, RunUsage, Usage } from "../contract/usage.js";
 
 /** The argument of the `agentRun` workflow. */
 export interface AgentRunArgs {
@@ -15,6 +16,8 @@ export interface AgentRunArgs {
   streamText?: boolean;
   /** End the run with stopReason "timed-out" after this long (across continue-as-new). */
   timeoutMs?: number;
+  /** This run's budget, over the agent's. */
+  budget?: Budget;
   /** Set when the run continues as new: where to load its state from. */
   resume?: ResumeState;
 }
@@ -36,6 +39,8 @@ export interface CarriedRun {
   counts: Record<RunPart, number>;
   trips: number;
   stream: WorkflowStreamState;
+  /** Tokens used so far (absent in runs carried by versions without usage). */
+  usage?: RunUsage;
 }
 
 /**
@@ -77,6 +82,14 @@ export interface AgentSessionArgs {
 export const sendUpdate = defineUpdate<RunResult, [message: string]>("send");
 /** Ends a session once the messages already sent are answered. */
 export const endUpdate = defineUpdate<void, []>("end");
+
+/** A model call attempt that failed after the server reported usage: the tokens were paid for. Sent by the `model.call` activity before it fails. */
+export interface FailedAttemptUsage {
+  trip: number;
+  attempt: number;
+  usage: Usage;
+}
+export const failedAttemptSignal = defineSignal<[FailedAttemptUsage]>("usage.failed-attempt");
 
 /** The run's trace so far, readable while the run is live. */
 export const traceQuery = defineQuery<TraceEvent[]>("trace");

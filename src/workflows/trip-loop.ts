@@ -7,6 +7,7 @@ import { ACTIVITY } from "../contract/constants.js";
 import type { AgentSpec } from "../contract/agent-spec.js";
 import { updatePendingRefusals } from "../contract/decide.js";
 import { failedCall, recordAnswer, recordToolCalls, type RunState } from "../contract/run-state.js";
+import { budgetUsedUp, type Budget } from "../contract/usage.js";
 import type { RequestedToolCall, ToolCallRecord } from "../contract/types.js";
 import type { ActivityProxies } from "./activities.js";
 import type { Approvals } from "./approvals.js";
@@ -26,11 +27,13 @@ export interface TripLoop {
   tools: ActivityProxies;
   /** Publish answer text token by token. */
   streamText: boolean;
+  /** The request's budget (the run's over the agent's); a trip does not start once it is used up. */
+  budget?: Budget;
 }
 
 /** How the trips ended. */
 export interface TripsOutcome {
-  stopReason: "answered" | "max-trips";
+  stopReason: "answered" | "max-trips" | "budget";
   detail: string;
 }
 
@@ -38,11 +41,17 @@ export interface TripsOutcome {
 export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: () => Promise<void>): Promise<TripsOutcome> {
   const { spec, run, ctx, events, progress, approvals, model, tools, streamText } = loop;
   while (run.trips < lastTrip) {
+    const usedUp = budgetUsedUp(loop.budget, run.requestUsage);
+    if (usedUp) {
+      run.trace.push({ trip: run.trips, type: "budget.used-up", used: usedUp, budget: loop.budget!, ...(run.requestUsage ? { usage: run.requestUsage } : {}) });
+      log.info("stopped: budget used up", { used: usedUp });
+      return { stopReason: "budget", detail: `budget used up: ${usedUp}` };
+    }
     await beforeTrip?.();
     // A trip: one model call. The activity reads the conversation from the workflow, so it is not repeated in the history.
     const trip = run.trips + 1;
     events.publish({ type: "trip.started", trip });
-    const { message } = await progress.step(`trip ${trip}: model call`, () =>
+    const { message, usage } = await progress.step(`trip ${trip}: model call`, () =>
       unwrapFailure(() =>
         model[ACTIVITY.modelCall].executeWithOptions({ summary: `model ${spec.modelId} · trip ${trip}` }, [
           { agent: spec.name, conversationLength: run.messages.length, trip, streamText },
@@ -50,7 +59,8 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
       ),
     );
     if (!streamText && message.content) events.publish({ type: "text.delta", trip, attempt: 0, text: message.content });
-    recordAnswer(run, message);
+    recordAnswer(run, message, usage);
+    if (usage) progress.usageChanged();
     // Tool calls in the answer run as activities, in parallel; then the next trip.
     const calls = message.toolCalls ?? [];
     if (calls.length > 0) {
