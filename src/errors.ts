@@ -145,6 +145,19 @@ export class SessionEndedError extends DurableAgentError {
   }
 }
 
+/** The final answer did not match the run's `output` schema, after the repair re-prompts (`onInvalidOutput`). */
+export class OutputValidationError extends DurableAgentError {
+  static override isInstance = guard<OutputValidationError>("OutputValidationError");
+  constructor(
+    /** The validation error, as zod prettified it. */
+    readonly issues: string,
+    /** The answer's text. */
+    readonly text: string,
+  ) {
+    super(`The final answer is not valid output: ${issues}`);
+  }
+}
+
 /** A run failed; `cause` carries the typed error when one is known. */
 export class RunFailedError extends DurableAgentError {
   static override isInstance = guard<RunFailedError>("RunFailedError");
@@ -159,6 +172,7 @@ const REBUILD: Record<string, (message: string, details: Record<string, unknown>
   ModelApiError: (m, d) => new ModelApiError(m, d.status as number | undefined, String(d.modelId)),
   PayloadTooLargeError: (_m, d) => new PayloadTooLargeError(String(d.what), Number(d.bytes), Number(d.limit)),
   TooManyToolCallsError: (_m, d) => new TooManyToolCallsError(String(d.modelId), Number(d.count), Number(d.limit)),
+  OutputValidationError: (_m, d) => new OutputValidationError(String(d.issues), String(d.text)),
 };
 
 /** Rebuilds a typed error from a Temporal failure's `type`, message and first detail. */

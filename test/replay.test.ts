@@ -66,6 +66,8 @@ const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; inp
     script: [swap("moonwalks"), "Audit me.", "Sorry.", "Want me to?", "Final."],
     options: { backstops, onToolRefusal: "retry-once-with-hint", actWhenAsked: { intents: ["swap"], requiredTools: ["update_plan"] } },
   },
+  // Typed output: an invalid answer, the output repair re-prompt, a valid one.
+  "output-repair": { script: ['{"exercise":"lunges"}', '{"exercise":"lunges","sets":3}'], options: { output: z.object({ exercise: z.string(), sets: z.number() }) } },
   // Usage: a failed attempt's usage (signal), per-answer usage, DurableAgentTokens (patched), and a budget stop.
   "usage-budget": {
     script: [{ raw: cutAfterUsage, hangUp: true }, ...[1, 2].map(() => ({ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }], ...usage(8, 2) })), "Unreached."],
@@ -110,10 +112,10 @@ describe("replay", () => {
       for (const event of result.trace) if (event.type === "reprompt") repromptKinds.add(event.kind);
       stopReasons.set(name, result.stopReason);
       histories.push({ workflowId: name, history });
-      if (process.env.RECORD_FIXTURES) writeFileSync(new URL(`${name}.json`, FIXTURES), JSON.stringify(history, null, 1) + "\n");
+      if (process.env.RECORD_FIXTURES && (process.env.RECORD_FIXTURES === "1" || process.env.RECORD_FIXTURES.split(",").includes(name))) writeFileSync(new URL(`${name}.json`, FIXTURES), JSON.stringify(history, null, 1) + "\n");
     }
     expect(histories).toHaveLength(Object.keys(scenarios).length);
-    expect([...repromptKinds].sort()).toEqual(["act-when-asked", "backstop", "refusal-retry"]);
+    expect([...repromptKinds].sort()).toEqual(["act-when-asked", "backstop", "output-repair", "refusal-retry"]);
     expect(stopReasons.get("usage-budget")).toBe("budget");
     expect(await replay(histories)).toEqual([]);
   });

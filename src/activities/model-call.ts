@@ -9,6 +9,8 @@ import { ModelApiError, PayloadTooLargeError, TooManyToolCallsError } from "../e
 import { limitsOf } from "../limits.js";
 import { openaiClientFor, toChatMessages, toChatTools } from "../models/openai-client.js";
 import { validateAnswer } from "../models/validate-answer.js";
+import { checkOutput, outputInstructions, outputRequestFor, responseFormatOf } from "../models/structured-output.js";
+import type { OutputCheck } from "../contract/decide.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
 import { readConversation, runRefOf } from "./run-reader.js";
 
@@ -20,6 +22,8 @@ export interface ModelCallInput {
   trip: number;
   /** Publish text deltas to the run's stream as they arrive. */
   streamText?: boolean;
+  /** The run's own output schema (JSON schema), over the agent's `output`. */
+  output?: Record<string, unknown>;
 }
 
 /** Output of the `model.call` activity: the model's answer. */
@@ -27,6 +31,8 @@ export interface ModelCallOutput {
   message: Extract<Message, { role: "assistant" }>;
   /** What the answer reported; absent when the server reported none. */
   usage?: Usage;
+  /** With an output schema, for an answer without tool calls: its text parsed and validated. */
+  output?: OutputCheck;
 }
 
 /** Statuses that retrying cannot fix. */
@@ -44,11 +50,14 @@ export function createModelCall(registry: AgentRegistry) {
     try {
       const client = openaiClientFor(model);
       const tools = toChatTools(agent.tools);
+      const output = outputRequestFor(agent, input.output);
+      const instructions = output?.mode === "prompt" ? [agent.options.instructions, outputInstructions(output)].filter(Boolean).join("\n\n") : agent.options.instructions;
       const stream = client.chat.completions.stream(
         {
           model: model.modelId,
-          messages: toChatMessages(agent.options.instructions, messages),
+          messages: toChatMessages(instructions, messages),
           ...(tools.length ? { tools } : {}),
+          ...(output?.mode === "json-schema" ? { response_format: responseFormatOf(output) } : {}),
           ...(model.settings.temperature !== undefined ? { temperature: model.settings.temperature } : {}),
           ...(model.settings.maxTokens !== undefined ? { max_completion_tokens: model.settings.maxTokens } : {}),
           stream_options: { include_usage: true },
@@ -63,7 +72,8 @@ export function createModelCall(registry: AgentRegistry) {
       if (!answer.ok) throw answer.error;
       if (answer.adjustments.length) log.warn("model answer adjusted", { modelId: model.modelId, adjustments: answer.adjustments });
       const usage = usageFromOpenAI(reported, model.settings.pricing);
-      return { message: answer.message, ...(usage ? { usage } : {}) };
+      const check = output && !answer.message.toolCalls?.length ? checkOutput(output, answer.message.content) : undefined;
+      return { message: answer.message, ...(usage ? { usage } : {}), ...(check ? { output: check } : {}) };
     } catch (error) {
       await reportFailedAttempt(input.trip, usageFromOpenAI(reported, model.settings.pricing));
       throw classifyModelError(error, model.modelId);

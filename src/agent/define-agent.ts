@@ -9,10 +9,14 @@ import type { EvalReport } from "../eval/report.js";
 import type { EvalOptions } from "../eval/run-eval.js";
 import type { Tool } from "./define-tool.js";
 import type { AgentOptions } from "./options.js";
+import type { z } from "zod";
 import { agentName, maxTripsOf, validateAgentOptions } from "./validate-options.js";
 
-/** An agent: its definition (used by workers) and the client-side calls that run it. Create with `ai.agent()`. */
-export class Agent {
+/** The type of `result.output` for an agent's options: `z.output` of its `output` schema, else unknown. */
+export type OutputOf<O> = O extends { output: infer S extends z.ZodType } ? z.output<S> : unknown;
+
+/** An agent: its definition (used by workers) and the client-side calls that run it. Create with `ai.agent()`. `Output` types `result.output`. */
+export class Agent<Output = unknown> {
   /** How workers find this agent. */
   readonly name: string;
   /** Model calls per run. */
@@ -55,8 +59,10 @@ export class Agent {
     return new AgentSession(this.name, id, options);
   }
 
-  /** Runs the agent durably on a worker and resolves to the result. */
-  async run(input: RunInput, options?: RunOptions): Promise<RunResult> {
+  /** Runs the agent durably on a worker and resolves to the result; with `output` in the options, `result.output` has that schema's type. */
+  async run<S extends z.ZodType>(input: RunInput, options: RunOptions & { output: S }): Promise<RunResult<z.output<S>>>;
+  async run(input: RunInput, options?: RunOptions): Promise<RunResult<Output>>;
+  async run(input: RunInput, options?: RunOptions): Promise<RunResult<unknown>> {
     return (await this.start(input, options)).result();
   }
 
@@ -72,6 +78,6 @@ export class Agent {
 }
 
 /** Defines an agent; throws `AgentOptionsError` naming a bad option. */
-export function defineAgent(options: AgentOptions): Agent {
-  return new Agent(options);
+export function defineAgent<const O extends AgentOptions>(options: O): Agent<OutputOf<O>> {
+  return new Agent<OutputOf<O>>(options);
 }

@@ -1,4 +1,5 @@
 import type { Duration } from "@temporalio/common";
+import type { z } from "zod";
 import type { Message, ToolCallRecord } from "../contract/types.js";
 import type { ModelReference } from "../models/openai-model.js";
 import type { Budget } from "../contract/usage.js";
@@ -83,6 +84,24 @@ export interface Backstop {
   run: (context: BackstopContext) => Promise<{ prompt?: string } | void> | { prompt?: string } | void;
 }
 
+/** What an `onInvalidOutput.hint` function receives. */
+export interface OutputHintArgs {
+  /** The validation error, e.g. `✖ Invalid input: expected number → at count`. */
+  issues: string;
+  /** The answer's text. */
+  text: string;
+}
+
+/** What happens when the final answer does not match the `output` schema. */
+export interface OnInvalidOutput {
+  /** Repair re-prompts per run, each quoting the validation error. Default 1. */
+  retries?: number;
+  /** The repair prompt, or a function of the error and the text. Default: quote the error and ask for matching JSON. */
+  hint?: string | ((args: OutputHintArgs) => string | Promise<string>);
+  /** Still invalid: `"error"` (default) fails the run with `OutputValidationError`; `"result"` ends it with stopReason "invalid-output". */
+  onFailure?: "error" | "result";
+}
+
 /** Activity timeouts of an agent. */
 export interface AgentTimeouts {
   /** Start-to-close timeout of one model call attempt. Default 2 minutes. */
@@ -137,4 +156,20 @@ export interface AgentOptions {
    * run (`run(input, { budget })`); per message in sessions. Default: no limit.
    */
   budget?: Budget;
+  /**
+   * A zod schema for the final answer: the model is asked for JSON matching it, the answer is
+   * parsed and validated on the worker, and `result.output` is the typed value (`reply` keeps the
+   * text). Overridable per run (`run(input, { output })`). Default: none (plain text).
+   */
+  output?: z.ZodType;
+  /**
+   * How the model is asked for the output: `"json-schema"` (default) sends `response_format: {
+   * type: "json_schema", strict }`; `"prompt"` puts the schema in the instructions instead, for
+   * servers without structured outputs.
+   */
+  outputMode?: "json-schema" | "prompt";
+  /** `strict` of the `json_schema` response format (OpenAI's structured outputs need every property required). Default true. */
+  outputStrict?: boolean;
+  /** An answer that does not match `output`: one repair re-prompt by default, then an error. */
+  onInvalidOutput?: OnInvalidOutput;
 }

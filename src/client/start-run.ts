@@ -9,7 +9,9 @@ import { getDefaultClient, temporalSettings } from "./connection.js";
 import { normalizeInput } from "./normalize-input.js";
 import { RunHandle } from "./run-handle.js";
 import type { Agent } from "../agent/define-agent.js";
-import { validateBudget } from "../agent/validate-options.js";
+import { validateBudget, validateOutputSchema } from "../agent/validate-options.js";
+import { outputJsonSchema } from "../models/structured-output.js";
+import type { z } from "zod";
 import type { Budget } from "../contract/usage.js";
 
 /** Options of `agent.run()` and `agent.start()`. */
@@ -28,6 +30,8 @@ export interface RunOptions {
   streamText?: boolean;
   /** This run's budget `{ maxTokens?, maxCostUsd? }`; its fields override the agent's `budget`. */
   budget?: Budget;
+  /** A zod schema for this run's final answer, over the agent's `output`: `result.output` is its typed value. */
+  output?: z.ZodType;
 }
 
 /**
@@ -37,12 +41,14 @@ export interface RunOptions {
 export async function startRun(agent: Agent | string, input: unknown, options: RunOptions = {}): Promise<RunHandle> {
   const name = typeof agent === "string" ? agent : agent.name;
   if (typeof agent !== "string") validateBudget(options.budget, "budget", agent.options.model);
+  validateOutputSchema(options.output, "output");
   const args: AgentRunArgs = {
     agent: name,
     messages: normalizeInput(input),
     ...(options.streamText ? { streamText: true } : {}),
     ...(options.timeout !== undefined ? { timeoutMs: msToNumber(options.timeout) } : {}),
     ...(options.budget ? { budget: options.budget } : {}),
+    ...(options.output ? { output: outputJsonSchema(options.output) } : {}),
   };
   const bytes = Buffer.byteLength(JSON.stringify(args));
   if (bytes > PAYLOAD_LIMIT_BYTES) throw new PayloadTooLargeError("The run input", bytes, PAYLOAD_LIMIT_BYTES);

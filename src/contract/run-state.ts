@@ -14,6 +14,8 @@ export interface RunState {
   usage?: RunUsage;
   /** Tokens used by the current request: the run, or a session's current message. Budgets bound it. */
   requestUsage?: RunUsage;
+  /** The final answer as typed output, once it is valid (with an output schema). */
+  output?: unknown;
 }
 
 /** A fresh state for a run's input (or for a run continued as new, before its state is loaded). */
@@ -90,5 +92,6 @@ export function finish(state: RunState, stopReason: StopReason, detail: string, 
     trips: state.trips,
     trace: state.trace,
     ...(state.usage ? { usage: state.usage } : {}),
+    ...(state.output !== undefined ? { output: state.output } : {}),
   };
 }

@@ -41,10 +41,10 @@ export interface ToolCallRecord {
 }
 
 /** Why a run ended. */
-export type StopReason = "answered" | "max-trips" | "budget" | "cancelled" | "timed-out";
+export type StopReason = "answered" | "max-trips" | "budget" | "invalid-output" | "cancelled" | "timed-out";
 
 /** Which contract option sent a re-prompt. */
-export type RepromptKind = "backstop" | "refusal-retry" | "act-when-asked";
+export type RepromptKind = "backstop" | "refusal-retry" | "output-repair" | "act-when-asked";
 
 /** One entry of the agent trace: what happened, on which trip. */
 export type TraceEvent =
@@ -58,8 +58,8 @@ export type TraceEvent =
   | { trip: number; type: "budget.used-up"; used: string; budget: Budget; usage?: RunUsage }
   | { trip: number; type: "run.stopped"; stopReason: StopReason; detail: string };
 
-/** What `agent.run()` resolves to, and the result of the `agentRun` workflow. */
-export interface RunResult {
+/** What `agent.run()` resolves to, and the result of the `agentRun` workflow. `Output` is the type of `output`. */
+export interface RunResult<Output = unknown> {
   workflowId: string;
   runId: string;
   /** The text of the model's last answer ("" when the run stopped without one). */
@@ -73,4 +73,6 @@ export interface RunResult {
   trace: TraceEvent[];
   /** Tokens (and cost, with pricing) the run used, failed attempts included; undefined when the server reported none. */
   usage?: RunUsage;
+  /** With an `output` schema: the final answer parsed and validated (`reply` keeps its text). Absent when the run stopped without a valid final answer. */
+  output?: Output;
 }

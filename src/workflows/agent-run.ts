@@ -51,7 +51,7 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
     events.syncTrace();
     progress.waiting(waitingFor);
   });
-  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, streamText: args.streamText === true, ...(budget ? { budget } : {}) };
+  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, streamText: args.streamText === true, ...(budget ? { budget } : {}), ...(args.output ? { output: args.output } : {}) };
   const tripsAtStart = run.trips;
   const end = async (stopReason: StopReason, detail: string): Promise<AgentRunResult> => {
     const result = compact(finish(run, stopReason, detail, { workflowId: workflowInfo().workflowId, runId: workflowInfo().runId }));
@@ -114,6 +114,7 @@ async function continueAsNew(args: AgentRunArgs, ctx: ContractContext, events: R
       ...(args.streamText ? { streamText: true } : {}),
       ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
       ...(args.budget ? { budget: args.budget } : {}),
+      ...(args.output ? { output: args.output } : {}),
       resume: { ...carried, stream, input: ctx.input, contract: ctx.contract },
     };
     return packed ? [next, packed] : [next];

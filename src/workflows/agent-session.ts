@@ -69,6 +69,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
     const start = { messages: run.messages.length, toolCalls: run.toolCalls.length, trace: run.trace.length, trips: run.trips };
     run.messages.push({ role: "user", content: message });
     delete run.requestUsage; // usage and budget are per message, like maxTrips
+    delete run.output;
     ctx.contract = initialContractState();
     ctx.input = message;
     await progress.step("before the first trip", () => beforeFirstTrip(ctx));
@@ -86,6 +87,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
       trips: run.trips - start.trips,
       trace: run.trace.slice(start.trace),
       ...(run.requestUsage ? { usage: run.requestUsage } : {}),
+      ...(run.output !== undefined ? { output: run.output } : {}),
     };
   };
 

@@ -18,6 +18,8 @@ export interface AgentRunArgs {
   timeoutMs?: number;
   /** This run's budget, over the agent's. */
   budget?: Budget;
+  /** This run's output schema (JSON schema, from the zod schema given to `run`), over the agent's `output`. */
+  output?: Record<string, unknown>;
   /** Set when the run continues as new: where to load its state from. */
   resume?: ResumeState;
 }

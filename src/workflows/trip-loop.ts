@@ -6,7 +6,7 @@ import { ActivityFailure, ApplicationFailure, isCancellation, log } from "@tempo
 import { ACTIVITY } from "../contract/constants.js";
 import type { AgentSpec } from "../contract/agent-spec.js";
 import { updatePendingRefusals } from "../contract/decide.js";
-import { failedCall, recordAnswer, recordToolCalls, type RunState } from "../contract/run-state.js";
+import { failedCall, lastReply, recordAnswer, recordToolCalls, type RunState } from "../contract/run-state.js";
 import { budgetUsedUp, type Budget } from "../contract/usage.js";
 import type { RequestedToolCall, ToolCallRecord } from "../contract/types.js";
 import type { ActivityProxies } from "./activities.js";
@@ -29,11 +29,13 @@ export interface TripLoop {
   streamText: boolean;
   /** The request's budget (the run's over the agent's); a trip does not start once it is used up. */
   budget?: Budget;
+  /** The run's own output schema, sent to each model call. */
+  output?: Record<string, unknown>;
 }
 
 /** How the trips ended. */
 export interface TripsOutcome {
-  stopReason: "answered" | "max-trips" | "budget";
+  stopReason: "answered" | "max-trips" | "budget" | "invalid-output";
   detail: string;
 }
 
@@ -51,16 +53,17 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
     // A trip: one model call. The activity reads the conversation from the workflow, so it is not repeated in the history.
     const trip = run.trips + 1;
     events.publish({ type: "trip.started", trip });
-    const { message, usage } = await progress.step(`trip ${trip}: model call`, () =>
+    const { message, usage, output } = await progress.step(`trip ${trip}: model call`, () =>
       unwrapFailure(() =>
         model[ACTIVITY.modelCall].executeWithOptions({ summary: `model ${spec.modelId} · trip ${trip}` }, [
-          { agent: spec.name, conversationLength: run.messages.length, trip, streamText },
+          { agent: spec.name, conversationLength: run.messages.length, trip, streamText, ...(loop.output ? { output: loop.output } : {}) },
         ]),
       ),
     );
     if (!streamText && message.content) events.publish({ type: "text.delta", trip, attempt: 0, text: message.content });
     recordAnswer(run, message, usage);
     if (usage) progress.usageChanged();
+    ctx.outputCheck = output;
     // Tool calls in the answer run as activities, in parallel; then the next trip.
     const calls = message.toolCalls ?? [];
     if (calls.length > 0) {
@@ -76,10 +79,27 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
     // An answer that would end the request: the contract may send one re-prompt.
     const decision = await progress.step(`trip ${trip}: judging the answer`, () => judgeAnswer(ctx));
     events.syncTrace();
-    if (decision.type === "end") return { stopReason: "answered", detail: `the model answered without tool calls on trip ${run.trips}` };
+    if (decision.type !== "end") continue;
+    const check = ctx.outputCheck;
+    if (check && !check.ok) return invalidOutput(ctx, check.issues);
+    if (check?.ok) run.output = check.value;
+    return { stopReason: "answered", detail: `the model answered without tool calls on trip ${run.trips}` };
   }
   log.info("stopped at maxTrips", { maxTrips: spec.maxTrips });
   return { stopReason: "max-trips", detail: `maxTrips (${spec.maxTrips}) used up` };
+}
+
+/** A final answer still invalid with no repair left: the run fails with OutputValidationError, or ends with "invalid-output". */
+function invalidOutput(ctx: ContractContext, issues: string): TripsOutcome {
+  const text = lastReply(ctx.run);
+  log.warn("final answer is not valid output", { trip: ctx.run.trips, issues });
+  if (ctx.spec.contract.output?.onFailure === "result") return { stopReason: "invalid-output", detail: `the final answer of trip ${ctx.run.trips} is not valid output: ${issues}` };
+  throw ApplicationFailure.create({
+    type: "OutputValidationError",
+    message: `The final answer is not valid output: ${issues}`,
+    details: [{ issues, text }],
+    nonRetryable: true,
+  });
 }
 
 /**
