@@ -68,14 +68,14 @@ export function createContractEvaluate(registry: AgentRegistry) {
     if (input.refusal) {
       const { tool, reason } = input.refusal;
       const hint = refusalOptions(options.onToolRefusal)?.hint;
-      output.refusalHint = hint ? await attempt("onToolRefusal.hint", () => hint({ tool, reason }), defaultRefusalHint(tool, reason)) : defaultRefusalHint(tool, reason);
+      output.refusalHint = hint ? await attempt("onToolRefusal.hint", () => hint({ tool, reason, context: input.turn.context }), defaultRefusalHint(tool, reason)) : defaultRefusalHint(tool, reason);
     }
     if (input.actWhenAsked && act) {
       const fallback = defaultActHint(act.requiredTools, act.require ?? "any");
       const hint = act.hint;
       output.actHint =
         typeof hint === "function"
-          ? await attempt("actWhenAsked.hint", () => hint({ input: input.turn.input, reply: input.turn.reply ?? "", requiredTools: act.requiredTools, tripIndex: input.turn.tripIndex }), fallback)
+          ? await attempt("actWhenAsked.hint", () => hint({ input: input.turn.input, reply: input.turn.reply ?? "", requiredTools: act.requiredTools, tripIndex: input.turn.tripIndex, context: input.turn.context }), fallback)
           : (hint ?? fallback);
     }
     if (input.outputRepair) {
@@ -84,7 +84,7 @@ export function createContractEvaluate(registry: AgentRegistry) {
       const hint = options.onInvalidOutput?.hint;
       output.outputHint =
         typeof hint === "function"
-          ? await attempt("onInvalidOutput.hint", () => hint({ issues, text: input.turn.reply ?? "" }), fallback)
+          ? await attempt("onInvalidOutput.hint", () => hint({ issues, text: input.turn.reply ?? "", context: input.turn.context }), fallback)
           : hint !== undefined
             ? `${hint}\n\nValidation error: ${issues}`
             : fallback;

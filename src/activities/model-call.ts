@@ -5,14 +5,15 @@ import OpenAI from "openai";
 import type { Message } from "../contract/types.js";
 import { usageFromOpenAI, type OpenAIUsage, type Usage } from "../contract/usage.js";
 import { failedAttemptSignal } from "../workflows/definitions.js";
-import { ModelApiError, PayloadTooLargeError, TooManyToolCallsError } from "../errors.js";
+import { InstructionsError, ModelApiError, PayloadTooLargeError, TooManyToolCallsError } from "../errors.js";
 import { limitsOf } from "../limits.js";
 import { openaiClientFor, toChatMessages, toChatTools } from "../models/openai-client.js";
 import { validateAnswer } from "../models/validate-answer.js";
 import { checkOutput, outputInstructions, outputRequestFor, responseFormatOf } from "../models/structured-output.js";
 import type { OutputCheck } from "../contract/decide.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
-import { readConversation, runRefOf } from "./run-reader.js";
+import { contextFor, readConversation, runRefOf } from "./run-reader.js";
+import type { Agent } from "../agent/define-agent.js";
 
 /** Input of the `model.call` activity. */
 export interface ModelCallInput {
@@ -24,6 +25,10 @@ export interface ModelCallInput {
   streamText?: boolean;
   /** The run's own output schema (JSON schema), over the agent's `output`. */
   output?: Record<string, unknown>;
+  /** The run has a context: read it (by query) for an instructions function. */
+  hasContext?: boolean;
+  /** The user's request, for an instructions function. */
+  input?: string;
 }
 
 /** Output of the `model.call` activity: the model's answer. */
@@ -45,13 +50,15 @@ export function createModelCall(registry: AgentRegistry) {
     const model = agent.options.model;
     const context = Context.current();
     const messages = await readConversation(context.client, runRefOf(context), input.conversationLength);
+    const runContext = await contextFor(context, input.hasContext);
     const deltas = input.streamText ? textDeltaPublisher(input.trip, context.info.attempt) : undefined;
     let reported: OpenAIUsage | undefined;
     try {
       const client = openaiClientFor(model);
       const tools = toChatTools(agent.tools);
       const output = outputRequestFor(agent, input.output);
-      const instructions = output?.mode === "prompt" ? [agent.options.instructions, outputInstructions(output)].filter(Boolean).join("\n\n") : agent.options.instructions;
+      const base = await instructionsFor(agent, input, runContext);
+      const instructions = output?.mode === "prompt" ? [base, outputInstructions(output)].filter(Boolean).join("\n\n") : base;
       const stream = client.chat.completions.stream(
         {
           model: model.modelId,
@@ -81,6 +88,20 @@ export function createModelCall(registry: AgentRegistry) {
       await deltas?.close();
     }
   };
+}
+
+/** The system prompt for this call: the agent's text, or what its instructions function returns (an error fails the attempt, retryably). */
+async function instructionsFor(agent: Agent, input: ModelCallInput, context: unknown): Promise<string | undefined> {
+  const instructions = agent.options.instructions;
+  if (typeof instructions !== "function") return instructions;
+  let text: unknown;
+  try {
+    text = await instructions({ input: input.input ?? "", context, trip: input.trip, agent: agent.name });
+  } catch (error) {
+    throw failureOf(new InstructionsError(agent.name, error instanceof Error ? error.message : String(error)), { nonRetryable: false });
+  }
+  if (typeof text !== "string") throw failureOf(new InstructionsError(agent.name, `it returned ${typeof text}, not a string`), { nonRetryable: false });
+  return text;
 }
 
 /**

@@ -14,6 +14,8 @@ export interface ActWhenAskedHintArgs {
   reply: string;
   requiredTools: string[];
   tripIndex: number;
+  /** The run's context (`run(input, { context })`). */
+  context: unknown;
 }
 
 /** When the user asks for a change and the model answers without calling a required tool, re-prompt it once more. */
@@ -35,6 +37,8 @@ export interface RefusalCandidate {
   tool: string;
   input: unknown;
   output: unknown;
+  /** The run's context. */
+  context: unknown;
 }
 
 /** What to do after a tool refuses a call. `"off"` (or absent) only feeds the refusal back to the model. */
@@ -45,7 +49,7 @@ export type OnToolRefusal =
       /** Retry prompts per run. Default 1. */
       retries?: number;
       /** The retry prompt; default quotes the tool and its reason. */
-      hint?: (args: { tool: string; reason: string }) => string;
+      hint?: (args: { tool: string; reason: string; context: unknown }) => string;
       /** Marks more results as refusals: return the reason, or false. */
       isRefusal?: (call: RefusalCandidate) => string | false | null | undefined;
     };
@@ -60,6 +64,8 @@ export interface BackstopTurn {
   tripIndex: number;
   toolCalls: ToolCallRecord[];
   messages: Message[];
+  /** The run's context (`run(input, { context })`), when it has one. */
+  context?: unknown;
 }
 
 /** What a backstop's `run` receives. */
@@ -90,6 +96,8 @@ export interface OutputHintArgs {
   issues: string;
   /** The answer's text. */
   text: string;
+  /** The run's context. */
+  context: unknown;
 }
 
 /** What happens when the final answer does not match the `output` schema. */
@@ -101,6 +109,21 @@ export interface OnInvalidOutput {
   /** Still invalid: `"error"` (default) fails the run with `OutputValidationError`; `"result"` ends it with stopReason "invalid-output". */
   onFailure?: "error" | "result";
 }
+
+/** What an `instructions` function receives, on the worker, before each model call. */
+export interface InstructionsArgs {
+  /** The user's request (a session: the current message). */
+  input: string;
+  /** The run's context (`run(input, { context })`). */
+  context: unknown;
+  /** The trip about to start (1-based). */
+  trip: number;
+  /** The agent's name. */
+  agent: string;
+}
+
+/** The system prompt: text, or a function called before each model call. */
+export type Instructions = string | ((args: InstructionsArgs) => string | Promise<string>);
 
 /** Activity timeouts of an agent. */
 export interface AgentTimeouts {
@@ -134,8 +157,13 @@ export interface AgentOptions {
   name?: string;
   /** The model, from `ai.openai()`. */
   model: ModelReference;
-  /** The system prompt. */
-  instructions?: string;
+  /**
+   * The system prompt: a string, or `({ input, context, trip, agent }) => string` called on the
+   * worker before each model call (an error in it fails that call attempt, retried by Temporal).
+   */
+  instructions?: Instructions;
+  /** A zod schema for the run's `context`, checked on the client before the run starts. Default: any JSON value. */
+  contextSchema?: z.ZodType;
   /** Tools the model may call. */
   tools?: Tool[];
   /** Model calls per run, re-prompts included. Default 10. */

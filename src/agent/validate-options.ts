@@ -44,6 +44,10 @@ export function validateAgentOptions(options: AgentOptions): void {
   validateModelSettings((model as ModelReference).settings, "model");
   validateBudget(options.budget, "budget", options.model);
   validateOutputOptions(options);
+  if (options.contextSchema !== undefined && !isZodSchema(options.contextSchema)) fail("contextSchema", "must be a zod (v4) schema, e.g. z.object({ userId: z.string() })");
+  if (options.instructions !== undefined && typeof options.instructions !== "string" && typeof options.instructions !== "function") {
+    fail("instructions", "must be a string or a function ({ input, context, trip, agent }) => string");
+  }
 }
 
 /** Whether a value is a zod (v4) schema. */

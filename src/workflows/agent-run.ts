@@ -24,7 +24,7 @@ import { activitiesFor, local } from "./activities.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
 import { runTrips, unwrapFailure, type TripLoop } from "./trip-loop.js";
-import { runPageQuery, traceQuery, type AgentRunArgs, type AgentRunResult } from "./definitions.js";
+import { contextQuery, runPageQuery, traceQuery, type AgentRunArgs, type AgentRunResult } from "./definitions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { RunProgress } from "./run-progress.js";
 import { Approvals } from "./approvals.js";
@@ -37,6 +37,7 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   const { resume } = args;
   const run = initialState(args.messages, resume?.trips, resume?.usage);
   setHandler(traceQuery, () => run.trace);
+  setHandler(contextQuery, () => args.context);
   setHandler(runPageQuery, (part, from, maxBytes) => pageOf<unknown>(run[part], from, Math.min(maxBytes ?? PAGE_BYTES, MAX_PAGE_BYTES)));
   const events = new RunEventPublisher(run, resume?.stream);
   unpackCarried(run, carried, events);
@@ -44,7 +45,7 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   const { model, tools } = activitiesFor(spec);
   if (resume) await loadCarried(run, resume, tools, events);
   const budget = mergeBudget(spec.budget, args.budget);
-  const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages), ...(budget ? { budget } : {}) };
+  const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages), ...(budget ? { budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
   const progress = new RunProgress(spec, ctx, run);
   countFailedAttempts(run, () => progress.usageChanged());
   const approvals = new Approvals(run, (waitingFor) => {
@@ -115,6 +116,7 @@ async function continueAsNew(args: AgentRunArgs, ctx: ContractContext, events: R
       ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
       ...(args.budget ? { budget: args.budget } : {}),
       ...(args.output ? { output: args.output } : {}),
+      ...(args.context !== undefined ? { context: args.context } : {}),
       resume: { ...carried, stream, input: ctx.input, contract: ctx.contract },
     };
     return packed ? [next, packed] : [next];

@@ -15,7 +15,7 @@ import { activitiesFor, local } from "./activities.js";
 import { Approvals } from "./approvals.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
-import { endUpdate, runPageQuery, sendUpdate, traceQuery, type AgentSessionArgs } from "./definitions.js";
+import { contextQuery, endUpdate, runPageQuery, sendUpdate, traceQuery, type AgentSessionArgs } from "./definitions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { RunProgress } from "./run-progress.js";
 import { runTrips, unwrapFailure, type TripLoop } from "./trip-loop.js";
@@ -32,6 +32,7 @@ export interface SessionSummary {
 export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array): Promise<SessionSummary> {
   const run = initialState([], args.resume?.trips, args.resume?.usage);
   setHandler(traceQuery, () => run.trace);
+  setHandler(contextQuery, () => args.context);
   setHandler(runPageQuery, (part, from, maxBytes) => pageOf<unknown>(run[part], from, Math.min(maxBytes ?? PAGE_BYTES, MAX_PAGE_BYTES)));
   const events = new RunEventPublisher(run, args.resume?.stream);
   unpackCarried(run, carried, events);
@@ -56,7 +57,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   const spec = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
   const { model, tools } = activitiesFor(spec);
   if (args.resume) await loadCarried(run, args.resume, tools, events);
-  const ctx: ContractContext = { spec, run, contract: initialContractState(), tools, input: "", ...(spec.budget ? { budget: spec.budget } : {}) };
+  const ctx: ContractContext = { spec, run, contract: initialContractState(), tools, input: "", ...(spec.budget ? { budget: spec.budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
   const progress = new RunProgress(spec, ctx, run);
   countFailedAttempts(run, () => progress.usageChanged());
   const approvals = new Approvals(run, (waitingFor) => {

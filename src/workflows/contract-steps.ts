@@ -36,6 +36,8 @@ export interface ContractContext {
   budget?: Budget;
   /** The last answer checked against the output schema (with one, for an answer without tool calls). */
   outputCheck?: OutputCheck;
+  /** The run's context, for the user's callbacks (absent when the run has none). */
+  context?: unknown;
 }
 
 function turn(ctx: ContractContext, phase: "before" | "after"): BackstopTurn {
@@ -47,6 +49,7 @@ function turn(ctx: ContractContext, phase: "before" | "after"): BackstopTurn {
     tripIndex: phase === "after" ? ctx.run.trips - 1 : 0,
     toolCalls: ctx.run.toolCalls,
     messages: ctx.run.messages,
+    ...(ctx.context !== undefined ? { context: ctx.context } : {}),
   };
 }
 
@@ -115,9 +118,16 @@ async function runBackstops(ctx: ContractContext, names: string[], current: Back
     trace("detected");
     let result;
     try {
-      const { messages, toolCalls, ...turnData } = current;
+      const { messages, toolCalls, context, ...turnData } = current; // the activity reads these from the run
       result = await ctx.tools[ACTIVITY.backstopRun].executeWithOptions({ summary: `backstop ${name}` }, [
-        { agent: ctx.spec.name, name, turn: turnData, counts: { messages: messages.length, toolCalls: toolCalls.length }, state: ctx.contract.backstopState },
+        {
+          agent: ctx.spec.name,
+          name,
+          turn: turnData,
+          counts: { messages: messages.length, toolCalls: toolCalls.length },
+          state: ctx.contract.backstopState,
+          ...(context !== undefined ? { hasContext: true } : {}),
+        },
       ]);
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;

@@ -20,6 +20,8 @@ export interface AgentRunArgs {
   budget?: Budget;
   /** This run's output schema (JSON schema, from the zod schema given to `run`), over the agent's `output`. */
   output?: Record<string, unknown>;
+  /** The run's context: recorded here once; activities read it with the `run-context` query. */
+  context?: unknown;
   /** Set when the run continues as new: where to load its state from. */
   resume?: ResumeState;
 }
@@ -74,6 +76,8 @@ export const rejectUpdate = defineUpdate<void, [callId: string, reason: string]>
 /** The argument of the `agentSession` workflow. */
 export interface AgentSessionArgs {
   agent: string;
+  /** The session's context, for every message. */
+  context?: unknown;
   /** Publish answer text token by token. */
   streamText?: boolean;
   /** Set when the session continues as new. */
@@ -92,6 +96,9 @@ export interface FailedAttemptUsage {
   usage: Usage;
 }
 export const failedAttemptSignal = defineSignal<[FailedAttemptUsage]>("usage.failed-attempt");
+
+/** The run's context (`run(input, { context })`), for activities that pass it to user code. */
+export const contextQuery = defineQuery<unknown>("run-context");
 
 /** The run's trace so far, readable while the run is live. */
 export const traceQuery = defineQuery<TraceEvent[]>("trace");

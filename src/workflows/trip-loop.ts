@@ -56,7 +56,15 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
     const { message, usage, output } = await progress.step(`trip ${trip}: model call`, () =>
       unwrapFailure(() =>
         model[ACTIVITY.modelCall].executeWithOptions({ summary: `model ${spec.modelId} · trip ${trip}` }, [
-          { agent: spec.name, conversationLength: run.messages.length, trip, streamText, ...(loop.output ? { output: loop.output } : {}) },
+          {
+            agent: spec.name,
+            conversationLength: run.messages.length,
+            trip,
+            streamText,
+            ...(loop.output ? { output: loop.output } : {}),
+            ...(ctx.context !== undefined ? { hasContext: true } : {}),
+            ...(spec.dynamicInstructions ? { input: ctx.input } : {}),
+          },
         ]),
       ),
     );
@@ -69,7 +77,7 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
     if (calls.length > 0) {
       for (const call of calls) events.publish({ type: "tool.started", trip, tool: call.name, callId: call.id });
       const records = await progress.step(`trip ${trip}: tool calls ${calls.map((c) => c.name).join(", ")}`, () =>
-        Promise.all(calls.map((call) => executeTool(tools, approvals, spec.name, call, trip))),
+        Promise.all(calls.map((call) => executeTool(tools, approvals, spec.name, call, trip, ctx.context !== undefined))),
       );
       recordToolCalls(run, records);
       ctx.contract.pendingRefusals = updatePendingRefusals(ctx.contract.pendingRefusals, records);
@@ -106,9 +114,10 @@ function invalidOutput(ctx: ContractContext, issues: string): TripsOutcome {
  * One tool call as an activity. A call that needs approval waits for a person first; a rejected
  * one is refused (so onToolRefusal applies). A call whose retries ran out is recorded as failed.
  */
-async function executeTool(tools: ActivityProxies, approvals: Approvals, agent: string, call: RequestedToolCall, trip: number): Promise<ToolCallRecord> {
+async function executeTool(tools: ActivityProxies, approvals: Approvals, agent: string, call: RequestedToolCall, trip: number, hasContext: boolean): Promise<ToolCallRecord> {
   try {
-    const execute = (approved: boolean) => tools[ACTIVITY.toolExecute].executeWithOptions({ summary: `tool ${call.name}` }, [{ agent, call, trip, ...(approved ? { approved } : {}) }]);
+    const execute = (approved: boolean) =>
+      tools[ACTIVITY.toolExecute].executeWithOptions({ summary: `tool ${call.name}` }, [{ agent, call, trip, ...(approved ? { approved } : {}), ...(hasContext ? { hasContext } : {}) }]);
     const first = await execute(false);
     if (!("approvalRequired" in first)) return first;
     const { input, timeoutMs } = first.approvalRequired;
