@@ -29,7 +29,8 @@ export const ai = {
 export { Agent } from "./agent/define-agent.js";
 export type { Tool, ToolContext, ToolOptions } from "./agent/define-tool.js";
 export type * from "./agent/options.js";
-export type { ModelReference, OpenAIModelSettings } from "./models/openai-model.js";
+export type { ModelReference, ModelSettings, OpenAIModelSettings } from "./models/openai-model.js";
+export type { Budget, ModelPricing, RunUsage, Usage } from "./contract/usage.js";
 export type { RunOptions } from "./client/start-run.js";
 export type { RunInput } from "./client/normalize-input.js";
 export { RunHandle } from "./client/run-handle.js";

@@ -74,6 +74,8 @@ const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; inp
     options: { instructions: ({ context, trip }) => `Coach ${String((context as { user: string }).user)}, trip ${trip}.`, backstops: [{ name: "ctx", phase: "before", detect: (t) => t.context !== undefined, run: () => undefined }] },
     run: { context: { user: "u-1" } },
   },
+  // A run's model settings, sent with each model call; a forcing toolChoice on the first trip only.
+  "model-settings": { script: [swap("lunges"), "Done."], run: { modelSettings: { toolChoice: "required", seed: 7 } } },
   // Usage: a failed attempt's usage (signal), per-answer usage, DurableAgentTokens (patched), and a budget stop.
   "usage-budget": {
     script: [{ raw: cutAfterUsage, hangUp: true }, ...[1, 2].map(() => ({ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }], ...usage(8, 2) })), "Unreached."],

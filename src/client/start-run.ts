@@ -3,7 +3,7 @@ import type { Client } from "@temporalio/client";
 import type { Duration } from "@temporalio/common";
 import { msToNumber } from "@temporalio/common/lib/time.js";
 import { PAYLOAD_LIMIT_BYTES, WORKFLOW_NAME } from "../contract/constants.js";
-import { ContextValidationError, PayloadTooLargeError } from "../errors.js";
+import { AgentOptionsError, ContextValidationError, PayloadTooLargeError } from "../errors.js";
 
 const zPrettify = (error: z.ZodError) => z.prettifyError(error).replace(/\n\s*/g, " ");
 import type { AgentRunArgs } from "../workflows/definitions.js";
@@ -11,7 +11,8 @@ import { getDefaultClient, temporalSettings } from "./connection.js";
 import { normalizeInput } from "./normalize-input.js";
 import { RunHandle } from "./run-handle.js";
 import type { Agent } from "../agent/define-agent.js";
-import { validateBudget, validateOutputSchema } from "../agent/validate-options.js";
+import { validateBudget, validateOutputSchema, validateSamplingSettings, validateToolChoice } from "../agent/validate-options.js";
+import type { ModelSettings } from "../models/openai-model.js";
 import { outputJsonSchema } from "../models/structured-output.js";
 import { z } from "zod";
 import type { Budget } from "../contract/usage.js";
@@ -40,6 +41,8 @@ export interface RunOptions<Context = unknown> {
   budget?: Budget;
   /** A zod schema for this run's final answer, over the agent's `output`: `result.output` is its typed value. */
   output?: z.ZodType;
+  /** This run's model settings (`toolChoice`, `topP`, `seed`, ...); its fields override those of `ai.openai(id, settings)`. */
+  modelSettings?: ModelSettings;
 }
 
 /** The context as the run records it: validated with the schema (its output), and plain JSON; throws `ContextValidationError`. */
@@ -69,6 +72,11 @@ export async function startRun(agent: Agent | string, input: unknown, options: R
   const name = typeof agent === "string" ? agent : agent.name;
   if (typeof agent !== "string") validateBudget(options.budget, "budget", agent.options.model);
   validateOutputSchema(options.output, "output");
+  if (options.modelSettings !== undefined) {
+    if (typeof options.modelSettings !== "object" || options.modelSettings === null) throw new AgentOptionsError("modelSettings", "must be an object");
+    validateSamplingSettings(options.modelSettings, "modelSettings");
+    if (typeof agent !== "string") validateToolChoice(options.modelSettings, new Set(agent.tools.map((t) => t.name)), "modelSettings");
+  }
   const context = checkContext(typeof agent === "string" ? undefined : agent.options.contextSchema, options.context);
   const args: AgentRunArgs = {
     agent: name,
@@ -78,6 +86,7 @@ export async function startRun(agent: Agent | string, input: unknown, options: R
     ...(options.budget ? { budget: options.budget } : {}),
     ...(options.output ? { output: outputJsonSchema(options.output) } : {}),
     ...(context !== undefined ? { context } : {}),
+    ...(options.modelSettings ? { modelSettings: options.modelSettings } : {}),
   };
   const bytes = Buffer.byteLength(JSON.stringify(args));
   if (bytes > PAYLOAD_LIMIT_BYTES) throw new PayloadTooLargeError("The run input", bytes, PAYLOAD_LIMIT_BYTES);

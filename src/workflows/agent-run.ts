@@ -52,7 +52,10 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
     events.syncTrace();
     progress.waiting(waitingFor);
   });
-  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, streamText: args.streamText === true, ...(budget ? { budget } : {}), ...(args.output ? { output: args.output } : {}) };
+  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, streamText: args.streamText === true, ...(budget ? { budget } : {}), ...(args.output ? { output: args.output } : {}),
+    ...(args.modelSettings ? { modelSettings: args.modelSettings } : {}),
+    firstTrip: 1,
+  };
   const tripsAtStart = run.trips;
   const end = async (stopReason: StopReason, detail: string): Promise<AgentRunResult> => {
     const result = compact(finish(run, stopReason, detail, { workflowId: workflowInfo().workflowId, runId: workflowInfo().runId }));
@@ -117,6 +120,7 @@ async function continueAsNew(args: AgentRunArgs, ctx: ContractContext, events: R
       ...(args.budget ? { budget: args.budget } : {}),
       ...(args.output ? { output: args.output } : {}),
       ...(args.context !== undefined ? { context: args.context } : {}),
+      ...(args.modelSettings ? { modelSettings: args.modelSettings } : {}),
       resume: { ...carried, stream, input: ctx.input, contract: ctx.contract },
     };
     return packed ? [next, packed] : [next];

@@ -64,13 +64,14 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
     events.syncTrace();
     progress.waiting(waitingFor);
   });
-  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, streamText: args.streamText === true, ...(spec.budget ? { budget: spec.budget } : {}) };
+  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, streamText: args.streamText === true, ...(spec.budget ? { budget: spec.budget } : {}), firstTrip: 1 };
 
   send = async (message) => {
     const start = { messages: run.messages.length, toolCalls: run.toolCalls.length, trace: run.trace.length, trips: run.trips };
     run.messages.push({ role: "user", content: message });
     delete run.requestUsage; // usage and budget are per message, like maxTrips
     delete run.output;
+    loop.firstTrip = run.trips + 1;
     ctx.contract = initialContractState();
     ctx.input = message;
     await progress.step("before the first trip", () => beforeFirstTrip(ctx));

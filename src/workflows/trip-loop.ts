@@ -9,6 +9,7 @@ import { updatePendingRefusals } from "../contract/decide.js";
 import { failedCall, lastReply, recordAnswer, recordToolCalls, type RunState } from "../contract/run-state.js";
 import { budgetUsedUp, type Budget } from "../contract/usage.js";
 import type { RequestedToolCall, ToolCallRecord } from "../contract/types.js";
+import type { ModelSettings } from "../models/openai-model.js";
 import type { ActivityProxies } from "./activities.js";
 import type { Approvals } from "./approvals.js";
 import { judgeAnswer, type ContractContext } from "./contract-steps.js";
@@ -31,6 +32,10 @@ export interface TripLoop {
   budget?: Budget;
   /** The run's own output schema, sent to each model call. */
   output?: Record<string, unknown>;
+  /** The run's own model settings, sent to each model call. */
+  modelSettings?: ModelSettings;
+  /** The request's first trip (a forcing toolChoice applies to it only): 1 for a run, per message in a session. */
+  firstTrip: number;
 }
 
 /** How the trips ended. */
@@ -62,6 +67,8 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
             trip,
             streamText,
             ...(loop.output ? { output: loop.output } : {}),
+            ...(loop.modelSettings ? { modelSettings: loop.modelSettings } : {}),
+            ...(trip === loop.firstTrip ? { firstTrip: true } : {}),
             ...(ctx.context !== undefined ? { hasContext: true } : {}),
             ...(spec.dynamicInstructions ? { input: ctx.input } : {}),
           },
