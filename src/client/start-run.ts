@@ -15,6 +15,7 @@ import { validateBudget, validateOutputSchema, validateSamplingSettings, validat
 import type { ModelSettings } from "../models/openai-model.js";
 import { outputJsonSchema } from "../models/structured-output.js";
 import { z } from "zod";
+import { textOf, type Message } from "../contract/types.js";
 import type { Budget } from "../contract/usage.js";
 
 /** Options of `agent.run()` and `agent.start()`. `Context` is the type of `context` (from the agent's `contextSchema`). */
@@ -43,6 +44,12 @@ export interface RunOptions<Context = unknown> {
   output?: z.ZodType;
   /** This run's model settings (`toolChoice`, `topP`, `seed`, ...); its fields override those of `ai.openai(id, settings)`. */
   modelSettings?: ModelSettings;
+}
+
+const DATA_URL_HINT = "Images given as data: URLs are part of the run's input and count against the limit; pass an https URL to the image instead.";
+
+function hasDataUrl(messages: Message[]): boolean {
+  return messages.some((m) => m.role === "user" && Array.isArray(m.content) && m.content.some((part) => part.type === "image_url" && part.image_url.url.startsWith("data:")));
 }
 
 /** The context as the run records it: validated with the schema (its output), and plain JSON; throws `ContextValidationError`. */
@@ -89,9 +96,10 @@ export async function startRun(agent: Agent | string, input: unknown, options: R
     ...(options.modelSettings ? { modelSettings: options.modelSettings } : {}),
   };
   const bytes = Buffer.byteLength(JSON.stringify(args));
-  if (bytes > PAYLOAD_LIMIT_BYTES) throw new PayloadTooLargeError("The run input", bytes, PAYLOAD_LIMIT_BYTES);
+  if (bytes > PAYLOAD_LIMIT_BYTES) throw new PayloadTooLargeError("The run input", bytes, PAYLOAD_LIMIT_BYTES, hasDataUrl(args.messages) ? DATA_URL_HINT : undefined);
   const client = options.client ?? (await getDefaultClient());
-  const firstLine = args.messages.findLast((m) => m.role === "user")?.content.split("\n")[0] ?? "";
+  const last = args.messages.findLast((m) => m.role === "user");
+  const firstLine = (last ? textOf(last.content) : "").split("\n")[0] ?? "";
   const workflow = await client.workflow.start(WORKFLOW_NAME, {
     args: [args],
     taskQueue: temporalSettings({ taskQueue: options.taskQueue }).taskQueue,

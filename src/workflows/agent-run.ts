@@ -17,7 +17,7 @@ import { ACTIVITY } from "../contract/constants.js";
 import { initialContractState } from "../contract/contract-state.js";
 import { MAX_PAGE_BYTES, PAGE_BYTES, pageOf } from "../contract/paging.js";
 import { finish, initialState } from "../contract/run-state.js";
-import type { Message, StopReason } from "../contract/types.js";
+import { textOf, type Message, type StopReason } from "../contract/types.js";
 import { mergeBudget, type RunUsage } from "../contract/usage.js";
 import { countFailedAttempts } from "./failed-attempts.js";
 import { activitiesFor, local } from "./activities.js";
@@ -104,8 +104,10 @@ function withUsage(error: unknown, usage: RunUsage | undefined): unknown {
   return ApplicationFailure.create({ type: error.type ?? undefined, message: error.message, nonRetryable: error.nonRetryable === true, details: [first ?? {}, ...rest, { usage }] });
 }
 
+/** The user's request, for intents and backstops: the last user message's text (its text parts joined). */
 function lastUserText(messages: Message[]): string {
-  return messages.findLast((m) => m.role === "user")?.content ?? "";
+  const last = messages.findLast((m) => m.role === "user");
+  return last ? textOf(last.content) : "";
 }
 
 /** Continues as new when Temporal suggests it, carrying the contract's budgets and state, the stream, and the run's state. */
