@@ -3,11 +3,15 @@
  * package copies, and the fields a caller needs to fix the problem.
  */
 
+import type { RunUsage } from "./contract/usage.js";
+
 const MARKER = Symbol.for("durable-agent.error");
 
 /** Base class of every error this library throws. */
 export class DurableAgentError extends Error {
   readonly [MARKER] = true;
+  /** On the error a failed run rejects with: the tokens the run had used (failed attempts included), when the server reported usage. */
+  usage?: RunUsage;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
@@ -90,8 +94,8 @@ export class ModelApiError extends DurableAgentError {
 /** A value is over Temporal's payload size limit. */
 export class PayloadTooLargeError extends DurableAgentError {
   static override isInstance = guard<PayloadTooLargeError>("PayloadTooLargeError");
-  constructor(readonly what: string, readonly bytes: number, readonly limit: number) {
-    super(`${what} is ${bytes} bytes, over Temporal's payload limit of ${limit} bytes; make it smaller.`);
+  constructor(readonly what: string, readonly bytes: number, readonly limit: number, readonly hint?: string) {
+    super(`${what} is ${bytes} bytes, over Temporal's payload limit of ${limit} bytes; ${hint ?? "make it smaller."}`);
   }
 }
 
@@ -163,6 +167,35 @@ export class SessionEndedError extends DurableAgentError {
   }
 }
 
+/** The final answer did not match the run's `output` schema, after the repair re-prompts (`onInvalidOutput`). */
+export class OutputValidationError extends DurableAgentError {
+  static override isInstance = guard<OutputValidationError>("OutputValidationError");
+  constructor(
+    /** The validation error, as zod prettified it. */
+    readonly issues: string,
+    /** The answer's text. */
+    readonly text: string,
+  ) {
+    super(`The final answer is not valid output: ${issues}`);
+  }
+}
+
+/** The agent's `instructions` function threw: the model call attempt fails (and is retried by Temporal). */
+export class InstructionsError extends DurableAgentError {
+  static override isInstance = guard<InstructionsError>("InstructionsError");
+  constructor(readonly agent: string, problem: string) {
+    super(`The instructions function of agent "${agent}" threw: ${problem}`);
+  }
+}
+
+/** The run's `context` does not match the agent's `contextSchema`, or is not JSON. */
+export class ContextValidationError extends DurableAgentError {
+  static override isInstance = guard<ContextValidationError>("ContextValidationError");
+  constructor(readonly issues: string) {
+    super(`Invalid run context: ${issues}`);
+  }
+}
+
 /** A run failed; `cause` carries the typed error when one is known. */
 export class RunFailedError extends DurableAgentError {
   static override isInstance = guard<RunFailedError>("RunFailedError");
@@ -198,8 +231,10 @@ const REBUILD: Record<string, (message: string, details: Record<string, unknown>
   UnknownAgentError: (_m, d) => new UnknownAgentError(String(d.agent), (d.registered as string[]) ?? []),
   ModelApiError: (m, d) =>
     new ModelApiError(m, d.status as number | undefined, String(d.modelId), typeof d.bodyStart === "string" ? { contentType: (d.contentType as string | null) ?? null, bodyStart: d.bodyStart } : undefined),
-  PayloadTooLargeError: (_m, d) => new PayloadTooLargeError(String(d.what), Number(d.bytes), Number(d.limit)),
+  PayloadTooLargeError: (_m, d) => new PayloadTooLargeError(String(d.what), Number(d.bytes), Number(d.limit), typeof d.hint === "string" ? d.hint : undefined),
   TooManyToolCallsError: (_m, d) => new TooManyToolCallsError(String(d.modelId), Number(d.count), Number(d.limit)),
+  OutputValidationError: (_m, d) => new OutputValidationError(String(d.issues), String(d.text)),
+  InstructionsError: (m, d) => Object.assign(new InstructionsError(String(d.agent), ""), { message: m }),
 };
 
 /** Rebuilds a typed error from a Temporal failure's `type`, message and first detail. */

@@ -91,6 +91,27 @@ describe("continue-as-new", () => {
     expect(events.at(-1)).toMatchObject({ type: "run.finished", result: { trips: 21 } });
   }, 120_000);
 
+  it("usage and the budget carry over: failed attempts included, the run stops where the budget says, not later", async () => {
+    // Every answer reports 10 tokens; the fifth request is cut off after reporting 5 (a failed attempt, retried).
+    const cut = 'data: {"id":"c","created":1,"model":"m","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"half"},"finish_reason":null}]}\n\n' +
+      'data: {"id":"c","created":1,"model":"m","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":4,"completion_tokens":1,"total_tokens":5}}\n\n';
+    const model = await startScriptedModel(({ index }) => (index === 4 ? { raw: cut, hangUp: true } : { toolCalls: [{ name: "log", arguments: { n: index } }] }), {
+      usage: { prompt_tokens: 8, completion_tokens: 2 },
+    });
+    const agent = ai.agent({ name: "can-budget", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [logTool], maxTrips: 30, budget: { maxTokens: 155 } });
+    const { result, chain } = await withCanWorker([agent], async (taskQueue) => {
+      const handle = await agent.start("Log until the budget says stop", { client, taskQueue });
+      const firstRunId = (await handle.workflow.describe()).runId;
+      return { result: await handle.result(), chain: await runChain(client, handle.workflowId, firstRunId) };
+    });
+    await model.close();
+    expect(chain.length).toBeGreaterThanOrEqual(3);
+    // 10 per trip + 5 failed: 155 after trip 15
+    expect(result).toMatchObject({ stopReason: "budget", trips: 15 });
+    expect(result.usage).toEqual({ inputTokens: 124, outputTokens: 31, totalTokens: 155, modelCalls: 16, failedAttempts: { inputTokens: 4, outputTokens: 1, totalTokens: 5, attempts: 1 } });
+    expect(model.requests).toHaveLength(16);
+  }, 120_000);
+
   it("state too large to carry in one payload (incompressible tool outputs) is loaded by the new run in pages", async () => {
     const blob = ai.tool({ name: "blob", input: z.object({}), execute: async () => ({ data: randomBytes(600 * 1024).toString("base64") }) });
     const model = await startScriptedModel([...Array(4).fill({ toolCalls: [{ name: "blob" }] }), "Got them."]);
@@ -146,18 +167,26 @@ describe("MCP tools across continue-as-new", () => {
 
 describe("sessions across continue-as-new", () => {
   it("a session of 200 messages crosses continue-as-new and keeps its whole conversation", async () => {
-    const model = await startScriptedModel((request) => `echo ${String(request.body.messages.at(-1)!.content)}`);
+    const model = await startScriptedModel((request) => `echo ${String(request.body.messages.at(-1)!.content)}`, { usage: { prompt_tokens: 2, completion_tokens: 1 } });
     const agent = ai.agent({ name: "can-session", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
-    const { replies, history, chain } = await withCanWorker([agent], async (taskQueue) => {
+    const { replies, history, chain, perMessage, summary } = await withCanWorker([agent], async (taskQueue) => {
       const session = agent.session(`long-${Date.now()}`, { client, taskQueue });
       const replies: string[] = [];
-      for (let i = 0; i < 200; i++) replies.push((await session.send(`m${i}`)).reply);
+      const perMessage = new Set<number | undefined>();
+      for (let i = 0; i < 200; i++) {
+        const result = await session.send(`m${i}`);
+        replies.push(result.reply);
+        perMessage.add(result.usage?.totalTokens);
+      }
       const history = await session.history();
       const firstRunId = (await client.workflow.getHandle(session.workflowId).describe()).raw.workflowExecutionInfo!.firstRunId!;
       const chain = await runChain(client, session.workflowId, firstRunId);
       await session.end();
-      return { replies, history, chain };
+      return { replies, history, chain, perMessage, summary: await client.workflow.getHandle(session.workflowId).result() };
     });
+    // usage per message, and for the whole session across every boundary
+    expect([...perMessage]).toEqual([3]);
+    expect(summary).toMatchObject({ usage: { inputTokens: 400, outputTokens: 200, totalTokens: 600, modelCalls: 200 } });
     await model.close();
     expect(replies).toEqual(Array.from({ length: 200 }, (_v, i) => `echo m${i}`));
     expect(history).toHaveLength(400);

@@ -70,6 +70,28 @@ it("a run survives a SIGKILLed worker: the in-flight tool call is retried on a n
   await model.close();
 }, 90_000);
 
+it("a budget survives a SIGKILLed worker: neither reset nor double-counted", async () => {
+  // Every answer asks for the tool and reports 100 tokens; the budget is 250, so the run stops before trip 4.
+  const model = await startScriptedModel(() => ({ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }), { usage: { prompt_tokens: 90, completion_tokens: 10 } });
+  const toolLog = join(mkdtempSync(join(tmpdir(), "crash-")), "tool.log");
+  const env = { TEMPORAL_ADDRESS: harness.address, TEMPORAL_TASK_QUEUE: taskQueue(), OPENAI_BASE_URL: model.baseURL, TOOL_LOG: toolLog, WORKFLOW_BUNDLE: inject("workflowBundlePath") };
+  const agent = ai.agent({ name: "budget-crash-coach", model: ai.openai("gpt-test") });
+  const first = startWorkerProcess(env);
+  const toolHangs = first.waitFor("TOOL_STARTED 1"); // in trip 2, with 200 tokens used
+  const handle = await agent.start("Swap squats for lunges", { client: harness.client, taskQueue: env.TEMPORAL_TASK_QUEUE });
+  await toolHangs;
+  first.child.kill("SIGKILL");
+  const second = startWorkerProcess(env);
+  const result = await handle.result();
+  second.child.kill("SIGKILL");
+  await model.close();
+  // Reset by the crash, the run would go on to trip 5 or more; counted twice, it would stop after trip 2.
+  expect(result).toMatchObject({ stopReason: "budget", trips: 3, usage: { totalTokens: 300, modelCalls: 3 } });
+  expect(model.requests).toHaveLength(3);
+  expect(readFileSync(toolLog, "utf8").trim().split("\n")).toEqual(["trip 1 attempt 1", "trip 2 attempt 1", "trip 2 attempt 2", "trip 3 attempt 1"]);
+  expect(result.trace.find((e) => e.type === "budget.used-up")).toMatchObject({ used: "300 of 250 tokens" });
+}, 90_000);
+
 describe("the once-per-run backstop guarantee survives a SIGKILLed worker", () => {
   const PROMPT = "The user reported an injury. Acknowledge it first.";
   const backstopCoach = ai.agent({ name: "backstop-crash-coach", model: ai.openai("gpt-test") });

@@ -8,7 +8,7 @@ import { historyFromJSON, historyToJSON } from "@temporalio/common/lib/proto-uti
 import { Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
-import { ai, type Agent, type AgentOptions, type Backstop, type RunResult } from "../src/index.js";
+import { ai, type Agent, type AgentOptions, type Backstop, type RunInput, type RunOptions, type RunResult } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
 import { startHttpMcpServer } from "./fixtures/mcp/http-server.js";
@@ -35,7 +35,12 @@ const backstops: Backstop[] = [
 ];
 
 /** Scenarios covering each path of the trip loop and each kind of re-prompt. */
-const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; input?: string; options?: Partial<AgentOptions> }> = {
+const usage = (prompt: number, completion: number) => ({ usage: { prompt_tokens: prompt, completion_tokens: completion } });
+const cutAfterUsage =
+  'data: {"id":"c","created":1,"model":"m","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"half"},"finish_reason":null}]}\n\n' +
+  'data: {"id":"c","created":1,"model":"m","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":4,"completion_tokens":1,"total_tokens":5}}\n\n';
+
+const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; input?: RunInput; options?: Partial<AgentOptions>; searchAttributes?: boolean; run?: RunOptions }> = {
   "answer-only": { script: ["Hello there."] },
   "tool-call": { script: [{ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Swapped."] },
   "refused-failed-and-parallel": {
@@ -62,18 +67,40 @@ const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; inp
     script: [swap("moonwalks"), "Audit me.", "Sorry.", "Want me to?", "Final."],
     options: { backstops, onToolRefusal: "retry-once-with-hint", actWhenAsked: { intents: ["swap"], requiredTools: ["update_plan"] } },
   },
+  // Typed output: an invalid answer, the output repair re-prompt, a valid one.
+  "output-repair": { script: ['{"exercise":"lunges"}', '{"exercise":"lunges","sets":3}'], options: { output: z.object({ exercise: z.string(), sets: z.number() }) } },
+  // Run context (read by query) and dynamic instructions (the input passed to each model call).
+  "context-instructions": {
+    script: [swap("lunges"), "Done."],
+    options: { instructions: ({ context, trip }) => `Coach ${String((context as { user: string }).user)}, trip ${trip}.`, backstops: [{ name: "ctx", phase: "before", detect: (t) => t.context !== undefined, run: () => undefined }] },
+    run: { context: { user: "u-1" } },
+  },
+  // Images in the input: content parts; intents see the text parts joined.
+  "image-input": {
+    script: ["Want me to swap that?", swap("lunges"), "Done."],
+    input: [{ role: "user", content: [{ type: "text", text: "Swap this one" }, { type: "image_url", image_url: { url: "https://example.com/squat.png" } }] }],
+    options: { actWhenAsked: { intents: [/\bswap\b/i], requiredTools: ["update_plan"] } },
+  },
+  // A run's model settings, sent with each model call; a forcing toolChoice on the first trip only.
+  "model-settings": { script: [swap("lunges"), "Done."], run: { modelSettings: { toolChoice: "required", seed: 7 } } },
+  // Usage: a failed attempt's usage (signal), per-answer usage, DurableAgentTokens (patched), and a budget stop.
+  "usage-budget": {
+    script: [{ raw: cutAfterUsage, hangUp: true }, ...[1, 2].map(() => ({ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }], ...usage(8, 2) })), "Unreached."],
+    options: { budget: { maxTokens: 25 } },
+    searchAttributes: true,
+  },
 };
 
 async function record(name: string): Promise<{ history: unknown; result: RunResult }> {
-  const { script, maxTrips, input = "Swap squats", options } = scenarios[name]!;
+  const { script, maxTrips, input = "Swap squats", options, searchAttributes, run } = scenarios[name]!;
   const model = await startScriptedModel(script);
   try {
     const agent: Agent = ai.agent({ name: "replay-coach", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [updatePlan, crashy], maxTrips, ...options });
     return await withWorker(harness, [agent], async ({ taskQueue }) => {
-      const handle = await agent.start(input, { client: harness.client, taskQueue, workflowId: `replay-${name}` + `-${Date.now()}` });
+      const handle = await agent.start(input, { ...run, client: harness.client, taskQueue, workflowId: `replay-${name}` + `-${Date.now()}` });
       const result = await handle.result();
       return { result, history: JSON.parse(historyToJSON(await handle.workflow.fetchHistory())) };
-    });
+    }, { searchAttributes: searchAttributes === true });
   } finally {
     await model.close();
   }
@@ -94,16 +121,19 @@ describe("replay", () => {
   it("fresh histories of every trip-loop path replay without a determinism error", async () => {
     const histories = [];
     const repromptKinds = new Set<string>();
+    const stopReasons = new Map<string, string>();
     for (const name of Object.keys(scenarios)) {
       const { history, result } = await record(name);
       for (const event of result.trace) if (event.type === "reprompt") repromptKinds.add(event.kind);
+      stopReasons.set(name, result.stopReason);
       histories.push({ workflowId: name, history });
-      if (process.env.RECORD_FIXTURES) writeFileSync(new URL(`${name}.json`, FIXTURES), JSON.stringify(history, null, 1) + "\n");
+      if (process.env.RECORD_FIXTURES && (process.env.RECORD_FIXTURES === "1" || process.env.RECORD_FIXTURES.split(",").includes(name))) writeFileSync(new URL(`${name}.json`, FIXTURES), JSON.stringify(history, null, 1) + "\n");
     }
     expect(histories).toHaveLength(Object.keys(scenarios).length);
-    expect([...repromptKinds].sort()).toEqual(["act-when-asked", "backstop", "refusal-retry"]);
+    expect([...repromptKinds].sort()).toEqual(["act-when-asked", "backstop", "output-repair", "refusal-retry"]);
+    expect(stopReasons.get("usage-budget")).toBe("budget");
     expect(await replay(histories)).toEqual([]);
-  });
+  }, 240_000);
 
   it("committed fixtures of earlier versions still replay", async () => {
     const files = readdirSync(FIXTURES).filter((file) => file.endsWith(".json"));

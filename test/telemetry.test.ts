@@ -11,7 +11,7 @@ import { historyFromJSON } from "@temporalio/common/lib/proto-utils.js";
 import { Worker, type WorkerOptions } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
-import { ai, bundleTelemetryWorkflows, SPAN_ATTRIBUTE, telemetryWorkerOptions } from "../src/index.js";
+import { ai, bundleTelemetryWorkflows, GEN_AI_ATTRIBUTE, SPAN_ATTRIBUTE, telemetryWorkerOptions } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
 
@@ -24,7 +24,7 @@ beforeAll(async () => {
     "Lunges are a great swap. Want me to swap that?",
     { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] },
     "Done: squats are now lunges. Go easy on that knee.",
-  ]);
+  ], { usage: ({ index }) => ({ prompt_tokens: 100 + index, completion_tokens: 10 + index }) });
 });
 afterAll(async () => {
   await model.close();
@@ -117,13 +117,15 @@ describe("telemetry", () => {
         return span.attributes;
       });
 
-    // Trips: one model call each, numbered, with the model and what the answer asked for.
+    // Trips: one model call each, numbered, with the model, what the answer asked for and the tokens it reported (GenAI conventions).
     expect(executed("model.call").sort((a, b) => Number(a[SPAN_ATTRIBUTE.trip]) - Number(b[SPAN_ATTRIBUTE.trip]))).toEqual([1, 2, 3].map((trip) => expect.objectContaining({
       [SPAN_ATTRIBUTE.kind]: "trip",
       [SPAN_ATTRIBUTE.agent]: "otel-coach",
       [SPAN_ATTRIBUTE.trip]: trip,
       [SPAN_ATTRIBUTE.model]: "gpt-test",
       [SPAN_ATTRIBUTE.answerToolCalls]: trip === 2 ? 1 : 0,
+      [GEN_AI_ATTRIBUTE.inputTokens]: 100 + trip - 1,
+      [GEN_AI_ATTRIBUTE.outputTokens]: 10 + trip - 1,
     })));
     // The tool call, with its outcome.
     expect(executed("tool.execute")).toEqual([

@@ -85,5 +85,6 @@ create_search_attribute DurableAgentStopReason Keyword
 create_search_attribute DurableAgentTrips Int
 create_search_attribute DurableAgentReprompts Int
 create_search_attribute DurableAgentRefusals Int
+create_search_attribute DurableAgentTokens Double
 
 echo "Namespace '$NAMESPACE' is ready"

@@ -18,6 +18,8 @@ export function createDescribeAgent(registry: AgentRegistry, options: WorkerFeat
       },
       contract: contractSpecOf(agent.options),
       ...(agent.mcpToolsets.length ? { mcpServers: agent.mcpToolsets.map((toolset) => toolset.name) } : {}),
+      ...(agent.options.budget ? { budget: agent.options.budget } : {}),
+      ...(typeof agent.options.instructions === "function" ? { dynamicInstructions: true } : {}),
       searchAttributes: options.searchAttributes === true,
     };
   };

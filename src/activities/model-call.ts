@@ -3,14 +3,22 @@ import { WorkflowStreamClient } from "@temporalio/workflow-streams/client";
 import { RUN_EVENTS_TOPIC, type RunEvent } from "../contract/run-events.js";
 import OpenAI from "openai";
 import type { Message } from "../contract/types.js";
+import { usageFromOpenAI, type OpenAIUsage, type Usage } from "../contract/usage.js";
+import { failedAttemptSignal } from "../workflows/definitions.js";
+import { InstructionsError } from "../errors.js";
 import { limitsOf } from "../limits.js";
 import { streamChatCompletion } from "../models/chat-stream.js";
 import { classifyModelError, modelApiErrorFor } from "../models/model-error-table.js";
 import { openaiClientFor, toChatMessages, toChatTools } from "../models/openai-client.js";
 import { runMcpTools } from "../mcp/run-tool-list.js";
 import { validateAnswer } from "../models/validate-answer.js";
+import { checkOutput, outputInstructions, outputRequestFor, responseFormatOf } from "../models/structured-output.js";
+import type { OutputCheck } from "../contract/decide.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
-import { readConversation, runRefOf } from "./run-reader.js";
+import { contextFor, readConversation, runRefOf } from "./run-reader.js";
+import type { Agent } from "../agent/define-agent.js";
+import type { ModelSettings } from "../models/openai-model.js";
+import { mergeModelSettings, requestFields } from "../models/request-settings.js";
 
 /** Input of the `model.call` activity. */
 export interface ModelCallInput {
@@ -20,11 +28,25 @@ export interface ModelCallInput {
   trip: number;
   /** Publish text deltas to the run's stream as they arrive. */
   streamText?: boolean;
+  /** The run's own output schema (JSON schema), over the agent's `output`. */
+  output?: Record<string, unknown>;
+  /** The run has a context: read it (by query) for an instructions function. */
+  hasContext?: boolean;
+  /** The user's request, for an instructions function. */
+  input?: string;
+  /** The run's own model settings, over the model's. */
+  modelSettings?: ModelSettings;
+  /** The first trip of the run (a session: of the message): a forcing toolChoice applies. */
+  firstTrip?: boolean;
 }
 
 /** Output of the `model.call` activity: the model's answer. */
 export interface ModelCallOutput {
   message: Extract<Message, { role: "assistant" }>;
+  /** What the answer reported; absent when the server reported none. */
+  usage?: Usage;
+  /** With an output schema, for an answer without tool calls: its text parsed and validated. */
+  output?: OutputCheck;
 }
 
 /** The `model.call` activity: one Chat Completions call, streamed, returning the whole answer. */
@@ -34,31 +56,71 @@ export function createModelCall(registry: AgentRegistry) {
     const model = agent.options.model;
     const context = Context.current();
     const messages = await readConversation(context.client, runRefOf(context), input.conversationLength);
+    const runContext = await contextFor(context, input.hasContext);
     const deltas = input.streamText ? textDeltaPublisher(input.trip, context.info.attempt) : undefined;
+    let reported: OpenAIUsage | undefined;
     try {
       const client = openaiClientFor(model);
       const tools = toChatTools([...agent.tools, ...(agent.mcpToolsets.length ? await runMcpTools(context) : [])]);
+      const output = outputRequestFor(agent, input.output);
+      const base = await instructionsFor(agent, input, runContext);
+      const instructions = output?.mode === "prompt" ? [base, outputInstructions(output)].filter(Boolean).join("\n\n") : base;
       const completion = await streamChatCompletion(
         client,
         {
           model: model.modelId,
-          messages: toChatMessages(agent.options.instructions, messages),
+          messages: toChatMessages(instructions, messages),
           ...(tools.length ? { tools } : {}),
-          ...(model.settings.temperature !== undefined ? { temperature: model.settings.temperature } : {}),
-          ...(model.settings.maxTokens !== undefined ? { max_completion_tokens: model.settings.maxTokens } : {}),
+          ...(output?.mode === "json-schema" ? { response_format: responseFormatOf(output) } : {}),
+          ...requestFields(mergeModelSettings(model.settings, input.modelSettings), { hasTools: tools.length > 0, firstTrip: input.firstTrip === true }),
+          stream_options: { include_usage: true },
         },
-        { signal: context.cancellationSignal, onTextDelta: deltas && ((text) => deltas.publish(text)) },
+        { signal: context.cancellationSignal, onTextDelta: deltas && ((text) => deltas.publish(text)), onUsage: (usage) => (reported = usage) },
       );
+      reported = completion.usage ?? reported;
       const answer = validateAnswer(completion, { modelId: model.modelId, limits: limitsOf(agent.options) });
       if (!answer.ok) throw answer.error;
       if (answer.adjustments.length) log.warn("model answer adjusted", { modelId: model.modelId, adjustments: answer.adjustments });
-      return { message: answer.message };
+      const usage = usageFromOpenAI(reported, model.settings.pricing);
+      const check = output && !answer.message.toolCalls?.length ? checkOutput(output, answer.message.content) : undefined;
+      return { message: answer.message, ...(usage ? { usage } : {}), ...(check ? { output: check } : {}) };
     } catch (error) {
+      await reportFailedAttempt(input.trip, usageFromOpenAI(reported, model.settings.pricing));
       throw failureForModelError(error, model.modelId);
     } finally {
       await deltas?.close();
     }
   };
+}
+
+/** The system prompt for this call: the agent's text, or what its instructions function returns (an error fails the attempt, retryably). */
+async function instructionsFor(agent: Agent, input: ModelCallInput, context: unknown): Promise<string | undefined> {
+  const instructions = agent.options.instructions;
+  if (typeof instructions !== "function") return instructions;
+  let text: unknown;
+  try {
+    text = await instructions({ input: input.input ?? "", context, trip: input.trip, agent: agent.name });
+  } catch (error) {
+    throw failureOf(new InstructionsError(agent.name, error instanceof Error ? error.message : String(error)), { nonRetryable: false });
+  }
+  if (typeof text !== "string") throw failureOf(new InstructionsError(agent.name, `it returned ${typeof text}, not a string`), { nonRetryable: false });
+  return text;
+}
+
+/**
+ * An attempt that fails after the server reported usage was still paid for: tell the workflow
+ * (a signal, recorded before the attempt's failure) so the run counts it, whether Temporal
+ * retries the call or the run fails.
+ */
+async function reportFailedAttempt(trip: number, usage: Usage | undefined): Promise<void> {
+  if (!usage) return;
+  const context = Context.current();
+  const { workflowId, runId } = runRefOf(context);
+  try {
+    await context.client.workflow.getHandle(workflowId, runId).signal(failedAttemptSignal, { trip, attempt: context.info.attempt, usage });
+  } catch (error) {
+    log.warn("could not report the usage of a failed model call attempt", { trip, error: (error as Error).message });
+  }
 }
 
 /** How often text deltas are sent to the workflow: each batch is one signal in the history. */

@@ -10,6 +10,7 @@ import { mcpSource } from "../contract/mcp-tools.js";
 import { executeMcpCall, findMcpTool } from "../mcp/execute-mcp-call.js";
 import { runMcpTools } from "../mcp/run-tool-list.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
+import { contextFor } from "./run-reader.js";
 
 /** Input of the `tool.execute` activity. */
 export interface ToolExecuteInput {
@@ -18,6 +19,8 @@ export interface ToolExecuteInput {
   trip: number;
   /** A person approved this call (for tools with `needsApproval`). */
   approved?: boolean;
+  /** The run has a context: read it (by query) for the tool and `isRefusal`. */
+  hasContext?: boolean;
 }
 
 /** What `tool.execute` returns for a call that needs approval first: nothing has run yet. */
@@ -34,7 +37,7 @@ export interface ApprovalRequired {
  * (src/mcp/execute-mcp-call.ts), with its JSON schema and the worker's connection to the server.
  */
 export function createToolExecute(registry: AgentRegistry) {
-  return async function toolExecute({ agent: agentName, call, trip, approved }: ToolExecuteInput): Promise<ToolCallRecord | ApprovalRequired> {
+  return async function toolExecute({ agent: agentName, call, trip, approved, hasContext }: ToolExecuteInput): Promise<ToolCallRecord | ApprovalRequired> {
     const agent = lookupAgent(registry, agentName);
     const record = (fields: Omit<ToolCallRecord, "id" | "name" | "trip">): ToolCallRecord => ({ id: call.id, name: call.name, trip, ...fields });
     const limits = limitsOf(agent.options);
@@ -58,7 +61,8 @@ export function createToolExecute(registry: AgentRegistry) {
     if (raw instanceof SyntaxError) return { ...record({ input: call.arguments, status: "refused", reason: `Arguments for "${call.name}" are not valid JSON (${raw.message}).` }), ...source };
     if (!tool) {
       // An MCP server's tool: the same checks and outcomes, with its JSON schema and the worker's connection.
-      const outcome = await executeMcpCall(mcp!, raw, { approved: approved === true, outputLimit: limits.toolOutputBytes, isRefusal: (output) => customRefusal(agent, call.name, raw, output) });
+      const context = await contextFor(Context.current(), hasContext);
+      const outcome = await executeMcpCall(mcp!, raw, { approved: approved === true, outputLimit: limits.toolOutputBytes, isRefusal: (output) => customRefusal(agent, call.name, raw, output, context) });
       return "approvalRequired" in outcome ? outcome : { ...record(outcome), ...source };
     }
     const parsed = tool.input.safeParse(raw);
@@ -68,9 +72,10 @@ export function createToolExecute(registry: AgentRegistry) {
     if (!approved && (tool.needsApproval === true || (typeof tool.needsApproval === "function" && (await tool.needsApproval(parsed.data))))) {
       return { approvalRequired: { input: raw, ...(tool.approvalTimeoutMs !== undefined ? { timeoutMs: tool.approvalTimeoutMs } : {}) } };
     }
+    const context = await contextFor(Context.current(), hasContext);
     let output: unknown;
     try {
-      output = await runTool(tool, parsed.data, call, trip);
+      output = await runTool(tool, parsed.data, call, trip, context);
     } catch (error) {
       if (RetryableToolError.isInstance(error)) throw failureOf(error, { nonRetryable: false });
       const message = error instanceof Error ? error.message : String(error);
@@ -81,7 +86,7 @@ export function createToolExecute(registry: AgentRegistry) {
     const json = toJson(call.name, output);
     if (json instanceof Error) return record({ input: raw, status: "failed", error: json.message });
     const plain: unknown = JSON.parse(json);
-    const reason = refusalReasonOf(plain) ?? customRefusal(agent, call.name, raw, plain);
+    const reason = refusalReasonOf(plain) ?? customRefusal(agent, call.name, raw, plain, context);
     const shown = fitOutput(call.name, json, plain, limits.toolOutputBytes);
     return reason === undefined ? record({ input: raw, output: shown, status: "ok" }) : record({ input: raw, output: shown, status: "refused", reason });
   };
@@ -112,7 +117,7 @@ function fitOutput(tool: string, json: string, plain: unknown, limit: number): u
   return truncateOutput(tool, json, limit);
 }
 
-function runTool(tool: Tool, input: unknown, call: RequestedToolCall, trip: number): Promise<unknown> {
+function runTool(tool: Tool, input: unknown, call: RequestedToolCall, trip: number, runContext: unknown): Promise<unknown> {
   const context = Context.current();
   const { attempt } = context.info;
   const workflowExecution = context.info.workflowExecution ?? { workflowId: "", runId: "" };
@@ -120,6 +125,7 @@ function runTool(tool: Tool, input: unknown, call: RequestedToolCall, trip: numb
     tool.execute(input, {
       workflowId: workflowExecution.workflowId,
       runId: workflowExecution.runId,
+      context: runContext,
       toolCallId: call.id,
       trip,
       attempt,
@@ -139,9 +145,9 @@ function toJson(tool: string, output: unknown): string | ToolOutputError {
   }
 }
 
-function customRefusal(agent: Agent, tool: string, input: unknown, output: unknown): string | undefined {
+function customRefusal(agent: Agent, tool: string, input: unknown, output: unknown, context: unknown): string | undefined {
   const option = agent.options.onToolRefusal;
   if (typeof option !== "object" || !option.isRefusal) return undefined;
-  const reason = option.isRefusal({ tool, input, output });
+  const reason = option.isRefusal({ tool, input, output, context });
   return typeof reason === "string" ? reason : undefined;
 }

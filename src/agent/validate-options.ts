@@ -1,9 +1,12 @@
+import { z } from "zod";
 import { AgentOptionsError } from "../errors.js";
 import { DEFAULT_AGENT_NAME, DEFAULT_MAX_TRIPS } from "../contract/constants.js";
 import { DEFAULT_LIMITS, MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES } from "../limits.js";
 import { McpToolset } from "../mcp/mcp-toolset.js";
 import { checkKnownKeys } from "./known-keys.js";
 import { ACT_WHEN_ASKED_KEYS, AGENT_LIMIT_KEYS, AGENT_OPTION_KEYS, AGENT_TIMEOUT_KEYS, BACKSTOP_KEYS, ON_TOOL_REFUSAL_KEYS, type AgentOptions } from "./options.js";
+import type { Budget } from "../contract/usage.js";
+import type { ModelReference, ModelSettings, OpenAIModelSettings } from "../models/openai-model.js";
 
 const ON_TOOL_REFUSAL = ["off", "retry-once-with-hint"];
 const AGENT = "ai.agent()";
@@ -52,6 +55,118 @@ export function validateAgentOptions(options: AgentOptions): void {
   }
   validateContractOptions(options, seen, servers.size > 0);
   validateLimits(options);
+  validateModelSettings((model as ModelReference).settings, "model");
+  validateToolChoice((model as ModelReference).settings, seen, "model");
+  validateBudget(options.budget, "budget", options.model);
+  validateOutputOptions(options);
+  if (options.contextSchema !== undefined && !isZodSchema(options.contextSchema)) fail("contextSchema", "must be a zod (v4) schema, e.g. z.object({ userId: z.string() })");
+  if (options.instructions !== undefined && typeof options.instructions !== "string" && typeof options.instructions !== "function") {
+    fail("instructions", "must be a string or a function ({ input, context, trip, agent }) => string");
+  }
+}
+
+/** Whether a value is a zod (v4) schema. */
+export function isZodSchema(value: unknown): value is z.ZodType {
+  return typeof value === "object" && value !== null && "_zod" in value && typeof (value as z.ZodType).safeParse === "function";
+}
+
+/** Checks a run's or an agent's `output` schema; `field` is where it was given. */
+export function validateOutputSchema(schema: unknown, field: string): void {
+  if (schema === undefined) return;
+  if (!isZodSchema(schema)) fail(field, "must be a zod (v4) schema, e.g. z.object({ ... })");
+  try {
+    z.toJSONSchema(schema, { io: "output" });
+  } catch (error) {
+    fail(field, `cannot be sent to the model as JSON schema (${(error as Error).message})`);
+  }
+}
+
+function validateOutputOptions(options: AgentOptions): void {
+  validateOutputSchema(options.output, "output");
+  if (options.outputMode !== undefined && options.outputMode !== "json-schema" && options.outputMode !== "prompt") {
+    fail("outputMode", `must be "json-schema" or "prompt" (got ${JSON.stringify(options.outputMode)})`);
+  }
+  if (options.outputStrict !== undefined && typeof options.outputStrict !== "boolean") fail("outputStrict", "must be true or false");
+  const invalid = options.onInvalidOutput;
+  if (invalid === undefined) return;
+  if (typeof invalid !== "object" || invalid === null) fail("onInvalidOutput", "must be { retries?, hint?, onFailure? }");
+  for (const key of Object.keys(invalid)) if (!["retries", "hint", "onFailure"].includes(key)) fail(`onInvalidOutput.${key}`, "is not an option (they are retries, hint, onFailure)");
+  checkCount("onInvalidOutput.retries", invalid.retries, 0);
+  if (invalid.hint !== undefined && typeof invalid.hint !== "string" && typeof invalid.hint !== "function") fail("onInvalidOutput.hint", "must be a string or a function ({ issues, text }) => string");
+  if (invalid.onFailure !== undefined && invalid.onFailure !== "error" && invalid.onFailure !== "result") {
+    fail("onInvalidOutput.onFailure", `must be "error" or "result" (got ${JSON.stringify(invalid.onFailure)})`);
+  }
+}
+
+function checkAmount(field: string, value: unknown): void {
+  if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value < 0)) fail(field, `must be a number ≥ 0 (got ${JSON.stringify(value)})`);
+}
+
+function checkNumber(field: string, value: unknown, min: number, max: number): void {
+  if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max)) fail(field, `must be a number from ${min} to ${max} (got ${JSON.stringify(value)})`);
+}
+
+const TOOL_CHOICES = ["auto", "required", "none"];
+const REASONING_EFFORTS = ["minimal", "low", "medium", "high"];
+
+/** Checks the sampling and tool settings (`ai.openai` settings, or a run's `modelSettings`); `field` is where they were given. */
+export function validateSamplingSettings(settings: ModelSettings, field: string): void {
+  checkNumber(`${field}.temperature`, settings.temperature, 0, 2);
+  checkCount(`${field}.maxTokens`, settings.maxTokens, 1);
+  checkNumber(`${field}.topP`, settings.topP, 0, 1);
+  if (settings.seed !== undefined && !Number.isInteger(settings.seed)) fail(`${field}.seed`, `must be a whole number (got ${JSON.stringify(settings.seed)})`);
+  checkNumber(`${field}.presencePenalty`, settings.presencePenalty, -2, 2);
+  checkNumber(`${field}.frequencyPenalty`, settings.frequencyPenalty, -2, 2);
+  const stop = settings.stop;
+  if (stop !== undefined && typeof stop !== "string" && !(Array.isArray(stop) && stop.length <= 4 && stop.every((s) => typeof s === "string"))) {
+    fail(`${field}.stop`, "must be a string or an array of up to 4 strings");
+  }
+  if (settings.reasoningEffort !== undefined && !REASONING_EFFORTS.includes(settings.reasoningEffort)) {
+    fail(`${field}.reasoningEffort`, `must be one of ${REASONING_EFFORTS.join(", ")} (got ${JSON.stringify(settings.reasoningEffort)})`);
+  }
+  if (settings.parallelToolCalls !== undefined && typeof settings.parallelToolCalls !== "boolean") fail(`${field}.parallelToolCalls`, "must be true or false");
+  if (settings.resetToolChoice !== undefined && typeof settings.resetToolChoice !== "boolean") fail(`${field}.resetToolChoice`, "must be true or false");
+  const choice = settings.toolChoice as unknown;
+  const isTool = typeof choice === "object" && choice !== null && typeof (choice as { tool?: unknown }).tool === "string";
+  if (choice !== undefined && !TOOL_CHOICES.includes(choice as string) && !isTool) fail(`${field}.toolChoice`, `must be "auto", "required", "none" or { tool: name } (got ${JSON.stringify(choice)})`);
+  const extra = settings.extraBody as unknown;
+  if (extra !== undefined && (typeof extra !== "object" || extra === null || Array.isArray(extra))) fail(`${field}.extraBody`, "must be an object of request body fields");
+}
+
+/** A `toolChoice` of `{ tool }` must name one of the agent's tools. */
+export function validateToolChoice(settings: ModelSettings | undefined, toolNames: Set<string>, field: string): void {
+  const choice = settings?.toolChoice;
+  if (typeof choice === "object" && !toolNames.has(choice.tool)) fail(`${field}.toolChoice`, `names "${choice.tool}", which is not one of the agent's tools (${[...toolNames].join(", ") || "none"})`);
+}
+
+/** Checks the settings of `ai.openai(id, settings)`; `field` is where they were given. */
+export function validateModelSettings(settings: OpenAIModelSettings | undefined, field: string): void {
+  if (settings === undefined) return;
+  if (typeof settings !== "object" || settings === null) fail(field, "model settings must be an object");
+  validateSamplingSettings(settings, field);
+  const pricing = settings.pricing;
+  if (pricing !== undefined) {
+    if (typeof pricing !== "object" || pricing === null) fail(`${field}.pricing`, "must be { inputPerMillion, outputPerMillion, cachedInputPerMillion? }");
+    for (const key of Object.keys(pricing)) {
+      if (!["inputPerMillion", "outputPerMillion", "cachedInputPerMillion"].includes(key)) fail(`${field}.pricing.${key}`, "is not a price (prices are inputPerMillion, outputPerMillion, cachedInputPerMillion)");
+    }
+    if (pricing.inputPerMillion === undefined || pricing.outputPerMillion === undefined) fail(`${field}.pricing`, "needs inputPerMillion and outputPerMillion (US dollars per million tokens)");
+    checkAmount(`${field}.pricing.inputPerMillion`, pricing.inputPerMillion);
+    checkAmount(`${field}.pricing.outputPerMillion`, pricing.outputPerMillion);
+    checkAmount(`${field}.pricing.cachedInputPerMillion`, pricing.cachedInputPerMillion);
+  }
+}
+
+/** Checks a budget (the agent's, or a run's); `maxCostUsd` needs the model's pricing. */
+export function validateBudget(budget: Budget | undefined, field: string, model: ModelReference): void {
+  if (budget === undefined) return;
+  if (typeof budget !== "object" || budget === null) fail(field, "must be { maxTokens?, maxCostUsd? }");
+  for (const key of Object.keys(budget)) if (key !== "maxTokens" && key !== "maxCostUsd") fail(`${field}.${key}`, "is not a budget field (they are maxTokens, maxCostUsd)");
+  checkCount(`${field}.maxTokens`, budget.maxTokens, 1);
+  checkAmount(`${field}.maxCostUsd`, budget.maxCostUsd);
+  if (budget.maxCostUsd !== undefined && !model.settings?.pricing) {
+    fail(`${field}.maxCostUsd`, `needs prices to know what a call costs: ai.openai("${model.modelId}", { pricing: { inputPerMillion, outputPerMillion } })`);
+  }
 }
 
 function validateLimits(options: AgentOptions): void {

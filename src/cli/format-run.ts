@@ -8,8 +8,12 @@ const quote = (text: string, max = 160) => JSON.stringify(text.length > max ? `$
 export function formatTraceEvent(event: TraceEvent): string {
   const detail = ((): string => {
     switch (event.type) {
-      case "model.answered":
-        return event.toolCalls.length > 0 ? `model asked for ${event.toolCalls.join(", ")}${event.text ? ` and said ${quote(event.text)}` : ""}` : `model answered ${quote(event.text ?? "")}`;
+      case "model.answered": {
+        const tokens = event.usage ? ` [${event.usage.totalTokens} tokens]` : "";
+        return (event.toolCalls.length > 0 ? `model asked for ${event.toolCalls.join(", ")}${event.text ? ` and said ${quote(event.text)}` : ""}` : `model answered ${quote(event.text ?? "")}`) + tokens;
+      }
+      case "budget.used-up":
+        return `budget used up: ${event.used}`;
       case "tool.finished":
         return `tool ${event.tool}: ${event.status}${event.reason ? ` (${event.reason})` : ""}${event.error ? ` (${event.error})` : ""}`;
       case "reprompt":
@@ -36,7 +40,8 @@ export function formatTrace(trace: TraceEvent[]): string[] {
 
 /** One line summing up a finished run. */
 export function formatOutcome(result: RunResult): string {
-  return `stopped: ${result.stopReason} after ${result.trips} trip(s), ${result.toolCalls.length} tool call(s)`;
+  const tokens = result.usage ? `, ${result.usage.totalTokens} tokens${result.usage.costUsd !== undefined ? ` ($${result.usage.costUsd})` : ""}` : "";
+  return `stopped: ${result.stopReason} after ${result.trips} trip(s), ${result.toolCalls.length} tool call(s)${tokens}`;
 }
 
 /** Where the renderer writes: whole lines, and text without a line break (answer text as it streams). */

@@ -1,6 +1,7 @@
 import { ApplicationFailure, WorkflowFailedError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from "@temporalio/client";
 import type { RunResult, TraceEvent } from "../contract/types.js";
-import { ApprovalError, rebuildError, RunFailedError } from "../errors.js";
+import { ApprovalError, rebuildError, RunFailedError, type DurableAgentError } from "../errors.js";
+import type { RunUsage } from "../contract/usage.js";
 import { approveUpdate, rejectUpdate, traceQuery, type AgentRunResult } from "../workflows/definitions.js";
 import { completeResult } from "./complete-result.js";
 import { getDefaultClient } from "./connection.js";
@@ -69,11 +70,19 @@ function toRunError(workflowId: string, error: unknown): Error {
   for (let cause: unknown = error.cause; cause instanceof Error; cause = cause.cause) {
     if (cause instanceof ApplicationFailure) {
       const typed = rebuildError(cause.type, cause.message, cause.details?.[0]);
-      if (typed) return typed;
+      if (typed) return withUsage(typed, cause.details);
     }
   }
   const cause = error.cause ?? error;
-  return new RunFailedError(workflowId, cause instanceof Error ? cause.message : String(cause), cause);
+  const usage = error.cause instanceof ApplicationFailure ? error.cause.details : undefined;
+  return withUsage(new RunFailedError(workflowId, cause instanceof Error ? cause.message : String(cause), cause), usage);
+}
+
+/** The run's usage, which the workflow adds to the failure's details, on the typed error. */
+function withUsage(error: DurableAgentError, details: unknown[] | null | undefined): DurableAgentError {
+  const found = details?.find((d): d is { usage: RunUsage } => typeof d === "object" && d !== null && "usage" in d && !("name" in d));
+  if (found) error.usage = found.usage;
+  return error;
 }
 
 /** Re-attaches to a run from any process by its workflow id. */

@@ -3,15 +3,30 @@ import type { Client } from "@temporalio/client";
 import type { Duration } from "@temporalio/common";
 import { msToNumber } from "@temporalio/common/lib/time.js";
 import { PAYLOAD_LIMIT_BYTES, WORKFLOW_NAME } from "../contract/constants.js";
-import { PayloadTooLargeError } from "../errors.js";
+import { AgentOptionsError, ContextValidationError, PayloadTooLargeError } from "../errors.js";
+
+const zPrettify = (error: z.ZodError) => z.prettifyError(error).replace(/\n\s*/g, " ");
 import type { AgentRunArgs } from "../workflows/definitions.js";
 import { getDefaultClient, temporalSettings } from "./connection.js";
 import { normalizeInput } from "./normalize-input.js";
 import { NO_WORKER_WARNING_AFTER, watchForNoWorker, type RunLogger } from "./no-worker-warning.js";
 import { RunHandle } from "./run-handle.js";
+import type { Agent } from "../agent/define-agent.js";
+import { validateBudget, validateOutputSchema, validateSamplingSettings, validateToolChoice } from "../agent/validate-options.js";
+import type { ModelSettings } from "../models/openai-model.js";
+import { outputJsonSchema } from "../models/structured-output.js";
+import { z } from "zod";
+import { textOf, type Message } from "../contract/types.js";
+import type { Budget } from "../contract/usage.js";
 
-/** Options of `agent.run()` and `agent.start()`. */
-export interface RunOptions {
+/** Options of `agent.run()` and `agent.start()`. `Context` is the type of `context` (from the agent's `contextSchema`). */
+export interface RunOptions<Context = unknown> {
+  /**
+   * A JSON value for this run (a user id, a tenant, feature flags): checked with the agent's
+   * `contextSchema`, recorded once in the workflow input (encrypted with the codec), and given to
+   * tools (`ctx.context`), backstops, hint and `isRefusal` functions, and instructions.
+   */
+  context?: Context;
   /** An id for the run, unique per agent: the workflow id becomes `<agent name>-<id>`. Default a UUID. */
   id?: string;
   /** The whole workflow id, overriding `id`. */
@@ -31,29 +46,77 @@ export interface RunOptions {
   noWorkerWarningAfter?: Duration | false;
   /** Where that warning goes (default `console`). */
   logger?: RunLogger;
+  /** This run's budget `{ maxTokens?, maxCostUsd? }`; its fields override the agent's `budget`. */
+  budget?: Budget;
+  /** A zod schema for this run's final answer, over the agent's `output`: `result.output` is its typed value. */
+  output?: z.ZodType;
+  /** This run's model settings (`toolChoice`, `topP`, `seed`, ...); its fields override those of `ai.openai(id, settings)`. */
+  modelSettings?: ModelSettings;
 }
 
-/** Starts an `agentRun` workflow for the named agent. */
-export async function startRun(agent: string, input: unknown, options: RunOptions = {}): Promise<RunHandle> {
+const DATA_URL_HINT = "Images given as data: URLs are part of the run's input and count against the limit; pass an https URL to the image instead.";
+
+function hasDataUrl(messages: Message[]): boolean {
+  return messages.some((m) => m.role === "user" && Array.isArray(m.content) && m.content.some((part) => part.type === "image_url" && part.image_url.url.startsWith("data:")));
+}
+
+/** The context as the run records it: validated with the schema (its output), and plain JSON; throws `ContextValidationError`. */
+export function checkContext(schema: z.ZodType | undefined, context: unknown): unknown {
+  let value = context;
+  if (schema) {
+    const parsed = schema.safeParse(context);
+    if (!parsed.success) throw new ContextValidationError(zPrettify(parsed.error));
+    value = parsed.data;
+  }
+  if (value === undefined) return undefined;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (error) {
+    throw new ContextValidationError(`it cannot be serialised to JSON (${(error as Error).message})`);
+  }
+  if (json === undefined) throw new ContextValidationError(`a ${typeof value} is not a JSON value`);
+  return JSON.parse(json) as unknown;
+}
+
+/**
+ * Starts an `agentRun` workflow for the agent. Given only its name (the CLI, which may not have the
+ * agent's module), options that need the definition to be checked are checked by the worker.
+ */
+export async function startRun(agent: Agent | string, input: unknown, options: RunOptions = {}): Promise<RunHandle> {
+  const name = typeof agent === "string" ? agent : agent.name;
+  if (typeof agent !== "string") validateBudget(options.budget, "budget", agent.options.model);
+  validateOutputSchema(options.output, "output");
+  if (options.modelSettings !== undefined) {
+    if (typeof options.modelSettings !== "object" || options.modelSettings === null) throw new AgentOptionsError("modelSettings", "must be an object");
+    validateSamplingSettings(options.modelSettings, "modelSettings");
+    if (typeof agent !== "string") validateToolChoice(options.modelSettings, new Set(agent.tools.map((t) => t.name)), "modelSettings");
+  }
+  const context = checkContext(typeof agent === "string" ? undefined : agent.options.contextSchema, options.context);
   const args: AgentRunArgs = {
-    agent,
+    agent: name,
     messages: normalizeInput(input),
     ...(options.streamText ? { streamText: true } : {}),
     ...(options.timeout !== undefined ? { timeoutMs: msToNumber(options.timeout) } : {}),
+    ...(options.budget ? { budget: options.budget } : {}),
+    ...(options.output ? { output: outputJsonSchema(options.output) } : {}),
+    ...(context !== undefined ? { context } : {}),
+    ...(options.modelSettings ? { modelSettings: options.modelSettings } : {}),
   };
   const bytes = Buffer.byteLength(JSON.stringify(args));
-  if (bytes > PAYLOAD_LIMIT_BYTES) throw new PayloadTooLargeError("The run input", bytes, PAYLOAD_LIMIT_BYTES);
+  if (bytes > PAYLOAD_LIMIT_BYTES) throw new PayloadTooLargeError("The run input", bytes, PAYLOAD_LIMIT_BYTES, hasDataUrl(args.messages) ? DATA_URL_HINT : undefined);
   const client = options.client ?? (await getDefaultClient());
-  const firstLine = args.messages.findLast((m) => m.role === "user")?.content.split("\n")[0] ?? "";
+  const last = args.messages.findLast((m) => m.role === "user");
+  const firstLine = (last ? textOf(last.content) : "").split("\n")[0] ?? "";
   const taskQueue = temporalSettings({ taskQueue: options.taskQueue }).taskQueue;
   const workflow = await client.workflow.start(WORKFLOW_NAME, {
     args: [args],
     taskQueue,
-    workflowId: options.workflowId ?? `${agent}-${options.id ?? randomUUID()}`,
-    staticSummary: `${agent}: ${firstLine.slice(0, 120)}`,
+    workflowId: options.workflowId ?? `${name}-${options.id ?? randomUUID()}`,
+    staticSummary: `${name}: ${firstLine.slice(0, 120)}`,
   });
   if (options.noWorkerWarningAfter !== false) {
-    void watchForNoWorker(client, workflow, { agent, taskQueue, after: options.noWorkerWarningAfter ?? NO_WORKER_WARNING_AFTER, logger: options.logger ?? console });
+    void watchForNoWorker(client, workflow, { agent: name, taskQueue, after: options.noWorkerWarningAfter ?? NO_WORKER_WARNING_AFTER, logger: options.logger ?? console });
   }
   return new RunHandle(workflow, client);
 }

@@ -1,4 +1,5 @@
 import type { ContractSpec } from "./contract-state.js";
+import type { Budget } from "./usage.js";
 
 /** The plain-data view of an agent that the workflow needs. Workflow-safe. */
 export interface AgentSpec {
@@ -14,4 +15,8 @@ export interface AgentSpec {
   mcpServers?: string[];
   /** The contract options (actWhenAsked, onToolRefusal, backstops) as data. */
   contract: ContractSpec;
+  /** The agent's budget; a run's own budget overrides its fields. */
+  budget?: Budget;
+  /** `instructions` is a function: model calls need the request's input for it. */
+  dynamicInstructions?: boolean;
 }

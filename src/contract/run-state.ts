@@ -1,6 +1,7 @@
 /** The run's state as plain data, and the pure steps that change it. Workflow-safe. */
 import { toolResultContent } from "./tool-result.js";
 import type { Message, RequestedToolCall, RunResult, StopReason, ToolCallRecord, TraceEvent } from "./types.js";
+import { addUsage, type RunUsage, type Usage } from "./usage.js";
 
 /** Everything a run has done so far. */
 export interface RunState {
@@ -9,22 +10,36 @@ export interface RunState {
   trace: TraceEvent[];
   /** Model calls made. */
   trips: number;
+  /** Tokens used by the run (a session: by all its messages), failed attempts included. */
+  usage?: RunUsage;
+  /** Tokens used by the current request: the run, or a session's current message. Budgets bound it. */
+  requestUsage?: RunUsage;
+  /** The final answer as typed output, once it is valid (with an output schema). */
+  output?: unknown;
 }
 
 /** A fresh state for a run's input (or for a run continued as new, before its state is loaded). */
-export function initialState(messages: Message[], trips = 0): RunState {
-  return { messages: [...messages], toolCalls: [], trace: [], trips };
+export function initialState(messages: Message[], trips = 0, usage?: RunUsage): RunState {
+  return { messages: [...messages], toolCalls: [], trace: [], trips, ...(usage ? { usage, requestUsage: usage } : {}) };
 }
 
-/** Records a model answer as the next trip. */
-export function recordAnswer(state: RunState, answer: Extract<Message, { role: "assistant" }>): void {
+/** Counts a model call's usage in the run's and the request's totals. */
+export function recordUsage(state: RunState, usage: Usage, failedAttempt = false): void {
+  state.usage = addUsage(state.usage, usage, failedAttempt);
+  state.requestUsage = addUsage(state.requestUsage, usage, failedAttempt);
+}
+
+/** Records a model answer as the next trip, with the usage it reported. */
+export function recordAnswer(state: RunState, answer: Extract<Message, { role: "assistant" }>, usage?: Usage): void {
   state.trips += 1;
   state.messages.push(answer);
+  if (usage) recordUsage(state, usage);
   state.trace.push({
     trip: state.trips,
     type: "model.answered",
     text: answer.content,
     toolCalls: (answer.toolCalls ?? []).map((call) => call.name),
+    ...(usage ? { usage } : {}),
   });
 }
 
@@ -68,5 +83,15 @@ export function lastReply(state: RunState): string {
 /** Ends the run: records why in the trace and builds the result. */
 export function finish(state: RunState, stopReason: StopReason, detail: string, ids: { workflowId: string; runId: string }): RunResult {
   state.trace.push({ trip: state.trips, type: "run.stopped", stopReason, detail });
-  return { ...ids, reply: lastReply(state), stopReason, messages: state.messages, toolCalls: state.toolCalls, trips: state.trips, trace: state.trace };
+  return {
+    ...ids,
+    reply: lastReply(state),
+    stopReason,
+    messages: state.messages,
+    toolCalls: state.toolCalls,
+    trips: state.trips,
+    trace: state.trace,
+    ...(state.usage ? { usage: state.usage } : {}),
+    ...(state.output !== undefined ? { output: state.output } : {}),
+  };
 }

@@ -11,4 +11,10 @@ export const SEARCH_ATTRIBUTES = {
   trips: defineSearchAttributeKey("DurableAgentTrips", SearchAttributeType.INT),
   reprompts: defineSearchAttributeKey("DurableAgentReprompts", SearchAttributeType.INT),
   refusals: defineSearchAttributeKey("DurableAgentRefusals", SearchAttributeType.INT),
+  /**
+   * Total tokens used so far, updated after each model call. A Double holding whole numbers: SQL
+   * visibility stores (the dev server's SQLite, PostgreSQL, MySQL) allow three custom Int
+   * attributes per namespace, and the three above use them.
+   */
+  tokens: defineSearchAttributeKey("DurableAgentTokens", SearchAttributeType.DOUBLE),
 } as const;

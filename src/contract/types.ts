@@ -2,6 +2,7 @@
  * Plain-data types shared by the workflow, the activities and the public API.
  * Nothing here touches I/O, so the workflow may import it.
  */
+import type { Budget, RunUsage, Usage } from "./usage.js";
 
 /** A tool call the model asked for, as it arrived (arguments are the raw JSON text). */
 export interface RequestedToolCall {
@@ -10,10 +11,13 @@ export interface RequestedToolCall {
   arguments: string;
 }
 
+/** A part of a user message, in the Chat Completions shape: text, or an image by URL (an https URL, or a `data:` URL). */
+export type ContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string; detail?: "auto" | "low" | "high" } };
+
 /** One message of a conversation, in the shape of the Chat Completions API (camel-cased). */
 export type Message =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string | ContentPart[] }
   | { role: "assistant"; content: string | null; toolCalls?: RequestedToolCall[] }
   | { role: "tool"; toolCallId: string; name: string; content: string };
 
@@ -42,24 +46,25 @@ export interface ToolCallRecord {
 }
 
 /** Why a run ended. */
-export type StopReason = "answered" | "max-trips" | "cancelled" | "timed-out";
+export type StopReason = "answered" | "max-trips" | "budget" | "invalid-output" | "cancelled" | "timed-out";
 
 /** Which contract option sent a re-prompt. */
-export type RepromptKind = "backstop" | "refusal-retry" | "act-when-asked";
+export type RepromptKind = "backstop" | "refusal-retry" | "output-repair" | "act-when-asked";
 
 /** One entry of the agent trace: what happened, on which trip. */
 export type TraceEvent =
-  | { trip: number; type: "model.answered"; text: string | null; toolCalls: string[] }
+  | { trip: number; type: "model.answered"; text: string | null; toolCalls: string[]; usage?: Usage }
   | { trip: number; type: "tool.finished"; tool: string; callId: string; status: ToolCallStatus; reason?: string; error?: string }
   | { trip: number; type: "reprompt"; kind: RepromptKind; text: string; source?: string }
   | { trip: number; type: "reprompt.withheld"; kind: RepromptKind; detail: string }
   | { trip: number; type: "backstop"; name: string; phase: "before" | "after"; outcome: "detected" | "ran" | "prompted" | "error"; detail?: string }
   | { trip: number; type: "callback.error"; source: string; error: string }
   | { trip: number; type: "approval"; tool: string; callId: string; outcome: "requested" | "approved" | "rejected" | "timed-out"; input?: unknown; reason?: string }
+  | { trip: number; type: "budget.used-up"; used: string; budget: Budget; usage?: RunUsage }
   | { trip: number; type: "run.stopped"; stopReason: StopReason; detail: string };
 
-/** What `agent.run()` resolves to, and the result of the `agentRun` workflow. */
-export interface RunResult {
+/** What `agent.run()` resolves to, and the result of the `agentRun` workflow. `Output` is the type of `output`. */
+export interface RunResult<Output = unknown> {
   workflowId: string;
   runId: string;
   /** The text of the model's last answer ("" when the run stopped without one). */
@@ -71,4 +76,15 @@ export interface RunResult {
   /** Model calls made. */
   trips: number;
   trace: TraceEvent[];
+  /** Tokens (and cost, with pricing) the run used, failed attempts included; undefined when the server reported none. */
+  usage?: RunUsage;
+  /** With an `output` schema: the final answer parsed and validated (`reply` keeps its text). Absent when the run stopped without a valid final answer. */
+  output?: Output;
+}
+
+/** A message's text: its content, or its text parts joined by newlines (what intents and backstops see). */
+export function textOf(content: string | ContentPart[] | null): string {
+  if (content === null) return "";
+  if (typeof content === "string") return content;
+  return content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
 }

@@ -1,6 +1,12 @@
 /** Pure: the report's summaries (per case, per scorer, totals) from its runs and rows. */
 import type { CaseSummary, EvalReportData, EvalRow, EvalRun, EvalTotals, ScorerSummary, TrialOutcome } from "./report-schema.js";
 import { EVAL_REPORT_SCHEMA_VERSION } from "./report-schema.js";
+import { addRunUsage, type RunUsage } from "../contract/usage.js";
+
+/** The runs' usage together, or undefined when none reported any. */
+function usageOf(runs: readonly EvalRun[]): RunUsage | undefined {
+  return runs.reduce<RunUsage | undefined>((sum, run) => addRunUsage(sum, run.usage), undefined);
+}
 
 /** What `buildReport` needs besides runs and rows. */
 export interface ReportInputs {
@@ -44,7 +50,8 @@ function summarizeScorer(scorer: string, rows: readonly EvalRow[]): ScorerSummar
   };
 }
 
-function summarizeCase(evalCase: ReportInputs["cases"][number], trials: number, rows: readonly EvalRow[]): CaseSummary {
+function summarizeCase(evalCase: ReportInputs["cases"][number], trials: number, rows: readonly EvalRow[], runs: readonly EvalRun[]): CaseSummary {
+  const usage = usageOf(runs.filter((run) => run.case === evalCase.name));
   const outcomes = Array.from({ length: trials }, (_, i) => trialOutcome(rows.filter((row) => row.case === evalCase.name && row.trial === i + 1)));
   const passed = outcomes.filter((o) => o === "pass").length;
   const failed = outcomes.filter((o) => o === "fail").length;
@@ -59,6 +66,7 @@ function summarizeCase(evalCase: ReportInputs["cases"][number], trials: number, 
     passAt1: rate(passed, failed),
     passHatK: failed > 0 ? false : passed === 0 || unknown ? null : true,
     flaky: passed > 0 && failed > 0,
+    ...(usage ? { usage } : {}),
   };
 }
 
@@ -68,6 +76,7 @@ function totalsOf(cases: readonly CaseSummary[], runs: readonly EvalRun[], rows:
   const known = cases.filter((c) => c.passHatK !== null);
   const trialsPassed = cases.reduce((sum, c) => sum + c.passed, 0);
   const trialsFailed = cases.reduce((sum, c) => sum + c.failed, 0);
+  const usage = usageOf(runs);
   return {
     cases: cases.length,
     runs: runs.length,
@@ -80,12 +89,13 @@ function totalsOf(cases: readonly CaseSummary[], runs: readonly EvalRun[], rows:
     passAt1: rate(trialsPassed, trialsFailed),
     passHatKRate: known.length === 0 ? null : known.filter((c) => c.passHatK).length / known.length,
     flakyCases: cases.filter((c) => c.flaky).length,
+    ...(usage ? { usage } : {}),
   };
 }
 
 /** The report's data, summaries included. */
 export function buildReport(inputs: ReportInputs): EvalReportData {
-  const cases = inputs.cases.map((c) => summarizeCase(c, inputs.trials, inputs.rows));
+  const cases = inputs.cases.map((c) => summarizeCase(c, inputs.trials, inputs.rows, inputs.runs));
   return {
     schemaVersion: EVAL_REPORT_SCHEMA_VERSION,
     agent: inputs.agent,

@@ -1,4 +1,5 @@
 import type { Message, RunResult, StopReason, ToolCallRecord, ToolCallStatus, TraceEvent } from "../contract/types.js";
+import type { RunUsage } from "../contract/usage.js";
 import type { EvalCase } from "./eval-case.js";
 
 /** What every scorer gets for one trial of one case: the case and what the run did. */
@@ -20,6 +21,10 @@ export interface EvalRecord<C extends EvalCase = EvalCase> {
   stopReason: StopReason;
   /** Model calls made. */
   trips: number;
+  /** Tokens the run used; undefined when the server reported none. */
+  usage?: RunUsage;
+  /** The typed output, when the agent (or the case's run) has an `output` schema and the final answer was valid. */
+  output?: unknown;
   /** The run's workflow, to find it in the Temporal UI. */
   workflowId: string;
   runId: string;
@@ -62,6 +67,8 @@ export function evalRecordOf<C extends EvalCase>(evalCase: C, input: string, tri
     trace: result.trace,
     stopReason: result.stopReason,
     trips: result.trips,
+    ...(result.usage ? { usage: result.usage } : {}),
+    ...(result.output !== undefined ? { output: result.output } : {}),
     workflowId: result.workflowId,
     runId: result.runId,
   };

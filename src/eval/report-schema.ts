@@ -34,6 +34,22 @@ export const scoreEvidenceSchema = z
   })
   .describe("Why a row came out as it did; scorers may add fields");
 
+const tokens = {
+  inputTokens: count,
+  outputTokens: count,
+  totalTokens: count,
+  cachedInputTokens: count.optional(),
+  reasoningTokens: count.optional(),
+  costUsd: z.number().min(0).optional().describe("With pricing on the model"),
+};
+export const usageSchema = z
+  .object({
+    ...tokens,
+    modelCalls: count.describe("Model calls that reported usage"),
+    failedAttempts: z.object({ ...tokens, attempts: count }).optional().describe("The part spent on model call attempts that failed"),
+  })
+  .describe("Tokens used, failed attempts included; absent when the server reported none");
+
 export const trialOutcomeSchema = z
   .enum(["pass", "fail", "not-applicable", "error", "infrastructure-error"])
   .describe("pass | fail | not-applicable (the scorer does not judge it) | error (the scorer threw) | infrastructure-error (the run did not complete)");
@@ -47,9 +63,10 @@ export const evalRunSchema = z
     runId: z.string().optional(),
     durationMs: z.number().min(0),
     reply: z.string().optional(),
-    stopReason: z.enum(["answered", "max-trips", "cancelled", "timed-out"]).optional(),
+    stopReason: z.enum(["answered", "max-trips", "budget", "invalid-output", "cancelled", "timed-out"]).optional(),
     trips: count.optional(),
     toolCalls: z.array(observedToolCallSchema),
+    usage: usageSchema.optional(),
     error: errorInfo.optional().describe("Why the run did not complete (ModelApiError, RunFailedError, TemporalConnectionError, EvalTimeoutError, ...)"),
   })
   .describe("One run: a case's trial, a workflow on Temporal");
@@ -90,6 +107,7 @@ export const caseSummarySchema = z
     passAt1: rate.describe("passed / (passed + failed) trials: the chance one trial passes"),
     passHatK: z.boolean().nullable().describe("pass^k: every trial passed (false once one failed; null when nothing was judged or a trial errored)"),
     flaky: z.boolean().describe("Some trials passed and others failed"),
+    usage: usageSchema.optional().describe("The case's trials together"),
   })
   .describe("One case over its trials");
 
@@ -105,6 +123,7 @@ export const evalTotalsSchema = z.object({
   passAt1: rate.describe("Trials passed / (passed + failed) over all cases"),
   passHatKRate: rate.describe("Cases with pass^k true / cases with pass^k known"),
   flakyCases: count,
+  usage: usageSchema.optional().describe("Every run together"),
 });
 
 export const evalReportSchema = z

@@ -121,7 +121,7 @@ export async function runEval<C extends EvalCase>(agent: Agent, options: EvalOpt
     let rows: EvalRow[];
     try {
       const result = await runWithTimeout(agent, evalCase, workflowId, options);
-      run = { ...base, status: "completed", workflowId, runId: result.runId, durationMs: Date.now() - started, reply: result.reply, stopReason: result.stopReason, trips: result.trips, toolCalls: observeToolCalls(result.toolCalls) };
+      run = { ...base, status: "completed", workflowId, runId: result.runId, durationMs: Date.now() - started, reply: result.reply, stopReason: result.stopReason, trips: result.trips, toolCalls: observeToolCalls(result.toolCalls), ...(result.usage ? { usage: result.usage } : {}) };
       const record = evalRecordOf(evalCase, inputs[caseIndex]!, trialNumber, result);
       rows = await Promise.all(
         options.scorers.map(async (scorer, i): Promise<EvalRow> => {

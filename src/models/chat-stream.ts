@@ -7,6 +7,7 @@
  */
 import OpenAI, { type ClientOptions } from "openai";
 import type { ChatCompletion, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import type { CompletionUsage } from "openai/resources/completions";
 
 /** Characters of an unexpected body quoted in the error. */
 const BODY_START_CHARS = 200;
@@ -53,12 +54,15 @@ export interface StreamChatOptions {
   signal?: AbortSignal;
   /** Called with each text delta as it arrives. */
   onTextDelta?: (text: string) => void;
+  /** Called when a chunk reports usage (the last chunk, with `stream_options.include_usage`), even if the stream breaks after it. */
+  onUsage?: (usage: CompletionUsage) => void;
 }
 
 /** Sends the request streamed and resolves to the whole completion; rejects with what the `openai` client raised. */
-export async function streamChatCompletion(client: OpenAI, request: Omit<ChatCompletionCreateParamsStreaming, "stream">, { signal, onTextDelta }: StreamChatOptions = {}): Promise<ChatCompletion> {
+export async function streamChatCompletion(client: OpenAI, request: Omit<ChatCompletionCreateParamsStreaming, "stream">, { signal, onTextDelta, onUsage }: StreamChatOptions = {}): Promise<ChatCompletion> {
   const stream = client.chat.completions.stream(request, { signal });
   if (onTextDelta) stream.on("content.delta", ({ delta }) => onTextDelta(delta));
+  if (onUsage) stream.on("chunk", (chunk) => void (chunk.usage && onUsage(chunk.usage)));
   return stream.finalChatCompletion();
 }
 

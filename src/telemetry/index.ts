@@ -1,5 +1,5 @@
 /** OpenTelemetry for durable-agent, through Temporal's interceptors: `ai.worker({ telemetry })`, `ai.connect({ telemetry })`. */
 export { type TelemetryOptions } from "./telemetry-options.js";
-export { SPAN_ATTRIBUTE } from "./span-attributes.js";
+export { GEN_AI_ATTRIBUTE, SPAN_ATTRIBUTE } from "./span-attributes.js";
 export { telemetryClientInterceptors } from "./client-telemetry.js";
 export { bundleTelemetryWorkflows, telemetryWorkerOptions } from "./worker-telemetry.js";

@@ -32,6 +32,12 @@ export const SPAN_ATTRIBUTE = {
   repromptCandidates: "durable_agent.contract.reprompt_candidates",
 } as const;
 
+/** OpenTelemetry's GenAI semantic conventions, on model call spans. */
+export const GEN_AI_ATTRIBUTE = {
+  inputTokens: "gen_ai.usage.input_tokens",
+  outputTokens: "gen_ai.usage.output_tokens",
+} as const;
+
 const KIND: Record<string, string> = {
   [ACTIVITY.modelCall]: "trip",
   [ACTIVITY.toolExecute]: "tool-call",
@@ -69,14 +75,20 @@ export function inputAttributes(activityType: string, input: unknown, modelOf: (
   return attributes;
 }
 
-type Output = { message?: { toolCalls?: unknown[] }; status?: unknown; prompt?: unknown; detected?: unknown; refusalHint?: unknown; actHint?: unknown };
+type Output = { message?: { toolCalls?: unknown[] }; usage?: { inputTokens?: unknown; outputTokens?: unknown }; status?: unknown; prompt?: unknown; detected?: unknown; refusalHint?: unknown; actHint?: unknown };
 
 /** Attributes known when the activity returns, from its output. */
 export function outputAttributes(activityType: string, output: unknown): Attributes {
   const result = (typeof output === "object" && output !== null ? output : {}) as Output;
   switch (activityType) {
-    case ACTIVITY.modelCall:
-      return { [SPAN_ATTRIBUTE.answerToolCalls]: result.message?.toolCalls?.length ?? 0 };
+    case ACTIVITY.modelCall: {
+      const { inputTokens, outputTokens } = result.usage ?? {};
+      return {
+        [SPAN_ATTRIBUTE.answerToolCalls]: result.message?.toolCalls?.length ?? 0,
+        ...(typeof inputTokens === "number" ? { [GEN_AI_ATTRIBUTE.inputTokens]: inputTokens } : {}),
+        ...(typeof outputTokens === "number" ? { [GEN_AI_ATTRIBUTE.outputTokens]: outputTokens } : {}),
+      };
+    }
     case ACTIVITY.toolExecute:
       return typeof result.status === "string" ? { [SPAN_ATTRIBUTE.toolCallStatus]: result.status } : {};
     case ACTIVITY.backstopRun:

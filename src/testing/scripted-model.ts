@@ -37,6 +37,15 @@ export type StreamCut =
   /** The response ends cleanly, without the final chunk and `[DONE]`: "missing finish_reason". */
   | "end";
 
+/** Token usage as an OpenAI answer reports it. */
+export interface ScriptedUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens?: number;
+  prompt_tokens_details?: { cached_tokens?: number };
+  completion_tokens_details?: { reasoning_tokens?: number };
+}
+
 /** A well-formed answer: text and tool calls, streamed as chunks when the request asks for a stream. */
 export interface ScriptedAnswer {
   text?: string;
@@ -46,13 +55,16 @@ export interface ScriptedAnswer {
   /**
    * Stream this many chunks, wait until they have been sent, then break the stream as `cutBy` says
    * (a model, proxy or load balancer that drops the connection mid-answer). Chunk 1 carries the
-   * role, each later one a piece of text or of a tool call, the last the finish reason.
+   * role, each later one a piece of text or of a tool call, the last the finish reason, and then
+   * the usage chunk when the request asks for usage.
    */
   cutAfterChunks?: number;
   /** How `cutAfterChunks` breaks the stream. Default `"close"`. */
   cutBy?: StreamCut;
   /** Characters per streamed delta for this answer (e.g. large, to send megabytes quickly). Default: the server's. */
   chunkSize?: number;
+  /** Usage to report (null: none, even with a server-wide default). */
+  usage?: ScriptedUsage | null;
 }
 
 /** One scripted answer: text, tool calls, an HTTP error, or a raw body. A plain string is a text answer. */
@@ -95,6 +107,11 @@ export interface ScriptedModelOptions {
   chunkSize?: number;
   /** Port to listen on; default a free one. */
   port?: number;
+  /**
+   * Usage reported with every answer that has none of its own (non-streamed, or streamed when the
+   * request asks with `stream_options.include_usage`). Default: none reported.
+   */
+  usage?: ScriptedUsage | ((request: ScriptedRequest) => ScriptedUsage | undefined);
 }
 
 /**
@@ -134,7 +151,9 @@ export async function startScriptedModel(script: ScriptedTurn[] | ScriptHandler,
       res.end(JSON.stringify(turn.body ?? { error: { message: `scripted error ${turn.status}`, type: "scripted_error" } }));
       return;
     }
-    const answer = typeof turn === "string" ? { text: turn } : turn;
+    const scripted = typeof turn === "string" ? { text: turn } : turn;
+    const fallback = typeof options.usage === "function" ? options.usage(request) : options.usage;
+    const answer: Answer = { ...scripted, usage: scripted.usage === null ? undefined : (scripted.usage ?? fallback) };
     const completion = { id: `chatcmpl-scripted-${request.index}`, created: Math.floor(Date.now() / 1000), model: body.model };
     if (body.stream) writeStream(res, completion, answer, answer.chunkSize ?? options.chunkSize ?? 8, request);
     else writeCompletion(res, completion, answer);
@@ -188,7 +207,7 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-type Answer = ScriptedAnswer;
+type Answer = Omit<ScriptedAnswer, "usage"> & { usage?: ScriptedUsage };
 interface CompletionIds {
   id: string;
   created: number;
@@ -218,8 +237,13 @@ function writeCompletion(res: ServerResponse, ids: CompletionIds, answer: Answer
           logprobs: null,
         },
       ],
+      ...(answer.usage ? { usage: withTotal(answer.usage) } : {}),
     }),
   );
+}
+
+function withTotal(usage: ScriptedUsage): ScriptedUsage {
+  return { ...usage, total_tokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens };
 }
 
 function writeStream(res: ServerResponse, ids: CompletionIds, answer: Answer, chunkSize: number, request: ScriptedRequest): void {
@@ -251,5 +275,11 @@ function writeStream(res: ServerResponse, ids: CompletionIds, answer: Answer, ch
     for (let i = 0; i < args.length; i += chunkSize) send({ tool_calls: [{ index, function: { arguments: args.slice(i, i + chunkSize) } }] });
   });
   send({}, toolCalls.length ? "tool_calls" : "stop");
+  const includeUsage = (request.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+  if (includeUsage && answer.usage && !stopped) {
+    chunks += 1;
+    stopped = stopAfter !== undefined && chunks >= stopAfter;
+    res.write(`data: ${JSON.stringify({ ...ids, object: "chat.completion.chunk", choices: [], usage: withTotal(answer.usage) })}\n\n`, stopped ? breakStream : undefined);
+  }
   if (!stopped && answer.stallAfterChunks === undefined) res.end("data: [DONE]\n\n");
 }

@@ -4,6 +4,7 @@
  */
 import {
   allHandlersFinished,
+  ApplicationFailure,
   CancellationScope,
   condition,
   isCancellation,
@@ -16,13 +17,15 @@ import { ACTIVITY } from "../contract/constants.js";
 import { initialContractState } from "../contract/contract-state.js";
 import { MAX_PAGE_BYTES, PAGE_BYTES, pageOf } from "../contract/paging.js";
 import { finish, initialState } from "../contract/run-state.js";
-import type { Message, StopReason } from "../contract/types.js";
+import { textOf, type Message, type StopReason } from "../contract/types.js";
 import type { McpToolDefinition } from "../contract/mcp-tools.js";
+import { mergeBudget, type RunUsage } from "../contract/usage.js";
+import { countFailedAttempts } from "./failed-attempts.js";
 import { activitiesFor, local } from "./activities.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
 import { runTrips, unwrapFailure, type TripLoop } from "./trip-loop.js";
-import { runPageQuery, traceQuery, type AgentRunArgs, type AgentRunResult } from "./definitions.js";
+import { contextQuery, runPageQuery, traceQuery, type AgentRunArgs, type AgentRunResult } from "./definitions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { RunProgress } from "./run-progress.js";
 import { Approvals } from "./approvals.js";
@@ -34,8 +37,9 @@ const RESULT_INLINE_BYTES = 1024 * 1024;
 /** Runs an agent's trip loop: model call, tool calls, model call, ... bounded by `maxTrips`. */
 export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promise<AgentRunResult> {
   const { resume } = args;
-  const run = initialState(args.messages, resume?.trips);
+  const run = initialState(args.messages, resume?.trips, resume?.usage);
   setHandler(traceQuery, () => run.trace);
+  setHandler(contextQuery, () => args.context);
   setHandler(runPageQuery, (part, from, maxBytes) => pageOf<unknown>(run[part], from, Math.min(maxBytes ?? PAGE_BYTES, MAX_PAGE_BYTES)));
   const events = new RunEventPublisher(run, resume?.stream);
   unpackCarried(run, carried, events);
@@ -43,13 +47,18 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   const { model, tools } = activitiesFor(spec);
   const mcpTools = await fixMcpTools(spec, tools, resume?.mcpTools);
   if (resume) await loadCarried(run, resume, tools, events);
-  const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages) };
+  const budget = mergeBudget(spec.budget, args.budget);
+  const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages), ...(budget ? { budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
   const progress = new RunProgress(spec, ctx, run);
+  countFailedAttempts(run, () => progress.usageChanged());
   const approvals = new Approvals(run, (waitingFor) => {
     events.syncTrace();
     progress.waiting(waitingFor);
   });
-  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, mcpTools, streamText: args.streamText === true };
+  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, mcpTools, streamText: args.streamText === true, ...(budget ? { budget } : {}), ...(args.output ? { output: args.output } : {}),
+    ...(args.modelSettings ? { modelSettings: args.modelSettings } : {}),
+    firstTrip: 1,
+  };
   const tripsAtStart = run.trips;
   const end = async (stopReason: StopReason, detail: string): Promise<AgentRunResult> => {
     const result = compact(finish(run, stopReason, detail, { workflowId: workflowInfo().workflowId, runId: workflowInfo().runId }));
@@ -84,15 +93,24 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   try {
     return await scope.run(loop);
   } catch (error) {
-    if (!isCancellation(error)) throw error;
+    if (!isCancellation(error)) throw withUsage(error, run.usage);
     const stopReason = timedOut ? "timed-out" : "cancelled";
     log.info(`run ${stopReason}`, { where: progress.where });
     return CancellationScope.nonCancellable(() => end(stopReason, `${timedOut ? `timed out after ${args.timeoutMs} ms` : "cancelled"} during ${progress.where}`));
   }
 }
 
+/** A failure that ends the run carries the run's usage so far (the client puts it on the typed error). */
+function withUsage(error: unknown, usage: RunUsage | undefined): unknown {
+  if (!usage || !(error instanceof ApplicationFailure)) return error;
+  const [first, ...rest] = error.details ?? [];
+  return ApplicationFailure.create({ type: error.type ?? undefined, message: error.message, nonRetryable: error.nonRetryable === true, details: [first ?? {}, ...rest, { usage }] });
+}
+
+/** The user's request, for intents and backstops: the last user message's text (its text parts joined). */
 function lastUserText(messages: Message[]): string {
-  return messages.findLast((m) => m.role === "user")?.content ?? "";
+  const last = messages.findLast((m) => m.role === "user");
+  return last ? textOf(last.content) : "";
 }
 
 /** Continues as new when Temporal suggests it, carrying the contract's budgets and state, the stream, and the run's state. */
@@ -104,6 +122,10 @@ async function continueAsNew(args: AgentRunArgs, ctx: ContractContext, events: R
       messages: [],
       ...(args.streamText ? { streamText: true } : {}),
       ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
+      ...(args.budget ? { budget: args.budget } : {}),
+      ...(args.output ? { output: args.output } : {}),
+      ...(args.context !== undefined ? { context: args.context } : {}),
+      ...(args.modelSettings ? { modelSettings: args.modelSettings } : {}),
       resume: { ...carried, stream, input: ctx.input, contract: ctx.contract, ...carryMcpTools(mcpTools) },
     };
     return packed ? [next, packed] : [next];

@@ -9,11 +9,13 @@ import { initialContractState } from "../contract/contract-state.js";
 import { MAX_PAGE_BYTES, PAGE_BYTES, pageOf } from "../contract/paging.js";
 import { initialState, lastReply } from "../contract/run-state.js";
 import type { RunResult } from "../contract/types.js";
+import type { RunUsage } from "../contract/usage.js";
+import { countFailedAttempts } from "./failed-attempts.js";
 import { activitiesFor, local } from "./activities.js";
 import { Approvals } from "./approvals.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
-import { endUpdate, runPageQuery, sendUpdate, traceQuery, type AgentSessionArgs } from "./definitions.js";
+import { contextQuery, endUpdate, runPageQuery, sendUpdate, traceQuery, type AgentSessionArgs } from "./definitions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { RunProgress } from "./run-progress.js";
 import { runTrips, unwrapFailure, type TripLoop } from "./trip-loop.js";
@@ -23,12 +25,15 @@ import { carryMcpTools, fixMcpTools } from "./mcp-tool-list.js";
 export interface SessionSummary {
   messages: number;
   trips: number;
+  /** Tokens used by all the session's messages. */
+  usage?: RunUsage;
 }
 
 /** Runs a session until `end`. */
 export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array): Promise<SessionSummary> {
-  const run = initialState([], args.resume?.trips);
+  const run = initialState([], args.resume?.trips, args.resume?.usage);
   setHandler(traceQuery, () => run.trace);
+  setHandler(contextQuery, () => args.context);
   setHandler(runPageQuery, (part, from, maxBytes) => pageOf<unknown>(run[part], from, Math.min(maxBytes ?? PAGE_BYTES, MAX_PAGE_BYTES)));
   const events = new RunEventPublisher(run, args.resume?.stream);
   unpackCarried(run, carried, events);
@@ -54,17 +59,21 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   const { model, tools } = activitiesFor(spec);
   const mcpTools = await fixMcpTools(spec, tools, args.resume?.mcpTools);
   if (args.resume) await loadCarried(run, args.resume, tools, events);
-  const ctx: ContractContext = { spec, run, contract: initialContractState(), tools, input: "" };
+  const ctx: ContractContext = { spec, run, contract: initialContractState(), tools, input: "", ...(spec.budget ? { budget: spec.budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
   const progress = new RunProgress(spec, ctx, run);
+  countFailedAttempts(run, () => progress.usageChanged());
   const approvals = new Approvals(run, (waitingFor) => {
     events.syncTrace();
     progress.waiting(waitingFor);
   });
-  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, mcpTools, streamText: args.streamText === true };
+  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, mcpTools, streamText: args.streamText === true, ...(spec.budget ? { budget: spec.budget } : {}), firstTrip: 1 };
 
   send = async (message) => {
     const start = { messages: run.messages.length, toolCalls: run.toolCalls.length, trace: run.trace.length, trips: run.trips };
     run.messages.push({ role: "user", content: message });
+    delete run.requestUsage; // usage and budget are per message, like maxTrips
+    delete run.output;
+    loop.firstTrip = run.trips + 1;
     ctx.contract = initialContractState();
     ctx.input = message;
     await progress.step("before the first trip", () => beforeFirstTrip(ctx));
@@ -81,6 +90,8 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
       toolCalls: run.toolCalls.slice(start.toolCalls),
       trips: run.trips - start.trips,
       trace: run.trace.slice(start.trace),
+      ...(run.requestUsage ? { usage: run.requestUsage } : {}),
+      ...(run.output !== undefined ? { output: run.output } : {}),
     };
   };
 
@@ -88,7 +99,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   await condition(() => ended || (workflowInfo().continueAsNewSuggested && pending === 0));
   if (ended) {
     await condition(allHandlersFinished);
-    return { messages: run.messages.length, trips: run.trips };
+    return { messages: run.messages.length, trips: run.trips, ...(run.usage ? { usage: run.usage } : {}) };
   }
   const { carried: state, packed } = prepareCarry(run, events);
   return events.stream.continueAsNew<typeof agentSession>((stream) => {

@@ -30,6 +30,7 @@ export function prepareCarry(run: RunState, events: RunEventPublisher): { carrie
       fromRunId: workflowInfo().runId,
       counts: { messages: run.messages.length, toolCalls: run.toolCalls.length, trace: run.trace.length },
       trips: run.trips,
+      ...(run.usage ? { usage: run.usage } : {}),
     },
     packed,
   };

@@ -1,10 +1,12 @@
 /** Names and types shared by the workflow and its clients. Workflow-safe. */
-import { defineQuery, defineUpdate } from "@temporalio/workflow";
+import { defineQuery, defineSignal, defineUpdate } from "@temporalio/workflow";
 import type { WorkflowStreamState } from "@temporalio/workflow-streams/workflow";
 import type { ContractState } from "../contract/contract-state.js";
 import type { McpToolDefinition } from "../contract/mcp-tools.js";
 import type { RunPage, RunPart } from "../contract/paging.js";
 import type { Message, RunResult, TraceEvent } from "../contract/types.js";
+import type { Budget, RunUsage, Usage } from "../contract/usage.js";
+import type { ModelSettings } from "../models/openai-model.js";
 
 /** The argument of the `agentRun` workflow. */
 export interface AgentRunArgs {
@@ -16,6 +18,14 @@ export interface AgentRunArgs {
   streamText?: boolean;
   /** End the run with stopReason "timed-out" after this long (across continue-as-new). */
   timeoutMs?: number;
+  /** This run's budget, over the agent's. */
+  budget?: Budget;
+  /** This run's output schema (JSON schema, from the zod schema given to `run`), over the agent's `output`. */
+  output?: Record<string, unknown>;
+  /** The run's context: recorded here once; activities read it with the `run-context` query. */
+  context?: unknown;
+  /** This run's model settings, over the model's. */
+  modelSettings?: ModelSettings;
   /** Set when the run continues as new: where to load its state from. */
   resume?: ResumeState;
 }
@@ -39,6 +49,8 @@ export interface CarriedRun {
   stream: WorkflowStreamState;
   /** The MCP tools the run listed at its start, kept for the whole run. */
   mcpTools?: McpToolDefinition[];
+  /** Tokens used so far (absent in runs carried by versions without usage). */
+  usage?: RunUsage;
 }
 
 /**
@@ -70,6 +82,8 @@ export const rejectUpdate = defineUpdate<void, [callId: string, reason: string]>
 /** The argument of the `agentSession` workflow. */
 export interface AgentSessionArgs {
   agent: string;
+  /** The session's context, for every message. */
+  context?: unknown;
   /** Publish answer text token by token. */
   streamText?: boolean;
   /** Set when the session continues as new. */
@@ -80,6 +94,17 @@ export interface AgentSessionArgs {
 export const sendUpdate = defineUpdate<RunResult, [message: string]>("send");
 /** Ends a session once the messages already sent are answered. */
 export const endUpdate = defineUpdate<void, []>("end");
+
+/** A model call attempt that failed after the server reported usage: the tokens were paid for. Sent by the `model.call` activity before it fails. */
+export interface FailedAttemptUsage {
+  trip: number;
+  attempt: number;
+  usage: Usage;
+}
+export const failedAttemptSignal = defineSignal<[FailedAttemptUsage]>("usage.failed-attempt");
+
+/** The run's context (`run(input, { context })`), for activities that pass it to user code. */
+export const contextQuery = defineQuery<unknown>("run-context");
 
 /** The run's trace so far, readable while the run is live. */
 export const traceQuery = defineQuery<TraceEvent[]>("trace");

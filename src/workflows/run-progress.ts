@@ -1,16 +1,28 @@
 /** What the Temporal UI shows of a live run: current details, and search attributes when enabled. */
-import { setCurrentDetails, upsertSearchAttributes } from "@temporalio/workflow";
+import { patched, setCurrentDetails, upsertSearchAttributes } from "@temporalio/workflow";
 import type { AgentSpec } from "../contract/agent-spec.js";
 import type { ContractState } from "../contract/contract-state.js";
 import type { RunState } from "../contract/run-state.js";
 import { SEARCH_ATTRIBUTES } from "../contract/search-attributes.js";
 import type { StopReason } from "../contract/types.js";
+import type { RunUsage } from "../contract/usage.js";
+
+/** Marks histories whose runs upsert DurableAgentTokens after each model call. */
+const USAGE_ATTRIBUTE_PATCH = "durable-agent.usage-search-attribute";
+
+function usageLine(usage: RunUsage): string {
+  const failed = usage.failedAttempts ? `, ${usage.failedAttempts.totalTokens} of them in ${usage.failedAttempts.attempts} failed attempt(s)` : "";
+  const cost = usage.costUsd !== undefined ? ` · $${usage.costUsd}` : "";
+  return `tokens used: ${usage.totalTokens} (${usage.inputTokens} in, ${usage.outputTokens} out${failed})${cost}`;
+}
 
 /** Tracks where a run is, for its current details, cancellation messages and search attributes. */
 export class RunProgress {
   /** What the run is doing now, e.g. "trip 3: tool calls update_plan". */
   where = "starting";
   #waiting: string | undefined;
+  /** Whether this run keeps DurableAgentTokens current (runs started before usage existed do not). */
+  #tokensAttribute: boolean | undefined;
 
   constructor(
     private readonly spec: AgentSpec,
@@ -35,6 +47,14 @@ export class RunProgress {
     this.show();
   }
 
+  /** Shows the usage so far, and keeps DurableAgentTokens current when search attributes are on. */
+  usageChanged(): void {
+    this.show();
+    if (!this.spec.searchAttributes) return;
+    this.#tokensAttribute ??= patched(USAGE_ATTRIBUTE_PATCH);
+    if (this.#tokensAttribute) upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.tokens, value: this.run.usage?.totalTokens ?? 0 }]);
+  }
+
   /** Shows the outcome, and records it in the search attributes. */
   finished(stopReason: StopReason): void {
     this.where = `finished: ${stopReason}`;
@@ -56,6 +76,7 @@ export class RunProgress {
         `**${this.spec.name}** · trip ${this.run.trips} of ${this.spec.maxTrips} · now: ${this.where}`,
         ...(this.#waiting ? [`⏸ ${this.#waiting}`] : []),
         lastCall ? `last tool call: \`${lastCall.name}\` → ${lastCall.status}${lastCall.reason ? ` (${lastCall.reason})` : ""}` : "no tool calls yet",
+        ...(this.run.usage ? [usageLine(this.run.usage)] : []),
         `re-prompts sent: ${reprompts.length}${reprompts.length ? ` (${reprompts.join(", ")})` : ""}; budgets used: actWhenAsked ${this.ctx.contract.actReprompts}, refusal retries ${this.ctx.contract.refusalRetries}, backstops ran ${this.ctx.contract.backstopsRan.length}`,
       ].join("\n\n"),
     );

@@ -6,9 +6,11 @@ import { ActivityFailure, ApplicationFailure, isCancellation, log } from "@tempo
 import { ACTIVITY } from "../contract/constants.js";
 import type { AgentSpec } from "../contract/agent-spec.js";
 import { updatePendingRefusals } from "../contract/decide.js";
-import { failedCall, recordAnswer, recordToolCalls, type RunState } from "../contract/run-state.js";
+import { failedCall, lastReply, recordAnswer, recordToolCalls, type RunState } from "../contract/run-state.js";
+import { budgetUsedUp, type Budget } from "../contract/usage.js";
 import type { RequestedToolCall, ToolCallRecord } from "../contract/types.js";
 import { mcpSource, type McpToolDefinition } from "../contract/mcp-tools.js";
+import type { ModelSettings } from "../models/openai-model.js";
 import type { ActivityProxies } from "./activities.js";
 import type { Approvals } from "./approvals.js";
 import { judgeAnswer, type ContractContext } from "./contract-steps.js";
@@ -29,11 +31,19 @@ export interface TripLoop {
   mcpTools: McpToolDefinition[];
   /** Publish answer text token by token. */
   streamText: boolean;
+  /** The request's budget (the run's over the agent's); a trip does not start once it is used up. */
+  budget?: Budget;
+  /** The run's own output schema, sent to each model call. */
+  output?: Record<string, unknown>;
+  /** The run's own model settings, sent to each model call. */
+  modelSettings?: ModelSettings;
+  /** The request's first trip (a forcing toolChoice applies to it only): 1 for a run, per message in a session. */
+  firstTrip: number;
 }
 
 /** How the trips ended. */
 export interface TripsOutcome {
-  stopReason: "answered" | "max-trips";
+  stopReason: "answered" | "max-trips" | "budget" | "invalid-output";
   detail: string;
 }
 
@@ -41,25 +51,43 @@ export interface TripsOutcome {
 export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: () => Promise<void>): Promise<TripsOutcome> {
   const { spec, run, ctx, events, progress, approvals, model, tools, mcpTools, streamText } = loop;
   while (run.trips < lastTrip) {
+    const usedUp = budgetUsedUp(loop.budget, run.requestUsage);
+    if (usedUp) {
+      run.trace.push({ trip: run.trips, type: "budget.used-up", used: usedUp, budget: loop.budget!, ...(run.requestUsage ? { usage: run.requestUsage } : {}) });
+      log.info("stopped: budget used up", { used: usedUp });
+      return { stopReason: "budget", detail: `budget used up: ${usedUp}` };
+    }
     await beforeTrip?.();
     // A trip: one model call. The activity reads the conversation from the workflow, so it is not repeated in the history.
     const trip = run.trips + 1;
     events.publish({ type: "trip.started", trip });
-    const { message } = await progress.step(`trip ${trip}: model call`, () =>
+    const { message, usage, output } = await progress.step(`trip ${trip}: model call`, () =>
       unwrapFailure(() =>
         model[ACTIVITY.modelCall].executeWithOptions({ summary: `model ${spec.modelId} · trip ${trip}` }, [
-          { agent: spec.name, conversationLength: run.messages.length, trip, streamText },
+          {
+            agent: spec.name,
+            conversationLength: run.messages.length,
+            trip,
+            streamText,
+            ...(loop.output ? { output: loop.output } : {}),
+            ...(loop.modelSettings ? { modelSettings: loop.modelSettings } : {}),
+            ...(trip === loop.firstTrip ? { firstTrip: true } : {}),
+            ...(ctx.context !== undefined ? { hasContext: true } : {}),
+            ...(spec.dynamicInstructions ? { input: ctx.input } : {}),
+          },
         ]),
       ),
     );
     if (!streamText && message.content) events.publish({ type: "text.delta", trip, attempt: 0, text: message.content });
-    recordAnswer(run, message);
+    recordAnswer(run, message, usage);
+    if (usage) progress.usageChanged();
+    ctx.outputCheck = output;
     // Tool calls in the answer run as activities, in parallel; then the next trip.
     const calls = message.toolCalls ?? [];
     if (calls.length > 0) {
       for (const call of calls) events.publish({ type: "tool.started", trip, tool: call.name, callId: call.id });
       const records = await progress.step(`trip ${trip}: tool calls ${calls.map((c) => c.name).join(", ")}`, () =>
-        Promise.all(calls.map((call) => executeTool(tools, approvals, spec.name, call, trip, mcpTools.find((t) => t.name === call.name)?.server))),
+        Promise.all(calls.map((call) => executeTool(tools, approvals, spec.name, call, trip, mcpTools.find((t) => t.name === call.name)?.server, ctx.context !== undefined))),
       );
       recordToolCalls(run, records);
       ctx.contract.pendingRefusals = updatePendingRefusals(ctx.contract.pendingRefusals, records);
@@ -69,21 +97,39 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
     // An answer that would end the request: the contract may send one re-prompt.
     const decision = await progress.step(`trip ${trip}: judging the answer`, () => judgeAnswer(ctx));
     events.syncTrace();
-    if (decision.type === "end") return { stopReason: "answered", detail: `the model answered without tool calls on trip ${run.trips}` };
+    if (decision.type !== "end") continue;
+    const check = ctx.outputCheck;
+    if (check && !check.ok) return invalidOutput(ctx, check.issues);
+    if (check?.ok) run.output = check.value;
+    return { stopReason: "answered", detail: `the model answered without tool calls on trip ${run.trips}` };
   }
   log.info("stopped at maxTrips", { maxTrips: spec.maxTrips });
   return { stopReason: "max-trips", detail: `maxTrips (${spec.maxTrips}) used up` };
+}
+
+/** A final answer still invalid with no repair left: the run fails with OutputValidationError, or ends with "invalid-output". */
+function invalidOutput(ctx: ContractContext, issues: string): TripsOutcome {
+  const text = lastReply(ctx.run);
+  log.warn("final answer is not valid output", { trip: ctx.run.trips, issues });
+  if (ctx.spec.contract.output?.onFailure === "result") return { stopReason: "invalid-output", detail: `the final answer of trip ${ctx.run.trips} is not valid output: ${issues}` };
+  throw ApplicationFailure.create({
+    type: "OutputValidationError",
+    message: `The final answer is not valid output: ${issues}`,
+    details: [{ issues, text }],
+    nonRetryable: true,
+  });
 }
 
 /**
  * One tool call as an activity. A call that needs approval waits for a person first; a rejected
  * one is refused (so onToolRefusal applies). A call whose retries ran out is recorded as failed.
  */
-async function executeTool(tools: ActivityProxies, approvals: Approvals, agent: string, call: RequestedToolCall, trip: number, mcpServer: string | undefined): Promise<ToolCallRecord> {
+async function executeTool(tools: ActivityProxies, approvals: Approvals, agent: string, call: RequestedToolCall, trip: number, mcpServer: string | undefined, hasContext: boolean): Promise<ToolCallRecord> {
   const summary = mcpServer === undefined ? `tool ${call.name}` : `tool ${call.name} (mcp ${mcpServer})`;
   const source = mcpServer === undefined ? {} : { source: mcpSource(mcpServer) };
   try {
-    const execute = (approved: boolean) => tools[ACTIVITY.toolExecute].executeWithOptions({ summary }, [{ agent, call, trip, ...(approved ? { approved } : {}) }]);
+    const execute = (approved: boolean) =>
+      tools[ACTIVITY.toolExecute].executeWithOptions({ summary }, [{ agent, call, trip, ...(approved ? { approved } : {}), ...(hasContext ? { hasContext } : {}) }]);
     const first = await execute(false);
     if (!("approvalRequired" in first)) return first;
     const { input, timeoutMs } = first.approvalRequired;
