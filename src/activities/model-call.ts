@@ -1,4 +1,4 @@
-import { Context, log } from "@temporalio/activity";
+import { ApplicationFailure, Context, log } from "@temporalio/activity";
 import { WorkflowStreamClient } from "@temporalio/workflow-streams/client";
 import { RUN_EVENTS_TOPIC, type RunEvent } from "../contract/run-events.js";
 import OpenAI from "openai";
@@ -145,6 +145,8 @@ function textDeltaPublisher(trip: number, attempt: number) {
 function failureForModelError(error: unknown, modelId: string): unknown {
   const cancellation = Context.current().cancellationSignal;
   if (cancellation.aborted && cancellation.reason !== undefined) return cancellation.reason;
+  // Already decided (the instructions function failed): not a model error.
+  if (error instanceof ApplicationFailure) return error;
   const { row, fault } = classifyModelError(error);
   const typed = modelApiErrorFor(error, modelId);
   const permanent = fault === "permanent";
