@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startDevServer } from "../src/testing/dev-server.js";
 import { bundleAgentWorkflows } from "../src/worker.js";
+import { useExistingServer } from "./existing-server.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -14,6 +15,8 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject) {
+  // host:port of a running server to use instead of a dev server (`npm run test:stack`).
+  if (process.env.DURABLE_AGENT_TEST_TEMPORAL) return useExistingServer(project, process.env.DURABLE_AGENT_TEST_TEMPORAL);
   const [server, bundle] = await Promise.all([startDevServer(), bundleAgentWorkflows()]);
   const bundlePath = join(mkdtempSync(join(tmpdir(), "durable-agent-")), "workflow-bundle.js");
   writeFileSync(bundlePath, bundle.code);
