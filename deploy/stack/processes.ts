@@ -135,7 +135,8 @@ export function findFreePort(): Promise<number> {
 /** A frontend port whose whole layout (`portsFrom`) is free, for a stack beside others (tests). */
 export async function findFreeFrontendPort(): Promise<number> {
   for (let tries = 0; tries < 50; tries++) {
-    const frontend = 20_000 + Math.floor(Math.random() * 20_000);
+    // Under 32,768: the server stores membership ports in a smallint column.
+    const frontend = 10_000 + Math.floor(Math.random() * 22_000);
     const all = Object.values(portsFrom(frontend));
     if ((await Promise.all(all.map(canListen))).every(Boolean)) return frontend;
   }

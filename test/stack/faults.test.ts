@@ -107,6 +107,7 @@ async function collect(stream: AsyncIterable<StreamedRunEvent>): Promise<Streame
 }
 
 const linesOf = (path: string) => readFileSync(path, "utf8").trim().split("\n");
+const toolLines = (id: string) => linesOf(TOOL_LOG).filter((line) => line.startsWith(`${id} `));
 
 /**
  * Starts a run of case `id`, waits until its tool call is in flight, runs `during` (the fault),
@@ -120,8 +121,10 @@ async function runThroughFault(id: string, during: () => Promise<void>, after: (
   await during();
   gate.release(id);
   await after();
+  const downFor = performance.now() - faultAt;
   const result = await handle.result();
-  figures.push(`${id}: fault to completed run ${((performance.now() - faultAt) / 1000).toFixed(1)} s`);
+  const attempts = toolLines(id).filter((line) => line.includes(" started ")).length;
+  figures.push(`${id}: down ${(downFor / 1000).toFixed(1)} s; fault to completed run ${((performance.now() - faultAt) / 1000).toFixed(1)} s; tool attempts ${attempts}`);
   return { result, events: await streamed, history: await handle.workflow.fetchHistory() };
 }
 
@@ -151,8 +154,6 @@ function expectSurvived(id: string, { result, events, history }: Outcome) {
   expect(finished.type).toBe("run.finished");
   expect((finished as { result: RunResult }).result.reply).toBe(reply);
 }
-
-const toolLines = (id: string) => linesOf(TOOL_LOG).filter((line) => line.startsWith(`${id} `));
 
 it("the history service SIGKILLed mid tool call: the run completes once it is back", async () => {
   const history = stack.server.process("history");
