@@ -155,3 +155,13 @@ export function schemaSetupEnvironment(host: HostSettings, schemaRoot: string): 
 export function namespaceSetupEnvironment(host: HostSettings): Record<string, string> {
   return { ...sharedEnvironment(), TEMPORAL_ADDRESS: `127.0.0.1:${host.ports.frontend}` };
 }
+
+/** The environment of the UI server, as the compose file's `temporal-ui` service sets it. */
+export function uiEnvironment(host: HostSettings, uiPort: number): Record<string, string> {
+  return { TEMPORAL_ADDRESS: `127.0.0.1:${host.ports.frontend}`, TEMPORAL_UI_PORT: String(uiPort), TEMPORAL_CORS_ORIGINS: "http://localhost:3000" };
+}
+
+/** The environment of a worker process, as the compose file's `worker` service sets it (the agents module relative to the repository). */
+export function workerEnvironment(host: HostSettings, agentsModule = join(REPO_ROOT, "examples", "agents.ts")): Record<string, string> {
+  return { TEMPORAL_ADDRESS: `127.0.0.1:${host.ports.frontend}`, TEMPORAL_NAMESPACE: sharedEnvironment().DEFAULT_NAMESPACE ?? "default", TEMPORAL_TASK_QUEUE: "durable-agent", DURABLE_AGENT_AGENTS: agentsModule };
+}

@@ -7,7 +7,7 @@
  */
 import { chmodSync, mkdirSync, rmSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { DYNAMIC_CONFIG_FILE, namespaceSetupEnvironment, portsFrom, REPO_ROOT, schemaSetupEnvironment, SCRIPTS_DIR, serverEnvironment, sharedEnvironment, stackVersions, databaseCredentials, type HostSettings, type StackVersions } from "./environment.js";
+import { DYNAMIC_CONFIG_FILE, namespaceSetupEnvironment, portsFrom, REPO_ROOT, schemaSetupEnvironment, SCRIPTS_DIR, serverEnvironment, stackVersions, databaseCredentials, uiEnvironment, workerEnvironment, type HostSettings, type StackVersions } from "./environment.js";
 import { CACHE_ROOT, ensureSystemPackages, ensureTemporalBuild, ensureUiBuild, temporalCliDir } from "./install.js";
 import { PostgresCluster } from "./postgres.js";
 import { ManagedProcess, runToCompletion, waitForPort } from "./processes.js";
@@ -111,8 +111,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         name: "ui-server",
         command: uiBuild.binary,
         args: ["--root", uiBuild.root, "--env", "docker", "start"],
-        // As the compose file's temporal-ui service sets them.
-        env: { PATH: process.env.PATH, TEMPORAL_ADDRESS: server.address, TEMPORAL_UI_PORT: String(uiPort), TEMPORAL_CORS_ORIGINS: "http://localhost:3000" },
+        env: { PATH: process.env.PATH, ...uiEnvironment(host, uiPort) },
         logFile: join(logDir, "ui-server.log"),
       });
       await step("ui start", async () => {
@@ -120,7 +119,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         await waitForPort(uiPort);
       });
     }
-    const namespace = sharedEnvironment().DEFAULT_NAMESPACE ?? "default";
+    const namespace = workerEnvironment(host).TEMPORAL_NAMESPACE!;
     const addWorker = async (env: Record<string, string> = {}) => {
       const index = workers.length + 1;
       const worker = new ManagedProcess({
@@ -128,15 +127,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         command: process.execPath,
         args: ["--import", "tsx", "--conditions=durable-agent-source", join(REPO_ROOT, "src", "worker.ts")],
         cwd: REPO_ROOT,
-        env: {
-          ...process.env,
-          TEMPORAL_ADDRESS: server.address,
-          TEMPORAL_NAMESPACE: namespace,
-          TEMPORAL_TASK_QUEUE: "durable-agent",
-          DURABLE_AGENT_AGENTS: options.agentsModule ?? join(REPO_ROOT, "examples", "agents.ts"),
-          ...options.workerEnv,
-          ...env,
-        },
+        env: { ...process.env, ...workerEnvironment(host, options.agentsModule), ...options.workerEnv, ...env },
         logFile: join(logDir, `worker-${index}.log`),
       });
       workers.push(worker);
