@@ -1,19 +1,23 @@
 /**
- * `npm run test:stack [-- [--no-suite] [--no-faults] [test files...]]`, in two phases:
+ * `npm run test:stack [-- [--no-suite] [--no-faults] [--all] [test files...]]`, in two phases:
  * 1. the suite (or the files given) against a stack (temporal-server on PostgreSQL, frontend,
- *    history, matching and worker in processes of their own); the tests that need a server of
- *    their own (restarts, dynamic config, the UI) still start a dev server;
+ *    history, matching and worker in processes of their own). Test files that start a dev server
+ *    of their own (restarts, dynamic config, the UI) would not touch the stack: they are left out
+ *    unless `--all`;
  * 2. the fault tests (vitest.stack.config.ts), on a stack with two worker processes.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { startStack } from "../../deploy/stack/index.js";
 import { findFreeFrontendPort, findFreePort } from "../../deploy/stack/processes.js";
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { "no-suite": { type: "boolean", default: false }, "no-faults": { type: "boolean", default: false } } });
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { "no-suite": { type: "boolean", default: false }, "no-faults": { type: "boolean", default: false }, all: { type: "boolean", default: false } } });
+/** The suite's files that start a dev server of their own. */
+const ownServerFiles = readdirSync("test").filter((f) => f.endsWith(".test.ts") && readFileSync(join("test", f), "utf8").includes("startDevServer("));
+const suiteArgs = positionals.length || values.all ? positionals : ownServerFiles.flatMap((f) => ["--exclude", `test/${f}`]);
 const vitest = (args: string[], env: Record<string, string> = {}) => spawnSync("npx", ["vitest", "run", ...args], { stdio: "inherit", env: { ...process.env, ...env } }).status ?? 1;
 const seconds = (since: number) => ((performance.now() - since) / 1000).toFixed(1);
 const summary: string[] = [];
@@ -28,7 +32,8 @@ if (!values["no-suite"]) {
   console.log(`test:stack: the suite against temporal-server ${stack.versions.temporal} on PostgreSQL at ${stack.address}`);
   started = performance.now();
   try {
-    const status = vitest(positionals, { DURABLE_AGENT_TEST_TEMPORAL: stack.address });
+    if (!positionals.length && !values.all) console.log(`test:stack: leaving out ${ownServerFiles.join(", ")} (they start their own dev server)`);
+    const status = vitest(suiteArgs, { DURABLE_AGENT_TEST_TEMPORAL: stack.address });
     failed ||= status !== 0;
     summary.push(`suite on the stack: ${seconds(started)} s, ${status === 0 ? "passed" : "FAILED"}`);
   } finally {
