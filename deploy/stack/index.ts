@@ -113,6 +113,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         args: ["--root", uiBuild.root, "--env", "docker", "start"],
         env: { PATH: process.env.PATH, ...uiEnvironment(host, uiPort) },
         logFile: join(logDir, "ui-server.log"),
+        direct: true,
       });
       await step("ui start", async () => {
         ui!.start();

@@ -1,6 +1,6 @@
 /** Child processes of the stack: started with a log file (or line handler), stopped by signal. */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream } from "node:fs";
+import { closeSync, createWriteStream, openSync } from "node:fs";
 import { connect, createServer, type AddressInfo } from "node:net";
 import { portsFrom } from "./environment.js";
 import { createInterface } from "node:readline";
@@ -15,6 +15,11 @@ export interface ManagedProcessOptions {
   logFile?: string;
   /** Called with each line of stdout and stderr (after it is logged). */
   onLine?: (line: string) => void;
+  /**
+   * Output straight to `logFile`, not through this process (no `onLine`, no `waitForLine`), so the
+   * child never waits on this process's event loop to drain a pipe. For servers that log a lot.
+   */
+  direct?: boolean;
 }
 
 /** One child process; `start()` again after it exited starts a new one with the same settings. */
@@ -39,7 +44,15 @@ export class ManagedProcess {
 
   start(): void {
     if (this.running) throw new Error(`${this.name} is already running`);
-    const { command, args, env, cwd, logFile, onLine } = this.options;
+    const { command, args, env, cwd, logFile, onLine, direct } = this.options;
+    if (direct && logFile) {
+      const fd = openSync(logFile, "a");
+      const child = spawn(command, args, { env, cwd, stdio: ["ignore", fd, fd] });
+      closeSync(fd);
+      this.exited = new Promise((resolve) => child.once("exit", () => resolve()));
+      this.child = child;
+      return;
+    }
     const child = spawn(command, args, { env, cwd, stdio: ["ignore", "pipe", "pipe"] });
     const log = logFile ? createWriteStream(logFile, { flags: "a" }) : undefined;
     for (const stream of [child.stdout!, child.stderr!]) {

@@ -34,6 +34,7 @@ export class TemporalServer {
         args: ["start", ...services.flatMap((s) => ["--service", s])],
         env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
         logFile: join(options.logDir, `temporal-${group}.log`),
+        direct: true,
       }));
     }
   }

@@ -6,7 +6,7 @@
  *    unless `--all`;
  * 2. the fault tests (vitest.stack.config.ts), on a stack with two worker processes.
  */
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,7 +18,9 @@ const { values, positionals } = parseArgs({ allowPositionals: true, options: { "
 /** The suite's files that start a dev server of their own. */
 const ownServerFiles = readdirSync("test").filter((f) => f.endsWith(".test.ts") && readFileSync(join("test", f), "utf8").includes("startDevServer("));
 const suiteArgs = positionals.length || values.all ? positionals : ownServerFiles.flatMap((f) => ["--exclude", `test/${f}`]);
-const vitest = (args: string[], env: Record<string, string> = {}) => spawnSync("npx", ["vitest", "run", ...args], { stdio: "inherit", env: { ...process.env, ...env } }).status ?? 1;
+/** Runs vitest; asynchronously, so this process keeps serving the stack's output while it runs. */
+const vitest = (args: string[], env: Record<string, string> = {}) =>
+  new Promise<number>((resolve) => spawn("npx", ["vitest", "run", ...args], { stdio: "inherit", env: { ...process.env, ...env } }).once("exit", (code) => resolve(code ?? 1)));
 const seconds = (since: number) => ((performance.now() - since) / 1000).toFixed(1);
 const summary: string[] = [];
 let failed = false;
@@ -33,7 +35,7 @@ if (!values["no-suite"]) {
   started = performance.now();
   try {
     if (!positionals.length && !values.all) console.log(`test:stack: leaving out ${ownServerFiles.join(", ")} (they start their own dev server)`);
-    const status = vitest(suiteArgs, { DURABLE_AGENT_TEST_TEMPORAL: stack.address });
+    const status = await vitest(suiteArgs, { DURABLE_AGENT_TEST_TEMPORAL: stack.address });
     failed ||= status !== 0;
     summary.push(`suite on the stack: ${seconds(started)} s, ${status === 0 ? "passed" : "FAILED"}`);
   } finally {
@@ -43,7 +45,7 @@ if (!values["no-suite"]) {
 }
 if (!values["no-faults"]) {
   const started = performance.now();
-  const status = vitest(["--config", "vitest.stack.config.ts"]);
+  const status = await vitest(["--config", "vitest.stack.config.ts"]);
   failed ||= status !== 0;
   summary.push(`fault tests: ${seconds(started)} s, ${status === 0 ? "passed" : "FAILED"}`);
 }
