@@ -50,7 +50,7 @@ export class PostgresCluster {
   }
 
   private init(): void {
-    const { dataDir, user, password, port } = this.options;
+    const { dataDir, user, password } = this.options;
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     const secrets = mkdtempSync("/tmp/durable-agent-pg-");
     const pwfile = join(secrets, "pw");
@@ -68,16 +68,16 @@ export class PostgresCluster {
     }
     // Temporal opens up to 20 + 10 connections per service (SQL_MAX_CONNS, SQL_VIS_MAX_CONNS): four
     // services in separate processes need more than PostgreSQL's default of 100.
-    appendFileSync(join(dataDir, "postgresql.conf"), [``, `# durable-agent stack`, `listen_addresses = '127.0.0.1'`, `port = ${port}`, `unix_socket_directories = '${dataDir}'`, `max_connections = 300`, ``].join("\n"));
+    appendFileSync(join(dataDir, "postgresql.conf"), [``, `# durable-agent stack`, `listen_addresses = '127.0.0.1'`, `unix_socket_directories = '${dataDir}'`, `max_connections = 300`, ``].join("\n"));
+  }
+
+  /** pg_ctl's common arguments; the port is given each time, so a kept cluster may move to another. */
+  private get serverArgs(): string[] {
+    return ["-D", this.options.dataDir, "-l", this.logFile, "-o", `-p ${this.options.port}`, "-w", "-t", "60"];
   }
 
   start(): void {
-    this.run("pg_ctl", ["-D", this.options.dataDir, "-l", this.logFile, "-w", "-t", "60", "start"]);
-  }
-
-  /** A fast restart: open connections are closed, the server stops and starts again. */
-  restart(): void {
-    this.run("pg_ctl", ["-D", this.options.dataDir, "-l", this.logFile, "-w", "-t", "60", "-m", "fast", "restart"]);
+    this.run("pg_ctl", [...this.serverArgs, "start"]);
   }
 
   isRunning(): boolean {
