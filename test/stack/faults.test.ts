@@ -5,7 +5,7 @@
  * holds a run in its tool call, breaks something, lets the tool finish, and checks that the run
  * completes, every completed model call ran once, effects happened once and the stream is whole.
  */
-import { chmodSync, mkdtempSync, readFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -97,6 +97,7 @@ afterAll(async () => {
   await stack?.stop();
   await model?.close();
   gate?.close();
+  rmSync(dir, { recursive: true, force: true });
   console.log(`stack faults:\n  ${figures.join("\n  ")}`);
 });
 
