@@ -1,10 +1,11 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   resolve: { conditions: ["durable-agent-source"] },
   test: {
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
-    exclude: ["test/package/**", "**/node_modules/**"],
+    // Tests that stand up the production topology: vitest.stack.config.ts (`npm run test:stack`); the packed tarball: vitest.package.config.ts (`npm run test:package`).
+    exclude: [...configDefaults.exclude, "test/stack/**", "test/package/**"],
     globalSetup: ["test/global-setup.ts"],
     // Temporal's native bridge is not safe under worker threads.
     pool: "forks",

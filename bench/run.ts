@@ -40,7 +40,7 @@ try {
   if ("error" in compared.peer) console.log(`bench: @temporalio/ai-sdk did not run: ${compared.peer.error}`);
   results.streaming = await step("streaming", () => benchStreaming(bench));
   results.longRuns = await step("long runs", () => benchLongRuns(bench, model.baseURL));
-  results.throughput = await step("throughput", () => benchThroughput(bench, model.baseURL));
+  results.throughput = await step("throughput", () => benchThroughput({ ...bench, address: bench.server.address }, model.baseURL));
 } finally {
   await model.close();
   await bench.connection.close();

@@ -1,7 +1,8 @@
 /**
- * Throughput: N runs of the compared conversation started at once against one worker, for each N.
- * The worker runs in a child process (bench/throughput-worker.ts), so its RSS is its own; its peak
- * (VmHWM from /proc/<pid>/status) is reset before each level. Latency is start call → result.
+ * Throughput: N runs of the compared conversation started at once against one worker (or several,
+ * on one task queue), for each N. Each worker runs in a child process (bench/throughput-worker.ts),
+ * so its RSS is its own; its peak (VmHWM from /proc/<pid>/status) is reset before each level (with
+ * several workers, the figures are their sums). Latency is start call → result.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -33,21 +34,29 @@ export interface ThroughputFigures {
 
 const WORKER_SCRIPT = fileURLToPath(new URL("./throughput-worker.ts", import.meta.url));
 
-export async function benchThroughput(bench: Bench, baseURL: string): Promise<ThroughputFigures> {
-  const levels = bench.quick ? [10, 20, 50] : [50, 200, 1000];
+/** Options of `benchThroughput`: the levels (default 10/20/50 quick, else 50/200/1,000) and the worker processes (default 1). */
+export interface ThroughputOptions {
+  levels?: number[];
+  workers?: number;
+}
+
+export async function benchThroughput(bench: Pick<Bench, "client" | "quick"> & { address: string }, baseURL: string, options: ThroughputOptions = {}): Promise<ThroughputFigures> {
+  const levels = options.levels ?? (bench.quick ? [10, 20, 50] : [50, 200, 1000]);
   const dir = mkdtempSync(join(tmpdir(), "bench-bundle-"));
   const codePath = join(dir, "workflows.js");
   writeFileSync(codePath, (await bundleAgentWorkflows()).code);
   const agent = benchAgent(baseURL);
   const results: ThroughputLevel[] = [];
   const taskQueue = `bench-throughput-${randomUUID()}`;
-  const child = await startWorker({ TEMPORAL_ADDRESS: bench.server.address, BENCH_TASK_QUEUE: taskQueue, BENCH_MODEL_URL: baseURL, BENCH_WORKFLOW_BUNDLE: codePath });
+  const workerEnv = { TEMPORAL_ADDRESS: bench.address, BENCH_TASK_QUEUE: taskQueue, BENCH_MODEL_URL: baseURL, BENCH_WORKFLOW_BUNDLE: codePath };
+  const children = await Promise.all(Array.from({ length: options.workers ?? 1 }, () => startWorker(workerEnv)));
+  const sumKiB = (field: "VmRSS" | "VmHWM") => children.reduce((sum, child) => sum + memoryKiB(child.pid!, field), 0);
   let peakResets = true;
   try {
     for (const n of levels) {
-      // One worker for every level; its peak RSS is reset before each (Linux: "5" > /proc/<pid>/clear_refs).
-      peakResets &&= resetPeakRss(child.pid!);
-      const idle = memoryKiB(child.pid!, "VmRSS");
+      // The same workers for every level; their peak RSS is reset before each (Linux: "5" > /proc/<pid>/clear_refs).
+      for (const child of children) peakResets &&= resetPeakRss(child.pid!);
+      const idle = sumKiB("VmRSS");
       const deadline = Date.now() + (bench.quick ? 60_000 : 900_000);
       const started = performance.now();
       const outcomes = await Promise.allSettled(
@@ -71,15 +80,16 @@ export async function benchThroughput(bench: Bench, baseURL: string): Promise<Th
         runsPerSecond: round(latencies.length / wall),
         tripsPerSecond: round((latencies.length * TRIPS) / wall, 0),
         latencyMs: { p50: round(percentile(latencies, 50), 0), p95: round(percentile(latencies, 95), 0), max: round(Math.max(...latencies), 0) },
-        workerRssMiB: { idle: round(idle / 1024, 0), peak: round(memoryKiB(child.pid!, "VmHWM") / 1024, 0) },
+        workerRssMiB: { idle: round(idle / 1024, 0), peak: round(sumKiB("VmHWM") / 1024, 0) },
       });
     }
   } finally {
-    await stopWorker(child);
+    await Promise.all(children.map(stopWorker));
     rmSync(dir, { recursive: true, force: true });
   }
   const peak = peakResets ? "VmHWM after the level, reset before it" : "VmHWM after the level (could not be reset: peak since the worker started)";
-  return { worker: `one child process (node --import tsx) for all levels, prebuilt workflow bundle; RSS from /proc/<pid>/status: idle = VmRSS before the level, peak = ${peak}`, workerOptions: THROUGHPUT_WORKER_OPTIONS, levels: results };
+  const workers = children.length === 1 ? "one child process" : `${children.length} child processes on one task queue (RSS summed)`;
+  return { worker: `${workers} (node --import tsx) for all levels, prebuilt workflow bundle; RSS from /proc/<pid>/status: idle = VmRSS before the level, peak = ${peak}`, workerOptions: THROUGHPUT_WORKER_OPTIONS, levels: results };
 }
 
 function startWorker(env: Record<string, string>): Promise<ChildProcess> {

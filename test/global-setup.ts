@@ -6,6 +6,7 @@ import type { TestProject } from "vitest/node";
 import { startDevServer } from "../src/testing/dev-server.js";
 import { bundleAgentWorkflows } from "../src/worker.js";
 import { resolveChromium, type ChromiumBinary } from "./browser.js";
+import { useExistingServer } from "./existing-server.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -16,6 +17,8 @@ declare module "vitest" {
 }
 
 export default async function setup(project: TestProject) {
+  // host:port of a running server to use instead of a dev server (`npm run test:stack`).
+  if (process.env.DURABLE_AGENT_TEST_TEMPORAL) return useExistingServer(project, process.env.DURABLE_AGENT_TEST_TEMPORAL);
   const [server, bundle, chromium] = await Promise.all([startDevServer(), bundleAgentWorkflows(), resolveChromium()]);
   const bundlePath = join(mkdtempSync(join(tmpdir(), "durable-agent-")), "workflow-bundle.js");
   writeFileSync(bundlePath, bundle.code);

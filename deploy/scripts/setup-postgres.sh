@@ -1,5 +1,6 @@
 #!/bin/sh
-# One-shot schema setup for Temporal on PostgreSQL (runs in the temporalio/admin-tools image).
+# One-shot schema setup for Temporal on PostgreSQL (runs in the temporalio/admin-tools image, or on
+# a host with temporal-sql-tool on the PATH: `npm run stack`).
 # Safe to re-run: an existing database is kept, `setup-schema -v 0.0` is a no-op on a database
 # that is already past 0.0, and `update-schema` only applies the versions not yet applied.
 set -eu
@@ -12,7 +13,9 @@ USER_NAME="${POSTGRES_USER:-temporal}"
 export SQL_PASSWORD="${SQL_PASSWORD:-${POSTGRES_PWD:-}}"
 DBNAME="${DBNAME:-temporal}"
 VISIBILITY_DBNAME="${VISIBILITY_DBNAME:-temporal_visibility}"
-SCHEMA_ROOT=/etc/temporal/schema/postgresql/v12
+# The schema files of this server version: where the admin-tools image keeps them, unless set
+# (`npm run stack` points it at the files of the version it built).
+SCHEMA_ROOT="${SCHEMA_ROOT:-/etc/temporal/schema/postgresql/v12}"
 
 echo "Waiting for PostgreSQL at ${HOST}:${PORT}..."
 attempt=0

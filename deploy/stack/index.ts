@@ -1,0 +1,159 @@
+/**
+ * The production topology on one host, without Docker: `startStack()` brings up what
+ * docker-compose.yml runs, from the same versions and settings: PostgreSQL, the schema
+ * (deploy/scripts/setup-postgres.sh), temporal-server, the namespace and search attributes
+ * (deploy/scripts/create-namespace.sh), the Web UI server and N durable-agent worker processes
+ * (`src/worker.ts`, the compose file's worker command). `npm run stack` is its command line.
+ */
+import { chmodSync, mkdirSync, rmSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { DYNAMIC_CONFIG_FILE, namespaceSetupEnvironment, portsFrom, REPO_ROOT, schemaSetupEnvironment, SCRIPTS_DIR, serverEnvironment, stackVersions, databaseCredentials, uiEnvironment, workerEnvironment, type HostSettings, type StackVersions } from "./environment.js";
+import { CACHE_ROOT, ensureSystemPackages, ensureTemporalBuild, ensureUiBuild, temporalCliDir } from "./install.js";
+import { PostgresCluster } from "./postgres.js";
+import { ManagedProcess, runToCompletion, waitForPort } from "./processes.js";
+import { TemporalServer } from "./temporal-server.js";
+
+export { TemporalServer, type TemporalService } from "./temporal-server.js";
+export { PostgresCluster } from "./postgres.js";
+export { ManagedProcess } from "./processes.js";
+
+/** Options of `startStack`. */
+export interface StackOptions {
+  /** Where the database and logs live; default `.cache/durable-agent-stack/data` (kept between runs, like the compose volume). */
+  dataDir?: string;
+  /** Delete `dataDir` first. */
+  fresh?: boolean;
+  /** The frontend's gRPC port; the other services' ports follow the server's layout from it. Default 7233. */
+  port?: number;
+  /** PostgreSQL's port on 127.0.0.1; default 55432 (5432 is left to a system PostgreSQL). */
+  postgresPort?: number;
+  /** The Web UI's port; default 8080, `false` for no UI. */
+  uiPort?: number | false;
+  /** Frontend, history, matching and worker in a process each (default: one process, as in the compose file). */
+  split?: boolean;
+  /** Worker processes to start; default 0. */
+  workers?: number;
+  /** The module the workers serve (DURABLE_AGENT_AGENTS); default examples/agents.ts, the compose file's. */
+  agentsModule?: string;
+  /** More environment for the workers (e.g. TEMPORAL_TASK_QUEUE, OPENAI_BASE_URL). */
+  workerEnv?: Record<string, string>;
+  /** Progress lines (default: none). */
+  log?: (line: string) => void;
+}
+
+/** A running stack. */
+export interface Stack {
+  versions: StackVersions;
+  /** The frontend's gRPC address, `127.0.0.1:<port>`. */
+  address: string;
+  namespace: string;
+  uiUrl: string | undefined;
+  postgres: PostgresCluster;
+  server: TemporalServer;
+  ui: ManagedProcess | undefined;
+  workers: ManagedProcess[];
+  logDir: string;
+  /** Seconds each step of the stand-up took. */
+  timings: Record<string, number>;
+  /** Starts one more worker process and resolves when it polls. */
+  addWorker(env?: Record<string, string>): Promise<ManagedProcess>;
+  /** Stops the workers, the UI, the server and PostgreSQL. */
+  stop(): Promise<void>;
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const log = options.log ?? (() => {});
+  const timings: Record<string, number> = {};
+  const step = async <T>(name: string, fn: () => T | Promise<T>): Promise<T> => {
+    const t = performance.now();
+    const value = await fn();
+    timings[name] = Number(((performance.now() - t) / 1000).toFixed(2));
+    return value;
+  };
+  const versions = stackVersions();
+  const { postgresBin } = await step("packages", () => ensureSystemPackages(log));
+  const build = await step("temporal build", () => ensureTemporalBuild(versions.temporal, log));
+  const uiPort = options.uiPort ?? 8080;
+  const uiBuild = uiPort === false ? undefined : await step("ui build", () => ensureUiBuild(versions.ui, log));
+  const cliDir = temporalCliDir();
+
+  const dataDir = options.dataDir ?? join(CACHE_ROOT, "data");
+  if (options.fresh) rmSync(dataDir, { recursive: true, force: true });
+  const logDir = join(dataDir, "logs");
+  mkdirSync(logDir, { recursive: true });
+  chmodSync(dataDir, 0o755); // PostgreSQL's own user must reach its data directory
+  const host: HostSettings = { postgresPort: options.postgresPort ?? 55432, ports: portsFrom(options.port ?? 7233), dynamicConfigFile: DYNAMIC_CONFIG_FILE };
+  const path = [build.binDir, cliDir, process.env.PATH].join(delimiter);
+  const credentials = databaseCredentials();
+
+  const postgres = await step("postgres init", () => PostgresCluster.create({ bin: postgresBin, dataDir: join(dataDir, "postgres"), port: host.postgresPort, ...credentials }));
+  const server = new TemporalServer({ binDir: build.binDir, env: serverEnvironment(host), ports: host.ports, logDir, split: options.split ?? false });
+  let ui: ManagedProcess | undefined;
+  const workers: ManagedProcess[] = [];
+  const stop = async () => {
+    await Promise.all(workers.map((w) => w.stop()));
+    await ui?.stop();
+    await server.stop();
+    postgres.stop();
+  };
+  try {
+    await step("postgres start", () => {
+      postgres.stop(); // a cluster left running by an earlier stack that did not stop cleanly
+      postgres.start();
+    });
+    const script = (name: string, env: Record<string, string>) =>
+      runToCompletion({ name, command: "/bin/sh", args: [join(SCRIPTS_DIR, name)], env: { PATH: path, HOME: process.env.HOME, ...env }, logFile: join(logDir, `${name}.log`) });
+    await step("schema", () => script("setup-postgres.sh", schemaSetupEnvironment(host, build.schemaRoot)));
+    await step("server start", () => server.start());
+    await step("namespace", () => script("create-namespace.sh", namespaceSetupEnvironment(host)));
+    if (uiBuild && uiPort !== false) {
+      ui = new ManagedProcess({
+        name: "ui-server",
+        command: uiBuild.binary,
+        args: ["--root", uiBuild.root, "--env", "docker", "start"],
+        env: { PATH: process.env.PATH, ...uiEnvironment(host, uiPort) },
+        logFile: join(logDir, "ui-server.log"),
+        direct: true,
+      });
+      await step("ui start", async () => {
+        ui!.start();
+        await waitForPort(uiPort);
+      });
+    }
+    const namespace = workerEnvironment(host).TEMPORAL_NAMESPACE!;
+    const addWorker = async (env: Record<string, string> = {}) => {
+      const index = workers.length + 1;
+      const worker = new ManagedProcess({
+        name: `worker-${index}`,
+        command: process.execPath,
+        args: ["--import", "tsx", "--conditions=durable-agent-source", join(REPO_ROOT, "src", "worker.ts")],
+        cwd: REPO_ROOT,
+        env: { ...process.env, ...workerEnvironment(host, options.agentsModule), ...options.workerEnv, ...env },
+        logFile: join(logDir, `worker-${index}.log`),
+      });
+      workers.push(worker);
+      worker.start();
+      await worker.waitForLine(/^durable-agent worker: serving /);
+      return worker;
+    };
+    await step("workers", () => Promise.all(Array.from({ length: options.workers ?? 0 }, () => addWorker())));
+    return {
+      versions,
+      address: server.address,
+      namespace,
+      uiUrl: ui ? `http://127.0.0.1:${uiPort}` : undefined,
+      postgres,
+      server,
+      ui,
+      workers,
+      logDir,
+      timings,
+      addWorker,
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+

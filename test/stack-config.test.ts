@@ -1,0 +1,71 @@
+/**
+ * docker-compose.yml and `npm run stack` (deploy/stack/) run the same thing: the same versions, and
+ * each service the same environment except what names the machine (HOST_OVERRIDES).
+ */
+import { readFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { parseEnv } from "node:util";
+import { describe, expect, it } from "vitest";
+import {
+  COMPOSE_FILE,
+  DYNAMIC_CONFIG_FILE,
+  HOST_OVERRIDES,
+  namespaceSetupEnvironment,
+  portsFrom,
+  readComposeFile,
+  REPO_ROOT,
+  schemaSetupEnvironment,
+  serverEnvironment,
+  stackVersions,
+  uiEnvironment,
+  workerEnvironment,
+  type ComposeFile,
+  type HostSettings,
+} from "../deploy/stack/environment.js";
+
+const compose = readComposeFile();
+const host: HostSettings = { postgresPort: 55432, ports: portsFrom(7233), dynamicConfigFile: DYNAMIC_CONFIG_FILE };
+
+/** A service's environment as Compose gives it: its env_file(s), then `environment` with `${VAR:-default}` resolved. */
+function composeEnvironment(file: ComposeFile, service: string): Record<string, string> {
+  const spec = file.services[service]!;
+  const envFiles = spec.env_file === undefined ? [] : [spec.env_file].flat();
+  const fromFiles = Object.assign({}, ...envFiles.map((f) => parseEnv(readFileSync(join(dirname(COMPOSE_FILE), f), "utf8"))));
+  const substitute = (value: string) => value.replace(/\$\{(\w+):-([^}]*)\}/g, (_m, name: string, fallback: string) => process.env[name] || fallback);
+  const inline = Object.fromEntries(Object.entries(spec.environment ?? {}).filter(([, v]) => v !== null).map(([k, v]) => [k, substitute(String(v))]));
+  return { ...fromFiles, ...inline };
+}
+
+const withoutHostValues = (env: Record<string, string>) => Object.fromEntries(Object.entries(env).filter(([key]) => !(HOST_OVERRIDES as readonly string[]).includes(key)));
+
+describe("docker-compose.yml and npm run stack", () => {
+  it("build the compose file's image versions: server and admin-tools (the schema) on one version, and the UI's", () => {
+    expect(stackVersions(compose)).toEqual({ temporal: "1.31.0", ui: "2.49.1" });
+    const mismatched = structuredClone(compose);
+    mismatched.services["temporal-admin-tools"]!.image = "temporalio/admin-tools:1.30.2";
+    expect(() => stackVersions(mismatched)).toThrow(/admin-tools 1.30.2 .*temporalio\/server 1.31.0/);
+  });
+
+  it("give temporal-server the temporal service's environment, deploy/stack.env included", () => {
+    const composed = composeEnvironment(compose, "temporal");
+    expect(composed).toMatchObject({ DB: "postgres12", NUM_HISTORY_SHARDS: "4", POSTGRES_USER: "temporal" });
+    expect(withoutHostValues(serverEnvironment(host))).toEqual(withoutHostValues(composed));
+  });
+
+  it("run deploy/scripts/setup-postgres.sh and create-namespace.sh with the one-shot services' environments", () => {
+    expect(withoutHostValues(schemaSetupEnvironment(host, "/schema"))).toEqual(withoutHostValues(composeEnvironment(compose, "temporal-admin-tools")));
+    expect(withoutHostValues(namespaceSetupEnvironment(host))).toEqual(withoutHostValues(composeEnvironment(compose, "temporal-create-namespace")));
+  });
+
+  it("use the same dynamic config file, the UI's settings and the worker's namespace, task queue and agents module", () => {
+    const composed = composeEnvironment(compose, "temporal");
+    expect(composed.DYNAMIC_CONFIG_FILE_PATH!.split("/").at(-1)).toBe(DYNAMIC_CONFIG_FILE.split("/").at(-1));
+    expect(JSON.stringify(compose.services.temporal)).toContain("./deploy/dynamicconfig:/etc/temporal/config/dynamicconfig");
+    const { TEMPORAL_ADDRESS: _a, TEMPORAL_UI_PORT: _p, ...ui } = uiEnvironment(host, 8080);
+    expect(composeEnvironment(compose, "temporal-ui")).toMatchObject(ui);
+    const worker = workerEnvironment(host);
+    const composedWorker = composeEnvironment(compose, "worker");
+    expect(composedWorker).toMatchObject({ TEMPORAL_NAMESPACE: worker.TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE: worker.TEMPORAL_TASK_QUEUE });
+    expect(relative("/app", composedWorker.DURABLE_AGENT_AGENTS!)).toBe(relative(REPO_ROOT, worker.DURABLE_AGENT_AGENTS!));
+  });
+});
