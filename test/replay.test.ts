@@ -1,7 +1,8 @@
 /**
  * Determinism guard: histories of real runs replay with the worker's replayer. Fresh histories are
  * recorded on every run; committed fixtures (test/fixtures/histories) guard against changes that
- * would break runs already in flight. `RECORD_FIXTURES=1 npm test -- replay` cuts new fixtures.
+ * would break runs already in flight. `RECORD_FIXTURES=<change> npm test -- replay` cuts a new set
+ * beside the old ones (`<scenario>.<change>.json`); the old ones stay, as runs in flight.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { historyFromJSON, historyToJSON } from "@temporalio/common/lib/proto-utils.js";
@@ -97,7 +98,8 @@ describe("replay", () => {
       const { history, result } = await record(name);
       for (const event of result.trace) if (event.type === "reprompt") repromptKinds.add(event.kind);
       histories.push({ workflowId: name, history });
-      if (process.env.RECORD_FIXTURES) writeFileSync(new URL(`${name}.json`, FIXTURES), JSON.stringify(history, null, 1) + "\n");
+      const change = process.env.RECORD_FIXTURES;
+      if (change) writeFileSync(new URL(change === "1" ? `${name}.json` : `${name}.${change}.json`, FIXTURES), JSON.stringify(history, null, 1) + "\n");
     }
     expect(histories).toHaveLength(Object.keys(scenarios).length);
     expect([...repromptKinds].sort()).toEqual(["act-when-asked", "backstop", "refusal-retry"]);

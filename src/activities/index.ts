@@ -1,3 +1,4 @@
+import { Context } from "@temporalio/activity";
 import { ACTIVITY } from "../contract/constants.js";
 import { createBackstopRun } from "./backstop-run.js";
 import { createContractEvaluate } from "./contract-evaluate.js";
@@ -7,6 +8,8 @@ import { createToolExecute } from "./tool-execute.js";
 import { keepAlive } from "./keep-alive.js";
 import { runLoad } from "./run-load.js";
 import type { AgentRegistry, WorkerFeatures } from "./registry.js";
+import { ConversationCache } from "./conversation-cache.js";
+import { runRefOf } from "./run-reader.js";
 
 export { createRegistry, type AgentRegistry, type WorkerFeatures } from "./registry.js";
 export type { ModelCallInput, ModelCallOutput } from "./model-call.js";
@@ -14,12 +17,22 @@ export type { ToolExecuteInput } from "./tool-execute.js";
 
 /** The activities a worker registers, under their stable type names; the non-local ones keep themselves alive with heartbeats. */
 export function createActivities(registry: AgentRegistry, features: WorkerFeatures = {}) {
+  const conversations = new ConversationCache();
   return {
     [ACTIVITY.describe]: createDescribeAgent(registry, features),
-    [ACTIVITY.modelCall]: keepAlive(createModelCall(registry)),
-    [ACTIVITY.toolExecute]: keepAlive(createToolExecute(registry)),
+    [ACTIVITY.modelCall]: keepAlive(createModelCall(registry, conversations)),
+    [ACTIVITY.toolExecute]: keepAlive(heldResults(createToolExecute(registry), conversations)),
     [ACTIVITY.contractEvaluate]: createContractEvaluate(registry),
     [ACTIVITY.backstopRun]: keepAlive(createBackstopRun(registry)),
     [ACTIVITY.runLoad]: keepAlive(runLoad),
+  };
+}
+
+/** Keeps each finished tool call's result in the worker's conversation cache, for the next model call. */
+function heldResults(toolExecute: ReturnType<typeof createToolExecute>, conversations: ConversationCache): ReturnType<typeof createToolExecute> {
+  return async (input) => {
+    const result = await toolExecute(input);
+    if (!("approvalRequired" in result)) conversations.toolFinished(runRefOf(Context.current()).runId, result);
+    return result;
   };
 }

@@ -8,13 +8,18 @@ import { limitsOf } from "../limits.js";
 import { openaiClientFor, toChatMessages, toChatTools } from "../models/openai-client.js";
 import { validateAnswer } from "../models/validate-answer.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
-import { readConversation, runRefOf } from "./run-reader.js";
+import type { ConversationCache } from "./conversation-cache.js";
+import { runRefOf } from "./run-reader.js";
 
 /** Input of the `model.call` activity. */
 export interface ModelCallInput {
   agent: string;
   /** How many of the run's messages to send; the activity reads them from the run, not from this input. */
   conversationLength: number;
+  /** The digest of those messages (`DigestChain`): when it matches what the worker holds, nothing is read. */
+  conversationDigest?: string;
+  /** The last messages the workflow added itself (the input, a re-prompt), when small: no worker produced them. */
+  conversationTail?: Message[];
   trip: number;
   /** Publish text deltas to the run's stream as they arrive. */
   streamText?: boolean;
@@ -23,18 +28,22 @@ export interface ModelCallInput {
 /** Output of the `model.call` activity: the model's answer. */
 export interface ModelCallOutput {
   message: Extract<Message, { role: "assistant" }>;
+  /** Set when the worker had to read part of the conversation from the run (it did not hold all of it). */
+  conversationRead?: true;
 }
 
 /** Statuses that retrying cannot fix. */
 const PERMANENT = new Set([400, 401, 403, 404, 422]);
 
 /** The `model.call` activity: one Chat Completions call, streamed, returning the whole answer. */
-export function createModelCall(registry: AgentRegistry) {
+export function createModelCall(registry: AgentRegistry, conversations: ConversationCache) {
   return async function modelCall(input: ModelCallInput): Promise<ModelCallOutput> {
     const agent = lookupAgent(registry, input.agent);
     const model = agent.options.model;
     const context = Context.current();
-    const messages = await readConversation(context.client, runRefOf(context), input.conversationLength);
+    const run = runRefOf(context);
+    const check = input.conversationDigest === undefined ? input.conversationLength : { length: input.conversationLength, digest: input.conversationDigest, tail: input.conversationTail ?? [] };
+    const { messages, source } = await conversations.read(context.client, run, check);
     const deltas = input.streamText ? textDeltaPublisher(input.trip, context.info.attempt) : undefined;
     try {
       const client = openaiClientFor(model);
@@ -54,7 +63,8 @@ export function createModelCall(registry: AgentRegistry) {
       const answer = validateAnswer(completion, { modelId: model.modelId, limits: limitsOf(agent.options) });
       if (!answer.ok) throw answer.error;
       if (answer.adjustments.length) log.warn("model answer adjusted", { modelId: model.modelId, adjustments: answer.adjustments });
-      return { message: answer.message };
+      conversations.answered(run.runId, answer.message);
+      return { message: answer.message, ...(source === "read" ? { conversationRead: true as const } : {}) };
     } catch (error) {
       throw classifyModelError(error, model.modelId);
     } finally {

@@ -4,10 +4,11 @@
  */
 import { ActivityFailure, ApplicationFailure, isCancellation, log } from "@temporalio/workflow";
 import { ACTIVITY } from "../contract/constants.js";
+import { DigestChain } from "../contract/conversation-digest.js";
 import type { AgentSpec } from "../contract/agent-spec.js";
 import { updatePendingRefusals } from "../contract/decide.js";
 import { failedCall, recordAnswer, recordToolCalls, type RunState } from "../contract/run-state.js";
-import type { RequestedToolCall, ToolCallRecord } from "../contract/types.js";
+import type { Message, RequestedToolCall, ToolCallRecord } from "../contract/types.js";
 import type { ActivityProxies } from "./activities.js";
 import type { Approvals } from "./approvals.js";
 import { judgeAnswer, type ContractContext } from "./contract-steps.js";
@@ -37,15 +38,19 @@ export interface TripsOutcome {
 /** Runs trips until the model answers for good or trip number `lastTrip` is done; `beforeTrip` runs at the top of each. */
 export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: () => Promise<void>): Promise<TripsOutcome> {
   const { spec, run, ctx, events, progress, approvals, model, tools, streamText } = loop;
+  const conversation = new DigestChain();
   while (run.trips < lastTrip) {
     await beforeTrip?.();
-    // A trip: one model call. The activity reads the conversation from the workflow, so it is not repeated in the history.
+    // A trip: one model call. The conversation is not repeated in the history: the worker holds it
+    // (checked by its length and digest) or reads it from the workflow.
     const trip = run.trips + 1;
     events.publish({ type: "trip.started", trip });
+    const { length, digest } = conversation.extend(run.messages);
+    const tail = workflowTail(run.messages);
     const { message } = await progress.step(`trip ${trip}: model call`, () =>
       unwrapFailure(() =>
         model[ACTIVITY.modelCall].executeWithOptions({ summary: `model ${spec.modelId} · trip ${trip}` }, [
-          { agent: spec.name, conversationLength: run.messages.length, trip, streamText },
+          { agent: spec.name, conversationLength: length, conversationDigest: digest, ...(tail.length ? { conversationTail: tail } : {}), trip, streamText },
         ]),
       ),
     );
@@ -70,6 +75,17 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
   }
   log.info("stopped at maxTrips", { maxTrips: spec.maxTrips });
   return { stopReason: "max-trips", detail: `maxTrips (${spec.maxTrips}) used up` };
+}
+
+/** The workflow's own last messages (input, re-prompts) up to this size go with the model call: no worker holds them. */
+const TAIL_INLINE_BYTES = 2048;
+
+/** The user messages after the last answer or tool result, if small; else none (the worker reads them). */
+function workflowTail(messages: Message[]): Message[] {
+  let from = messages.length;
+  while (from > 0 && messages[from - 1]!.role === "user") from--;
+  const tail = messages.slice(from);
+  return new TextEncoder().encode(JSON.stringify(tail)).length <= TAIL_INLINE_BYTES ? tail : [];
 }
 
 /**
