@@ -22,10 +22,10 @@ function guard<T extends DurableAgentError>(name: string) {
   return (error: unknown): error is T => DurableAgentError.isInstance(error) && error.name === name;
 }
 
-/** An option of `ai.agent()` or `ai.tool()` is invalid; `field` names it. */
+/** An option of `ai.agent()`, `ai.tool()` or `ai.openai()` is invalid or unknown; `field` names it, `suggestion` the known option it is closest to (for a typo). */
 export class AgentOptionsError extends DurableAgentError {
   static override isInstance = guard<AgentOptionsError>("AgentOptionsError");
-  constructor(readonly field: string, problem: string) {
+  constructor(readonly field: string, problem: string, readonly suggestion?: string) {
     super(`Invalid option \`${field}\`: ${problem}`);
   }
 }
@@ -69,11 +69,21 @@ export class TemporalConnectionError extends DurableAgentError {
   }
 }
 
-/** The model API answered with an error that retrying will not fix (or retries ran out). */
+/**
+ * A model call failed with an error that retrying will not fix, or retries ran out. `status` is
+ * the HTTP status when there was one; for an answer that is not a chat completion stream,
+ * `contentType` and `bodyStart` (its first ~200 characters) say what came back.
+ */
 export class ModelApiError extends DurableAgentError {
   static override isInstance = guard<ModelApiError>("ModelApiError");
-  constructor(message: string, readonly status: number | undefined, readonly modelId: string) {
+  readonly contentType?: string | null;
+  readonly bodyStart?: string;
+  constructor(message: string, readonly status: number | undefined, readonly modelId: string, response?: { contentType: string | null; bodyStart: string }) {
     super(message);
+    if (response) {
+      this.contentType = response.contentType;
+      this.bodyStart = response.bodyStart;
+    }
   }
 }
 
@@ -172,7 +182,8 @@ export class PortInUseError extends DurableAgentError {
 /** Errors that cross the workflow boundary as a Temporal failure of the same `type`. */
 const REBUILD: Record<string, (message: string, details: Record<string, unknown>) => DurableAgentError> = {
   UnknownAgentError: (_m, d) => new UnknownAgentError(String(d.agent), (d.registered as string[]) ?? []),
-  ModelApiError: (m, d) => new ModelApiError(m, d.status as number | undefined, String(d.modelId)),
+  ModelApiError: (m, d) =>
+    new ModelApiError(m, d.status as number | undefined, String(d.modelId), typeof d.bodyStart === "string" ? { contentType: (d.contentType as string | null) ?? null, bodyStart: d.bodyStart } : undefined),
   PayloadTooLargeError: (_m, d) => new PayloadTooLargeError(String(d.what), Number(d.bytes), Number(d.limit)),
   TooManyToolCallsError: (_m, d) => new TooManyToolCallsError(String(d.modelId), Number(d.count), Number(d.limit)),
 };

@@ -87,7 +87,7 @@ describe("a model that misbehaves (seeded fuzz)", () => {
     const first = fuzzCases(SEED, PER_KIND);
     const answeredBackwards = summary([...first].reverse()).reverse(); // answering in another order draws nothing from the seed
     expect(summary(fuzzCases(SEED, PER_KIND))).toEqual(answeredBackwards);
-    expect(new Set(first.map((c) => c.kind)).size).toBe(12);
+    expect(new Set(first.map((c) => c.kind)).size).toBe(14);
   });
 
   it(`${cases.length} hostile runs and 4 well-behaved runs share one worker: each hostile run ends clearly, the good ones exactly as usual`, async () => {

@@ -3,8 +3,9 @@ import { WorkflowStreamClient } from "@temporalio/workflow-streams/client";
 import { RUN_EVENTS_TOPIC, type RunEvent } from "../contract/run-events.js";
 import OpenAI from "openai";
 import type { Message } from "../contract/types.js";
-import { ModelApiError, PayloadTooLargeError, TooManyToolCallsError } from "../errors.js";
 import { limitsOf } from "../limits.js";
+import { streamChatCompletion } from "../models/chat-stream.js";
+import { classifyModelError, modelApiErrorFor } from "../models/model-error-table.js";
 import { openaiClientFor, toChatMessages, toChatTools } from "../models/openai-client.js";
 import { validateAnswer } from "../models/validate-answer.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
@@ -32,9 +33,6 @@ export interface ModelCallOutput {
   conversationRead?: true;
 }
 
-/** Statuses that retrying cannot fix. */
-const PERMANENT = new Set([400, 401, 403, 404, 422]);
-
 /** The `model.call` activity: one Chat Completions call, streamed, returning the whole answer. */
 export function createModelCall(registry: AgentRegistry, conversations: ConversationCache) {
   return async function modelCall(input: ModelCallInput): Promise<ModelCallOutput> {
@@ -48,7 +46,8 @@ export function createModelCall(registry: AgentRegistry, conversations: Conversa
     try {
       const client = openaiClientFor(model);
       const tools = toChatTools(agent.tools);
-      const stream = client.chat.completions.stream(
+      const completion = await streamChatCompletion(
+        client,
         {
           model: model.modelId,
           messages: toChatMessages(agent.options.instructions, messages),
@@ -56,17 +55,15 @@ export function createModelCall(registry: AgentRegistry, conversations: Conversa
           ...(model.settings.temperature !== undefined ? { temperature: model.settings.temperature } : {}),
           ...(model.settings.maxTokens !== undefined ? { max_completion_tokens: model.settings.maxTokens } : {}),
         },
-        { signal: context.cancellationSignal },
+        { signal: context.cancellationSignal, onTextDelta: deltas && ((text) => deltas.publish(text)) },
       );
-      if (deltas) stream.on("content.delta", ({ delta }) => deltas.publish(delta));
-      const completion = await stream.finalChatCompletion();
       const answer = validateAnswer(completion, { modelId: model.modelId, limits: limitsOf(agent.options) });
       if (!answer.ok) throw answer.error;
       if (answer.adjustments.length) log.warn("model answer adjusted", { modelId: model.modelId, adjustments: answer.adjustments });
       conversations.answered(run.runId, answer.message);
       return { message: answer.message, ...(source === "read" ? { conversationRead: true as const } : {}) };
     } catch (error) {
-      throw classifyModelError(error, model.modelId);
+      throw failureForModelError(error, model.modelId);
     } finally {
       await deltas?.close();
     }
@@ -91,26 +88,16 @@ function textDeltaPublisher(trip: number, attempt: number) {
   };
 }
 
-/** Permanent API errors fail at once; rate limits, server errors and lost connections are retried by Temporal. */
-function classifyModelError(error: unknown, modelId: string): unknown {
-  // Aborted by the activity's cancellation (the run was cancelled, or the worker is shutting down): report that, retryably.
-  if (error instanceof OpenAI.APIUserAbortError) return Context.current().cancellationSignal.reason ?? failureOf(new ModelApiError(`Model "${modelId}": the call was aborted`, undefined, modelId), { nonRetryable: false });
-  if (ModelApiError.isInstance(error) || TooManyToolCallsError.isInstance(error) || PayloadTooLargeError.isInstance(error)) {
-    return failureOf(error, { nonRetryable: true });
-  }
-  if (error instanceof OpenAI.APIError && error.status !== undefined) {
-    const typed = new ModelApiError(`Model "${modelId}" API error ${error.status}: ${error.message}`, error.status, modelId);
-    const permanent = PERMANENT.has(error.status);
-    log.warn("model call failed", { modelId, status: error.status, permanent });
-    return failureOf(typed, { nonRetryable: permanent, nextRetryDelay: permanent ? undefined : retryAfterMs(error.headers) });
-  }
-  if (error instanceof OpenAI.APIConnectionError) {
-    return failureOf(new ModelApiError(`Model "${modelId}" is unreachable: ${error.message}`, undefined, modelId), { nonRetryable: false });
-  }
-  if (error instanceof OpenAI.OpenAIError) {
-    return failureOf(new ModelApiError(`Model "${modelId}": ${error.message}`, undefined, modelId), { nonRetryable: true });
-  }
-  return error;
+/** The Temporal failure a model call ends with, as `MODEL_ERROR_TABLE` classifies its error: permanent fails the run, transient is retried. */
+function failureForModelError(error: unknown, modelId: string): unknown {
+  const cancellation = Context.current().cancellationSignal;
+  if (cancellation.aborted && cancellation.reason !== undefined) return cancellation.reason;
+  const { row, fault } = classifyModelError(error);
+  const typed = modelApiErrorFor(error, modelId);
+  const permanent = fault === "permanent";
+  log.warn("model call failed", { modelId, error: typed.message, row: row?.error ?? "(not in the table: transient)", permanent });
+  const nextRetryDelay = !permanent && row?.retryAfter && error instanceof OpenAI.APIError ? retryAfterMs(error.headers) : undefined;
+  return failureOf(typed, { nonRetryable: permanent, nextRetryDelay });
 }
 
 /** `retry-after-ms` or `retry-after` (seconds or an HTTP date), in milliseconds. */

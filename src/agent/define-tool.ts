@@ -2,6 +2,7 @@ import type { Duration } from "@temporalio/common";
 import { msToNumber } from "@temporalio/common/lib/time.js";
 import { z } from "zod";
 import { AgentOptionsError } from "../errors.js";
+import { checkKnownKeys, type KnownKeys } from "./known-keys.js";
 
 /** What a tool's `execute` receives besides its input. */
 export interface ToolContext {
@@ -43,6 +44,16 @@ export interface ToolOptions<Schema extends z.ZodType, Output> {
   approvalTimeout?: Duration;
 }
 
+/** The keys of `ToolOptions`, checked by `ai.tool()`: a new option goes here too (the typecheck insists). */
+export const TOOL_OPTION_KEYS = {
+  name: true,
+  description: true,
+  input: true,
+  execute: true,
+  needsApproval: true,
+  approvalTimeout: true,
+} as const satisfies Record<keyof ToolOptions<z.ZodType, unknown>, true> & KnownKeys;
+
 /** A tool an agent may call. Create with `ai.tool()`. */
 export interface Tool<Input = any, Output = unknown> {
   readonly name: string;
@@ -65,6 +76,8 @@ function isZodSchema(value: unknown): value is z.ZodType {
 
 /** Defines a tool: a name, a zod input schema and an `execute` function run as an activity. */
 export function defineTool<Schema extends z.ZodType, Output>(options: ToolOptions<Schema, Output>): Tool<z.output<Schema>, Output> {
+  if (!options || typeof options !== "object") throw new AgentOptionsError("options", "ai.tool() needs an options object { name, input, execute }");
+  checkKnownKeys(options, TOOL_OPTION_KEYS, typeof options.name === "string" ? `ai.tool() "${options.name}"` : "ai.tool()");
   if (typeof options?.name !== "string" || !TOOL_NAME.test(options.name)) {
     throw new AgentOptionsError("name", `tool names are 1-64 letters, digits, "_" or "-" (got ${JSON.stringify(options?.name)})`);
   }

@@ -2,6 +2,7 @@ import type { Duration } from "@temporalio/common";
 import type { Message, ToolCallRecord } from "../contract/types.js";
 import type { ModelReference } from "../models/openai-model.js";
 import type { Tool } from "./define-tool.js";
+import type { KnownKeys } from "./known-keys.js";
 
 /** A test that makes a run an action request: a case-insensitive substring, a RegExp, or a predicate on the input. */
 export type Intent = string | RegExp | ((input: string) => boolean);
@@ -27,6 +28,8 @@ export interface ActWhenAskedOptions {
   /** Re-prompts per run. Default 1. */
   maxReprompts?: number;
 }
+/** The keys of `ActWhenAskedOptions`: add a new one here too (the typecheck insists). */
+export const ACT_WHEN_ASKED_KEYS = { intents: true, requiredTools: true, require: true, hint: true, maxReprompts: true } as const satisfies Record<keyof ActWhenAskedOptions, true> & KnownKeys;
 
 /** A tool call as `isRefusal` sees it. */
 export interface RefusalCandidate {
@@ -47,6 +50,8 @@ export type OnToolRefusal =
       /** Marks more results as refusals: return the reason, or false. */
       isRefusal?: (call: RefusalCandidate) => string | false | null | undefined;
     };
+/** The keys of the object form of `onToolRefusal`. */
+export const ON_TOOL_REFUSAL_KEYS = { retries: true, hint: true, isRefusal: true } as const satisfies Record<keyof Exclude<OnToolRefusal, string>, true> & KnownKeys;
 
 /** What a backstop's `detect` sees. */
 export interface BackstopTurn {
@@ -81,6 +86,8 @@ export interface Backstop {
   /** The side effect, run at most once per run as an activity. A returned prompt is sent to the model as a user message. */
   run: (context: BackstopContext) => Promise<{ prompt?: string } | void> | { prompt?: string } | void;
 }
+/** The keys of a `Backstop`. */
+export const BACKSTOP_KEYS = { name: true, phase: true, detect: true, run: true } as const satisfies Record<keyof Backstop, true> & KnownKeys;
 
 /** Activity timeouts of an agent. */
 export interface AgentTimeouts {
@@ -94,6 +101,8 @@ export interface AgentTimeouts {
    */
   heartbeat?: Duration;
 }
+/** The keys of `AgentTimeouts`. */
+export const AGENT_TIMEOUT_KEYS = { model: true, tool: true, heartbeat: true } as const satisfies Record<keyof AgentTimeouts, true> & KnownKeys;
 
 /**
  * Limits on what the model may ask for and what tools may return. The model is an untrusted
@@ -107,6 +116,9 @@ export interface AgentLimits {
   /** Bytes of one tool result as JSON; a larger result is cut to this size with a visible marker before the model sees it. Default 1 MiB. */
   toolOutputBytes?: number;
 }
+
+/** The keys of `AgentLimits`. */
+export const AGENT_LIMIT_KEYS = { toolCallsPerAnswer: true, toolInputBytes: true, toolOutputBytes: true } as const satisfies Record<keyof AgentLimits, true> & KnownKeys;
 
 /** Options of `ai.agent()`. */
 export interface AgentOptions {
@@ -131,3 +143,20 @@ export interface AgentOptions {
   /** Tool calls per answer, tool input and output size. See `AgentLimits` for the defaults. */
   limits?: AgentLimits;
 }
+
+/**
+ * The keys of `AgentOptions`, checked by `ai.agent()`: an unknown key is an `AgentOptionsError`
+ * naming the closest of these. A new option goes here too (the typecheck insists).
+ */
+export const AGENT_OPTION_KEYS = {
+  name: true,
+  model: true,
+  instructions: true,
+  tools: true,
+  maxTrips: true,
+  timeouts: true,
+  actWhenAsked: true,
+  onToolRefusal: true,
+  backstops: true,
+  limits: true,
+} as const satisfies Record<keyof AgentOptions, true> & KnownKeys;

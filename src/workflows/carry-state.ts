@@ -4,7 +4,7 @@
  */
 import { log, workflowInfo } from "@temporalio/workflow";
 import { ACTIVITY } from "../contract/constants.js";
-import { pack, unpack } from "../contract/packing.js";
+import { packWithin, unpack } from "../contract/packing.js";
 import type { RunPart } from "../contract/paging.js";
 import type { RunState } from "../contract/run-state.js";
 import type { ActivityProxies } from "./activities.js";
@@ -23,16 +23,15 @@ export function prepareCarry(run: RunState, events: RunEventPublisher): { carrie
   events.syncTrace();
   const { base_offset, log: items } = events.stream.getState();
   events.stream.truncate(base_offset + Math.max(0, items.length - STREAM_EVENTS_KEPT));
-  const packed = pack({ messages: run.messages, toolCalls: run.toolCalls, trace: run.trace } satisfies CarriedState);
-  const inline = packed.length <= CARRY_INLINE_BYTES;
-  log.info("continuing as new", { trips: run.trips, messages: run.messages.length, packedBytes: packed.length, inline });
+  const packed = packWithin({ messages: run.messages, toolCalls: run.toolCalls, trace: run.trace } satisfies CarriedState, CARRY_INLINE_BYTES);
+  log.info("continuing as new", { trips: run.trips, messages: run.messages.length, packedBytes: packed?.length, inline: packed !== undefined });
   return {
     carried: {
       fromRunId: workflowInfo().runId,
       counts: { messages: run.messages.length, toolCalls: run.toolCalls.length, trace: run.trace.length },
       trips: run.trips,
     },
-    packed: inline ? packed : undefined,
+    packed,
   };
 }
 
