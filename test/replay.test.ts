@@ -26,6 +26,7 @@ const updatePlan = ai.tool({
   input: z.object({ from: z.string(), to: z.string() }),
   execute: async ({ to }) => (to === "moonwalks" ? { ok: false, reason: "moonwalks is not in the library" } : { ok: true }),
 });
+const localUpdatePlan = ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), execution: "local", execute: async () => ({ ok: true }) });
 const crashy = ai.tool({ name: "crashy", input: z.object({}), execute: async () => { throw new Error("boom"); } });
 
 const swap = (to: string): ScriptedTurn => ({ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to } }] });
@@ -58,6 +59,7 @@ const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; inp
   },
   "reprompt-refusal-retry": { script: [swap("moonwalks"), "Sorry.", swap("lunges"), "Done."], options: { onToolRefusal: "retry-once-with-hint" } },
   "reprompt-backstops": { script: ["Audit me.", "Audited."], input: "I hurt my knee, swap squats", options: { backstops } },
+  "local-model-and-tools": { script: [swap("lunges"), "Swapped."], options: { modelExecution: "local", tools: [localUpdatePlan] } },
   "reprompt-all-three": {
     script: [swap("moonwalks"), "Audit me.", "Sorry.", "Want me to?", "Final."],
     options: { backstops, onToolRefusal: "retry-once-with-hint", actWhenAsked: { intents: ["swap"], requiredTools: ["update_plan"] } },

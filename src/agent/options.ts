@@ -1,7 +1,7 @@
 import type { Duration } from "@temporalio/common";
 import type { Message, ToolCallRecord } from "../contract/types.js";
 import type { ModelReference } from "../models/openai-model.js";
-import type { Tool } from "./define-tool.js";
+import type { Execution, Tool } from "./define-tool.js";
 import type { KnownKeys } from "./known-keys.js";
 
 /** A test that makes a run an action request: a case-insensitive substring, a RegExp, or a predicate on the input. */
@@ -142,6 +142,11 @@ export interface AgentOptions {
   backstops?: Backstop[];
   /** Tool calls per answer, tool input and output size. See `AgentLimits` for the defaults. */
   limits?: AgentLimits;
+  /**
+   * `"activity"` (default): each model call is an activity. `"local"`: a local activity (no task
+   * queue round trip; a worker crash repeats the call; no token streaming: `streamText` is refused).
+   */
+  modelExecution?: Execution;
 }
 
 /**
@@ -159,4 +164,5 @@ export const AGENT_OPTION_KEYS = {
   onToolRefusal: true,
   backstops: true,
   limits: true,
+  modelExecution: true,
 } as const satisfies Record<keyof AgentOptions, true> & KnownKeys;

@@ -12,4 +12,8 @@ export interface AgentSpec {
   searchAttributes: boolean;
   /** The contract options (actWhenAsked, onToolRefusal, backstops) as data. */
   contract: ContractSpec;
+  /** Model calls run as local activities (`modelExecution: "local"`). Absent in specs recorded before the option. */
+  localModel?: true;
+  /** Tools whose calls run as local activities (`execution: "local"`). */
+  localTools?: string[];
 }

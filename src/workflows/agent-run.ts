@@ -38,7 +38,7 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   const events = new RunEventPublisher(run, resume?.stream);
   unpackCarried(run, carried, events);
   const spec = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
-  const { model, tools } = activitiesFor(spec);
+  const { model, tools, localTools } = activitiesFor(spec);
   if (resume) await loadCarried(run, resume, tools, events);
   const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages) };
   const progress = new RunProgress(spec, ctx, run);
@@ -46,7 +46,7 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
     events.syncTrace();
     progress.waiting(waitingFor);
   });
-  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, streamText: args.streamText === true };
+  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, localTools, streamText: args.streamText === true };
   const tripsAtStart = run.trips;
   const end = async (stopReason: StopReason, detail: string): Promise<AgentRunResult> => {
     const result = compact(finish(run, stopReason, detail, { workflowId: workflowInfo().workflowId, runId: workflowInfo().runId }));

@@ -50,7 +50,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   setHandler(endUpdate, () => void (ended = true));
 
   const spec = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
-  const { model, tools } = activitiesFor(spec);
+  const { model, tools, localTools } = activitiesFor(spec);
   if (args.resume) await loadCarried(run, args.resume, tools, events);
   const ctx: ContractContext = { spec, run, contract: initialContractState(), tools, input: "" };
   const progress = new RunProgress(spec, ctx, run);
@@ -58,7 +58,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
     events.syncTrace();
     progress.waiting(waitingFor);
   });
-  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, streamText: args.streamText === true };
+  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, localTools, streamText: args.streamText === true };
 
   send = async (message) => {
     const start = { messages: run.messages.length, toolCalls: run.toolCalls.length, trace: run.trace.length, trips: run.trips };

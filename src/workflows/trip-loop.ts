@@ -25,6 +25,8 @@ export interface TripLoop {
   approvals: Approvals;
   model: ActivityProxies;
   tools: ActivityProxies;
+  /** For the tools in `spec.localTools`: local activities (or `tools` when there are none). */
+  localTools: ActivityProxies;
   /** Publish answer text token by token. */
   streamText: boolean;
 }
@@ -37,7 +39,7 @@ export interface TripsOutcome {
 
 /** Runs trips until the model answers for good or trip number `lastTrip` is done; `beforeTrip` runs at the top of each. */
 export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: () => Promise<void>): Promise<TripsOutcome> {
-  const { spec, run, ctx, events, progress, approvals, model, tools, streamText } = loop;
+  const { spec, run, ctx, events, progress, approvals, model, tools, localTools, streamText } = loop;
   const conversation = new DigestChain();
   while (run.trips < lastTrip) {
     await beforeTrip?.();
@@ -61,7 +63,7 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
     if (calls.length > 0) {
       for (const call of calls) events.publish({ type: "tool.started", trip, tool: call.name, callId: call.id });
       const records = await progress.step(`trip ${trip}: tool calls ${calls.map((c) => c.name).join(", ")}`, () =>
-        Promise.all(calls.map((call) => executeTool(tools, approvals, spec.name, call, trip))),
+        Promise.all(calls.map((call) => executeTool(spec.localTools?.includes(call.name) ? localTools : tools, approvals, spec.name, call, trip))),
       );
       recordToolCalls(run, records);
       ctx.contract.pendingRefusals = updatePendingRefusals(ctx.contract.pendingRefusals, records);
