@@ -135,6 +135,18 @@ export class TlsConfigError extends DurableAgentError {
   }
 }
 
+/**
+ * An MCP server could not be reached, lost its connection, or answered in a way that breaks the
+ * protocol. `server` is the toolset's name, `target` its URL or command; `retryable` says whether
+ * trying again may help (a lost connection) or not (the server answered).
+ */
+export class McpServerError extends DurableAgentError {
+  static override isInstance = guard<McpServerError>("McpServerError");
+  constructor(readonly server: string, readonly target: string, problem: string, readonly retryable: boolean) {
+    super(`MCP server "${server}" (${target}): ${problem}`);
+  }
+}
+
 /** `approve` or `reject` named a tool call that is not waiting for approval. */
 export class ApprovalError extends DurableAgentError {
   static override isInstance = guard<ApprovalError>("ApprovalError");
@@ -181,6 +193,8 @@ export class PortInUseError extends DurableAgentError {
 
 /** Errors that cross the workflow boundary as a Temporal failure of the same `type`. */
 const REBUILD: Record<string, (message: string, details: Record<string, unknown>) => DurableAgentError> = {
+  AgentOptionsError: (m, d) => Object.assign(new AgentOptionsError(String(d.field), ""), { message: m }),
+  McpServerError: (m, d) => Object.assign(new McpServerError(String(d.server), String(d.target), "", d.retryable === true), { message: m }),
   UnknownAgentError: (_m, d) => new UnknownAgentError(String(d.agent), (d.registered as string[]) ?? []),
   ModelApiError: (m, d) =>
     new ModelApiError(m, d.status as number | undefined, String(d.modelId), typeof d.bodyStart === "string" ? { contentType: (d.contentType as string | null) ?? null, bodyStart: d.bodyStart } : undefined),

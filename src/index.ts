@@ -4,6 +4,7 @@ import { defineTool } from "./agent/define-tool.js";
 import { getRun } from "./client/run-handle.js";
 import { connectClient } from "./client/connection.js";
 import { openai } from "./models/openai-model.js";
+import { defineMcp } from "./mcp/index.js";
 import { createAgentWorker } from "./worker.js";
 import { requiredToolCalled } from "./eval/scorers/required-tool-called.js";
 import { changeClaimedWithoutToolCall } from "./eval/scorers/change-claimed-without-tool-call.js";
@@ -14,6 +15,8 @@ export const ai = {
   agent: defineAgent,
   /** Defines a tool with a zod input schema. */
   tool: defineTool,
+  /** An MCP server's tools (stdio `command` or Streamable HTTP `url`), for an agent's `tools`. */
+  mcp: defineMcp,
   /** A model reference for an OpenAI-compatible Chat Completions API. */
   openai,
   /** Creates a worker that runs the given agents' durable runs. */
@@ -29,6 +32,7 @@ export const ai = {
 export { Agent } from "./agent/define-agent.js";
 export type { Tool, ToolContext, ToolOptions } from "./agent/define-tool.js";
 export type * from "./agent/options.js";
+export { McpToolset, type McpOptions, type McpStdioOptions, type McpHttpOptions, type McpCommonOptions, type McpListedTool, type McpApprovalCandidate, type McpToolOutput, type McpContentPart, type McpToolDefinition } from "./mcp/index.js";
 export type { ModelReference, OpenAIModelSettings } from "./models/openai-model.js";
 export type { RunOptions } from "./client/start-run.js";
 export type { RunInput } from "./client/normalize-input.js";

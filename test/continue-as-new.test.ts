@@ -13,6 +13,7 @@ import { createAgentWorker } from "../src/worker.js";
 import { swap, updatePlanTool } from "./contract-helpers.js";
 import { connectHarness, type Harness } from "./harness.js";
 import { historyEvents, runChain } from "./history-helpers.js";
+import { startHttpMcpServer } from "./fixtures/mcp/http-server.js";
 
 let harness: Harness;
 let server: DevServer;
@@ -108,6 +109,38 @@ describe("continue-as-new", () => {
     expect(result).toMatchObject({ stopReason: "answered", trips: 5, reply: "Got them." });
     expect(result.toolCalls).toHaveLength(4);
     expect(result.toolCalls.every((c) => c.status === "ok" && (c.output as { data: string }).data.length > 400_000)).toBe(true);
+  }, 120_000);
+});
+
+describe("MCP tools across continue-as-new", () => {
+  it("the run's MCP tool list is carried: listed once for the whole chain, unchanged when the server changes its tools", async () => {
+    const http = await startHttpMcpServer();
+    const gym = ai.mcp({ name: "gym", url: http.url });
+    const lookups: ScriptedTurn[] = Array.from({ length: 8 }, () => ({ toolCalls: [{ name: "lookup_exercise", arguments: { name: "lunges" } }] }));
+    const model = await startScriptedModel([{ toolCalls: [{ name: "add_tool", arguments: { name: "new_tool" } }] }, ...lookups, { toolCalls: [{ name: "new_tool" }] }, "Done."]);
+    const agent = ai.agent({ name: "can-mcp", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [gym], maxTrips: 20 });
+    try {
+      const { result, lists, chain } = await withCanWorker([agent], async (taskQueue) => {
+        const handle = await agent.start("Add a tool, then look things up", { client, taskQueue });
+        const firstRunId = (await handle.workflow.describe()).runId;
+        const result = await handle.result();
+        const chain = await runChain(client, handle.workflowId, firstRunId);
+        let lists = 0;
+        for (const runId of chain) lists += (await historyEvents(client, handle.workflowId, runId)).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === "mcp.list").length;
+        return { result, lists, chain };
+      });
+      expect(chain.length).toBeGreaterThan(1);
+      expect(lists).toBe(1);
+      expect(result).toMatchObject({ stopReason: "answered", trips: 11, reply: "Done." });
+      expect(result.toolCalls.slice(0, 9).every((c) => c.status === "ok" && c.source === "mcp:gym")).toBe(true);
+      expect(result.toolCalls.at(-1)).toMatchObject({ name: "new_tool", status: "refused", reason: expect.stringMatching(/^Unknown tool "new_tool"/) });
+      const names = (i: number) => (model.requests[i]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
+      for (let i = 1; i < model.requests.length; i++) expect(names(i)).toEqual(names(0));
+    } finally {
+      await gym.close();
+      await http.close();
+      await model.close();
+    }
   }, 120_000);
 });
 

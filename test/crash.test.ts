@@ -9,6 +9,7 @@ import { z } from "zod";
 import { ai, type RunResult, type StreamedRunEvent } from "../src/index.js";
 import { startScriptedModel, type ScriptedRequest } from "../src/testing/index.js";
 import { connectHarness, taskQueue, type Harness } from "./harness.js";
+import { startHttpMcpServer } from "./fixtures/mcp/http-server.js";
 
 let harness: Harness;
 const children: ChildProcess[] = [];
@@ -191,5 +192,40 @@ describe("human approval survives a SIGKILLed worker", () => {
     expect(result).toMatchObject({ stopReason: "answered", reply: "Swapped, as approved." });
     expect(result.toolCalls).toMatchObject([{ status: "ok", output: { ok: true } }]);
     expect(readFileSync(toolLog, "utf8")).toBe("executed\n");
+  }, 90_000);
+});
+
+describe("an MCP call survives a SIGKILLed worker", () => {
+  it("a worker killed mid MCP call: the call is retried on a new worker and the run completes", async () => {
+    const holds: Array<() => void> = [];
+    let callArrived!: () => void;
+    const firstCall = new Promise<void>((resolve) => (callArrived = resolve));
+    const http = await startHttpMcpServer({
+      hold: () => {
+        const attempt = holds.length + 1;
+        const held = new Promise<void>((resolve) => holds.push(resolve));
+        if (attempt === 1) callArrived(); // held until the worker that sent it is killed
+        else holds.at(-1)!();
+        return held;
+      },
+    });
+    const model = await startScriptedModel([{ toolCalls: [{ name: "hold_then_answer", arguments: { item: "the swap" } }] }, "All done."]);
+    const env = { TEMPORAL_ADDRESS: harness.address, TEMPORAL_TASK_QUEUE: taskQueue(), OPENAI_BASE_URL: model.baseURL, MCP_URL: http.url, TOOL_LOG: "/dev/null", WORKFLOW_BUNDLE: inject("workflowBundlePath") };
+    const mcpCoach = ai.agent({ name: "mcp-crash-coach", model: ai.openai("gpt-test") });
+    const first = startWorkerProcess(env);
+    const handle = await mcpCoach.start("Do the swap", { client: harness.client, taskQueue: env.TEMPORAL_TASK_QUEUE });
+    await firstCall;
+    first.child.kill("SIGKILL");
+    const second = startWorkerProcess(env);
+    const result = await handle.result();
+    second.child.kill("SIGKILL");
+    await model.close();
+    await http.close();
+    expect(result).toMatchObject({ stopReason: "answered", reply: "All done." });
+    expect(result.toolCalls).toMatchObject([{ name: "hold_then_answer", status: "ok", source: "mcp:gym", output: { content: [{ text: "the swap is done" }] } }]);
+    expect(holds).toHaveLength(2); // the server saw the call once per worker
+    const history = await handle.workflow.fetchHistory();
+    const attempts = history.events!.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
+    expect(attempts).toEqual([1, 1, 2, 1]); // mcp.list, model call, MCP call (retried once), model call
   }, 90_000);
 });

@@ -9,6 +9,7 @@ import { ai, DurableAgentError, type RunResult } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel, type ScriptedRequest, type ScriptedTurn } from "../src/testing/index.js";
 import { fuzzCases, type FuzzCase } from "./fuzz-cases.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { hostileToolset } from "./mcp-helpers.js";
 
 const SEED = 20261130;
 const PER_KIND = 3;
@@ -119,4 +120,59 @@ describe("a model that misbehaves (seeded fuzz)", () => {
     console.log(`fuzz seed ${SEED}: ${cases.length} hostile runs in ${Date.now() - started} ms\n${[...byKind].map(([kind, ends]) => `  ${kind}: ${ends.join(", ")}`).join("\n")}`);
   }, 90_000);
 
+
+  it("a hostile MCP server (huge results, malformed JSON-RPC, wrong content types, never answering, crashing): each run ends clearly, the worker stays up", async () => {
+    /** What each hostile tool's call must come to; the ones that break the connection have a toolset of their own. */
+    const expected: Record<string, { status: "ok" | "failed"; match: RegExp }> = {
+      huge: { status: "ok", match: /truncated by durable-agent: a text part of \d+ bytes, over limits\.toolOutputBytes \(65536\)/ },
+      huge_image: { status: "ok", match: /\[durable-agent: image image\/png, \d+ bytes omitted, over limits\.toolOutputBytes \(65536\)\]/ },
+      result_not_object: { status: "failed", match: /^MCP server "hostile" \(.*\): no answer within 1000 ms/ }, // not a JSON-RPC response at all: the SDK drops it
+      wrong_content_type: { status: "failed", match: /^MCP server "hostile" \(.*\): the server's answer does not follow the MCP schema/ },
+      content_not_array: { status: "failed", match: /^MCP server "hostile" \(.*\): the server's answer does not follow the MCP schema/ },
+      error_response: { status: "failed", match: /^MCP server "hostile" \(.*\): the server answered with error -32603: .*internal meltdown/ },
+      wrong_id: { status: "failed", match: /^MCP server "hostile" \(.*\): no answer within 1000 ms/ },
+      never: { status: "failed", match: /^MCP server "hostile" \(.*\): no answer within 1000 ms/ },
+      breaker__malformed: { status: "failed", match: /^MCP server "breaker" \(.*\): / },
+      breaker__crash: { status: "failed", match: /^MCP server "breaker" \(.*\): (the connection was lost|the request failed|could not connect)/ },
+    };
+    const hostileMcp = hostileToolset({ tools: (t) => !["crash", "malformed"].includes(t.name) });
+    const breaker = hostileToolset({ name: "breaker", prefix: true, tools: ["crash", "malformed"] });
+    const mcpModel = await startScriptedModel((request) => {
+      const user = String(request.body.messages.find((m) => m.role === "user")?.content ?? "");
+      const good = /^good run (\d+)/.exec(user);
+      const toolAnswered = request.body.messages.some((m) => m.role === "tool");
+      if (good) return toolAnswered ? `Good run ${good[1]}: swapped.` : { toolCalls: [{ name: "update_plan", arguments: { from: `squats-${good[1]}`, to: `lunges-${good[1]}` } }] };
+      return toolAnswered ? "Recovered." : { toolCalls: [{ name: /^call (\w+)/.exec(user)![1]!, arguments: {} }] };
+    });
+    const hostile = ai.agent({ name: "fuzz-mcp-hostile", model: ai.openai("gpt-fuzz", { baseURL: mcpModel.baseURL }), tools: [hostileMcp, breaker, updatePlan], maxTrips: 3, limits: { toolOutputBytes: 65536 } });
+    const wellBehaved = ai.agent({ name: "fuzz-mcp-good", model: ai.openai("gpt-good", { baseURL: mcpModel.baseURL }), tools: [updatePlan], maxTrips: 3 });
+    try {
+      const { outcomes, good, after, workerState } = await withWorker(harness, [hostile, wellBehaved], async ({ taskQueue, worker }) => {
+        const opts = { client: harness.client, taskQueue };
+        const goodRuns = [0, 1].map((n) => wellBehaved.run(`good run ${n}: swap squats for lunges`, opts));
+        const outcomes = await Promise.all(Object.keys(expected).map((tool) => hostile.run(`call ${tool}`, opts).then((result) => ({ result }), (error: unknown) => ({ error }))));
+        const good = await Promise.all(goodRuns);
+        const workerState = worker.getState();
+        const after = await hostile.run("call huge", opts); // the worker, and the hostile server's connection, still serve new runs
+        return { outcomes, good, after, workerState };
+      });
+      Object.entries(expected).forEach(([tool, { status, match }], i) => {
+        const outcome = outcomes[i]!;
+        expect("result" in outcome, `${tool}: ${"error" in outcome ? String(outcome.error) : ""}`).toBe(true);
+        const { result } = outcome as { result: RunResult };
+        expect(result, tool).toMatchObject({ stopReason: "answered", reply: "Recovered." });
+        const [record] = result.toolCalls;
+        expect(record, tool).toMatchObject({ name: tool, status });
+        expect(status === "ok" ? JSON.stringify(record!.output) : record!.error, tool).toMatch(match);
+        expect(Buffer.byteLength(JSON.stringify(result.toolCalls)), tool).toBeLessThan(70_000);
+      });
+      for (const [n, result] of good.entries()) expect(result).toMatchObject({ stopReason: "answered", reply: `Good run ${n}: swapped.` });
+      expect(workerState).toBe("RUNNING");
+      expect(after.toolCalls).toMatchObject([{ name: "huge", status: "ok" }]);
+    } finally {
+      await hostileMcp.close();
+      await breaker.close();
+      await mcpModel.close();
+    }
+  }, 90_000);
 });

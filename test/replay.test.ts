@@ -12,6 +12,7 @@ import { z } from "zod";
 import { ai, type Agent, type AgentOptions, type Backstop, type RunResult } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { startHttpMcpServer } from "./fixtures/mcp/http-server.js";
 
 const FIXTURES = new URL("./fixtures/histories/", import.meta.url);
 
@@ -122,5 +123,73 @@ describe("replay", () => {
     const failures = await replay([{ workflowId: "tampered", history: tampered }]);
     expect(failures).toHaveLength(1);
     expect(failures[0]).toMatch(/tampered/);
+  });
+});
+
+describe("replay of runs with MCP tools", () => {
+  const names = (tools: unknown) => (tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
+
+  it("a server that changes its tools between two trips changes nothing for the run; its history replays after the change", async () => {
+    const http = await startHttpMcpServer();
+    const gym = ai.mcp({ name: "gym", url: http.url });
+    const model = await startScriptedModel([{ toolCalls: [{ name: "add_tool", arguments: { name: "new_tool" } }] }, { toolCalls: [{ name: "new_tool" }] }, "Done.", { toolCalls: [{ name: "new_tool" }] }, "Done again."]);
+    const agent = ai.agent({ name: "replay-mcp", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [gym] });
+    try {
+      const { first, second, history } = await withWorker(harness, [agent], async ({ taskQueue }) => {
+        const handle = await agent.start("Add a tool", { client: harness.client, taskQueue, workflowId: `replay-mcp-list-changed-${Date.now()}` });
+        const first = await handle.result();
+        const history = JSON.parse(historyToJSON(await handle.workflow.fetchHistory()));
+        const second = await agent.run("Use it", { client: harness.client, taskQueue });
+        return { first, second, history };
+      });
+      // Trip 2 of the first run still offered the list taken at its start, and new_tool was not one of the run's tools.
+      expect(names(model.requests[1]!.body.tools)).toEqual(names(model.requests[0]!.body.tools));
+      expect(names(model.requests[0]!.body.tools)).not.toContain("new_tool");
+      expect(first.toolCalls).toMatchObject([
+        { name: "add_tool", status: "ok", output: { content: [{ text: "added new_tool" }] } },
+        { name: "new_tool", status: "refused", reason: expect.stringMatching(/^Unknown tool "new_tool"\. Available tools: lookup_exercise, /) },
+      ]);
+      // A new run lists the tools afresh and may call the new one.
+      expect(names(model.requests[3]!.body.tools)).toContain("new_tool");
+      expect(second.toolCalls).toMatchObject([{ name: "new_tool", status: "ok", source: "mcp:gym", output: { content: [{ text: "new_tool ran" }] } }]);
+      // Replayed after the change (the server now lists new_tool): no determinism error.
+      expect(await replay([{ workflowId: "mcp-list-changed", history }])).toEqual([]);
+      if (process.env.RECORD_FIXTURES) writeFileSync(new URL("mcp-list-changed.json", FIXTURES), JSON.stringify(history, null, 1) + "\n");
+    } finally {
+      await gym.close();
+      await http.close();
+      await model.close();
+    }
+  });
+
+  it("a run with MCP calls of every outcome beside an ai.tool replays", async () => {
+    const http = await startHttpMcpServer();
+    const gym = ai.mcp({ name: "gym", url: http.url, prefix: true, timeout: "300 milliseconds" });
+    const model = await startScriptedModel([
+      {
+        toolCalls: [
+          { name: "gym__lookup_exercise", arguments: { name: "lunges" } },
+          { name: "gym__locked_plan" },
+          { name: "gym__lookup_exercise", arguments: { name: 7 } },
+          { name: "gym__wait_forever" },
+          { name: "update_plan", arguments: { from: "squats", to: "lunges" } },
+        ],
+      },
+      "Done.",
+    ]);
+    const agent = ai.agent({ name: "replay-mcp", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [gym, updatePlan] });
+    try {
+      const { result, history } = await withWorker(harness, [agent], async ({ taskQueue }) => {
+        const handle = await agent.start("Swap squats", { client: harness.client, taskQueue, workflowId: `replay-mcp-calls-${Date.now()}` });
+        return { result: await handle.result(), history: JSON.parse(historyToJSON(await handle.workflow.fetchHistory())) };
+      });
+      expect(result.toolCalls.map((c) => c.status)).toEqual(["ok", "refused", "refused", "failed", "ok"]);
+      expect(await replay([{ workflowId: "mcp-calls", history }])).toEqual([]);
+      if (process.env.RECORD_FIXTURES) writeFileSync(new URL("mcp-calls.json", FIXTURES), JSON.stringify(history, null, 1) + "\n");
+    } finally {
+      await gym.close();
+      await http.close();
+      await model.close();
+    }
   });
 });

@@ -4,6 +4,8 @@ import { z } from "zod";
 import { ai } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { startHttpMcpServer } from "./fixtures/mcp/http-server.js";
+import { stdioToolset } from "./mcp-helpers.js";
 
 let harness: Harness;
 beforeAll(async () => {
@@ -101,5 +103,32 @@ describe("secrets", () => {
     expect(decoded).toContain("Hello"); // payloads were decoded, so the scan is meaningful
     expect(decoded).not.toContain(secret);
     await model.close();
+  });
+
+  it("MCP headers and env reach the servers but are never written to workflow history", async () => {
+    const header = "Bearer mcp-SECRET-HEADER-42";
+    const token = "mcp-SECRET-ENV-43";
+    const http = await startHttpMcpServer({ authorized: () => http.authorizations.at(-1) === header });
+    const model = await startScriptedModel([{ toolCalls: [{ name: "check_auth" }, { name: "gym__check_auth" }] }, "Both authorized."]);
+    const library = stdioToolset({ env: { MCP_TOKEN: token, MCP_TOKEN_EXPECTED: token } });
+    const agent = ai.agent({
+      name: "coach-mcp-secret",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [library, ai.mcp({ name: "gym", url: http.url, prefix: true, headers: { authorization: header } })],
+    });
+    try {
+      const { result, history } = await withWorker(harness, [agent], async ({ taskQueue }) => {
+        const handle = await agent.start("Check", { client: harness.client, taskQueue });
+        return { result: await handle.result(), history: await handle.workflow.fetchHistory() };
+      });
+      expect(result.toolCalls.map((c) => (c.output as { content: Array<{ text: string }> }).content[0]!.text)).toEqual(["authorized", "authorized"]);
+      const decoded = historyToJSON(history).replace(/"data":\s*"([A-Za-z0-9+/=]+)"/g, (_m: string, data: string) => Buffer.from(data, "base64").toString("utf8"));
+      expect(decoded).toContain("authorized"); // payloads were decoded, so the scan is meaningful
+      expect(decoded).not.toContain("SECRET");
+    } finally {
+      await library.close();
+      await http.close();
+      await model.close();
+    }
   });
 });

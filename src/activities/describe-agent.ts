@@ -18,6 +18,7 @@ export function createDescribeAgent(registry: AgentRegistry, options: WorkerFeat
         heartbeat: agent.options.timeouts?.heartbeat ?? DEFAULT_TIMEOUTS.heartbeat,
       },
       contract: contractSpecOf(agent.options),
+      ...(agent.mcpToolsets.length ? { mcpServers: agent.mcpToolsets.map((toolset) => toolset.name) } : {}),
       searchAttributes: options.searchAttributes === true,
       ...(agent.options.modelExecution === "local" ? { localModel: true as const } : {}),
       ...(localTools.length ? { localTools } : {}),

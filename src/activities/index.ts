@@ -7,6 +7,7 @@ import { createModelCall } from "./model-call.js";
 import { createToolExecute } from "./tool-execute.js";
 import { keepAlive } from "./keep-alive.js";
 import { runLoad } from "./run-load.js";
+import { createMcpList } from "../mcp/list-activity.js";
 import type { AgentRegistry, WorkerFeatures } from "./registry.js";
 import { ConversationCache } from "./conversation-cache.js";
 import { runRefOf } from "./run-reader.js";
@@ -25,6 +26,7 @@ export function createActivities(registry: AgentRegistry, features: WorkerFeatur
     [ACTIVITY.contractEvaluate]: createContractEvaluate(registry),
     [ACTIVITY.backstopRun]: keepAlive(createBackstopRun(registry)),
     [ACTIVITY.runLoad]: keepAlive(runLoad),
+    [ACTIVITY.mcpList]: keepAlive(createMcpList(registry)),
   };
 }
 

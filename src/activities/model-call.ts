@@ -7,6 +7,7 @@ import { limitsOf } from "../limits.js";
 import { streamChatCompletion } from "../models/chat-stream.js";
 import { classifyModelError, modelApiErrorFor } from "../models/model-error-table.js";
 import { openaiClientFor, toChatMessages, toChatTools } from "../models/openai-client.js";
+import { runMcpTools } from "../mcp/run-tool-list.js";
 import { validateAnswer } from "../models/validate-answer.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
 import type { ConversationCache } from "./conversation-cache.js";
@@ -45,7 +46,7 @@ export function createModelCall(registry: AgentRegistry, conversations: Conversa
     const deltas = input.streamText ? textDeltaPublisher(input.trip, context.info.attempt) : undefined;
     try {
       const client = openaiClientFor(model);
-      const tools = toChatTools(agent.tools);
+      const tools = toChatTools([...agent.tools, ...(agent.mcpToolsets.length ? await runMcpTools(context) : [])]);
       const completion = await streamChatCompletion(
         client,
         {

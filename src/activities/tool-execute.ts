@@ -6,6 +6,9 @@ import { refusalReasonOf } from "../contract/tool-result.js";
 import type { RequestedToolCall, ToolCallRecord } from "../contract/types.js";
 import { RetryableToolError, ToolOutputError } from "../errors.js";
 import { limitsOf, parseOmittedArguments, truncateOutput, utf8Bytes } from "../limits.js";
+import { mcpSource } from "../contract/mcp-tools.js";
+import { executeMcpCall, findMcpTool } from "../mcp/execute-mcp-call.js";
+import { runMcpTools } from "../mcp/run-tool-list.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
 
 /** Input of the `tool.execute` activity. */
@@ -27,7 +30,8 @@ export interface ApprovalRequired {
  * Bad calls (arguments over `limits.toolInputBytes`, unknown tool, malformed JSON, invalid input)
  * are refused without executing; a tool that throws is `failed` unless it threw
  * `RetryableToolError`, which Temporal retries. Output over `limits.toolOutputBytes` is truncated
- * with a visible marker.
+ * with a visible marker. A tool of an MCP server (from the run's recorded list) goes the same way
+ * (src/mcp/execute-mcp-call.ts), with its JSON schema and the worker's connection to the server.
  */
 export function createToolExecute(registry: AgentRegistry) {
   return async function toolExecute({ agent: agentName, call, trip, approved }: ToolExecuteInput): Promise<ToolCallRecord | ApprovalRequired> {
@@ -44,15 +48,18 @@ export function createToolExecute(registry: AgentRegistry) {
       });
     }
     const tool = agent.tool(call.name);
-    if (!tool) {
-      const known = agent.tools.map((t) => t.name).join(", ") || "none";
+    const mcp = tool ? undefined : await findMcpTool(agent.mcpToolsets, call.name);
+    const raw = parseArguments(call);
+    if (!tool && !mcp) {
+      const known = [...agent.tools.map((t) => t.name), ...(agent.mcpToolsets.length ? (await runMcpTools(Context.current())).map((t) => t.name) : [])].join(", ") || "none";
       return record({ input: call.arguments, status: "refused", reason: `Unknown tool "${call.name}". Available tools: ${known}.` });
     }
-    let raw: unknown;
-    try {
-      raw = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
-    } catch (error) {
-      return record({ input: call.arguments, status: "refused", reason: `Arguments for "${call.name}" are not valid JSON (${(error as Error).message}).` });
+    const source = mcp ? { source: mcpSource(mcp.tool.server) } : {};
+    if (raw instanceof SyntaxError) return { ...record({ input: call.arguments, status: "refused", reason: `Arguments for "${call.name}" are not valid JSON (${raw.message}).` }), ...source };
+    if (!tool) {
+      // An MCP server's tool: the same checks and outcomes, with its JSON schema and the worker's connection.
+      const outcome = await executeMcpCall(mcp!, raw, { approved: approved === true, outputLimit: limits.toolOutputBytes, isRefusal: (output) => customRefusal(agent, call.name, raw, output) });
+      return "approvalRequired" in outcome ? outcome : { ...record(outcome), ...source };
     }
     const parsed = tool.input.safeParse(raw);
     if (!parsed.success) {
@@ -78,6 +85,15 @@ export function createToolExecute(registry: AgentRegistry) {
     const shown = fitOutput(call.name, json, plain, limits.toolOutputBytes);
     return reason === undefined ? record({ input: raw, output: shown, status: "ok" }) : record({ input: raw, output: shown, status: "refused", reason });
   };
+}
+
+/** The call's arguments parsed (empty text is `{}`), or the syntax error. */
+function parseArguments(call: RequestedToolCall): unknown {
+  try {
+    return call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+  } catch (error) {
+    return error as SyntaxError;
+  }
 }
 
 /** Sizes of arguments over the limit: as sent, or as marked by the model call when it dropped them. */

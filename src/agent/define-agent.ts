@@ -8,6 +8,7 @@ import type { EvalCase } from "../eval/eval-case.js";
 import type { EvalReport } from "../eval/report.js";
 import type { EvalOptions } from "../eval/run-eval.js";
 import { AgentOptionsError } from "../errors.js";
+import { McpToolset } from "../mcp/mcp-toolset.js";
 import type { Tool } from "./define-tool.js";
 import type { AgentOptions } from "./options.js";
 import { agentName, maxTripsOf, validateAgentOptions } from "./validate-options.js";
@@ -21,18 +22,26 @@ export class Agent {
   /** The options it was defined with. */
   readonly options: Readonly<AgentOptions>;
   readonly #tools: Map<string, Tool>;
+  readonly #mcpToolsets: McpToolset[];
 
   constructor(options: AgentOptions) {
     validateAgentOptions(options);
     this.options = options;
     this.name = agentName(options);
     this.maxTrips = maxTripsOf(options);
-    this.#tools = new Map((options.tools ?? []).map((tool) => [tool.name, tool]));
+    const tools = options.tools ?? [];
+    this.#tools = new Map(tools.filter((tool): tool is Tool => !(tool instanceof McpToolset)).map((tool) => [tool.name, tool]));
+    this.#mcpToolsets = tools.filter((tool): tool is McpToolset => tool instanceof McpToolset);
   }
 
-  /** The agent's tools. */
+  /** The agent's `ai.tool()` tools. */
   get tools(): Tool[] {
     return [...this.#tools.values()];
+  }
+
+  /** The agent's MCP toolsets (`ai.mcp()`); their tools are listed once per run. */
+  get mcpToolsets(): readonly McpToolset[] {
+    return this.#mcpToolsets;
   }
 
   /** The tool of that name, if the agent has it. */

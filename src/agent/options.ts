@@ -1,6 +1,7 @@
 import type { Duration } from "@temporalio/common";
 import type { Message, ToolCallRecord } from "../contract/types.js";
 import type { ModelReference } from "../models/openai-model.js";
+import type { McpToolset } from "../mcp/mcp-toolset.js";
 import type { Execution, Tool } from "./define-tool.js";
 import type { KnownKeys } from "./known-keys.js";
 
@@ -128,8 +129,8 @@ export interface AgentOptions {
   model: ModelReference;
   /** The system prompt. */
   instructions?: string;
-  /** Tools the model may call. */
-  tools?: Tool[];
+  /** Tools the model may call: `ai.tool()` values and MCP servers' tools (`ai.mcp()`). */
+  tools?: Array<Tool | McpToolset>;
   /** Model calls per run, re-prompts included. Default 10. */
   maxTrips?: number;
   /** Activity timeouts. */

@@ -1,6 +1,7 @@
 import { AgentOptionsError } from "../errors.js";
 import { DEFAULT_AGENT_NAME, DEFAULT_MAX_TRIPS } from "../contract/constants.js";
 import { DEFAULT_LIMITS, MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES } from "../limits.js";
+import { McpToolset } from "../mcp/mcp-toolset.js";
 import { checkKnownKeys } from "./known-keys.js";
 import { ACT_WHEN_ASKED_KEYS, AGENT_LIMIT_KEYS, AGENT_OPTION_KEYS, AGENT_TIMEOUT_KEYS, BACKSTOP_KEYS, ON_TOOL_REFUSAL_KEYS, type AgentOptions } from "./options.js";
 
@@ -31,9 +32,15 @@ export function validateAgentOptions(options: AgentOptions): void {
   const tools = options.tools ?? [];
   if (!Array.isArray(tools)) fail("tools", "must be an array of ai.tool() definitions");
   const seen = new Set<string>();
+  const servers = new Set<string>();
   for (const tool of tools) {
+    if (tool instanceof McpToolset) {
+      if (servers.has(tool.name)) fail("tools", `two MCP toolsets are named "${tool.name}"; give each ai.mcp() a unique name`);
+      servers.add(tool.name);
+      continue;
+    }
     if (!tool || typeof tool.name !== "string" || typeof tool.execute !== "function" || !tool.jsonSchema) {
-      fail("tools", "each entry must come from ai.tool({ name, input, execute })");
+      fail("tools", "each entry must come from ai.tool({ name, input, execute }) or ai.mcp({ name, ... })");
     }
     if (seen.has(tool.name)) fail("tools", `two tools are named "${tool.name}"; tool names must be unique`);
     seen.add(tool.name);
@@ -46,7 +53,7 @@ export function validateAgentOptions(options: AgentOptions): void {
   if (options.modelExecution !== undefined && options.modelExecution !== "activity" && options.modelExecution !== "local") {
     fail("modelExecution", `is "activity" or "local" (got ${JSON.stringify(options.modelExecution)})`);
   }
-  validateContractOptions(options, seen);
+  validateContractOptions(options, seen, servers.size > 0);
   validateLimits(options);
 }
 
@@ -68,7 +75,8 @@ function validateLimits(options: AgentOptions): void {
   }
 }
 
-function validateContractOptions(options: AgentOptions, toolNames: Set<string>): void {
+/** With MCP toolsets, tool names are known only when a run lists them: `mcp.list` checks `requiredTools` then. */
+function validateContractOptions(options: AgentOptions, toolNames: Set<string>, hasMcp: boolean): void {
   const act = options.actWhenAsked;
   if (act !== undefined) {
     if (typeof act !== "object" || act === null) fail("actWhenAsked", "must be an object { intents, requiredTools, ... }");
@@ -81,7 +89,7 @@ function validateContractOptions(options: AgentOptions, toolNames: Set<string>):
     });
     if (!Array.isArray(act.requiredTools) || act.requiredTools.length === 0) fail("actWhenAsked.requiredTools", "must be a non-empty array of tool names");
     for (const name of act.requiredTools) {
-      if (!toolNames.has(name)) fail("actWhenAsked.requiredTools", `names "${name}", which is not one of the agent's tools (${[...toolNames].join(", ") || "none"})`);
+      if (!toolNames.has(name) && !hasMcp) fail("actWhenAsked.requiredTools", `names "${name}", which is not one of the agent's tools (${[...toolNames].join(", ") || "none"})`);
     }
     if (act.require !== undefined && act.require !== "any" && act.require !== "all") fail("actWhenAsked.require", `must be "any" or "all" (got ${JSON.stringify(act.require)})`);
     if (act.hint !== undefined && typeof act.hint !== "string" && typeof act.hint !== "function") fail("actWhenAsked.hint", "must be a string or a function");

@@ -10,6 +10,8 @@ export interface AgentSpec {
   timeouts: { model: string | number; tool: string | number; heartbeat: string | number };
   /** Set the durable-agent search attributes (they must be registered on the server). */
   searchAttributes: boolean;
+  /** Names of the agent's MCP toolsets (`ai.mcp()`), when it has any: their tools are listed once per run. */
+  mcpServers?: string[];
   /** The contract options (actWhenAsked, onToolRefusal, backstops) as data. */
   contract: ContractSpec;
   /** Model calls run as local activities (`modelExecution: "local"`). Absent in specs recorded before the option. */

@@ -37,6 +37,8 @@ export interface ToolCallRecord {
   status: ToolCallStatus;
   /** The trip (1-based model call) whose answer asked for this call. */
   trip: number;
+  /** Where the tool came from when not from `ai.tool()`: `"mcp:<server>"` for an MCP server's tool. */
+  source?: string;
 }
 
 /** Why a run ended. */

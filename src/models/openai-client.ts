@@ -5,6 +5,7 @@ import type { Message } from "../contract/types.js";
 import { ModelApiError } from "../errors.js";
 import type { Tool } from "../agent/define-tool.js";
 import { createStreamingClient } from "./chat-stream.js";
+import type { McpToolDefinition } from "../contract/mcp-tools.js";
 import type { ModelReference } from "./openai-model.js";
 
 const clients = new Map<string, OpenAI>();
@@ -50,10 +51,10 @@ export function toChatMessages(instructions: string | undefined, messages: Messa
   return instructions ? [{ role: "system", content: instructions }, ...converted] : converted;
 }
 
-/** The agent's tools as Chat Completions function tools. */
-export function toChatTools(tools: Tool[]): ChatCompletionTool[] {
+/** The agent's tools (and the run's MCP tools, with their own schemas) as Chat Completions function tools. */
+export function toChatTools(tools: Array<Tool | McpToolDefinition>): ChatCompletionTool[] {
   return tools.map((tool) => ({
     type: "function",
-    function: { name: tool.name, description: tool.description, parameters: tool.jsonSchema },
+    function: { name: tool.name, description: tool.description, parameters: "jsonSchema" in tool ? tool.jsonSchema : tool.inputSchema },
   }));
 }

@@ -17,6 +17,7 @@ import { initialContractState } from "../contract/contract-state.js";
 import { MAX_PAGE_BYTES, PAGE_BYTES, pageOf } from "../contract/paging.js";
 import { finish, initialState } from "../contract/run-state.js";
 import type { Message, StopReason } from "../contract/types.js";
+import type { McpToolDefinition } from "../contract/mcp-tools.js";
 import { activitiesFor, local } from "./activities.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
@@ -25,6 +26,7 @@ import { runPageQuery, traceQuery, type AgentRunArgs, type AgentRunResult } from
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { RunProgress } from "./run-progress.js";
 import { Approvals } from "./approvals.js";
+import { carryMcpTools, fixMcpTools } from "./mcp-tool-list.js";
 
 /** A result larger than this leaves messages and tool calls to be read in pages. */
 const RESULT_INLINE_BYTES = 1024 * 1024;
@@ -39,6 +41,7 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   unpackCarried(run, carried, events);
   const spec = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
   const { model, tools, localTools } = activitiesFor(spec);
+  const mcpTools = await fixMcpTools(spec, tools, resume?.mcpTools);
   if (resume) await loadCarried(run, resume, tools, events);
   const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages) };
   const progress = new RunProgress(spec, ctx, run);
@@ -46,7 +49,7 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
     events.syncTrace();
     progress.waiting(waitingFor);
   });
-  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, localTools, streamText: args.streamText === true };
+  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, localTools, mcpTools, streamText: args.streamText === true };
   const tripsAtStart = run.trips;
   const end = async (stopReason: StopReason, detail: string): Promise<AgentRunResult> => {
     const result = compact(finish(run, stopReason, detail, { workflowId: workflowInfo().workflowId, runId: workflowInfo().runId }));
@@ -62,7 +65,7 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
     // 2-4. Trips until the model answers for good, or maxTrips is used up; continue-as-new when suggested.
     const { stopReason, detail } = await runTrips(loop_, spec.maxTrips, async () => {
       // Only after a trip of this run's own: loading a large state may itself pass the threshold.
-      if (workflowInfo().continueAsNewSuggested && run.trips > tripsAtStart) await continueAsNew(args, ctx, events);
+      if (workflowInfo().continueAsNewSuggested && run.trips > tripsAtStart) await continueAsNew(args, ctx, events, mcpTools);
     });
     // 5. The result.
     return end(stopReason, detail);
@@ -93,7 +96,7 @@ function lastUserText(messages: Message[]): string {
 }
 
 /** Continues as new when Temporal suggests it, carrying the contract's budgets and state, the stream, and the run's state. */
-async function continueAsNew(args: AgentRunArgs, ctx: ContractContext, events: RunEventPublisher): Promise<never> {
+async function continueAsNew(args: AgentRunArgs, ctx: ContractContext, events: RunEventPublisher, mcpTools: McpToolDefinition[]): Promise<never> {
   const { carried, packed } = prepareCarry(ctx.run, events);
   return events.stream.continueAsNew<typeof agentRun>((stream) => {
     const next: AgentRunArgs = {
@@ -101,7 +104,7 @@ async function continueAsNew(args: AgentRunArgs, ctx: ContractContext, events: R
       messages: [],
       ...(args.streamText ? { streamText: true } : {}),
       ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
-      resume: { ...carried, stream, input: ctx.input, contract: ctx.contract },
+      resume: { ...carried, stream, input: ctx.input, contract: ctx.contract, ...carryMcpTools(mcpTools) },
     };
     return packed ? [next, packed] : [next];
   });

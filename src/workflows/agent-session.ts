@@ -17,6 +17,7 @@ import { endUpdate, runPageQuery, sendUpdate, traceQuery, type AgentSessionArgs 
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { RunProgress } from "./run-progress.js";
 import { runTrips, unwrapFailure, type TripLoop } from "./trip-loop.js";
+import { carryMcpTools, fixMcpTools } from "./mcp-tool-list.js";
 
 /** What a session returns when it ends. */
 export interface SessionSummary {
@@ -51,6 +52,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
 
   const spec = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
   const { model, tools, localTools } = activitiesFor(spec);
+  const mcpTools = await fixMcpTools(spec, tools, args.resume?.mcpTools);
   if (args.resume) await loadCarried(run, args.resume, tools, events);
   const ctx: ContractContext = { spec, run, contract: initialContractState(), tools, input: "" };
   const progress = new RunProgress(spec, ctx, run);
@@ -58,7 +60,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
     events.syncTrace();
     progress.waiting(waitingFor);
   });
-  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, localTools, streamText: args.streamText === true };
+  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, localTools, mcpTools, streamText: args.streamText === true };
 
   send = async (message) => {
     const start = { messages: run.messages.length, toolCalls: run.toolCalls.length, trace: run.trace.length, trips: run.trips };
@@ -90,7 +92,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   }
   const { carried: state, packed } = prepareCarry(run, events);
   return events.stream.continueAsNew<typeof agentSession>((stream) => {
-    const next: AgentSessionArgs = { ...args, resume: { ...state, stream } };
+    const next: AgentSessionArgs = { ...args, resume: { ...state, stream, ...carryMcpTools(mcpTools) } };
     return packed ? [next, packed] : [next];
   });
 }

@@ -2,6 +2,7 @@
 import { defineQuery, defineUpdate } from "@temporalio/workflow";
 import type { WorkflowStreamState } from "@temporalio/workflow-streams/workflow";
 import type { ContractState } from "../contract/contract-state.js";
+import type { McpToolDefinition } from "../contract/mcp-tools.js";
 import type { RunPage, RunPart } from "../contract/paging.js";
 import type { Message, RunResult, TraceEvent } from "../contract/types.js";
 
@@ -36,6 +37,8 @@ export interface CarriedRun {
   counts: Record<RunPart, number>;
   trips: number;
   stream: WorkflowStreamState;
+  /** The MCP tools the run listed at its start, kept for the whole run. */
+  mcpTools?: McpToolDefinition[];
 }
 
 /**
@@ -80,3 +83,6 @@ export const endUpdate = defineUpdate<void, []>("end");
 
 /** The run's trace so far, readable while the run is live. */
 export const traceQuery = defineQuery<TraceEvent[]>("trace");
+
+/** The MCP tools the run listed at its start: model and tool activities read them with it. */
+export const mcpToolsQuery = defineQuery<McpToolDefinition[]>("mcp-tools");

@@ -9,6 +9,7 @@ import type { AgentSpec } from "../contract/agent-spec.js";
 import { updatePendingRefusals } from "../contract/decide.js";
 import { failedCall, recordAnswer, recordToolCalls, type RunState } from "../contract/run-state.js";
 import type { Message, RequestedToolCall, ToolCallRecord } from "../contract/types.js";
+import { mcpSource, type McpToolDefinition } from "../contract/mcp-tools.js";
 import type { ActivityProxies } from "./activities.js";
 import type { Approvals } from "./approvals.js";
 import { judgeAnswer, type ContractContext } from "./contract-steps.js";
@@ -27,6 +28,8 @@ export interface TripLoop {
   tools: ActivityProxies;
   /** For the tools in `spec.localTools`: local activities (or `tools` when there are none). */
   localTools: ActivityProxies;
+  /** The MCP tools the run listed at its start (for activity summaries and records). */
+  mcpTools: McpToolDefinition[];
   /** Publish answer text token by token. */
   streamText: boolean;
 }
@@ -39,7 +42,7 @@ export interface TripsOutcome {
 
 /** Runs trips until the model answers for good or trip number `lastTrip` is done; `beforeTrip` runs at the top of each. */
 export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: () => Promise<void>): Promise<TripsOutcome> {
-  const { spec, run, ctx, events, progress, approvals, model, tools, localTools, streamText } = loop;
+  const { spec, run, ctx, events, progress, approvals, model, tools, localTools, mcpTools, streamText } = loop;
   const conversation = new DigestChain();
   while (run.trips < lastTrip) {
     await beforeTrip?.();
@@ -63,7 +66,7 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
     if (calls.length > 0) {
       for (const call of calls) events.publish({ type: "tool.started", trip, tool: call.name, callId: call.id });
       const records = await progress.step(`trip ${trip}: tool calls ${calls.map((c) => c.name).join(", ")}`, () =>
-        Promise.all(calls.map((call) => executeTool(spec.localTools?.includes(call.name) ? localTools : tools, approvals, spec.name, call, trip))),
+        Promise.all(calls.map((call) => executeTool(spec.localTools?.includes(call.name) ? localTools : tools, approvals, spec.name, call, trip, mcpTools.find((t) => t.name === call.name)?.server))),
       );
       recordToolCalls(run, records);
       ctx.contract.pendingRefusals = updatePendingRefusals(ctx.contract.pendingRefusals, records);
@@ -94,20 +97,22 @@ function workflowTail(messages: Message[]): Message[] {
  * One tool call as an activity. A call that needs approval waits for a person first; a rejected
  * one is refused (so onToolRefusal applies). A call whose retries ran out is recorded as failed.
  */
-async function executeTool(tools: ActivityProxies, approvals: Approvals, agent: string, call: RequestedToolCall, trip: number): Promise<ToolCallRecord> {
+async function executeTool(tools: ActivityProxies, approvals: Approvals, agent: string, call: RequestedToolCall, trip: number, mcpServer: string | undefined): Promise<ToolCallRecord> {
+  const summary = mcpServer === undefined ? `tool ${call.name}` : `tool ${call.name} (mcp ${mcpServer})`;
+  const source = mcpServer === undefined ? {} : { source: mcpSource(mcpServer) };
   try {
-    const execute = (approved: boolean) => tools[ACTIVITY.toolExecute].executeWithOptions({ summary: `tool ${call.name}` }, [{ agent, call, trip, ...(approved ? { approved } : {}) }]);
+    const execute = (approved: boolean) => tools[ACTIVITY.toolExecute].executeWithOptions({ summary }, [{ agent, call, trip, ...(approved ? { approved } : {}) }]);
     const first = await execute(false);
     if (!("approvalRequired" in first)) return first;
     const { input, timeoutMs } = first.approvalRequired;
     const decision = await approvals.wait(call, trip, input, timeoutMs);
-    if (!decision.approved) return { id: call.id, name: call.name, input, status: "refused", reason: decision.reason, trip };
+    if (!decision.approved) return { id: call.id, name: call.name, input, status: "refused", reason: decision.reason, trip, ...source };
     const second = await execute(true);
     if ("approvalRequired" in second) throw new Error("tool.execute asked again for an approved call");
     return second;
   } catch (error) {
     if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
-    return failedCall(call, trip, error.cause?.message ?? error.message);
+    return { ...failedCall(call, trip, error.cause?.message ?? error.message), ...source };
   }
 }
 

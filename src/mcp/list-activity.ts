@@ -1,0 +1,42 @@
+/** The `mcp.list` activity: the MCP tools a run will use, listed on the worker once at the run's start. */
+import type { McpToolDefinition } from "../contract/mcp-tools.js";
+import { AgentOptionsError, McpServerError } from "../errors.js";
+import { failureOf, lookupAgent, type AgentRegistry } from "../activities/registry.js";
+
+/** Input of the `mcp.list` activity. */
+export interface McpListInput {
+  agent: string;
+}
+
+/**
+ * Lists the tools of every MCP toolset of the agent. A name that clashes with another tool of the
+ * agent, or a `requiredTools` entry that names no tool, fails the run with `AgentOptionsError`; a
+ * server that cannot be reached fails it with `McpServerError` once Temporal's retries are used up.
+ */
+export function createMcpList(registry: AgentRegistry) {
+  return async function mcpList({ agent: name }: McpListInput): Promise<McpToolDefinition[]> {
+    const agent = lookupAgent(registry, name);
+    try {
+      const tools = (await Promise.all(agent.mcpToolsets.map((toolset) => toolset.listTools()))).flat();
+      checkNames(agent.tools.map((tool) => tool.name), tools, agent.options.actWhenAsked?.requiredTools ?? []);
+      return tools;
+    } catch (error) {
+      if (McpServerError.isInstance(error)) throw failureOf(error, { nonRetryable: !error.retryable });
+      if (AgentOptionsError.isInstance(error)) throw failureOf(error, { nonRetryable: true });
+      throw error;
+    }
+  };
+}
+
+function checkNames(agentTools: string[], mcpTools: McpToolDefinition[], requiredTools: string[]): void {
+  const owners = new Map<string, string>(agentTools.map((name) => [name, `the agent's tool "${name}" (ai.tool)`]));
+  for (const tool of mcpTools) {
+    const other = owners.get(tool.name);
+    const self = `tool "${tool.tool}" of MCP server "${tool.server}"`;
+    if (other) throw new AgentOptionsError("tools", `${self} clashes with ${other}: both are named "${tool.name}". Use prefix: true on ai.mcp({ name: "${tool.server}" }) to expose it as "${tool.server}__${tool.tool}", or leave it out with its \`tools\` option`);
+    owners.set(tool.name, self);
+  }
+  for (const name of requiredTools) {
+    if (!owners.has(name)) throw new AgentOptionsError("actWhenAsked.requiredTools", `names "${name}", which is not one of the agent's tools (${[...owners.keys()].join(", ") || "none"})`);
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * The run's MCP tool list, fixed once: listed on the worker by the `mcp.list` activity at the
+ * run's start (so it is recorded in the history), carried across continue-as-new, and read by the
+ * model and tool activities through the `mcp-tools` query. Workflow-safe.
+ */
+import { setHandler } from "@temporalio/workflow";
+import { ACTIVITY } from "../contract/constants.js";
+import type { AgentSpec } from "../contract/agent-spec.js";
+import type { McpToolDefinition } from "../contract/mcp-tools.js";
+import type { ActivityProxies } from "./activities.js";
+import { mcpToolsQuery } from "./definitions.js";
+import { unwrapFailure } from "./trip-loop.js";
+
+/** Lists the agent's MCP tools unless the run carries its list already; an agent without MCP toolsets lists nothing. */
+export async function fixMcpTools(spec: AgentSpec, tools: ActivityProxies, carried: McpToolDefinition[] | undefined): Promise<McpToolDefinition[]> {
+  let list = carried ?? [];
+  setHandler(mcpToolsQuery, () => list);
+  if (!carried && spec.mcpServers?.length) {
+    const servers = spec.mcpServers;
+    list = await unwrapFailure(() => tools[ACTIVITY.mcpList].executeWithOptions({ summary: `mcp list tools (${servers.join(", ")})` }, [{ agent: spec.name }]));
+  }
+  return list;
+}
+
+/** What a run carries of its MCP list across continue-as-new (nothing for an agent without MCP tools). */
+export function carryMcpTools(list: McpToolDefinition[]): { mcpTools?: McpToolDefinition[] } {
+  return list.length ? { mcpTools: list } : {};
+}
