@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from "@temporalio/worker";
 import type { Client, WorkflowHandle } from "@temporalio/client";
 import { ai, type Agent } from "../src/index.js";
-import { startDevServer, type DevServer } from "../src/testing/index.js";
+import { DEV_SERVER_DYNAMIC_CONFIG, startDevServer, type DevServer } from "../src/testing/index.js";
 
 Runtime.install({ logger: new DefaultLogger("WARN") });
 
@@ -12,12 +12,16 @@ export interface Bench {
   client: Client;
   connection: NativeConnection;
   quick: boolean;
+  /** The server's dynamic config values beyond the CLI's defaults, `key=value`. */
+  dynamicConfig: string[];
 }
 
 export async function startBench(extraArgs: string[] = []): Promise<Bench> {
   const server = await startDevServer({ extraArgs });
   const connection = await NativeConnection.connect({ address: server.address });
-  return { server, client: server.env.client, connection, quick: process.argv.includes("--quick") };
+  const given = extraArgs.filter((_, i) => extraArgs[i - 1] === "--dynamic-config-value");
+  const dynamicConfig = { ...DEV_SERVER_DYNAMIC_CONFIG, ...Object.fromEntries(given.map((kv) => kv.split("=") as [string, string])) };
+  return { server, client: server.env.client, connection, quick: process.argv.includes("--quick"), dynamicConfig: Object.entries(dynamicConfig).map(([k, v]) => `${k}=${v}`) };
 }
 
 /** Runs `fn` with a worker for the agents on a fresh task queue. */

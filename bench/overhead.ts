@@ -6,7 +6,8 @@
 import type { WorkflowHandle } from "@temporalio/client";
 import { historySize, historyTimeline, percentile, round, withBenchWorker, type Bench } from "./lib.js";
 import { runInProcess } from "./in-process.js";
-import { benchAgent, FINAL_ANSWER, inputFor, TRIPS } from "./scenario.js";
+import type { Peer } from "./peer.js";
+import { benchAgent, EXECUTION_LABEL, FINAL_ANSWER, inputFor, TOOL_NAME, TRIPS, type BenchExecution } from "./scenario.js";
 
 export interface OverheadFigures {
   runs: number;
@@ -97,47 +98,56 @@ function check(ok: boolean, what: string): void {
   if (!ok) throw new Error(`bench: ${what}`);
 }
 
-export interface Compared {
-  ours: OverheadFigures;
-  /** The peer's figures, or why it did not run. */
-  peer: OverheadFigures | { error: string };
+/** One library's side of the comparison, by name, with its activity type names for the timeline. */
+export interface NamedContender extends Contender {
+  name: string;
+  library: string;
+  modelActivity: string;
+  toolActivity: string;
 }
 
-/**
- * Ours (a durable run against the in-process driver of the same agent) and the peer (its durable
- * `generateText` against its own in-process `generateText`), measured in the same rounds.
- */
-export async function benchOverhead(bench: Bench, baseURL: string): Promise<Compared> {
-  const runs = bench.quick ? 3 : 30;
+/** A contender's figures, or why it did not run. */
+export type ContenderFigures = (OverheadFigures & { name: string; library: string; modelActivity: string; toolActivity: string }) | { name: string; library: string; error: string };
+
+/** Ours, in one execution setting: the durable run against the in-process driver of the same agent. */
+export function ourContender(bench: Bench, baseURL: string, execution: BenchExecution, taskQueue: () => string): NamedContender {
   const input = inputFor(TRIPS);
-  const toolCalls = TRIPS - 1;
-  const agent = benchAgent(baseURL);
-  const ours: Contender = {
+  const agent = benchAgent(baseURL, "bench-trips", 1000, execution);
+  return {
+    name: `durable-agent (${EXECUTION_LABEL[execution]})`,
+    library: "durable-agent",
+    modelActivity: "model.call",
+    toolActivity: "tool.execute",
     async floor() {
       const result = await runInProcess(agent, input);
       check(result.trips === TRIPS && result.reply === FINAL_ANSWER, `in-process run made ${result.trips} trips`);
     },
     async durable() {
-      const handle = await agent.start(input, { client: bench.client, taskQueue });
+      const handle = await agent.start(input, { client: bench.client, taskQueue: taskQueue() });
       const result = await handle.result();
       check(result.trips === TRIPS && result.reply === FINAL_ANSWER, `durable run made ${result.trips} trips`);
       return handle.workflow;
     },
   };
-  let taskQueue = "";
-  // The peer is a comparison, not a dependency: if it cannot be loaded or run, say why and go on.
-  let peer: (Contender & { close(): Promise<void> }) | { error: string };
+}
+
+/** A peer as a contender: started and tried once, or the reason it could not run. */
+async function peerContender(bench: Bench, name: string, start: () => Promise<Peer>, activities: { model: string; tool: string }): Promise<(NamedContender & { close(): Promise<void> }) | { name: string; library: string; error: string }> {
+  const input = inputFor(TRIPS);
   try {
-    const { startPeer } = await import("./peer.js");
-    const started = await startPeer(bench, baseURL);
-    peer = {
+    const started = await start();
+    const peer = {
+      name,
+      library: name,
+      modelActivity: activities.model,
+      toolActivity: activities.tool,
       async floor() {
         const result = await started.runInProcess(input, TRIPS);
-        check(result.steps === TRIPS && result.text === FINAL_ANSWER, `peer in-process run made ${result.steps} steps`);
+        check(result.steps === TRIPS && result.text === FINAL_ANSWER, `${name}: in-process run made ${result.steps} steps`);
       },
       async durable() {
         const { result, workflowId } = await started.run(input, TRIPS);
-        check(result.steps === TRIPS && result.text === FINAL_ANSWER, `peer durable run made ${result.steps} steps`);
+        check(result.steps === TRIPS && result.text === FINAL_ANSWER, `${name}: durable run made ${result.steps} steps`);
         return bench.client.workflow.getHandle(workflowId);
       },
       close: () => started.close(),
@@ -149,18 +159,44 @@ export async function benchOverhead(bench: Bench, baseURL: string): Promise<Comp
       await peer.close();
       throw error;
     }
+    return peer;
   } catch (error) {
-    peer = { error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+    return { name, library: name, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
   }
+}
+
+/**
+ * Every contender on one server: ours in each execution setting, and both peers (each durable run
+ * against its own in-process floor), measured in the same rounds. A peer that cannot be loaded or
+ * run is reported with its error; the others go on.
+ */
+export async function benchOverhead(bench: Bench, baseURL: string, executions: readonly BenchExecution[]): Promise<ContenderFigures[]> {
+  const runs = bench.quick ? 2 : 30;
+  const toolCalls = TRIPS - 1;
+  let taskQueue = "";
+  const ours = executions.map((execution) => ourContender(bench, baseURL, execution, () => taskQueue));
+  const { startPeer } = await import("./peer.js");
+  const { startOpenAIAgentsPeer } = await import("./peer-openai-agents.js");
+  const peers = [
+    await peerContender(bench, "@temporalio/ai-sdk", () => startPeer(bench, baseURL), { model: "invokeModel", tool: "recordStep" }),
+    await peerContender(bench, "@temporalio/openai-agents", () => startOpenAIAgentsPeer(bench, baseURL), { model: "invokeModelActivity", tool: TOOL_NAME }),
+  ];
   try {
-    return await withBenchWorker(bench, [agent], async (queue) => {
+    // One worker serves every setting of ours (one agent per setting, by name).
+    const agents = executions.map((execution) => benchAgent(baseURL, "bench-trips", 1000, execution));
+    return await withBenchWorker(bench, agents, async (queue) => {
       taskQueue = queue;
-      const contenders = "error" in peer ? [ours] : [ours, peer];
-      const [mine, theirs] = await measure(runs, warmup(bench), contenders);
-      const figures = async ({ last, ...timing }: Timing): Promise<OverheadFigures> => ({ runs, trips: TRIPS, toolCalls, ...timing, history: historyFigures(await historySize(last), toolCalls) });
-      return { ours: await figures(mine!), peer: theirs ? await figures(theirs) : (peer as { error: string }) };
+      const contenders = [...ours, ...peers.filter((p): p is NamedContender & { close(): Promise<void> } => !("error" in p))];
+      const timings = await measure(runs, warmup(bench), contenders);
+      const figures = await Promise.all(
+        timings.map(async ({ last, ...timing }, i): Promise<ContenderFigures> => {
+          const c = contenders[i]!;
+          return { name: c.name, library: c.library, modelActivity: c.modelActivity, toolActivity: c.toolActivity, runs, trips: TRIPS, toolCalls, ...timing, history: historyFigures(await historySize(last), toolCalls) };
+        }),
+      );
+      return [...figures, ...peers.flatMap((p) => ("error" in p ? [p] : []))];
     });
   } finally {
-    if (!("error" in peer)) await peer.close();
+    for (const p of peers) if (!("error" in p)) await p.close();
   }
 }

@@ -31,13 +31,21 @@ export interface Peer {
   close(): Promise<void>;
 }
 
+/** The peer's plugin with the scripted model as its provider (for a worker with a prebuilt bundle). */
+export function aiSdkPlugin(baseURL: string) {
+  const provider = scriptedProvider(baseURL);
+  return { provider, plugin: new AiSdkPlugin({ modelProvider: provider }) };
+}
+
+/** The activities of the peer's worker: the tool. */
+export const aiSdkActivities = { recordStep };
+
 let prepared: { baseURL: string; provider: ReturnType<typeof scriptedProvider>; plugin: AiSdkPlugin; bundle: ReturnType<typeof bundleWorkflowCode> } | undefined;
 
 /** The peer's provider, plugin and workflow bundle (bundled once; start it early, it takes seconds). */
 export function preparePeer(baseURL: string) {
   if (prepared?.baseURL !== baseURL) {
-    const provider = scriptedProvider(baseURL);
-    const plugin = new AiSdkPlugin({ modelProvider: provider });
+    const { provider, plugin } = aiSdkPlugin(baseURL);
     const bundle = bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL("./peer/workflows.ts", import.meta.url)), plugins: [plugin], logger: quietBundlerLogger });
     bundle.catch(() => undefined); // reported where it is awaited
     prepared = { baseURL, provider, plugin, bundle };
@@ -50,7 +58,7 @@ export async function startPeer(bench: Bench, baseURL: string): Promise<Peer> {
   const { provider, plugin, bundle } = preparePeer(baseURL);
   const workflowBundle = await bundle;
   const taskQueue = `bench-peer-${randomUUID()}`;
-  const worker = await Worker.create({ connection: bench.connection, taskQueue, workflowBundle, activities: { recordStep }, plugins: [plugin] });
+  const worker = await Worker.create({ connection: bench.connection, taskQueue, workflowBundle, activities: aiSdkActivities, plugins: [plugin] });
   const running = worker.run();
   return {
     async run(input, maxSteps) {

@@ -1,7 +1,8 @@
 /**
- * `npm run bench` (add `-- --quick` for a smoke run): the cost of durability on one local dev
- * server with a zero-latency scripted model, ours beside an in-process floor and beside
- * `@temporalio/ai-sdk`. Prints tables and writes bench-results/latest.json (and latest.md, the
+ * `npm run bench` (add `-- --quick` for a smoke run): the cost of durability on a local dev
+ * server (as the CLI ships it, and as we start it) with a zero-latency scripted model, ours in
+ * each execution setting beside `@temporalio/ai-sdk` and `@temporalio/openai-agents`, each
+ * against its own in-process floor. Prints tables and writes bench-results/latest.json (and latest.md, the
  * tables as Markdown for the README).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -11,20 +12,28 @@ import { startScriptedModel } from "../src/testing/index.js";
 import { startBench } from "./lib.js";
 import { benchLongRuns } from "./long-runs.js";
 import { benchOverhead } from "./overhead.js";
-import { report, type BenchResults } from "./report.js";
-import { benchScript } from "./scenario.js";
+import { report, type BenchResults, type ServerSetting } from "./report.js";
+import { BENCH_EXECUTIONS, benchScript } from "./scenario.js";
 import { benchStreaming } from "./streaming.js";
-import { benchThroughput } from "./throughput.js";
+import { benchThroughput, type ThroughputLibrary } from "./throughput.js";
+
+/** The dev server as the CLI ships it (its transfer queue polled 20 times a second), and as we start it. */
+const SERVER_SETTINGS: { setting: ServerSetting; extraArgs: string[] }[] = [
+  { setting: "tuned", extraArgs: [] },
+  { setting: "default", extraArgs: ["--dynamic-config-value", "history.transferProcessorMaxPollRPS=20"] },
+];
+const LIBRARIES: ThroughputLibrary[] = ["durable-agent", "@temporalio/ai-sdk", "@temporalio/openai-agents"];
 
 const started = Date.now();
 const model = await startScriptedModel(benchScript);
-// Bundle both workflow sets while the dev server starts (the peer's may fail to load: reported later).
+// Bundle every workflow set while the first dev server starts (a peer's may fail to load: reported later).
 void bundleAgentWorkflows().catch(() => undefined);
 void import("./peer.js").then((peer) => peer.preparePeer(model.baseURL)).catch(() => undefined);
-const bench = await startBench();
-const results: Record<string, unknown> = {
-  machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, temporalCli: bench.server.executable, loadAverageAtStart: loadavg().map((n) => Number(n.toFixed(2))) },
-  quick: bench.quick,
+void import("./peer-openai-agents.js").then((peer) => peer.prepareOpenAIAgentsPeer(model.baseURL)).catch(() => undefined);
+const results: Partial<BenchResults> & Record<string, unknown> = {
+  machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, loadAverageAtStart: loadavg().map((n) => Number(n.toFixed(2))) },
+  quick: process.argv.includes("--quick"),
+  servers: [],
 };
 const step = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
   const t = Date.now();
@@ -34,21 +43,31 @@ const step = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
   return value;
 };
 try {
-  const compared = await step("per-trip overhead and history, ours and @temporalio/ai-sdk's", () => benchOverhead(bench, model.baseURL));
-  results.overhead = compared.ours;
-  results.peer = compared.peer;
-  if ("error" in compared.peer) console.log(`bench: @temporalio/ai-sdk did not run: ${compared.peer.error}`);
-  results.streaming = await step("streaming", () => benchStreaming(bench));
-  results.longRuns = await step("long runs", () => benchLongRuns(bench, model.baseURL));
-  results.throughput = await step("throughput", () => benchThroughput({ ...bench, address: bench.server.address }, model.baseURL));
+  for (const { setting, extraArgs } of SERVER_SETTINGS) {
+    const bench = await startBench(extraArgs);
+    try {
+      const overhead = await step(`${setting} server: per-trip overhead and history, ours and both peers`, () => benchOverhead(bench, model.baseURL, BENCH_EXECUTIONS));
+      for (const f of overhead) if ("error" in f) console.log(`bench: ${f.name} did not run: ${f.error}`);
+      results.servers!.push({ setting, dynamicConfig: bench.dynamicConfig, overhead });
+      if (setting !== "tuned") continue;
+      results.streaming = await step("streaming", () => benchStreaming(bench));
+      results.longRuns = await step("long runs", () => benchLongRuns(bench, model.baseURL));
+      results.throughput = [];
+      for (const library of LIBRARIES) {
+        const executions = library === "durable-agent" ? BENCH_EXECUTIONS : (["activities"] as const);
+        for (const execution of executions) results.throughput.push(await step(`throughput: ${library} (${execution})`, () => benchThroughput({ ...bench, address: bench.server.address }, model.baseURL, library, execution)));
+      }
+    } finally {
+      await bench.connection.close();
+      await bench.server.stop();
+    }
+  }
 } finally {
   await model.close();
-  await bench.connection.close();
-  await bench.server.stop();
 }
 results.durationSeconds = Math.round((Date.now() - started) / 1000);
-(results.machine as Record<string, unknown>).loadAverageAtEnd = loadavg().map((n) => Number(n.toFixed(2)));
-const markdown = report(results as unknown as BenchResults);
+results.machine!.loadAverageAtEnd = loadavg().map((n) => Number(n.toFixed(2)));
+const markdown = report(results as BenchResults); // adds results.goals
 mkdirSync("bench-results", { recursive: true });
 writeFileSync("bench-results/latest.json", JSON.stringify(results, null, 2) + "\n");
 writeFileSync("bench-results/latest.md", markdown);

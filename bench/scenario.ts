@@ -38,10 +38,21 @@ export function benchScript(request: ScriptedRequest): ScriptedTurn {
   return { toolCalls: [{ name: TOOL_NAME, arguments: { step: done + 1 } }] };
 }
 
-/** Our agent for the conversation, against the scripted model at `baseURL`. */
-export function benchAgent(baseURL: string, name = "bench-trips", maxTrips = 1000): Agent {
-  const tool = ai.tool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, input: stepInput, execute: recordStep });
-  return ai.agent({ name, model: ai.openai(MODEL_ID, { baseURL, apiKey: "bench" }), tools: [tool], maxTrips });
+/** Where our agent's calls run: activities (the default), the tool as a local activity, or the model call and the tool as local activities. */
+export type BenchExecution = "activities" | "local-tools" | "local";
+export const EXECUTION_LABEL: Record<BenchExecution, string> = { activities: "activities", "local-tools": "local tools", local: "local model and tools" };
+export const BENCH_EXECUTIONS: readonly BenchExecution[] = ["activities", "local-tools", "local"];
+
+/** Our agent for the conversation, against the scripted model at `baseURL` (named after its execution setting unless it is the default). */
+export function benchAgent(baseURL: string, name = "bench-trips", maxTrips = 1000, execution: BenchExecution = "activities"): Agent {
+  const tool = ai.tool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, input: stepInput, execute: recordStep, ...(execution !== "activities" ? { execution: "local" as const } : {}) });
+  return ai.agent({
+    name: execution === "activities" ? name : `${name}-${execution}`,
+    model: ai.openai(MODEL_ID, { baseURL, apiKey: "bench" }),
+    tools: [tool],
+    maxTrips,
+    ...(execution === "local" ? { modelExecution: "local" as const } : {}),
+  });
 }
 
 /** The throughput worker's slots, raised from the SDK defaults (100 activities, 40 workflow tasks) so 1,000 runs can be in flight. */

@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundleAgentWorkflows } from "../src/index.js";
 import { percentile, round, type Bench } from "./lib.js";
-import { benchAgent, FINAL_ANSWER, inputFor, THROUGHPUT_WORKER_OPTIONS, TRIPS } from "./scenario.js";
+import type { PeerResult } from "./peer/workflows.js";
+import { benchAgent, FINAL_ANSWER, inputFor, THROUGHPUT_WORKER_OPTIONS, TRIPS, type BenchExecution } from "./scenario.js";
 
 export interface ThroughputLevel {
   concurrentRuns: number;
@@ -26,7 +27,12 @@ export interface ThroughputLevel {
   workerRssMiB: { idle: number; peak: number };
 }
 
+/** A library in the throughput benchmark: ours (in one execution setting) or a peer. */
+export type ThroughputLibrary = "durable-agent" | "@temporalio/ai-sdk" | "@temporalio/openai-agents";
+
 export interface ThroughputFigures {
+  library: ThroughputLibrary;
+  execution?: BenchExecution;
   worker: string;
   workerOptions: typeof THROUGHPUT_WORKER_OPTIONS;
   levels: ThroughputLevel[];
@@ -34,21 +40,55 @@ export interface ThroughputFigures {
 
 const WORKER_SCRIPT = fileURLToPath(new URL("./throughput-worker.ts", import.meta.url));
 
-/** Options of `benchThroughput`: the levels (default 10/20/50 quick, else 50/200/1,000) and the worker processes (default 1). */
+/** Options of `benchThroughput`: the levels (default 10 quick, else 50/200/1,000) and the worker processes (default 1). */
 export interface ThroughputOptions {
   levels?: number[];
   workers?: number;
 }
 
-export async function benchThroughput(bench: Pick<Bench, "client" | "quick"> & { address: string }, baseURL: string, options: ThroughputOptions = {}): Promise<ThroughputFigures> {
-  const levels = options.levels ?? (bench.quick ? [10, 20, 50] : [50, 200, 1000]);
+/** How the parent starts one run of a library and checks its result; the library's prebuilt workflow bundle. */
+async function libraryUnderTest(bench: Pick<Bench, "client">, baseURL: string, library: ThroughputLibrary, execution: BenchExecution, taskQueue: string) {
+  const input = inputFor(TRIPS);
+  if (library === "durable-agent") {
+    const agent = benchAgent(baseURL, "bench-trips", 1000, execution);
+    return {
+      code: (await bundleAgentWorkflows()).code,
+      async run(deadline: number) {
+        const handle = await agent.start(input, { client: bench.client, taskQueue });
+        const result = await withDeadline(handle.result(), deadline);
+        if (result.trips !== TRIPS || result.reply !== FINAL_ANSWER) throw new Error(`run ended after ${result.trips} trips (${result.stopReason})`);
+      },
+    };
+  }
+  const { workflowType, bundle } =
+    library === "@temporalio/ai-sdk"
+      ? { workflowType: "peerTrips", bundle: (await import("./peer.js")).preparePeer(baseURL).bundle }
+      : { workflowType: "openaiAgentsTrips", bundle: (await import("./peer-openai-agents.js")).prepareOpenAIAgentsPeer(baseURL).bundle };
+  return {
+    code: (await bundle).code,
+    async run(deadline: number) {
+      const handle = await bench.client.workflow.start(workflowType, { taskQueue, workflowId: `throughput-${randomUUID()}`, args: [input, TRIPS] });
+      const result = (await withDeadline(handle.result(), deadline)) as PeerResult;
+      if (result.steps !== TRIPS || result.text !== FINAL_ANSWER) throw new Error(`run ended after ${result.steps} steps`);
+    },
+  };
+}
+
+export async function benchThroughput(
+  bench: Pick<Bench, "client" | "quick"> & { address: string },
+  baseURL: string,
+  library: ThroughputLibrary = "durable-agent",
+  execution: BenchExecution = "activities",
+  options: ThroughputOptions = {},
+): Promise<ThroughputFigures> {
+  const levels = options.levels ?? (bench.quick ? [10] : [50, 200, 1000]);
   const dir = mkdtempSync(join(tmpdir(), "bench-bundle-"));
   const codePath = join(dir, "workflows.js");
-  writeFileSync(codePath, (await bundleAgentWorkflows()).code);
-  const agent = benchAgent(baseURL);
-  const results: ThroughputLevel[] = [];
   const taskQueue = `bench-throughput-${randomUUID()}`;
-  const workerEnv = { TEMPORAL_ADDRESS: bench.address, BENCH_TASK_QUEUE: taskQueue, BENCH_MODEL_URL: baseURL, BENCH_WORKFLOW_BUNDLE: codePath };
+  const subject = await libraryUnderTest(bench, baseURL, library, execution, taskQueue);
+  writeFileSync(codePath, subject.code);
+  const results: ThroughputLevel[] = [];
+  const workerEnv = { TEMPORAL_ADDRESS: bench.address, BENCH_TASK_QUEUE: taskQueue, BENCH_MODEL_URL: baseURL, BENCH_WORKFLOW_BUNDLE: codePath, BENCH_LIBRARY: library, BENCH_EXECUTION: execution };
   const children = await Promise.all(Array.from({ length: options.workers ?? 1 }, () => startWorker(workerEnv)));
   const sumKiB = (field: "VmRSS" | "VmHWM") => children.reduce((sum, child) => sum + memoryKiB(child.pid!, field), 0);
   let peakResets = true;
@@ -62,9 +102,7 @@ export async function benchThroughput(bench: Pick<Bench, "client" | "quick"> & {
       const outcomes = await Promise.allSettled(
         Array.from({ length: n }, async () => {
           const t = performance.now();
-          const handle = await agent.start(inputFor(TRIPS), { client: bench.client, taskQueue });
-          const result = await withDeadline(handle.result(), deadline);
-          if (result.trips !== TRIPS || result.reply !== FINAL_ANSWER) throw new Error(`run ended after ${result.trips} trips (${result.stopReason})`);
+          await subject.run(deadline);
           return performance.now() - t;
         }),
       );
@@ -89,7 +127,7 @@ export async function benchThroughput(bench: Pick<Bench, "client" | "quick"> & {
   }
   const peak = peakResets ? "VmHWM after the level, reset before it" : "VmHWM after the level (could not be reset: peak since the worker started)";
   const workers = children.length === 1 ? "one child process" : `${children.length} child processes on one task queue (RSS summed)`;
-  return { worker: `${workers} (node --import tsx) for all levels, prebuilt workflow bundle; RSS from /proc/<pid>/status: idle = VmRSS before the level, peak = ${peak}`, workerOptions: THROUGHPUT_WORKER_OPTIONS, levels: results };
+  return { library, ...(library === "durable-agent" ? { execution } : {}), worker: `${workers} (node --import tsx) for all levels, prebuilt workflow bundle; RSS from /proc/<pid>/status: idle = VmRSS before the level, peak = ${peak}`, workerOptions: THROUGHPUT_WORKER_OPTIONS, levels: results };
 }
 
 function startWorker(env: Record<string, string>): Promise<ChildProcess> {

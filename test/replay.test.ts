@@ -1,7 +1,8 @@
 /**
  * Determinism guard: histories of real runs replay with the worker's replayer. Fresh histories are
  * recorded on every run; committed fixtures (test/fixtures/histories) guard against changes that
- * would break runs already in flight. `RECORD_FIXTURES=1 npm test -- replay` cuts new fixtures.
+ * would break runs already in flight. `RECORD_FIXTURES=<change> npm test -- replay` cuts a new set
+ * beside the old ones (`<scenario>.<change>.json`); the old ones stay, as runs in flight.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { historyFromJSON, historyToJSON } from "@temporalio/common/lib/proto-utils.js";
@@ -26,6 +27,7 @@ const updatePlan = ai.tool({
   input: z.object({ from: z.string(), to: z.string() }),
   execute: async ({ to }) => (to === "moonwalks" ? { ok: false, reason: "moonwalks is not in the library" } : { ok: true }),
 });
+const localUpdatePlan = ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), execution: "local", execute: async () => ({ ok: true }) });
 const crashy = ai.tool({ name: "crashy", input: z.object({}), execute: async () => { throw new Error("boom"); } });
 
 const swap = (to: string): ScriptedTurn => ({ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to } }] });
@@ -63,6 +65,7 @@ const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; inp
   },
   "reprompt-refusal-retry": { script: [swap("moonwalks"), "Sorry.", swap("lunges"), "Done."], options: { onToolRefusal: "retry-once-with-hint" } },
   "reprompt-backstops": { script: ["Audit me.", "Audited."], input: "I hurt my knee, swap squats", options: { backstops } },
+  "local-model-and-tools": { script: [swap("lunges"), "Swapped."], options: { modelExecution: "local", tools: [localUpdatePlan] } },
   "reprompt-all-three": {
     script: [swap("moonwalks"), "Audit me.", "Sorry.", "Want me to?", "Final."],
     options: { backstops, onToolRefusal: "retry-once-with-hint", actWhenAsked: { intents: ["swap"], requiredTools: ["update_plan"] } },
@@ -127,7 +130,8 @@ describe("replay", () => {
       for (const event of result.trace) if (event.type === "reprompt") repromptKinds.add(event.kind);
       stopReasons.set(name, result.stopReason);
       histories.push({ workflowId: name, history });
-      if (process.env.RECORD_FIXTURES && (process.env.RECORD_FIXTURES === "1" || process.env.RECORD_FIXTURES.split(",").includes(name))) writeFileSync(new URL(`${name}.json`, FIXTURES), JSON.stringify(history, null, 1) + "\n");
+      const change = process.env.RECORD_FIXTURES;
+      if (change) writeFileSync(new URL(change === "1" ? `${name}.json` : `${name}.${change}.json`, FIXTURES), JSON.stringify(history, null, 1) + "\n");
     }
     expect(histories).toHaveLength(Object.keys(scenarios).length);
     expect([...repromptKinds].sort()).toEqual(["act-when-asked", "backstop", "output-repair", "refusal-retry"]);

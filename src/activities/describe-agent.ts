@@ -7,6 +7,7 @@ import { lookupAgent, type AgentRegistry, type WorkerFeatures } from "./registry
 export function createDescribeAgent(registry: AgentRegistry, options: WorkerFeatures) {
   return async function describeAgent(name: string): Promise<AgentSpec> {
     const agent = lookupAgent(registry, name);
+    const localTools = agent.tools.filter((tool) => tool.execution === "local").map((tool) => tool.name);
     return {
       name: agent.name,
       modelId: agent.options.model.modelId,
@@ -21,6 +22,8 @@ export function createDescribeAgent(registry: AgentRegistry, options: WorkerFeat
       ...(agent.options.budget ? { budget: agent.options.budget } : {}),
       ...(typeof agent.options.instructions === "function" ? { dynamicInstructions: true } : {}),
       searchAttributes: options.searchAttributes === true,
+      ...(agent.options.modelExecution === "local" ? { localModel: true as const } : {}),
+      ...(localTools.length ? { localTools } : {}),
     };
   };
 }

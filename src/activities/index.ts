@@ -1,3 +1,4 @@
+import { Context } from "@temporalio/activity";
 import { ACTIVITY } from "../contract/constants.js";
 import { createBackstopRun } from "./backstop-run.js";
 import { createContractEvaluate } from "./contract-evaluate.js";
@@ -8,6 +9,8 @@ import { keepAlive } from "./keep-alive.js";
 import { runLoad } from "./run-load.js";
 import { createMcpList } from "../mcp/list-activity.js";
 import type { AgentRegistry, WorkerFeatures } from "./registry.js";
+import { ConversationCache } from "./conversation-cache.js";
+import { runRefOf } from "./run-reader.js";
 
 export { createRegistry, type AgentRegistry, type WorkerFeatures } from "./registry.js";
 export type { ModelCallInput, ModelCallOutput } from "./model-call.js";
@@ -15,13 +18,23 @@ export type { ToolExecuteInput } from "./tool-execute.js";
 
 /** The activities a worker registers, under their stable type names; the non-local ones keep themselves alive with heartbeats. */
 export function createActivities(registry: AgentRegistry, features: WorkerFeatures = {}) {
+  const conversations = new ConversationCache();
   return {
     [ACTIVITY.describe]: createDescribeAgent(registry, features),
-    [ACTIVITY.modelCall]: keepAlive(createModelCall(registry)),
-    [ACTIVITY.toolExecute]: keepAlive(createToolExecute(registry)),
+    [ACTIVITY.modelCall]: keepAlive(createModelCall(registry, conversations)),
+    [ACTIVITY.toolExecute]: keepAlive(heldResults(createToolExecute(registry), conversations)),
     [ACTIVITY.contractEvaluate]: createContractEvaluate(registry),
     [ACTIVITY.backstopRun]: keepAlive(createBackstopRun(registry)),
     [ACTIVITY.runLoad]: keepAlive(runLoad),
     [ACTIVITY.mcpList]: keepAlive(createMcpList(registry)),
+  };
+}
+
+/** Keeps each finished tool call's result in the worker's conversation cache, for the next model call. */
+function heldResults(toolExecute: ReturnType<typeof createToolExecute>, conversations: ConversationCache): ReturnType<typeof createToolExecute> {
+  return async (input) => {
+    const result = await toolExecute(input);
+    if (!("approvalRequired" in result)) conversations.toolFinished(runRefOf(Context.current()).runId, result);
+    return result;
   };
 }

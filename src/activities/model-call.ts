@@ -15,7 +15,8 @@ import { validateAnswer } from "../models/validate-answer.js";
 import { checkOutput, outputInstructions, outputRequestFor, responseFormatOf } from "../models/structured-output.js";
 import type { OutputCheck } from "../contract/decide.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
-import { contextFor, readConversation, runRefOf } from "./run-reader.js";
+import { contextFor, runRefOf } from "./run-reader.js";
+import type { ConversationCache } from "./conversation-cache.js";
 import type { Agent } from "../agent/define-agent.js";
 import type { ModelSettings } from "../models/openai-model.js";
 import { mergeModelSettings, requestFields } from "../models/request-settings.js";
@@ -25,6 +26,10 @@ export interface ModelCallInput {
   agent: string;
   /** How many of the run's messages to send; the activity reads them from the run, not from this input. */
   conversationLength: number;
+  /** The digest of those messages (`DigestChain`): when it matches what the worker holds, nothing is read. */
+  conversationDigest?: string;
+  /** The last messages the workflow added itself (the input, a re-prompt), when small: no worker produced them. */
+  conversationTail?: Message[];
   trip: number;
   /** Publish text deltas to the run's stream as they arrive. */
   streamText?: boolean;
@@ -47,15 +52,19 @@ export interface ModelCallOutput {
   usage?: Usage;
   /** With an output schema, for an answer without tool calls: its text parsed and validated. */
   output?: OutputCheck;
+  /** Set when the worker had to read part of the conversation from the run (it did not hold all of it). */
+  conversationRead?: true;
 }
 
 /** The `model.call` activity: one Chat Completions call, streamed, returning the whole answer. */
-export function createModelCall(registry: AgentRegistry) {
+export function createModelCall(registry: AgentRegistry, conversations: ConversationCache) {
   return async function modelCall(input: ModelCallInput): Promise<ModelCallOutput> {
     const agent = lookupAgent(registry, input.agent);
     const model = agent.options.model;
     const context = Context.current();
-    const messages = await readConversation(context.client, runRefOf(context), input.conversationLength);
+    const run = runRefOf(context);
+    const check = input.conversationDigest === undefined ? input.conversationLength : { length: input.conversationLength, digest: input.conversationDigest, tail: input.conversationTail ?? [] };
+    const { messages, source } = await conversations.read(context.client, run, check);
     const runContext = await contextFor(context, input.hasContext);
     const deltas = input.streamText ? textDeltaPublisher(input.trip, context.info.attempt) : undefined;
     let reported: OpenAIUsage | undefined;
@@ -82,8 +91,9 @@ export function createModelCall(registry: AgentRegistry) {
       if (!answer.ok) throw answer.error;
       if (answer.adjustments.length) log.warn("model answer adjusted", { modelId: model.modelId, adjustments: answer.adjustments });
       const usage = usageFromOpenAI(reported, model.settings.pricing);
-      const check = output && !answer.message.toolCalls?.length ? checkOutput(output, answer.message.content) : undefined;
-      return { message: answer.message, ...(usage ? { usage } : {}), ...(check ? { output: check } : {}) };
+      const outputCheck = output && !answer.message.toolCalls?.length ? checkOutput(output, answer.message.content) : undefined;
+      conversations.answered(run.runId, answer.message);
+      return { message: answer.message, ...(usage ? { usage } : {}), ...(outputCheck ? { output: outputCheck } : {}), ...(source === "read" ? { conversationRead: true as const } : {}) };
     } catch (error) {
       await reportFailedAttempt(input.trip, usageFromOpenAI(reported, model.settings.pricing));
       throw failureForModelError(error, model.modelId);

@@ -37,21 +37,6 @@ export async function readRunPart<T>(client: Client, ref: RunRef, part: RunPart,
 
 
 const CACHED_RUNS = 256;
-const conversations = new Map<string, Message[]>();
-
-/**
- * The first `length` messages of a run. Conversations only grow, so each worker keeps the messages
- * it has read per run and asks the workflow only for the new ones.
- */
-export async function readConversation(client: Client, ref: Required<RunRef>, length: number): Promise<Message[]> {
-  const cached = conversations.get(ref.runId) ?? [];
-  if (cached.length < length) cached.push(...(await readRunPart<Message>(client, ref, "messages", cached.length, length)));
-  conversations.delete(ref.runId); // re-insert: most recently used last
-  conversations.set(ref.runId, cached);
-  if (conversations.size > CACHED_RUNS) conversations.delete(conversations.keys().next().value!);
-  return cached.slice(0, length);
-}
-
 const contexts = new Map<string, unknown>();
 
 /** The run's context (`run(input, { context })`): read once per run and worker, by query, since it never changes. */

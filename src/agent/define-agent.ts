@@ -7,6 +7,7 @@ import type { RunInput } from "../client/normalize-input.js";
 import type { EvalCase } from "../eval/eval-case.js";
 import type { EvalReport } from "../eval/report.js";
 import type { EvalOptions } from "../eval/run-eval.js";
+import { AgentOptionsError } from "../errors.js";
 import { McpToolset } from "../mcp/mcp-toolset.js";
 import type { Tool } from "./define-tool.js";
 import type { AgentOptions } from "./options.js";
@@ -55,18 +56,24 @@ export class Agent<Output = unknown, Context = unknown> {
   }
 
   /** Starts a durable run and returns its handle at once. */
-  start(input: RunInput, options?: RunOptions<Context>): Promise<RunHandle> {
+  async start(input: RunInput, options?: RunOptions<Context>): Promise<RunHandle> {
+    if (options?.streamText && this.options.modelExecution === "local") {
+      throw new AgentOptionsError("streamText", `agent "${this.name}" calls its model as a local activity (modelExecution: "local"), which cannot stream tokens to the run; leave streamText off (events and whole answers still stream) or use modelExecution: "activity"`);
+    }
     return startRun(this, input, options);
   }
 
-  /** Starts a durable run and streams its events as they happen (answer text token by token). */
+  /** Starts a durable run and streams its events as they happen (answer text token by token, unless the model call is local). */
   async stream(input: RunInput, options?: RunOptions<Context> & StreamOptions): Promise<RunEventStream> {
-    const handle = await this.start(input, { streamText: true, ...options });
+    const handle = await this.start(input, { streamText: this.options.modelExecution !== "local", ...options });
     return handle.stream(options);
   }
 
   /** A long-lived conversation with this agent, by id: `send` messages to it, read its `history`, `end` it. */
   session(id: string, options?: SessionOptions & { context?: Context }): AgentSession {
+    if (options?.streamText && this.options.modelExecution === "local") {
+      throw new AgentOptionsError("streamText", `agent "${this.name}" calls its model as a local activity (modelExecution: "local"), which cannot stream tokens to the session; leave streamText off or use modelExecution: "activity"`);
+    }
     return new AgentSession(this.name, id, options, this.options.contextSchema);
   }
 

@@ -44,7 +44,16 @@ export interface ToolOptions<Schema extends z.ZodType, Output, Context = unknown
   needsApproval?: boolean | ((input: z.output<Schema>) => boolean | Promise<boolean>);
   /** How long a call waits for approval before it is refused; default: as long as it takes. */
   approvalTimeout?: Duration;
+  /**
+   * `"activity"` (default): each call is an activity. `"local"`: a local activity, for fast,
+   * idempotent tools: no task queue round trip and fewer history events, but a worker crash runs
+   * again every local call since the last completed workflow task (see the README's Performance section).
+   */
+  execution?: Execution;
 }
+
+/** Where a call runs: a Temporal activity, or a local activity on the worker running the workflow task. */
+export type Execution = "activity" | "local";
 
 /** The keys of `ToolOptions`, checked by `ai.tool()`: a new option goes here too (the typecheck insists). */
 export const TOOL_OPTION_KEYS = {
@@ -54,6 +63,7 @@ export const TOOL_OPTION_KEYS = {
   execute: true,
   needsApproval: true,
   approvalTimeout: true,
+  execution: true,
 } as const satisfies Record<keyof ToolOptions<z.ZodType, unknown>, true> & KnownKeys;
 
 /** A tool an agent may call. Create with `ai.tool()`. */
@@ -69,6 +79,8 @@ export interface Tool<Input = any, Output = unknown> {
   readonly needsApproval: boolean | ((input: Input) => boolean | Promise<boolean>);
   /** How long a call waits for approval, in milliseconds; undefined: no limit. */
   readonly approvalTimeoutMs: number | undefined;
+  /** Where each call runs. */
+  readonly execution: Execution;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -90,6 +102,9 @@ export function defineTool<Schema extends z.ZodType, Output, Context = unknown>(
   if (options.needsApproval !== undefined && typeof options.needsApproval !== "boolean" && typeof options.needsApproval !== "function") {
     throw new AgentOptionsError("needsApproval", `tool "${options.name}": needsApproval is true, false or (input) => boolean`);
   }
+  if (options.execution !== undefined && options.execution !== "activity" && options.execution !== "local") {
+    throw new AgentOptionsError("execution", `tool "${options.name}": execution is "activity" or "local" (got ${JSON.stringify(options.execution)})`);
+  }
   if (typeof options.execute !== "function") {
     throw new AgentOptionsError("execute", `tool "${options.name}" needs an execute(input, context) function`);
   }
@@ -102,5 +117,6 @@ export function defineTool<Schema extends z.ZodType, Output, Context = unknown>(
     execute: options.execute as Tool<z.output<Schema>, Output>["execute"],
     needsApproval: options.needsApproval ?? false,
     approvalTimeoutMs: options.approvalTimeout === undefined ? undefined : msToNumber(options.approvalTimeout),
+    execution: options.execution ?? "activity",
   };
 }

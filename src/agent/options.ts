@@ -4,7 +4,7 @@ import type { Message, ToolCallRecord } from "../contract/types.js";
 import type { ModelReference } from "../models/openai-model.js";
 import type { McpToolset } from "../mcp/mcp-toolset.js";
 import type { Budget } from "../contract/usage.js";
-import type { Tool } from "./define-tool.js";
+import type { Execution, Tool } from "./define-tool.js";
 import type { KnownKeys } from "./known-keys.js";
 
 /** A test that makes a run an action request: a case-insensitive substring, a RegExp, or a predicate on the input. */
@@ -213,6 +213,11 @@ export interface AgentOptions {
   outputStrict?: boolean;
   /** An answer that does not match `output`: one repair re-prompt by default, then an error. */
   onInvalidOutput?: OnInvalidOutput;
+  /**
+   * `"activity"` (default): each model call is an activity. `"local"`: a local activity (no task
+   * queue round trip; a worker crash repeats the call; no token streaming: `streamText` is refused).
+   */
+  modelExecution?: Execution;
 }
 
 /**
@@ -236,4 +241,5 @@ export const AGENT_OPTION_KEYS = {
   outputMode: true,
   outputStrict: true,
   onInvalidOutput: true,
+  modelExecution: true,
 } as const satisfies Record<keyof AgentOptions, true> & KnownKeys;

@@ -53,6 +53,9 @@ export function validateAgentOptions(options: AgentOptions): void {
     if (typeof options.timeouts !== "object" || options.timeouts === null) fail("timeouts", "must be an object { model?, tool?, heartbeat? }");
     checkKnownKeys(options.timeouts, AGENT_TIMEOUT_KEYS, AGENT, "timeouts");
   }
+  if (options.modelExecution !== undefined && options.modelExecution !== "activity" && options.modelExecution !== "local") {
+    fail("modelExecution", `is "activity" or "local" (got ${JSON.stringify(options.modelExecution)})`);
+  }
   validateContractOptions(options, seen, servers.size > 0);
   validateLimits(options);
   validateModelSettings((model as ModelReference).settings, "model");

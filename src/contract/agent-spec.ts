@@ -19,4 +19,8 @@ export interface AgentSpec {
   budget?: Budget;
   /** `instructions` is a function: model calls need the request's input for it. */
   dynamicInstructions?: boolean;
+  /** Model calls run as local activities (`modelExecution: "local"`). Absent in specs recorded before the option. */
+  localModel?: true;
+  /** Tools whose calls run as local activities (`execution: "local"`). */
+  localTools?: string[];
 }

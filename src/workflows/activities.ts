@@ -15,10 +15,14 @@ const TOOL_RETRY = { initialInterval: "1 second", backoffCoefficient: 2, maximum
 /** Local activities that only decide (agent lookup, contract callbacks): short, recorded as markers. */
 export const local = proxyLocalActivities<Activities>({ startToCloseTimeout: "10 seconds", retry: { maximumAttempts: 3 } });
 
-/** Activities with the agent's timeouts. */
-export function activitiesFor(spec: AgentSpec): { model: ActivityProxies; tools: ActivityProxies } {
+/** Activities with the agent's timeouts; model calls and local tools as local activities where the agent asks for it. */
+export function activitiesFor(spec: AgentSpec): { model: ActivityProxies; tools: ActivityProxies; localTools: ActivityProxies } {
+  const tools = proxyActivities<Activities>({ startToCloseTimeout: spec.timeouts.tool, heartbeatTimeout: spec.timeouts.heartbeat, retry: TOOL_RETRY });
   return {
-    model: proxyActivities<Activities>({ startToCloseTimeout: spec.timeouts.model, heartbeatTimeout: spec.timeouts.heartbeat, retry: MODEL_RETRY }),
-    tools: proxyActivities<Activities>({ startToCloseTimeout: spec.timeouts.tool, heartbeatTimeout: spec.timeouts.heartbeat, retry: TOOL_RETRY }),
+    model: spec.localModel
+      ? proxyLocalActivities<Activities>({ startToCloseTimeout: spec.timeouts.model, retry: MODEL_RETRY })
+      : proxyActivities<Activities>({ startToCloseTimeout: spec.timeouts.model, heartbeatTimeout: spec.timeouts.heartbeat, retry: MODEL_RETRY }),
+    tools,
+    localTools: spec.localTools?.length ? proxyLocalActivities<Activities>({ startToCloseTimeout: spec.timeouts.tool, retry: TOOL_RETRY }) : tools,
   };
 }

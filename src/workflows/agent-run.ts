@@ -44,7 +44,7 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   const events = new RunEventPublisher(run, resume?.stream);
   unpackCarried(run, carried, events);
   const spec = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
-  const { model, tools } = activitiesFor(spec);
+  const { model, tools, localTools } = activitiesFor(spec);
   const mcpTools = await fixMcpTools(spec, tools, resume?.mcpTools);
   if (resume) await loadCarried(run, resume, tools, events);
   const budget = mergeBudget(spec.budget, args.budget);
@@ -55,7 +55,7 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
     events.syncTrace();
     progress.waiting(waitingFor);
   });
-  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, mcpTools, streamText: args.streamText === true, ...(budget ? { budget } : {}), ...(args.output ? { output: args.output } : {}),
+  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, localTools, mcpTools, streamText: args.streamText === true, ...(budget ? { budget } : {}), ...(args.output ? { output: args.output } : {}),
     ...(args.modelSettings ? { modelSettings: args.modelSettings } : {}),
     firstTrip: 1,
   };

@@ -56,7 +56,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   setHandler(endUpdate, () => void (ended = true));
 
   const spec = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
-  const { model, tools } = activitiesFor(spec);
+  const { model, tools, localTools } = activitiesFor(spec);
   const mcpTools = await fixMcpTools(spec, tools, args.resume?.mcpTools);
   if (args.resume) await loadCarried(run, args.resume, tools, events);
   const ctx: ContractContext = { spec, run, contract: initialContractState(), tools, input: "", ...(spec.budget ? { budget: spec.budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
@@ -66,7 +66,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
     events.syncTrace();
     progress.waiting(waitingFor);
   });
-  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, mcpTools, streamText: args.streamText === true, ...(spec.budget ? { budget: spec.budget } : {}), firstTrip: 1 };
+  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, localTools, mcpTools, streamText: args.streamText === true, ...(spec.budget ? { budget: spec.budget } : {}), firstTrip: 1 };
 
   send = async (message) => {
     const start = { messages: run.messages.length, toolCalls: run.toolCalls.length, trace: run.trace.length, trips: run.trips };

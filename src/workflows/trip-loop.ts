@@ -4,11 +4,12 @@
  */
 import { ActivityFailure, ApplicationFailure, isCancellation, log } from "@temporalio/workflow";
 import { ACTIVITY } from "../contract/constants.js";
+import { DigestChain } from "../contract/conversation-digest.js";
 import type { AgentSpec } from "../contract/agent-spec.js";
 import { updatePendingRefusals } from "../contract/decide.js";
 import { failedCall, lastReply, recordAnswer, recordToolCalls, type RunState } from "../contract/run-state.js";
 import { budgetUsedUp, type Budget } from "../contract/usage.js";
-import type { RequestedToolCall, ToolCallRecord } from "../contract/types.js";
+import type { Message, RequestedToolCall, ToolCallRecord } from "../contract/types.js";
 import { mcpSource, type McpToolDefinition } from "../contract/mcp-tools.js";
 import type { ModelSettings } from "../models/openai-model.js";
 import type { ActivityProxies } from "./activities.js";
@@ -27,6 +28,8 @@ export interface TripLoop {
   approvals: Approvals;
   model: ActivityProxies;
   tools: ActivityProxies;
+  /** For the tools in `spec.localTools`: local activities (or `tools` when there are none). */
+  localTools: ActivityProxies;
   /** The MCP tools the run listed at its start (for activity summaries and records). */
   mcpTools: McpToolDefinition[];
   /** Publish answer text token by token. */
@@ -49,7 +52,8 @@ export interface TripsOutcome {
 
 /** Runs trips until the model answers for good or trip number `lastTrip` is done; `beforeTrip` runs at the top of each. */
 export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: () => Promise<void>): Promise<TripsOutcome> {
-  const { spec, run, ctx, events, progress, approvals, model, tools, mcpTools, streamText } = loop;
+  const { spec, run, ctx, events, progress, approvals, model, tools, localTools, mcpTools, streamText } = loop;
+  const conversation = new DigestChain();
   while (run.trips < lastTrip) {
     const usedUp = budgetUsedUp(loop.budget, run.requestUsage);
     if (usedUp) {
@@ -58,15 +62,20 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
       return { stopReason: "budget", detail: `budget used up: ${usedUp}` };
     }
     await beforeTrip?.();
-    // A trip: one model call. The activity reads the conversation from the workflow, so it is not repeated in the history.
+    // A trip: one model call. The conversation is not repeated in the history: the worker holds it
+    // (checked by its length and digest) or reads it from the workflow.
     const trip = run.trips + 1;
     events.publish({ type: "trip.started", trip });
+    const { length, digest } = conversation.extend(run.messages);
+    const tail = workflowTail(run.messages);
     const { message, usage, output } = await progress.step(`trip ${trip}: model call`, () =>
       unwrapFailure(() =>
         model[ACTIVITY.modelCall].executeWithOptions({ summary: `model ${spec.modelId} · trip ${trip}` }, [
           {
             agent: spec.name,
-            conversationLength: run.messages.length,
+            conversationLength: length,
+            conversationDigest: digest,
+            ...(tail.length ? { conversationTail: tail } : {}),
             trip,
             streamText,
             ...(loop.output ? { output: loop.output } : {}),
@@ -87,7 +96,7 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
     if (calls.length > 0) {
       for (const call of calls) events.publish({ type: "tool.started", trip, tool: call.name, callId: call.id });
       const records = await progress.step(`trip ${trip}: tool calls ${calls.map((c) => c.name).join(", ")}`, () =>
-        Promise.all(calls.map((call) => executeTool(tools, approvals, spec.name, call, trip, mcpTools.find((t) => t.name === call.name)?.server, ctx.context !== undefined))),
+        Promise.all(calls.map((call) => executeTool(spec.localTools?.includes(call.name) ? localTools : tools, approvals, spec.name, call, trip, mcpTools.find((t) => t.name === call.name)?.server, ctx.context !== undefined))),
       );
       recordToolCalls(run, records);
       ctx.contract.pendingRefusals = updatePendingRefusals(ctx.contract.pendingRefusals, records);
@@ -120,6 +129,17 @@ function invalidOutput(ctx: ContractContext, issues: string): TripsOutcome {
   });
 }
 
+/** The workflow's own last messages (input, re-prompts) up to this size go with the model call: no worker holds them. */
+const TAIL_INLINE_BYTES = 2048;
+
+/** The user messages after the last answer or tool result, if small; else none (the worker reads them). */
+function workflowTail(messages: Message[]): Message[] {
+  let from = messages.length;
+  while (from > 0 && messages[from - 1]!.role === "user") from--;
+  const tail = messages.slice(from);
+  return new TextEncoder().encode(JSON.stringify(tail)).length <= TAIL_INLINE_BYTES ? tail : [];
+}
+
 /**
  * One tool call as an activity. A call that needs approval waits for a person first; a rejected
  * one is refused (so onToolRefusal applies). A call whose retries ran out is recorded as failed.
@@ -144,8 +164,8 @@ async function executeTool(tools: ActivityProxies, approvals: Approvals, agent: 
   }
 }
 
-export /** Fails the run with the activity's own typed failure rather than a wrapper. */
-async function unwrapFailure<T>(fn: () => Promise<T>): Promise<T> {
+/** Fails the run with the activity's own typed failure rather than a wrapper. */
+export async function unwrapFailure<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {

@@ -1,0 +1,25 @@
+/**
+ * The second peer: the benchmark's conversation through `@temporalio/openai-agents`, the OpenAI
+ * Agents SDK's runner in a workflow (`TemporalOpenAIRunner`), the model through the plugin's
+ * activity and the tool an activity (`activityAsTool`). Bundled on its own, with the plugin.
+ */
+import { Agent } from "@openai/agents-core";
+import { activityAsTool, TemporalOpenAIRunner } from "@temporalio/openai-agents/workflow";
+import type * as activities from "../peer/activities.js";
+import type { PeerResult } from "../peer/workflows.js";
+
+export async function openaiAgentsTrips(input: string, maxTurns: number): Promise<PeerResult> {
+  const recordStep = activityAsTool<typeof activities.recordStep>(
+    {
+      name: "record_step", // the activity registered under the tool's name (the scripted model calls record_step)
+      description: "Records one step of the plan.",
+      parameters: { type: "object", properties: { step: { type: "integer" } }, required: ["step"], additionalProperties: false },
+    },
+    { startToCloseTimeout: "1 minute" },
+  );
+  const agent = new Agent({ name: "bench", instructions: "", model: "gpt-bench", tools: [recordStep] });
+  const result = await new TemporalOpenAIRunner().run(agent, input, { maxTurns });
+  const steps = result.rawResponses.length;
+  const toolCalls = result.newItems.filter((item) => item.type === "tool_call_item").length;
+  return { text: String(result.finalOutput ?? ""), steps, toolCalls };
+}

@@ -1,0 +1,91 @@
+/**
+ * model.call's conversation: a worker that produced the messages itself (the answer, the tool
+ * results) sends them without the run-page query, checked by the length and digest the workflow
+ * passes; another worker (here: after the first one shut down mid-run) reads them. Either way the
+ * model sees the same conversation.
+ */
+import { defaultPayloadConverter } from "@temporalio/common";
+import type { WorkflowHandle } from "@temporalio/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ai } from "../src/index.js";
+import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
+import { connectHarness, taskQueue, testWorker, withWorker, type Harness } from "./harness.js";
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await connectHarness();
+});
+afterAll(() => harness.close());
+
+const script = (): ScriptedTurn[] => [
+  { toolCalls: [{ name: "log_set", arguments: { reps: 10 } }, { name: "log_set", arguments: { reps: 8 } }] },
+  { toolCalls: [{ name: "log_set", arguments: { reps: 6 } }] },
+  "Three sets logged.",
+];
+
+/** Per model.call of a run, in trip order: whether the worker read part of the conversation from the run. */
+async function conversationReads(handle: WorkflowHandle): Promise<boolean[]> {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const types = new Map(events.map((e) => [Number(e.eventId), e.activityTaskScheduledEventAttributes?.activityType?.name]));
+  return events.flatMap((e) => {
+    const done = e.activityTaskCompletedEventAttributes;
+    if (!done || types.get(Number(done.scheduledEventId)) !== "model.call") return [];
+    const output = defaultPayloadConverter.fromPayload<{ conversationRead?: true }>(done.result!.payloads![0]!);
+    return [output.conversationRead === true];
+  });
+}
+
+function agentFor(baseURL: string, gate?: () => Promise<void>) {
+  const logSet = ai.tool({
+    name: "log_set",
+    input: z.object({ reps: z.number() }),
+    execute: async ({ reps }, { trip }) => {
+      if (trip === 1) await gate?.();
+      return { logged: reps };
+    },
+  });
+  return ai.agent({ name: "cache-coach", model: ai.openai("gpt-test", { baseURL }), tools: [logSet] });
+}
+
+describe("model.call's conversation", () => {
+  it("is held by the worker that produced it and read by another, and the model sees the same messages both ways", async () => {
+    // One worker throughout: every trip's conversation is held (the input went with the first call).
+    const modelA = await startScriptedModel(script());
+    const agentA = agentFor(modelA.baseURL);
+    const held = await withWorker(harness, [agentA], async ({ taskQueue }) => {
+      const handle = await agentA.start("Log my three sets", { client: harness.client, taskQueue });
+      expect((await handle.result()).reply).toBe("Three sets logged.");
+      return conversationReads(handle.workflow);
+    });
+    expect(held).toEqual([false, false, false]);
+
+    // The first worker shuts down during trip 1's tool calls; a second one (its own cache) takes over.
+    const modelB = await startScriptedModel(script());
+    let toolStarted!: () => void;
+    const started = new Promise<void>((resolve) => (toolStarted = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const agentB = agentFor(modelB.baseURL, () => {
+      toolStarted();
+      return released;
+    });
+    const queue = taskQueue();
+    const first = await testWorker(harness, [agentB], { taskQueue: queue });
+    const firstRunning = first.run();
+    const handle = await agentB.start("Log my three sets", { client: harness.client, taskQueue: queue });
+    await started;
+    first.shutdown(); // stops polling; the running tool calls finish
+    release();
+    await firstRunning;
+    await withWorker(harness, [agentB], async () => expect((await handle.result()).reply).toBe("Three sets logged."), { taskQueue: queue });
+    // Trip 2 ran on the second worker, which held nothing of the run: it read the conversation. Trip 3 it produced itself.
+    expect(await conversationReads(handle.workflow)).toEqual([false, true, false]);
+
+    const sent = (model: typeof modelA) => model.requests.map((r) => r.body.messages);
+    expect(sent(modelB)).toHaveLength(3);
+    expect(sent(modelB)).toEqual(sent(modelA));
+    await modelA.close();
+    await modelB.close();
+  });
+});
