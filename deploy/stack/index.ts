@@ -75,7 +75,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const build = await step("temporal build", () => ensureTemporalBuild(versions.temporal, log));
   const uiPort = options.uiPort ?? 8080;
   const uiBuild = uiPort === false ? undefined : await step("ui build", () => ensureUiBuild(versions.ui, log));
-  const cliDir = temporalCliDir();
+  const cliDir = await temporalCliDir();
 
   const dataDir = options.dataDir ?? join(CACHE_ROOT, "data");
   if (options.fresh) rmSync(dataDir, { recursive: true, force: true });

