@@ -1,18 +1,27 @@
 # durable-agent worker: serves the agents exported by the module named in DURABLE_AGENT_AGENTS.
 #   docker build -t durable-agent-worker .
 #   docker run -e TEMPORAL_ADDRESS=host:7233 -e OPENAI_API_KEY -e DURABLE_AGENT_AGENTS=/app/examples/agents.ts durable-agent-worker
-FROM node:22-bookworm-slim
+# Two stages: the build (dev dependencies, TypeScript) and a runtime image with production
+# dependencies only, running the built JavaScript with plain node. Node 24 strips the types of a
+# TypeScript agent module itself, so examples/agents.ts needs no loader.
 
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
-
-# Dependencies first, so source edits reuse this layer. Dev dependencies are kept: the worker
-# runs the TypeScript sources through tsx.
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund && npm cache clean --force
+# Scripts off: `prepare` would build before the sources are here (it runs below).
+RUN npm ci --no-audit --no-fund --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
 
-COPY . .
-
+FROM node:24-bookworm-slim AS runtime
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund --ignore-scripts --omit=dev && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY bin ./bin
+COPY examples ./examples
 # Run as the image's unprivileged user (the files stay root-owned and read-only to it).
 USER node
-
-CMD ["npx", "tsx", "--conditions=durable-agent-source", "src/worker.ts"]
+CMD ["node", "dist/worker.js"]

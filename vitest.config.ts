@@ -4,6 +4,7 @@ export default defineConfig({
   resolve: { conditions: ["durable-agent-source"] },
   test: {
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
+    exclude: ["test/package/**", "**/node_modules/**"],
     globalSetup: ["test/global-setup.ts"],
     // Temporal's native bridge is not safe under worker threads.
     pool: "forks",

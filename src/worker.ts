@@ -2,7 +2,7 @@
  * The worker: serves agents' runs. `ai.worker({ agents })` in code, or run this file with
  * `DURABLE_AGENT_AGENTS=./path/to/agents.js` to serve the agents that module exports.
  */
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import type { DataConverter } from "@temporalio/common";
 import { NativeConnection, Worker, type WorkerOptions } from "@temporalio/worker";
 import type { Agent } from "./agent/define-agent.js";
@@ -83,9 +83,8 @@ async function connectNative(address: string, security: TemporalSecurity): Promi
 async function main(): Promise<void> {
   const modulePath = process.env.DURABLE_AGENT_AGENTS;
   if (!modulePath) throw new Error("Set DURABLE_AGENT_AGENTS to a module that exports your agents (ai.agent(...) values).");
-  const exported = (await import(pathToFileURL(modulePath).href)) as Record<string, unknown>;
-  const { Agent } = await import("./agent/define-agent.js");
-  const agents = Object.values(exported).filter((value): value is Agent => value instanceof Agent);
+  const { loadAgents } = await import("./cli/load-agents.js");
+  const agents = await loadAgents(modulePath);
   const worker = await createAgentWorker({ agents });
   console.log(`durable-agent worker: serving ${agents.map((a) => a.name).join(", ")} on ${worker.options.taskQueue}`);
   await worker.run();

@@ -20,8 +20,8 @@ export function cliEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
 /** A CLI child that keeps running (`worker`, `dev`): wait for a line, then stop it with a signal. */
 export interface CliProcess {
   child: ChildProcess;
-  /** Resolves with the first stdout line containing `text`; rejects if the process exits first. */
-  waitForLine(text: string): Promise<string>;
+  /** Resolves with the first line of stdout (or stderr) containing `text`; rejects if the process exits first. */
+  waitForLine(text: string, stream?: "stdout" | "stderr"): Promise<string>;
   /** Sends the signal and resolves with how the process ended. */
   stop(signal?: NodeJS.Signals): Promise<Exit>;
   exited: Promise<Exit>;
@@ -34,7 +34,7 @@ export function startCli(args: string[], env: Record<string, string> = {}, entry
   let stderr = "";
   child.stdout!.on("data", (chunk) => (stdout += chunk));
   child.stderr!.on("data", (chunk) => (stderr += chunk));
-  const lines = createInterface({ input: child.stdout! });
+  const lines = { stdout: createInterface({ input: child.stdout! }), stderr: createInterface({ input: child.stderr! }) };
   const exited = new Promise<Exit>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
@@ -42,9 +42,9 @@ export function startCli(args: string[], env: Record<string, string> = {}, entry
   return {
     child,
     exited,
-    waitForLine: (text) =>
+    waitForLine: (text, stream = "stdout") =>
       new Promise((resolve, reject) => {
-        lines.on("line", (line) => line.includes(text) && resolve(line));
+        lines[stream].on("line", (line) => line.includes(text) && resolve(line));
         exited.then((exit) => reject(new Error(`the CLI exited (${exit.code ?? exit.signal}) before printing "${text}":\n${exit.stdout}\n${exit.stderr}`)));
       }),
     stop: (signal = "SIGTERM") => {

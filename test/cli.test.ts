@@ -128,8 +128,10 @@ describe("run --module: a worker in the CLI's own process", () => {
     const queue = taskQueue();
     const run = startCli(["run", "cli-greeter", "Hi", "--task-queue", queue]);
     const started = await run.waitForLine("Run cli-greeter-");
-    const exit = await run.stop("SIGKILL");
-    expect(exit.stderr).toContain(`Warning: no worker polls task queue "${queue}" yet; the run waits for one. Start it with \`durable-agent worker <module>\``);
+    const warning = await run.waitForLine("Warning: No worker polls", "stderr");
+    await run.stop("SIGKILL");
+    expect(warning).toContain(`No worker polls task queue "${queue}": run ${started.split(" ")[1]} of agent "cli-greeter" is waiting for one`);
+    expect(warning).toContain(`\`npx durable-agent worker ./agents.js --task-queue ${queue}\``);
     await harness.client.workflow.getHandle(started.split(" ")[1]!).terminate("test over");
   }, TIMEOUT);
 });

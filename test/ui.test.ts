@@ -1,22 +1,22 @@
 /**
  * Issue 6, item 1, in a real browser: the Temporal Web UI finds a run by its agent-name search
  * attribute, shows the activity summaries of its trips and tool calls, and answers the `trace`
- * query. Headless Debian chromium driven by playwright-core (.ci/run installs chromium).
+ * query. Headless Chromium (test/browser.ts finds one) driven by playwright-core.
  * Screenshots: test-artifacts/ui-runs.png, ui-run.png, ui-trace.png.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { Client, Connection } from "@temporalio/client";
 import { NativeConnection } from "@temporalio/worker";
-import { chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import { ai } from "../src/index.js";
 import { startDevServer, startScriptedModel } from "../src/testing/index.js";
 import { createAgentWorker } from "../src/worker.js";
+import { launchChromium } from "./browser.js";
 import { connectHarness, taskQueue } from "./harness.js";
 import { freePort } from "./ops-helpers.js";
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"].find((path): path is string => Boolean(path && existsSync(path)));
 const ARTIFACTS = new URL("../test-artifacts/", import.meta.url);
 const UI_TIMEOUT = 30_000;
 
@@ -36,14 +36,13 @@ async function untilVisible(client: Client, query: string, count: number): Promi
 
 describe("the Temporal Web UI", () => {
   it("finds the run by DurableAgentName, shows its activity summaries, and answers the trace query (screenshots in test-artifacts/)", async () => {
-    expect(CHROMIUM, "no chromium: install Debian's (apt-get install chromium; .ci/run does) or set CHROMIUM_PATH").toBeDefined();
     (await connectHarness()).close(); // installs the suite's quiet runtime once
     const uiPort = await freePort();
     const server = await startDevServer({ uiPort, extraArgs: ["--ui-disable-news-fetch"] });
     const model = await startScriptedModel(({ body }) =>
       body.messages.some((m) => m.role === "tool") ? "Done: squats are now lunges." : /Swap/.test(String(body.messages.at(-1)?.content)) ? { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] } : "Hello.",
     );
-    const browser = await chromium.launch({ executablePath: CHROMIUM!, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"] });
+    const browser = await launchChromium();
     const connection = await NativeConnection.connect({ address: server.address });
     const clientConnection = await Connection.connect({ address: server.address });
     const client = new Client({ connection: clientConnection });

@@ -4,6 +4,7 @@
  */
 import { NativeConnection } from "@temporalio/worker";
 import { temporalSettings } from "../client/connection.js";
+import { DurableAgentError } from "../errors.js";
 import { startDevServer, type DevServer } from "../testing/dev-server.js";
 import { createCliWorker, installCliRuntime } from "./cli-worker.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
@@ -47,7 +48,8 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
   try {
     server = await startDevServer({ port: grpcPort, uiPort, dbFilename: values["db-filename"] });
   } catch (error) {
-    io.stderr(`The Temporal dev server did not start on port ${grpcPort} (UI ${uiPort}): ${(error as Error).message}. Is the port taken? Pick others with --port and --ui-port.`);
+    // PortInUseError and TemporalCliNotFoundError say what to fix; anything else is the CLI's own words.
+    io.stderr(DurableAgentError.isInstance(error) ? error.message : `The Temporal dev server did not start on port ${grpcPort} (UI ${uiPort}): ${(error as Error).message}`);
     return EXIT.infrastructure;
   }
   const connection = await NativeConnection.connect({ address: server.address });

@@ -7,7 +7,6 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import type { Client } from "@temporalio/client";
 import type { Agent } from "../agent/define-agent.js";
@@ -16,6 +15,7 @@ import { TemporalConnectionError } from "../errors.js";
 import { compareReports, formatComparison } from "../eval/compare-reports.js";
 import type { EvalCase } from "../eval/eval-case.js";
 import { EvalReportFormatError } from "../eval/errors.js";
+import { importUserModule } from "./import-module.js";
 import { percent } from "../eval/format-table.js";
 import { parseReport, type EvalReport } from "../eval/report.js";
 import type { EvalProgress } from "../eval/run-eval.js";
@@ -121,8 +121,9 @@ function parse(args: string[]): EvalArgs | "help" {
 async function loadModule(path: string): Promise<EvalModule> {
   let exported: Record<string, unknown>;
   try {
-    exported = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
+    exported = await importUserModule(path);
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`Cannot load the eval module ${path}: ${(error as Error).message}`);
   }
   const agent = exported.agent as Partial<Agent> | undefined;

@@ -1,8 +1,7 @@
 /** Loads the agents a module exports, for the CLI's `dev` and `worker` commands. */
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { Agent } from "../agent/define-agent.js";
 import { UsageError } from "./command.js";
+import { importUserModule } from "./import-module.js";
 
 function isAgent(value: unknown): value is Agent {
   if (value instanceof Agent) return true;
@@ -18,8 +17,9 @@ function isAgent(value: unknown): value is Agent {
 export async function loadAgents(path: string): Promise<Agent[]> {
   let exported: Record<string, unknown>;
   try {
-    exported = (await import(pathToFileURL(resolve(path)).href)) as Record<string, unknown>;
+    exported = await importUserModule(path);
   } catch (error) {
+    if (error instanceof UsageError) throw error;
     throw new UsageError(`Cannot load the agents module ${path}: ${(error as Error).message}`);
   }
   const agents = new Set<Agent>();

@@ -13,7 +13,6 @@ import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import { formatTrace, RunEventRenderer } from "./format-run.js";
 import { loadAgents } from "./load-agents.js";
 import { parseOptions } from "./parse-options.js";
-import { hasWorkflowPollers } from "./task-queue.js";
 
 const USAGE = `Usage: durable-agent run <agent> "<input>" [options]
 
@@ -73,10 +72,15 @@ interface WatchOptions {
 }
 
 async function watch(client: Client, agent: string, input: string, options: WatchOptions, io: CommandIO): Promise<number> {
-  if (!options.localWorker && !(await hasWorkflowPollers(client, options.taskQueue))) {
-    io.stderr(`Warning: no worker polls task queue "${options.taskQueue}" yet; the run waits for one. Start it with \`durable-agent worker <module>\`, or pass --module <file> (or --task-queue).`);
-  }
-  const handle = await startRun(agent, input, { client, taskQueue: options.taskQueue, streamText: options.streamText, ...(options.id !== undefined ? { id: options.id } : {}) });
+  const handle = await startRun(agent, input, {
+    client,
+    taskQueue: options.taskQueue,
+    streamText: options.streamText,
+    ...(options.id !== undefined ? { id: options.id } : {}),
+    // With a worker in this process the check is moot; else it runs at once (the CLI knows no worker is starting).
+    noWorkerWarningAfter: options.localWorker ? false : 0,
+    logger: { warn: (message) => io.stderr(`Warning: ${message} (Or give this command --module <file>.)`) },
+  });
   io.stdout(`Run ${handle.workflowId} of agent "${agent}" on task queue ${options.taskQueue}`);
   const renderer = new RunEventRenderer({ line: io.stdout, write: io.write ?? io.stdout });
   let result: RunResult | undefined;

@@ -7,6 +7,7 @@ import { PayloadTooLargeError } from "../errors.js";
 import type { AgentRunArgs } from "../workflows/definitions.js";
 import { getDefaultClient, temporalSettings } from "./connection.js";
 import { normalizeInput } from "./normalize-input.js";
+import { NO_WORKER_WARNING_AFTER, watchForNoWorker, type RunLogger } from "./no-worker-warning.js";
 import { RunHandle } from "./run-handle.js";
 import type { Agent } from "../agent/define-agent.js";
 import { validateBudget } from "../agent/validate-options.js";
@@ -28,6 +29,13 @@ export interface RunOptions {
   streamText?: boolean;
   /** This run's budget `{ maxTokens?, maxCostUsd? }`; its fields override the agent's `budget`. */
   budget?: Budget;
+  /**
+   * Warn once when the run's first workflow task has not started this long after the start and no
+   * worker polls its task queue (default "5 seconds"; `false` turns the check off). The run still waits.
+   */
+  noWorkerWarningAfter?: Duration | false;
+  /** Where that warning goes (default `console`). */
+  logger?: RunLogger;
 }
 
 /**
@@ -48,11 +56,15 @@ export async function startRun(agent: Agent | string, input: unknown, options: R
   if (bytes > PAYLOAD_LIMIT_BYTES) throw new PayloadTooLargeError("The run input", bytes, PAYLOAD_LIMIT_BYTES);
   const client = options.client ?? (await getDefaultClient());
   const firstLine = args.messages.findLast((m) => m.role === "user")?.content.split("\n")[0] ?? "";
+  const taskQueue = temporalSettings({ taskQueue: options.taskQueue }).taskQueue;
   const workflow = await client.workflow.start(WORKFLOW_NAME, {
     args: [args],
-    taskQueue: temporalSettings({ taskQueue: options.taskQueue }).taskQueue,
+    taskQueue,
     workflowId: options.workflowId ?? `${name}-${options.id ?? randomUUID()}`,
     staticSummary: `${name}: ${firstLine.slice(0, 120)}`,
   });
+  if (options.noWorkerWarningAfter !== false) {
+    void watchForNoWorker(client, workflow, { agent: name, taskQueue, after: options.noWorkerWarningAfter ?? NO_WORKER_WARNING_AFTER, logger: options.logger ?? console });
+  }
   return new RunHandle(workflow, client);
 }

