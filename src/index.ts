@@ -29,6 +29,7 @@ export const ai = {
 export { Agent } from "./agent/define-agent.js";
 export type { Tool, ToolContext, ToolOptions } from "./agent/define-tool.js";
 export type * from "./agent/options.js";
+export type { AsToolOptions, Handoff, HandoffOptions } from "./subagents/index.js";
 export type { ModelReference, OpenAIModelSettings } from "./models/openai-model.js";
 export type { RunOptions } from "./client/start-run.js";
 export type { RunInput } from "./client/normalize-input.js";

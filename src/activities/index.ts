@@ -6,11 +6,12 @@ import { createModelCall } from "./model-call.js";
 import { createToolExecute } from "./tool-execute.js";
 import { keepAlive } from "./keep-alive.js";
 import { runLoad } from "./run-load.js";
+import { subAgentResult } from "./sub-agent-result.js";
 import type { AgentRegistry, WorkerFeatures } from "./registry.js";
 
 export { createRegistry, type AgentRegistry, type WorkerFeatures } from "./registry.js";
 export type { ModelCallInput, ModelCallOutput } from "./model-call.js";
-export type { ToolExecuteInput } from "./tool-execute.js";
+export type { HandoffRequest, SubAgentRequest, ToolExecuteInput } from "./tool-execute.js";
 
 /** The activities a worker registers, under their stable type names; the non-local ones keep themselves alive with heartbeats. */
 export function createActivities(registry: AgentRegistry, features: WorkerFeatures = {}) {
@@ -21,5 +22,6 @@ export function createActivities(registry: AgentRegistry, features: WorkerFeatur
     [ACTIVITY.contractEvaluate]: createContractEvaluate(registry),
     [ACTIVITY.backstopRun]: keepAlive(createBackstopRun(registry)),
     [ACTIVITY.runLoad]: keepAlive(runLoad),
+    [ACTIVITY.subAgentResult]: keepAlive(subAgentResult),
   };
 }

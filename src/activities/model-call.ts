@@ -20,6 +20,8 @@ export interface ModelCallInput {
   trip: number;
   /** Publish text deltas to the run's stream as they arrive. */
   streamText?: boolean;
+  /** Bumped when a handoff's inputFilter replaced the run's conversation: cached messages of an earlier view are stale. */
+  view?: number;
 }
 
 /** Output of the `model.call` activity: the model's answer. */
@@ -38,7 +40,7 @@ export function createModelCall(registry: AgentRegistry) {
     const agent = lookupAgent(registry, input.agent);
     const model = agent.options.model;
     const context = Context.current();
-    const messages = await readConversation(context.client, runRefOf(context), input.conversationLength);
+    const messages = await readConversation(context.client, runRefOf(context), input.conversationLength, input.view);
     const deltas = input.streamText ? textDeltaPublisher(input.trip, context.info.attempt) : undefined;
     let reported: OpenAIUsage | undefined;
     try {

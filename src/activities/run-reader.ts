@@ -40,14 +40,16 @@ const CACHED_RUNS = 256;
 const conversations = new Map<string, Message[]>();
 
 /**
- * The first `length` messages of a run. Conversations only grow, so each worker keeps the messages
- * it has read per run and asks the workflow only for the new ones.
+ * The first `length` messages of a run. Conversations only grow (within a view: a handoff's
+ * inputFilter starts a new one), so each worker keeps the messages it has read per run and view
+ * and asks the workflow only for the new ones.
  */
-export async function readConversation(client: Client, ref: Required<RunRef>, length: number): Promise<Message[]> {
-  const cached = conversations.get(ref.runId) ?? [];
+export async function readConversation(client: Client, ref: Required<RunRef>, length: number, view = 0): Promise<Message[]> {
+  const key = view ? `${ref.runId}/${view}` : ref.runId;
+  const cached = conversations.get(key) ?? [];
   if (cached.length < length) cached.push(...(await readRunPart<Message>(client, ref, "messages", cached.length, length)));
-  conversations.delete(ref.runId); // re-insert: most recently used last
-  conversations.set(ref.runId, cached);
+  conversations.delete(key); // re-insert: most recently used last
+  conversations.set(key, cached);
   if (conversations.size > CACHED_RUNS) conversations.delete(conversations.keys().next().value!);
   return cached.slice(0, length);
 }

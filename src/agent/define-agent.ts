@@ -7,7 +7,10 @@ import type { RunInput } from "../client/normalize-input.js";
 import type { EvalCase } from "../eval/eval-case.js";
 import type { EvalReport } from "../eval/report.js";
 import type { EvalOptions } from "../eval/run-eval.js";
+import type { z } from "zod";
 import type { Tool } from "./define-tool.js";
+import { subAgentTool, type AsToolOptions } from "../subagents/as-tool.js";
+import { handoffTools } from "../subagents/handoff.js";
 import type { AgentOptions } from "./options.js";
 import { agentName, maxTripsOf, validateAgentOptions } from "./validate-options.js";
 
@@ -26,10 +29,19 @@ export class Agent {
     this.options = options;
     this.name = agentName(options);
     this.maxTrips = maxTripsOf(options);
-    this.#tools = new Map((options.tools ?? []).map((tool) => [tool.name, tool]));
+    this.#tools = new Map([...(options.tools ?? []), ...handoffTools(options.handoffs)].map((tool) => [tool.name, tool]));
   }
 
-  /** The agent's tools. */
+  /**
+   * This agent as a tool for another agent: each call runs it as a child workflow of the calling
+   * run (its own trips, contract, trace and history), and its answer is the tool's result. Workers
+   * serving the caller serve this agent too.
+   */
+  asTool<Schema extends z.ZodType = z.ZodType<{ message: string }>>(options?: AsToolOptions<Schema>): Tool<z.output<Schema>, unknown> {
+    return subAgentTool(this, options);
+  }
+
+  /** The agent's tools, its handoffs' `transfer_to_<name>` tools included. */
   get tools(): Tool[] {
     return [...this.#tools.values()];
   }

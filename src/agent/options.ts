@@ -3,6 +3,7 @@ import type { Message, ToolCallRecord } from "../contract/types.js";
 import type { ModelReference } from "../models/openai-model.js";
 import type { Budget } from "../contract/usage.js";
 import type { Tool } from "./define-tool.js";
+import type { Handoff } from "../subagents/handoff.js";
 
 /** A test that makes a run an action request: a case-insensitive substring, a RegExp, or a predicate on the input. */
 export type Intent = string | RegExp | ((input: string) => boolean);
@@ -117,8 +118,14 @@ export interface AgentOptions {
   model: ModelReference;
   /** The system prompt. */
   instructions?: string;
-  /** Tools the model may call. */
+  /** Tools the model may call; `otherAgent.asTool()` makes a sub-agent one of them (each call its own child workflow). */
   tools?: Tool[];
+  /**
+   * Agents this one may hand the run to: one `transfer_to_<name>` tool each. When the model calls
+   * it, the run continues with that agent (its instructions, tools, model and contract options)
+   * and the conversation so far; `maxTrips` and `budget` count across the whole run. Default none.
+   */
+  handoffs?: Handoff[];
   /** Model calls per run, re-prompts included. Default 10. */
   maxTrips?: number;
   /** Activity timeouts. */

@@ -2,6 +2,7 @@ import { AgentOptionsError } from "../errors.js";
 import { DEFAULT_AGENT_NAME, DEFAULT_MAX_TRIPS } from "../contract/constants.js";
 import { DEFAULT_LIMITS, MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES } from "../limits.js";
 import type { AgentOptions } from "./options.js";
+import { handoffTools } from "../subagents/handoff.js";
 import type { Budget } from "../contract/usage.js";
 import type { ModelReference, OpenAIModelSettings } from "../models/openai-model.js";
 
@@ -30,7 +31,7 @@ export function validateAgentOptions(options: AgentOptions): void {
   const tools = options.tools ?? [];
   if (!Array.isArray(tools)) fail("tools", "must be an array of ai.tool() definitions");
   const seen = new Set<string>();
-  for (const tool of tools) {
+  for (const tool of [...tools, ...handoffTools(options.handoffs)]) {
     if (!tool || typeof tool.name !== "string" || typeof tool.execute !== "function" || !tool.jsonSchema) {
       fail("tools", "each entry must come from ai.tool({ name, input, execute })");
     }

@@ -24,4 +24,5 @@ export const ACTIVITY = {
   contractEvaluate: "contract.evaluate",
   backstopRun: "backstop.run",
   runLoad: "run.load",
+  subAgentResult: "subagent.result",
 } as const;

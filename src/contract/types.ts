@@ -38,6 +38,9 @@ export interface ToolCallRecord {
   status: ToolCallStatus;
   /** The trip (1-based model call) whose answer asked for this call. */
   trip: number;
+  /** For a sub-agent tool (`agent.asTool()`): the sub-agent's name and its child workflow's id. */
+  subAgent?: string;
+  childWorkflowId?: string;
 }
 
 /** Why a run ended. */
@@ -56,7 +59,23 @@ export type TraceEvent =
   | { trip: number; type: "callback.error"; source: string; error: string }
   | { trip: number; type: "approval"; tool: string; callId: string; outcome: "requested" | "approved" | "rejected" | "timed-out"; input?: unknown; reason?: string }
   | { trip: number; type: "budget.used-up"; used: string; budget: Budget; usage?: RunUsage }
-  | { trip: number; type: "run.stopped"; stopReason: StopReason; detail: string };
+  | { trip: number; type: "run.stopped"; stopReason: StopReason; detail: string }
+  | { trip: number; type: "subagent.started"; tool: string; callId: string; agent: string; workflowId: string; trace?: TraceEvent[] }
+  | {
+      trip: number;
+      type: "subagent.finished";
+      tool: string;
+      callId: string;
+      agent: string;
+      workflowId: string;
+      /** How the child run ended ("failed" when its workflow failed). */
+      stopReason: StopReason | "failed";
+      detail?: string;
+      usage?: RunUsage;
+      /** The child run's own trace: its re-prompts, tool calls and sub-agents, nested. */
+      trace?: TraceEvent[];
+    }
+  | { trip: number; type: "handoff"; from: string; to: string; callId: string };
 
 /** What `agent.run()` resolves to, and the result of the `agentRun` workflow. */
 export interface RunResult {
@@ -71,6 +90,24 @@ export interface RunResult {
   /** Model calls made. */
   trips: number;
   trace: TraceEvent[];
-  /** Tokens (and cost, with pricing) the run used, failed attempts included; undefined when the server reported none. */
+  /** Tokens (and cost, with pricing) the run used, failed attempts and sub-agents included; undefined when the server reported none. */
   usage?: RunUsage;
+  /** The agent that gave the final answer (the run's own agent, or the last one handed off to). */
+  agent?: string;
+  /** `usage` by agent name: the run's agents (handoffs) and its sub-agents, at any depth. */
+  usageByAgent?: Record<string, RunUsage>;
+}
+
+/** A tool call waiting for a person's approval, in a run or in one of its sub-agents' runs. */
+export interface PendingApproval {
+  callId: string;
+  tool: string;
+  /** The agent whose call waits. */
+  agent: string;
+  /** Its agent path, root first (e.g. ["triage", "billing"]). */
+  agents: string[];
+  /** The workflow of the run that waits (the parent's own, or a child's). */
+  workflowId: string;
+  input: unknown;
+  trip: number;
 }

@@ -11,14 +11,14 @@ import { initialState, lastReply } from "../contract/run-state.js";
 import type { RunResult } from "../contract/types.js";
 import type { RunUsage } from "../contract/usage.js";
 import { countFailedAttempts } from "./failed-attempts.js";
-import { activitiesFor, local } from "./activities.js";
+import { activitiesFor, local, unwrapFailure } from "./activities.js";
 import { Approvals } from "./approvals.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
 import { endUpdate, runPageQuery, sendUpdate, traceQuery, type AgentSessionArgs } from "./definitions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { RunProgress } from "./run-progress.js";
-import { runTrips, unwrapFailure, type TripLoop } from "./trip-loop.js";
+import { runTrips, type TripLoop } from "./trip-loop.js";
 
 /** What a session returns when it ends. */
 export interface SessionSummary {
@@ -33,7 +33,9 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   const run = initialState([], args.resume?.trips, args.resume?.usage);
   setHandler(traceQuery, () => run.trace);
   setHandler(runPageQuery, (part, from, maxBytes) => pageOf<unknown>(run[part], from, Math.min(maxBytes ?? PAGE_BYTES, MAX_PAGE_BYTES)));
-  const events = new RunEventPublisher(run, args.resume?.stream);
+  const agents = () => [run.agent ?? args.agent];
+  if (args.resume?.usageByAgent) run.usageByAgent = args.resume.usageByAgent;
+  const events = new RunEventPublisher(run, args.resume?.stream, agents);
   unpackCarried(run, carried, events);
   let ended = false;
   let pending = 0;
@@ -54,21 +56,30 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   setHandler(endUpdate, () => void (ended = true));
 
   const spec = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
+  run.agent = spec.name;
   const { model, tools } = activitiesFor(spec);
   if (args.resume) await loadCarried(run, args.resume, tools, events);
   const ctx: ContractContext = { spec, run, contract: initialContractState(), tools, input: "", ...(spec.budget ? { budget: spec.budget } : {}) };
   const progress = new RunProgress(spec, ctx, run);
   countFailedAttempts(run, () => progress.usageChanged());
-  const approvals = new Approvals(run, (waitingFor) => {
-    events.syncTrace();
-    progress.waiting(waitingFor);
-  });
-  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, streamText: args.streamText === true, ...(spec.budget ? { budget: spec.budget } : {}) };
+  const approvals = new Approvals(
+    run,
+    (waitingFor) => {
+      events.syncTrace();
+      progress.waiting(waitingFor);
+    },
+    agents,
+  );
+  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, streamText: args.streamText === true, agents, ...(spec.budget ? { budget: spec.budget } : {}) };
 
   send = async (message) => {
     const start = { messages: run.messages.length, toolCalls: run.toolCalls.length, trace: run.trace.length, trips: run.trips };
     run.messages.push({ role: "user", content: message });
     delete run.requestUsage; // usage and budget are per message, like maxTrips
+    // Each message starts with the session's agent: a handoff lasts for the message it happened in.
+    Object.assign(loop, { spec, model, tools });
+    Object.assign(ctx, { spec, tools });
+    run.agent = spec.name;
     ctx.contract = initialContractState();
     ctx.input = message;
     await progress.step("before the first trip", () => beforeFirstTrip(ctx));

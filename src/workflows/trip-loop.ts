@@ -1,35 +1,19 @@
 /**
- * The trips of one request, shared by runs and sessions: model call, tool calls (approvals
- * included), and the contract's judgement of an answer that would end the request.
+ * The trips of one request, shared by runs and sessions: model call, tool calls (approvals,
+ * sub-agents and handoffs included), and the contract's judgement of an answer that would end the request.
  */
-import { ActivityFailure, ApplicationFailure, isCancellation, log } from "@temporalio/workflow";
+import { ActivityFailure, isCancellation, log } from "@temporalio/workflow";
+import type { HandoffRequest } from "../activities/tool-execute.js";
 import { ACTIVITY } from "../contract/constants.js";
-import type { AgentSpec } from "../contract/agent-spec.js";
 import { updatePendingRefusals } from "../contract/decide.js";
-import { failedCall, recordAnswer, recordToolCalls, type RunState } from "../contract/run-state.js";
-import { budgetUsedUp, type Budget } from "../contract/usage.js";
+import { failedCall, recordAnswer, recordToolCalls } from "../contract/run-state.js";
+import { budgetUsedUp } from "../contract/usage.js";
 import type { RequestedToolCall, ToolCallRecord } from "../contract/types.js";
-import type { ActivityProxies } from "./activities.js";
-import type { Approvals } from "./approvals.js";
-import { judgeAnswer, type ContractContext } from "./contract-steps.js";
-import type { RunEventPublisher } from "./run-event-publisher.js";
-import type { RunProgress } from "./run-progress.js";
-
-/** Everything the trips work with. */
-export interface TripLoop {
-  spec: AgentSpec;
-  run: RunState;
-  ctx: ContractContext;
-  events: RunEventPublisher;
-  progress: RunProgress;
-  approvals: Approvals;
-  model: ActivityProxies;
-  tools: ActivityProxies;
-  /** Publish answer text token by token. */
-  streamText: boolean;
-  /** The request's budget (the run's over the agent's); a trip does not start once it is used up. */
-  budget?: Budget;
-}
+import { unwrapFailure } from "./activities.js";
+import { judgeAnswer } from "./contract-steps.js";
+import { handOff, oneHandoffPerAnswer } from "./handoff.js";
+import { runSubAgent } from "./sub-agent-call.js";
+import type { ToolOutcome, TripLoop } from "./trip-context.js";
 
 /** How the trips ended. */
 export interface TripsOutcome {
@@ -39,7 +23,8 @@ export interface TripsOutcome {
 
 /** Runs trips until the model answers for good or trip number `lastTrip` is done; `beforeTrip` runs at the top of each. */
 export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: () => Promise<void>): Promise<TripsOutcome> {
-  const { spec, run, ctx, events, progress, approvals, model, tools, streamText } = loop;
+  const { run, ctx, events, progress, streamText } = loop;
+  const { maxTrips } = loop.spec; // the request's agent's, across handoffs
   while (run.trips < lastTrip) {
     const usedUp = budgetUsedUp(loop.budget, run.requestUsage);
     if (usedUp) {
@@ -49,27 +34,31 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
     }
     await beforeTrip?.();
     // A trip: one model call. The activity reads the conversation from the workflow, so it is not repeated in the history.
+    const { spec, model } = loop;
     const trip = run.trips + 1;
     events.publish({ type: "trip.started", trip });
     const { message, usage } = await progress.step(`trip ${trip}: model call`, () =>
       unwrapFailure(() =>
         model[ACTIVITY.modelCall].executeWithOptions({ summary: `model ${spec.modelId} · trip ${trip}` }, [
-          { agent: spec.name, conversationLength: run.messages.length, trip, streamText },
+          { agent: spec.name, conversationLength: run.messages.length, trip, streamText, ...(loop.view ? { view: loop.view } : {}) },
         ]),
       ),
     );
     if (!streamText && message.content) events.publish({ type: "text.delta", trip, attempt: 0, text: message.content });
     recordAnswer(run, message, usage);
     if (usage) progress.usageChanged();
-    // Tool calls in the answer run as activities, in parallel; then the next trip.
+    // Tool calls in the answer run in parallel (activities, or child workflows for sub-agents); then the next trip.
     const calls = message.toolCalls ?? [];
     if (calls.length > 0) {
       for (const call of calls) events.publish({ type: "tool.started", trip, tool: call.name, callId: call.id });
-      const records = await progress.step(`trip ${trip}: tool calls ${calls.map((c) => c.name).join(", ")}`, () =>
-        Promise.all(calls.map((call) => executeTool(tools, approvals, spec.name, call, trip))),
+      const conversationLength = run.messages.length - 1; // before this answer: what a handoff's inputFilter reads
+      const outcomes = await progress.step(`trip ${trip}: tool calls ${calls.map((c) => c.name).join(", ")}`, () =>
+        Promise.all(calls.map((call) => executeTool(loop, call, trip, conversationLength))),
       );
+      const { records, handoff } = oneHandoffPerAnswer(outcomes);
       recordToolCalls(run, records);
       ctx.contract.pendingRefusals = updatePendingRefusals(ctx.contract.pendingRefusals, records);
+      if (handoff) await progress.step(`trip ${trip}: handoff to ${handoff.request.to}`, () => handOff(loop, handoff, trip));
       events.syncTrace();
       continue;
     }
@@ -78,40 +67,42 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
     events.syncTrace();
     if (decision.type === "end") return { stopReason: "answered", detail: `the model answered without tool calls on trip ${run.trips}` };
   }
-  log.info("stopped at maxTrips", { maxTrips: spec.maxTrips });
-  return { stopReason: "max-trips", detail: `maxTrips (${spec.maxTrips}) used up` };
+  log.info("stopped at maxTrips", { maxTrips });
+  return { stopReason: "max-trips", detail: `maxTrips (${maxTrips}) used up` };
 }
 
 /**
  * One tool call as an activity. A call that needs approval waits for a person first; a rejected
- * one is refused (so onToolRefusal applies). A call whose retries ran out is recorded as failed.
+ * one is refused (so onToolRefusal applies). A sub-agent tool's call runs the agent as a child
+ * workflow; a handoff tool's call is answered at once and hands the run over after the batch. A
+ * call whose retries ran out is recorded as failed.
  */
-async function executeTool(tools: ActivityProxies, approvals: Approvals, agent: string, call: RequestedToolCall, trip: number): Promise<ToolCallRecord> {
+async function executeTool(loop: TripLoop, call: RequestedToolCall, trip: number, conversationLength: number): Promise<ToolOutcome> {
+  const { tools, approvals, spec } = loop;
   try {
-    const execute = (approved: boolean) => tools[ACTIVITY.toolExecute].executeWithOptions({ summary: `tool ${call.name}` }, [{ agent, call, trip, ...(approved ? { approved } : {}) }]);
-    const first = await execute(false);
-    if (!("approvalRequired" in first)) return first;
-    const { input, timeoutMs } = first.approvalRequired;
-    const decision = await approvals.wait(call, trip, input, timeoutMs);
-    if (!decision.approved) return { id: call.id, name: call.name, input, status: "refused", reason: decision.reason, trip };
-    const second = await execute(true);
-    if ("approvalRequired" in second) throw new Error("tool.execute asked again for an approved call");
-    return second;
+    const execute = (approved: boolean) =>
+      tools[ACTIVITY.toolExecute].executeWithOptions({ summary: `tool ${call.name}` }, [{ agent: spec.name, call, trip, ...(approved ? { approved } : {}), conversationLength }]);
+    let outcome = await execute(false);
+    if ("approvalRequired" in outcome) {
+      const { input, timeoutMs } = outcome.approvalRequired;
+      const decision = await approvals.wait(call, trip, input, timeoutMs);
+      if (!decision.approved) return { record: { id: call.id, name: call.name, input, status: "refused", reason: decision.reason, trip } };
+      outcome = await execute(true);
+      if ("approvalRequired" in outcome) throw new Error("tool.execute asked again for an approved call");
+    }
+    if ("subAgentCall" in outcome) return { record: await runSubAgent(loop, call, trip, outcome.subAgentCall) };
+    if ("handoff" in outcome) return handoffOutcome(call, trip, outcome);
+    return { record: outcome };
   } catch (error) {
     if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
-    return failedCall(call, trip, error.cause?.message ?? error.message);
+    return { record: failedCall(call, trip, error.cause?.message ?? error.message) };
   }
 }
 
-export /** Fails the run with the activity's own typed failure rather than a wrapper. */
-async function unwrapFailure<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
-      const cause = error.cause;
-      throw ApplicationFailure.create({ type: cause.type ?? undefined, message: cause.message, details: cause.details ?? undefined, nonRetryable: true });
-    }
-    throw error;
-  }
+function handoffOutcome(call: RequestedToolCall, trip: number, { handoff }: HandoffRequest): ToolOutcome {
+  const record: ToolCallRecord = { id: call.id, name: call.name, input: handoff.input, status: "ok", output: { transferredTo: handoff.to }, trip };
+  return { record, handoff: { callId: call.id, request: handoff } };
 }
+
+
+export type { TripLoop } from "./trip-context.js";

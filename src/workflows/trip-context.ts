@@ -1,0 +1,43 @@
+/** What the trips of a request work with, shared by the trip loop, sub-agent calls and handoffs. Workflow-safe. */
+import type { HandoffRequest } from "../activities/tool-execute.js";
+import type { AgentSpec } from "../contract/agent-spec.js";
+import type { RunState } from "../contract/run-state.js";
+import type { ToolCallRecord } from "../contract/types.js";
+import type { Budget } from "../contract/usage.js";
+import type { ActivityProxies } from "./activities.js";
+import type { Approvals } from "./approvals.js";
+import type { ContractContext } from "./contract-steps.js";
+import type { RunEventPublisher } from "./run-event-publisher.js";
+import type { RunProgress } from "./run-progress.js";
+
+/** Everything the trips work with. A handoff swaps `spec`, `model` and `tools` for the next agent's. */
+export interface TripLoop {
+  spec: AgentSpec;
+  run: RunState;
+  ctx: ContractContext;
+  events: RunEventPublisher;
+  progress: RunProgress;
+  approvals: Approvals;
+  model: ActivityProxies;
+  tools: ActivityProxies;
+  /** Publish answer text token by token. */
+  streamText: boolean;
+  /** The request's budget (the run's over the agent's); a trip does not start once it is used up. */
+  budget?: Budget;
+  /** The run's agent path, root first: its callers' agents, then the agent whose turn it is. */
+  agents: () => string[];
+  /** Bumped when a handoff's inputFilter replaced the conversation (workers cache conversations per view). */
+  view?: number;
+}
+
+/** A tool call's record, and the handoff it asks for when it is a handoff tool's. */
+export interface ToolOutcome {
+  record: ToolCallRecord;
+  handoff?: PendingHandoff;
+}
+
+/** A handoff asked for by a call of the current answer. */
+export interface PendingHandoff {
+  callId: string;
+  request: HandoffRequest["handoff"];
+}
