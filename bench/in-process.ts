@@ -29,7 +29,7 @@ export async function runInProcess(agent: Agent, input: string): Promise<RunResu
   while (run.trips < agent.maxTrips) {
     const stream = client.chat.completions.stream({
       model: options.model.modelId,
-      messages: toChatMessages(options.instructions, run.messages),
+      messages: toChatMessages(typeof options.instructions === "string" ? options.instructions : undefined, run.messages),
       ...(tools.length ? { tools } : {}),
     });
     const choice = (await stream.finalChatCompletion()).choices[0];
@@ -82,6 +82,7 @@ async function executeTool(agent: Agent, call: RequestedToolCall, trip: number):
         (await tool.execute(parsed.data, {
           workflowId: "in-process",
           runId: "in-process",
+          context: undefined,
           toolCallId: call.id,
           trip,
           attempt: 1,

@@ -145,6 +145,35 @@ export class SessionEndedError extends DurableAgentError {
   }
 }
 
+/** The final answer did not match the run's `output` schema, after the repair re-prompts (`onInvalidOutput`). */
+export class OutputValidationError extends DurableAgentError {
+  static override isInstance = guard<OutputValidationError>("OutputValidationError");
+  constructor(
+    /** The validation error, as zod prettified it. */
+    readonly issues: string,
+    /** The answer's text. */
+    readonly text: string,
+  ) {
+    super(`The final answer is not valid output: ${issues}`);
+  }
+}
+
+/** The agent's `instructions` function threw: the model call attempt fails (and is retried by Temporal). */
+export class InstructionsError extends DurableAgentError {
+  static override isInstance = guard<InstructionsError>("InstructionsError");
+  constructor(readonly agent: string, problem: string) {
+    super(`The instructions function of agent "${agent}" threw: ${problem}`);
+  }
+}
+
+/** The run's `context` does not match the agent's `contextSchema`, or is not JSON. */
+export class ContextValidationError extends DurableAgentError {
+  static override isInstance = guard<ContextValidationError>("ContextValidationError");
+  constructor(readonly issues: string) {
+    super(`Invalid run context: ${issues}`);
+  }
+}
+
 /** A run failed; `cause` carries the typed error when one is known. */
 export class RunFailedError extends DurableAgentError {
   static override isInstance = guard<RunFailedError>("RunFailedError");
@@ -179,6 +208,8 @@ const REBUILD: Record<string, (message: string, details: Record<string, unknown>
   ModelApiError: (m, d) => new ModelApiError(m, d.status as number | undefined, String(d.modelId)),
   PayloadTooLargeError: (_m, d) => new PayloadTooLargeError(String(d.what), Number(d.bytes), Number(d.limit)),
   TooManyToolCallsError: (_m, d) => new TooManyToolCallsError(String(d.modelId), Number(d.count), Number(d.limit)),
+  OutputValidationError: (_m, d) => new OutputValidationError(String(d.issues), String(d.text)),
+  InstructionsError: (m, d) => Object.assign(new InstructionsError(String(d.agent), ""), { message: m }),
 };
 
 /** Rebuilds a typed error from a Temporal failure's `type`, message and first detail. */

@@ -8,7 +8,7 @@ import { historyFromJSON, historyToJSON } from "@temporalio/common/lib/proto-uti
 import { Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
-import { ai, type Agent, type AgentOptions, type Backstop, type RunResult } from "../src/index.js";
+import { ai, type Agent, type AgentOptions, type Backstop, type RunOptions, type RunResult } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
 import { ask, byAgent, testAgent, usageByAgent } from "./subagent-helpers.js";
@@ -41,7 +41,7 @@ const cutAfterUsage =
   'data: {"id":"c","created":1,"model":"m","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"half"},"finish_reason":null}]}\n\n' +
   'data: {"id":"c","created":1,"model":"m","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":4,"completion_tokens":1,"total_tokens":5}}\n\n';
 
-const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; input?: string; options?: Partial<AgentOptions>; searchAttributes?: boolean }> = {
+const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; input?: string; options?: Partial<AgentOptions>; searchAttributes?: boolean; run?: RunOptions }> = {
   "answer-only": { script: ["Hello there."] },
   "tool-call": { script: [{ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Swapped."] },
   "refused-failed-and-parallel": {
@@ -68,6 +68,14 @@ const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; inp
     script: [swap("moonwalks"), "Audit me.", "Sorry.", "Want me to?", "Final."],
     options: { backstops, onToolRefusal: "retry-once-with-hint", actWhenAsked: { intents: ["swap"], requiredTools: ["update_plan"] } },
   },
+  // Typed output: an invalid answer, the output repair re-prompt, a valid one.
+  "output-repair": { script: ['{"exercise":"lunges"}', '{"exercise":"lunges","sets":3}'], options: { output: z.object({ exercise: z.string(), sets: z.number() }) } },
+  // Run context (read by query) and dynamic instructions (the input passed to each model call).
+  "context-instructions": {
+    script: [swap("lunges"), "Done."],
+    options: { instructions: ({ context, trip }) => `Coach ${String((context as { user: string }).user)}, trip ${trip}.`, backstops: [{ name: "ctx", phase: "before", detect: (t) => t.context !== undefined, run: () => undefined }] },
+    run: { context: { user: "u-1" } },
+  },
   // Usage: a failed attempt's usage (signal), per-answer usage, DurableAgentTokens (patched), and a budget stop.
   "usage-budget": {
     script: [{ raw: cutAfterUsage, hangUp: true }, ...[1, 2].map(() => ({ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }], ...usage(8, 2) })), "Unreached."],
@@ -77,12 +85,12 @@ const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; inp
 };
 
 async function record(name: string): Promise<{ history: unknown; result: RunResult }> {
-  const { script, maxTrips, input = "Swap squats", options, searchAttributes } = scenarios[name]!;
+  const { script, maxTrips, input = "Swap squats", options, searchAttributes, run } = scenarios[name]!;
   const model = await startScriptedModel(script);
   try {
     const agent: Agent = ai.agent({ name: "replay-coach", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [updatePlan, crashy], maxTrips, ...options });
     return await withWorker(harness, [agent], async ({ taskQueue }) => {
-      const handle = await agent.start(input, { client: harness.client, taskQueue, workflowId: `replay-${name}` + `-${Date.now()}` });
+      const handle = await agent.start(input, { ...run, client: harness.client, taskQueue, workflowId: `replay-${name}` + `-${Date.now()}` });
       const result = await handle.result();
       return { result, history: JSON.parse(historyToJSON(await handle.workflow.fetchHistory())) };
     }, { searchAttributes: searchAttributes === true });
@@ -207,13 +215,13 @@ describe("replay", () => {
       for (const event of result.trace) if (event.type === "reprompt") repromptKinds.add(event.kind);
       stopReasons.set(name, result.stopReason);
       histories.push({ workflowId: name, history });
-      if (process.env.RECORD_FIXTURES) writeFileSync(new URL(`${name}.json`, FIXTURES), JSON.stringify(history, null, 1) + "\n");
+      if (process.env.RECORD_FIXTURES && (process.env.RECORD_FIXTURES === "1" || process.env.RECORD_FIXTURES.split(",").includes(name))) writeFileSync(new URL(`${name}.json`, FIXTURES), JSON.stringify(history, null, 1) + "\n");
     }
     expect(histories).toHaveLength(Object.keys(scenarios).length);
-    expect([...repromptKinds].sort()).toEqual(["act-when-asked", "backstop", "refusal-retry"]);
+    expect([...repromptKinds].sort()).toEqual(["act-when-asked", "backstop", "output-repair", "refusal-retry"]);
     expect(stopReasons.get("usage-budget")).toBe("budget");
     expect(await replay(histories)).toEqual([]);
-  });
+  }, 240_000);
 
   it("committed fixtures of earlier versions still replay", async () => {
     const files = readdirSync(FIXTURES).filter((file) => file.endsWith(".json"));

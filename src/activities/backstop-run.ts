@@ -3,16 +3,18 @@ import type { BackstopTurn } from "../agent/options.js";
 import { RetryableToolError } from "../errors.js";
 import type { Message, ToolCallRecord } from "../contract/types.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
-import { readRunPart, runRefOf } from "./run-reader.js";
+import { contextFor, readRunPart, runRefOf } from "./run-reader.js";
 
 /** Input of the `backstop.run` activity. */
 export interface BackstopRunInput {
   agent: string;
   name: string;
   /** The turn without its messages and tool calls: the activity reads those from the run. */
-  turn: Omit<BackstopTurn, "messages" | "toolCalls">;
+  turn: Omit<BackstopTurn, "messages" | "toolCalls" | "context">;
   counts: { messages: number; toolCalls: number };
   state: Record<string, unknown>;
+  /** The run has a context: read it (by query) for `run`. */
+  hasContext?: boolean;
 }
 
 /** What a backstop's `run` came to: its prompt, the shared state after it, or the error it threw. */
@@ -35,15 +37,17 @@ export function createBackstopRun(registry: AgentRegistry) {
     if (!backstop) return { state, error: `the agent has no backstop named "${input.name}"` };
     const context = Context.current();
     const ref = runRefOf(context);
-    const [messages, toolCalls] = await Promise.all([
+    const [messages, toolCalls, runContext] = await Promise.all([
       readRunPart<Message>(context.client, ref, "messages", 0, input.counts.messages),
       readRunPart<ToolCallRecord>(context.client, ref, "toolCalls", 0, input.counts.toolCalls),
+      contextFor(context, input.hasContext),
     ]);
     try {
       const returned = await backstop.run({
         ...input.turn,
         messages,
         toolCalls,
+        ...(runContext !== undefined ? { context: runContext } : {}),
         agent: agent.name,
         state,
         idempotencyKey: `${ref.workflowId}/backstop/${input.name}`,

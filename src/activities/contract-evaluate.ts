@@ -2,7 +2,7 @@ import { log } from "@temporalio/activity";
 import { matchesIntent, refusalOptions } from "../agent/contract-options.js";
 import type { BackstopTurn } from "../agent/options.js";
 import type { PendingRefusal } from "../contract/contract-state.js";
-import { defaultActHint, defaultRefusalHint } from "../contract/hints.js";
+import { defaultActHint, defaultOutputHint, defaultRefusalHint } from "../contract/hints.js";
 import { lookupAgent, type AgentRegistry } from "./registry.js";
 
 /** Input of the `contract.evaluate` local activity: which user callbacks to evaluate on this turn. */
@@ -17,6 +17,8 @@ export interface ContractEvaluateInput {
   refusal?: PendingRefusal;
   /** Build the actWhenAsked hint. */
   actWhenAsked?: boolean;
+  /** Build the output repair hint for this validation error. */
+  outputRepair?: { issues: string };
 }
 
 /** A user callback that threw: `source` names it; `backstop` is set for a backstop's `detect`. */
@@ -32,6 +34,7 @@ export interface ContractEvaluateOutput {
   detected: string[];
   refusalHint?: string;
   actHint?: string;
+  outputHint?: string;
   errors: CallbackError[];
 }
 
@@ -65,15 +68,26 @@ export function createContractEvaluate(registry: AgentRegistry) {
     if (input.refusal) {
       const { tool, reason } = input.refusal;
       const hint = refusalOptions(options.onToolRefusal)?.hint;
-      output.refusalHint = hint ? await attempt("onToolRefusal.hint", () => hint({ tool, reason }), defaultRefusalHint(tool, reason)) : defaultRefusalHint(tool, reason);
+      output.refusalHint = hint ? await attempt("onToolRefusal.hint", () => hint({ tool, reason, context: input.turn.context }), defaultRefusalHint(tool, reason)) : defaultRefusalHint(tool, reason);
     }
     if (input.actWhenAsked && act) {
       const fallback = defaultActHint(act.requiredTools, act.require ?? "any");
       const hint = act.hint;
       output.actHint =
         typeof hint === "function"
-          ? await attempt("actWhenAsked.hint", () => hint({ input: input.turn.input, reply: input.turn.reply ?? "", requiredTools: act.requiredTools, tripIndex: input.turn.tripIndex }), fallback)
+          ? await attempt("actWhenAsked.hint", () => hint({ input: input.turn.input, reply: input.turn.reply ?? "", requiredTools: act.requiredTools, tripIndex: input.turn.tripIndex, context: input.turn.context }), fallback)
           : (hint ?? fallback);
+    }
+    if (input.outputRepair) {
+      const { issues } = input.outputRepair;
+      const fallback = defaultOutputHint(issues);
+      const hint = options.onInvalidOutput?.hint;
+      output.outputHint =
+        typeof hint === "function"
+          ? await attempt("onInvalidOutput.hint", () => hint({ issues, text: input.turn.reply ?? "", context: input.turn.context }), fallback)
+          : hint !== undefined
+            ? `${hint}\n\nValidation error: ${issues}`
+            : fallback;
     }
     return output;
   };

@@ -18,6 +18,7 @@ export function createDescribeAgent(registry: AgentRegistry, options: WorkerFeat
       },
       contract: contractSpecOf(agent.options),
       ...(agent.options.budget ? { budget: agent.options.budget } : {}),
+      ...(typeof agent.options.instructions === "function" ? { dynamicInstructions: true } : {}),
       searchAttributes: options.searchAttributes === true,
     };
   };

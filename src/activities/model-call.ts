@@ -5,12 +5,15 @@ import OpenAI from "openai";
 import type { Message } from "../contract/types.js";
 import { usageFromOpenAI, type OpenAIUsage, type Usage } from "../contract/usage.js";
 import { failedAttemptSignal } from "../workflows/definitions.js";
-import { ModelApiError, PayloadTooLargeError, TooManyToolCallsError } from "../errors.js";
+import { InstructionsError, ModelApiError, PayloadTooLargeError, TooManyToolCallsError } from "../errors.js";
 import { limitsOf } from "../limits.js";
 import { openaiClientFor, toChatMessages, toChatTools } from "../models/openai-client.js";
 import { validateAnswer } from "../models/validate-answer.js";
+import { checkOutput, outputInstructions, outputRequestFor, responseFormatOf } from "../models/structured-output.js";
+import type { OutputCheck } from "../contract/decide.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
-import { readConversation, runRefOf } from "./run-reader.js";
+import { contextFor, readConversation, runRefOf } from "./run-reader.js";
+import type { Agent } from "../agent/define-agent.js";
 
 /** Input of the `model.call` activity. */
 export interface ModelCallInput {
@@ -22,6 +25,12 @@ export interface ModelCallInput {
   streamText?: boolean;
   /** Bumped when a handoff's inputFilter replaced the run's conversation: cached messages of an earlier view are stale. */
   view?: number;
+  /** The run's own output schema (JSON schema), over the agent's `output`. */
+  output?: Record<string, unknown>;
+  /** The run has a context: read it (by query) for an instructions function. */
+  hasContext?: boolean;
+  /** The user's request, for an instructions function. */
+  input?: string;
 }
 
 /** Output of the `model.call` activity: the model's answer. */
@@ -29,6 +38,8 @@ export interface ModelCallOutput {
   message: Extract<Message, { role: "assistant" }>;
   /** What the answer reported; absent when the server reported none. */
   usage?: Usage;
+  /** With an output schema, for an answer without tool calls: its text parsed and validated. */
+  output?: OutputCheck;
 }
 
 /** Statuses that retrying cannot fix. */
@@ -41,16 +52,21 @@ export function createModelCall(registry: AgentRegistry) {
     const model = agent.options.model;
     const context = Context.current();
     const messages = await readConversation(context.client, runRefOf(context), input.conversationLength, input.view);
+    const runContext = await contextFor(context, input.hasContext);
     const deltas = input.streamText ? textDeltaPublisher(input.trip, context.info.attempt) : undefined;
     let reported: OpenAIUsage | undefined;
     try {
       const client = openaiClientFor(model);
       const tools = toChatTools(agent.tools);
+      const output = outputRequestFor(agent, input.output);
+      const base = await instructionsFor(agent, input, runContext);
+      const instructions = output?.mode === "prompt" ? [base, outputInstructions(output)].filter(Boolean).join("\n\n") : base;
       const stream = client.chat.completions.stream(
         {
           model: model.modelId,
-          messages: toChatMessages(agent.options.instructions, messages),
+          messages: toChatMessages(instructions, messages),
           ...(tools.length ? { tools } : {}),
+          ...(output?.mode === "json-schema" ? { response_format: responseFormatOf(output) } : {}),
           ...(model.settings.temperature !== undefined ? { temperature: model.settings.temperature } : {}),
           ...(model.settings.maxTokens !== undefined ? { max_completion_tokens: model.settings.maxTokens } : {}),
           stream_options: { include_usage: true },
@@ -65,7 +81,8 @@ export function createModelCall(registry: AgentRegistry) {
       if (!answer.ok) throw answer.error;
       if (answer.adjustments.length) log.warn("model answer adjusted", { modelId: model.modelId, adjustments: answer.adjustments });
       const usage = usageFromOpenAI(reported, model.settings.pricing);
-      return { message: answer.message, ...(usage ? { usage } : {}) };
+      const check = output && !answer.message.toolCalls?.length ? checkOutput(output, answer.message.content) : undefined;
+      return { message: answer.message, ...(usage ? { usage } : {}), ...(check ? { output: check } : {}) };
     } catch (error) {
       await reportFailedAttempt(input.trip, usageFromOpenAI(reported, model.settings.pricing));
       throw classifyModelError(error, model.modelId);
@@ -73,6 +90,20 @@ export function createModelCall(registry: AgentRegistry) {
       await deltas?.close();
     }
   };
+}
+
+/** The system prompt for this call: the agent's text, or what its instructions function returns (an error fails the attempt, retryably). */
+async function instructionsFor(agent: Agent, input: ModelCallInput, context: unknown): Promise<string | undefined> {
+  const instructions = agent.options.instructions;
+  if (typeof instructions !== "function") return instructions;
+  let text: unknown;
+  try {
+    text = await instructions({ input: input.input ?? "", context, trip: input.trip, agent: agent.name });
+  } catch (error) {
+    throw failureOf(new InstructionsError(agent.name, error instanceof Error ? error.message : String(error)), { nonRetryable: false });
+  }
+  if (typeof text !== "string") throw failureOf(new InstructionsError(agent.name, `it returned ${typeof text}, not a string`), { nonRetryable: false });
+  return text;
 }
 
 /**

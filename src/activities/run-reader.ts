@@ -6,7 +6,7 @@ import type { Context } from "@temporalio/activity";
 import type { Client } from "@temporalio/client";
 import type { RunPage, RunPart } from "../contract/paging.js";
 import type { Message } from "../contract/types.js";
-import { runPageQuery } from "../workflows/definitions.js";
+import { contextQuery, runPageQuery } from "../workflows/definitions.js";
 
 /** Where a run's state is read from: a workflow and its run (default: the latest run). */
 export interface RunRef {
@@ -52,4 +52,20 @@ export async function readConversation(client: Client, ref: Required<RunRef>, le
   conversations.set(key, cached);
   if (conversations.size > CACHED_RUNS) conversations.delete(conversations.keys().next().value!);
   return cached.slice(0, length);
+}
+
+const contexts = new Map<string, unknown>();
+
+/** The run's context (`run(input, { context })`): read once per run and worker, by query, since it never changes. */
+export async function readRunContext(client: Client, ref: Required<RunRef>): Promise<unknown> {
+  if (contexts.has(ref.runId)) return contexts.get(ref.runId);
+  const context = await client.workflow.getHandle(ref.workflowId, ref.runId).query(contextQuery);
+  contexts.set(ref.runId, context);
+  if (contexts.size > CACHED_RUNS) contexts.delete(contexts.keys().next().value!);
+  return context;
+}
+
+/** The context for an activity whose run has one (`hasContext`), else undefined without a query. */
+export function contextFor(context: Context, hasContext: boolean | undefined): Promise<unknown> {
+  return hasContext ? readRunContext(context.client, runRefOf(context)) : Promise.resolve(undefined);
 }

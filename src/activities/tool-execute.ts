@@ -8,6 +8,7 @@ import { readRunPart, runRefOf } from "./run-reader.js";
 import { RetryableToolError, ToolOutputError } from "../errors.js";
 import { limitsOf, parseOmittedArguments, truncateOutput, utf8Bytes } from "../limits.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
+import { contextFor } from "./run-reader.js";
 
 /** Input of the `tool.execute` activity. */
 export interface ToolExecuteInput {
@@ -18,6 +19,8 @@ export interface ToolExecuteInput {
   approved?: boolean;
   /** Messages before the answer that asked for the call: what a handoff's `inputFilter` reads. */
   conversationLength?: number;
+  /** The run has a context: read it (by query) for the tool and `isRefusal`. */
+  hasContext?: boolean;
 }
 
 /** What `tool.execute` returns for a call that needs approval first: nothing has run yet. */
@@ -43,7 +46,7 @@ export interface HandoffRequest {
  * with a visible marker.
  */
 export function createToolExecute(registry: AgentRegistry) {
-  return async function toolExecute({ agent: agentName, call, trip, approved, conversationLength }: ToolExecuteInput): Promise<ToolCallRecord | ApprovalRequired | SubAgentRequest | HandoffRequest> {
+  return async function toolExecute({ agent: agentName, call, trip, approved, conversationLength, hasContext }: ToolExecuteInput): Promise<ToolCallRecord | ApprovalRequired | SubAgentRequest | HandoffRequest> {
     const agent = lookupAgent(registry, agentName);
     const record = (fields: Omit<ToolCallRecord, "id" | "name" | "trip">): ToolCallRecord => ({ id: call.id, name: call.name, trip, ...fields });
     const limits = limitsOf(agent.options);
@@ -84,9 +87,10 @@ export function createToolExecute(registry: AgentRegistry) {
       if (!Array.isArray(filtered)) return record({ input: raw, status: "failed", error: `The inputFilter of the handoff to ${to.name} returned ${typeof filtered}, not an array of messages.` });
       return { handoff: { input: raw, to: to.name, messages: filtered } };
     }
+    const context = await contextFor(Context.current(), hasContext);
     let output: unknown;
     try {
-      output = await runTool(tool, parsed.data, call, trip);
+      output = await runTool(tool, parsed.data, call, trip, context);
     } catch (error) {
       if (RetryableToolError.isInstance(error)) throw failureOf(error, { nonRetryable: false });
       const message = error instanceof Error ? error.message : String(error);
@@ -97,7 +101,7 @@ export function createToolExecute(registry: AgentRegistry) {
     const json = toJson(call.name, output);
     if (json instanceof Error) return record({ input: raw, status: "failed", error: json.message });
     const plain: unknown = JSON.parse(json);
-    const reason = refusalReasonOf(plain) ?? customRefusal(agent, call.name, raw, plain);
+    const reason = refusalReasonOf(plain) ?? customRefusal(agent, call.name, raw, plain, context);
     const shown = fitOutput(call.name, json, plain, limits.toolOutputBytes);
     return reason === undefined ? record({ input: raw, output: shown, status: "ok" }) : record({ input: raw, output: shown, status: "refused", reason });
   };
@@ -119,7 +123,7 @@ function fitOutput(tool: string, json: string, plain: unknown, limit: number): u
   return truncateOutput(tool, json, limit);
 }
 
-function runTool(tool: Tool, input: unknown, call: RequestedToolCall, trip: number): Promise<unknown> {
+function runTool(tool: Tool, input: unknown, call: RequestedToolCall, trip: number, runContext: unknown): Promise<unknown> {
   const context = Context.current();
   const { attempt } = context.info;
   const workflowExecution = context.info.workflowExecution ?? { workflowId: "", runId: "" };
@@ -127,6 +131,7 @@ function runTool(tool: Tool, input: unknown, call: RequestedToolCall, trip: numb
     tool.execute(input, {
       workflowId: workflowExecution.workflowId,
       runId: workflowExecution.runId,
+      context: runContext,
       toolCallId: call.id,
       trip,
       attempt,
@@ -146,9 +151,9 @@ function toJson(tool: string, output: unknown): string | ToolOutputError {
   }
 }
 
-function customRefusal(agent: Agent, tool: string, input: unknown, output: unknown): string | undefined {
+function customRefusal(agent: Agent, tool: string, input: unknown, output: unknown, context: unknown): string | undefined {
   const option = agent.options.onToolRefusal;
   if (typeof option !== "object" || !option.isRefusal) return undefined;
-  const reason = option.isRefusal({ tool, input, output });
+  const reason = option.isRefusal({ tool, input, output, context });
   return typeof reason === "string" ? reason : undefined;
 }

@@ -17,6 +17,7 @@ export function contractSpecOf(options: AgentOptions): ContractSpec {
     ...(act ? { actWhenAsked: { requiredTools: act.requiredTools, require: act.require ?? "any", maxReprompts: act.maxReprompts ?? 1 } } : {}),
     ...(refusal ? { refusal: { retries: refusal.retries ?? 1 } } : {}),
     backstops: (options.backstops ?? []).map((b) => ({ name: b.name, phase: b.phase ?? "after" })),
+    output: { retries: options.onInvalidOutput?.retries ?? 1, onFailure: options.onInvalidOutput?.onFailure ?? "error" },
   };
 }
 

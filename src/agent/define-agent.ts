@@ -7,15 +7,20 @@ import type { RunInput } from "../client/normalize-input.js";
 import type { EvalCase } from "../eval/eval-case.js";
 import type { EvalReport } from "../eval/report.js";
 import type { EvalOptions } from "../eval/run-eval.js";
-import type { z } from "zod";
 import type { Tool } from "./define-tool.js";
 import { subAgentTool, type AsToolOptions } from "../subagents/as-tool.js";
 import { handoffTools } from "../subagents/handoff.js";
 import type { AgentOptions } from "./options.js";
+import type { z } from "zod";
 import { agentName, maxTripsOf, validateAgentOptions } from "./validate-options.js";
 
-/** An agent: its definition (used by workers) and the client-side calls that run it. Create with `ai.agent()`. */
-export class Agent {
+/** The type of `result.output` for an agent's options: `z.output` of its `output` schema, else unknown. */
+export type OutputOf<O> = O extends { output: infer S extends z.ZodType } ? z.output<S> : unknown;
+/** The type of a run's `context` for an agent's options: `z.input` of its `contextSchema`, else unknown. */
+export type ContextOf<O> = O extends { contextSchema: infer S extends z.ZodType } ? z.input<S> : unknown;
+
+/** An agent: its definition (used by workers) and the client-side calls that run it. Create with `ai.agent()`. `Output` types `result.output`. */
+export class Agent<Output = unknown, Context = unknown> {
   /** How workers find this agent. */
   readonly name: string;
   /** Model calls per run. */
@@ -52,23 +57,25 @@ export class Agent {
   }
 
   /** Starts a durable run and returns its handle at once. */
-  start(input: RunInput, options?: RunOptions): Promise<RunHandle> {
+  start(input: RunInput, options?: RunOptions<Context>): Promise<RunHandle> {
     return startRun(this, input, options);
   }
 
   /** Starts a durable run and streams its events as they happen (answer text token by token). */
-  async stream(input: RunInput, options?: RunOptions & StreamOptions): Promise<RunEventStream> {
+  async stream(input: RunInput, options?: RunOptions<Context> & StreamOptions): Promise<RunEventStream> {
     const handle = await this.start(input, { streamText: true, ...options });
     return handle.stream(options);
   }
 
   /** A long-lived conversation with this agent, by id: `send` messages to it, read its `history`, `end` it. */
-  session(id: string, options?: SessionOptions): AgentSession {
-    return new AgentSession(this.name, id, options);
+  session(id: string, options?: SessionOptions & { context?: Context }): AgentSession {
+    return new AgentSession(this.name, id, options, this.options.contextSchema);
   }
 
-  /** Runs the agent durably on a worker and resolves to the result. */
-  async run(input: RunInput, options?: RunOptions): Promise<RunResult> {
+  /** Runs the agent durably on a worker and resolves to the result; with `output` in the options, `result.output` has that schema's type. */
+  async run<S extends z.ZodType>(input: RunInput, options: RunOptions<Context> & { output: S }): Promise<RunResult<z.output<S>>>;
+  async run(input: RunInput, options?: RunOptions<Context>): Promise<RunResult<Output>>;
+  async run(input: RunInput, options?: RunOptions<Context>): Promise<RunResult<unknown>> {
     return (await this.start(input, options)).result();
   }
 
@@ -84,6 +91,6 @@ export class Agent {
 }
 
 /** Defines an agent; throws `AgentOptionsError` naming a bad option. */
-export function defineAgent(options: AgentOptions): Agent {
-  return new Agent(options);
+export function defineAgent<const O extends AgentOptions>(options: O): Agent<OutputOf<O>, ContextOf<O>> {
+  return new Agent<OutputOf<O>, ContextOf<O>>(options);
 }

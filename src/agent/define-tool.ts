@@ -4,8 +4,10 @@ import { z } from "zod";
 import { AgentOptionsError } from "../errors.js";
 import type { Message } from "../contract/types.js";
 
-/** What a tool's `execute` receives besides its input. */
-export interface ToolContext {
+/** What a tool's `execute` receives besides its input. `Context` types `context` (annotate `ctx: ToolContext<MyContext>`). */
+export interface ToolContext<Context = unknown> {
+  /** The run's context (`run(input, { context })`); undefined when the run has none. */
+  context: Context;
   /** The workflow id of the run. */
   workflowId: string;
   /** The Temporal run id of the run. */
@@ -25,7 +27,7 @@ export interface ToolContext {
 }
 
 /** Options of `ai.tool()`. */
-export interface ToolOptions<Schema extends z.ZodType, Output> {
+export interface ToolOptions<Schema extends z.ZodType, Output, Context = unknown> {
   /** The name the model calls the tool by: letters, digits, `_` and `-`, at most 64. */
   name: string;
   /** Tells the model what the tool does and when to call it. */
@@ -33,7 +35,7 @@ export interface ToolOptions<Schema extends z.ZodType, Output> {
   /** A zod (v4) schema; input is validated with it before `execute`, and the JSON schema sent to the model is derived from it. */
   input: Schema;
   /** Runs the tool on the worker, as a Temporal activity. Its result goes back to the model as JSON. */
-  execute: (input: z.output<Schema>, context: ToolContext) => Promise<Output> | Output;
+  execute: (input: z.output<Schema>, context: ToolContext<Context>) => Promise<Output> | Output;
   /**
    * Pause the run before executing until a person approves the call (`handle.approve(callId)`)
    * or rejects it (`handle.reject(callId, reason)`, which reaches the model as a refusal).
@@ -51,7 +53,8 @@ export interface Tool<Input = any, Output = unknown> {
   readonly input: z.ZodType<Input>;
   /** The JSON schema the model sees, derived from `input`. */
   readonly jsonSchema: Record<string, unknown>;
-  readonly execute: (input: Input, context: ToolContext) => Promise<Output> | Output;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each run's context is the agent's, typed where the tool is defined
+  readonly execute: (input: Input, context: ToolContext<any>) => Promise<Output> | Output;
   /** Whether a call needs a person's approval before it runs. */
   readonly needsApproval: boolean | ((input: Input) => boolean | Promise<boolean>);
   /** How long a call waits for approval, in milliseconds; undefined: no limit. */
@@ -82,7 +85,7 @@ function isZodSchema(value: unknown): value is z.ZodType {
 }
 
 /** Defines a tool: a name, a zod input schema and an `execute` function run as an activity. */
-export function defineTool<Schema extends z.ZodType, Output>(options: ToolOptions<Schema, Output>): Tool<z.output<Schema>, Output> {
+export function defineTool<Schema extends z.ZodType, Output, Context = unknown>(options: ToolOptions<Schema, Output, Context>): Tool<z.output<Schema>, Output> {
   if (typeof options?.name !== "string" || !TOOL_NAME.test(options.name)) {
     throw new AgentOptionsError("name", `tool names are 1-64 letters, digits, "_" or "-" (got ${JSON.stringify(options?.name)})`);
   }
@@ -101,7 +104,7 @@ export function defineTool<Schema extends z.ZodType, Output>(options: ToolOption
     description: options.description,
     input: options.input as z.ZodType<z.output<Schema>>,
     jsonSchema,
-    execute: options.execute,
+    execute: options.execute as Tool<z.output<Schema>, Output>["execute"],
     needsApproval: options.needsApproval ?? false,
     approvalTimeoutMs: options.approvalTimeout === undefined ? undefined : msToNumber(options.approvalTimeout),
   };

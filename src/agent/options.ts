@@ -1,4 +1,5 @@
 import type { Duration } from "@temporalio/common";
+import type { z } from "zod";
 import type { Message, ToolCallRecord } from "../contract/types.js";
 import type { ModelReference } from "../models/openai-model.js";
 import type { Budget } from "../contract/usage.js";
@@ -14,6 +15,8 @@ export interface ActWhenAskedHintArgs {
   reply: string;
   requiredTools: string[];
   tripIndex: number;
+  /** The run's context (`run(input, { context })`). */
+  context: unknown;
 }
 
 /** When the user asks for a change and the model answers without calling a required tool, re-prompt it once more. */
@@ -35,6 +38,8 @@ export interface RefusalCandidate {
   tool: string;
   input: unknown;
   output: unknown;
+  /** The run's context. */
+  context: unknown;
 }
 
 /** What to do after a tool refuses a call. `"off"` (or absent) only feeds the refusal back to the model. */
@@ -45,7 +50,7 @@ export type OnToolRefusal =
       /** Retry prompts per run. Default 1. */
       retries?: number;
       /** The retry prompt; default quotes the tool and its reason. */
-      hint?: (args: { tool: string; reason: string }) => string;
+      hint?: (args: { tool: string; reason: string; context: unknown }) => string;
       /** Marks more results as refusals: return the reason, or false. */
       isRefusal?: (call: RefusalCandidate) => string | false | null | undefined;
     };
@@ -60,6 +65,8 @@ export interface BackstopTurn {
   tripIndex: number;
   toolCalls: ToolCallRecord[];
   messages: Message[];
+  /** The run's context (`run(input, { context })`), when it has one. */
+  context?: unknown;
 }
 
 /** What a backstop's `run` receives. */
@@ -83,6 +90,41 @@ export interface Backstop {
   /** The side effect, run at most once per run as an activity. A returned prompt is sent to the model as a user message. */
   run: (context: BackstopContext) => Promise<{ prompt?: string } | void> | { prompt?: string } | void;
 }
+
+/** What an `onInvalidOutput.hint` function receives. */
+export interface OutputHintArgs {
+  /** The validation error, e.g. `✖ Invalid input: expected number → at count`. */
+  issues: string;
+  /** The answer's text. */
+  text: string;
+  /** The run's context. */
+  context: unknown;
+}
+
+/** What happens when the final answer does not match the `output` schema. */
+export interface OnInvalidOutput {
+  /** Repair re-prompts per run, each quoting the validation error. Default 1. */
+  retries?: number;
+  /** The repair prompt, or a function of the error and the text. Default: quote the error and ask for matching JSON. */
+  hint?: string | ((args: OutputHintArgs) => string | Promise<string>);
+  /** Still invalid: `"error"` (default) fails the run with `OutputValidationError`; `"result"` ends it with stopReason "invalid-output". */
+  onFailure?: "error" | "result";
+}
+
+/** What an `instructions` function receives, on the worker, before each model call. */
+export interface InstructionsArgs {
+  /** The user's request (a session: the current message). */
+  input: string;
+  /** The run's context (`run(input, { context })`). */
+  context: unknown;
+  /** The trip about to start (1-based). */
+  trip: number;
+  /** The agent's name. */
+  agent: string;
+}
+
+/** The system prompt: text, or a function called before each model call. */
+export type Instructions = string | ((args: InstructionsArgs) => string | Promise<string>);
 
 /** Activity timeouts of an agent. */
 export interface AgentTimeouts {
@@ -116,8 +158,13 @@ export interface AgentOptions {
   name?: string;
   /** The model, from `ai.openai()`. */
   model: ModelReference;
-  /** The system prompt. */
-  instructions?: string;
+  /**
+   * The system prompt: a string, or `({ input, context, trip, agent }) => string` called on the
+   * worker before each model call (an error in it fails that call attempt, retried by Temporal).
+   */
+  instructions?: Instructions;
+  /** A zod schema for the run's `context`, checked on the client before the run starts. Default: any JSON value. */
+  contextSchema?: z.ZodType;
   /** Tools the model may call; `otherAgent.asTool()` makes a sub-agent one of them (each call its own child workflow). */
   tools?: Tool[];
   /**
@@ -144,4 +191,20 @@ export interface AgentOptions {
    * run (`run(input, { budget })`); per message in sessions. Default: no limit.
    */
   budget?: Budget;
+  /**
+   * A zod schema for the final answer: the model is asked for JSON matching it, the answer is
+   * parsed and validated on the worker, and `result.output` is the typed value (`reply` keeps the
+   * text). Overridable per run (`run(input, { output })`). Default: none (plain text).
+   */
+  output?: z.ZodType;
+  /**
+   * How the model is asked for the output: `"json-schema"` (default) sends `response_format: {
+   * type: "json_schema", strict }`; `"prompt"` puts the schema in the instructions instead, for
+   * servers without structured outputs.
+   */
+  outputMode?: "json-schema" | "prompt";
+  /** `strict` of the `json_schema` response format (OpenAI's structured outputs need every property required). Default true. */
+  outputStrict?: boolean;
+  /** An answer that does not match `output`: one repair re-prompt by default, then an error. */
+  onInvalidOutput?: OnInvalidOutput;
 }

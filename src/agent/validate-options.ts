@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { AgentOptionsError } from "../errors.js";
 import { DEFAULT_AGENT_NAME, DEFAULT_MAX_TRIPS } from "../contract/constants.js";
 import { DEFAULT_LIMITS, MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES } from "../limits.js";
@@ -43,6 +44,44 @@ export function validateAgentOptions(options: AgentOptions): void {
   validateLimits(options);
   validateModelSettings((model as ModelReference).settings, "model");
   validateBudget(options.budget, "budget", options.model);
+  validateOutputOptions(options);
+  if (options.contextSchema !== undefined && !isZodSchema(options.contextSchema)) fail("contextSchema", "must be a zod (v4) schema, e.g. z.object({ userId: z.string() })");
+  if (options.instructions !== undefined && typeof options.instructions !== "string" && typeof options.instructions !== "function") {
+    fail("instructions", "must be a string or a function ({ input, context, trip, agent }) => string");
+  }
+}
+
+/** Whether a value is a zod (v4) schema. */
+export function isZodSchema(value: unknown): value is z.ZodType {
+  return typeof value === "object" && value !== null && "_zod" in value && typeof (value as z.ZodType).safeParse === "function";
+}
+
+/** Checks a run's or an agent's `output` schema; `field` is where it was given. */
+export function validateOutputSchema(schema: unknown, field: string): void {
+  if (schema === undefined) return;
+  if (!isZodSchema(schema)) fail(field, "must be a zod (v4) schema, e.g. z.object({ ... })");
+  try {
+    z.toJSONSchema(schema, { io: "output" });
+  } catch (error) {
+    fail(field, `cannot be sent to the model as JSON schema (${(error as Error).message})`);
+  }
+}
+
+function validateOutputOptions(options: AgentOptions): void {
+  validateOutputSchema(options.output, "output");
+  if (options.outputMode !== undefined && options.outputMode !== "json-schema" && options.outputMode !== "prompt") {
+    fail("outputMode", `must be "json-schema" or "prompt" (got ${JSON.stringify(options.outputMode)})`);
+  }
+  if (options.outputStrict !== undefined && typeof options.outputStrict !== "boolean") fail("outputStrict", "must be true or false");
+  const invalid = options.onInvalidOutput;
+  if (invalid === undefined) return;
+  if (typeof invalid !== "object" || invalid === null) fail("onInvalidOutput", "must be { retries?, hint?, onFailure? }");
+  for (const key of Object.keys(invalid)) if (!["retries", "hint", "onFailure"].includes(key)) fail(`onInvalidOutput.${key}`, "is not an option (they are retries, hint, onFailure)");
+  checkCount("onInvalidOutput.retries", invalid.retries, 0);
+  if (invalid.hint !== undefined && typeof invalid.hint !== "string" && typeof invalid.hint !== "function") fail("onInvalidOutput.hint", "must be a string or a function ({ issues, text }) => string");
+  if (invalid.onFailure !== undefined && invalid.onFailure !== "error" && invalid.onFailure !== "result") {
+    fail("onInvalidOutput.onFailure", `must be "error" or "result" (got ${JSON.stringify(invalid.onFailure)})`);
+  }
 }
 
 function checkAmount(field: string, value: unknown): void {

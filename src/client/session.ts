@@ -6,6 +6,8 @@ import type { Message, RunResult } from "../contract/types.js";
 import { InvalidInputError, SessionEndedError } from "../errors.js";
 import { endUpdate, sendUpdate, type AgentSessionArgs } from "../workflows/definitions.js";
 import { getDefaultClient, temporalSettings } from "./connection.js";
+import { checkContext } from "./start-run.js";
+import type { z } from "zod";
 
 /** Options of `agent.session()`. */
 export interface SessionOptions {
@@ -15,6 +17,8 @@ export interface SessionOptions {
   taskQueue?: string;
   /** Stream answer text token by token to the session's stream. */
   streamText?: boolean;
+  /** The session's context, for every message (see `RunOptions.context`); recorded when the first send starts the session. */
+  context?: unknown;
 }
 
 /**
@@ -29,15 +33,19 @@ export class AgentSession {
     readonly agent: string,
     readonly id: string,
     private readonly options: SessionOptions = {},
+    contextSchema?: z.ZodType,
   ) {
     this.workflowId = `${agent}-session-${id}`;
+    this.#context = checkContext(contextSchema, options.context);
   }
+
+  readonly #context: unknown;
 
   /** Sends a message and resolves to its `RunResult` (this message's messages, tool calls, trips and trace). */
   async send(message: string): Promise<RunResult> {
     if (typeof message !== "string" || message.trim() === "") throw new InvalidInputError("a session message is a non-empty string");
     const client = await this.client();
-    const args: AgentSessionArgs = { agent: this.agent, ...(this.options.streamText ? { streamText: true } : {}) };
+    const args: AgentSessionArgs = { agent: this.agent, ...(this.options.streamText ? { streamText: true } : {}), ...(this.#context !== undefined ? { context: this.#context } : {}) };
     const start = new WithStartWorkflowOperation(SESSION_WORKFLOW_NAME, {
       workflowId: this.workflowId,
       taskQueue: temporalSettings({ taskQueue: this.options.taskQueue }).taskQueue,

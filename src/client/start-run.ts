@@ -3,18 +3,28 @@ import type { Client } from "@temporalio/client";
 import type { Duration } from "@temporalio/common";
 import { msToNumber } from "@temporalio/common/lib/time.js";
 import { PAYLOAD_LIMIT_BYTES, WORKFLOW_NAME } from "../contract/constants.js";
-import { PayloadTooLargeError } from "../errors.js";
+import { ContextValidationError, PayloadTooLargeError } from "../errors.js";
+
+const zPrettify = (error: z.ZodError) => z.prettifyError(error).replace(/\n\s*/g, " ");
 import type { AgentRunArgs } from "../workflows/definitions.js";
 import { getDefaultClient, temporalSettings } from "./connection.js";
 import { normalizeInput } from "./normalize-input.js";
 import { NO_WORKER_WARNING_AFTER, watchForNoWorker, type RunLogger } from "./no-worker-warning.js";
 import { RunHandle } from "./run-handle.js";
 import type { Agent } from "../agent/define-agent.js";
-import { validateBudget } from "../agent/validate-options.js";
+import { validateBudget, validateOutputSchema } from "../agent/validate-options.js";
+import { outputJsonSchema } from "../models/structured-output.js";
+import { z } from "zod";
 import type { Budget } from "../contract/usage.js";
 
-/** Options of `agent.run()` and `agent.start()`. */
-export interface RunOptions {
+/** Options of `agent.run()` and `agent.start()`. `Context` is the type of `context` (from the agent's `contextSchema`). */
+export interface RunOptions<Context = unknown> {
+  /**
+   * A JSON value for this run (a user id, a tenant, feature flags): checked with the agent's
+   * `contextSchema`, recorded once in the workflow input (encrypted with the codec), and given to
+   * tools (`ctx.context`), backstops, hint and `isRefusal` functions, and instructions.
+   */
+  context?: Context;
   /** An id for the run, unique per agent: the workflow id becomes `<agent name>-<id>`. Default a UUID. */
   id?: string;
   /** The whole workflow id, overriding `id`. */
@@ -36,6 +46,27 @@ export interface RunOptions {
   noWorkerWarningAfter?: Duration | false;
   /** Where that warning goes (default `console`). */
   logger?: RunLogger;
+  /** A zod schema for this run's final answer, over the agent's `output`: `result.output` is its typed value. */
+  output?: z.ZodType;
+}
+
+/** The context as the run records it: validated with the schema (its output), and plain JSON; throws `ContextValidationError`. */
+export function checkContext(schema: z.ZodType | undefined, context: unknown): unknown {
+  let value = context;
+  if (schema) {
+    const parsed = schema.safeParse(context);
+    if (!parsed.success) throw new ContextValidationError(zPrettify(parsed.error));
+    value = parsed.data;
+  }
+  if (value === undefined) return undefined;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (error) {
+    throw new ContextValidationError(`it cannot be serialised to JSON (${(error as Error).message})`);
+  }
+  if (json === undefined) throw new ContextValidationError(`a ${typeof value} is not a JSON value`);
+  return JSON.parse(json) as unknown;
 }
 
 /**
@@ -45,12 +76,16 @@ export interface RunOptions {
 export async function startRun(agent: Agent | string, input: unknown, options: RunOptions = {}): Promise<RunHandle> {
   const name = typeof agent === "string" ? agent : agent.name;
   if (typeof agent !== "string") validateBudget(options.budget, "budget", agent.options.model);
+  validateOutputSchema(options.output, "output");
+  const context = checkContext(typeof agent === "string" ? undefined : agent.options.contextSchema, options.context);
   const args: AgentRunArgs = {
     agent: name,
     messages: normalizeInput(input),
     ...(options.streamText ? { streamText: true } : {}),
     ...(options.timeout !== undefined ? { timeoutMs: msToNumber(options.timeout) } : {}),
     ...(options.budget ? { budget: options.budget } : {}),
+    ...(options.output ? { output: outputJsonSchema(options.output) } : {}),
+    ...(context !== undefined ? { context } : {}),
   };
   const bytes = Buffer.byteLength(JSON.stringify(args));
   if (bytes > PAYLOAD_LIMIT_BYTES) throw new PayloadTooLargeError("The run input", bytes, PAYLOAD_LIMIT_BYTES);

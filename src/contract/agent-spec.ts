@@ -15,4 +15,6 @@ export interface AgentSpec {
   contract: ContractSpec;
   /** The agent's budget; a run's own budget overrides its fields. */
   budget?: Budget;
+  /** `instructions` is a function: model calls need the request's input for it. */
+  dynamicInstructions?: boolean;
 }

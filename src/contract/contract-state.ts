@@ -6,6 +6,8 @@ export interface ContractSpec {
   /** Present when `onToolRefusal` is on. */
   refusal?: { retries: number };
   backstops: Array<{ name: string; phase: "before" | "after" }>;
+  /** `onInvalidOutput`, with defaults; applies when the run has an output schema. */
+  output?: { retries: number; onFailure: "error" | "result" };
 }
 
 /** A refusal not yet cleared by a later successful call of the same tool. */
@@ -28,6 +30,8 @@ export interface ContractState {
   backstopsRan: string[];
   /** The JSON state shared by the run's backstops. */
   backstopState: Record<string, unknown>;
+  /** Output repair re-prompts sent (absent in states carried by versions without typed output). */
+  outputRepairs?: number;
 }
 
 /** A fresh contract state. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { initialContractState, type ContractSpec } from "./contract-state.js";
-import { actWhenAskedCandidate, backstopsToDetect, decideReprompt, refusalCandidate, requiredToolsSatisfied, spendBudget, updatePendingRefusals } from "./decide.js";
+import { actWhenAskedCandidate, backstopsToDetect, decideReprompt, outputRepairCandidate, refusalCandidate, requiredToolsSatisfied, spendBudget, updatePendingRefusals } from "./decide.js";
 import type { ToolCallRecord, ToolCallStatus } from "./types.js";
 
 const call = (name: string, status: ToolCallStatus, reason?: string): ToolCallRecord => ({ id: name, name, input: {}, status, trip: 1, ...(reason ? { reason } : {}) });
@@ -61,6 +61,21 @@ describe("decideReprompt", () => {
   it("backstops go first, joining their prompts in declaration order", () => {
     expect(decideReprompt(all, 1)).toEqual({ type: "reprompt", kind: "backstop", text: "P1\n\nP2", source: "y, z" });
   });
+  it("the output repair goes after the refusal retry and before actWhenAsked", () => {
+    const repair = { outputRepair: { text: "O" } };
+    expect(decideReprompt({ ...all, ...repair, backstopPrompts: [] }, 1)).toMatchObject({ kind: "refusal-retry" });
+    expect(decideReprompt({ backstopPrompts: [], ...repair, actWhenAsked: { text: "A" } }, 1)).toEqual({ type: "reprompt", kind: "output-repair", text: "O" });
+    expect(decideReprompt({ backstopPrompts: [], ...repair }, 0)).toEqual({ type: "end", withheld: "output-repair" });
+  });
+  it("output repair: only for an invalid answer, with an output schema and repairs left", () => {
+    const state = initialContractState();
+    const withOutput = { ...spec, output: { retries: 1, onFailure: "error" as const } };
+    expect(outputRepairCandidate(withOutput, state, { ok: false, issues: "x" })).toBe(true);
+    expect(outputRepairCandidate(withOutput, state, { ok: true, value: 1 })).toBe(false);
+    expect(outputRepairCandidate(withOutput, state, undefined)).toBe(false);
+    expect(outputRepairCandidate(withOutput, { ...state, outputRepairs: 1 }, { ok: false, issues: "x" })).toBe(false);
+    expect(outputRepairCandidate(spec, state, { ok: false, issues: "x" })).toBe(false);
+  });
   it("then the refusal retry, then actWhenAsked", () => {
     expect(decideReprompt({ ...all, backstopPrompts: [] }, 1)).toEqual({ type: "reprompt", kind: "refusal-retry", text: "R", source: "a" });
     expect(decideReprompt({ backstopPrompts: [], actWhenAsked: { text: "A" } }, 1)).toEqual({ type: "reprompt", kind: "act-when-asked", text: "A" });
@@ -80,6 +95,7 @@ describe("spendBudget", () => {
     spendBudget(state, "refusal-retry");
     spendBudget(state, "act-when-asked");
     spendBudget(state, "backstop");
-    expect([state.refusalRetries, state.actReprompts]).toEqual([1, 1]);
+    spendBudget(state, "output-repair");
+    expect([state.refusalRetries, state.actReprompts, state.outputRepairs]).toEqual([1, 1, 1]);
   });
 });

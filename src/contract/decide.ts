@@ -2,8 +2,9 @@
  * What to do after an answer that would end the run. Pure functions over plain data, imported by
  * the workflow and unit-tested without a server.
  *
- * Precedence: backstops first, then the refusal retry, then actWhenAsked; one re-prompt per
- * answer; every re-prompt needs a trip left; an option that did not send keeps its budget.
+ * Precedence: backstops first, then the refusal retry, then the output repair, then actWhenAsked;
+ * one re-prompt per answer; every re-prompt needs a trip left; an option that did not send keeps
+ * its budget.
  */
 import type { ContractSpec, ContractState, PendingRefusal } from "./contract-state.js";
 import type { RepromptKind, ToolCallRecord } from "./types.js";
@@ -46,6 +47,7 @@ export function backstopsToDetect(spec: ContractSpec, state: ContractState, phas
 export interface RepromptOffers {
   backstopPrompts: Array<{ name: string; prompt: string }>;
   refusal?: { tool: string; text: string };
+  outputRepair?: { text: string };
   actWhenAsked?: { text: string };
 }
 
@@ -60,9 +62,11 @@ export function decideReprompt(offers: RepromptOffers, tripsLeft: number): Decis
     ? { type: "reprompt", kind: "backstop", text: offers.backstopPrompts.map((b) => b.prompt).join("\n\n"), source: offers.backstopPrompts.map((b) => b.name).join(", ") }
     : offers.refusal
       ? { type: "reprompt", kind: "refusal-retry", text: offers.refusal.text, source: offers.refusal.tool }
-      : offers.actWhenAsked
-        ? { type: "reprompt", kind: "act-when-asked", text: offers.actWhenAsked.text }
-        : undefined;
+      : offers.outputRepair
+        ? { type: "reprompt", kind: "output-repair", text: offers.outputRepair.text }
+        : offers.actWhenAsked
+          ? { type: "reprompt", kind: "act-when-asked", text: offers.actWhenAsked.text }
+          : undefined;
   if (!chosen) return { type: "end" };
   if (tripsLeft < 1) return { type: "end", withheld: (chosen as { kind: RepromptKind }).kind };
   return chosen;
@@ -72,4 +76,14 @@ export function decideReprompt(offers: RepromptOffers, tripsLeft: number): Decis
 export function spendBudget(state: ContractState, kind: RepromptKind): void {
   if (kind === "refusal-retry") state.refusalRetries += 1;
   if (kind === "act-when-asked") state.actReprompts += 1;
+  if (kind === "output-repair") state.outputRepairs = (state.outputRepairs ?? 0) + 1;
+}
+
+/** The outcome of checking a final answer against the output schema (done on the worker). */
+export type OutputCheck = { ok: true; value: unknown } | { ok: false; issues: string };
+
+/** Whether an output repair would re-prompt now: the answer is invalid and repairs are left. */
+export function outputRepairCandidate(spec: ContractSpec, state: ContractState, check: OutputCheck | undefined): check is { ok: false; issues: string } {
+  if (!check || check.ok || !spec.output) return false;
+  return (state.outputRepairs ?? 0) < spec.output.retries;
 }

@@ -10,3 +10,8 @@ export function defaultActHint(requiredTools: string[], require: "any" | "all"):
 export function defaultRefusalHint(tool: string, reason: string): string {
   return `The \`${tool}\` tool refused your call: ${JSON.stringify(reason)}. Pick a valid option and call \`${tool}\` again.`;
 }
+
+/** onInvalidOutput's default hint: quote the validation error and ask for JSON that matches. */
+export function defaultOutputHint(issues: string): string {
+  return `Your answer is not valid output: ${issues} Answer again with only JSON that matches the required schema.`;
+}

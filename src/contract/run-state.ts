@@ -18,6 +18,8 @@ export interface RunState {
   agent?: string;
   /** Usage by agent: this run's agents and its sub-agents' runs. */
   usageByAgent?: Record<string, RunUsage>;
+  /** The final answer as typed output, once it is valid (with an output schema). */
+  output?: unknown;
 }
 
 /** A fresh state for a run's input (or for a run continued as new, before its state is loaded). */
@@ -107,5 +109,6 @@ export function finish(state: RunState, stopReason: StopReason, detail: string, 
     ...(state.usage ? { usage: state.usage } : {}),
     ...(state.agent !== undefined ? { agent: state.agent } : {}),
     ...(state.usageByAgent ? { usageByAgent: state.usageByAgent } : {}),
+    ...(state.output !== undefined ? { output: state.output } : {}),
   };
 }

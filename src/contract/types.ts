@@ -44,10 +44,10 @@ export interface ToolCallRecord {
 }
 
 /** Why a run ended. */
-export type StopReason = "answered" | "max-trips" | "budget" | "cancelled" | "timed-out";
+export type StopReason = "answered" | "max-trips" | "budget" | "invalid-output" | "cancelled" | "timed-out";
 
 /** Which contract option sent a re-prompt. */
-export type RepromptKind = "backstop" | "refusal-retry" | "act-when-asked";
+export type RepromptKind = "backstop" | "refusal-retry" | "output-repair" | "act-when-asked";
 
 /** One entry of the agent trace: what happened, on which trip. */
 export type TraceEvent =
@@ -77,8 +77,8 @@ export type TraceEvent =
     }
   | { trip: number; type: "handoff"; from: string; to: string; callId: string };
 
-/** What `agent.run()` resolves to, and the result of the `agentRun` workflow. */
-export interface RunResult {
+/** What `agent.run()` resolves to, and the result of the `agentRun` workflow. `Output` is the type of `output`. */
+export interface RunResult<Output = unknown> {
   workflowId: string;
   runId: string;
   /** The text of the model's last answer ("" when the run stopped without one). */
@@ -96,6 +96,8 @@ export interface RunResult {
   agent?: string;
   /** `usage` by agent name: the run's agents (handoffs) and its sub-agents, at any depth. */
   usageByAgent?: Record<string, RunUsage>;
+  /** With an `output` schema: the final answer parsed and validated (`reply` keeps its text). Absent when the run stopped without a valid final answer. */
+  output?: Output;
 }
 
 /** A tool call waiting for a person's approval, in a run or in one of its sub-agents' runs. */

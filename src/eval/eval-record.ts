@@ -23,6 +23,8 @@ export interface EvalRecord<C extends EvalCase = EvalCase> {
   trips: number;
   /** Tokens the run used; undefined when the server reported none. */
   usage?: RunUsage;
+  /** The typed output, when the agent (or the case's run) has an `output` schema and the final answer was valid. */
+  output?: unknown;
   /** The run's workflow, to find it in the Temporal UI. */
   workflowId: string;
   runId: string;
@@ -66,6 +68,7 @@ export function evalRecordOf<C extends EvalCase>(evalCase: C, input: string, tri
     stopReason: result.stopReason,
     trips: result.trips,
     ...(result.usage ? { usage: result.usage } : {}),
+    ...(result.output !== undefined ? { output: result.output } : {}),
     workflowId: result.workflowId,
     runId: result.runId,
   };

@@ -63,7 +63,7 @@ export const evalRunSchema = z
     runId: z.string().optional(),
     durationMs: z.number().min(0),
     reply: z.string().optional(),
-    stopReason: z.enum(["answered", "max-trips", "budget", "cancelled", "timed-out"]).optional(),
+    stopReason: z.enum(["answered", "max-trips", "budget", "invalid-output", "cancelled", "timed-out"]).optional(),
     trips: count.optional(),
     toolCalls: z.array(observedToolCallSchema),
     usage: usageSchema.optional(),

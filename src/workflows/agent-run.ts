@@ -24,7 +24,7 @@ import { activitiesFor, local, unwrapFailure } from "./activities.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
 import { runTrips, type TripLoop } from "./trip-loop.js";
-import { runPageQuery, traceQuery, type AgentRunArgs, type AgentRunResult } from "./definitions.js";
+import { contextQuery, runPageQuery, traceQuery, type AgentRunArgs, type AgentRunResult } from "./definitions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { RunProgress } from "./run-progress.js";
 import { Approvals } from "./approvals.js";
@@ -39,6 +39,7 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   if (resume?.usageByAgent) run.usageByAgent = resume.usageByAgent;
   const agents = () => [...(args.subAgent?.agents ?? []), run.agent ?? args.agent];
   setHandler(traceQuery, () => run.trace);
+  setHandler(contextQuery, () => args.context);
   setHandler(runPageQuery, (part, from, maxBytes) => pageOf<unknown>(run[part], from, Math.min(maxBytes ?? PAGE_BYTES, MAX_PAGE_BYTES)));
   const events = new RunEventPublisher(run, resume?.stream, agents);
   unpackCarried(run, carried, events);
@@ -50,7 +51,7 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   if (resume) await loadCarried(run, resume, tools, events);
   // A sub-agent's run gets the tighter of its own budget and what its caller has left.
   const budget = tighterBudget(mergeBudget(entry.budget, args.budget), args.subAgent?.budget);
-  const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages), ...(budget ? { budget } : {}) };
+  const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages), ...(budget ? { budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
   const progress = new RunProgress(entry, ctx, run);
   countFailedAttempts(run, () => progress.usageChanged());
   const approvals = new Approvals(
@@ -61,7 +62,7 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
     },
     agents,
   );
-  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, streamText: args.streamText === true, agents, ...(budget ? { budget } : {}) };
+  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, streamText: args.streamText === true, agents, ...(budget ? { budget } : {}), ...(args.output ? { output: args.output } : {}) };
   const tripsAtStart = run.trips;
   const end = async (stopReason: StopReason, detail: string): Promise<AgentRunResult> => {
     const result = compact(finish(run, stopReason, detail, { workflowId: workflowInfo().workflowId, runId: workflowInfo().runId }));
@@ -125,6 +126,8 @@ async function continueAsNew(args: AgentRunArgs, ctx: ContractContext, events: R
       ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
       ...(args.budget ? { budget: args.budget } : {}),
       ...(args.subAgent ? { subAgent: args.subAgent } : {}),
+      ...(args.output ? { output: args.output } : {}),
+      ...(args.context !== undefined ? { context: args.context } : {}),
       resume: { ...carried, stream, input: ctx.input, contract: ctx.contract, ...(ctx.run.agent !== args.agent ? { agent: ctx.run.agent } : {}) },
     };
     return packed ? [next, packed] : [next];

@@ -15,7 +15,7 @@ import { activitiesFor, local, unwrapFailure } from "./activities.js";
 import { Approvals } from "./approvals.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
-import { endUpdate, runPageQuery, sendUpdate, traceQuery, type AgentSessionArgs } from "./definitions.js";
+import { contextQuery, endUpdate, runPageQuery, sendUpdate, traceQuery, type AgentSessionArgs } from "./definitions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { RunProgress } from "./run-progress.js";
 import { runTrips, type TripLoop } from "./trip-loop.js";
@@ -32,6 +32,7 @@ export interface SessionSummary {
 export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array): Promise<SessionSummary> {
   const run = initialState([], args.resume?.trips, args.resume?.usage);
   setHandler(traceQuery, () => run.trace);
+  setHandler(contextQuery, () => args.context);
   setHandler(runPageQuery, (part, from, maxBytes) => pageOf<unknown>(run[part], from, Math.min(maxBytes ?? PAGE_BYTES, MAX_PAGE_BYTES)));
   const agents = () => [run.agent ?? args.agent];
   if (args.resume?.usageByAgent) run.usageByAgent = args.resume.usageByAgent;
@@ -59,7 +60,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   run.agent = spec.name;
   const { model, tools } = activitiesFor(spec);
   if (args.resume) await loadCarried(run, args.resume, tools, events);
-  const ctx: ContractContext = { spec, run, contract: initialContractState(), tools, input: "", ...(spec.budget ? { budget: spec.budget } : {}) };
+  const ctx: ContractContext = { spec, run, contract: initialContractState(), tools, input: "", ...(spec.budget ? { budget: spec.budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
   const progress = new RunProgress(spec, ctx, run);
   countFailedAttempts(run, () => progress.usageChanged());
   const approvals = new Approvals(
@@ -80,6 +81,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
     Object.assign(loop, { spec, model, tools });
     Object.assign(ctx, { spec, tools });
     run.agent = spec.name;
+    delete run.output;
     ctx.contract = initialContractState();
     ctx.input = message;
     await progress.step("before the first trip", () => beforeFirstTrip(ctx));
@@ -97,6 +99,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
       trips: run.trips - start.trips,
       trace: run.trace.slice(start.trace),
       ...(run.requestUsage ? { usage: run.requestUsage } : {}),
+      ...(run.output !== undefined ? { output: run.output } : {}),
     };
   };
 

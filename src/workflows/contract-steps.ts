@@ -7,7 +7,17 @@ import type { BackstopTurn } from "../agent/options.js";
 import { ACTIVITY } from "../contract/constants.js";
 import type { AgentSpec } from "../contract/agent-spec.js";
 import type { ContractState } from "../contract/contract-state.js";
-import { actWhenAskedCandidate, backstopsToDetect, decideReprompt, refusalCandidate, spendBudget, type Decision, type RepromptOffers } from "../contract/decide.js";
+import {
+  actWhenAskedCandidate,
+  backstopsToDetect,
+  decideReprompt,
+  outputRepairCandidate,
+  refusalCandidate,
+  spendBudget,
+  type Decision,
+  type OutputCheck,
+  type RepromptOffers,
+} from "../contract/decide.js";
 import { lastReply, type RunState } from "../contract/run-state.js";
 import { budgetUsedUp, type Budget } from "../contract/usage.js";
 import type { CallbackError } from "../activities/contract-evaluate.js";
@@ -24,6 +34,10 @@ export interface ContractContext {
   input: string;
   /** The request's budget: with it used up, no re-prompt is sent. */
   budget?: Budget;
+  /** The last answer checked against the output schema (with one, for an answer without tool calls). */
+  outputCheck?: OutputCheck;
+  /** The run's context, for the user's callbacks (absent when the run has none). */
+  context?: unknown;
 }
 
 function turn(ctx: ContractContext, phase: "before" | "after"): BackstopTurn {
@@ -35,6 +49,7 @@ function turn(ctx: ContractContext, phase: "before" | "after"): BackstopTurn {
     tripIndex: phase === "after" ? ctx.run.trips - 1 : 0,
     toolCalls: ctx.run.toolCalls,
     messages: ctx.run.messages,
+    ...(ctx.context !== undefined ? { context: ctx.context } : {}),
   };
 }
 
@@ -57,13 +72,22 @@ export async function judgeAnswer(ctx: ContractContext): Promise<Decision> {
   const detect = backstopsToDetect(spec.contract, contract, "after");
   const refusal = refusalCandidate(spec.contract, contract);
   const act = actWhenAskedCandidate(spec.contract, contract, run.toolCalls);
-  if (detect.length === 0 && !refusal && !act) return { type: "end" };
+  const repair = outputRepairCandidate(spec.contract, contract, ctx.outputCheck) ? (ctx.outputCheck as { issues: string }).issues : undefined;
+  if (detect.length === 0 && !refusal && !act && repair === undefined) return { type: "end" };
   const current = turn(ctx, "after");
-  const evaluation = await local[ACTIVITY.contractEvaluate]({ agent: spec.name, turn: current, detect, refusal, actWhenAsked: act });
+  const evaluation = await local[ACTIVITY.contractEvaluate]({
+    agent: spec.name,
+    turn: current,
+    detect,
+    refusal,
+    actWhenAsked: act,
+    ...(repair !== undefined ? { outputRepair: { issues: repair } } : {}),
+  });
   recordCallbackErrors(ctx, evaluation.errors, "after");
   const offers: RepromptOffers = {
     backstopPrompts: await runBackstops(ctx, evaluation.detected, current),
     ...(refusal && evaluation.refusalHint !== undefined ? { refusal: { tool: refusal.tool, text: evaluation.refusalHint } } : {}),
+    ...(repair !== undefined && evaluation.outputHint !== undefined ? { outputRepair: { text: evaluation.outputHint } } : {}),
     ...(act && evaluation.actHint !== undefined ? { actWhenAsked: { text: evaluation.actHint } } : {}),
   };
   const usedUp = budgetUsedUp(ctx.budget, run.requestUsage);
@@ -94,9 +118,16 @@ async function runBackstops(ctx: ContractContext, names: string[], current: Back
     trace("detected");
     let result;
     try {
-      const { messages, toolCalls, ...turnData } = current;
+      const { messages, toolCalls, context, ...turnData } = current; // the activity reads these from the run
       result = await ctx.tools[ACTIVITY.backstopRun].executeWithOptions({ summary: `backstop ${name}` }, [
-        { agent: ctx.spec.name, name, turn: turnData, counts: { messages: messages.length, toolCalls: toolCalls.length }, state: ctx.contract.backstopState },
+        {
+          agent: ctx.spec.name,
+          name,
+          turn: turnData,
+          counts: { messages: messages.length, toolCalls: toolCalls.length },
+          state: ctx.contract.backstopState,
+          ...(context !== undefined ? { hasContext: true } : {}),
+        },
       ]);
     } catch (error) {
       if (!(error instanceof ActivityFailure)) throw error;

@@ -20,6 +20,10 @@ export interface AgentRunArgs {
   budget?: Budget;
   /** Set when the run is a sub-agent's (a child workflow started by `agent.asTool()`'s call). */
   subAgent?: SubAgentArgs;
+  /** This run's output schema (JSON schema, from the zod schema given to `run`), over the agent's `output`. */
+  output?: Record<string, unknown>;
+  /** The run's context: recorded here once; activities read it with the `run-context` query. */
+  context?: unknown;
   /** Set when the run continues as new: where to load its state from. */
   resume?: ResumeState;
 }
@@ -99,6 +103,8 @@ export const subAgentApprovalSignal = defineSignal<[SubAgentApprovalNotice]>("su
 /** The argument of the `agentSession` workflow. */
 export interface AgentSessionArgs {
   agent: string;
+  /** The session's context, for every message. */
+  context?: unknown;
   /** Publish answer text token by token. */
   streamText?: boolean;
   /** Set when the session continues as new. */
@@ -117,6 +123,9 @@ export interface FailedAttemptUsage {
   usage: Usage;
 }
 export const failedAttemptSignal = defineSignal<[FailedAttemptUsage]>("usage.failed-attempt");
+
+/** The run's context (`run(input, { context })`), for activities that pass it to user code. */
+export const contextQuery = defineQuery<unknown>("run-context");
 
 /** The run's trace so far, readable while the run is live. */
 export const traceQuery = defineQuery<TraceEvent[]>("trace");

@@ -29,8 +29,9 @@ export function childWorkflowId(call: RequestedToolCall, trip: number): string {
 }
 
 /**
- * Runs the sub-agent as a child workflow. Its answer is the call's result; a child that stops
- * without one (max-trips, budget, cancelled, timed-out) or fails is a `failed` call the calling
+ * Runs the sub-agent as a child workflow. Its answer (its typed `output`, when it has an output
+ * schema) is the call's result; a child that stops without one (max-trips, budget, invalid-output,
+ * cancelled, timed-out) or fails is a `failed` call the calling
  * model sees, not a failure of the calling run. Its usage counts in the calling run's.
  */
 export async function runSubAgent(loop: TripLoop, call: RequestedToolCall, trip: number, request: SubAgentRequest["subAgentCall"]): Promise<ToolCallRecord> {
@@ -42,6 +43,8 @@ export async function runSubAgent(loop: TripLoop, call: RequestedToolCall, trip:
     messages: [{ role: "user", content: request.message }],
     ...(loop.streamText ? { streamText: true } : {}),
     subAgent: { agents: loop.agents(), ...(budget ? { budget } : {}) },
+    // The caller's context (a user id, a tenant) reaches the sub-agent's tools and instructions too.
+    ...(loop.ctx.context !== undefined ? { context: loop.ctx.context } : {}),
   };
   const record = { id: call.id, name: call.name, input: request.input, trip, subAgent: request.agent, childWorkflowId: workflowId };
   const finished = (stopReason: AgentRunResult["stopReason"] | "failed", detail: string, usage?: RunUsage, trace?: AgentRunResult["trace"]) => {
@@ -67,7 +70,8 @@ export async function runSubAgent(loop: TripLoop, call: RequestedToolCall, trip:
   finished(result.stopReason, detail, result.usage, result.trace);
   // Cancelling the calling run cancels the child, which ends with a result: the calling run ends as cancelled too.
   if (CancellationScope.current().consideredCancelled) throw new CancelledFailure(`cancelled while the ${request.agent} agent ran`);
-  if (result.stopReason === "answered") return { ...record, status: "ok", output: result.reply };
+  // The typed output when the sub-agent has an output schema, else its reply.
+  if (result.stopReason === "answered") return { ...record, status: "ok", output: result.output !== undefined ? result.output : result.reply };
   return { ...record, status: "failed", error: `The ${request.agent} agent stopped without an answer: ${result.stopReason} (${detail})` };
 }
 

@@ -26,6 +26,8 @@ export interface TripLoop {
   budget?: Budget;
   /** The run's agent path, root first: its callers' agents, then the agent whose turn it is. */
   agents: () => string[];
+  /** The run's own output schema, sent to each model call. */
+  output?: Record<string, unknown>;
   /** Bumped when a handoff's inputFilter replaced the conversation (workers cache conversations per view). */
   view?: number;
 }

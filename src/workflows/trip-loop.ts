@@ -2,22 +2,22 @@
  * The trips of one request, shared by runs and sessions: model call, tool calls (approvals,
  * sub-agents and handoffs included), and the contract's judgement of an answer that would end the request.
  */
-import { ActivityFailure, isCancellation, log } from "@temporalio/workflow";
+import { ActivityFailure, ApplicationFailure, isCancellation, log } from "@temporalio/workflow";
 import type { HandoffRequest } from "../activities/tool-execute.js";
 import { ACTIVITY } from "../contract/constants.js";
 import { updatePendingRefusals } from "../contract/decide.js";
-import { failedCall, recordAnswer, recordToolCalls } from "../contract/run-state.js";
+import { failedCall, lastReply, recordAnswer, recordToolCalls } from "../contract/run-state.js";
 import { budgetUsedUp } from "../contract/usage.js";
 import type { RequestedToolCall, ToolCallRecord } from "../contract/types.js";
 import { unwrapFailure } from "./activities.js";
-import { judgeAnswer } from "./contract-steps.js";
+import { judgeAnswer, type ContractContext } from "./contract-steps.js";
 import { handOff, oneHandoffPerAnswer } from "./handoff.js";
 import { runSubAgent } from "./sub-agent-call.js";
 import type { ToolOutcome, TripLoop } from "./trip-context.js";
 
 /** How the trips ended. */
 export interface TripsOutcome {
-  stopReason: "answered" | "max-trips" | "budget";
+  stopReason: "answered" | "max-trips" | "budget" | "invalid-output";
   detail: string;
 }
 
@@ -37,16 +37,26 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
     const { spec, model } = loop;
     const trip = run.trips + 1;
     events.publish({ type: "trip.started", trip });
-    const { message, usage } = await progress.step(`trip ${trip}: model call`, () =>
+    const { message, usage, output } = await progress.step(`trip ${trip}: model call`, () =>
       unwrapFailure(() =>
         model[ACTIVITY.modelCall].executeWithOptions({ summary: `model ${spec.modelId} · trip ${trip}` }, [
-          { agent: spec.name, conversationLength: run.messages.length, trip, streamText, ...(loop.view ? { view: loop.view } : {}) },
+          {
+            agent: spec.name,
+            conversationLength: run.messages.length,
+            trip,
+            streamText,
+            ...(loop.output ? { output: loop.output } : {}),
+            ...(ctx.context !== undefined ? { hasContext: true } : {}),
+            ...(spec.dynamicInstructions ? { input: ctx.input } : {}),
+            ...(loop.view ? { view: loop.view } : {}),
+          },
         ]),
       ),
     );
     if (!streamText && message.content) events.publish({ type: "text.delta", trip, attempt: 0, text: message.content });
     recordAnswer(run, message, usage);
     if (usage) progress.usageChanged();
+    ctx.outputCheck = output;
     // Tool calls in the answer run in parallel (activities, or child workflows for sub-agents); then the next trip.
     const calls = message.toolCalls ?? [];
     if (calls.length > 0) {
@@ -65,10 +75,27 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
     // An answer that would end the request: the contract may send one re-prompt.
     const decision = await progress.step(`trip ${trip}: judging the answer`, () => judgeAnswer(ctx));
     events.syncTrace();
-    if (decision.type === "end") return { stopReason: "answered", detail: `the model answered without tool calls on trip ${run.trips}` };
+    if (decision.type !== "end") continue;
+    const check = ctx.outputCheck;
+    if (check && !check.ok) return invalidOutput(ctx, check.issues);
+    if (check?.ok) run.output = check.value;
+    return { stopReason: "answered", detail: `the model answered without tool calls on trip ${run.trips}` };
   }
   log.info("stopped at maxTrips", { maxTrips });
   return { stopReason: "max-trips", detail: `maxTrips (${maxTrips}) used up` };
+}
+
+/** A final answer still invalid with no repair left: the run fails with OutputValidationError, or ends with "invalid-output". */
+function invalidOutput(ctx: ContractContext, issues: string): TripsOutcome {
+  const text = lastReply(ctx.run);
+  log.warn("final answer is not valid output", { trip: ctx.run.trips, issues });
+  if (ctx.spec.contract.output?.onFailure === "result") return { stopReason: "invalid-output", detail: `the final answer of trip ${ctx.run.trips} is not valid output: ${issues}` };
+  throw ApplicationFailure.create({
+    type: "OutputValidationError",
+    message: `The final answer is not valid output: ${issues}`,
+    details: [{ issues, text }],
+    nonRetryable: true,
+  });
 }
 
 /**
@@ -79,9 +106,10 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
  */
 async function executeTool(loop: TripLoop, call: RequestedToolCall, trip: number, conversationLength: number): Promise<ToolOutcome> {
   const { tools, approvals, spec } = loop;
+  const hasContext = loop.ctx.context !== undefined;
   try {
     const execute = (approved: boolean) =>
-      tools[ACTIVITY.toolExecute].executeWithOptions({ summary: `tool ${call.name}` }, [{ agent: spec.name, call, trip, ...(approved ? { approved } : {}), conversationLength }]);
+      tools[ACTIVITY.toolExecute].executeWithOptions({ summary: `tool ${call.name}` }, [{ agent: spec.name, call, trip, ...(approved ? { approved } : {}), ...(hasContext ? { hasContext } : {}), conversationLength }]);
     let outcome = await execute(false);
     if ("approvalRequired" in outcome) {
       const { input, timeoutMs } = outcome.approvalRequired;
