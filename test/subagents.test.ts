@@ -119,6 +119,27 @@ describe("a triage agent with two sub-agents and a handoff", () => {
   });
 });
 
+describe("typed output and context", () => {
+  it("a sub-agent with an output schema returns its typed output as the tool result; the caller's context reaches the sub-agent's tools", async () => {
+    const seen: unknown[] = [];
+    const invoice = ai.tool({ name: "lookup_invoice", input: z.object({ id: z.string() }), execute: async ({ id }, ctx) => (seen.push(ctx.context), { id, amount: 42 }) });
+    const model = await startScriptedModel(
+      byAgent({
+        triage: [{ toolCalls: [ask("billing", "Invoice 7?")] }, "It is $42."],
+        billing: [{ toolCalls: [{ name: "lookup_invoice", arguments: { id: "7" } }] }, '{"invoice":"7","amount":42}'],
+      }),
+    );
+    const billing = testAgent("billing", model.baseURL, { tools: [invoice], output: z.object({ invoice: z.string(), amount: z.number() }) });
+    const triage = testAgent("triage", model.baseURL, { tools: [billing.asTool()] });
+    const result = await withWorker(harness, [triage], ({ taskQueue }) => triage.run("Invoice 7?", { client: harness.client, taskQueue, context: { userId: "u-1" } }));
+    await model.close();
+    expect(result.toolCalls[0]).toMatchObject({ name: "billing", status: "ok", output: { invoice: "7", amount: 42 } });
+    const secondTriage = model.requests.filter((r) => agentOf(r) === "triage")[1]!;
+    expect(JSON.parse(String(secondTriage.body.messages.at(-1)!.content))).toEqual({ invoice: "7", amount: 42 });
+    expect(seen).toEqual([{ userId: "u-1" }]);
+  });
+});
+
 describe("a sub-agent that stops without an answer is a failed tool result, not a failed run", () => {
   it("max-trips and a failed child run reach the calling model with the reason; actWhenAsked may require a sub-agent tool", async () => {
     const model = await startScriptedModel(
