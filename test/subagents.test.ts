@@ -1,4 +1,5 @@
 /** Several agents in one run, end to end on the dev server: sub-agents as child workflows, handoffs, approvals, streams and usage across them. */
+import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, type RunHandle, type StreamedRunEvent, type TraceEvent } from "../src/index.js";
@@ -319,5 +320,42 @@ describe("eval", () => {
       ["changeClaimedWithoutToolCall", "pass"],
     ]);
     expect(report.runs[0]).toMatchObject({ toolCalls: [{ name: "billing", status: "ok" }] });
+  });
+});
+
+describe("history cost", () => {
+  it("of one sub-agent call against a plain tool call (events and bytes, caller and child)", async () => {
+    const model = await startScriptedModel(
+      byAgent({
+        plain: [{ toolCalls: [{ name: "lookup_invoice", arguments: { id: "7" } }] }, "It is $42."],
+        caller: [{ toolCalls: [ask("billing", "Invoice 7?")] }, "It is $42."],
+        billing: ["Invoice 7 is $42."],
+      }),
+    );
+    const plain = testAgent("plain", model.baseURL, { tools: [lookup] });
+    const billing = testAgent("billing", model.baseURL);
+    const caller = testAgent("caller", model.baseURL, { tools: [billing.asTool()] });
+    const cost = async (workflowId: string) => {
+      const history = await harness.client.workflow.getHandle(workflowId).fetchHistory();
+      const events = history.events ?? [];
+      const child = events.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes || e.childWorkflowExecutionStartedEventAttributes || e.childWorkflowExecutionCompletedEventAttributes);
+      return { events: events.length, bytes: Buffer.byteLength(historyToJSON(history)), childEvents: child.length };
+    };
+    const { plainCost, callerCost, childCost } = await withWorker(harness, [plain, caller], async ({ taskQueue }) => {
+      const a = await plain.run("Invoice 7?", { client: harness.client, taskQueue });
+      const b = await caller.run("Invoice 7?", { client: harness.client, taskQueue });
+      return { plainCost: await cost(a.workflowId), callerCost: await cost(b.workflowId), childCost: await cost(b.toolCalls[0]!.childWorkflowId!) };
+    });
+    await model.close();
+    expect(callerCost.childEvents).toBe(3); // initiated, started, completed
+    console.log(
+      [
+        "history cost of one call (the same two trips otherwise):",
+        `  plain tool call:  caller ${plainCost.events} events, ${plainCost.bytes} bytes`,
+        `  sub-agent call:   caller ${callerCost.events} events, ${callerCost.bytes} bytes; child run ${childCost.events} events, ${childCost.bytes} bytes`,
+        `  difference:       caller ${callerCost.events - plainCost.events} events, ${callerCost.bytes - plainCost.bytes} bytes; with the child ${callerCost.events + childCost.events - plainCost.events} events, ${callerCost.bytes + childCost.bytes - plainCost.bytes} bytes`,
+      ].join("\n"),
+    );
+    expect(callerCost.events).toBeGreaterThan(plainCost.events);
   });
 });
