@@ -99,6 +99,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
       trips: run.trips - start.trips,
       trace: run.trace.slice(start.trace),
       ...(run.requestUsage ? { usage: run.requestUsage } : {}),
+      ...(run.agent !== undefined ? { agent: run.agent } : {}),
       ...(run.output !== undefined ? { output: run.output } : {}),
     };
   };
