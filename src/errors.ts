@@ -84,8 +84,8 @@ export class ModelApiError extends DurableAgentError {
 /** A value is over Temporal's payload size limit. */
 export class PayloadTooLargeError extends DurableAgentError {
   static override isInstance = guard<PayloadTooLargeError>("PayloadTooLargeError");
-  constructor(readonly what: string, readonly bytes: number, readonly limit: number) {
-    super(`${what} is ${bytes} bytes, over Temporal's payload limit of ${limit} bytes; make it smaller.`);
+  constructor(readonly what: string, readonly bytes: number, readonly limit: number, readonly hint?: string) {
+    super(`${what} is ${bytes} bytes, over Temporal's payload limit of ${limit} bytes; ${hint ?? "make it smaller."}`);
   }
 }
 
@@ -206,7 +206,7 @@ export class PortInUseError extends DurableAgentError {
 const REBUILD: Record<string, (message: string, details: Record<string, unknown>) => DurableAgentError> = {
   UnknownAgentError: (_m, d) => new UnknownAgentError(String(d.agent), (d.registered as string[]) ?? []),
   ModelApiError: (m, d) => new ModelApiError(m, d.status as number | undefined, String(d.modelId)),
-  PayloadTooLargeError: (_m, d) => new PayloadTooLargeError(String(d.what), Number(d.bytes), Number(d.limit)),
+  PayloadTooLargeError: (_m, d) => new PayloadTooLargeError(String(d.what), Number(d.bytes), Number(d.limit), typeof d.hint === "string" ? d.hint : undefined),
   TooManyToolCallsError: (_m, d) => new TooManyToolCallsError(String(d.modelId), Number(d.count), Number(d.limit)),
   OutputValidationError: (_m, d) => new OutputValidationError(String(d.issues), String(d.text)),
   InstructionsError: (m, d) => Object.assign(new InstructionsError(String(d.agent), ""), { message: m }),

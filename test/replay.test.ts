@@ -8,7 +8,7 @@ import { historyFromJSON, historyToJSON } from "@temporalio/common/lib/proto-uti
 import { Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
-import { ai, type Agent, type AgentOptions, type Backstop, type RunOptions, type RunResult } from "../src/index.js";
+import { ai, type Agent, type AgentOptions, type Backstop, type RunInput, type RunOptions, type RunResult } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
 import { ask, byAgent, testAgent, usageByAgent } from "./subagent-helpers.js";
@@ -41,7 +41,7 @@ const cutAfterUsage =
   'data: {"id":"c","created":1,"model":"m","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"half"},"finish_reason":null}]}\n\n' +
   'data: {"id":"c","created":1,"model":"m","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":4,"completion_tokens":1,"total_tokens":5}}\n\n';
 
-const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; input?: string; options?: Partial<AgentOptions>; searchAttributes?: boolean; run?: RunOptions }> = {
+const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; input?: RunInput; options?: Partial<AgentOptions>; searchAttributes?: boolean; run?: RunOptions }> = {
   "answer-only": { script: ["Hello there."] },
   "tool-call": { script: [{ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Swapped."] },
   "refused-failed-and-parallel": {
@@ -76,6 +76,14 @@ const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; inp
     options: { instructions: ({ context, trip }) => `Coach ${String((context as { user: string }).user)}, trip ${trip}.`, backstops: [{ name: "ctx", phase: "before", detect: (t) => t.context !== undefined, run: () => undefined }] },
     run: { context: { user: "u-1" } },
   },
+  // Images in the input: content parts; intents see the text parts joined.
+  "image-input": {
+    script: ["Want me to swap that?", swap("lunges"), "Done."],
+    input: [{ role: "user", content: [{ type: "text", text: "Swap this one" }, { type: "image_url", image_url: { url: "https://example.com/squat.png" } }] }],
+    options: { actWhenAsked: { intents: [/\bswap\b/i], requiredTools: ["update_plan"] } },
+  },
+  // A run's model settings, sent with each model call; a forcing toolChoice on the first trip only.
+  "model-settings": { script: [swap("lunges"), "Done."], run: { modelSettings: { toolChoice: "required", seed: 7 } } },
   // Usage: a failed attempt's usage (signal), per-answer usage, DurableAgentTokens (patched), and a budget stop.
   "usage-budget": {
     script: [{ raw: cutAfterUsage, hangUp: true }, ...[1, 2].map(() => ({ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }], ...usage(8, 2) })), "Unreached."],

@@ -14,6 +14,8 @@ import type { OutputCheck } from "../contract/decide.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
 import { contextFor, readConversation, runRefOf } from "./run-reader.js";
 import type { Agent } from "../agent/define-agent.js";
+import type { ModelSettings } from "../models/openai-model.js";
+import { mergeModelSettings, requestFields } from "../models/request-settings.js";
 
 /** Input of the `model.call` activity. */
 export interface ModelCallInput {
@@ -31,6 +33,10 @@ export interface ModelCallInput {
   hasContext?: boolean;
   /** The user's request, for an instructions function. */
   input?: string;
+  /** The run's own model settings, over the model's. */
+  modelSettings?: ModelSettings;
+  /** The first trip of the run (a session: of the message): a forcing toolChoice applies. */
+  firstTrip?: boolean;
 }
 
 /** Output of the `model.call` activity: the model's answer. */
@@ -67,8 +73,7 @@ export function createModelCall(registry: AgentRegistry) {
           messages: toChatMessages(instructions, messages),
           ...(tools.length ? { tools } : {}),
           ...(output?.mode === "json-schema" ? { response_format: responseFormatOf(output) } : {}),
-          ...(model.settings.temperature !== undefined ? { temperature: model.settings.temperature } : {}),
-          ...(model.settings.maxTokens !== undefined ? { max_completion_tokens: model.settings.maxTokens } : {}),
+          ...requestFields(mergeModelSettings(model.settings, input.modelSettings), { hasTools: tools.length > 0, firstTrip: input.firstTrip === true }),
           stream_options: { include_usage: true },
         },
         { signal: context.cancellationSignal },

@@ -3,15 +3,19 @@ import type { Message } from "../contract/types.js";
 import { InvalidInputError } from "../errors.js";
 
 const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+const contentPart = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("text"), text: z.string() }),
+  z.object({ type: z.literal("image_url"), image_url: z.object({ url: z.string().min(1), detail: z.enum(["auto", "low", "high"]).optional() }) }),
+]);
 const message = z.discriminatedUnion("role", [
   z.object({ role: z.literal("system"), content: z.string() }),
-  z.object({ role: z.literal("user"), content: z.string() }),
+  z.object({ role: z.literal("user"), content: z.union([z.string(), z.array(contentPart).min(1)]) }),
   z.object({ role: z.literal("assistant"), content: z.string().nullable(), toolCalls: z.array(toolCall).optional() }),
   z.object({ role: z.literal("tool"), toolCallId: z.string(), name: z.string(), content: z.string() }),
 ]);
 const messages = z.array(message).min(1);
 
-/** What a run takes: the user's text, or a conversation ending in the user's turn. */
+/** What a run takes: the user's text, or a conversation ending in the user's turn (user messages may carry content parts: text and images). */
 export type RunInput = string | Message[];
 
 /** Turns a run input into messages, or throws `InvalidInputError` saying what is wrong. */

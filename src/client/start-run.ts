@@ -3,7 +3,7 @@ import type { Client } from "@temporalio/client";
 import type { Duration } from "@temporalio/common";
 import { msToNumber } from "@temporalio/common/lib/time.js";
 import { PAYLOAD_LIMIT_BYTES, WORKFLOW_NAME } from "../contract/constants.js";
-import { ContextValidationError, PayloadTooLargeError } from "../errors.js";
+import { AgentOptionsError, ContextValidationError, PayloadTooLargeError } from "../errors.js";
 
 const zPrettify = (error: z.ZodError) => z.prettifyError(error).replace(/\n\s*/g, " ");
 import type { AgentRunArgs } from "../workflows/definitions.js";
@@ -12,9 +12,11 @@ import { normalizeInput } from "./normalize-input.js";
 import { NO_WORKER_WARNING_AFTER, watchForNoWorker, type RunLogger } from "./no-worker-warning.js";
 import { RunHandle } from "./run-handle.js";
 import type { Agent } from "../agent/define-agent.js";
-import { validateBudget, validateOutputSchema } from "../agent/validate-options.js";
+import { validateBudget, validateOutputSchema, validateSamplingSettings, validateToolChoice } from "../agent/validate-options.js";
+import type { ModelSettings } from "../models/openai-model.js";
 import { outputJsonSchema } from "../models/structured-output.js";
 import { z } from "zod";
+import { textOf, type Message } from "../contract/types.js";
 import type { Budget } from "../contract/usage.js";
 
 /** Options of `agent.run()` and `agent.start()`. `Context` is the type of `context` (from the agent's `contextSchema`). */
@@ -48,6 +50,14 @@ export interface RunOptions<Context = unknown> {
   logger?: RunLogger;
   /** A zod schema for this run's final answer, over the agent's `output`: `result.output` is its typed value. */
   output?: z.ZodType;
+  /** This run's model settings (`toolChoice`, `topP`, `seed`, ...); its fields override those of `ai.openai(id, settings)`. */
+  modelSettings?: ModelSettings;
+}
+
+const DATA_URL_HINT = "Images given as data: URLs are part of the run's input and count against the limit; pass an https URL to the image instead.";
+
+function hasDataUrl(messages: Message[]): boolean {
+  return messages.some((m) => m.role === "user" && Array.isArray(m.content) && m.content.some((part) => part.type === "image_url" && part.image_url.url.startsWith("data:")));
 }
 
 /** The context as the run records it: validated with the schema (its output), and plain JSON; throws `ContextValidationError`. */
@@ -77,6 +87,11 @@ export async function startRun(agent: Agent | string, input: unknown, options: R
   const name = typeof agent === "string" ? agent : agent.name;
   if (typeof agent !== "string") validateBudget(options.budget, "budget", agent.options.model);
   validateOutputSchema(options.output, "output");
+  if (options.modelSettings !== undefined) {
+    if (typeof options.modelSettings !== "object" || options.modelSettings === null) throw new AgentOptionsError("modelSettings", "must be an object");
+    validateSamplingSettings(options.modelSettings, "modelSettings");
+    if (typeof agent !== "string") validateToolChoice(options.modelSettings, new Set(agent.tools.map((t) => t.name)), "modelSettings");
+  }
   const context = checkContext(typeof agent === "string" ? undefined : agent.options.contextSchema, options.context);
   const args: AgentRunArgs = {
     agent: name,
@@ -86,11 +101,13 @@ export async function startRun(agent: Agent | string, input: unknown, options: R
     ...(options.budget ? { budget: options.budget } : {}),
     ...(options.output ? { output: outputJsonSchema(options.output) } : {}),
     ...(context !== undefined ? { context } : {}),
+    ...(options.modelSettings ? { modelSettings: options.modelSettings } : {}),
   };
   const bytes = Buffer.byteLength(JSON.stringify(args));
-  if (bytes > PAYLOAD_LIMIT_BYTES) throw new PayloadTooLargeError("The run input", bytes, PAYLOAD_LIMIT_BYTES);
+  if (bytes > PAYLOAD_LIMIT_BYTES) throw new PayloadTooLargeError("The run input", bytes, PAYLOAD_LIMIT_BYTES, hasDataUrl(args.messages) ? DATA_URL_HINT : undefined);
   const client = options.client ?? (await getDefaultClient());
-  const firstLine = args.messages.findLast((m) => m.role === "user")?.content.split("\n")[0] ?? "";
+  const last = args.messages.findLast((m) => m.role === "user");
+  const firstLine = (last ? textOf(last.content) : "").split("\n")[0] ?? "";
   const taskQueue = temporalSettings({ taskQueue: options.taskQueue }).taskQueue;
   const workflow = await client.workflow.start(WORKFLOW_NAME, {
     args: [args],

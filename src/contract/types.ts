@@ -11,10 +11,13 @@ export interface RequestedToolCall {
   arguments: string;
 }
 
+/** A part of a user message, in the Chat Completions shape: text, or an image by URL (an https URL, or a `data:` URL). */
+export type ContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string; detail?: "auto" | "low" | "high" } };
+
 /** One message of a conversation, in the shape of the Chat Completions API (camel-cased). */
 export type Message =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string | ContentPart[] }
   | { role: "assistant"; content: string | null; toolCalls?: RequestedToolCall[] }
   | { role: "tool"; toolCallId: string; name: string; content: string };
 
@@ -98,6 +101,13 @@ export interface RunResult<Output = unknown> {
   usageByAgent?: Record<string, RunUsage>;
   /** With an `output` schema: the final answer parsed and validated (`reply` keeps its text). Absent when the run stopped without a valid final answer. */
   output?: Output;
+}
+
+/** A message's text: its content, or its text parts joined by newlines (what intents and backstops see). */
+export function textOf(content: string | ContentPart[] | null): string {
+  if (content === null) return "";
+  if (typeof content === "string") return content;
+  return content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
 }
 
 /** A tool call waiting for a person's approval, in a run or in one of its sub-agents' runs. */

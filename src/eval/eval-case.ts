@@ -1,3 +1,4 @@
+import { textOf } from "../contract/types.js";
 import type { RunInput } from "../client/normalize-input.js";
 import { normalizeInput } from "../client/normalize-input.js";
 
@@ -19,7 +20,7 @@ export function caseInputText(input: RunInput): string {
   const messages = normalizeInput(input);
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i]!;
-    if (message.role === "user") return message.content;
+    if (message.role === "user") return textOf(message.content);
   }
   return "";
 }

@@ -42,6 +42,8 @@ export function toChatMessages(instructions: string | undefined, messages: Messa
         };
       case "tool":
         return { role: "tool", tool_call_id: message.toolCallId, content: message.content };
+      case "user":
+        return { role: "user", content: message.content }; // text, or content parts as sent
       default:
         return { role: message.role, content: message.content };
     }

@@ -17,7 +17,7 @@ import { ACTIVITY } from "../contract/constants.js";
 import { initialContractState } from "../contract/contract-state.js";
 import { MAX_PAGE_BYTES, PAGE_BYTES, pageOf } from "../contract/paging.js";
 import { finish, initialState } from "../contract/run-state.js";
-import type { Message, StopReason } from "../contract/types.js";
+import { textOf, type Message, type StopReason } from "../contract/types.js";
 import { mergeBudget, tighterBudget, type RunUsage } from "../contract/usage.js";
 import { countFailedAttempts } from "./failed-attempts.js";
 import { activitiesFor, local, unwrapFailure } from "./activities.js";
@@ -62,7 +62,10 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
     },
     agents,
   );
-  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, streamText: args.streamText === true, agents, ...(budget ? { budget } : {}), ...(args.output ? { output: args.output } : {}) };
+  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, streamText: args.streamText === true, agents, ...(budget ? { budget } : {}), ...(args.output ? { output: args.output } : {}),
+    ...(args.modelSettings ? { modelSettings: args.modelSettings } : {}),
+    firstTrip: 1,
+  };
   const tripsAtStart = run.trips;
   const end = async (stopReason: StopReason, detail: string): Promise<AgentRunResult> => {
     const result = compact(finish(run, stopReason, detail, { workflowId: workflowInfo().workflowId, runId: workflowInfo().runId }));
@@ -111,8 +114,10 @@ function withUsage(error: unknown, usage: RunUsage | undefined): unknown {
   return ApplicationFailure.create({ type: error.type ?? undefined, message: error.message, nonRetryable: error.nonRetryable === true, details: [first ?? {}, ...rest, { usage }] });
 }
 
+/** The user's request, for intents and backstops: the last user message's text (its text parts joined). */
 function lastUserText(messages: Message[]): string {
-  return messages.findLast((m) => m.role === "user")?.content ?? "";
+  const last = messages.findLast((m) => m.role === "user");
+  return last ? textOf(last.content) : "";
 }
 
 /** Continues as new when Temporal suggests it, carrying the contract's budgets and state, the stream, and the run's state. */
@@ -128,6 +133,7 @@ async function continueAsNew(args: AgentRunArgs, ctx: ContractContext, events: R
       ...(args.subAgent ? { subAgent: args.subAgent } : {}),
       ...(args.output ? { output: args.output } : {}),
       ...(args.context !== undefined ? { context: args.context } : {}),
+      ...(args.modelSettings ? { modelSettings: args.modelSettings } : {}),
       resume: { ...carried, stream, input: ctx.input, contract: ctx.contract, ...(ctx.run.agent !== args.agent ? { agent: ctx.run.agent } : {}) },
     };
     return packed ? [next, packed] : [next];

@@ -71,7 +71,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
     },
     agents,
   );
-  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, streamText: args.streamText === true, agents, ...(spec.budget ? { budget: spec.budget } : {}) };
+  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, streamText: args.streamText === true, agents, ...(spec.budget ? { budget: spec.budget } : {}), firstTrip: 1 };
 
   send = async (message) => {
     const start = { messages: run.messages.length, toolCalls: run.toolCalls.length, trace: run.trace.length, trips: run.trips };
@@ -82,6 +82,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
     Object.assign(ctx, { spec, tools });
     run.agent = spec.name;
     delete run.output;
+    loop.firstTrip = run.trips + 1;
     ctx.contract = initialContractState();
     ctx.input = message;
     await progress.step("before the first trip", () => beforeFirstTrip(ctx));

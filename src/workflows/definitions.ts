@@ -5,6 +5,7 @@ import type { ContractState } from "../contract/contract-state.js";
 import type { RunPage, RunPart } from "../contract/paging.js";
 import type { Message, PendingApproval, RunResult, TraceEvent } from "../contract/types.js";
 import type { Budget, RunUsage, Usage } from "../contract/usage.js";
+import type { ModelSettings } from "../models/openai-model.js";
 
 /** The argument of the `agentRun` workflow. */
 export interface AgentRunArgs {
@@ -24,6 +25,8 @@ export interface AgentRunArgs {
   output?: Record<string, unknown>;
   /** The run's context: recorded here once; activities read it with the `run-context` query. */
   context?: unknown;
+  /** This run's model settings, over the model's. */
+  modelSettings?: ModelSettings;
   /** Set when the run continues as new: where to load its state from. */
   resume?: ResumeState;
 }

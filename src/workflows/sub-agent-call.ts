@@ -18,7 +18,7 @@ import { WorkflowExecutionAlreadyStartedError } from "@temporalio/common";
 import type { SubAgentRequest } from "../activities/tool-execute.js";
 import { ACTIVITY, WORKFLOW_NAME } from "../contract/constants.js";
 import { recordChildUsage } from "../contract/run-state.js";
-import type { RequestedToolCall, ToolCallRecord } from "../contract/types.js";
+import { textOf, type RequestedToolCall, type ToolCallRecord } from "../contract/types.js";
 import { remainingBudget, type RunUsage } from "../contract/usage.js";
 import type { AgentRunArgs, AgentRunResult } from "./definitions.js";
 import type { TripLoop } from "./trip-context.js";
@@ -109,5 +109,5 @@ function usageIn(details: unknown[] | null | undefined): RunUsage | undefined {
 
 function firstLine(args: AgentRunArgs): string {
   const first = args.messages[0];
-  return (first?.content ?? "").split("\n")[0]!.slice(0, 100);
+  return textOf(first?.content ?? null).split("\n")[0]!.slice(0, 100);
 }

@@ -4,6 +4,7 @@ import type { AgentSpec } from "../contract/agent-spec.js";
 import type { RunState } from "../contract/run-state.js";
 import type { ToolCallRecord } from "../contract/types.js";
 import type { Budget } from "../contract/usage.js";
+import type { ModelSettings } from "../models/openai-model.js";
 import type { ActivityProxies } from "./activities.js";
 import type { Approvals } from "./approvals.js";
 import type { ContractContext } from "./contract-steps.js";
@@ -28,6 +29,10 @@ export interface TripLoop {
   agents: () => string[];
   /** The run's own output schema, sent to each model call. */
   output?: Record<string, unknown>;
+  /** The run's own model settings, sent to each model call. */
+  modelSettings?: ModelSettings;
+  /** The request's first trip (a forcing toolChoice applies to it only): 1 for a run, per message in a session. */
+  firstTrip: number;
   /** Bumped when a handoff's inputFilter replaced the conversation (workers cache conversations per view). */
   view?: number;
 }

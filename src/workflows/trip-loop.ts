@@ -46,6 +46,8 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
             trip,
             streamText,
             ...(loop.output ? { output: loop.output } : {}),
+            ...(loop.modelSettings ? { modelSettings: loop.modelSettings } : {}),
+            ...(trip === loop.firstTrip ? { firstTrip: true } : {}),
             ...(ctx.context !== undefined ? { hasContext: true } : {}),
             ...(spec.dynamicInstructions ? { input: ctx.input } : {}),
             ...(loop.view ? { view: loop.view } : {}),
