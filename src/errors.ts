@@ -56,8 +56,8 @@ export class UnknownAgentError extends DurableAgentError {
 /** Two agents given to one worker share a name. */
 export class DuplicateAgentError extends DurableAgentError {
   static override isInstance = guard<DuplicateAgentError>("DuplicateAgentError");
-  constructor(readonly agent: string) {
-    super(`Two agents given to ai.worker() are named "${agent}"; give each a unique \`name\`.`);
+  constructor(readonly agent: string, via?: string) {
+    super(`Two agents given to ai.worker()${via ? ` (one of them ${via})` : ""} are named "${agent}"; give each a unique \`name\`.`);
   }
 }
 

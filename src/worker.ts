@@ -10,6 +10,7 @@ import { createActivities, createRegistry } from "./activities/index.js";
 import { dataConverterFromEnv } from "./codec/data-converter.js";
 import { temporalSecurity, temporalSettings, type TemporalSecurity } from "./client/connection.js";
 import { TemporalConnectionError } from "./errors.js";
+import { withSubAgents } from "./subagents/collect-agents.js";
 import { bundleAgentWorkflows } from "./workflow-bundle.js";
 
 export { bundleAgentWorkflows, workflowsPath } from "./workflow-bundle.js";
@@ -24,7 +25,7 @@ export interface AgentWorkerOptions {
    * must be registered on the server first (the dev server helper does; see the README). Default off.
    */
   searchAttributes?: boolean;
-  /** The agents this worker serves; names must be unique. */
+  /** The agents this worker serves; names must be unique. Their sub-agents (`asTool`) and handoff targets are served too, without being listed. */
   agents: Agent[];
   /** Default `TEMPORAL_TASK_QUEUE`, else `durable-agent`. */
   taskQueue?: string;
@@ -55,11 +56,12 @@ export interface AgentWorkerOptions {
 
 /** Creates a Temporal worker that runs the given agents. Call `run()` (or `runUntil()`) on it. */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
-  const registry = createRegistry(options.agents);
+  const agents = withSubAgents(options.agents); // sub-agents and handoff targets need not be listed
+  const registry = createRegistry(agents);
   const settings = temporalSettings({ taskQueue: options.taskQueue, namespace: options.namespace });
   const dataConverter = options.dataConverter ?? dataConverterFromEnv();
   const connection = options.connection ?? (await connectNative(settings.address, temporalSecurity(options)));
-  const telemetry = options.telemetry ? telemetryWorkerOptions(options.telemetry, options.agents, options.workerOptions) : undefined;
+  const telemetry = options.telemetry ? telemetryWorkerOptions(options.telemetry, agents, options.workerOptions) : undefined;
   return Worker.create({
     ...options.workerOptions,
     ...telemetry,

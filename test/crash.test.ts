@@ -6,10 +6,11 @@ import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { z } from "zod";
-import { ai, type RunResult, type StreamedRunEvent } from "../src/index.js";
+import { ai, type RunResult, type StreamedRunEvent, type TraceEvent } from "../src/index.js";
 import { startScriptedModel, type ScriptedRequest } from "../src/testing/index.js";
 import { connectHarness, taskQueue, type Harness } from "./harness.js";
 import { startHttpMcpServer } from "./fixtures/mcp/http-server.js";
+import { ask, byAgent } from "./subagent-helpers.js";
 
 let harness: Harness;
 const children: ChildProcess[] = [];
@@ -249,5 +250,87 @@ describe("an MCP call survives a SIGKILLed worker", () => {
     const history = await handle.workflow.fetchHistory();
     const attempts = history.events!.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
     expect(attempts).toEqual([1, 1, 2, 1]); // mcp.list, model call, MCP call (retried once), model call
+  }, 90_000);
+});
+
+describe("sub-agents survive a SIGKILLed worker", () => {
+  const crashTriage = ai.agent({ name: "crash-triage", model: ai.openai("gpt-test") });
+  const refundCall = { toolCalls: [{ name: "refund", arguments: { amount: 42 } }] };
+
+  /** Child runs of a run: workflows whose id starts with the run's id and a slash. */
+  async function childRuns(workflowId: string): Promise<string[]> {
+    const ids: string[] = [];
+    for await (const execution of harness.client.workflow.list({ query: `WorkflowId STARTS_WITH "${workflowId}/"` })) ids.push(`${execution.workflowId} ${execution.status.name}`);
+    return ids;
+  }
+
+  it("a worker killed while the child runs: the child's call is retried inside the one child run; the call re-attaches, no second child starts", async () => {
+    let childReached!: () => void;
+    const reached = new Promise<void>((resolve) => (childReached = resolve));
+    let childRequests = 0;
+    const model = await startScriptedModel(
+      byAgent({
+        "crash-triage": [{ toolCalls: [ask("billing", "What is invoice 7?")] }, "Invoice 7 is $42."],
+        "crash-billing": [
+          async (request) => {
+            childRequests += 1;
+            childReached();
+            await request.closed; // held until the worker that sent it is killed
+            return "never sent";
+          },
+          () => ((childRequests += 1), "Invoice 7: $42."),
+        ],
+      }),
+    );
+    const env = { TEMPORAL_ADDRESS: harness.address, TEMPORAL_TASK_QUEUE: taskQueue(), OPENAI_BASE_URL: model.baseURL, TOOL_LOG: join(mkdtempSync(join(tmpdir(), "crash-")), "tool.log"), WORKFLOW_BUNDLE: inject("workflowBundlePath") };
+    const first = startWorkerProcess(env);
+    const handle = await crashTriage.start("What is invoice 7?", { client: harness.client, taskQueue: env.TEMPORAL_TASK_QUEUE });
+    await reached;
+    first.child.kill("SIGKILL");
+    const second = startWorkerProcess(env);
+    const result = await handle.result();
+    const children = await childRuns(result.workflowId);
+    const history = await handle.workflow.fetchHistory();
+    second.child.kill("SIGKILL");
+    await model.close();
+    expect(result).toMatchObject({ stopReason: "answered", reply: "Invoice 7 is $42." });
+    expect(result.toolCalls).toMatchObject([{ name: "billing", status: "ok", output: "Invoice 7: $42.", childWorkflowId: `${result.workflowId}/trip-1/call_0_0` }]);
+    expect(children).toEqual([`${result.workflowId}/trip-1/call_0_0 COMPLETED`]); // one child run
+    expect(history.events!.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toHaveLength(1);
+    expect(childRequests).toBe(2); // the child's model call: the held attempt and its retry
+  }, 90_000);
+
+  it("a nested approval survives a worker crash: approved from the caller's handle on a new worker, the child's tool runs once", async () => {
+    const model = await startScriptedModel(
+      byAgent({
+        "crash-triage": [{ toolCalls: [ask("billing", "Refund $42")] }, "Refunded $42."],
+        "crash-billing": [refundCall, "Refund done."],
+      }),
+    );
+    const toolLog = join(mkdtempSync(join(tmpdir(), "crash-")), "tool.log");
+    const env = { TEMPORAL_ADDRESS: harness.address, TEMPORAL_TASK_QUEUE: taskQueue(), OPENAI_BASE_URL: model.baseURL, TOOL_LOG: toolLog, WORKFLOW_BUNDLE: inject("workflowBundlePath") };
+    const first = startWorkerProcess(env);
+    const handle = await crashTriage.start("Refund me", { client: harness.client, taskQueue: env.TEMPORAL_TASK_QUEUE });
+    let requested: StreamedRunEvent | undefined;
+    for await (const event of handle.stream()) {
+      if (event.type === "approval" && event.outcome === "requested") {
+        requested = event;
+        break;
+      }
+    }
+    first.child.kill("SIGKILL");
+    const second = startWorkerProcess(env);
+    const pending = await handle.pendingApprovals(); // answered by the new worker, from the caller's recorded state
+    await handle.approve(pending[0]!.callId);
+    const result = await handle.result();
+    second.child.kill("SIGKILL");
+    await model.close();
+    expect(requested).toMatchObject({ agents: ["crash-triage", "crash-billing"], tool: "refund" });
+    expect(pending).toMatchObject([{ tool: "refund", agent: "crash-billing", workflowId: `${result.workflowId}/trip-1/call_0_0`, input: { amount: 42 } }]);
+    expect(result).toMatchObject({ stopReason: "answered", reply: "Refunded $42." });
+    const billing = result.trace.find((e) => e.type === "subagent.finished");
+    expect(billing).toMatchObject({ stopReason: "answered" });
+    expect((billing as { trace: TraceEvent[] }).trace.filter((e) => e.type === "approval").map((e) => (e as { outcome: string }).outcome)).toEqual(["requested", "approved"]);
+    expect(readFileSync(toolLog, "utf8")).toBe("refund executed\n");
   }, 90_000);
 });

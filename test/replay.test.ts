@@ -13,6 +13,8 @@ import { ai, type Agent, type AgentOptions, type Backstop, type RunInput, type R
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
 import { startHttpMcpServer } from "./fixtures/mcp/http-server.js";
+import { ask, byAgent, testAgent, usageByAgent } from "./subagent-helpers.js";
+import type { RunHandle } from "../src/index.js";
 
 const FIXTURES = new URL("./fixtures/histories/", import.meta.url);
 
@@ -120,7 +122,102 @@ async function replay(histories: Array<{ workflowId: string; history: unknown }>
   return failures;
 }
 
+/** Multi-agent scenarios: the calling run's history and each child's, replayed apart (a child's events are in its own history). */
+const lookup = ai.tool({ name: "lookup_invoice", input: z.object({ id: z.string() }), execute: async ({ id }) => ({ id, amount: 42 }) });
+const refund = ai.tool({ name: "refund", input: z.object({ amount: z.number() }), needsApproval: true, execute: async () => ({ ok: true }) });
+type TreeScenario = {
+  script: Parameters<typeof byAgent>[0];
+  agents: (baseURL: string) => Agent;
+  /** Acts on the live run (approves, cancels). */
+  drive?: (handle: RunHandle) => Promise<void>;
+};
+const treeScenarios: Record<string, TreeScenario> = {
+  "subagents-parallel-handoff": {
+    script: {
+      triage: [{ toolCalls: [ask("billing", "Invoice 7?"), ask("support", "Plan active?")] }, { toolCalls: [{ name: "transfer_to_closer", arguments: {} }] }],
+      billing: [{ toolCalls: [{ name: "lookup_invoice", arguments: { id: "7" } }] }, "Invoice 7 is $42."],
+      support: ["Active."],
+      closer: ["All sorted."],
+    },
+    agents: (baseURL) => {
+      const billing = testAgent("billing", baseURL, { tools: [lookup] });
+      return testAgent("triage", baseURL, { tools: [billing.asTool(), testAgent("support", baseURL).asTool()], handoffs: [testAgent("closer", baseURL)] });
+    },
+  },
+  "subagents-three-levels": {
+    script: { lead: [{ toolCalls: [ask("manager", "Plan")] }, "Planned."], manager: [{ toolCalls: [ask("worker", "Tasks?")] }, "Two tasks."], worker: ["A and B."] },
+    agents: (baseURL) => testAgent("lead", baseURL, { tools: [testAgent("manager", baseURL, { tools: [testAgent("worker", baseURL).asTool()] }).asTool()] }),
+  },
+  "subagents-approval": {
+    script: { triage: [{ toolCalls: [ask("billing", "Refund $42")] }, "Refunded."], billing: [{ toolCalls: [{ name: "refund", arguments: { amount: 42 } }] }, "Done."] },
+    agents: (baseURL) => testAgent("triage", baseURL, { tools: [testAgent("billing", baseURL, { tools: [refund] }).asTool()] }),
+    drive: async (handle) => {
+      for await (const event of handle.stream()) if (event.type === "approval" && event.outcome === "requested") break;
+      await handle.approve((await handle.pendingApprovals())[0]!.callId);
+    },
+  },
+  "subagents-budget-and-failure": {
+    script: {
+      triage: [{ toolCalls: [ask("billing", "All invoices"), ask("broken", "Go")] }, { toolCalls: [{ name: "transfer_to_billing", arguments: {} }] }, "Unreached."],
+      billing: [...Array(4).fill({ toolCalls: [{ name: "lookup_invoice", arguments: { id: "1" } }] })],
+      broken: [{ status: 401 }],
+    },
+    agents: (baseURL) => {
+      const billing = testAgent("billing", baseURL, { tools: [lookup], budget: { maxTokens: 150 } });
+      return testAgent("triage", baseURL, { tools: [billing.asTool(), testAgent("broken", baseURL).asTool()], handoffs: [{ agent: billing, inputFilter: (m) => m.filter((x) => x.role === "user") }], budget: { maxTokens: 400 } });
+    },
+  },
+  "subagents-cancel": {
+    script: { triage: [{ toolCalls: [ask("slow", "Wait")] }], slow: [async (request) => (await request.closed, "never")] },
+    agents: (baseURL) => testAgent("triage", baseURL, { tools: [testAgent("slow", baseURL).asTool()] }),
+    drive: async (handle) => {
+      for await (const event of handle.stream()) if (event.type === "trip.started" && event.agents?.at(-1) === "slow") break;
+      await handle.cancel();
+    },
+  },
+};
+
+async function recordTree(name: string): Promise<{ histories: Array<{ file: string; workflowId: string; history: unknown }>; result: RunResult }> {
+  const { script, agents, drive } = treeScenarios[name]!;
+  const model = await startScriptedModel(byAgent(script), { usage: usageByAgent({ triage: 10, billing: 100, support: 1, closer: 1, lead: 1, manager: 1, worker: 1 }) });
+  try {
+    const root = agents(model.baseURL);
+    return await withWorker(harness, [root], async ({ taskQueue }) => {
+      const handle = await root.start("Help me", { client: harness.client, taskQueue, workflowId: `replay-${name}-${Date.now()}` });
+      await drive?.(handle);
+      const result = await handle.result();
+      const ids = [result.workflowId, ...childIds(result.trace)];
+      const histories = [];
+      for (const [i, id] of ids.entries()) {
+        // Replayed under their own workflow ids: a child's id derives from its caller's.
+        histories.push({ file: i === 0 ? name : `${name}.child-${i}`, workflowId: id, history: JSON.parse(historyToJSON(await harness.client.workflow.getHandle(id).fetchHistory())) });
+      }
+      return { histories, result };
+    });
+  } finally {
+    await model.close();
+  }
+}
+
+function childIds(trace: RunResult["trace"]): string[] {
+  return trace.flatMap((e) => (e.type === "subagent.finished" ? [e.workflowId, ...childIds(e.trace ?? [])] : []));
+}
+
 describe("replay", () => {
+  it("fresh histories of multi-agent runs (callers and children) replay without a determinism error", async () => {
+    const all = [];
+    for (const name of Object.keys(treeScenarios)) {
+      const { histories, result } = await recordTree(name);
+      expect(histories.length).toBeGreaterThan(1);
+      if (name === "subagents-cancel") expect(result.stopReason).toBe("cancelled");
+      if (name === "subagents-budget-and-failure") expect(result).toMatchObject({ stopReason: "budget", agent: "billing", toolCalls: [{ status: "failed" }, { status: "failed" }, { name: "transfer_to_billing", status: "ok" }, { status: "ok" }, { status: "ok" }] });
+      all.push(...histories);
+      // Multi-agent fixtures keep their workflow id beside the history: replaying under another id would derive other child ids.
+      if (process.env.RECORD_FIXTURES) for (const { file, workflowId, history } of histories) writeFileSync(new URL(`${file}.json`, FIXTURES), JSON.stringify({ workflowId, history }, null, 1) + "\n");
+    }
+    expect(await replay(all)).toEqual([]);
+  });
+
   it("fresh histories of every trip-loop path replay without a determinism error", async () => {
     const histories = [];
     const repromptKinds = new Set<string>();
@@ -142,7 +239,10 @@ describe("replay", () => {
   it("committed fixtures of earlier versions still replay", async () => {
     const files = readdirSync(FIXTURES).filter((file) => file.endsWith(".json"));
     expect(files.length).toBeGreaterThanOrEqual(Object.keys(scenarios).length);
-    const histories = files.map((file) => ({ workflowId: file, history: JSON.parse(readFileSync(new URL(file, FIXTURES), "utf8")) }));
+    const histories = files.map((file) => {
+      const json = JSON.parse(readFileSync(new URL(file, FIXTURES), "utf8"));
+      return "history" in json ? { workflowId: json.workflowId, history: json.history } : { workflowId: file, history: json };
+    });
     expect(await replay(histories)).toEqual([]);
   });
 

@@ -35,10 +35,10 @@ const asRecorded = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 export class ConversationCache {
   readonly #runs = new Map<string, HeldConversation>();
 
-  /** The first `check.length` messages of a run, and whether the worker had to read any. */
-  async read(client: Client, ref: Required<RunRef>, check: (ConversationCheck & { tail: Message[] }) | number): Promise<{ messages: Message[]; source: ConversationSource }> {
+  /** The first `check.length` messages of a run (held under `key`: the run id, or its id and view after a handoff's inputFilter), and whether the worker had to read any. */
+  async read(client: Client, ref: Required<RunRef>, check: (ConversationCheck & { tail: Message[] }) | number, key: string = ref.runId): Promise<{ messages: Message[]; source: ConversationSource }> {
     const length = typeof check === "number" ? check : check.length;
-    const held = this.#held(ref.runId);
+    const held = this.#held(key);
     let source: ConversationSource = "held";
     if (held.messages.length < length && typeof check !== "number") this.#tryProduced(held, check);
     if (held.messages.length < length) {

@@ -8,13 +8,14 @@ import { createToolExecute } from "./tool-execute.js";
 import { keepAlive } from "./keep-alive.js";
 import { runLoad } from "./run-load.js";
 import { createMcpList } from "../mcp/list-activity.js";
+import { subAgentResult } from "./sub-agent-result.js";
 import type { AgentRegistry, WorkerFeatures } from "./registry.js";
 import { ConversationCache } from "./conversation-cache.js";
 import { runRefOf } from "./run-reader.js";
 
 export { createRegistry, type AgentRegistry, type WorkerFeatures } from "./registry.js";
 export type { ModelCallInput, ModelCallOutput } from "./model-call.js";
-export type { ToolExecuteInput } from "./tool-execute.js";
+export type { HandoffRequest, SubAgentRequest, ToolExecuteInput } from "./tool-execute.js";
 
 /** The activities a worker registers, under their stable type names; the non-local ones keep themselves alive with heartbeats. */
 export function createActivities(registry: AgentRegistry, features: WorkerFeatures = {}) {
@@ -27,6 +28,7 @@ export function createActivities(registry: AgentRegistry, features: WorkerFeatur
     [ACTIVITY.backstopRun]: keepAlive(createBackstopRun(registry)),
     [ACTIVITY.runLoad]: keepAlive(runLoad),
     [ACTIVITY.mcpList]: keepAlive(createMcpList(registry)),
+    [ACTIVITY.subAgentResult]: keepAlive(subAgentResult),
   };
 }
 
@@ -34,7 +36,8 @@ export function createActivities(registry: AgentRegistry, features: WorkerFeatur
 function heldResults(toolExecute: ReturnType<typeof createToolExecute>, conversations: ConversationCache): ReturnType<typeof createToolExecute> {
   return async (input) => {
     const result = await toolExecute(input);
-    if (!("approvalRequired" in result)) conversations.toolFinished(runRefOf(Context.current()).runId, result);
+    // Sub-agent calls and handoffs are finished by the workflow: their records are not this worker's to hold.
+    if (!("approvalRequired" in result) && !("subAgentCall" in result) && !("handoff" in result)) conversations.toolFinished(runRefOf(Context.current()).runId, result);
     return result;
   };
 }

@@ -33,6 +33,8 @@ export interface ModelCallInput {
   trip: number;
   /** Publish text deltas to the run's stream as they arrive. */
   streamText?: boolean;
+  /** Bumped when a handoff's inputFilter replaced the run's conversation: cached messages of an earlier view are stale. */
+  view?: number;
   /** The run's own output schema (JSON schema), over the agent's `output`. */
   output?: Record<string, unknown>;
   /** The run has a context: read it (by query) for an instructions function. */
@@ -63,8 +65,10 @@ export function createModelCall(registry: AgentRegistry, conversations: Conversa
     const model = agent.options.model;
     const context = Context.current();
     const run = runRefOf(context);
+    // A handoff's inputFilter starts a new view of the conversation: held under its own key.
+    const key = input.view ? `${run.runId}/${input.view}` : run.runId;
     const check = input.conversationDigest === undefined ? input.conversationLength : { length: input.conversationLength, digest: input.conversationDigest, tail: input.conversationTail ?? [] };
-    const { messages, source } = await conversations.read(context.client, run, check);
+    const { messages, source } = await conversations.read(context.client, run, check, key);
     const runContext = await contextFor(context, input.hasContext);
     const deltas = input.streamText ? textDeltaPublisher(input.trip, context.info.attempt) : undefined;
     let reported: OpenAIUsage | undefined;
@@ -92,7 +96,7 @@ export function createModelCall(registry: AgentRegistry, conversations: Conversa
       if (answer.adjustments.length) log.warn("model answer adjusted", { modelId: model.modelId, adjustments: answer.adjustments });
       const usage = usageFromOpenAI(reported, model.settings.pricing);
       const outputCheck = output && !answer.message.toolCalls?.length ? checkOutput(output, answer.message.content) : undefined;
-      conversations.answered(run.runId, answer.message);
+      conversations.answered(key, answer.message);
       return { message: answer.message, ...(usage ? { usage } : {}), ...(outputCheck ? { output: outputCheck } : {}), ...(source === "read" ? { conversationRead: true as const } : {}) };
     } catch (error) {
       await reportFailedAttempt(input.trip, usageFromOpenAI(reported, model.settings.pricing));

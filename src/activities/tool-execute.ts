@@ -3,7 +3,8 @@ import { z } from "zod";
 import type { Agent } from "../agent/define-agent.js";
 import type { Tool } from "../agent/define-tool.js";
 import { refusalReasonOf } from "../contract/tool-result.js";
-import type { RequestedToolCall, ToolCallRecord } from "../contract/types.js";
+import type { Message, RequestedToolCall, ToolCallRecord } from "../contract/types.js";
+import { readRunPart, runRefOf } from "./run-reader.js";
 import { RetryableToolError, ToolOutputError } from "../errors.js";
 import { limitsOf, parseOmittedArguments, truncateOutput, utf8Bytes } from "../limits.js";
 import { mcpSource } from "../contract/mcp-tools.js";
@@ -19,6 +20,8 @@ export interface ToolExecuteInput {
   trip: number;
   /** A person approved this call (for tools with `needsApproval`). */
   approved?: boolean;
+  /** Messages before the answer that asked for the call: what a handoff's `inputFilter` reads. */
+  conversationLength?: number;
   /** The run has a context: read it (by query) for the tool and `isRefusal`. */
   hasContext?: boolean;
 }
@@ -26,6 +29,16 @@ export interface ToolExecuteInput {
 /** What `tool.execute` returns for a call that needs approval first: nothing has run yet. */
 export interface ApprovalRequired {
   approvalRequired: { input: unknown; timeoutMs?: number };
+}
+
+/** What `tool.execute` returns for a valid call of a sub-agent tool: the workflow runs the agent as a child workflow. */
+export interface SubAgentRequest {
+  subAgentCall: { input: unknown; agent: string; message: string };
+}
+
+/** What `tool.execute` returns for a handoff tool's call: the run continues with `to` (from `messages`, when an inputFilter trimmed them). */
+export interface HandoffRequest {
+  handoff: { input: unknown; to: string; messages?: Message[] };
 }
 
 /**
@@ -37,7 +50,7 @@ export interface ApprovalRequired {
  * (src/mcp/execute-mcp-call.ts), with its JSON schema and the worker's connection to the server.
  */
 export function createToolExecute(registry: AgentRegistry) {
-  return async function toolExecute({ agent: agentName, call, trip, approved, hasContext }: ToolExecuteInput): Promise<ToolCallRecord | ApprovalRequired> {
+  return async function toolExecute({ agent: agentName, call, trip, approved, conversationLength, hasContext }: ToolExecuteInput): Promise<ToolCallRecord | ApprovalRequired | SubAgentRequest | HandoffRequest> {
     const agent = lookupAgent(registry, agentName);
     const record = (fields: Omit<ToolCallRecord, "id" | "name" | "trip">): ToolCallRecord => ({ id: call.id, name: call.name, trip, ...fields });
     const limits = limitsOf(agent.options);
@@ -71,6 +84,16 @@ export function createToolExecute(registry: AgentRegistry) {
     }
     if (!approved && (tool.needsApproval === true || (typeof tool.needsApproval === "function" && (await tool.needsApproval(parsed.data))))) {
       return { approvalRequired: { input: raw, ...(tool.approvalTimeoutMs !== undefined ? { timeoutMs: tool.approvalTimeoutMs } : {}) } };
+    }
+    if (tool.subAgent) return { subAgentCall: { input: raw, agent: tool.subAgent.agent.name, message: await tool.subAgent.toMessage(parsed.data) } };
+    if (tool.handoff) {
+      const { agent: to, inputFilter } = tool.handoff;
+      if (!inputFilter) return { handoff: { input: raw, to: to.name } };
+      const context = Context.current();
+      const messages = await readRunPart<Message>(context.client, runRefOf(context), "messages", 0, conversationLength);
+      const filtered = await inputFilter(messages);
+      if (!Array.isArray(filtered)) return record({ input: raw, status: "failed", error: `The inputFilter of the handoff to ${to.name} returned ${typeof filtered}, not an array of messages.` });
+      return { handoff: { input: raw, to: to.name, messages: filtered } };
     }
     const context = await contextFor(Context.current(), hasContext);
     let output: unknown;

@@ -10,6 +10,8 @@ import type { EvalOptions } from "../eval/run-eval.js";
 import { AgentOptionsError } from "../errors.js";
 import { McpToolset } from "../mcp/mcp-toolset.js";
 import type { Tool } from "./define-tool.js";
+import { subAgentTool, type AsToolOptions } from "../subagents/as-tool.js";
+import { handoffTools } from "../subagents/handoff.js";
 import type { AgentOptions } from "./options.js";
 import type { z } from "zod";
 import { agentName, maxTripsOf, validateAgentOptions } from "./validate-options.js";
@@ -35,12 +37,21 @@ export class Agent<Output = unknown, Context = unknown> {
     this.options = options;
     this.name = agentName(options);
     this.maxTrips = maxTripsOf(options);
-    const tools = options.tools ?? [];
+    const tools = [...(options.tools ?? []), ...handoffTools(options.handoffs)];
     this.#tools = new Map(tools.filter((tool): tool is Tool => !(tool instanceof McpToolset)).map((tool) => [tool.name, tool]));
     this.#mcpToolsets = tools.filter((tool): tool is McpToolset => tool instanceof McpToolset);
   }
 
-  /** The agent's `ai.tool()` tools. */
+  /**
+   * This agent as a tool for another agent: each call runs it as a child workflow of the calling
+   * run (its own trips, contract, trace and history), and its answer is the tool's result. Workers
+   * serving the caller serve this agent too.
+   */
+  asTool<Schema extends z.ZodType = z.ZodType<{ message: string }>>(options?: AsToolOptions<Schema>): Tool<z.output<Schema>, unknown> {
+    return subAgentTool(this, options);
+  }
+
+  /** The agent's `ai.tool()` tools, its handoffs' `transfer_to_<name>` tools included. */
   get tools(): Tool[] {
     return [...this.#tools.values()];
   }

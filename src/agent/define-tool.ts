@@ -3,6 +3,7 @@ import { msToNumber } from "@temporalio/common/lib/time.js";
 import { z } from "zod";
 import { AgentOptionsError } from "../errors.js";
 import { checkKnownKeys, type KnownKeys } from "./known-keys.js";
+import type { Message } from "../contract/types.js";
 
 /** What a tool's `execute` receives besides its input. `Context` types `context` (annotate `ctx: ToolContext<MyContext>`). */
 export interface ToolContext<Context = unknown> {
@@ -81,6 +82,23 @@ export interface Tool<Input = any, Output = unknown> {
   readonly approvalTimeoutMs: number | undefined;
   /** Where each call runs. */
   readonly execution: Execution;
+  /** Set on tools from `agent.asTool()`: a call runs that agent as a child workflow of the run. */
+  readonly subAgent?: SubAgentLink<Input>;
+  /** Set on the `transfer_to_<name>` tools of `handoffs`: a call hands the run to that agent. */
+  readonly handoff?: HandoffLink;
+}
+
+/** What a sub-agent tool knows of its agent: the agent (registered on workers with the caller) and how input becomes its message. */
+export interface SubAgentLink<Input = unknown> {
+  readonly agent: { readonly name: string };
+  readonly toMessage: (input: Input) => string | Promise<string>;
+}
+
+/** What a handoff tool knows of the agent it hands the run to. */
+export interface HandoffLink {
+  readonly agent: { readonly name: string };
+  /** Trims the conversation the next agent sees; gets it up to (not including) the answer that handed off. */
+  readonly inputFilter?: (messages: Message[]) => Message[] | Promise<Message[]>;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -6,6 +6,7 @@ import type { McpToolset } from "../mcp/mcp-toolset.js";
 import type { Budget } from "../contract/usage.js";
 import type { Execution, Tool } from "./define-tool.js";
 import type { KnownKeys } from "./known-keys.js";
+import type { Handoff } from "../subagents/handoff.js";
 
 /** A test that makes a run an action request: a case-insensitive substring, a RegExp, or a predicate on the input. */
 export type Intent = string | RegExp | ((input: string) => boolean);
@@ -177,8 +178,14 @@ export interface AgentOptions {
   instructions?: Instructions;
   /** A zod schema for the run's `context`, checked on the client before the run starts. Default: any JSON value. */
   contextSchema?: z.ZodType;
-  /** Tools the model may call: `ai.tool()` values and MCP servers' tools (`ai.mcp()`). */
+  /** Tools the model may call: `ai.tool()` values, MCP servers' tools (`ai.mcp()`), and `otherAgent.asTool()` sub-agents (each call its own child workflow). */
   tools?: Array<Tool | McpToolset>;
+  /**
+   * Agents this one may hand the run to: one `transfer_to_<name>` tool each. When the model calls
+   * it, the run continues with that agent (its instructions, tools, model and contract options)
+   * and the conversation so far; `maxTrips` and `budget` count across the whole run. Default none.
+   */
+  handoffs?: Handoff[];
   /** Model calls per run, re-prompts included. Default 10. */
   maxTrips?: number;
   /** Activity timeouts. */
@@ -242,4 +249,5 @@ export const AGENT_OPTION_KEYS = {
   outputStrict: true,
   onInvalidOutput: true,
   modelExecution: true,
+  handoffs: true,
 } as const satisfies Record<keyof AgentOptions, true> & KnownKeys;

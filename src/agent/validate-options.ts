@@ -5,6 +5,7 @@ import { DEFAULT_LIMITS, MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES } from "../limits.js";
 import { McpToolset } from "../mcp/mcp-toolset.js";
 import { checkKnownKeys } from "./known-keys.js";
 import { ACT_WHEN_ASKED_KEYS, AGENT_LIMIT_KEYS, AGENT_OPTION_KEYS, AGENT_TIMEOUT_KEYS, BACKSTOP_KEYS, ON_TOOL_REFUSAL_KEYS, type AgentOptions } from "./options.js";
+import { handoffTools } from "../subagents/handoff.js";
 import type { Budget } from "../contract/usage.js";
 import type { ModelReference, ModelSettings, OpenAIModelSettings } from "../models/openai-model.js";
 
@@ -36,7 +37,7 @@ export function validateAgentOptions(options: AgentOptions): void {
   if (!Array.isArray(tools)) fail("tools", "must be an array of ai.tool() definitions");
   const seen = new Set<string>();
   const servers = new Set<string>();
-  for (const tool of tools) {
+  for (const tool of [...tools, ...handoffTools(options.handoffs)]) {
     if (tool instanceof McpToolset) {
       if (servers.has(tool.name)) fail("tools", `two MCP toolsets are named "${tool.name}"; give each ai.mcp() a unique name`);
       servers.add(tool.name);

@@ -26,6 +26,12 @@ export function formatTraceEvent(event: TraceEvent): string {
         return `callback error in ${event.source}: ${event.error}`;
       case "run.stopped":
         return `run stopped: ${event.stopReason} (${event.detail})`;
+      case "subagent.started":
+        return `sub-agent ${event.agent} started (${event.tool}, ${event.workflowId})`;
+      case "subagent.finished":
+        return `sub-agent ${event.agent} finished: ${event.stopReason}${event.usage ? ` [${event.usage.totalTokens} tokens]` : ""}`;
+      case "handoff":
+        return `handoff: ${event.from} → ${event.to}`;
       default:
         return JSON.stringify(event);
     }
@@ -33,9 +39,13 @@ export function formatTraceEvent(event: TraceEvent): string {
   return `trip ${String((event as { trip?: number }).trip ?? "-").padEnd(3)} ${detail}`;
 }
 
-/** The whole trace, a line per event. */
-export function formatTrace(trace: TraceEvent[]): string[] {
-  return trace.length === 0 ? ["(the trace is empty)"] : trace.map(formatTraceEvent);
+/** The whole trace, a line per event; a sub-agent's trace indented under the entry of its run. */
+export function formatTrace(trace: TraceEvent[], indent = ""): string[] {
+  if (trace.length === 0) return indent ? [] : ["(the trace is empty)"];
+  return trace.flatMap((event) => {
+    const nested = (event.type === "subagent.finished" || event.type === "subagent.started") && event.trace ? formatTrace(event.trace, `${indent}    `) : [];
+    return [`${indent}${formatTraceEvent(event)}`, ...nested];
+  });
 }
 
 /** One line summing up a finished run. */
@@ -61,6 +71,11 @@ export class RunEventRenderer {
 
   /** Prints one event. */
   render(event: StreamedRunEvent): void {
+    // A sub-agent's events (merged into the stream) get its agent path; its answer text shows in its trace entry.
+    if (event.workflowId !== undefined) {
+      if (event.type !== "text.delta" && event.type !== "model.answered" && event.type !== "run.stopped") this.line(`[${(event.agents ?? []).join(" › ")}] ${formatTraceEvent(event as TraceEvent).replace(/^trip \S+\s+/, "")}`);
+      return;
+    }
     switch (event.type) {
       case "text.delta":
         this.out.write(event.text);

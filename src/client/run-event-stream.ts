@@ -4,6 +4,7 @@ import { defaultPayloadConverter } from "@temporalio/common";
 import proto from "@temporalio/proto";
 import { streamTailQuery, type StreamTail } from "../workflows/definitions.js";
 import { completeResult } from "./complete-result.js";
+import { withSubAgentStreams } from "../subagents/merge-streams.js";
 import { RUN_EVENTS_TOPIC, type RunEvent, type StreamedRunEvent } from "../contract/run-events.js";
 import type { RunResult } from "../contract/types.js";
 
@@ -44,6 +45,12 @@ async function isRunning(handle: WorkflowHandle): Promise<boolean> {
 export interface StreamOptions {
   /** The offset to start from: 0 (default) for the whole run, or the last seen `offset + 1` to resume. */
   fromOffset?: number;
+  /**
+   * Merge in the events of sub-agent runs the run starts (tagged with `agents` and their
+   * `workflowId`; their offsets are their own run's). Default true. A stream resumed from an
+   * offset merges the children started after it.
+   */
+  subAgents?: boolean;
 }
 
 /**
@@ -59,7 +66,13 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
     private readonly options: StreamOptions = {},
   ) {}
 
-  async *[Symbol.asyncIterator](): AsyncIterator<StreamedRunEvent> {
+  [Symbol.asyncIterator](): AsyncIterator<StreamedRunEvent> {
+    if (this.options.subAgents === false) return this.ownEvents();
+    return withSubAgentStreams(this.ownEvents(), (workflowId) => new RunEventStream(this.client, workflowId, async () => completeResult(this.client, await this.client.workflow.getHandle(workflowId).result())));
+  }
+
+  /** The run's own events. */
+  private async *ownEvents(): AsyncGenerator<StreamedRunEvent> {
     // The latest run of the workflow: after a continue-as-new, polls land on the new run.
     const handle = this.client.workflow.getHandle(this.workflowId);
     let next = this.options.fromOffset ?? 0;

@@ -1,8 +1,9 @@
 import { ApplicationFailure, WorkflowFailedError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from "@temporalio/client";
-import type { RunResult, TraceEvent } from "../contract/types.js";
+import type { PendingApproval, RunResult, TraceEvent } from "../contract/types.js";
 import { ApprovalError, rebuildError, RunFailedError, type DurableAgentError } from "../errors.js";
 import type { RunUsage } from "../contract/usage.js";
-import { approveUpdate, rejectUpdate, traceQuery, type AgentRunResult } from "../workflows/definitions.js";
+import { approveUpdate, pendingApprovalsQuery, rejectUpdate, traceQuery, type AgentRunResult } from "../workflows/definitions.js";
+import { nestedTrace } from "../subagents/nested-trace.js";
 import { completeResult } from "./complete-result.js";
 import { getDefaultClient } from "./connection.js";
 import { RunEventStream, type StreamOptions } from "./run-event-stream.js";
@@ -40,7 +41,10 @@ export class RunHandle {
     return this.workflow.cancel().then(() => undefined);
   }
 
-  /** Approves a tool call that waits for approval (a Workflow Update; rejects if no such call waits). */
+  /**
+   * Approves a tool call that waits for approval (a Workflow Update; rejects if no such call waits):
+   * the run's own, or a sub-agent's, which the run forwards to the sub-agent's run.
+   */
   async approve(callId: string): Promise<void> {
     await this.decide(callId, () => this.workflow.executeUpdate(approveUpdate, { args: [callId] }));
   }
@@ -59,9 +63,17 @@ export class RunHandle {
     }
   }
 
-  /** The trace so far (a workflow query). */
-  trace(): Promise<TraceEvent[]> {
-    return this.workflow.query(traceQuery);
+  /**
+   * The trace so far (a workflow query). With `nested`, the traces of sub-agent runs still going
+   * are read too and nested under the calls that started them (finished ones always are).
+   */
+  trace(options: { nested?: boolean } = {}): Promise<TraceEvent[]> {
+    return options.nested ? nestedTrace(this.client, this.workflowId) : this.workflow.query(traceQuery);
+  }
+
+  /** Tool calls waiting for approval in this run and in its sub-agents' runs, at any depth; `approve`/`reject` on this handle reach each of them. */
+  pendingApprovals(): Promise<PendingApproval[]> {
+    return this.workflow.query(pendingApprovalsQuery);
   }
 }
 

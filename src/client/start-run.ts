@@ -39,6 +39,8 @@ export interface RunOptions<Context = unknown> {
   taskQueue?: string;
   /** Stream answer text token by token to the run's stream (default: on for `agent.stream()`, off otherwise). */
   streamText?: boolean;
+  /** This run's budget `{ maxTokens?, maxCostUsd? }`; its fields override the agent's `budget`. */
+  budget?: Budget;
   /**
    * Warn once when the run's first workflow task has not started this long after the start and no
    * worker polls its task queue (default "5 seconds"; `false` turns the check off). The run still waits.
@@ -46,8 +48,6 @@ export interface RunOptions<Context = unknown> {
   noWorkerWarningAfter?: Duration | false;
   /** Where that warning goes (default `console`). */
   logger?: RunLogger;
-  /** This run's budget `{ maxTokens?, maxCostUsd? }`; its fields override the agent's `budget`. */
-  budget?: Budget;
   /** A zod schema for this run's final answer, over the agent's `output`: `result.output` is its typed value. */
   output?: z.ZodType;
   /** This run's model settings (`toolChoice`, `topP`, `seed`, ...); its fields override those of `ai.openai(id, settings)`. */

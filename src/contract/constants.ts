@@ -25,4 +25,5 @@ export const ACTIVITY = {
   backstopRun: "backstop.run",
   runLoad: "run.load",
   mcpList: "mcp.list",
+  subAgentResult: "subagent.result",
 } as const;

@@ -12,13 +12,18 @@ export const RUN_EVENTS_TOPIC = "run-events";
  * - `tool.started`: a tool call is about to run;
  * - `run.finished`: the run's result.
  */
-export type RunEvent =
+export type RunEvent = (
   | TraceEvent
   | { type: "trip.started"; trip: number }
   | { type: "text.delta"; trip: number; attempt: number; text: string }
   | { type: "trip.retry"; trip: number; attempt: number }
   | { type: "tool.started"; trip: number; tool: string; callId: string }
-  | { type: "run.finished"; result: RunResult };
+  | { type: "run.finished"; result: RunResult }
+) & { agents?: string[] };
 
-/** A run event with its position in the run's stream (the offset to resume after). */
-export type StreamedRunEvent = RunEvent & { offset: number };
+/**
+ * A run event with its position in its run's stream (the offset to resume after), and the agent
+ * path it came from (`["triage", "billing"]`: the billing sub-agent called by triage). Events of
+ * sub-agent runs, merged into their caller's stream, carry their own run's `workflowId`.
+ */
+export type StreamedRunEvent = RunEvent & { offset: number; agents?: string[]; workflowId?: string };

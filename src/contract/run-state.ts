@@ -1,7 +1,7 @@
 /** The run's state as plain data, and the pure steps that change it. Workflow-safe. */
 import { toolResultContent } from "./tool-result.js";
 import type { Message, RequestedToolCall, RunResult, StopReason, ToolCallRecord, TraceEvent } from "./types.js";
-import { addUsage, type RunUsage, type Usage } from "./usage.js";
+import { addRunUsage, addUsage, type RunUsage, type Usage } from "./usage.js";
 
 /** Everything a run has done so far. */
 export interface RunState {
@@ -14,6 +14,10 @@ export interface RunState {
   usage?: RunUsage;
   /** Tokens used by the current request: the run, or a session's current message. Budgets bound it. */
   requestUsage?: RunUsage;
+  /** The agent whose turn it is (changes on a handoff). */
+  agent?: string;
+  /** Usage by agent: this run's agents and its sub-agents' runs. */
+  usageByAgent?: Record<string, RunUsage>;
   /** The final answer as typed output, once it is valid (with an output schema). */
   output?: unknown;
 }
@@ -27,6 +31,17 @@ export function initialState(messages: Message[], trips = 0, usage?: RunUsage): 
 export function recordUsage(state: RunState, usage: Usage, failedAttempt = false): void {
   state.usage = addUsage(state.usage, usage, failedAttempt);
   state.requestUsage = addUsage(state.requestUsage, usage, failedAttempt);
+  if (state.agent !== undefined) state.usageByAgent = { ...state.usageByAgent, [state.agent]: addUsage(state.usageByAgent?.[state.agent], usage, failedAttempt) };
+}
+
+/** Counts a sub-agent run's usage (its failed attempts and its own sub-agents included) in the run's totals. */
+export function recordChildUsage(state: RunState, usage: RunUsage | undefined, byAgent: Record<string, RunUsage> | undefined): void {
+  if (!usage) return;
+  state.usage = addRunUsage(state.usage, usage);
+  state.requestUsage = addRunUsage(state.requestUsage, usage);
+  const merged = { ...state.usageByAgent };
+  for (const [agent, used] of Object.entries(byAgent ?? {})) merged[agent] = addRunUsage(merged[agent], used)!;
+  state.usageByAgent = merged;
 }
 
 /** Records a model answer as the next trip, with the usage it reported. */
@@ -92,6 +107,8 @@ export function finish(state: RunState, stopReason: StopReason, detail: string, 
     trips: state.trips,
     trace: state.trace,
     ...(state.usage ? { usage: state.usage } : {}),
+    ...(state.agent !== undefined ? { agent: state.agent } : {}),
+    ...(state.usageByAgent ? { usageByAgent: state.usageByAgent } : {}),
     ...(state.output !== undefined ? { output: state.output } : {}),
   };
 }

@@ -43,6 +43,9 @@ export interface ToolCallRecord {
   trip: number;
   /** Where the tool came from when not from `ai.tool()`: `"mcp:<server>"` for an MCP server's tool. */
   source?: string;
+  /** For a sub-agent tool (`agent.asTool()`): the sub-agent's name and its child workflow's id. */
+  subAgent?: string;
+  childWorkflowId?: string;
 }
 
 /** Why a run ended. */
@@ -61,7 +64,23 @@ export type TraceEvent =
   | { trip: number; type: "callback.error"; source: string; error: string }
   | { trip: number; type: "approval"; tool: string; callId: string; outcome: "requested" | "approved" | "rejected" | "timed-out"; input?: unknown; reason?: string }
   | { trip: number; type: "budget.used-up"; used: string; budget: Budget; usage?: RunUsage }
-  | { trip: number; type: "run.stopped"; stopReason: StopReason; detail: string };
+  | { trip: number; type: "run.stopped"; stopReason: StopReason; detail: string }
+  | { trip: number; type: "subagent.started"; tool: string; callId: string; agent: string; workflowId: string; trace?: TraceEvent[] }
+  | {
+      trip: number;
+      type: "subagent.finished";
+      tool: string;
+      callId: string;
+      agent: string;
+      workflowId: string;
+      /** How the child run ended ("failed" when its workflow failed). */
+      stopReason: StopReason | "failed";
+      detail?: string;
+      usage?: RunUsage;
+      /** The child run's own trace: its re-prompts, tool calls and sub-agents, nested. */
+      trace?: TraceEvent[];
+    }
+  | { trip: number; type: "handoff"; from: string; to: string; callId: string };
 
 /** What `agent.run()` resolves to, and the result of the `agentRun` workflow. `Output` is the type of `output`. */
 export interface RunResult<Output = unknown> {
@@ -76,8 +95,12 @@ export interface RunResult<Output = unknown> {
   /** Model calls made. */
   trips: number;
   trace: TraceEvent[];
-  /** Tokens (and cost, with pricing) the run used, failed attempts included; undefined when the server reported none. */
+  /** Tokens (and cost, with pricing) the run used, failed attempts and sub-agents included; undefined when the server reported none. */
   usage?: RunUsage;
+  /** The agent that gave the final answer (the run's own agent, or the last one handed off to). */
+  agent?: string;
+  /** `usage` by agent name: the run's agents (handoffs) and its sub-agents, at any depth. */
+  usageByAgent?: Record<string, RunUsage>;
   /** With an `output` schema: the final answer parsed and validated (`reply` keeps its text). Absent when the run stopped without a valid final answer. */
   output?: Output;
 }
@@ -87,4 +110,18 @@ export function textOf(content: string | ContentPart[] | null): string {
   if (content === null) return "";
   if (typeof content === "string") return content;
   return content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
+}
+
+/** A tool call waiting for a person's approval, in a run or in one of its sub-agents' runs. */
+export interface PendingApproval {
+  callId: string;
+  tool: string;
+  /** The agent whose call waits. */
+  agent: string;
+  /** Its agent path, root first (e.g. ["triage", "billing"]). */
+  agents: string[];
+  /** The workflow of the run that waits (the parent's own, or a child's). */
+  workflowId: string;
+  input: unknown;
+  trip: number;
 }

@@ -108,6 +108,24 @@ export function mergeBudget(agent: Budget | undefined, run: Budget | undefined):
   return { ...agent, ...run };
 }
 
+/** The tighter of two budgets, field by field (a sub-agent's own budget and what its parent has left). */
+export function tighterBudget(a: Budget | undefined, b: Budget | undefined): Budget | undefined {
+  if (!a || !b) return a ?? b;
+  const min = (x: number | undefined, y: number | undefined) => (x === undefined ? y : y === undefined ? x : Math.min(x, y));
+  const tokens = min(a.maxTokens, b.maxTokens);
+  const cost = min(a.maxCostUsd, b.maxCostUsd);
+  return { ...(tokens !== undefined ? { maxTokens: tokens } : {}), ...(cost !== undefined ? { maxCostUsd: cost } : {}) };
+}
+
+/** What is left of a budget after `usage` (never below zero): the budget a sub-agent run gets. */
+export function remainingBudget(budget: Budget | undefined, usage: RunUsage | undefined): Budget | undefined {
+  if (!budget) return undefined;
+  return {
+    ...(budget.maxTokens !== undefined ? { maxTokens: Math.max(0, budget.maxTokens - (usage?.totalTokens ?? 0)) } : {}),
+    ...(budget.maxCostUsd !== undefined ? { maxCostUsd: roundCost(Math.max(0, budget.maxCostUsd - (usage?.costUsd ?? 0)), "costUsd") } : {}),
+  };
+}
+
 /** Usage in the shape OpenAI's Chat Completions answers report it, for `usageFromOpenAI`. */
 export interface OpenAIUsage {
   prompt_tokens?: number;

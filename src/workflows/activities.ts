@@ -1,5 +1,5 @@
 /** The workflow's view of the activities, with their options. Workflow-safe. */
-import { proxyActivities, proxyLocalActivities, type ActivityInterfaceFor } from "@temporalio/workflow";
+import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities, type ActivityInterfaceFor } from "@temporalio/workflow";
 import type { createActivities } from "../activities/index.js";
 import type { AgentSpec } from "../contract/agent-spec.js";
 
@@ -25,4 +25,17 @@ export function activitiesFor(spec: AgentSpec): { model: ActivityProxies; tools:
     tools,
     localTools: spec.localTools?.length ? proxyLocalActivities<Activities>({ startToCloseTimeout: spec.timeouts.tool, retry: TOOL_RETRY }) : tools,
   };
+}
+
+/** Fails the run with the activity's own typed failure rather than a wrapper. */
+export async function unwrapFailure<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
+      const cause = error.cause;
+      throw ApplicationFailure.create({ type: cause.type ?? undefined, message: cause.message, details: cause.details ?? undefined, nonRetryable: true });
+    }
+    throw error;
+  }
 }

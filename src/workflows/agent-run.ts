@@ -19,12 +19,12 @@ import { MAX_PAGE_BYTES, PAGE_BYTES, pageOf } from "../contract/paging.js";
 import { finish, initialState } from "../contract/run-state.js";
 import { textOf, type Message, type StopReason } from "../contract/types.js";
 import type { McpToolDefinition } from "../contract/mcp-tools.js";
-import { mergeBudget, type RunUsage } from "../contract/usage.js";
+import { mergeBudget, tighterBudget, type RunUsage } from "../contract/usage.js";
 import { countFailedAttempts } from "./failed-attempts.js";
-import { activitiesFor, local } from "./activities.js";
+import { activitiesFor, local, unwrapFailure } from "./activities.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
-import { runTrips, unwrapFailure, type TripLoop } from "./trip-loop.js";
+import { runTrips, type TripLoop } from "./trip-loop.js";
 import { contextQuery, runPageQuery, traceQuery, type AgentRunArgs, type AgentRunResult } from "./definitions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { RunProgress } from "./run-progress.js";
@@ -38,24 +38,34 @@ const RESULT_INLINE_BYTES = 1024 * 1024;
 export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promise<AgentRunResult> {
   const { resume } = args;
   const run = initialState(args.messages, resume?.trips, resume?.usage);
+  if (resume?.usageByAgent) run.usageByAgent = resume.usageByAgent;
+  const agents = () => [...(args.subAgent?.agents ?? []), run.agent ?? args.agent];
   setHandler(traceQuery, () => run.trace);
   setHandler(contextQuery, () => args.context);
   setHandler(runPageQuery, (part, from, maxBytes) => pageOf<unknown>(run[part], from, Math.min(maxBytes ?? PAGE_BYTES, MAX_PAGE_BYTES)));
-  const events = new RunEventPublisher(run, resume?.stream);
+  const events = new RunEventPublisher(run, resume?.stream, agents);
   unpackCarried(run, carried, events);
-  const spec = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
+  const entry = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
+  // After a handoff and continue-as-new, the run goes on with the agent it was handed to (maxTrips and budget stay the entry agent's).
+  const spec = resume?.agent && resume.agent !== entry.name ? await unwrapFailure(() => local[ACTIVITY.describe](resume.agent!)) : entry;
+  run.agent = spec.name;
   const { model, tools, localTools } = activitiesFor(spec);
   const mcpTools = await fixMcpTools(spec, tools, resume?.mcpTools);
   if (resume) await loadCarried(run, resume, tools, events);
-  const budget = mergeBudget(spec.budget, args.budget);
+  // A sub-agent's run gets the tighter of its own budget and what its caller has left.
+  const budget = tighterBudget(mergeBudget(entry.budget, args.budget), args.subAgent?.budget);
   const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages), ...(budget ? { budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
-  const progress = new RunProgress(spec, ctx, run);
+  const progress = new RunProgress(entry, ctx, run);
   countFailedAttempts(run, () => progress.usageChanged());
-  const approvals = new Approvals(run, (waitingFor) => {
-    events.syncTrace();
-    progress.waiting(waitingFor);
-  });
-  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, localTools, mcpTools, streamText: args.streamText === true, ...(budget ? { budget } : {}), ...(args.output ? { output: args.output } : {}),
+  const approvals = new Approvals(
+    run,
+    (waitingFor) => {
+      events.syncTrace();
+      progress.waiting(waitingFor);
+    },
+    agents,
+  );
+  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, localTools, mcpTools, streamText: args.streamText === true, agents, ...(budget ? { budget } : {}), ...(args.output ? { output: args.output } : {}),
     ...(args.modelSettings ? { modelSettings: args.modelSettings } : {}),
     firstTrip: 1,
   };
@@ -72,7 +82,7 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
     // 1. Before the first trip: before-phase backstops, and whether the input asks for an action.
     if (!resume) await progress.step("before the first trip", () => beforeFirstTrip(ctx));
     // 2-4. Trips until the model answers for good, or maxTrips is used up; continue-as-new when suggested.
-    const { stopReason, detail } = await runTrips(loop_, spec.maxTrips, async () => {
+    const { stopReason, detail } = await runTrips(loop_, entry.maxTrips, async () => {
       // Only after a trip of this run's own: loading a large state may itself pass the threshold.
       if (workflowInfo().continueAsNewSuggested && run.trips > tripsAtStart) await continueAsNew(args, ctx, events, mcpTools);
     });
@@ -123,10 +133,11 @@ async function continueAsNew(args: AgentRunArgs, ctx: ContractContext, events: R
       ...(args.streamText ? { streamText: true } : {}),
       ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
       ...(args.budget ? { budget: args.budget } : {}),
+      ...(args.subAgent ? { subAgent: args.subAgent } : {}),
       ...(args.output ? { output: args.output } : {}),
       ...(args.context !== undefined ? { context: args.context } : {}),
       ...(args.modelSettings ? { modelSettings: args.modelSettings } : {}),
-      resume: { ...carried, stream, input: ctx.input, contract: ctx.contract, ...carryMcpTools(mcpTools) },
+      resume: { ...carried, stream, input: ctx.input, contract: ctx.contract, ...carryMcpTools(mcpTools), ...(ctx.run.agent !== args.agent ? { agent: ctx.run.agent } : {}) },
     };
     return packed ? [next, packed] : [next];
   });

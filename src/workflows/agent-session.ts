@@ -11,14 +11,14 @@ import { initialState, lastReply } from "../contract/run-state.js";
 import type { RunResult } from "../contract/types.js";
 import type { RunUsage } from "../contract/usage.js";
 import { countFailedAttempts } from "./failed-attempts.js";
-import { activitiesFor, local } from "./activities.js";
+import { activitiesFor, local, unwrapFailure } from "./activities.js";
 import { Approvals } from "./approvals.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
 import { contextQuery, endUpdate, runPageQuery, sendUpdate, traceQuery, type AgentSessionArgs } from "./definitions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { RunProgress } from "./run-progress.js";
-import { runTrips, unwrapFailure, type TripLoop } from "./trip-loop.js";
+import { runTrips, type TripLoop } from "./trip-loop.js";
 import { carryMcpTools, fixMcpTools } from "./mcp-tool-list.js";
 
 /** What a session returns when it ends. */
@@ -35,7 +35,9 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   setHandler(traceQuery, () => run.trace);
   setHandler(contextQuery, () => args.context);
   setHandler(runPageQuery, (part, from, maxBytes) => pageOf<unknown>(run[part], from, Math.min(maxBytes ?? PAGE_BYTES, MAX_PAGE_BYTES)));
-  const events = new RunEventPublisher(run, args.resume?.stream);
+  const agents = () => [run.agent ?? args.agent];
+  if (args.resume?.usageByAgent) run.usageByAgent = args.resume.usageByAgent;
+  const events = new RunEventPublisher(run, args.resume?.stream, agents);
   unpackCarried(run, carried, events);
   let ended = false;
   let pending = 0;
@@ -56,22 +58,31 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   setHandler(endUpdate, () => void (ended = true));
 
   const spec = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
+  run.agent = spec.name;
   const { model, tools, localTools } = activitiesFor(spec);
   const mcpTools = await fixMcpTools(spec, tools, args.resume?.mcpTools);
   if (args.resume) await loadCarried(run, args.resume, tools, events);
   const ctx: ContractContext = { spec, run, contract: initialContractState(), tools, input: "", ...(spec.budget ? { budget: spec.budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
   const progress = new RunProgress(spec, ctx, run);
   countFailedAttempts(run, () => progress.usageChanged());
-  const approvals = new Approvals(run, (waitingFor) => {
-    events.syncTrace();
-    progress.waiting(waitingFor);
-  });
-  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, localTools, mcpTools, streamText: args.streamText === true, ...(spec.budget ? { budget: spec.budget } : {}), firstTrip: 1 };
+  const approvals = new Approvals(
+    run,
+    (waitingFor) => {
+      events.syncTrace();
+      progress.waiting(waitingFor);
+    },
+    agents,
+  );
+  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, localTools, mcpTools, streamText: args.streamText === true, agents, ...(spec.budget ? { budget: spec.budget } : {}), firstTrip: 1 };
 
   send = async (message) => {
     const start = { messages: run.messages.length, toolCalls: run.toolCalls.length, trace: run.trace.length, trips: run.trips };
     run.messages.push({ role: "user", content: message });
     delete run.requestUsage; // usage and budget are per message, like maxTrips
+    // Each message starts with the session's agent: a handoff lasts for the message it happened in.
+    Object.assign(loop, { spec, model, tools });
+    Object.assign(ctx, { spec, tools });
+    run.agent = spec.name;
     delete run.output;
     loop.firstTrip = run.trips + 1;
     ctx.contract = initialContractState();
@@ -91,6 +102,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
       trips: run.trips - start.trips,
       trace: run.trace.slice(start.trace),
       ...(run.requestUsage ? { usage: run.requestUsage } : {}),
+      ...(run.agent !== undefined ? { agent: run.agent } : {}),
       ...(run.output !== undefined ? { output: run.output } : {}),
     };
   };

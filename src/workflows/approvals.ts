@@ -1,45 +1,112 @@
-/** Tool calls waiting for a person: the approve and reject updates, and the wait with its timeout. */
-import { ApplicationFailure, condition, log, setHandler } from "@temporalio/workflow";
+/**
+ * Tool calls waiting for a person, in the run and in its sub-agents' runs: the approve and reject
+ * Updates, the wait with its timeout, and the notices that carry waiting calls up the tree.
+ *
+ * A sub-agent's run tells its parent by signal when a call starts or stops waiting (the parent
+ * tells its own), so the root knows every waiting call of the tree from its own history. An
+ * approve/reject Update on the root for a call that waits lower down is forwarded by signal
+ * straight to the run that waits: both hops are recorded, so a decision survives worker crashes.
+ */
+import { ApplicationFailure, condition, getExternalWorkflowHandle, log, setHandler, workflowInfo } from "@temporalio/workflow";
 import type { RunState } from "../contract/run-state.js";
-import { approveUpdate, rejectUpdate } from "./definitions.js";
+import type { PendingApproval } from "../contract/types.js";
+import {
+  approvalDecisionSignal,
+  approveUpdate,
+  pendingApprovalsQuery,
+  rejectUpdate,
+  subAgentApprovalSignal,
+  type ApprovalDecision,
+  type SubAgentApprovalNotice,
+} from "./definitions.js";
 
-type Decision = { approved: true } | { approved: false; reason: string };
-
-/** The run's pending approvals. */
+/** The run's pending approvals, and those of its sub-agents. */
 export class Approvals {
-  readonly #pending = new Map<string, string>();
-  readonly #decisions = new Map<string, Decision>();
+  readonly #own = new Map<string, PendingApproval>();
+  /** Calls waiting in sub-agent runs, by `<workflowId>/<callId>`. */
+  readonly #below = new Map<string, PendingApproval>();
+  readonly #decisions = new Map<string, ApprovalDecision>();
+  #toParent: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly run: RunState,
-    /** Called when a call starts or stops waiting, to refresh what observers see. */
+    /** Called when a call of the tree starts or stops waiting, with what to show (undefined: nothing waits). */
     private readonly onChange: (waitingFor: string | undefined) => void,
+    /** The run's agent path, root first. */
+    private readonly agents: () => string[],
   ) {
-    const validate = (callId: string) => {
-      if (!this.#pending.has(callId)) {
-        const waiting = [...this.#pending.keys()].join(", ") || "none";
-        throw ApplicationFailure.create({ type: "UnknownApprovalError", message: `No tool call "${callId}" is waiting for approval (waiting: ${waiting}).`, nonRetryable: true });
-      }
-    };
-    setHandler(approveUpdate, (callId) => void this.#decisions.set(callId, { approved: true }), { validator: validate });
-    setHandler(rejectUpdate, (callId, reason) => void this.#decisions.set(callId, { approved: false, reason: `rejected by a person: ${reason}` }), {
-      validator: (callId: string, _reason: string) => validate(callId),
+    setHandler(approveUpdate, (callId) => this.decide(callId, { approved: true }), { validator: (callId) => void this.find(callId) });
+    setHandler(rejectUpdate, (callId, reason) => this.decide(callId, { approved: false, reason: `rejected by a person: ${reason}` }), {
+      validator: (callId: string, _reason: string) => void this.find(callId),
     });
+    setHandler(approvalDecisionSignal, (callId, decision) => {
+      if (this.#own.has(callId) && !this.#decisions.has(callId)) this.#decisions.set(callId, decision);
+    });
+    setHandler(subAgentApprovalSignal, (notice) => {
+      const key = `${notice.approval.workflowId}/${notice.approval.callId}`;
+      if (notice.waiting) this.#below.set(key, notice.approval);
+      else this.#below.delete(key);
+      this.tellParent(notice);
+      this.changed();
+    });
+    setHandler(pendingApprovalsQuery, () => [...this.#own.values(), ...this.#below.values()]);
   }
 
   /** Waits for a person to approve or reject the call, or for its timeout. */
-  async wait(call: { id: string; name: string }, trip: number, input: unknown, timeoutMs: number | undefined): Promise<Decision> {
-    this.#pending.set(call.id, call.name);
+  async wait(call: { id: string; name: string }, trip: number, input: unknown, timeoutMs: number | undefined): Promise<ApprovalDecision> {
+    const agents = this.agents();
+    const approval: PendingApproval = { callId: call.id, tool: call.name, agent: agents.at(-1)!, agents, workflowId: workflowInfo().workflowId, input, trip };
+    this.#own.set(call.id, approval);
     this.run.trace.push({ trip, type: "approval", tool: call.name, callId: call.id, outcome: "requested", input });
     log.info("tool call waiting for approval", { tool: call.name, callId: call.id });
-    this.onChange(`waiting for approval of ${call.name} (${call.id})`);
+    this.tellParent({ waiting: true, approval });
+    this.changed();
     const decided = () => this.#decisions.has(call.id);
     const inTime = timeoutMs === undefined ? (await condition(decided), true) : await condition(decided, timeoutMs);
-    this.#pending.delete(call.id);
-    const decision: Decision = inTime ? this.#decisions.get(call.id)! : { approved: false, reason: `no approval within ${timeoutMs} ms` };
+    this.#own.delete(call.id);
+    const decision: ApprovalDecision = inTime ? this.#decisions.get(call.id)! : { approved: false, reason: `no approval within ${timeoutMs} ms` };
     const outcome = decision.approved ? "approved" : inTime ? "rejected" : "timed-out";
     this.run.trace.push({ trip, type: "approval", tool: call.name, callId: call.id, outcome, ...(decision.approved ? {} : { reason: decision.reason }) });
-    this.onChange(undefined);
+    this.tellParent({ waiting: false, approval });
+    this.changed();
     return decision;
+  }
+
+  /** The waiting call of that id: the run's own, else a sub-agent's; rejects the Update when there is none or more than one. */
+  private find(callId: string): PendingApproval {
+    const own = this.#own.get(callId);
+    if (own) return own;
+    const below = [...this.#below.values()].filter((a) => a.callId === callId);
+    if (below.length === 1) return below[0]!;
+    const waiting = [...this.#own.keys(), ...[...this.#below.values()].map((a) => `${a.callId} (${a.agent})`)].join(", ") || "none";
+    const problem = below.length > 1 ? `${below.length} runs of the tree wait on a call "${callId}" (${below.map((a) => a.workflowId).join(", ")})` : `No tool call "${callId}" is waiting for approval`;
+    throw ApplicationFailure.create({ type: "UnknownApprovalError", message: `${problem} (waiting: ${waiting}).`, nonRetryable: true });
+  }
+
+  private async decide(callId: string, decision: ApprovalDecision): Promise<void> {
+    const approval = this.find(callId);
+    if (this.#own.has(callId)) {
+      this.#decisions.set(callId, decision);
+      return;
+    }
+    log.info("approval decision forwarded to a sub-agent run", { callId, agent: approval.agent, workflowId: approval.workflowId, approved: decision.approved });
+    await getExternalWorkflowHandle(approval.workflowId).signal(approvalDecisionSignal, callId, decision);
+  }
+
+  /** Passes a notice to the parent run, in order, when this run is a sub-agent's. */
+  private tellParent(notice: SubAgentApprovalNotice): void {
+    const parent = workflowInfo().parent;
+    if (!parent) return;
+    this.#toParent = this.#toParent
+      .then(() => getExternalWorkflowHandle(parent.workflowId).signal(subAgentApprovalSignal, notice))
+      .catch((error) => log.warn("could not tell the parent run about an approval", { callId: notice.approval.callId, error: (error as Error).message }));
+  }
+
+  private changed(): void {
+    const lines = [
+      ...[...this.#own.values()].map((a) => `waiting for approval of ${a.tool} (${a.callId})`),
+      ...[...this.#below.values()].map((a) => `sub-agent ${a.agents.join(" › ")} waits for approval of ${a.tool} (${a.callId})`),
+    ];
+    this.onChange(lines.length ? lines.join("\n\n⏸ ") : undefined);
   }
 }

@@ -31,6 +31,7 @@ export function prepareCarry(run: RunState, events: RunEventPublisher): { carrie
       counts: { messages: run.messages.length, toolCalls: run.toolCalls.length, trace: run.trace.length },
       trips: run.trips,
       ...(run.usage ? { usage: run.usage } : {}),
+      ...(run.usageByAgent ? { usageByAgent: run.usageByAgent } : {}),
     },
     packed,
   };

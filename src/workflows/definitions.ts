@@ -4,7 +4,7 @@ import type { WorkflowStreamState } from "@temporalio/workflow-streams/workflow"
 import type { ContractState } from "../contract/contract-state.js";
 import type { McpToolDefinition } from "../contract/mcp-tools.js";
 import type { RunPage, RunPart } from "../contract/paging.js";
-import type { Message, RunResult, TraceEvent } from "../contract/types.js";
+import type { Message, PendingApproval, RunResult, TraceEvent } from "../contract/types.js";
 import type { Budget, RunUsage, Usage } from "../contract/usage.js";
 import type { ModelSettings } from "../models/openai-model.js";
 
@@ -20,6 +20,8 @@ export interface AgentRunArgs {
   timeoutMs?: number;
   /** This run's budget, over the agent's. */
   budget?: Budget;
+  /** Set when the run is a sub-agent's (a child workflow started by `agent.asTool()`'s call). */
+  subAgent?: SubAgentArgs;
   /** This run's output schema (JSON schema, from the zod schema given to `run`), over the agent's `output`. */
   output?: Record<string, unknown>;
   /** The run's context: recorded here once; activities read it with the `run-context` query. */
@@ -28,6 +30,14 @@ export interface AgentRunArgs {
   modelSettings?: ModelSettings;
   /** Set when the run continues as new: where to load its state from. */
   resume?: ResumeState;
+}
+
+/** What a sub-agent's run learns from the run that called it. */
+export interface SubAgentArgs {
+  /** The agent path of the calling run, root first (e.g. ["triage"]); the child's own path adds its agent. */
+  agents: string[];
+  /** What is left of the calling run's budget: the child's budget is the tighter of it and its own. */
+  budget?: Budget;
 }
 
 /**
@@ -39,6 +49,8 @@ export interface ResumeState extends CarriedRun {
   /** The user's request, for intents and backstops. */
   input: string;
   contract: ContractState;
+  /** The agent whose turn it is, when a handoff changed it. */
+  agent?: string;
 }
 
 /** What every workflow continued as new carries: where its state came from, and its stream. */
@@ -51,6 +63,7 @@ export interface CarriedRun {
   mcpTools?: McpToolDefinition[];
   /** Tokens used so far (absent in runs carried by versions without usage). */
   usage?: RunUsage;
+  usageByAgent?: Record<string, RunUsage>;
 }
 
 /**
@@ -78,6 +91,20 @@ export const streamTailQuery = defineQuery<StreamTail, [number]>("run-events-tai
 export const approveUpdate = defineUpdate<void, [callId: string]>("approve");
 /** Rejects a tool call waiting for approval; the reason reaches the model as a refusal. */
 export const rejectUpdate = defineUpdate<void, [callId: string, reason: string]>("reject");
+
+/** Tool calls waiting for approval in the run and in its sub-agents' runs, at any depth. */
+export const pendingApprovalsQuery = defineQuery<PendingApproval[]>("pending-approvals");
+
+/** A person's decision on a call, as a run's approve/reject Update forwards it to the sub-agent run that waits. */
+export type ApprovalDecision = { approved: true } | { approved: false; reason: string };
+export const approvalDecisionSignal = defineSignal<[callId: string, decision: ApprovalDecision]>("approval.decide");
+
+/** A sub-agent run tells its parent (which tells its own) that a call started or stopped waiting for approval. */
+export interface SubAgentApprovalNotice {
+  waiting: boolean;
+  approval: PendingApproval;
+}
+export const subAgentApprovalSignal = defineSignal<[SubAgentApprovalNotice]>("subagent.approval");
 
 /** The argument of the `agentSession` workflow. */
 export interface AgentSessionArgs {

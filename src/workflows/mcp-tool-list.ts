@@ -9,7 +9,7 @@ import type { AgentSpec } from "../contract/agent-spec.js";
 import type { McpToolDefinition } from "../contract/mcp-tools.js";
 import type { ActivityProxies } from "./activities.js";
 import { mcpToolsQuery } from "./definitions.js";
-import { unwrapFailure } from "./trip-loop.js";
+import { unwrapFailure } from "./activities.js";
 
 /** Lists the agent's MCP tools unless the run carries its list already; an agent without MCP toolsets lists nothing. */
 export async function fixMcpTools(spec: AgentSpec, tools: ActivityProxies, carried: McpToolDefinition[] | undefined): Promise<McpToolDefinition[]> {

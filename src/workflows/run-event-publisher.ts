@@ -14,6 +14,8 @@ export class RunEventPublisher {
   constructor(
     private readonly run: RunState,
     state?: WorkflowStreamState,
+    /** The run's agent path, root first: each event is tagged with it (a handoff changes its last entry). */
+    private readonly agents?: () => string[],
   ) {
     this.stream = new WorkflowStream(state);
     this.#topic = this.stream.topic<RunEvent>(RUN_EVENTS_TOPIC);
@@ -31,7 +33,11 @@ export class RunEventPublisher {
   /** Publishes one event. */
   publish(event: RunEvent): void {
     this.syncTrace();
-    this.#topic.publish(event);
+    this.#topic.publish(this.tagged(event));
+  }
+
+  private tagged(event: RunEvent): RunEvent {
+    return this.agents ? { ...event, agents: this.agents() } : event;
   }
 
   /** After continue-as-new: the loaded trace was already published by the run before. */
@@ -41,7 +47,7 @@ export class RunEventPublisher {
 
   /** Publishes the trace events recorded since the last call. */
   syncTrace(): void {
-    for (const event of this.run.trace.slice(this.#traceSent)) this.#topic.publish(event);
+    for (const event of this.run.trace.slice(this.#traceSent)) this.#topic.publish(this.tagged(event));
     this.#traceSent = this.run.trace.length;
   }
 }

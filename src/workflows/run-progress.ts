@@ -26,8 +26,8 @@ export class RunProgress {
 
   constructor(
     private readonly spec: AgentSpec,
-    /** Read on each update: a session swaps in a fresh contract state per message. */
-    private readonly ctx: { contract: ContractState },
+    /** Read on each update: a session swaps in a fresh contract state per message, a handoff the next agent's spec. */
+    private readonly ctx: { contract: ContractState; spec: AgentSpec },
     private readonly run: RunState,
   ) {
     if (spec.searchAttributes) upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.agent, value: spec.name }]);
@@ -73,7 +73,7 @@ export class RunProgress {
     const reprompts = this.run.trace.filter((e) => e.type === "reprompt").map((e) => e.kind);
     setCurrentDetails(
       [
-        `**${this.spec.name}** · trip ${this.run.trips} of ${this.spec.maxTrips} · now: ${this.where}`,
+        `**${this.ctx.spec.name}**${this.ctx.spec.name !== this.spec.name ? ` (handed off from ${this.spec.name})` : ""} · trip ${this.run.trips} of ${this.spec.maxTrips} · now: ${this.where}`,
         ...(this.#waiting ? [`⏸ ${this.#waiting}`] : []),
         lastCall ? `last tool call: \`${lastCall.name}\` → ${lastCall.status}${lastCall.reason ? ` (${lastCall.reason})` : ""}` : "no tool calls yet",
         ...(this.run.usage ? [usageLine(this.run.usage)] : []),

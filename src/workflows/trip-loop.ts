@@ -1,48 +1,21 @@
 /**
- * The trips of one request, shared by runs and sessions: model call, tool calls (approvals
- * included), and the contract's judgement of an answer that would end the request.
+ * The trips of one request, shared by runs and sessions: model call, tool calls (approvals,
+ * sub-agents and handoffs included), and the contract's judgement of an answer that would end the request.
  */
 import { ActivityFailure, ApplicationFailure, isCancellation, log } from "@temporalio/workflow";
+import type { HandoffRequest } from "../activities/tool-execute.js";
 import { ACTIVITY } from "../contract/constants.js";
 import { DigestChain } from "../contract/conversation-digest.js";
-import type { AgentSpec } from "../contract/agent-spec.js";
 import { updatePendingRefusals } from "../contract/decide.js";
-import { failedCall, lastReply, recordAnswer, recordToolCalls, type RunState } from "../contract/run-state.js";
-import { budgetUsedUp, type Budget } from "../contract/usage.js";
+import { failedCall, lastReply, recordAnswer, recordToolCalls } from "../contract/run-state.js";
+import { budgetUsedUp } from "../contract/usage.js";
 import type { Message, RequestedToolCall, ToolCallRecord } from "../contract/types.js";
-import { mcpSource, type McpToolDefinition } from "../contract/mcp-tools.js";
-import type { ModelSettings } from "../models/openai-model.js";
-import type { ActivityProxies } from "./activities.js";
-import type { Approvals } from "./approvals.js";
+import { mcpSource } from "../contract/mcp-tools.js";
+import { unwrapFailure } from "./activities.js";
 import { judgeAnswer, type ContractContext } from "./contract-steps.js";
-import type { RunEventPublisher } from "./run-event-publisher.js";
-import type { RunProgress } from "./run-progress.js";
-
-/** Everything the trips work with. */
-export interface TripLoop {
-  spec: AgentSpec;
-  run: RunState;
-  ctx: ContractContext;
-  events: RunEventPublisher;
-  progress: RunProgress;
-  approvals: Approvals;
-  model: ActivityProxies;
-  tools: ActivityProxies;
-  /** For the tools in `spec.localTools`: local activities (or `tools` when there are none). */
-  localTools: ActivityProxies;
-  /** The MCP tools the run listed at its start (for activity summaries and records). */
-  mcpTools: McpToolDefinition[];
-  /** Publish answer text token by token. */
-  streamText: boolean;
-  /** The request's budget (the run's over the agent's); a trip does not start once it is used up. */
-  budget?: Budget;
-  /** The run's own output schema, sent to each model call. */
-  output?: Record<string, unknown>;
-  /** The run's own model settings, sent to each model call. */
-  modelSettings?: ModelSettings;
-  /** The request's first trip (a forcing toolChoice applies to it only): 1 for a run, per message in a session. */
-  firstTrip: number;
-}
+import { handOff, oneHandoffPerAnswer } from "./handoff.js";
+import { runSubAgent } from "./sub-agent-call.js";
+import type { ToolOutcome, TripLoop } from "./trip-context.js";
 
 /** How the trips ended. */
 export interface TripsOutcome {
@@ -52,8 +25,10 @@ export interface TripsOutcome {
 
 /** Runs trips until the model answers for good or trip number `lastTrip` is done; `beforeTrip` runs at the top of each. */
 export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: () => Promise<void>): Promise<TripsOutcome> {
-  const { spec, run, ctx, events, progress, approvals, model, tools, localTools, mcpTools, streamText } = loop;
-  const conversation = new DigestChain();
+  const { run, ctx, events, progress, streamText } = loop;
+  const { maxTrips } = loop.spec; // the request's agent's, across handoffs
+  let conversation = new DigestChain();
+  let view = loop.view;
   while (run.trips < lastTrip) {
     const usedUp = budgetUsedUp(loop.budget, run.requestUsage);
     if (usedUp) {
@@ -64,6 +39,12 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
     await beforeTrip?.();
     // A trip: one model call. The conversation is not repeated in the history: the worker holds it
     // (checked by its length and digest) or reads it from the workflow.
+    const { spec, model } = loop;
+    if (loop.view !== view) {
+      // A handoff's inputFilter replaced the conversation: the digest starts again, as the workers' copies do.
+      conversation = new DigestChain();
+      view = loop.view;
+    }
     const trip = run.trips + 1;
     events.publish({ type: "trip.started", trip });
     const { length, digest } = conversation.extend(run.messages);
@@ -83,6 +64,7 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
             ...(trip === loop.firstTrip ? { firstTrip: true } : {}),
             ...(ctx.context !== undefined ? { hasContext: true } : {}),
             ...(spec.dynamicInstructions ? { input: ctx.input } : {}),
+            ...(loop.view ? { view: loop.view } : {}),
           },
         ]),
       ),
@@ -91,15 +73,18 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
     recordAnswer(run, message, usage);
     if (usage) progress.usageChanged();
     ctx.outputCheck = output;
-    // Tool calls in the answer run as activities, in parallel; then the next trip.
+    // Tool calls in the answer run in parallel (activities, or child workflows for sub-agents); then the next trip.
     const calls = message.toolCalls ?? [];
     if (calls.length > 0) {
       for (const call of calls) events.publish({ type: "tool.started", trip, tool: call.name, callId: call.id });
-      const records = await progress.step(`trip ${trip}: tool calls ${calls.map((c) => c.name).join(", ")}`, () =>
-        Promise.all(calls.map((call) => executeTool(spec.localTools?.includes(call.name) ? localTools : tools, approvals, spec.name, call, trip, mcpTools.find((t) => t.name === call.name)?.server, ctx.context !== undefined))),
+      const conversationLength = run.messages.length - 1; // before this answer: what a handoff's inputFilter reads
+      const outcomes = await progress.step(`trip ${trip}: tool calls ${calls.map((c) => c.name).join(", ")}`, () =>
+        Promise.all(calls.map((call) => executeTool(loop, call, trip, conversationLength))),
       );
+      const { records, handoff } = oneHandoffPerAnswer(outcomes);
       recordToolCalls(run, records);
       ctx.contract.pendingRefusals = updatePendingRefusals(ctx.contract.pendingRefusals, records);
+      if (handoff) await progress.step(`trip ${trip}: handoff to ${handoff.request.to}`, () => handOff(loop, handoff, trip));
       events.syncTrace();
       continue;
     }
@@ -112,8 +97,8 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
     if (check?.ok) run.output = check.value;
     return { stopReason: "answered", detail: `the model answered without tool calls on trip ${run.trips}` };
   }
-  log.info("stopped at maxTrips", { maxTrips: spec.maxTrips });
-  return { stopReason: "max-trips", detail: `maxTrips (${spec.maxTrips}) used up` };
+  log.info("stopped at maxTrips", { maxTrips });
+  return { stopReason: "max-trips", detail: `maxTrips (${maxTrips}) used up` };
 }
 
 /** A final answer still invalid with no repair left: the run fails with OutputValidationError, or ends with "invalid-output". */
@@ -142,37 +127,41 @@ function workflowTail(messages: Message[]): Message[] {
 
 /**
  * One tool call as an activity. A call that needs approval waits for a person first; a rejected
- * one is refused (so onToolRefusal applies). A call whose retries ran out is recorded as failed.
+ * one is refused (so onToolRefusal applies). A sub-agent tool's call runs the agent as a child
+ * workflow; a handoff tool's call is answered at once and hands the run over after the batch. A
+ * call whose retries ran out is recorded as failed.
  */
-async function executeTool(tools: ActivityProxies, approvals: Approvals, agent: string, call: RequestedToolCall, trip: number, mcpServer: string | undefined, hasContext: boolean): Promise<ToolCallRecord> {
+async function executeTool(loop: TripLoop, call: RequestedToolCall, trip: number, conversationLength: number): Promise<ToolOutcome> {
+  const { approvals, spec } = loop;
+  const tools = spec.localTools?.includes(call.name) ? loop.localTools : loop.tools;
+  const mcpServer = loop.mcpTools.find((t) => t.name === call.name)?.server;
   const summary = mcpServer === undefined ? `tool ${call.name}` : `tool ${call.name} (mcp ${mcpServer})`;
   const source = mcpServer === undefined ? {} : { source: mcpSource(mcpServer) };
+  const hasContext = loop.ctx.context !== undefined;
   try {
     const execute = (approved: boolean) =>
-      tools[ACTIVITY.toolExecute].executeWithOptions({ summary }, [{ agent, call, trip, ...(approved ? { approved } : {}), ...(hasContext ? { hasContext } : {}) }]);
-    const first = await execute(false);
-    if (!("approvalRequired" in first)) return first;
-    const { input, timeoutMs } = first.approvalRequired;
-    const decision = await approvals.wait(call, trip, input, timeoutMs);
-    if (!decision.approved) return { id: call.id, name: call.name, input, status: "refused", reason: decision.reason, trip, ...source };
-    const second = await execute(true);
-    if ("approvalRequired" in second) throw new Error("tool.execute asked again for an approved call");
-    return second;
+      tools[ACTIVITY.toolExecute].executeWithOptions({ summary }, [{ agent: spec.name, call, trip, ...(approved ? { approved } : {}), ...(hasContext ? { hasContext } : {}), conversationLength }]);
+    let outcome = await execute(false);
+    if ("approvalRequired" in outcome) {
+      const { input, timeoutMs } = outcome.approvalRequired;
+      const decision = await approvals.wait(call, trip, input, timeoutMs);
+      if (!decision.approved) return { record: { id: call.id, name: call.name, input, status: "refused", reason: decision.reason, trip, ...source } };
+      outcome = await execute(true);
+      if ("approvalRequired" in outcome) throw new Error("tool.execute asked again for an approved call");
+    }
+    if ("subAgentCall" in outcome) return { record: await runSubAgent(loop, call, trip, outcome.subAgentCall) };
+    if ("handoff" in outcome) return handoffOutcome(call, trip, outcome);
+    return { record: outcome };
   } catch (error) {
     if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
-    return { ...failedCall(call, trip, error.cause?.message ?? error.message), ...source };
+    return { record: { ...failedCall(call, trip, error.cause?.message ?? error.message), ...source } };
   }
 }
 
-/** Fails the run with the activity's own typed failure rather than a wrapper. */
-export async function unwrapFailure<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
-      const cause = error.cause;
-      throw ApplicationFailure.create({ type: cause.type ?? undefined, message: cause.message, details: cause.details ?? undefined, nonRetryable: true });
-    }
-    throw error;
-  }
+function handoffOutcome(call: RequestedToolCall, trip: number, { handoff }: HandoffRequest): ToolOutcome {
+  const record: ToolCallRecord = { id: call.id, name: call.name, input: handoff.input, status: "ok", output: { transferredTo: handoff.to }, trip };
+  return { record, handoff: { callId: call.id, request: handoff } };
 }
+
+
+export type { TripLoop } from "./trip-context.js";

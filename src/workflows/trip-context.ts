@@ -1,0 +1,55 @@
+/** What the trips of a request work with, shared by the trip loop, sub-agent calls and handoffs. Workflow-safe. */
+import type { HandoffRequest } from "../activities/tool-execute.js";
+import type { AgentSpec } from "../contract/agent-spec.js";
+import type { RunState } from "../contract/run-state.js";
+import type { McpToolDefinition } from "../contract/mcp-tools.js";
+import type { ToolCallRecord } from "../contract/types.js";
+import type { Budget } from "../contract/usage.js";
+import type { ModelSettings } from "../models/openai-model.js";
+import type { ActivityProxies } from "./activities.js";
+import type { Approvals } from "./approvals.js";
+import type { ContractContext } from "./contract-steps.js";
+import type { RunEventPublisher } from "./run-event-publisher.js";
+import type { RunProgress } from "./run-progress.js";
+
+/** Everything the trips work with. A handoff swaps `spec`, `model`, `tools` and `localTools` for the next agent's. */
+export interface TripLoop {
+  spec: AgentSpec;
+  run: RunState;
+  ctx: ContractContext;
+  events: RunEventPublisher;
+  progress: RunProgress;
+  approvals: Approvals;
+  model: ActivityProxies;
+  tools: ActivityProxies;
+  /** For the tools in `spec.localTools`: local activities (or `tools` when there are none). */
+  localTools: ActivityProxies;
+  /** The MCP tools the run listed at its start (for activity summaries and records). */
+  mcpTools: McpToolDefinition[];
+  /** Publish answer text token by token. */
+  streamText: boolean;
+  /** The request's budget (the run's over the agent's); a trip does not start once it is used up. */
+  budget?: Budget;
+  /** The run's agent path, root first: its callers' agents, then the agent whose turn it is. */
+  agents: () => string[];
+  /** The run's own output schema, sent to each model call. */
+  output?: Record<string, unknown>;
+  /** The run's own model settings, sent to each model call. */
+  modelSettings?: ModelSettings;
+  /** The request's first trip (a forcing toolChoice applies to it only): 1 for a run, per message in a session. */
+  firstTrip: number;
+  /** Bumped when a handoff's inputFilter replaced the conversation (workers cache conversations per view). */
+  view?: number;
+}
+
+/** A tool call's record, and the handoff it asks for when it is a handoff tool's. */
+export interface ToolOutcome {
+  record: ToolCallRecord;
+  handoff?: PendingHandoff;
+}
+
+/** A handoff asked for by a call of the current answer. */
+export interface PendingHandoff {
+  callId: string;
+  request: HandoffRequest["handoff"];
+}
