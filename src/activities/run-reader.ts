@@ -5,7 +5,6 @@
 import type { Context } from "@temporalio/activity";
 import type { Client } from "@temporalio/client";
 import type { RunPage, RunPart } from "../contract/paging.js";
-import type { Message } from "../contract/types.js";
 import { contextQuery, runPageQuery } from "../workflows/definitions.js";
 
 /** Where a run's state is read from: a workflow and its run (default: the latest run). */

@@ -28,7 +28,7 @@ import { runTrips, type TripLoop } from "./trip-loop.js";
 import { contextQuery, runPageQuery, traceQuery, type AgentRunArgs, type AgentRunResult } from "./definitions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { RunProgress } from "./run-progress.js";
-import { Approvals } from "./approvals.js";
+import { runApprovals } from "./approvals.js";
 import { carryMcpTools, fixMcpTools } from "./mcp-tool-list.js";
 
 /** A result larger than this leaves messages and tool calls to be read in pages. */
@@ -57,14 +57,7 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages), ...(budget ? { budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
   const progress = new RunProgress(entry, ctx, run);
   countFailedAttempts(run, () => progress.usageChanged());
-  const approvals = new Approvals(
-    run,
-    (waitingFor) => {
-      events.syncTrace();
-      progress.waiting(waitingFor);
-    },
-    agents,
-  );
+  const approvals = runApprovals(run, events, progress, agents);
   const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, localTools, mcpTools, streamText: args.streamText === true, agents, ...(budget ? { budget } : {}), ...(args.output ? { output: args.output } : {}),
     ...(args.modelSettings ? { modelSettings: args.modelSettings } : {}),
     firstTrip: 1,

@@ -12,7 +12,7 @@ import type { RunResult } from "../contract/types.js";
 import type { RunUsage } from "../contract/usage.js";
 import { countFailedAttempts } from "./failed-attempts.js";
 import { activitiesFor, local, unwrapFailure } from "./activities.js";
-import { Approvals } from "./approvals.js";
+import { runApprovals } from "./approvals.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
 import { contextQuery, endUpdate, runPageQuery, sendUpdate, traceQuery, type AgentSessionArgs } from "./definitions.js";
@@ -65,14 +65,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   const ctx: ContractContext = { spec, run, contract: initialContractState(), tools, input: "", ...(spec.budget ? { budget: spec.budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
   const progress = new RunProgress(spec, ctx, run);
   countFailedAttempts(run, () => progress.usageChanged());
-  const approvals = new Approvals(
-    run,
-    (waitingFor) => {
-      events.syncTrace();
-      progress.waiting(waitingFor);
-    },
-    agents,
-  );
+  const approvals = runApprovals(run, events, progress, agents);
   const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, localTools, mcpTools, streamText: args.streamText === true, agents, ...(spec.budget ? { budget: spec.budget } : {}), firstTrip: 1 };
 
   send = async (message) => {

@@ -10,6 +10,8 @@
 import { ApplicationFailure, condition, getExternalWorkflowHandle, log, setHandler, workflowInfo } from "@temporalio/workflow";
 import type { RunState } from "../contract/run-state.js";
 import type { PendingApproval } from "../contract/types.js";
+import type { RunEventPublisher } from "./run-event-publisher.js";
+import type { RunProgress } from "./run-progress.js";
 import {
   approvalDecisionSignal,
   approveUpdate,
@@ -19,6 +21,18 @@ import {
   type ApprovalDecision,
   type SubAgentApprovalNotice,
 } from "./definitions.js";
+
+/** A run's approvals, showing what waits in its stream (trace) and current details. */
+export function runApprovals(run: RunState, events: RunEventPublisher, progress: RunProgress, agents: () => string[]): Approvals {
+  return new Approvals(
+    run,
+    (waitingFor) => {
+      events.syncTrace();
+      progress.waiting(waitingFor);
+    },
+    agents,
+  );
+}
 
 /** The run's pending approvals, and those of its sub-agents. */
 export class Approvals {
