@@ -1,4 +1,5 @@
 /** Reading histories in tests: decoded payloads, small pages, continue-as-new chains. */
+import { readdirSync, readFileSync } from "node:fs";
 import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
 import type { Client } from "@temporalio/client";
 import type { temporal } from "@temporalio/proto";
@@ -34,4 +35,18 @@ export async function runChain(client: Client, workflowId: string, firstRunId: s
     if (!next) return chain;
     chain.push(next);
   }
+}
+
+/**
+ * The committed replay fixtures (test/fixtures/histories): each a history as JSON, or `{ workflowId,
+ * history }` for runs whose workflow id matters on replay (sub-agents' ids derive from their caller's).
+ */
+export function committedFixtures(): { workflowId: string; history: unknown }[] {
+  const dir = new URL("./fixtures/histories/", import.meta.url);
+  return readdirSync(dir)
+    .filter((file) => file.endsWith(".json"))
+    .map((file) => {
+      const json = JSON.parse(readFileSync(new URL(file, dir), "utf8")) as { workflowId?: string; history?: unknown };
+      return "history" in json ? { workflowId: json.workflowId!, history: json.history } : { workflowId: file, history: json };
+    });
 }

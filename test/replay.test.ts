@@ -4,7 +4,7 @@
  * would break runs already in flight. `RECORD_FIXTURES=<change> npm test -- replay` cuts a new set
  * beside the old ones (`<scenario>.<change>.json`); the old ones stay, as runs in flight.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { historyFromJSON, historyToJSON } from "@temporalio/common/lib/proto-utils.js";
 import { Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -12,6 +12,7 @@ import { z } from "zod";
 import { ai, type Agent, type AgentOptions, type Backstop, type RunInput, type RunOptions, type RunResult } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { committedFixtures } from "./history-helpers.js";
 import { startHttpMcpServer } from "./fixtures/mcp/http-server.js";
 import { ask, byAgent, testAgent, usageByAgent } from "./subagent-helpers.js";
 import type { RunHandle } from "../src/index.js";
@@ -237,12 +238,8 @@ describe("replay", () => {
   }, 240_000);
 
   it("committed fixtures of earlier versions still replay", async () => {
-    const files = readdirSync(FIXTURES).filter((file) => file.endsWith(".json"));
-    expect(files.length).toBeGreaterThanOrEqual(Object.keys(scenarios).length);
-    const histories = files.map((file) => {
-      const json = JSON.parse(readFileSync(new URL(file, FIXTURES), "utf8"));
-      return "history" in json ? { workflowId: json.workflowId, history: json.history } : { workflowId: file, history: json };
-    });
+    const histories = committedFixtures();
+    expect(histories.length).toBeGreaterThanOrEqual(Object.keys(scenarios).length);
     expect(await replay(histories)).toEqual([]);
   });
 

@@ -5,7 +5,6 @@
  */
 import * as otel from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { readdirSync, readFileSync } from "node:fs";
 import type { WorkflowHandle } from "@temporalio/client";
 import { historyFromJSON } from "@temporalio/common/lib/proto-utils.js";
 import { Worker, type WorkerOptions } from "@temporalio/worker";
@@ -14,6 +13,7 @@ import { z } from "zod";
 import { ai, bundleTelemetryWorkflows, GEN_AI_ATTRIBUTE, SPAN_ATTRIBUTE, telemetryWorkerOptions } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { committedFixtures } from "./history-helpers.js";
 
 let harness: Harness;
 let model: ScriptedModel;
@@ -140,10 +140,7 @@ describe("telemetry", () => {
   }, 120_000);
 
   it("replay is unaffected: the committed fixtures replay on a telemetry worker, and a run recorded with telemetry replays without it", async () => {
-    const fixtures = new URL("./fixtures/histories/", import.meta.url);
-    const histories = readdirSync(fixtures)
-      .filter((file) => file.endsWith(".json"))
-      .map((file) => ({ workflowId: file, history: historyFromJSON(JSON.parse(readFileSync(new URL(file, fixtures), "utf8"))) }));
+    const histories = committedFixtures().map(({ workflowId, history }) => ({ workflowId, history: historyFromJSON(history) }));
     expect(histories.length).toBeGreaterThan(0);
     const { sinks } = telemetryWorkerOptions({ spanProcessor: new SimpleSpanProcessor(new InMemorySpanExporter()) }, []);
     expect(await replayFailures(await bundleTelemetryWorkflows(), histories, sinks)).toEqual([]);
