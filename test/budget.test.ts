@@ -4,10 +4,11 @@
  * with stopReason "budget" and a trace entry; re-prompts spend budget like any trip.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgentOptionsError, ai, type AgentOptions } from "../src/index.js";
+import { ai, type AgentOptions } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { swap, updatePlanTool } from "./contract-helpers.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { optionsErrorField } from "./options-helpers.js";
 
 let harness: Harness;
 beforeAll(async () => {
@@ -89,15 +90,7 @@ describe("budget", () => {
 
   it("bad budgets and prices are AgentOptionsErrors naming the field, on the agent, on ai.openai and per run", async () => {
     const model = ai.openai("gpt-test");
-    const field = (fn: () => unknown) => {
-      try {
-        fn();
-      } catch (error) {
-        expect(AgentOptionsError.isInstance(error)).toBe(true);
-        return (error as AgentOptionsError).field;
-      }
-      throw new Error("no error thrown");
-    };
+    const field = optionsErrorField;
     expect(field(() => ai.agent({ model, budget: { maxTokens: 0 } }))).toBe("budget.maxTokens");
     expect(field(() => ai.agent({ model, budget: { maxTokens: 1.5 } }))).toBe("budget.maxTokens");
     expect(field(() => ai.agent({ model, budget: { maxCostUsd: -1 } as never }))).toBe("budget.maxCostUsd");

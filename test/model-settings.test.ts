@@ -3,10 +3,11 @@
  * request body the scripted server receives; a forcing toolChoice applies to the first trip only.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgentOptionsError, ai, type ModelSettings, type RunOptions } from "../src/index.js";
+import { ai, type ModelSettings, type RunOptions } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { swap, updatePlanTool } from "./contract-helpers.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { optionsErrorField } from "./options-helpers.js";
 
 let harness: Harness;
 beforeAll(async () => {
@@ -75,15 +76,7 @@ describe("model settings", () => {
   });
 
   it("bad settings are AgentOptionsErrors naming the field", async () => {
-    const field = (fn: () => unknown) => {
-      try {
-        fn();
-      } catch (error) {
-        expect(AgentOptionsError.isInstance(error)).toBe(true);
-        return (error as AgentOptionsError).field;
-      }
-      throw new Error("no error thrown");
-    };
+    const field = optionsErrorField;
     const at = 'ai.openai("m") settings';
     expect(field(() => ai.openai("m", { topP: 2 }))).toBe(`${at}.topP`);
     expect(field(() => ai.openai("m", { seed: 1.5 }))).toBe(`${at}.seed`);

@@ -6,10 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest";
 import { z } from "zod";
-import { AgentOptionsError, ai, OutputValidationError, type AgentOptions } from "../src/index.js";
+import { ai, OutputValidationError, type AgentOptions } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { swap, updatePlanTool } from "./contract-helpers.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { optionsErrorField } from "./options-helpers.js";
 
 let harness: Harness;
 beforeAll(async () => {
@@ -128,15 +129,7 @@ describe("output", () => {
 
   it("bad output options are AgentOptionsErrors naming the field", async () => {
     const model = ai.openai("gpt-test");
-    const field = (fn: () => unknown) => {
-      try {
-        fn();
-      } catch (error) {
-        expect(AgentOptionsError.isInstance(error)).toBe(true);
-        return (error as AgentOptionsError).field;
-      }
-      throw new Error("no error thrown");
-    };
+    const field = optionsErrorField;
     expect(field(() => ai.agent({ model, output: { type: "object" } as never }))).toBe("output");
     expect(field(() => ai.agent({ model, output: Plan, outputMode: "json" as never }))).toBe("outputMode");
     expect(field(() => ai.agent({ model, output: Plan, outputStrict: "yes" as never }))).toBe("outputStrict");
