@@ -9,6 +9,7 @@ import { z } from "zod";
 import { ai, AgentOptionsError, type RunHandle, type StreamedRunEvent } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { cancelWhileToolWaits } from "./ops-helpers.js";
 
 let harness: Harness;
 beforeAll(async () => {
@@ -108,13 +109,7 @@ describe("local execution", () => {
         }),
     });
     const agent = ai.agent({ name: "local-cancel", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [wait], modelExecution: "local" });
-    const result = await withWorker(harness, [agent], async ({ taskQueue }) => {
-      const handle = await agent.start("Wait", { client: harness.client, taskQueue });
-      await toolStarted;
-      await handle.cancel();
-      await toolAborted;
-      return handle.result();
-    });
+    const result = await cancelWhileToolWaits(harness, agent, toolStarted, toolAborted);
     expect(result).toMatchObject({ stopReason: "cancelled", trips: 1 });
     expect(result.trace.at(-1)).toMatchObject({ detail: "cancelled during trip 1: tool calls wait" });
     await model.close();

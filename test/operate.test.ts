@@ -5,6 +5,7 @@ import { SEARCH_ATTRIBUTES } from "../src/contract/search-attributes.js";
 import { startScriptedModel, type ScriptedRequest } from "../src/testing/index.js";
 import { swap, updatePlanTool } from "./contract-helpers.js";
 import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { cancelWhileToolWaits } from "./ops-helpers.js";
 
 let harness: Harness;
 beforeAll(async () => {
@@ -59,13 +60,7 @@ describe("cancellation and time limits", () => {
         }),
     });
     const agent = ai.agent({ name: "cancel-tool", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [wait], timeouts: { heartbeat: "1 second" } });
-    const result = await withWorker(harness, [agent], async ({ taskQueue }) => {
-      const handle = await agent.start("Wait", { client: harness.client, taskQueue });
-      await toolStarted;
-      await handle.cancel();
-      await toolAborted;
-      return handle.result();
-    });
+    const result = await cancelWhileToolWaits(harness, agent, toolStarted, toolAborted);
     expect(result).toMatchObject({ stopReason: "cancelled", trips: 1 });
     expect(result.trace.at(-1)).toMatchObject({ detail: "cancelled during trip 1: tool calls wait" });
     await model.close();

@@ -1,6 +1,8 @@
 /** Helpers for the operations tests (issue 6): free ports, promises resolved from outside, history counts. */
 import { createServer } from "node:net";
 import type { WorkflowHandle } from "@temporalio/client";
+import type { Agent, RunResult } from "../src/index.js";
+import { withWorker, type Harness } from "./harness.js";
 
 /** A port free on 127.0.0.1 right now. */
 export function freePort(): Promise<number> {
@@ -30,4 +32,15 @@ export async function activityCounts(handle: WorkflowHandle, activityType: strin
   const attempts = events.filter((e) => scheduledIds.has(String(e.activityTaskStartedEventAttributes?.scheduledEventId))).map((e) => e.activityTaskStartedEventAttributes!.attempt ?? 0);
   const completed = events.filter((e) => scheduledIds.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId))).length;
   return { scheduled: scheduledIds.size, attempts, completed };
+}
+
+/** Starts a run of `agent`, cancels it once its tool has started, waits for the tool to see the abort, and returns the run's result. */
+export function cancelWhileToolWaits(harness: Harness, agent: Agent, toolStarted: Promise<unknown>, toolAborted: Promise<unknown>): Promise<RunResult> {
+  return withWorker(harness, [agent], async ({ taskQueue }) => {
+    const handle = await agent.start("Wait", { client: harness.client, taskQueue });
+    await toolStarted;
+    await handle.cancel();
+    await toolAborted;
+    return handle.result();
+  });
 }
