@@ -19,11 +19,13 @@ it("npm start's demo runs the specification's coach durably: the offer is re-pro
 
 it("on a terminal, npm start keeps the dev server and its Web UI up after the demo, with the run's URL, until Ctrl-C", async () => {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: `127.0.0.1:${port}` };
+  const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: `127.0.0.1:${port}`, SHELL: "/bin/sh" };
   delete env.OPENAI_API_KEY;
   delete env.OPENAI_BASE_URL;
   // `script` gives the demo a pseudo-terminal; a Ctrl-C typed into it reaches the demo as SIGINT.
-  const command = [process.execPath, "--import", "tsx", "--conditions=durable-agent-source", "examples/fitness-coach.ts"].join(" ");
+  // `script` runs the command with $SHELL; `exec` makes that shell give way to the demo, since a
+  // shell (dash) that stays as its parent dies of the same SIGINT (exit 130).
+  const command = ["exec", process.execPath, "--import", "tsx", "--conditions=durable-agent-source", "examples/fitness-coach.ts"].join(" ");
   const demo = spawn("script", ["-qfec", command, "/dev/null"], { env, stdio: ["pipe", "pipe", "pipe"] });
   let output = "";
   const exited = new Promise<number | null>((resolve) => demo.on("close", resolve));
