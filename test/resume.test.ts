@@ -6,11 +6,11 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client, Connection } from "@temporalio/client";
+import { Client, Connection, makeGrpcRetryInterceptor } from "@temporalio/client";
 import { NativeConnection } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
-import { ai } from "../src/index.js";
+import { ai, type StreamedRunEvent } from "../src/index.js";
 import { startDevServer, startScriptedModel, type DevServer } from "../src/testing/index.js";
 import { createAgentWorker } from "../src/worker.js";
 import { connectHarness, taskQueue, withWorker, type Harness } from "./harness.js";
@@ -70,6 +70,69 @@ describe("a Temporal server restart mid-run", () => {
       const handle = client.workflow.getHandle(result.workflowId);
       expect(await activityCounts(handle, "tool.execute")).toEqual({ scheduled: 1, attempts: [1], completed: 1 });
       expect(await activityCounts(handle, "model.call")).toEqual({ scheduled: 2, attempts: [1, 1], completed: 2 });
+    } finally {
+      release.resolve();
+      await clientConnection.close();
+      await connection.close();
+      await server.stop();
+      await model.close();
+    }
+  }, 120_000);
+
+  it("a stream read through the outage misses nothing: while the server is unreachable it waits, then goes on from where it was", async () => {
+    const port = await freePort();
+    const dbFilename = join(mkdtempSync(join(tmpdir(), "durable-agent-restart-")), "temporal.sqlite");
+    let server: DevServer = await startDevServer({ port, dbFilename });
+    const model = await startScriptedModel([{ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Done: squats are now lunges."]);
+    const release = deferred();
+    const agent = ai.agent({
+      name: "restart-stream-coach",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), execute: async () => (await release.promise, { ok: true }) })],
+    });
+    const address = `127.0.0.1:${port}`;
+    // The stream's client does not retry its calls, so the outage outlasts them at once; it counts the calls the server did not answer.
+    let unanswered = 0;
+    const serverDownSeen = deferred();
+    const clientConnection = await Connection.connect({
+      address,
+      interceptors: [
+        makeGrpcRetryInterceptor({
+          retryableDecider: (_attempt, status) => {
+            if (status.code === 14 /* UNAVAILABLE */ && ++unanswered >= 3) serverDownSeen.resolve();
+            return false;
+          },
+          delayFunction: () => 0,
+        }),
+      ],
+    });
+    const client = new Client({ connection: clientConnection });
+    const connection = await NativeConnection.connect({ address });
+    const queue = taskQueue();
+    const worker = await createAgentWorker({ agents: [agent], connection, taskQueue: queue, workflowBundle: { codePath: inject("workflowBundlePath") } });
+    try {
+      const events = await worker.runUntil(async () => {
+        const handle = await agent.start("Swap squats for lunges", { client, taskQueue: queue });
+        const toolStarted = deferred();
+        const read = (async () => {
+          const seen: StreamedRunEvent[] = [];
+          for await (const event of handle.stream()) {
+            seen.push(event);
+            if (event.type === "tool.started") toolStarted.resolve();
+          }
+          return seen;
+        })();
+        await toolStarted.promise;
+        await server.stop();
+        await serverDownSeen.promise; // the stream's polls and its status check went unanswered
+        server = await startDevServer({ port, dbFilename });
+        release.resolve();
+        return read;
+      });
+      expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i)); // every event once, in order, none skipped
+      expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(["tool.started", "tool.finished", "run.finished"]));
+      expect(events.filter((e) => e.type === "trip.started")).toHaveLength(2);
+      expect(events.at(-1)).toMatchObject({ type: "run.finished", result: { stopReason: "answered", reply: "Done: squats are now lunges." } });
     } finally {
       release.resolve();
       await clientConnection.close();

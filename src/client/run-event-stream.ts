@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { ApplicationFailure, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from "@temporalio/client";
+import { ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from "@temporalio/client";
 import { defaultPayloadConverter } from "@temporalio/common";
 import proto from "@temporalio/proto";
 import { streamTailQuery, type StreamTail } from "../workflows/definitions.js";
@@ -25,7 +25,13 @@ interface PollResult {
 }
 /** Pause between polls that found nothing more ready: lower means lower latency, more poll updates. */
 const POLL_COOLDOWN_MS = 20;
-/** Polls that may fail in a row while the run is still running (e.g. during continue-as-new) before giving up. */
+/** Failed polls back off from POLL_COOLDOWN_MS, doubling up to this pause. */
+const MAX_RETRY_PAUSE_MS = 2_000;
+/**
+ * Polls that may fail in a row, while the run is running or its status cannot be read (a
+ * continue-as-new, a server outage), before the stream gives up with the last error: with the
+ * backoff, about 3 minutes.
+ */
 const MAX_POLL_FAILURES = 100;
 
 /** A stream item's data (a base64 `Payload` proto) as a run event. */
@@ -33,13 +39,17 @@ function decodeEvent(data: string): RunEvent {
   return defaultPayloadConverter.fromPayload<RunEvent>(proto.temporal.api.common.v1.Payload.decode(Buffer.from(data, "base64")));
 }
 
-async function isRunning(handle: WorkflowHandle): Promise<boolean> {
+/** Whether the run is still running, has closed, or cannot be told (the server is unreachable). */
+async function runStatus(handle: WorkflowHandle): Promise<"running" | "closed" | "unknown"> {
   try {
-    return (await handle.describe()).status.name === "RUNNING";
-  } catch {
-    return false;
+    return (await handle.describe()).status.name === "RUNNING" ? "running" : "closed";
+  } catch (error) {
+    return error instanceof WorkflowNotFoundError ? "closed" : "unknown";
   }
 }
+
+/** The pause after the `failures`-th failed poll in a row. */
+const retryPause = (failures: number) => Math.min(MAX_RETRY_PAUSE_MS, POLL_COOLDOWN_MS * 2 ** Math.min(failures - 1, 16));
 
 /** Options of `handle.stream()`. */
 export interface StreamOptions {
@@ -84,9 +94,10 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
       } catch (error) {
         const type = error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure ? error.cause.type : undefined;
         if (type === "TruncatedOffset") next = 0; // fell behind what the stream keeps: resume at its oldest event
-        else if (type !== "StreamDraining" && !(await isRunning(handle))) break; // closed: the rest comes from its tail
+        // Closed: the rest comes from its tail. Unknown (the server is down): poll again once it is back.
+        else if (type !== "StreamDraining" && (await runStatus(handle)) === "closed") break;
         if (++failures > MAX_POLL_FAILURES) throw error;
-        await sleep(POLL_COOLDOWN_MS);
+        await sleep(type === "StreamDraining" ? POLL_COOLDOWN_MS : retryPause(failures)); // a continue-as-new is over in a poll or two
         continue;
       }
       for (const { offset, data } of page.items) {
