@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Client } from "@temporalio/client";
+import { InternalConnectionLikeSymbol, type Client, type InternalConnectionLike } from "@temporalio/client";
 import type { Duration } from "@temporalio/common";
 import { msToNumber } from "@temporalio/common/lib/time.js";
 import { PAYLOAD_LIMIT_BYTES, WORKFLOW_NAME } from "../contract/constants.js";
@@ -18,6 +18,15 @@ import { outputJsonSchema } from "../models/structured-output.js";
 import { z } from "zod";
 import { textOf, type Message } from "../contract/types.js";
 import type { Budget } from "../contract/usage.js";
+
+/**
+ * Whether the client talks through a `NativeConnection`, which a worker in this process may share:
+ * then the run starts eagerly (its first workflow task comes back in the start call's answer when a
+ * local worker polls the task queue; else the start is an ordinary one).
+ */
+function sharesAWorkerConnection(client: Client): boolean {
+  return (client.connection as InternalConnectionLike)[InternalConnectionLikeSymbol]?.supportsEagerStart === true;
+}
 
 /** Options of `agent.run()` and `agent.start()`. `Context` is the type of `context` (from the agent's `contextSchema`). */
 export interface RunOptions<Context = unknown> {
@@ -114,6 +123,7 @@ export async function startRun(agent: Agent | string, input: unknown, options: R
     taskQueue,
     workflowId: options.workflowId ?? `${name}-${options.id ?? randomUUID()}`,
     staticSummary: `${name}: ${firstLine.slice(0, 120)}`,
+    ...(sharesAWorkerConnection(client) ? { requestEagerStart: true } : {}),
   });
   if (options.noWorkerWarningAfter !== false) {
     void watchForNoWorker(client, workflow, { agent: name, taskQueue, after: options.noWorkerWarningAfter ?? NO_WORKER_WARNING_AFTER, logger: options.logger ?? console });
