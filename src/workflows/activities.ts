@@ -27,15 +27,16 @@ export function activitiesFor(spec: AgentSpec): { model: ActivityProxies; tools:
   };
 }
 
-/** Fails the run with the activity's own typed failure rather than a wrapper. */
-export async function unwrapFailure<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
+/**
+ * Fails the run with the activity's own typed failure rather than a wrapper. One derived promise
+ * (not an `async` wrapper's two): the SDK's promise hook takes a stack trace for each.
+ */
+export function unwrapFailure<T>(fn: () => Promise<T>): Promise<T> {
+  return fn().catch((error: unknown) => {
     if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
       const cause = error.cause;
       throw ApplicationFailure.create({ type: cause.type ?? undefined, message: cause.message, details: cause.details ?? undefined, nonRetryable: true });
     }
     throw error;
-  }
+  });
 }

@@ -34,8 +34,11 @@ export class RunProgress {
     this.show();
   }
 
-  /** Runs one step of the loop, showing it as the run's current details. */
-  async step<T>(where: string, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs one step of the loop, showing it as the run's current details. Not `async`: each promise
+   * a workflow creates costs a stack trace in the SDK's promise hook, so this adds none.
+   */
+  step<T>(where: string, fn: () => Promise<T>): Promise<T> {
     this.where = where;
     this.show();
     return fn();

@@ -79,7 +79,7 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
       for (const call of calls) events.publish({ type: "tool.started", trip, tool: call.name, callId: call.id });
       const conversationLength = run.messages.length - 1; // before this answer: what a handoff's inputFilter reads
       const outcomes = await progress.step(`trip ${trip}: tool calls ${calls.map((c) => c.name).join(", ")}`, () =>
-        Promise.all(calls.map((call) => executeTool(loop, call, trip, conversationLength))),
+        calls.length === 1 ? executeTool(loop, calls[0]!, trip, conversationLength).then((outcome) => [outcome]) : Promise.all(calls.map((call) => executeTool(loop, call, trip, conversationLength))),
       );
       const { records, handoff } = oneHandoffPerAnswer(outcomes);
       recordToolCalls(run, records);
