@@ -10,6 +10,7 @@ import { createActivities, createRegistry } from "./activities/index.js";
 import { dataConverterFromEnv } from "./codec/data-converter.js";
 import { temporalSecurity, temporalSettings, type TemporalSecurity } from "./client/connection.js";
 import { TemporalConnectionError } from "./errors.js";
+import { mcpConnectionsPlugin } from "./mcp/index.js";
 import { withSubAgents } from "./subagents/collect-agents.js";
 import { bundleAgentWorkflows } from "./workflow-bundle.js";
 
@@ -71,6 +72,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     taskQueue: settings.taskQueue,
     workflowBundle: options.workflowBundle ?? (await (telemetry ? bundleTelemetryWorkflows() : bundleAgentWorkflows())),
     activities: createActivities(registry, { searchAttributes: options.searchAttributes }),
+    plugins: [...(options.workerOptions?.plugins ?? []), ...(agents.some((agent) => agent.mcpToolsets.length) ? [mcpConnectionsPlugin(agents)] : [])],
   });
 }
 

@@ -257,6 +257,14 @@ describe("MCP calls in a durable run", () => {
     }
   });
 
+  it("a stdio server started for a worker stops when the worker shuts down", async () => {
+    const toolset = stdioToolset({ name: "worker-bound" });
+    const { result } = await runAgent([{ toolCalls: [call("whoami")] }, "Done."], { tools: [toolset] }); // the worker has shut down when this returns
+    const pid = Number((result.toolCalls[0]!.output as { content: Array<{ text: string }> }).content[0]!.text);
+    expect(pid).toBeGreaterThan(0);
+    expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: "ESRCH" }));
+  });
+
   it("the HTTP server down: a run fails with McpServerError naming the server and URL; a call of a run that listed before fails the same way; back up, runs work again", async () => {
     const server = await startHttpMcpServer();
     const cached = ai.mcp({ name: "flaky", url: server.url, cacheToolsFor: "1 hour" });
