@@ -40,6 +40,9 @@ const step = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
   console.log(`bench: ${name}...`);
   const value = await fn();
   console.log(`bench: ${name}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  // What is measured so far survives a crash of a later step.
+  mkdirSync("bench-results", { recursive: true });
+  writeFileSync("bench-results/latest.partial.json", JSON.stringify({ ...results, [`step: ${name}`]: value }, null, 2) + "\n");
   return value;
 };
 try {

@@ -55,7 +55,7 @@ async function libraryUnderTest(bench: Pick<Bench, "client">, baseURL: string, l
       code: (await bundleAgentWorkflows()).code,
       async run(deadline: number) {
         const handle = await agent.start(input, { client: bench.client, taskQueue });
-        const result = await withDeadline(handle.result(), deadline);
+        const result = await withDeadline(deadline, (signal) => bench.client.withAbortSignal(signal, () => handle.result()));
         if (result.trips !== TRIPS || result.reply !== FINAL_ANSWER) throw new Error(`run ended after ${result.trips} trips (${result.stopReason})`);
       },
     };
@@ -68,7 +68,7 @@ async function libraryUnderTest(bench: Pick<Bench, "client">, baseURL: string, l
     code: (await bundle).code,
     async run(deadline: number) {
       const handle = await bench.client.workflow.start(workflowType, { taskQueue, workflowId: `throughput-${randomUUID()}`, args: [input, TRIPS] });
-      const result = (await withDeadline(handle.result(), deadline)) as PeerResult;
+      const result = (await withDeadline(deadline, (signal) => bench.client.withAbortSignal(signal, () => handle.result()))) as PeerResult;
       if (result.steps !== TRIPS || result.text !== FINAL_ANSWER) throw new Error(`run ended after ${result.steps} steps`);
     },
   };
@@ -178,10 +178,21 @@ function memoryKiB(pid: number, field: "VmRSS" | "VmHWM"): number {
   return match ? Number(match[1]) : NaN;
 }
 
-function withDeadline<T>(promise: Promise<T>, deadline: number): Promise<T> {
+/**
+ * `wait` (for a run's result), given up at the deadline: its signal aborts the client's call, so no
+ * long poll or retry of it outlives the level (one firing after the connection closed would
+ * crash the benchmark).
+ */
+function withDeadline<T>(deadline: number, wait: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error("not finished by the benchmark's deadline")), Math.max(0, deadline - Date.now()));
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error("not finished by the benchmark's deadline"));
+    }, Math.max(0, deadline - Date.now()));
   });
-  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+  const waiting = wait(controller.signal);
+  waiting.catch(() => undefined); // after the deadline its rejection (the abort) is expected
+  return Promise.race([waiting, expired]).finally(() => clearTimeout(timer));
 }
