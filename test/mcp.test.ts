@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, AgentOptionsError, McpServerError, type RunHandle, type StreamedRunEvent } from "../src/index.js";
+import { ai, AgentOptionsError, McpServerError, type RunHandle, type RunResult, type StreamedRunEvent } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { startHttpMcpServer, startSseMcpServer, type HttpMcpFixture } from "./fixtures/mcp/http-server.js";
 import { activityDurations, activitySummaries, stdioToolset } from "./mcp-helpers.js";
@@ -47,6 +47,25 @@ async function runAgent(script: ScriptedTurn[], options: Partial<Parameters<type
       const handle = await agent.start(input, { client: harness.client, taskQueue });
       const result = await handle.result();
       return { result, requests: model.requests, history: await handle.workflow.fetchHistory() };
+    });
+  } finally {
+    await model.close();
+  }
+}
+
+/** Runs one after another on one worker (its MCP connections stay open between them), each with its part of the script. */
+async function runAgentSeries(scripts: ScriptedTurn[][], options: Partial<Parameters<typeof ai.agent>[0]> = {}, between?: (previous: RunResult) => void) {
+  const model = await startScriptedModel(scripts.flat());
+  const agent = ai.agent({ name: "mcp-coach", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [library, gym(), updatePlan], ...options });
+  try {
+    return await withWorker(harness, [agent], async ({ taskQueue }) => {
+      const runs = [];
+      for (const _ of scripts) {
+        const handle = await agent.start("Swap squats for lunges", { client: harness.client, taskQueue });
+        runs.push({ result: await handle.result(), history: await handle.workflow.fetchHistory() });
+        if (runs.length < scripts.length) between?.(runs.at(-1)!.result);
+      }
+      return runs;
     });
   } finally {
     await model.close();
@@ -103,8 +122,11 @@ describe("an agent with MCP tools", () => {
   });
 
   it("a second run reuses the worker's connections: the same stdio server process answers (figures for listing and one call logged)", async () => {
-    const first = await runAgent([{ toolCalls: [call("whoami")] }, "Done."]);
-    const { result, history } = await runAgent([{ toolCalls: [call("whoami"), call("gym__lookup_exercise", { name: "lunges" })] }, "Done."]);
+    const runs = await runAgentSeries([
+      [{ toolCalls: [call("whoami")] }, "Done."],
+      [{ toolCalls: [call("whoami"), call("gym__lookup_exercise", { name: "lunges" })] }, "Done."],
+    ]);
+    const [first, { result, history }] = [runs[0]!, runs[1]!];
     expect(result.toolCalls.map((c) => c.status)).toEqual(["ok", "ok"]);
     expect(result.toolCalls[0]!.output).toEqual(first.result.toolCalls[0]!.output);
     const durations = activityDurations(history);
@@ -244,10 +266,13 @@ describe("MCP calls in a durable run", () => {
   it("a stdio server that died is restarted on the next call", async () => {
     const toolset = stdioToolset({ name: "fragile" });
     try {
-      const first = await runAgent([{ toolCalls: [call("whoami")] }, "Done."], { tools: [toolset] });
-      const pid = Number((first.result.toolCalls[0]!.output as { content: Array<{ text: string }> }).content[0]!.text);
-      process.kill(pid, "SIGKILL");
-      const second = await runAgent([{ toolCalls: [call("whoami")] }, "Done."], { tools: [toolset] });
+      let pid = 0;
+      const whoami = [{ toolCalls: [call("whoami")] }, "Done."];
+      const runs = await runAgentSeries([whoami, whoami], { tools: [toolset] }, (first) => {
+        pid = Number((first.toolCalls[0]!.output as { content: Array<{ text: string }> }).content[0]!.text);
+        process.kill(pid, "SIGKILL");
+      });
+      const second = runs[1]!;
       expect(second.result.toolCalls).toMatchObject([{ status: "ok" }]);
       const newPid = Number((second.result.toolCalls[0]!.output as { content: Array<{ text: string }> }).content[0]!.text);
       expect(newPid).not.toBe(pid);
