@@ -6,7 +6,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client, Connection, makeGrpcRetryInterceptor } from "@temporalio/client";
+import { Client, Connection, makeGrpcRetryInterceptor, type ConnectionOptions } from "@temporalio/client";
 import { NativeConnection } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
@@ -22,11 +22,32 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
+/** A dev server whose state survives a restart on the same port (a SQLite file), with a worker connection and a client (with `clientOptions`). */
+async function restartableServer(clientOptions: Omit<ConnectionOptions, "address"> = {}) {
+  const port = await freePort();
+  const dbFilename = join(mkdtempSync(join(tmpdir(), "durable-agent-restart-")), "temporal.sqlite");
+  let server: DevServer = await startDevServer({ port, dbFilename });
+  const address = `127.0.0.1:${port}`;
+  const connection = await NativeConnection.connect({ address });
+  const clientConnection = await Connection.connect({ address, ...clientOptions });
+  return {
+    address,
+    connection,
+    client: new Client({ connection: clientConnection }),
+    stop: () => server.stop(),
+    /** Starts the server again: the same file, the same port. */
+    restart: async () => (server = await startDevServer({ port, dbFilename })),
+    close: async () => {
+      await clientConnection.close();
+      await connection.close();
+      await server.stop();
+    },
+  };
+}
+
 describe("a Temporal server restart mid-run", () => {
   it("the run completes: the tool call in flight while the server was down reports its result to the restarted server, and runs once", async () => {
-    const port = await freePort();
-    const dbFilename = join(mkdtempSync(join(tmpdir(), "durable-agent-restart-")), "temporal.sqlite");
-    let server: DevServer = await startDevServer({ port, dbFilename });
+    const env = await restartableServer();
     const model = await startScriptedModel([{ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Done: squats are now lunges."]);
     const toolStarted = deferred();
     const release = deferred();
@@ -47,19 +68,15 @@ describe("a Temporal server restart mid-run", () => {
         }),
       ],
     });
-    const address = `127.0.0.1:${port}`;
-    const connection = await NativeConnection.connect({ address });
-    const clientConnection = await Connection.connect({ address });
-    const client = new Client({ connection: clientConnection });
+    const { client } = env;
     const queue = taskQueue();
-    const worker = await createAgentWorker({ agents: [agent], connection, taskQueue: queue, workflowBundle: { codePath: inject("workflowBundlePath") } });
+    const worker = await createAgentWorker({ agents: [agent], connection: env.connection, taskQueue: queue, workflowBundle: { codePath: inject("workflowBundlePath") } });
     try {
       const result = await worker.runUntil(async () => {
         const handle = await agent.start("Swap squats for lunges", { client, taskQueue: queue });
         await toolStarted.promise;
-        await server.stop(); // the tool call is in flight, the server goes away
-        server = await startDevServer({ port, dbFilename }); // the same file, the same port
-        expect(server.address).toBe(address);
+        await env.stop(); // the tool call is in flight, the server goes away
+        expect((await env.restart()).address).toBe(env.address);
         release.resolve(); // the tool finishes after the restart and reports to the new server
         return (await ai.getRun(handle.workflowId, { client })).result();
       });
@@ -72,17 +89,12 @@ describe("a Temporal server restart mid-run", () => {
       expect(await activityCounts(handle, "model.call")).toEqual({ scheduled: 2, attempts: [1, 1], completed: 2 });
     } finally {
       release.resolve();
-      await clientConnection.close();
-      await connection.close();
-      await server.stop();
+      await env.close();
       await model.close();
     }
   }, 120_000);
 
   it("a stream read through the outage misses nothing: while the server is unreachable it waits, then goes on from where it was", async () => {
-    const port = await freePort();
-    const dbFilename = join(mkdtempSync(join(tmpdir(), "durable-agent-restart-")), "temporal.sqlite");
-    let server: DevServer = await startDevServer({ port, dbFilename });
     const model = await startScriptedModel([{ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Done: squats are now lunges."]);
     const release = deferred();
     const agent = ai.agent({
@@ -90,12 +102,10 @@ describe("a Temporal server restart mid-run", () => {
       model: ai.openai("gpt-test", { baseURL: model.baseURL }),
       tools: [ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), execute: async () => (await release.promise, { ok: true }) })],
     });
-    const address = `127.0.0.1:${port}`;
     // The stream's client does not retry its calls, so the outage outlasts them at once; it counts the calls the server did not answer.
     let unanswered = 0;
     const serverDownSeen = deferred();
-    const clientConnection = await Connection.connect({
-      address,
+    const env = await restartableServer({
       interceptors: [
         makeGrpcRetryInterceptor({
           retryableDecider: (_attempt, status) => {
@@ -106,10 +116,9 @@ describe("a Temporal server restart mid-run", () => {
         }),
       ],
     });
-    const client = new Client({ connection: clientConnection });
-    const connection = await NativeConnection.connect({ address });
+    const { client } = env;
     const queue = taskQueue();
-    const worker = await createAgentWorker({ agents: [agent], connection, taskQueue: queue, workflowBundle: { codePath: inject("workflowBundlePath") } });
+    const worker = await createAgentWorker({ agents: [agent], connection: env.connection, taskQueue: queue, workflowBundle: { codePath: inject("workflowBundlePath") } });
     try {
       const events = await worker.runUntil(async () => {
         const handle = await agent.start("Swap squats for lunges", { client, taskQueue: queue });
@@ -123,9 +132,9 @@ describe("a Temporal server restart mid-run", () => {
           return seen;
         })();
         await toolStarted.promise;
-        await server.stop();
+        await env.stop();
         await serverDownSeen.promise; // the stream's polls and its status check went unanswered
-        server = await startDevServer({ port, dbFilename });
+        await env.restart();
         release.resolve();
         return read;
       });
@@ -135,9 +144,7 @@ describe("a Temporal server restart mid-run", () => {
       expect(events.at(-1)).toMatchObject({ type: "run.finished", result: { stopReason: "answered", reply: "Done: squats are now lunges." } });
     } finally {
       release.resolve();
-      await clientConnection.close();
-      await connection.close();
-      await server.stop();
+      await env.close();
       await model.close();
     }
   }, 120_000);
