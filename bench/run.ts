@@ -1,5 +1,6 @@
 /**
- * `npm run bench` (add `-- --quick` for a smoke run): the cost of durability on a local dev
+ * `npm run bench` (add `-- --quick` for a smoke run, `-- --levels 50,200` for other throughput
+ * levels than 50, 200 and 1,000): the cost of durability on a local dev
  * server (as the CLI ships it, and as we start it) with a zero-latency scripted model, ours in
  * each execution setting beside `@temporalio/ai-sdk` and `@temporalio/openai-agents`, each
  * against its own in-process floor. Prints tables and writes bench-results/latest.json (and latest.md, the
@@ -23,6 +24,9 @@ const SERVER_SETTINGS: { setting: ServerSetting; extraArgs: string[] }[] = [
   { setting: "default", extraArgs: ["--dynamic-config-value", "history.transferProcessorMaxPollRPS=20"] },
 ];
 const LIBRARIES: ThroughputLibrary[] = ["durable-agent", "@temporalio/ai-sdk", "@temporalio/openai-agents"];
+const levelsArg = process.argv.indexOf("--levels");
+/** Concurrent runs per throughput level, when given (else the benchmark's defaults). */
+const LEVELS = levelsArg > 0 ? process.argv[levelsArg + 1]!.split(",").map(Number) : undefined;
 
 const started = Date.now();
 const model = await startScriptedModel(benchScript);
@@ -58,7 +62,7 @@ try {
       results.throughput = [];
       for (const library of LIBRARIES) {
         const executions = library === "durable-agent" ? BENCH_EXECUTIONS : (["activities"] as const);
-        for (const execution of executions) results.throughput.push(await step(`throughput: ${library} (${execution})`, () => benchThroughput({ ...bench, address: bench.server.address }, model.baseURL, library, execution)));
+        for (const execution of executions) results.throughput.push(await step(`throughput: ${library} (${execution})`, () => benchThroughput({ ...bench, address: bench.server.address }, model.baseURL, library, execution, LEVELS ? { levels: LEVELS } : {})));
       }
     } finally {
       await bench.connection.close();
