@@ -8,12 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, Connection, makeGrpcRetryInterceptor, type ConnectionOptions } from "@temporalio/client";
 import { NativeConnection } from "@temporalio/worker";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, type StreamedRunEvent } from "../src/index.js";
 import { startDevServer, startScriptedModel, type DevServer } from "../src/testing/index.js";
-import { createAgentWorker } from "../src/worker.js";
-import { connectHarness, taskQueue, withWorker, type Harness } from "./harness.js";
+import { connectHarness, withWorker, type Harness } from "./harness.js";
 import { activityCounts, deferred, freePort } from "./ops-helpers.js";
 
 let harness: Harness;
@@ -69,10 +68,8 @@ describe("a Temporal server restart mid-run", () => {
       ],
     });
     const { client } = env;
-    const queue = taskQueue();
-    const worker = await createAgentWorker({ agents: [agent], connection: env.connection, taskQueue: queue, workflowBundle: { codePath: inject("workflowBundlePath") } });
     try {
-      const result = await worker.runUntil(async () => {
+      const result = await withWorker(env, [agent], async ({ taskQueue: queue }) => {
         const handle = await agent.start("Swap squats for lunges", { client, taskQueue: queue });
         await toolStarted.promise;
         await env.stop(); // the tool call is in flight, the server goes away
@@ -117,10 +114,8 @@ describe("a Temporal server restart mid-run", () => {
       ],
     });
     const { client } = env;
-    const queue = taskQueue();
-    const worker = await createAgentWorker({ agents: [agent], connection: env.connection, taskQueue: queue, workflowBundle: { codePath: inject("workflowBundlePath") } });
     try {
-      const events = await worker.runUntil(async () => {
+      const events = await withWorker(env, [agent], async ({ taskQueue: queue }) => {
         const handle = await agent.start("Swap squats for lunges", { client, taskQueue: queue });
         const toolStarted = deferred();
         const read = (async () => {
