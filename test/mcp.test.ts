@@ -39,30 +39,23 @@ const updatePlan = ai.tool({
 
 /** Runs one agent (a fresh model script) on a fresh worker; returns the result, the model's requests and the history. */
 async function runAgent(script: ScriptedTurn[], options: Partial<Parameters<typeof ai.agent>[0]> & { input?: string } = {}) {
-  const model = await startScriptedModel(script);
+  return (await runAgentSeries([script], options))[0]!;
+}
+
+/**
+ * Runs one after another on one worker (its MCP connections stay open between them), each with its
+ * part of the script; each run's figures carry the model's requests so far.
+ */
+async function runAgentSeries(scripts: ScriptedTurn[][], options: Partial<Parameters<typeof ai.agent>[0]> & { input?: string } = {}, between?: (previous: RunResult) => void) {
+  const model = await startScriptedModel(scripts.flat());
   const { input = "Swap squats for lunges", ...agentOptions } = options;
   const agent = ai.agent({ name: "mcp-coach", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [library, gym(), updatePlan], ...agentOptions });
   try {
     return await withWorker(harness, [agent], async ({ taskQueue }) => {
-      const handle = await agent.start(input, { client: harness.client, taskQueue });
-      const result = await handle.result();
-      return { result, requests: model.requests, history: await handle.workflow.fetchHistory() };
-    });
-  } finally {
-    await model.close();
-  }
-}
-
-/** Runs one after another on one worker (its MCP connections stay open between them), each with its part of the script. */
-async function runAgentSeries(scripts: ScriptedTurn[][], options: Partial<Parameters<typeof ai.agent>[0]> = {}, between?: (previous: RunResult) => void) {
-  const model = await startScriptedModel(scripts.flat());
-  const agent = ai.agent({ name: "mcp-coach", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [library, gym(), updatePlan], ...options });
-  try {
-    return await withWorker(harness, [agent], async ({ taskQueue }) => {
       const runs = [];
       for (const _ of scripts) {
-        const handle = await agent.start("Swap squats for lunges", { client: harness.client, taskQueue });
-        runs.push({ result: await handle.result(), history: await handle.workflow.fetchHistory() });
+        const handle = await agent.start(input, { client: harness.client, taskQueue });
+        runs.push({ result: await handle.result(), requests: model.requests, history: await handle.workflow.fetchHistory() });
         if (runs.length < scripts.length) between?.(runs.at(-1)!.result);
       }
       return runs;
