@@ -156,3 +156,59 @@ describe("maxTrips", () => {
     expect(result.trace.at(-1)).toEqual({ trip: 3, type: "run.stopped", stopReason: "max-trips", detail: "maxTrips (3) used up" });
   });
 });
+
+describe("tool calls in the history", () => {
+  /** The decoded inputs and results of a run's activities (and local activities) of `type`. */
+  async function activityPayloads(workflowId: string, type: string) {
+    const { events } = await harness.client.workflow.getHandle(workflowId).fetchHistory();
+    const decode = (payload: { data?: Uint8Array | null } | undefined) => JSON.parse(Buffer.from(payload!.data!).toString("utf8")) as Record<string, unknown>;
+    const inputs: Record<string, unknown>[] = [];
+    const results: Record<string, unknown>[] = [];
+    const scheduled = new Map<string, string>();
+    for (const event of events ?? []) {
+      const s = event.activityTaskScheduledEventAttributes;
+      if (s) scheduled.set(String(event.eventId), s.activityType!.name!);
+      if (s?.activityType?.name === type) inputs.push(decode(s.input!.payloads![0]));
+      const c = event.activityTaskCompletedEventAttributes;
+      if (c && scheduled.get(String(c.scheduledEventId)) === type) results.push(decode(c.result!.payloads![0]));
+      const m = event.markerRecordedEventAttributes;
+      if (m && decode(m.details!.data!.payloads![0]).activity_type === type) results.push(decode(m.details!.result!.payloads![0]));
+    }
+    return { inputs, results };
+  }
+
+  const slowSwap = ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), execute: async () => ({ ok: true }) });
+  const localSwap = ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), execution: "local", execute: async () => ({ ok: true }) });
+
+  for (const [label, tool] of [["an activity", slowSwap], ["a local activity", localSwap]] as const) {
+    it(`a result of ${label} does not repeat the call's id, name, trip or parsed input; the run's record has them all`, async () => {
+      const script: ScriptedTurn[] = [
+        { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }, { name: "update_plan", arguments: { from: "squats" } }, { name: "nope", arguments: { a: 1 } }] },
+        "Done.",
+      ];
+      const { result } = await runScript(script, [tool]);
+      expect(result.toolCalls).toEqual([
+        { id: "call_0_0", name: "update_plan", trip: 1, input: { from: "squats", to: "lunges" }, output: { ok: true }, status: "ok" },
+        { id: "call_0_1", name: "update_plan", trip: 1, input: { from: "squats" }, status: "refused", reason: expect.stringMatching(/^Invalid input/) },
+        { id: "call_0_2", name: "nope", trip: 1, input: '{"a":1}', status: "refused", reason: 'Unknown tool "nope". Available tools: update_plan.' },
+      ]);
+      const { inputs, results } = await activityPayloads(result.workflowId, "tool.execute");
+      expect(results).toHaveLength(3); // in the order they finished
+      expect(results).toEqual(
+        expect.arrayContaining([
+          { output: { ok: true }, status: "ok" },
+          { status: "refused", reason: result.toolCalls[1]!.reason },
+          { input: '{"a":1}', status: "refused", reason: result.toolCalls[2]!.reason }, // not the arguments parsed: kept
+        ]),
+      );
+      for (const input of inputs) expect(Object.keys(input).sort()).toEqual(["agent", "call", "trip"]);
+    });
+  }
+
+  it("a model call's input leaves out what is off (no streamText: false)", async () => {
+    const { result } = await runScript([{ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Done."], [updatePlan]);
+    const { inputs } = await activityPayloads(result.workflowId, "model.call");
+    expect(inputs).toHaveLength(2);
+    for (const input of inputs) expect(input).not.toHaveProperty("streamText");
+  });
+});

@@ -2,8 +2,8 @@ import { Context, log } from "@temporalio/activity";
 import { z } from "zod";
 import type { Agent } from "../agent/define-agent.js";
 import type { Tool } from "../agent/define-tool.js";
-import { refusalReasonOf } from "../contract/tool-result.js";
-import type { Message, RequestedToolCall, ToolCallRecord } from "../contract/types.js";
+import { parseToolArguments, refusalReasonOf, toolCallResult, type ToolCallResult } from "../contract/tool-result.js";
+import type { Message, RequestedToolCall } from "../contract/types.js";
 import { readRunPart, runRefOf } from "./run-reader.js";
 import { RetryableToolError, ToolOutputError } from "../errors.js";
 import { limitsOf, parseOmittedArguments, truncateOutput, utf8Bytes } from "../limits.js";
@@ -20,7 +20,7 @@ export interface ToolExecuteInput {
   trip: number;
   /** A person approved this call (for tools with `needsApproval`). */
   approved?: boolean;
-  /** Messages before the answer that asked for the call: what a handoff's `inputFilter` reads. */
+  /** Messages before the answer that asked for the call, what a handoff's `inputFilter` reads (histories before it was read here). */
   conversationLength?: number;
   /** The run has a context: read it (by query) for the tool and `isRefusal`. */
   hasContext?: boolean;
@@ -50,9 +50,10 @@ export interface HandoffRequest {
  * (src/mcp/execute-mcp-call.ts), with its JSON schema and the worker's connection to the server.
  */
 export function createToolExecute(registry: AgentRegistry) {
-  return async function toolExecute({ agent: agentName, call, trip, approved, conversationLength, hasContext }: ToolExecuteInput): Promise<ToolCallRecord | ApprovalRequired | SubAgentRequest | HandoffRequest> {
+  return async function toolExecute({ agent: agentName, call, trip, approved, conversationLength, hasContext }: ToolExecuteInput): Promise<ToolCallResult | ApprovalRequired | SubAgentRequest | HandoffRequest> {
     const agent = lookupAgent(registry, agentName);
-    const record = (fields: Omit<ToolCallRecord, "id" | "name" | "trip">): ToolCallRecord => ({ id: call.id, name: call.name, trip, ...fields });
+    let raw: unknown; // the arguments parsed, once they are within the limit
+    const record = (fields: ToolCallResult & { input: unknown }): ToolCallResult => toolCallResult(fields, raw);
     const limits = limitsOf(agent.options);
     const oversized = oversizedInput(call.arguments, limits.toolInputBytes);
     if (oversized) {
@@ -65,7 +66,7 @@ export function createToolExecute(registry: AgentRegistry) {
     }
     const tool = agent.tool(call.name);
     const mcp = tool ? undefined : await findMcpTool(agent.mcpToolsets, call.name);
-    const raw = parseArguments(call);
+    raw = parseToolArguments(call);
     if (!tool && !mcp) {
       const known = [...agent.tools.map((t) => t.name), ...(agent.mcpToolsets.length ? (await runMcpTools(Context.current())).map((t) => t.name) : [])].join(", ") || "none";
       return record({ input: call.arguments, status: "refused", reason: `Unknown tool "${call.name}". Available tools: ${known}.` });
@@ -90,7 +91,7 @@ export function createToolExecute(registry: AgentRegistry) {
       const { agent: to, inputFilter } = tool.handoff;
       if (!inputFilter) return { handoff: { input: raw, to: to.name } };
       const context = Context.current();
-      const messages = await readRunPart<Message>(context.client, runRefOf(context), "messages", 0, conversationLength);
+      const messages = await messagesBefore(context, call, conversationLength);
       const filtered = await inputFilter(messages);
       if (!Array.isArray(filtered)) return record({ input: raw, status: "failed", error: `The inputFilter of the handoff to ${to.name} returned ${typeof filtered}, not an array of messages.` });
       return { handoff: { input: raw, to: to.name, messages: filtered } };
@@ -115,13 +116,14 @@ export function createToolExecute(registry: AgentRegistry) {
   };
 }
 
-/** The call's arguments parsed (empty text is `{}`), or the syntax error. */
-function parseArguments(call: RequestedToolCall): unknown {
-  try {
-    return call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
-  } catch (error) {
-    return error as SyntaxError;
-  }
+/** The run's messages before the answer that asked for `call`: what a handoff's `inputFilter` reads. */
+async function messagesBefore(context: Context, call: RequestedToolCall, length: number | undefined): Promise<Message[]> {
+  const ref = runRefOf(context);
+  if (length !== undefined) return readRunPart<Message>(context.client, ref, "messages", 0, length);
+  const messages = await readRunPart<Message>(context.client, ref, "messages", 0);
+  const answer = messages.findLastIndex((m) => m.role === "assistant" && m.toolCalls?.some((c) => c.id === call.id));
+  if (answer < 0) throw new Error(`run ${ref.runId} has no answer asking for tool call ${call.id}`);
+  return messages.slice(0, answer);
 }
 
 /** Sizes of arguments over the limit: as sent, or as marked by the model call when it dropped them. */

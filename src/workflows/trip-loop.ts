@@ -11,6 +11,7 @@ import { failedCall, lastReply, recordAnswer, recordToolCalls } from "../contrac
 import { budgetUsedUp } from "../contract/usage.js";
 import type { Message, RequestedToolCall, ToolCallRecord } from "../contract/types.js";
 import { mcpSource } from "../contract/mcp-tools.js";
+import { toolCallRecord } from "../contract/tool-result.js";
 import { unwrapFailure } from "./activities.js";
 import { judgeAnswer, type ContractContext } from "./contract-steps.js";
 import { handOff, oneHandoffPerAnswer } from "./handoff.js";
@@ -58,7 +59,7 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
             conversationDigest: digest,
             ...(tail.length ? { conversationTail: tail } : {}),
             trip,
-            streamText,
+            ...(streamText ? { streamText } : {}),
             ...(loop.output ? { output: loop.output } : {}),
             ...(loop.modelSettings ? { modelSettings: loop.modelSettings } : {}),
             ...(trip === loop.firstTrip ? { firstTrip: true } : {}),
@@ -77,9 +78,8 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
     const calls = message.toolCalls ?? [];
     if (calls.length > 0) {
       for (const call of calls) events.publish({ type: "tool.started", trip, tool: call.name, callId: call.id });
-      const conversationLength = run.messages.length - 1; // before this answer: what a handoff's inputFilter reads
       const outcomes = await progress.step(`trip ${trip}: tool calls ${calls.map((c) => c.name).join(", ")}`, () =>
-        calls.length === 1 ? executeTool(loop, calls[0]!, trip, conversationLength).then((outcome) => [outcome]) : Promise.all(calls.map((call) => executeTool(loop, call, trip, conversationLength))),
+        calls.length === 1 ? executeTool(loop, calls[0]!, trip).then((outcome) => [outcome]) : Promise.all(calls.map((call) => executeTool(loop, call, trip))),
       );
       const { records, handoff } = oneHandoffPerAnswer(outcomes);
       recordToolCalls(run, records);
@@ -131,7 +131,7 @@ function workflowTail(messages: Message[]): Message[] {
  * workflow; a handoff tool's call is answered at once and hands the run over after the batch. A
  * call whose retries ran out is recorded as failed.
  */
-async function executeTool(loop: TripLoop, call: RequestedToolCall, trip: number, conversationLength: number): Promise<ToolOutcome> {
+async function executeTool(loop: TripLoop, call: RequestedToolCall, trip: number): Promise<ToolOutcome> {
   const { approvals, spec } = loop;
   const tools = spec.localTools?.includes(call.name) ? loop.localTools : loop.tools;
   const mcpServer = loop.mcpTools.find((t) => t.name === call.name)?.server;
@@ -140,7 +140,7 @@ async function executeTool(loop: TripLoop, call: RequestedToolCall, trip: number
   const hasContext = loop.ctx.context !== undefined;
   try {
     const execute = (approved: boolean) =>
-      tools[ACTIVITY.toolExecute].executeWithOptions({ summary }, [{ agent: spec.name, call, trip, ...(approved ? { approved } : {}), ...(hasContext ? { hasContext } : {}), conversationLength }]);
+      tools[ACTIVITY.toolExecute].executeWithOptions({ summary }, [{ agent: spec.name, call, trip, ...(approved ? { approved } : {}), ...(hasContext ? { hasContext } : {}) }]);
     let outcome = await execute(false);
     if ("approvalRequired" in outcome) {
       const { input, timeoutMs } = outcome.approvalRequired;
@@ -151,7 +151,7 @@ async function executeTool(loop: TripLoop, call: RequestedToolCall, trip: number
     }
     if ("subAgentCall" in outcome) return { record: await runSubAgent(loop, call, trip, outcome.subAgentCall) };
     if ("handoff" in outcome) return handoffOutcome(call, trip, outcome);
-    return { record: outcome };
+    return { record: toolCallRecord(call, trip, outcome) };
   } catch (error) {
     if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
     return { record: { ...failedCall(call, trip, error.cause?.message ?? error.message), ...source } };
