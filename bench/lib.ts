@@ -16,6 +16,16 @@ export interface Bench {
   dynamicConfig: string[];
 }
 
+/** The server's own defaults of the settings `DEV_SERVER_DYNAMIC_CONFIG` changes: the dev server as the CLI ships it. */
+export const CLI_DEFAULT_DYNAMIC_CONFIG: Readonly<Record<string, string>> = {
+  "history.transferProcessorMaxPollRPS": "20",
+  "history.timerProcessorMaxTimeShift": '"1s"',
+  "history.timerProcessorMaxPollRPS": "20",
+};
+
+/** `--dynamic-config-value key=value` flags for the values. */
+export const dynamicConfigFlags = (values: Readonly<Record<string, string>>): string[] => Object.entries(values).flatMap(([key, value]) => ["--dynamic-config-value", `${key}=${value}`]);
+
 export async function startBench(extraArgs: string[] = []): Promise<Bench> {
   const server = await startDevServer({ extraArgs });
   const connection = await NativeConnection.connect({ address: server.address });

@@ -107,7 +107,7 @@ export function report(results: BenchResults): string {
 
   if (results.throughput?.length) {
     table(
-      `Throughput: N runs started at once, one worker (child process; ${Object.entries(results.throughput[0]!.workerOptions)
+      `Throughput: N runs started at once, one worker per library (child process; every library at each level in turn; ${Object.entries(results.throughput[0]!.workerOptions)
         .map(([k, v]) => `${k} ${v}`)
         .join(", ")}; ${tuned?.setting} server)`,
       results.throughput.flatMap((t) =>

@@ -10,18 +10,18 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { bundleAgentWorkflows } from "../src/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
-import { startBench } from "./lib.js";
+import { CLI_DEFAULT_DYNAMIC_CONFIG, dynamicConfigFlags, startBench } from "./lib.js";
 import { benchLongRuns } from "./long-runs.js";
 import { benchOverhead } from "./overhead.js";
 import { report, type BenchResults, type ServerSetting } from "./report.js";
 import { BENCH_EXECUTIONS, benchScript } from "./scenario.js";
 import { benchStreaming } from "./streaming.js";
-import { benchThroughput, type ThroughputLibrary } from "./throughput.js";
+import { benchThroughput, type ThroughputLibrary, type ThroughputSubject } from "./throughput.js";
 
-/** The dev server as the CLI ships it (its transfer queue polled 20 times a second), and as we start it. */
+/** The dev server as we start it, and as the CLI ships it (DEV_SERVER_DYNAMIC_CONFIG's keys at the server's defaults). */
 const SERVER_SETTINGS: { setting: ServerSetting; extraArgs: string[] }[] = [
   { setting: "tuned", extraArgs: [] },
-  { setting: "default", extraArgs: ["--dynamic-config-value", "history.transferProcessorMaxPollRPS=20"] },
+  { setting: "default", extraArgs: dynamicConfigFlags(CLI_DEFAULT_DYNAMIC_CONFIG) },
 ];
 const LIBRARIES: ThroughputLibrary[] = ["durable-agent", "@temporalio/ai-sdk", "@temporalio/openai-agents"];
 const levelsArg = process.argv.indexOf("--levels");
@@ -39,14 +39,17 @@ const results: Partial<BenchResults> & Record<string, unknown> = {
   quick: process.argv.includes("--quick"),
   servers: [],
 };
+/** What is measured so far survives a crash of a later step. */
+const savePartial = (name: string, value: unknown) => {
+  mkdirSync("bench-results", { recursive: true });
+  writeFileSync("bench-results/latest.partial.json", JSON.stringify({ ...results, [name]: value }, null, 2) + "\n");
+};
 const step = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
   const t = Date.now();
   console.log(`bench: ${name}...`);
   const value = await fn();
   console.log(`bench: ${name}: ${((Date.now() - t) / 1000).toFixed(1)} s`);
-  // What is measured so far survives a crash of a later step.
-  mkdirSync("bench-results", { recursive: true });
-  writeFileSync("bench-results/latest.partial.json", JSON.stringify({ ...results, [`step: ${name}`]: value }, null, 2) + "\n");
+  savePartial(`step: ${name}`, value);
   return value;
 };
 try {
@@ -59,11 +62,11 @@ try {
       if (setting !== "tuned") continue;
       results.streaming = await step("streaming", () => benchStreaming(bench));
       results.longRuns = await step("long runs", () => benchLongRuns(bench, model.baseURL));
-      results.throughput = [];
-      for (const library of LIBRARIES) {
-        const executions = library === "durable-agent" ? BENCH_EXECUTIONS : (["activities"] as const);
-        for (const execution of executions) results.throughput.push(await step(`throughput: ${library} (${execution})`, () => benchThroughput({ ...bench, address: bench.server.address }, model.baseURL, library, execution, LEVELS ? { levels: LEVELS } : {})));
-      }
+      // Every library at each level in turn (interleaved), so a drift of the machine's speed falls on all alike.
+      const subjects = LIBRARIES.flatMap((library): ThroughputSubject[] => (library === "durable-agent" ? BENCH_EXECUTIONS.map((execution) => ({ library, execution })) : [{ library }]));
+      results.throughput = await step("throughput, every library at each level in turn", () =>
+        benchThroughput({ ...bench, address: bench.server.address }, model.baseURL, subjects, { ...(LEVELS ? { levels: LEVELS } : {}), onLevel: (figures) => savePartial("throughput so far", figures) }),
+      );
     } finally {
       await bench.connection.close();
       await bench.server.stop();

@@ -28,7 +28,7 @@ const stack = await startStack({ dataDir: dir, split, port: await findFreeFronte
 try {
   const connection = await Connection.connect({ address: stack.address });
   console.log(`bench:stack: temporal-server ${stack.versions.temporal} on PostgreSQL (${split ? "a process per service" : "one process"}), ${WORKERS} workers, levels ${levels.join(", ")}...`);
-  results.stack = await benchThroughput({ address: stack.address, client: new Client({ connection }), quick }, model.baseURL, "durable-agent", "activities", { levels, workers: WORKERS });
+  results.stack = (await benchThroughput({ address: stack.address, client: new Client({ connection }), quick }, model.baseURL, [{ library: "durable-agent", execution: "activities" }], { levels, workers: WORKERS }))[0]!;
   console.log(JSON.stringify((results.stack as ThroughputFigures).levels));
   // The connection stays open: a run that missed the deadline may still be polling for its result.
 } finally {
@@ -39,7 +39,7 @@ try {
 const dev = await startDevServer({ extraArgs: ["--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000"] });
 try {
   console.log(`bench:stack: the dev server (${dev.executable}), ${WORKERS} workers, levels ${levels.join(", ")}...`);
-  results.devServer = await benchThroughput({ address: dev.address, client: dev.env.client, quick }, model.baseURL, "durable-agent", "activities", { levels, workers: WORKERS });
+  results.devServer = (await benchThroughput({ address: dev.address, client: dev.env.client, quick }, model.baseURL, [{ library: "durable-agent", execution: "activities" }], { levels, workers: WORKERS }))[0]!;
   console.log(JSON.stringify((results.devServer as ThroughputFigures).levels));
 } finally {
   await dev.stop();

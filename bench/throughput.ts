@@ -74,60 +74,84 @@ async function libraryUnderTest(bench: Pick<Bench, "client">, baseURL: string, l
   };
 }
 
+/** One library (in one execution setting) of the throughput benchmark. */
+export interface ThroughputSubject {
+  library: ThroughputLibrary;
+  execution?: BenchExecution;
+}
+
+/**
+ * Throughput of each subject at each level, interleaved: every subject's worker is up before the
+ * first level, and each level runs every subject in turn before the next level, so a drift of the
+ * machine's speed over the run falls on all of them alike. `onLevel` gets the figures so far after each.
+ */
 export async function benchThroughput(
   bench: Pick<Bench, "client" | "quick"> & { address: string },
   baseURL: string,
-  library: ThroughputLibrary = "durable-agent",
-  execution: BenchExecution = "activities",
-  options: ThroughputOptions = {},
-): Promise<ThroughputFigures> {
+  subjects: ThroughputSubject[],
+  options: ThroughputOptions & { onLevel?: (figures: ThroughputFigures[]) => void } = {},
+): Promise<ThroughputFigures[]> {
   const levels = options.levels ?? (bench.quick ? [10] : [50, 200, 1000]);
   const dir = mkdtempSync(join(tmpdir(), "bench-bundle-"));
-  const codePath = join(dir, "workflows.js");
-  const taskQueue = `bench-throughput-${randomUUID()}`;
-  const subject = await libraryUnderTest(bench, baseURL, library, execution, taskQueue);
-  writeFileSync(codePath, subject.code);
-  const results: ThroughputLevel[] = [];
-  const workerEnv = { TEMPORAL_ADDRESS: bench.address, BENCH_TASK_QUEUE: taskQueue, BENCH_MODEL_URL: baseURL, BENCH_WORKFLOW_BUNDLE: codePath, BENCH_LIBRARY: library, BENCH_EXECUTION: execution };
-  const children = await Promise.all(Array.from({ length: options.workers ?? 1 }, () => startWorker(workerEnv)));
-  const sumKiB = (field: "VmRSS" | "VmHWM") => children.reduce((sum, child) => sum + memoryKiB(child.pid!, field), 0);
-  let peakResets = true;
+  const running: Array<{ subject: Awaited<ReturnType<typeof libraryUnderTest>>; children: ChildProcess[]; figures: ThroughputFigures; peakResets: boolean }> = [];
   try {
+    for (const [i, { library, execution = "activities" }] of subjects.entries()) {
+      const codePath = join(dir, `workflows-${i}.js`);
+      const taskQueue = `bench-throughput-${randomUUID()}`;
+      const subject = await libraryUnderTest(bench, baseURL, library, execution, taskQueue);
+      writeFileSync(codePath, subject.code);
+      const workerEnv = { TEMPORAL_ADDRESS: bench.address, BENCH_TASK_QUEUE: taskQueue, BENCH_MODEL_URL: baseURL, BENCH_WORKFLOW_BUNDLE: codePath, BENCH_LIBRARY: library, BENCH_EXECUTION: execution };
+      const children = await Promise.all(Array.from({ length: options.workers ?? 1 }, () => startWorker(workerEnv)));
+      const workers = children.length === 1 ? "one child process" : `${children.length} child processes on one task queue (RSS summed)`;
+      const figures: ThroughputFigures = { library, ...(library === "durable-agent" ? { execution } : {}), worker: `${workers} (node --import tsx) for all levels, prebuilt workflow bundle`, workerOptions: THROUGHPUT_WORKER_OPTIONS, levels: [] };
+      running.push({ subject, children, figures, peakResets: true });
+    }
     for (const n of levels) {
-      // The same workers for every level; their peak RSS is reset before each (Linux: "5" > /proc/<pid>/clear_refs).
-      for (const child of children) peakResets &&= resetPeakRss(child.pid!);
-      const idle = sumKiB("VmRSS");
-      const deadline = Date.now() + (bench.quick ? 60_000 : 900_000);
-      const started = performance.now();
-      const outcomes = await Promise.allSettled(
-        Array.from({ length: n }, async () => {
-          const t = performance.now();
-          await subject.run(deadline);
-          return performance.now() - t;
-        }),
-      );
-      const wall = (performance.now() - started) / 1000;
-      const latencies = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
-      const failures = outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason as Error] : []));
-      results.push({
-        concurrentRuns: n,
-        completed: latencies.length,
-        errors: failures.length,
-        ...(failures[0] ? { firstError: String(failures[0].message ?? failures[0]).slice(0, 300) } : {}),
-        wallSeconds: round(wall),
-        runsPerSecond: round(latencies.length / wall),
-        tripsPerSecond: round((latencies.length * TRIPS) / wall, 0),
-        latencyMs: { p50: round(percentile(latencies, 50), 0), p95: round(percentile(latencies, 95), 0), max: round(Math.max(...latencies), 0) },
-        workerRssMiB: { idle: round(idle / 1024, 0), peak: round(sumKiB("VmHWM") / 1024, 0) },
-      });
+      for (const entry of running) {
+        entry.figures.levels.push(await runLevel(bench, entry, n));
+        options.onLevel?.(running.map((r) => r.figures));
+      }
     }
   } finally {
-    await Promise.all(children.map(stopWorker));
+    await Promise.all(running.flatMap((r) => r.children.map(stopWorker)));
     rmSync(dir, { recursive: true, force: true });
   }
-  const peak = peakResets ? "VmHWM after the level, reset before it" : "VmHWM after the level (could not be reset: peak since the worker started)";
-  const workers = children.length === 1 ? "one child process" : `${children.length} child processes on one task queue (RSS summed)`;
-  return { library, ...(library === "durable-agent" ? { execution } : {}), worker: `${workers} (node --import tsx) for all levels, prebuilt workflow bundle; RSS from /proc/<pid>/status: idle = VmRSS before the level, peak = ${peak}`, workerOptions: THROUGHPUT_WORKER_OPTIONS, levels: results };
+  return running.map(({ figures, peakResets }) => {
+    const peak = peakResets ? "VmHWM after the level, reset before it" : "VmHWM after the level (could not be reset: peak since the worker started)";
+    return { ...figures, worker: `${figures.worker}; RSS from /proc/<pid>/status: idle = VmRSS before the level, peak = ${peak}` };
+  });
+}
+
+/** N runs of one subject started at once; its workers' RSS before and at peak. */
+async function runLevel(bench: Pick<Bench, "quick">, entry: { subject: Awaited<ReturnType<typeof libraryUnderTest>>; children: ChildProcess[]; peakResets: boolean }, n: number): Promise<ThroughputLevel> {
+  const { subject, children } = entry;
+  const sumKiB = (field: "VmRSS" | "VmHWM") => children.reduce((sum, child) => sum + memoryKiB(child.pid!, field), 0);
+  // The same workers for every level; their peak RSS is reset before each (Linux: "5" > /proc/<pid>/clear_refs).
+  for (const child of children) entry.peakResets &&= resetPeakRss(child.pid!);
+  const idle = sumKiB("VmRSS");
+  const deadline = Date.now() + (bench.quick ? 60_000 : 900_000);
+  const started = performance.now();
+  const outcomes = await Promise.allSettled(
+    Array.from({ length: n }, async () => {
+      const t = performance.now();
+      await subject.run(deadline);
+      return performance.now() - t;
+    }),
+  );
+  const wall = (performance.now() - started) / 1000;
+  const latencies = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
+  const failures = outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason as Error] : []));
+  return {
+    concurrentRuns: n,
+    completed: latencies.length,
+    errors: failures.length,
+    ...(failures[0] ? { firstError: String(failures[0].message ?? failures[0]).slice(0, 300) } : {}),
+    wallSeconds: round(wall),
+    runsPerSecond: round(latencies.length / wall),
+    tripsPerSecond: round((latencies.length * TRIPS) / wall, 0),
+    latencyMs: { p50: round(percentile(latencies, 50), 0), p95: round(percentile(latencies, 95), 0), max: round(Math.max(...latencies), 0) },
+    workerRssMiB: { idle: round(idle / 1024, 0), peak: round(sumKiB("VmHWM") / 1024, 0) },
+  };
 }
 
 function startWorker(env: Record<string, string>): Promise<ChildProcess> {

