@@ -2,7 +2,10 @@
  * `npm run bench:server-settings [-- --rounds N] [-- --only 0,1]`: which dev server dynamic config settings matter,
  * measured on bare workflows (bench/server-settings-workflows.ts) so only the server's paths count.
  * One dev server per setting, all up at once, and the same measures interleaved across them:
- * - a trip: 10 trips of two activities each, ms per trip (the second of two runs back to back);
+ * - a trip: 10 trips of two activities each, ms per trip (the second of two runs back to back;
+ *   a server's turn comes every few seconds, so its transfer queue's rate limiter has reads saved
+ *   up: the cap of `history.transferProcessorMaxPollRPS` shows under sustained load, as in
+ *   `npm run bench`'s overhead rounds, not here);
  * - a timer: three 1 ms timers one after another, ms per timer (retry backoffs, approval timeouts);
  * - visibility lag: from a run's start to its first appearance in `list` (ms).
  * Prints p50/p90 and writes bench-results/server-settings.json.

