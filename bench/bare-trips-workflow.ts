@@ -11,12 +11,15 @@ export interface BareActivities {
   bareTool(trip: number): Promise<number>;
 }
 
-const { bareModel, bareTool } = proxyLocalActivities<BareActivities>({ startToCloseTimeout: "10 seconds" });
-
-export async function bareTrips(trips: number): Promise<number> {
-  let recorded = 0;
-  for (let trip = 1; trip <= trips; trip++) {
-    if ((await bareModel(trip, trips)).toolCall) recorded += await bareTool(trip);
-  }
-  return recorded;
+/** A workflow of `trips` trips over these activities: the model's, then the tool's when the model asks for it. */
+export function tripsOver({ bareModel, bareTool }: BareActivities): (trips: number) => Promise<number> {
+  return async (trips) => {
+    let recorded = 0;
+    for (let trip = 1; trip <= trips; trip++) {
+      if ((await bareModel(trip, trips)).toolCall) recorded += await bareTool(trip);
+    }
+    return recorded;
+  };
 }
+
+export const bareTrips = tripsOver(proxyLocalActivities<BareActivities>({ startToCloseTimeout: "10 seconds" }));

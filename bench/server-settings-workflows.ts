@@ -3,18 +3,10 @@
  * server's own paths, with no library in the way.
  */
 import { proxyActivities, sleep } from "@temporalio/workflow";
-import type { BareActivities } from "./bare-trips-workflow.js";
-
-const { bareModel, bareTool } = proxyActivities<BareActivities>({ startToCloseTimeout: "10 seconds" });
+import { tripsOver, type BareActivities } from "./bare-trips-workflow.js";
 
 /** `trips` trips of a model activity then a tool activity (the last trip has no tool call): the transfer queue's path. */
-export async function activityTrips(trips: number): Promise<number> {
-  let recorded = 0;
-  for (let trip = 1; trip <= trips; trip++) {
-    if ((await bareModel(trip, trips)).toolCall) recorded += await bareTool(trip);
-  }
-  return recorded;
-}
+export const activityTrips = tripsOver(proxyActivities<BareActivities>({ startToCloseTimeout: "10 seconds" }));
 
 /** `timers` timers of 1 ms, one after the other: the timer queue's path (retry backoffs, approval timeouts). */
 export async function shortTimers(timers: number): Promise<number> {
