@@ -20,7 +20,7 @@ export interface ToolExecuteInput {
   trip: number;
   /** A person approved this call (for tools with `needsApproval`). */
   approved?: boolean;
-  /** Messages before the answer that asked for the call, what a handoff's `inputFilter` reads (histories before it was read here). */
+  /** Messages before the answer that asked for the call (what a handoff's `inputFilter` reads); only older histories send it, the activity finds the answer itself. */
   conversationLength?: number;
   /** The run has a context: read it (by query) for the tool and `isRefusal`. */
   hasContext?: boolean;
