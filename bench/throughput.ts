@@ -80,6 +80,14 @@ export interface ThroughputSubject {
   execution?: BenchExecution;
 }
 
+/** A subject with its workers up, and its figures so far. */
+interface RunningSubject {
+  subject: Awaited<ReturnType<typeof libraryUnderTest>>;
+  children: ChildProcess[];
+  figures: ThroughputFigures;
+  peakResets: boolean;
+}
+
 /**
  * Throughput of each subject at each level, interleaved: every subject's worker is up before the
  * first level, and each level runs every subject in turn before the next level, so a drift of the
@@ -93,7 +101,7 @@ export async function benchThroughput(
 ): Promise<ThroughputFigures[]> {
   const levels = options.levels ?? (bench.quick ? [10] : [50, 200, 1000]);
   const dir = mkdtempSync(join(tmpdir(), "bench-bundle-"));
-  const running: Array<{ subject: Awaited<ReturnType<typeof libraryUnderTest>>; children: ChildProcess[]; figures: ThroughputFigures; peakResets: boolean }> = [];
+  const running: RunningSubject[] = [];
   try {
     for (const [i, { library, execution = "activities" }] of subjects.entries()) {
       const codePath = join(dir, `workflows-${i}.js`);
@@ -123,7 +131,7 @@ export async function benchThroughput(
 }
 
 /** N runs of one subject started at once; its workers' RSS before and at peak. */
-async function runLevel(bench: Pick<Bench, "quick">, entry: { subject: Awaited<ReturnType<typeof libraryUnderTest>>; children: ChildProcess[]; peakResets: boolean }, n: number): Promise<ThroughputLevel> {
+async function runLevel(bench: Pick<Bench, "quick">, entry: RunningSubject, n: number): Promise<ThroughputLevel> {
   const { subject, children } = entry;
   const sumKiB = (field: "VmRSS" | "VmHWM") => children.reduce((sum, child) => sum + memoryKiB(child.pid!, field), 0);
   // The same workers for every level; their peak RSS is reset before each (Linux: "5" > /proc/<pid>/clear_refs).

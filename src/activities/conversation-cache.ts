@@ -8,8 +8,8 @@
  */
 import type { Client } from "@temporalio/client";
 import { DigestChain, type ConversationCheck } from "../contract/conversation-digest.js";
-import { toolResultContent } from "../contract/tool-result.js";
-import type { Message, ToolCallRecord } from "../contract/types.js";
+import { toolResultContent, type ToolCallResult } from "../contract/tool-result.js";
+import type { Message, RequestedToolCall } from "../contract/types.js";
 import { readRunPart, type RunRef } from "./run-reader.js";
 
 type Answer = Extract<Message, { role: "assistant" }>;
@@ -62,10 +62,9 @@ export class ConversationCache {
   }
 
   /** A tool call's result on this worker: a message of the conversation after the answer that asked for it. */
-  toolFinished(runId: string, record: ToolCallRecord): void {
+  toolFinished(runId: string, call: RequestedToolCall, result: ToolCallResult): void {
     const held = this.#held(runId);
-    const recorded = asRecorded(record);
-    held.toolResults.set(record.id, { role: "tool", toolCallId: recorded.id, name: recorded.name, content: toolResultContent(recorded) });
+    held.toolResults.set(call.id, { role: "tool", toolCallId: call.id, name: call.name, content: toolResultContent(asRecorded(result)) });
   }
 
   /** Appends the answer, its tool results and the workflow's tail if they make the conversation the workflow described. */

@@ -12,7 +12,6 @@ import { subAgentResult } from "./sub-agent-result.js";
 import type { AgentRegistry, WorkerFeatures } from "./registry.js";
 import { ConversationCache } from "./conversation-cache.js";
 import { runRefOf } from "./run-reader.js";
-import { toolCallRecord } from "../contract/tool-result.js";
 
 export { createRegistry, type AgentRegistry, type WorkerFeatures } from "./registry.js";
 export type { ModelCallInput, ModelCallOutput } from "./model-call.js";
@@ -38,7 +37,7 @@ function heldResults(toolExecute: ReturnType<typeof createToolExecute>, conversa
   return async (input) => {
     const result = await toolExecute(input);
     // Sub-agent calls and handoffs are finished by the workflow: their records are not this worker's to hold.
-    if (!("approvalRequired" in result) && !("subAgentCall" in result) && !("handoff" in result)) conversations.toolFinished(runRefOf(Context.current()).runId, toolCallRecord(input.call, input.trip, result));
+    if (!("approvalRequired" in result) && !("subAgentCall" in result) && !("handoff" in result)) conversations.toolFinished(runRefOf(Context.current()).runId, input.call, result);
     return result;
   };
 }

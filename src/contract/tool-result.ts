@@ -19,8 +19,8 @@ export function refusalReasonOf(output: unknown): string | undefined {
   return undefined;
 }
 
-/** The tool message content the model sees for a call. */
-export function toolResultContent(call: ToolCallRecord): string {
+/** The tool message content the model sees for a call (from its outcome alone). */
+export function toolResultContent(call: Pick<ToolCallRecord, "status" | "output" | "error" | "reason">): string {
   if (call.status === "failed") return JSON.stringify({ error: call.error });
   if (call.status === "refused" && call.output === undefined) return JSON.stringify({ refused: true, reason: call.reason });
   return JSON.stringify(call.output ?? null);
