@@ -9,27 +9,24 @@ import {
   condition,
   isCancellation,
   log,
-  setHandler,
   sleep,
   workflowInfo,
 } from "@temporalio/workflow";
 import { ACTIVITY } from "../contract/constants.js";
 import { initialContractState } from "../contract/contract-state.js";
-import { MAX_PAGE_BYTES, PAGE_BYTES, pageOf } from "../contract/paging.js";
 import { finish, initialState } from "../contract/run-state.js";
 import { textOf, type Message, type StopReason } from "../contract/types.js";
 import type { McpToolDefinition } from "../contract/mcp-tools.js";
 import { mergeBudget, tighterBudget, type RunUsage } from "../contract/usage.js";
-import { countFailedAttempts } from "./failed-attempts.js";
 import { activitiesFor, local, unwrapFailure } from "./activities.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
 import { runTrips, type TripLoop } from "./trip-loop.js";
-import { contextQuery, runPageQuery, traceQuery, type AgentRunArgs, type AgentRunResult } from "./definitions.js";
+import type { AgentRunArgs, AgentRunResult } from "./definitions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { RunProgress } from "./run-progress.js";
-import { runApprovals } from "./approvals.js";
-import { carryMcpTools, fixMcpTools } from "./mcp-tool-list.js";
+import { carryMcpTools } from "./mcp-tool-list.js";
+import { RunHandlers } from "./run-handlers.js";
 
 /** A result larger than this leaves messages and tool calls to be read in pages. */
 const RESULT_INLINE_BYTES = 1024 * 1024;
@@ -40,24 +37,23 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   const run = initialState(args.messages, resume?.trips, resume?.usage);
   if (resume?.usageByAgent) run.usageByAgent = resume.usageByAgent;
   const agents = () => [...(args.subAgent?.agents ?? []), run.agent ?? args.agent];
-  setHandler(traceQuery, () => run.trace);
-  setHandler(contextQuery, () => args.context);
-  setHandler(runPageQuery, (part, from, maxBytes) => pageOf<unknown>(run[part], from, Math.min(maxBytes ?? PAGE_BYTES, MAX_PAGE_BYTES)));
   const events = new RunEventPublisher(run, resume?.stream, agents);
+  // Every handler before the first await: a query or update that comes during setup finds its handler.
+  const handlers = new RunHandlers({ run, events, agents, context: args.context, mcpTools: resume?.mcpTools });
   unpackCarried(run, carried, events);
   const entry = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
   // After a handoff and continue-as-new, the run goes on with the agent it was handed to (maxTrips and budget stay the entry agent's).
   const spec = resume?.agent && resume.agent !== entry.name ? await unwrapFailure(() => local[ACTIVITY.describe](resume.agent!)) : entry;
   run.agent = spec.name;
   const { model, tools, localTools } = activitiesFor(spec);
-  const mcpTools = await fixMcpTools(spec, tools, resume?.mcpTools);
+  const mcpTools = await handlers.mcpTools.fix(spec, tools);
   if (resume) await loadCarried(run, resume, tools, events);
   // A sub-agent's run gets the tighter of its own budget and what its caller has left.
   const budget = tighterBudget(mergeBudget(entry.budget, args.budget), args.subAgent?.budget);
   const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages), ...(budget ? { budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
   const progress = new RunProgress(entry, ctx, run);
-  countFailedAttempts(run, () => progress.usageChanged());
-  const approvals = runApprovals(run, events, progress, agents);
+  handlers.showProgress(progress);
+  const { approvals } = handlers;
   const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, localTools, mcpTools, streamText: args.streamText === true, agents, ...(budget ? { budget } : {}), ...(args.output ? { output: args.output } : {}),
     ...(args.modelSettings ? { modelSettings: args.modelSettings } : {}),
     firstTrip: 1,

@@ -6,20 +6,18 @@
 import { allHandlersFinished, ApplicationFailure, condition, setHandler, workflowInfo } from "@temporalio/workflow";
 import { ACTIVITY } from "../contract/constants.js";
 import { initialContractState } from "../contract/contract-state.js";
-import { MAX_PAGE_BYTES, PAGE_BYTES, pageOf } from "../contract/paging.js";
 import { initialState, lastReply } from "../contract/run-state.js";
 import type { RunResult } from "../contract/types.js";
 import type { RunUsage } from "../contract/usage.js";
-import { countFailedAttempts } from "./failed-attempts.js";
 import { activitiesFor, local, unwrapFailure } from "./activities.js";
-import { runApprovals } from "./approvals.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
-import { contextQuery, endUpdate, runPageQuery, sendUpdate, traceQuery, type AgentSessionArgs } from "./definitions.js";
+import { endUpdate, sendUpdate, type AgentSessionArgs } from "./definitions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { RunProgress } from "./run-progress.js";
 import { runTrips, type TripLoop } from "./trip-loop.js";
-import { carryMcpTools, fixMcpTools } from "./mcp-tool-list.js";
+import { carryMcpTools } from "./mcp-tool-list.js";
+import { RunHandlers } from "./run-handlers.js";
 
 /** What a session returns when it ends. */
 export interface SessionSummary {
@@ -32,12 +30,11 @@ export interface SessionSummary {
 /** Runs a session until `end`. */
 export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array): Promise<SessionSummary> {
   const run = initialState([], args.resume?.trips, args.resume?.usage);
-  setHandler(traceQuery, () => run.trace);
-  setHandler(contextQuery, () => args.context);
-  setHandler(runPageQuery, (part, from, maxBytes) => pageOf<unknown>(run[part], from, Math.min(maxBytes ?? PAGE_BYTES, MAX_PAGE_BYTES)));
   const agents = () => [run.agent ?? args.agent];
   if (args.resume?.usageByAgent) run.usageByAgent = args.resume.usageByAgent;
   const events = new RunEventPublisher(run, args.resume?.stream, agents);
+  // Every handler before the first await: a query or update that comes during setup finds its handler.
+  const handlers = new RunHandlers({ run, events, agents, context: args.context, mcpTools: args.resume?.mcpTools });
   unpackCarried(run, carried, events);
   let ended = false;
   let pending = 0;
@@ -60,12 +57,12 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   const spec = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
   run.agent = spec.name;
   const { model, tools, localTools } = activitiesFor(spec);
-  const mcpTools = await fixMcpTools(spec, tools, args.resume?.mcpTools);
+  const mcpTools = await handlers.mcpTools.fix(spec, tools);
   if (args.resume) await loadCarried(run, args.resume, tools, events);
   const ctx: ContractContext = { spec, run, contract: initialContractState(), tools, input: "", ...(spec.budget ? { budget: spec.budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
   const progress = new RunProgress(spec, ctx, run);
-  countFailedAttempts(run, () => progress.usageChanged());
-  const approvals = runApprovals(run, events, progress, agents);
+  handlers.showProgress(progress);
+  const { approvals } = handlers;
   const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, localTools, mcpTools, streamText: args.streamText === true, agents, ...(spec.budget ? { budget: spec.budget } : {}), firstTrip: 1 };
 
   send = async (message) => {

@@ -23,7 +23,7 @@ import {
 } from "./definitions.js";
 
 /** A run's approvals, showing what waits in its stream (trace) and current details. */
-export function runApprovals(run: RunState, events: RunEventPublisher, progress: RunProgress, agents: () => string[]): Approvals {
+export function runApprovals(run: RunState, events: RunEventPublisher, progress: Pick<RunProgress, "waiting">, agents: () => string[]): Approvals {
   return new Approvals(
     run,
     (waitingFor) => {

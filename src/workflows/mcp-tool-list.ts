@@ -11,15 +11,23 @@ import type { ActivityProxies } from "./activities.js";
 import { mcpToolsQuery } from "./definitions.js";
 import { unwrapFailure } from "./activities.js";
 
-/** Lists the agent's MCP tools unless the run carries its list already; an agent without MCP toolsets lists nothing. */
-export async function fixMcpTools(spec: AgentSpec, tools: ActivityProxies, carried: McpToolDefinition[] | undefined): Promise<McpToolDefinition[]> {
-  let list = carried ?? [];
-  setHandler(mcpToolsQuery, () => list);
-  if (!carried && spec.mcpServers?.length) {
-    const servers = spec.mcpServers;
-    list = await unwrapFailure(() => tools[ACTIVITY.mcpList].executeWithOptions({ summary: `mcp list tools (${servers.join(", ")})` }, [{ agent: spec.name }]));
+/** The run's MCP tool list, answered by the `mcp-tools` query from the run's first moment (empty until listed). */
+export class McpToolList {
+  #list: McpToolDefinition[];
+
+  constructor(private readonly carried: McpToolDefinition[] | undefined) {
+    this.#list = carried ?? [];
+    setHandler(mcpToolsQuery, () => this.#list);
   }
-  return list;
+
+  /** Lists the agent's MCP tools unless the run carries its list already; an agent without MCP toolsets lists nothing. */
+  async fix(spec: AgentSpec, tools: ActivityProxies): Promise<McpToolDefinition[]> {
+    if (!this.carried && spec.mcpServers?.length) {
+      const servers = spec.mcpServers;
+      this.#list = await unwrapFailure(() => tools[ACTIVITY.mcpList].executeWithOptions({ summary: `mcp list tools (${servers.join(", ")})` }, [{ agent: spec.name }]));
+    }
+    return this.#list;
+  }
 }
 
 /** What a run carries of its MCP list across continue-as-new (nothing for an agent without MCP tools). */
