@@ -8,7 +8,7 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { WorkflowNotFoundError } from "@temporalio/client";
+import { WorkflowNotFoundError, WorkflowUpdateStage } from "@temporalio/client";
 import { historyFromJSON, historyToJSON } from "@temporalio/common/lib/proto-utils.js";
 import { bundleWorkflowCode, Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -16,7 +16,7 @@ import { z } from "zod";
 import { ai, ApprovalError, type Agent, type PendingApproval, type RunHandle, type StreamedRunEvent } from "../src/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
 import { quietBundlerLogger, workflowsPath } from "../src/workflow-bundle.js";
-import { startHeldListServer } from "./fixtures/mcp/held-list-server.js";
+import { startHeldListServer, type HeldListServer } from "./fixtures/mcp/held-list-server.js";
 import { connectHarness, taskQueue, withWorker, type Harness } from "./harness.js";
 import { ask, byAgent, testAgent } from "./subagent-helpers.js";
 
@@ -106,6 +106,16 @@ function keepFixture(name: string, history: unknown): void {
   if (process.env.RECORD_FIXTURES) writeFileSync(new URL(`${name}.json`, FIXTURES), JSON.stringify(history, null, 1) + "\n");
 }
 
+/** Runs the checks once the server holds the run's listing, then lets it go (also when a check fails, so the worker can stop). */
+async function whileHeld<T>(server: HeldListServer, checks: () => Promise<T>): Promise<T> {
+  try {
+    await server.listRequested;
+    return await checks();
+  } finally {
+    server.release();
+  }
+}
+
 /** The run's setup is really held: its `mcp.list` activity is in flight (and nothing else is). */
 async function expectHeldInMcpList(handle: RunHandle): Promise<void> {
   const { raw } = await handle.workflow.describe();
@@ -121,16 +131,23 @@ describe("handlers while an MCP listing holds the setup open", () => {
     try {
       const { result, events, history } = await withWorker(harness, [agent], async ({ taskQueue }) => {
         const handle = await agent.start("Refund $42", { client: harness.client, taskQueue, context: { user: "u-1" }, workflowId: `held-run-${Date.now()}` });
-        await server.listRequested;
-        await expectHeldInMcpList(handle);
-        await expectSetupAnswers(handle);
-        expect(await handle.workflow.query("run-context")).toEqual({ user: "u-1" });
-        expect(await handle.workflow.query("mcp-tools")).toEqual([]);
-        // A decision for a call that does not wait is ignored, not an error of the run.
-        await handle.workflow.signal("approval.decide", "call_early", { approved: true });
-        const events = collect(handle); // subscribes (polls) during setup
-        await expectHeldInMcpList(handle);
-        server.release();
+        const { events, poll } = await whileHeld(server, async () => {
+          await expectHeldInMcpList(handle);
+          await expectSetupAnswers(handle);
+          expect(await handle.workflow.query("run-context")).toEqual({ user: "u-1" });
+          expect(await handle.workflow.query("mcp-tools")).toEqual([]);
+          // A decision for a call that does not wait is ignored, not an error of the run.
+          await handle.workflow.signal("approval.decide", "call_early", { approved: true });
+          const events = collect(handle); // subscribes (polls) during setup
+          // A stream poll taken (accepted) during setup: it answers with the run's first events.
+          const poll = await handle.workflow.startUpdate<{ items: unknown[] }, [{ topics: string[]; from_offset: number }]>("__temporal_workflow_stream_poll", {
+            args: [{ topics: ["run-events"], from_offset: 0 }],
+            waitForStage: WorkflowUpdateStage.ACCEPTED,
+          });
+          await expectHeldInMcpList(handle);
+          return { events, poll };
+        });
+        expect((await poll.result()).items.length).toBeGreaterThan(0);
         const waiting = await firstPendingApproval(handle);
         expect(waiting).toMatchObject({ tool: "refund", input: { amount: 42 }, agent: "held-run" });
         await handle.approve(waiting.callId);
@@ -160,11 +177,11 @@ describe("handlers while an MCP listing holds the setup open", () => {
       const { reply, history } = await withWorker(harness, [agent], async ({ taskQueue }) => {
         const session = agent.session(`s-${Date.now()}`, { client: harness.client, taskQueue });
         const reply = session.send("Refund $7");
-        await server.listRequested;
         const handle = await ai.getRun(session.workflowId, { client: harness.client });
-        await expectHeldInMcpList(handle);
-        await expectSetupAnswers(handle);
-        server.release();
+        await whileHeld(server, async () => {
+          await expectHeldInMcpList(handle);
+          await expectSetupAnswers(handle);
+        });
         const waiting = await firstPendingApproval(handle);
         expect(waiting).toMatchObject({ tool: "refund", input: { amount: 7 } });
         await handle.approve(waiting.callId);
@@ -191,15 +208,16 @@ describe("handlers while an MCP listing holds the setup open", () => {
     try {
       const result = await withWorker(harness, [root], async ({ taskQueue }) => {
         const handle = await root.start("Help me", { client: harness.client, taskQueue });
-        await server.listRequested;
-        const started = (await handle.trace()).find((e) => e.type === "subagent.started");
-        expect(started).toMatchObject({ agent: "billing" });
-        const child = await ai.getRun((started as { workflowId: string }).workflowId, { client: harness.client });
-        await expectHeldInMcpList(child);
-        await expectSetupAnswers(child);
-        // The caller is past its own setup, waiting on the child: nothing of the tree waits for approval yet.
-        await expectSetupAnswers(handle, { trace: await handle.trace() });
-        server.release();
+        const child = await whileHeld(server, async () => {
+          const started = (await handle.trace()).find((e) => e.type === "subagent.started");
+          expect(started).toMatchObject({ agent: "billing" });
+          const child = await ai.getRun((started as { workflowId: string }).workflowId, { client: harness.client });
+          await expectHeldInMcpList(child);
+          await expectSetupAnswers(child);
+          // The caller is past its own setup, waiting on the child: nothing of the tree waits for approval yet.
+          await expectSetupAnswers(handle, { trace: await handle.trace() });
+          return child;
+        });
         const waiting = await firstPendingApproval(handle);
         expect(waiting).toMatchObject({ tool: "refund", agents: ["triage", "billing"], workflowId: child.workflowId });
         await handle.approve(waiting.callId);
