@@ -17,7 +17,7 @@ import { ai, ApprovalError, type Agent, type PendingApproval, type RunHandle, ty
 import { startScriptedModel } from "../src/testing/index.js";
 import { quietBundlerLogger, workflowsPath } from "../src/workflow-bundle.js";
 import { startHeldListServer, type HeldListServer } from "./fixtures/mcp/held-list-server.js";
-import { connectHarness, taskQueue, withWorker, type Harness } from "./harness.js";
+import { connectHarness, taskQueue, testWorker, withWorker, type Harness } from "./harness.js";
 import { ask, byAgent, testAgent } from "./subagent-helpers.js";
 
 const FIXTURES = new URL("./fixtures/histories/", import.meta.url);
@@ -121,6 +121,29 @@ async function expectHeldInMcpList(handle: RunHandle): Promise<void> {
   const { raw } = await handle.workflow.describe();
   expect(raw.pendingActivities?.map((a) => a.activityType?.name)).toEqual(["mcp.list"]);
 }
+
+describe("handlers from the first moment", () => {
+  it("pendingApprovals() and approve() sent straight after start(), before a worker has taken the run's first task, answer [] and the clear error", async () => {
+    const model = await startScriptedModel(["Nothing to approve."]);
+    const agent = ai.agent({ name: "first-moment", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
+    const queue = taskQueue();
+    try {
+      const handle = await agent.start("Hello", { client: harness.client, taskQueue: queue });
+      // Asked before any worker polls the queue: the server hands them to the worker that takes the run's first task.
+      const pending = handle.pendingApprovals();
+      const approved = handle.approve("call_early").then(() => undefined, (e: unknown) => e);
+      const worker = await testWorker(harness, [agent], { taskQueue: queue });
+      const result = await worker.runUntil(async () => {
+        expect(await pending).toEqual([]);
+        expect(await approved).toMatchObject({ name: "ApprovalError", callId: "call_early", message: expect.stringContaining('No tool call "call_early" is waiting for approval') });
+        return handle.result();
+      });
+      expect(result).toMatchObject({ stopReason: "answered", reply: "Nothing to approve." });
+    } finally {
+      await model.close();
+    }
+  });
+});
 
 describe("handlers while an MCP listing holds the setup open", () => {
   it("agentRun: queries, approve/reject and the stream answer during setup; the run then asks for approval and finishes", async () => {

@@ -18,6 +18,7 @@ import type { RunProgress } from "./run-progress.js";
 
 /** What the handlers need from the start of the run. */
 export interface RunHandlerInputs {
+  /** The run's state, which the queries read. */
   run: RunState;
   /** The run's stream (its own handlers are registered by its constructor). */
   events: RunEventPublisher;
@@ -31,7 +32,9 @@ export interface RunHandlerInputs {
 
 /** The run's handlers, with the state they answer from. */
 export class RunHandlers {
+  /** The approve/reject Updates, the pending-approvals query and the approval signals. */
   readonly approvals: Approvals;
+  /** The `mcp-tools` query, and the listing at the run's start. */
   readonly mcpTools: McpToolList;
   /** Set once the agent is known; approvals and usage show in the run's current details from then on. */
   #progress: RunProgress | undefined;
