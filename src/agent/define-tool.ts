@@ -48,7 +48,7 @@ export interface ToolOptions<Schema extends z.ZodType, Output, Context = unknown
   /**
    * `"activity"` (default): each call is an activity. `"local"`: a local activity, for fast,
    * idempotent tools: no task queue round trip and fewer history events, but a worker crash runs
-   * again every local call since the last completed workflow task (see the README's Performance section).
+   * again every local call since the last completed workflow task (see docs/agents-and-tools.md, Local activities for fast calls).
    */
   execution?: Execution;
 }
