@@ -34,7 +34,7 @@ describe("the API reference (npm run docs:api)", () => {
     expect(build.code).toBe(0);
   });
 
-  it("renders its index page in Chromium, which lists the ai namespace and leads to ai.agent", async () => {
+  it("renders its index page in Chromium, which lists the ai namespace and ai.agent, and leads to ai.agent's page", async () => {
     const browser = await launchChromium();
     try {
       const page = await browser.newPage();
@@ -46,6 +46,9 @@ describe("the API reference (npm run docs:api)", () => {
       await expect.poll(() => ai.isVisible()).toBe(true);
       expect(await content.locator('a[href="classes/Agent.html"]').count()).toBeGreaterThan(0);
       expect(await content.locator("a", { hasText: "durable-agent/testing" }).count()).toBeGreaterThan(0);
+      const navigation = page.locator('#tsd-nav-container a[href$="variables/ai.agent.html"]');
+      await expect.poll(() => navigation.count()).toBe(1); // the index's navigation lists ai.agent (built by the page's script)
+      expect(await navigation.textContent()).toBe("agent");
       await ai.click();
       const agent = page.locator('.col-content a[href="../variables/ai.agent.html"]', { hasText: /^agent$/ });
       await expect.poll(() => agent.isVisible()).toBe(true);
