@@ -1,4 +1,4 @@
-/** The benchmark's tables: printed with console.table, and returned as Markdown (for the README); the goals of issue 16. */
+/** The benchmark's tables: printed with console.table, and returned as Markdown (for docs/performance.md); the goals of issue 16. */
 import type { LongRunFigures } from "./long-runs.js";
 import type { ContenderFigures, OverheadFigures } from "./overhead.js";
 import type { benchStreaming } from "./streaming.js";

@@ -4,7 +4,7 @@
  * server (as the CLI ships it, and as we start it) with a zero-latency scripted model, ours in
  * each execution setting beside `@temporalio/ai-sdk` and `@temporalio/openai-agents`, each
  * against its own in-process floor. Prints tables and writes bench-results/latest.json (and latest.md, the
- * tables as Markdown for the README).
+ * tables as Markdown for docs/performance.md).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";

@@ -1,4 +1,8 @@
-/** The public API: `import { ai } from "durable-agent"`. */
+/**
+ * The public API: `import { ai } from "durable-agent"`.
+ * @packageDocumentation
+ * @mergeModuleWith <project>
+ */
 import { defineAgent } from "./agent/define-agent.js";
 import { defineTool } from "./agent/define-tool.js";
 import { getRun } from "./client/run-handle.js";
@@ -9,7 +13,10 @@ import { createAgentWorker } from "./worker.js";
 import { requiredToolCalled } from "./eval/scorers/required-tool-called.js";
 import { changeClaimedWithoutToolCall } from "./eval/scorers/change-claimed-without-tool-call.js";
 
-/** The library's namespace, as in the specification's examples. */
+/**
+ * The library's namespace, as in the specification's examples.
+ * @namespace
+ */
 export const ai = {
   /** Defines an agent. */
   agent: defineAgent,
@@ -26,17 +33,23 @@ export const ai = {
   /** Connects a Temporal client (default from TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE). */
   connect: connectClient,
   /** The specification's eval checks, as scorers for `agent.eval({ cases, scorers })`. */
-  eval: { requiredToolCalled, changeClaimedWithoutToolCall },
+  eval: {
+    /** Fails a run asked for a change that made no successful call of a required tool. */
+    requiredToolCalled,
+    /** Fails a reply that claims a change no tool call made. */
+    changeClaimedWithoutToolCall,
+  },
 };
 
-export { Agent } from "./agent/define-agent.js";
-export type { Tool, ToolContext, ToolOptions } from "./agent/define-tool.js";
+export { Agent, type OutputOf, type ContextOf } from "./agent/define-agent.js";
+export type { Tool, ToolContext, ToolOptions, Execution, SubAgentLink, HandoffLink } from "./agent/define-tool.js";
 export type * from "./agent/options.js";
 export { McpToolset, type McpOptions, type McpStdioOptions, type McpHttpOptions, type McpCommonOptions, type McpListedTool, type McpApprovalCandidate, type McpToolOutput, type McpContentPart, type McpToolDefinition } from "./mcp/index.js";
 export type { AsToolOptions, Handoff, HandoffOptions } from "./subagents/index.js";
 export type { ModelReference, ModelSettings, OpenAIModelSettings } from "./models/openai-model.js";
 export type { Budget, ModelPricing, RunUsage, Usage } from "./contract/usage.js";
 export type { RunOptions } from "./client/start-run.js";
+export type { RunLogger } from "./client/no-worker-warning.js";
 export type { RunInput } from "./client/normalize-input.js";
 export { RunHandle } from "./client/run-handle.js";
 export { AgentSession, type SessionOptions } from "./client/session.js";

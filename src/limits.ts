@@ -2,8 +2,20 @@
  * Limits on what the model may ask for and what tools may return: tool calls per answer, tool
  * input and tool output size. Defaults and the markers that show where a limit cut something.
  */
-import type { AgentLimits } from "./agent/options.js";
 import { PAYLOAD_LIMIT_BYTES } from "./contract/constants.js";
+
+/**
+ * Limits on what the model may ask for and what tools may return. The model is an untrusted
+ * source of tool calls: these keep a misbehaving one from flooding the worker or the history.
+ */
+export interface AgentLimits {
+  /** Tool calls the model may ask for in one answer; an answer with more fails the run with `TooManyToolCallsError` and executes none. Default 32. */
+  toolCallsPerAnswer?: number;
+  /** Bytes of one tool call's arguments (JSON text); a larger call is refused without executing, and the model is told. Default 256 KiB. */
+  toolInputBytes?: number;
+  /** Bytes of one tool result as JSON; a larger result is cut to this size with a visible marker before the model sees it. Default 1 MiB. */
+  toolOutputBytes?: number;
+}
 
 /** An agent's limits with every default filled in. */
 export type ResolvedLimits = Required<AgentLimits>;

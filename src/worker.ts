@@ -23,7 +23,7 @@ export interface AgentWorkerOptions {
   /**
    * Set the search attributes DurableAgentName, DurableAgentStopReason, DurableAgentTrips,
    * DurableAgentReprompts, DurableAgentRefusals and DurableAgentTokens on every run, to filter runs in the UI. They
-   * must be registered on the server first (the dev server helper does; see the README). Default off.
+   * must be registered on the server first (the dev server helper does; see docs/operating-runs.md). Default off.
    */
   searchAttributes?: boolean;
   /** The agents this worker serves; names must be unique. Their sub-agents (`asTool`) and handoff targets are served too, without being listed. */

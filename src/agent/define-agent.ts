@@ -13,6 +13,7 @@ import type { Tool } from "./define-tool.js";
 import { subAgentTool, type AsToolOptions } from "../subagents/as-tool.js";
 import { handoffTools } from "../subagents/handoff.js";
 import type { AgentOptions } from "./options.js";
+import type { AgentDefinition } from "./agent-definition.js";
 import type { z } from "zod";
 import { agentName, maxTripsOf, validateAgentOptions } from "./validate-options.js";
 
@@ -22,7 +23,7 @@ export type OutputOf<O> = O extends { output: infer S extends z.ZodType } ? z.ou
 export type ContextOf<O> = O extends { contextSchema: infer S extends z.ZodType } ? z.input<S> : unknown;
 
 /** An agent: its definition (used by workers) and the client-side calls that run it. Create with `ai.agent()`. `Output` types `result.output`. */
-export class Agent<Output = unknown, Context = unknown> {
+export class Agent<Output = unknown, Context = unknown> implements AgentDefinition {
   /** How workers find this agent. */
   readonly name: string;
   /** Model calls per run. */

@@ -48,7 +48,7 @@ export interface ToolOptions<Schema extends z.ZodType, Output, Context = unknown
   /**
    * `"activity"` (default): each call is an activity. `"local"`: a local activity, for fast,
    * idempotent tools: no task queue round trip and fewer history events, but a worker crash runs
-   * again every local call since the last completed workflow task (see the README's Performance section).
+   * again every local call since the last completed workflow task (see docs/agents-and-tools.md, Local activities for fast calls).
    */
   execution?: Execution;
 }
@@ -74,6 +74,7 @@ export interface Tool<Input = any, Output = unknown> {
   readonly input: z.ZodType<Input>;
   /** The JSON schema the model sees, derived from `input`. */
   readonly jsonSchema: Record<string, unknown>;
+  /** Runs the tool on the worker; its result goes back to the model as JSON. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each run's context is the agent's, typed where the tool is defined
   readonly execute: (input: Input, context: ToolContext<any>) => Promise<Output> | Output;
   /** Whether a call needs a person's approval before it runs. */
@@ -91,6 +92,7 @@ export interface Tool<Input = any, Output = unknown> {
 /** What a sub-agent tool knows of its agent: the agent (registered on workers with the caller) and how input becomes its message. */
 export interface SubAgentLink<Input = unknown> {
   readonly agent: { readonly name: string };
+  /** Turns the call's input into the sub-agent's message (on the worker). */
   readonly toMessage: (input: Input) => string | Promise<string>;
 }
 

@@ -6,7 +6,10 @@ import type { McpToolset } from "../mcp/mcp-toolset.js";
 import type { Budget } from "../contract/usage.js";
 import type { Execution, Tool } from "./define-tool.js";
 import type { KnownKeys } from "./known-keys.js";
+import type { AgentLimits } from "../limits.js";
 import type { Handoff } from "../subagents/handoff.js";
+
+export type { AgentLimits } from "../limits.js";
 
 /** A test that makes a run an action request: a case-insensitive substring, a RegExp, or a predicate on the input. */
 export type Intent = string | RegExp | ((input: string) => boolean);
@@ -148,19 +151,6 @@ export interface AgentTimeouts {
 }
 /** The keys of `AgentTimeouts`. */
 export const AGENT_TIMEOUT_KEYS = { model: true, tool: true, heartbeat: true } as const satisfies Record<keyof AgentTimeouts, true> & KnownKeys;
-
-/**
- * Limits on what the model may ask for and what tools may return. The model is an untrusted
- * source of tool calls: these keep a misbehaving one from flooding the worker or the history.
- */
-export interface AgentLimits {
-  /** Tool calls the model may ask for in one answer; an answer with more fails the run with `TooManyToolCallsError` and executes none. Default 32. */
-  toolCallsPerAnswer?: number;
-  /** Bytes of one tool call's arguments (JSON text); a larger call is refused without executing, and the model is told. Default 256 KiB. */
-  toolInputBytes?: number;
-  /** Bytes of one tool result as JSON; a larger result is cut to this size with a visible marker before the model sees it. Default 1 MiB. */
-  toolOutputBytes?: number;
-}
 
 /** The keys of `AgentLimits`. */
 export const AGENT_LIMIT_KEYS = { toolCallsPerAnswer: true, toolInputBytes: true, toolOutputBytes: true } as const satisfies Record<keyof AgentLimits, true> & KnownKeys;

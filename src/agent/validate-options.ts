@@ -4,23 +4,15 @@ import { DEFAULT_AGENT_NAME, DEFAULT_MAX_TRIPS } from "../contract/constants.js"
 import { DEFAULT_LIMITS, MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES } from "../limits.js";
 import { McpToolset } from "../mcp/mcp-toolset.js";
 import { checkKnownKeys } from "./known-keys.js";
+import { checkAmount, checkCount, fail } from "./option-checks.js";
 import { ACT_WHEN_ASKED_KEYS, AGENT_LIMIT_KEYS, AGENT_OPTION_KEYS, AGENT_TIMEOUT_KEYS, BACKSTOP_KEYS, ON_TOOL_REFUSAL_KEYS, type AgentOptions } from "./options.js";
 import { handoffTools } from "../subagents/handoff.js";
 import type { Budget } from "../contract/usage.js";
-import type { ModelReference, ModelSettings, OpenAIModelSettings } from "../models/openai-model.js";
+import type { ModelReference } from "../models/openai-model.js";
+import { validateModelSettings, validateToolChoice } from "../models/model-settings.js";
 
 const ON_TOOL_REFUSAL = ["off", "retry-once-with-hint"];
 const AGENT = "ai.agent()";
-
-function fail(field: string, problem: string): never {
-  throw new AgentOptionsError(field, problem);
-}
-
-function checkCount(field: string, value: unknown, min: number): void {
-  if (value !== undefined && (!Number.isInteger(value) || (value as number) < min)) {
-    fail(field, `must be a whole number ≥ ${min} (got ${JSON.stringify(value)})`);
-  }
-}
 
 /** Checks `ai.agent()` options, naming the first bad field. */
 export function validateAgentOptions(options: AgentOptions): void {
@@ -99,65 +91,6 @@ function validateOutputOptions(options: AgentOptions): void {
   if (invalid.hint !== undefined && typeof invalid.hint !== "string" && typeof invalid.hint !== "function") fail("onInvalidOutput.hint", "must be a string or a function ({ issues, text }) => string");
   if (invalid.onFailure !== undefined && invalid.onFailure !== "error" && invalid.onFailure !== "result") {
     fail("onInvalidOutput.onFailure", `must be "error" or "result" (got ${JSON.stringify(invalid.onFailure)})`);
-  }
-}
-
-function checkAmount(field: string, value: unknown): void {
-  if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value < 0)) fail(field, `must be a number ≥ 0 (got ${JSON.stringify(value)})`);
-}
-
-function checkNumber(field: string, value: unknown, min: number, max: number): void {
-  if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max)) fail(field, `must be a number from ${min} to ${max} (got ${JSON.stringify(value)})`);
-}
-
-const TOOL_CHOICES = ["auto", "required", "none"];
-const REASONING_EFFORTS = ["minimal", "low", "medium", "high"];
-
-/** Checks the sampling and tool settings (`ai.openai` settings, or a run's `modelSettings`); `field` is where they were given. */
-export function validateSamplingSettings(settings: ModelSettings, field: string): void {
-  checkNumber(`${field}.temperature`, settings.temperature, 0, 2);
-  checkCount(`${field}.maxTokens`, settings.maxTokens, 1);
-  checkNumber(`${field}.topP`, settings.topP, 0, 1);
-  if (settings.seed !== undefined && !Number.isInteger(settings.seed)) fail(`${field}.seed`, `must be a whole number (got ${JSON.stringify(settings.seed)})`);
-  checkNumber(`${field}.presencePenalty`, settings.presencePenalty, -2, 2);
-  checkNumber(`${field}.frequencyPenalty`, settings.frequencyPenalty, -2, 2);
-  const stop = settings.stop;
-  if (stop !== undefined && typeof stop !== "string" && !(Array.isArray(stop) && stop.length <= 4 && stop.every((s) => typeof s === "string"))) {
-    fail(`${field}.stop`, "must be a string or an array of up to 4 strings");
-  }
-  if (settings.reasoningEffort !== undefined && !REASONING_EFFORTS.includes(settings.reasoningEffort)) {
-    fail(`${field}.reasoningEffort`, `must be one of ${REASONING_EFFORTS.join(", ")} (got ${JSON.stringify(settings.reasoningEffort)})`);
-  }
-  if (settings.parallelToolCalls !== undefined && typeof settings.parallelToolCalls !== "boolean") fail(`${field}.parallelToolCalls`, "must be true or false");
-  if (settings.resetToolChoice !== undefined && typeof settings.resetToolChoice !== "boolean") fail(`${field}.resetToolChoice`, "must be true or false");
-  const choice = settings.toolChoice as unknown;
-  const isTool = typeof choice === "object" && choice !== null && typeof (choice as { tool?: unknown }).tool === "string";
-  if (choice !== undefined && !TOOL_CHOICES.includes(choice as string) && !isTool) fail(`${field}.toolChoice`, `must be "auto", "required", "none" or { tool: name } (got ${JSON.stringify(choice)})`);
-  const extra = settings.extraBody as unknown;
-  if (extra !== undefined && (typeof extra !== "object" || extra === null || Array.isArray(extra))) fail(`${field}.extraBody`, "must be an object of request body fields");
-}
-
-/** A `toolChoice` of `{ tool }` must name one of the agent's tools. */
-export function validateToolChoice(settings: ModelSettings | undefined, toolNames: Set<string>, field: string): void {
-  const choice = settings?.toolChoice;
-  if (typeof choice === "object" && !toolNames.has(choice.tool)) fail(`${field}.toolChoice`, `names "${choice.tool}", which is not one of the agent's tools (${[...toolNames].join(", ") || "none"})`);
-}
-
-/** Checks the settings of `ai.openai(id, settings)`; `field` is where they were given. */
-export function validateModelSettings(settings: OpenAIModelSettings | undefined, field: string): void {
-  if (settings === undefined) return;
-  if (typeof settings !== "object" || settings === null) fail(field, "model settings must be an object");
-  validateSamplingSettings(settings, field);
-  const pricing = settings.pricing;
-  if (pricing !== undefined) {
-    if (typeof pricing !== "object" || pricing === null) fail(`${field}.pricing`, "must be { inputPerMillion, outputPerMillion, cachedInputPerMillion? }");
-    for (const key of Object.keys(pricing)) {
-      if (!["inputPerMillion", "outputPerMillion", "cachedInputPerMillion"].includes(key)) fail(`${field}.pricing.${key}`, "is not a price (prices are inputPerMillion, outputPerMillion, cachedInputPerMillion)");
-    }
-    if (pricing.inputPerMillion === undefined || pricing.outputPerMillion === undefined) fail(`${field}.pricing`, "needs inputPerMillion and outputPerMillion (US dollars per million tokens)");
-    checkAmount(`${field}.pricing.inputPerMillion`, pricing.inputPerMillion);
-    checkAmount(`${field}.pricing.outputPerMillion`, pricing.outputPerMillion);
-    checkAmount(`${field}.pricing.cachedInputPerMillion`, pricing.cachedInputPerMillion);
   }
 }
 

@@ -15,7 +15,7 @@ TEMPORAL_API_KEY; the model's key comes from OPENAI_API_KEY on this process.
 Options:
   --task-queue <name>       default TEMPORAL_TASK_QUEUE, else durable-agent
   --search-attributes       set DurableAgentName, DurableAgentStopReason, ... on runs (register
-                            them on the server first; see the README)
+                            them on the server first; see docs/operating-runs.md)
   --workflow-bundle <file>  a prebuilt workflow bundle (bundleAgentWorkflows().code), to skip bundling
   -h, --help                show this help
 

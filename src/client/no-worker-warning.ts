@@ -10,6 +10,7 @@ import { hasWorkflowPollers } from "./task-queue.js";
 
 /** Where the client's warnings go. */
 export interface RunLogger {
+  /** Logs one warning. */
   warn(message: string): void;
 }
 

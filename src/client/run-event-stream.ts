@@ -76,6 +76,7 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
     private readonly options: StreamOptions = {},
   ) {}
 
+  /** The events, in order, as they happen (`for await`). */
   [Symbol.asyncIterator](): AsyncIterator<StreamedRunEvent> {
     if (this.options.subAgents === false) return this.ownEvents();
     return withSubAgentStreams(this.ownEvents(), (workflowId) => new RunEventStream(this.client, workflowId, async () => completeResult(this.client, await this.client.workflow.getHandle(workflowId).result())));

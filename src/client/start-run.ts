@@ -11,8 +11,9 @@ import { getDefaultClient, temporalSettings } from "./connection.js";
 import { normalizeInput } from "./normalize-input.js";
 import { NO_WORKER_WARNING_AFTER, watchForNoWorker, type RunLogger } from "./no-worker-warning.js";
 import { RunHandle } from "./run-handle.js";
-import type { Agent } from "../agent/define-agent.js";
-import { validateBudget, validateOutputSchema, validateSamplingSettings, validateToolChoice } from "../agent/validate-options.js";
+import type { AgentDefinition } from "../agent/agent-definition.js";
+import { validateBudget, validateOutputSchema } from "../agent/validate-options.js";
+import { validateSamplingSettings, validateToolChoice } from "../models/model-settings.js";
 import type { ModelSettings } from "../models/openai-model.js";
 import { outputJsonSchema } from "../models/structured-output.js";
 import { z } from "zod";
@@ -92,7 +93,7 @@ export function checkContext(schema: z.ZodType | undefined, context: unknown): u
  * Starts an `agentRun` workflow for the agent. Given only its name (the CLI, which may not have the
  * agent's module), options that need the definition to be checked are checked by the worker.
  */
-export async function startRun(agent: Agent | string, input: unknown, options: RunOptions = {}): Promise<RunHandle> {
+export async function startRun(agent: AgentDefinition | string, input: unknown, options: RunOptions = {}): Promise<RunHandle> {
   const name = typeof agent === "string" ? agent : agent.name;
   if (typeof agent !== "string") validateBudget(options.budget, "budget", agent.options.model);
   validateOutputSchema(options.output, "output");

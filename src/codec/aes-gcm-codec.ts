@@ -33,6 +33,7 @@ const text = (bytes: Uint8Array | null | undefined) => (bytes ? Buffer.from(byte
 export class AesGcmPayloadCodec implements PayloadCodec {
   constructor(readonly keyring: CodecKeyring) {}
 
+  /** Encrypts every payload with the keyring's current key, naming the key id in its metadata. */
   async encode(payloads: Payload[]): Promise<Payload[]> {
     const keyId = this.keyring.encryptKeyId;
     const key = this.keyring.keys.get(keyId)!;

@@ -15,6 +15,7 @@ export interface CodecKeyring {
 
 /** Environment variables the keyring is read from. */
 export const CODEC_KEYS_VARIABLE = "DURABLE_AGENT_CODEC_KEYS";
+/** The variable naming the key that encrypts (needed with several keys). */
 export const CODEC_KEY_ID_VARIABLE = "DURABLE_AGENT_CODEC_KEY_ID";
 
 const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;

@@ -1,6 +1,6 @@
 /**
  * Search attributes that let runs be filtered in the Temporal UI and visibility queries. They must
- * be registered on the server (the dev server helper does it; see the README for production), so
+ * be registered on the server (the dev server helper does it; see docs/operating-runs.md for production), so
  * workers set them only when created with `searchAttributes: true`. Workflow-safe.
  */
 import { defineSearchAttributeKey, SearchAttributeType } from "@temporalio/common";

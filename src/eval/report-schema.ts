@@ -126,6 +126,7 @@ export const evalTotalsSchema = z.object({
   usage: usageSchema.optional().describe("Every run together"),
 });
 
+/** The zod schema of an eval report's JSON (`schemaVersion: 1`), which checks a baseline file. */
 export const evalReportSchema = z
   .object({
     schemaVersion: z.literal(EVAL_REPORT_SCHEMA_VERSION),
@@ -142,12 +143,19 @@ export const evalReportSchema = z
   })
   .describe("A durable-agent eval report");
 
+/** An eval report as JSON data (`JSON.stringify(report)`). */
 export type EvalReportData = z.infer<typeof evalReportSchema>;
+/** One run of one case's trial: its outcome, reply, tool calls and usage. */
 export type EvalRun = z.infer<typeof evalRunSchema>;
+/** One scorer's verdict on one run: pass, fail, not applicable or error, with its reason and evidence. */
 export type EvalRow = z.infer<typeof evalRowSchema>;
+/** How a trial ended: its status and, for an infrastructure error, the error. */
 export type TrialOutcome = z.infer<typeof trialOutcomeSchema>;
+/** One scorer's pass rate over every applicable run. */
 export type ScorerSummary = z.infer<typeof scorerSummarySchema>;
+/** One case over its trials: pass@1, pass^k and whether it is flaky. */
 export type CaseSummary = z.infer<typeof caseSummarySchema>;
+/** The report's totals: runs, passes, failures, errors, flaky cases and usage. */
 export type EvalTotals = z.infer<typeof evalTotalsSchema>;
 
 /** The JSON Schema (draft 2020-12) of the report, as committed in `docs/eval-report.schema.json`. */

@@ -5,7 +5,9 @@
 import { randomUUID } from "node:crypto";
 import type { Client } from "@temporalio/client";
 import pLimit from "p-limit";
-import type { Agent } from "../agent/define-agent.js";
+import type { RunHandle } from "../client/run-handle.js";
+import type { RunInput } from "../client/normalize-input.js";
+import type { RunOptions } from "../client/start-run.js";
 import type { RunResult } from "../contract/types.js";
 import { buildReport, trialOutcome } from "./build-report.js";
 import { caseInputText, caseMetadata, type EvalCase } from "./eval-case.js";
@@ -14,6 +16,14 @@ import { EvalOptionsError, EvalTimeoutError } from "./errors.js";
 import { EvalReport } from "./report.js";
 import type { EvalRow, EvalRun, TrialOutcome } from "./report-schema.js";
 import { errorInfo, runScorer, scorerName, type Scorer } from "./scorer.js";
+
+/** What an eval runs: an agent, started through its own `start` (an `Agent` is one). */
+export interface EvaluatedAgent {
+  /** The agent's name, in workflow ids and the report. */
+  readonly name: string;
+  /** Starts a durable run of the agent. */
+  start(input: RunInput, options?: RunOptions): Promise<RunHandle>;
+}
 
 /** Options of `agent.eval()`. */
 export interface EvalOptions<C extends EvalCase = EvalCase> {
@@ -83,7 +93,7 @@ function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 48) || "case";
 }
 
-async function runWithTimeout(agent: Agent, evalCase: EvalCase, workflowId: string, options: Pick<EvalOptions, "client" | "taskQueue" | "timeout">): Promise<RunResult> {
+async function runWithTimeout(agent: EvaluatedAgent, evalCase: EvalCase, workflowId: string, options: Pick<EvalOptions, "client" | "taskQueue" | "timeout">): Promise<RunResult> {
   const handle = await agent.start(evalCase.input, { client: options.client, taskQueue: options.taskQueue, workflowId });
   if (options.timeout === undefined) return handle.result();
   let timer: NodeJS.Timeout | undefined;
@@ -101,7 +111,7 @@ async function runWithTimeout(agent: Agent, evalCase: EvalCase, workflowId: stri
 }
 
 /** Runs the agent on every case `trials` times and scores every run. */
-export async function runEval<C extends EvalCase>(agent: Agent, options: EvalOptions<C>): Promise<EvalReport> {
+export async function runEval<C extends EvalCase>(agent: EvaluatedAgent, options: EvalOptions<C>): Promise<EvalReport> {
   const { inputs, names } = validate(options);
   const trials = positiveInteger("trials", options.trials, 1);
   const concurrency = positiveInteger("concurrency", options.concurrency, 4);

@@ -26,7 +26,7 @@ export class McpToolset {
     return this.#connection.target;
   }
 
-  /** The worker-side connection to the server. */
+  /** The worker-side connection to the server. @internal */
   get connection(): McpConnection {
     return this.#connection;
   }

@@ -22,7 +22,7 @@ export type ModelFault = "permanent" | "transient";
 
 /** One row of the table. */
 export interface ModelErrorRow {
-  /** The error, as the tests and the README name it. */
+  /** The error, as the tests and docs/models-and-errors.md name it. */
   readonly error: string;
   readonly fault: ModelFault;
   /** Why it is classified so. */

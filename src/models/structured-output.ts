@@ -4,7 +4,7 @@
  * a final answer against it with zod. The workflow only sees the outcome, as data.
  */
 import { z } from "zod";
-import type { Agent } from "../agent/define-agent.js";
+import type { AgentDefinition } from "../agent/agent-definition.js";
 import type { OutputCheck } from "../contract/decide.js";
 
 /** The output a model call asks for. */
@@ -38,7 +38,7 @@ function zodOf(jsonSchema: Record<string, unknown>): z.ZodType {
 }
 
 /** The output this call asks for: the run's own schema, else the agent's, else none. */
-export function outputRequestFor(agent: Agent, runSchema: Record<string, unknown> | undefined): OutputRequest | undefined {
+export function outputRequestFor(agent: AgentDefinition, runSchema: Record<string, unknown> | undefined): OutputRequest | undefined {
   const mode = agent.options.outputMode ?? "json-schema";
   const strict = agent.options.outputStrict ?? true;
   if (runSchema) return { schema: zodOf(runSchema), jsonSchema: runSchema, mode, strict };

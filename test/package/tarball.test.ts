@@ -28,7 +28,7 @@ function quickStartFiles(): Record<string, string> {
   const readme = readFileSync(join(repo, "README.md"), "utf8");
   const section = readme.slice(readme.indexOf("## Quick start in your own project"), readme.indexOf("\n## ", readme.indexOf("## Quick start in your own project") + 3));
   const files: Record<string, string> = {};
-  for (const [, code] of section.matchAll(/```ts\n([\s\S]*?)```/g)) {
+  for (const [, code] of section.matchAll(/```ts(?: run)?\n([\s\S]*?)```/g)) {
     const name = /^\/\/ ([\w.-]+\.ts)/.exec(code!)?.[1];
     if (name) files[name] = code!;
   }

@@ -1,0 +1,106 @@
+/**
+ * Model settings: the sampling and tool settings of a model call, and the settings of
+ * `ai.openai()`, with their checks (shared by `ai.openai()`, `ai.agent()` and a run's options).
+ */
+import type { ModelPricing } from "../contract/usage.js";
+import { checkAmount, checkCount, fail } from "../agent/option-checks.js";
+
+/** Settings of an OpenAI-compatible Chat Completions model: where it is, its prices, and its default `ModelSettings`. Read on the worker only. */
+export interface OpenAIModelSettings extends ModelSettings {
+  /** The API base URL; default `OPENAI_BASE_URL`, else OpenAI's. Any compatible server (vLLM, Ollama, llama.cpp) works. */
+  baseURL?: string;
+  /** The API key; default `OPENAI_API_KEY`. Stays on the worker: it is never written to workflow history. */
+  apiKey?: string;
+  /** Prices per million tokens: each call's `usage.costUsd`, and `budget.maxCostUsd`, come from them. */
+  pricing?: ModelPricing;
+}
+
+/**
+ * Sampling and tool settings, on `ai.openai(id, settings)` and per run (`run(input, { modelSettings
+ * })`, whose fields win). Each is sent as the Chat Completions field of the same meaning.
+ */
+export interface ModelSettings {
+  /** Sampling temperature (`temperature`). */
+  temperature?: number;
+  /** Upper bound on tokens per answer (`max_completion_tokens`). */
+  maxTokens?: number;
+  /**
+   * Whether and which tool the model must call (`tool_choice`): `"auto"`, `"required"`, `"none"` or
+   * `{ tool: name }`. A choice that forces a call (`"required"`, `{ tool }`) applies to the first
+   * trip of a run only (else the loop could never end with an answer), unless `resetToolChoice` is false.
+   */
+  toolChoice?: "auto" | "required" | "none" | { tool: string };
+  /** Keep a forcing `toolChoice` on every trip instead of the first only. Default true (reset after the first trip). */
+  resetToolChoice?: boolean;
+  /** Whether the model may ask for several tool calls in one answer (`parallel_tool_calls`). */
+  parallelToolCalls?: boolean;
+  /** Nucleus sampling (`top_p`). */
+  topP?: number;
+  /** Best-effort deterministic sampling (`seed`). */
+  seed?: number;
+  /** Up to 4 sequences where the model stops (`stop`). */
+  stop?: string | string[];
+  /** `presence_penalty`, -2 to 2. */
+  presencePenalty?: number;
+  /** `frequency_penalty`, -2 to 2. */
+  frequencyPenalty?: number;
+  /** For reasoning models (`reasoning_effort`). */
+  reasoningEffort?: "minimal" | "low" | "medium" | "high";
+  /** Extra fields sent in the request body as they are, for a compatible server's own options (e.g. vLLM's `top_k`). */
+  extraBody?: Record<string, unknown>;
+}
+
+function checkNumber(field: string, value: unknown, min: number, max: number): void {
+  if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max)) fail(field, `must be a number from ${min} to ${max} (got ${JSON.stringify(value)})`);
+}
+
+const TOOL_CHOICES = ["auto", "required", "none"];
+const REASONING_EFFORTS = ["minimal", "low", "medium", "high"];
+
+/** Checks the sampling and tool settings (`ai.openai` settings, or a run's `modelSettings`); `field` is where they were given. */
+export function validateSamplingSettings(settings: ModelSettings, field: string): void {
+  checkNumber(`${field}.temperature`, settings.temperature, 0, 2);
+  checkCount(`${field}.maxTokens`, settings.maxTokens, 1);
+  checkNumber(`${field}.topP`, settings.topP, 0, 1);
+  if (settings.seed !== undefined && !Number.isInteger(settings.seed)) fail(`${field}.seed`, `must be a whole number (got ${JSON.stringify(settings.seed)})`);
+  checkNumber(`${field}.presencePenalty`, settings.presencePenalty, -2, 2);
+  checkNumber(`${field}.frequencyPenalty`, settings.frequencyPenalty, -2, 2);
+  const stop = settings.stop;
+  if (stop !== undefined && typeof stop !== "string" && !(Array.isArray(stop) && stop.length <= 4 && stop.every((s) => typeof s === "string"))) {
+    fail(`${field}.stop`, "must be a string or an array of up to 4 strings");
+  }
+  if (settings.reasoningEffort !== undefined && !REASONING_EFFORTS.includes(settings.reasoningEffort)) {
+    fail(`${field}.reasoningEffort`, `must be one of ${REASONING_EFFORTS.join(", ")} (got ${JSON.stringify(settings.reasoningEffort)})`);
+  }
+  if (settings.parallelToolCalls !== undefined && typeof settings.parallelToolCalls !== "boolean") fail(`${field}.parallelToolCalls`, "must be true or false");
+  if (settings.resetToolChoice !== undefined && typeof settings.resetToolChoice !== "boolean") fail(`${field}.resetToolChoice`, "must be true or false");
+  const choice = settings.toolChoice as unknown;
+  const isTool = typeof choice === "object" && choice !== null && typeof (choice as { tool?: unknown }).tool === "string";
+  if (choice !== undefined && !TOOL_CHOICES.includes(choice as string) && !isTool) fail(`${field}.toolChoice`, `must be "auto", "required", "none" or { tool: name } (got ${JSON.stringify(choice)})`);
+  const extra = settings.extraBody as unknown;
+  if (extra !== undefined && (typeof extra !== "object" || extra === null || Array.isArray(extra))) fail(`${field}.extraBody`, "must be an object of request body fields");
+}
+
+/** A `toolChoice` of `{ tool }` must name one of the agent's tools. */
+export function validateToolChoice(settings: ModelSettings | undefined, toolNames: Set<string>, field: string): void {
+  const choice = settings?.toolChoice;
+  if (typeof choice === "object" && !toolNames.has(choice.tool)) fail(`${field}.toolChoice`, `names "${choice.tool}", which is not one of the agent's tools (${[...toolNames].join(", ") || "none"})`);
+}
+
+/** Checks the settings of `ai.openai(id, settings)`; `field` is where they were given. */
+export function validateModelSettings(settings: OpenAIModelSettings | undefined, field: string): void {
+  if (settings === undefined) return;
+  if (typeof settings !== "object" || settings === null) fail(field, "model settings must be an object");
+  validateSamplingSettings(settings, field);
+  const pricing = settings.pricing;
+  if (pricing !== undefined) {
+    if (typeof pricing !== "object" || pricing === null) fail(`${field}.pricing`, "must be { inputPerMillion, outputPerMillion, cachedInputPerMillion? }");
+    for (const key of Object.keys(pricing)) {
+      if (!["inputPerMillion", "outputPerMillion", "cachedInputPerMillion"].includes(key)) fail(`${field}.pricing.${key}`, "is not a price (prices are inputPerMillion, outputPerMillion, cachedInputPerMillion)");
+    }
+    if (pricing.inputPerMillion === undefined || pricing.outputPerMillion === undefined) fail(`${field}.pricing`, "needs inputPerMillion and outputPerMillion (US dollars per million tokens)");
+    checkAmount(`${field}.pricing.inputPerMillion`, pricing.inputPerMillion);
+    checkAmount(`${field}.pricing.outputPerMillion`, pricing.outputPerMillion);
+    checkAmount(`${field}.pricing.cachedInputPerMillion`, pricing.cachedInputPerMillion);
+  }
+}

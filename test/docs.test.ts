@@ -1,0 +1,171 @@
+/**
+ * Docs that cannot rot (issue 25): every TypeScript block of README.md and docs/*.md compiles
+ * against the package (`durable-agent` and `durable-agent/testing` resolve to src/ through the
+ * package's `durable-agent-source` condition), the runnable ones (```ts run) run against the
+ * suite's dev server and a scripted model, and every relative link between the docs resolves,
+ * #anchors included. The blocks are written to test-artifacts/doc-snippets/, a folder per doc;
+ * a block whose first line names a file (`// agents.ts`) is written under that name, so another
+ * block of the same doc can import it (`./agents.js`).
+ *
+ * A runnable block finds the servers where the library looks anyway: TEMPORAL_ADDRESS (and
+ * TEMPORAL_TASK_QUEUE, a fresh one per block) and OPENAI_BASE_URL / OPENAI_API_KEY, set here to the
+ * dev server and a scripted model that answers every request with text. A block that starts no
+ * worker of its own gets one from the suite for the agents its sibling modules export.
+ */
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import ts from "typescript";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { Agent } from "../src/index.js";
+import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
+import { connectHarness, taskQueue, testWorker, type Harness } from "./harness.js";
+import { anchors, docFiles, links, typeScriptBlocks, type CodeBlock } from "./markdown.js";
+
+const OUT = "test-artifacts/doc-snippets";
+/** The same blocks, importing the package's source by path: vitest runs them in this process, so they share its modules (and its worker's bundle). */
+const RUN_OUT = "test-artifacts/doc-snippets-run";
+const SOURCE = { "durable-agent": resolve("src/index.ts"), "durable-agent/testing": resolve("src/testing/index.ts") };
+/** The guides: each starts with its smallest working example, and at least one of its blocks runs. */
+const GUIDES = [
+  "README.md",
+  "docs/agents-and-tools.md",
+  "docs/tool-use-contract.md",
+  "docs/evaluation.md",
+  "docs/streaming.md",
+  "docs/sessions-and-approvals.md",
+  "docs/several-agents.md",
+  "docs/mcp.md",
+  "docs/models-and-errors.md",
+  "docs/operating-runs.md",
+  "docs/deploying.md",
+  "docs/security.md",
+  "docs/performance.md",
+  "docs/architecture.md",
+];
+
+interface Snippet extends CodeBlock {
+  /** Where it is type-checked, importing "durable-agent". */
+  file: string;
+  /** Where it runs, importing src/ by path. */
+  runFile: string;
+}
+
+function writeSnippets(): Snippet[] {
+  rmSync(OUT, { recursive: true, force: true });
+  rmSync(RUN_OUT, { recursive: true, force: true });
+  const snippets: Snippet[] = [];
+  for (const doc of docFiles()) {
+    const dir = join(OUT, basename(doc, ".md"));
+    const used = new Set<string>();
+    for (const block of typeScriptBlocks(doc)) {
+      if (block.flags.includes("partial")) continue;
+      const named = /^\/\/\s*([\w.-]+)\.ts\b/.exec(block.code)?.[1];
+      const name = named && !used.has(named) ? named : `block-${block.line}`;
+      used.add(name);
+      const file = join(dir, `${name}.ts`);
+      const runFile = join(RUN_OUT, relative(OUT, file));
+      mkdirSync(dirname(file), { recursive: true });
+      mkdirSync(dirname(runFile), { recursive: true });
+      writeFileSync(file, block.code);
+      writeFileSync(runFile, block.code.replace(/from "(durable-agent(?:\/testing)?)"/g, (_, name: keyof typeof SOURCE) => `from ${JSON.stringify(SOURCE[name])}`));
+      snippets.push({ ...block, file, runFile });
+    }
+  }
+  return snippets;
+}
+
+const snippets = writeSnippets();
+const where = (s: CodeBlock) => `${s.doc}:${s.line}`;
+
+describe("the docs' TypeScript blocks", () => {
+  it("follow the convention: ```ts (compiles), ```ts run (compiles and runs), ```ts partial (a fragment)", () => {
+    const odd = docFiles().flatMap((doc) => typeScriptBlocks(doc).filter((b) => b.flags.some((f) => f !== "run" && f !== "partial")).map(where));
+    expect(odd).toEqual([]);
+  });
+
+  it("compile against the package, every block but the partial ones", () => {
+    const config = ts.readConfigFile("tsconfig.json", ts.sys.readFile).config;
+    const parsed = ts.parseJsonConfigFileContent({ ...config, include: [] }, ts.sys, process.cwd());
+    const program = ts.createProgram(snippets.map((s) => s.file), { ...parsed.options, noEmit: true });
+    const byFile = new Map(snippets.map((s) => [resolve(s.file), s]));
+    const errors = ts.getPreEmitDiagnostics(program).flatMap((d) => {
+      const snippet = d.file && byFile.get(resolve(d.file.fileName));
+      if (!snippet) return d.file ? [] : [ts.flattenDiagnosticMessageText(d.messageText, "\n")];
+      const { line } = d.file!.getLineAndCharacterOfPosition(d.start ?? 0);
+      return [`${snippet.doc}:${snippet.line + 1 + line}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`];
+    });
+    expect(errors).toEqual([]);
+    expect(snippets.length).toBeGreaterThan(GUIDES.length);
+    console.log(`docs: ${snippets.length} TypeScript blocks compiled, ${snippets.filter((s) => s.flags.includes("run")).length} of them run; ${docFiles().flatMap(typeScriptBlocks).filter((b) => b.flags.includes("partial")).length} partial blocks left out`);
+  }, 120_000);
+
+  it("include a runnable block in the README and in every guide, first among the guide's TypeScript blocks", () => {
+    const missing = GUIDES.filter((doc) => !snippets.some((s) => s.doc === doc && s.flags.includes("run")));
+    expect(missing).toEqual([]);
+    const notFirst = GUIDES.filter((doc) => doc !== "README.md").filter((doc) => typeScriptBlocks(doc)[0]?.flags.includes("partial"));
+    expect(notFirst).toEqual([]);
+  });
+});
+
+describe("the docs' runnable blocks (```ts run), against the dev server and a scripted model", () => {
+  let harness: Harness;
+  let model: ScriptedModel;
+  const saved = { ...process.env };
+
+  beforeAll(async () => {
+    harness = await connectHarness();
+    model = await startScriptedModel(() => "Done: squats are now lunges.");
+    Object.assign(process.env, { TEMPORAL_ADDRESS: inject("temporalAddress"), TEMPORAL_NAMESPACE: "default", OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "sk-docs-test" });
+  });
+
+  afterAll(async () => {
+    process.env = saved;
+    await model?.close();
+    await harness?.close();
+  });
+
+  for (const snippet of snippets.filter((s) => s.flags.includes("run"))) {
+    it(`${where(snippet)} runs to its end and calls the model`, async () => {
+      process.env.TEMPORAL_TASK_QUEUE = taskQueue();
+      const before = model.requests.length;
+      const agents: Agent[] = [];
+      for (const [, specifier] of snippet.code.matchAll(/from\s+"(\.\/[\w.-]+)\.js"/g)) {
+        const sibling = join(dirname(snippet.runFile), `${specifier}.ts`);
+        expect(existsSync(sibling), `${where(snippet)} imports ${specifier}.js, which no block of ${snippet.doc} names`).toBe(true);
+        const exports = (await import(pathToFileURL(resolve(sibling)).href)) as Record<string, unknown>;
+        agents.push(...Object.values(exports).filter((value): value is Agent => value instanceof Agent));
+      }
+      const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
+      try {
+        const run = () => import(pathToFileURL(resolve(snippet.runFile)).href);
+        if (agents.length > 0) {
+          const worker = await testWorker(harness, agents, { taskQueue: process.env.TEMPORAL_TASK_QUEUE });
+          await worker.runUntil(run());
+        } else {
+          await run();
+        }
+      } finally {
+        log.mockRestore();
+      }
+      expect(model.requests.length).toBeGreaterThan(before);
+    }, 120_000);
+  }
+});
+
+describe("links between the docs", () => {
+  it("resolve: every relative link names a file that exists, and its #anchor a heading there", () => {
+    const broken: string[] = [];
+    for (const doc of docFiles()) {
+      for (const link of links(doc)) {
+        if (/^[a-z][\w+.-]*:/i.test(link.target)) continue; // https:, mailto:
+        const [path, anchor] = link.target.split("#") as [string, string | undefined];
+        const target = path === "" ? doc : join(dirname(doc), decodeURIComponent(path));
+        const at = `${doc}:${link.line} → ${link.target}`;
+        if (!existsSync(target)) broken.push(`${at}: no file ${relative(".", target)}`);
+        else if (anchor !== undefined && target.endsWith(".md") && !anchors(target).has(anchor)) broken.push(`${at}: no heading with that anchor in ${relative(".", target)}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+});
