@@ -38,7 +38,8 @@ export type { ModelReference, ModelSettings, OpenAIModelSettings } from "./model
 export type { Budget, ModelPricing, RunUsage, Usage } from "./contract/usage.js";
 export type { RunOptions } from "./client/start-run.js";
 export type { RunInput } from "./client/normalize-input.js";
-export { RunHandle } from "./client/run-handle.js";
+export { RunHandle, type ApproveOptions, type RejectOptions } from "./client/run-handle.js";
+export type { ApprovalCandidate, ApprovalOptions } from "./approvals/index.js";
 export { AgentSession, type SessionOptions } from "./client/session.js";
 export { RunEventStream, type StreamOptions } from "./client/run-event-stream.js";
 export type { RunEvent, StreamedRunEvent } from "./contract/run-events.js";

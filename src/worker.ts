@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import type { DataConverter } from "@temporalio/common";
 import { NativeConnection, Worker, type WorkerOptions } from "@temporalio/worker";
 import type { Agent } from "./agent/define-agent.js";
+import type { ApprovalOptions } from "./approvals/approval-options.js";
 import { createActivities, createRegistry } from "./activities/index.js";
 import { dataConverterFromEnv } from "./codec/data-converter.js";
 import { temporalSecurity, temporalSettings, type TemporalSecurity } from "./client/connection.js";
@@ -51,6 +52,12 @@ export interface AgentWorkerOptions {
    * `workflowBundle`, the workflow is bundled with the interceptors (`bundleTelemetryWorkflows()`).
    */
   telemetry?: TelemetryOptions;
+  /**
+   * Who may approve or reject calls that wait for approval: `canDecide({ by, tool, input, agent,
+   * approve })` runs on this worker; a refusal fails the caller's decision with
+   * `ApprovalRefusedError` and the call keeps waiting. Default: everyone may decide.
+   */
+  approvals?: ApprovalOptions;
   /** Passed through to Temporal's `Worker.create` (for example `maxCachedWorkflows`). */
   workerOptions?: Partial<Omit<WorkerOptions, "taskQueue" | "connection" | "namespace" | "activities" | "workflowBundle" | "workflowsPath" | "dataConverter">>;
 }
@@ -71,7 +78,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
     workflowBundle: options.workflowBundle ?? (await (telemetry ? bundleTelemetryWorkflows() : bundleAgentWorkflows())),
-    activities: createActivities(registry, { searchAttributes: options.searchAttributes }),
+    activities: createActivities(registry, { searchAttributes: options.searchAttributes, approvals: options.approvals }),
     plugins: [...(options.workerOptions?.plugins ?? []), ...(agents.some((agent) => agent.mcpToolsets.length) ? [mcpConnectionsPlugin(agents)] : [])],
   });
 }

@@ -20,6 +20,7 @@ import { RunEventPublisher } from "./run-event-publisher.js";
 import { RunProgress } from "./run-progress.js";
 import { runTrips, type TripLoop } from "./trip-loop.js";
 import { carryMcpTools, fixMcpTools } from "./mcp-tool-list.js";
+import { DefinitionVersions } from "./definition-versions.js";
 
 /** What a session returns when it ends. */
 export interface SessionSummary {
@@ -64,9 +65,10 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   if (args.resume) await loadCarried(run, args.resume, tools, events);
   const ctx: ContractContext = { spec, run, contract: initialContractState(), tools, input: "", ...(spec.budget ? { budget: spec.budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
   const progress = new RunProgress(spec, ctx, run);
+  const versions = new DefinitionVersions(run, spec, args.resume?.agentVersion);
   countFailedAttempts(run, () => progress.usageChanged());
   const approvals = runApprovals(run, events, progress, agents);
-  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, localTools, mcpTools, streamText: args.streamText === true, agents, ...(spec.budget ? { budget: spec.budget } : {}), firstTrip: 1 };
+  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, versions, model, tools, localTools, mcpTools, streamText: args.streamText === true, agents, ...(spec.budget ? { budget: spec.budget } : {}), firstTrip: 1 };
 
   send = async (message) => {
     const start = { messages: run.messages.length, toolCalls: run.toolCalls.length, trace: run.trace.length, trips: run.trips };
@@ -97,6 +99,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
       ...(run.requestUsage ? { usage: run.requestUsage } : {}),
       ...(run.agent !== undefined ? { agent: run.agent } : {}),
       ...(run.output !== undefined ? { output: run.output } : {}),
+      ...(run.agentVersion !== undefined ? { agentVersion: run.agentVersion } : {}),
     };
   };
 
