@@ -73,8 +73,37 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(normalize(value, new WeakSet()));
 }
 
+/**
+ * A function's source without the whitespace a transpiler may add or drop (tsx prints
+ * `({input})=>`, esbuild in vitest `({ input }) =>`): outside string and template literals, runs of
+ * whitespace go, except one space between two word characters (`return x`).
+ */
+export function compactSource(source: string): string {
+  let out = "";
+  let quote: string | undefined;
+  let pendingSpace = false;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i]!;
+    if (quote) {
+      out += char;
+      if (char === "\\") out += source[++i] ?? "";
+      else if (char === quote) quote = undefined;
+      continue;
+    }
+    if (/\s/.test(char)) {
+      pendingSpace = true;
+      continue;
+    }
+    if (pendingSpace && /\w/.test(char) && /\w$/.test(out)) out += " ";
+    pendingSpace = false;
+    if (char === '"' || char === "'" || char === "`") quote = char;
+    out += char;
+  }
+  return out;
+}
+
 function normalize(value: unknown, seen: WeakSet<object>): unknown {
-  if (typeof value === "function") return { function: value.toString() };
+  if (typeof value === "function") return { function: compactSource(value.toString()) };
   if (value instanceof RegExp) return { regexp: value.toString() };
   if (typeof value === "bigint") return value.toString();
   if (value === null || typeof value !== "object") return value;
