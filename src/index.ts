@@ -8,6 +8,7 @@ import { defineMcp } from "./mcp/index.js";
 import { createAgentWorker } from "./worker.js";
 import { requiredToolCalled } from "./eval/scorers/required-tool-called.js";
 import { changeClaimedWithoutToolCall } from "./eval/scorers/change-claimed-without-tool-call.js";
+import { describeDeployment, setCurrentBuild } from "./deployments/deployment-client.js";
 
 /** The library's namespace, as in the specification's examples. */
 export const ai = {
@@ -27,6 +28,8 @@ export const ai = {
   connect: connectClient,
   /** The specification's eval checks, as scorers for `agent.eval({ cases, scorers })`. */
   eval: { requiredToolCalled, changeClaimedWithoutToolCall },
+  /** Worker Deployments: make a build current (`setCurrent`), or list builds with their open runs (`describe`). */
+  deployment: { setCurrent: setCurrentBuild, describe: describeDeployment },
 };
 
 export { Agent } from "./agent/define-agent.js";
@@ -49,6 +52,7 @@ export * from "./codec/index.js";
 export * from "./telemetry/index.js";
 export { DEFAULT_LIMITS, type ResolvedLimits } from "./limits.js";
 export type { AgentWorkerOptions } from "./worker.js";
+export type { WorkerDeployment, DeploymentBuild, DeploymentCallOptions, DeploymentDescription } from "./deployments/index.js";
 export { bundleAgentWorkflows } from "./worker.js";
 export type * from "./contract/types.js";
 export * from "./errors.js";

@@ -7,6 +7,7 @@ import type { DataConverter } from "@temporalio/common";
 import { NativeConnection, Worker, type WorkerOptions } from "@temporalio/worker";
 import type { Agent } from "./agent/define-agent.js";
 import type { ApprovalOptions } from "./approvals/approval-options.js";
+import { workerDeploymentOptionsOf, type WorkerDeployment } from "./deployments/deployment-options.js";
 import { createActivities, createRegistry } from "./activities/index.js";
 import { dataConverterFromEnv } from "./codec/data-converter.js";
 import { temporalSecurity, temporalSettings, type TemporalSecurity } from "./client/connection.js";
@@ -58,6 +59,13 @@ export interface AgentWorkerOptions {
    * `ApprovalRefusedError` and the call keeps waiting. Default: everyone may decide.
    */
   approvals?: ApprovalOptions;
+  /**
+   * Run as one build of a Temporal Worker Deployment: `{ name, buildId, behavior? }`. Runs are
+   * pinned to the build they started on by default; sessions move to the current build when they
+   * continue as new. Switch builds with `durable-agent deployment set-current <name> <buildId>`.
+   * Default: an unversioned worker (every worker of the task queue serves every run).
+   */
+  deployment?: WorkerDeployment;
   /** Passed through to Temporal's `Worker.create` (for example `maxCachedWorkflows`). */
   workerOptions?: Partial<Omit<WorkerOptions, "taskQueue" | "connection" | "namespace" | "activities" | "workflowBundle" | "workflowsPath" | "dataConverter">>;
 }
@@ -74,6 +82,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ...options.workerOptions,
     ...telemetry,
     ...(dataConverter ? { dataConverter } : {}),
+    ...(options.deployment ? { workerDeploymentOptions: workerDeploymentOptionsOf(options.deployment) } : {}),
     connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,

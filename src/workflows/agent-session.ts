@@ -21,6 +21,7 @@ import { RunProgress } from "./run-progress.js";
 import { runTrips, type TripLoop } from "./trip-loop.js";
 import { carryMcpTools, fixMcpTools } from "./mcp-tool-list.js";
 import { DefinitionVersions } from "./definition-versions.js";
+import { continueAsNewOnCurrentBuild, currentBuildChanged } from "./build-upgrade.js";
 
 /** What a session returns when it ends. */
 export interface SessionSummary {
@@ -104,13 +105,14 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   };
 
   ready();
-  await condition(() => ended || (workflowInfo().continueAsNewSuggested && pending === 0));
+  // Between messages: continue as new when Temporal suggests it, or to move to a new current build (Worker Deployments).
+  await condition(() => ended || ((workflowInfo().continueAsNewSuggested || currentBuildChanged()) && pending === 0));
   if (ended) {
     await condition(allHandlersFinished);
     return { messages: run.messages.length, trips: run.trips, ...(run.usage ? { usage: run.usage } : {}) };
   }
   const { carried: state, packed } = prepareCarry(run, events);
-  return events.stream.continueAsNew<typeof agentSession>((stream) => {
+  return continueAsNewOnCurrentBuild<typeof agentSession>(events.stream, (stream) => {
     const next: AgentSessionArgs = { ...args, resume: { ...state, stream, ...carryMcpTools(mcpTools) } };
     return packed ? [next, packed] : [next];
   });
