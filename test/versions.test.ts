@@ -27,6 +27,7 @@ import { compactSource } from "../src/agent/agent-version.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
 import { coach } from "./fixtures/versioned-agent.js";
 import { cli } from "./cli-helpers.js";
+import { startHttpMcpServer } from "./fixtures/mcp/http-server.js";
 import { connectHarness, taskQueue, withWorker, type Harness } from "./harness.js";
 import type { AgentWorkerOptions } from "../src/worker.js";
 
@@ -302,5 +303,22 @@ describe("decisions on calls that wait for approval", () => {
     // The sub-agent never ran: the model was asked twice, both times by the caller.
     expect(model.requests).toHaveLength(2);
     await model.close();
+  });
+
+  it("ai.mcp({ needsApproval, approvalTimeout }) refuses a call nobody approved in time, without calling the server", async () => {
+    const http = await startHttpMcpServer();
+    const gym = ai.mcp({ name: "gym", url: http.url, needsApproval: true, approvalTimeout: "200 milliseconds" });
+    const model = await startScriptedModel([{ toolCalls: [{ id: "call_mcp", name: "lookup_exercise", arguments: { name: "lunges" } }] }, "Nobody approved it."]);
+    const agent = ai.agent({ name: "mcp-approval", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [gym] });
+    try {
+      const queue = taskQueue();
+      const result = await serve(agent, queue, () => agent.run("Look lunges up", { client: harness.client, taskQueue: queue }));
+      expect(result.toolCalls).toMatchObject([{ name: "lookup_exercise", status: "refused", reason: "no approval within 200 ms", source: "mcp:gym" }]);
+      expect(result.trace.filter((e) => e.type === "approval").map((e) => e.type === "approval" && e.outcome)).toEqual(["requested", "timed-out"]);
+    } finally {
+      await gym.close();
+      await http.close();
+      await model.close();
+    }
   });
 });
