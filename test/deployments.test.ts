@@ -10,6 +10,7 @@ import { z } from "zod";
 import { ai, type Agent, type RunHandle, type TraceEvent } from "../src/index.js";
 import { startScriptedModel, type ScriptedRequest, type ScriptedTurn } from "../src/testing/index.js";
 import { cli } from "./cli-helpers.js";
+import { replaysAndKeeps } from "./history-helpers.js";
 import { connectHarness, taskQueue, testWorker, type Harness } from "./harness.js";
 
 let harness: Harness;
@@ -96,6 +97,7 @@ describe("worker deployments", () => {
       expect(pinnedResult).toMatchObject({ reply: "Answered by build A.", agentVersion: buildA.version });
       expect(pinnedResult.trace.filter((e) => e.type === "agent.changed")).toEqual([]);
       expect((await pinned.workflow.describe()).raw.workflowExecutionInfo?.versioningInfo?.behavior).toBe(1); // VERSIONING_BEHAVIOR_PINNED
+      await replaysAndKeeps(pinned, "deployment-pinned-approval");
 
       // t5: the session answers its next message on A (pinned within a message), then continues as new onto B.
       const second = await session.send("Still there?");
@@ -104,6 +106,7 @@ describe("worker deployments", () => {
       await untilAccepted(async () => {
         if ((await handle.describe()).runId === second.runId) throw new Error("not continued as new yet");
       });
+      await replaysAndKeeps({ workflow: client.workflow.getHandle(session.workflowId, second.runId) }, "deployment-session-upgrade-at-continue-as-new");
       const third = await session.send("And now?");
       expect(third).toMatchObject({ reply: "Answered by build B.", agentVersion: buildB.version });
       expect(third.trace.filter((e) => e.type === "agent.changed")).toEqual([]);

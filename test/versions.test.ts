@@ -6,10 +6,7 @@
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { writeFileSync } from "node:fs";
-import { historyFromJSON, historyToJSON } from "@temporalio/common/lib/proto-utils.js";
-import { Worker } from "@temporalio/worker";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   ai,
@@ -27,6 +24,7 @@ import { compactSource } from "../src/agent/agent-version.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
 import { coach } from "./fixtures/versioned-agent.js";
 import { cli } from "./cli-helpers.js";
+import { replaysAndKeeps } from "./history-helpers.js";
 import { startHttpMcpServer } from "./fixtures/mcp/http-server.js";
 import { connectHarness, taskQueue, withWorker, type Harness } from "./harness.js";
 import type { AgentWorkerOptions } from "../src/worker.js";
@@ -100,13 +98,6 @@ describe("agent.version", () => {
     expect(() => ai.agent({ model: ai.openai("m"), onDefinitionChange: "stop" as "fail" })).toThrow(/`onDefinitionChange`: must be "continue" or "fail"/);
   });
 });
-
-/** The run's history replays on the current workflow code; with RECORD_FIXTURES set it is kept as a committed fixture too. */
-async function replaysAndKeeps(handle: RunHandle, fixture: string): Promise<void> {
-  const history = JSON.parse(historyToJSON(await handle.workflow.fetchHistory()));
-  if (process.env.RECORD_FIXTURES) writeFileSync(new URL(`./fixtures/histories/${fixture}.json`, import.meta.url), JSON.stringify(history, null, 1) + "\n");
-  await Worker.runReplayHistory({ workflowBundle: { codePath: inject("workflowBundlePath") }, replayName: "durable-agent-replay" }, historyFromJSON(history), fixture);
-}
 
 type ApprovalEvent = Extract<StreamedRunEvent, { type: "approval" }>;
 async function approvalEvent(handle: RunHandle, outcome: ApprovalEvent["outcome"]): Promise<ApprovalEvent> {
