@@ -121,4 +121,13 @@ describe("worker deployments", () => {
       await model.close();
     }
   });
+
+  it("durable-agent worker takes --deployment with --build-id (and --versioning); one without the other is a usage error", async () => {
+    const alone = await cli(["worker", "test/fixtures/cli-agents.ts", "--deployment", "coach"]);
+    expect(alone.code).toBe(64);
+    expect(alone.stderr).toContain("--deployment and --build-id go together");
+    const bad = await cli(["worker", "test/fixtures/cli-agents.ts", "--deployment", "coach", "--build-id", "A", "--versioning", "sticky"]);
+    expect(bad.code).toBe(64);
+    expect(bad.stderr).toContain('--versioning is pinned or auto-upgrade (got "sticky")');
+  });
 });

@@ -117,6 +117,7 @@ export interface SignalledDecision {
   note?: string;
   reason?: string;
 }
+/** The `decide` signal: a person's decision with a JSON body (see `SignalledDecision`), for the Temporal UI. */
 export const decideSignal = defineSignal<[SignalledDecision]>("decide");
 
 /** Tool calls waiting for approval in the run and in its sub-agents' runs, at any depth. */
