@@ -159,6 +159,37 @@ export class ApprovalError extends DurableAgentError {
   }
 }
 
+/** The definition serving a run changed between two of its trips, and the agent has `onDefinitionChange: "fail"`. */
+export class AgentDefinitionChangedError extends DurableAgentError {
+  static override isInstance = guard<AgentDefinitionChangedError>("AgentDefinitionChangedError");
+  constructor(
+    readonly agent: string,
+    /** The version that served the run before. */
+    readonly from: string,
+    /** The version that served trip `trip`. */
+    readonly to: string,
+    readonly trip: number,
+  ) {
+    super(`The definition of agent "${agent}" changed during the run (version ${from} → ${to}, at trip ${trip}) and it has onDefinitionChange: "fail".`);
+  }
+}
+
+/** `approve` or `reject` named a call that is no longer waiting: `state` says how it ended ("approved", "rejected", "timed-out", "cancelled"). Nothing was changed. */
+export class ApprovalNotWaitingError extends ApprovalError {
+  static override isInstance = guard<ApprovalNotWaitingError>("ApprovalNotWaitingError");
+  constructor(callId: string, readonly state: "approved" | "rejected" | "timed-out" | "cancelled", message: string) {
+    super(callId, message);
+  }
+}
+
+/** The worker's `approvals.canDecide` refused this approver (`by`) for the call; the call still waits. `why` says what canDecide answered. */
+export class ApprovalRefusedError extends ApprovalError {
+  static override isInstance = guard<ApprovalRefusedError>("ApprovalRefusedError");
+  constructor(callId: string, readonly by: string | undefined, readonly why: string, message: string) {
+    super(callId, message);
+  }
+}
+
 /** A message was sent to a session that has ended. */
 export class SessionEndedError extends DurableAgentError {
   static override isInstance = guard<SessionEndedError>("SessionEndedError");
@@ -234,6 +265,7 @@ const REBUILD: Record<string, (message: string, details: Record<string, unknown>
   PayloadTooLargeError: (_m, d) => new PayloadTooLargeError(String(d.what), Number(d.bytes), Number(d.limit), typeof d.hint === "string" ? d.hint : undefined),
   TooManyToolCallsError: (_m, d) => new TooManyToolCallsError(String(d.modelId), Number(d.count), Number(d.limit)),
   OutputValidationError: (_m, d) => new OutputValidationError(String(d.issues), String(d.text)),
+  AgentDefinitionChangedError: (_m, d) => new AgentDefinitionChangedError(String(d.agent), String(d.from), String(d.to), Number(d.trip)),
   InstructionsError: (m, d) => Object.assign(new InstructionsError(String(d.agent), ""), { message: m }),
 };
 

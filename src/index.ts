@@ -12,6 +12,7 @@ import { defineMcp } from "./mcp/index.js";
 import { createAgentWorker } from "./worker.js";
 import { requiredToolCalled } from "./eval/scorers/required-tool-called.js";
 import { changeClaimedWithoutToolCall } from "./eval/scorers/change-claimed-without-tool-call.js";
+import { describeDeployment, setCurrentBuild } from "./deployments/deployment-client.js";
 
 /**
  * The library's namespace, as in the specification's examples.
@@ -39,6 +40,8 @@ export const ai = {
     /** Fails a reply that claims a change no tool call made. */
     changeClaimedWithoutToolCall,
   },
+  /** Worker Deployments: make a build current (`setCurrent`), or list builds with their open runs (`describe`). */
+  deployment: { setCurrent: setCurrentBuild, describe: describeDeployment },
 };
 
 export { Agent, type OutputOf, type ContextOf } from "./agent/define-agent.js";
@@ -51,7 +54,8 @@ export type { Budget, ModelPricing, RunUsage, Usage } from "./contract/usage.js"
 export type { RunOptions } from "./client/start-run.js";
 export type { RunLogger } from "./client/no-worker-warning.js";
 export type { RunInput } from "./client/normalize-input.js";
-export { RunHandle } from "./client/run-handle.js";
+export { RunHandle, type ApproveOptions, type RejectOptions } from "./client/run-handle.js";
+export type { ApprovalCandidate, ApprovalOptions } from "./approvals/index.js";
 export { AgentSession, type SessionOptions } from "./client/session.js";
 export { RunEventStream, type StreamOptions } from "./client/run-event-stream.js";
 export type { RunEvent, StreamedRunEvent } from "./contract/run-events.js";
@@ -61,6 +65,7 @@ export * from "./codec/index.js";
 export * from "./telemetry/index.js";
 export { DEFAULT_LIMITS, type ResolvedLimits } from "./limits.js";
 export type { AgentWorkerOptions } from "./worker.js";
+export type { WorkerDeployment, DeploymentBuild, DeploymentCallOptions, DeploymentDescription } from "./deployments/index.js";
 export { bundleAgentWorkflows } from "./worker.js";
 export type * from "./contract/types.js";
 export * from "./errors.js";

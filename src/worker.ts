@@ -6,6 +6,8 @@ import { fileURLToPath } from "node:url";
 import type { DataConverter } from "@temporalio/common";
 import { NativeConnection, Worker, type WorkerOptions } from "@temporalio/worker";
 import type { Agent } from "./agent/define-agent.js";
+import type { ApprovalOptions } from "./approvals/approval-options.js";
+import { workerDeploymentOptionsOf, type WorkerDeployment } from "./deployments/deployment-options.js";
 import { createActivities, createRegistry } from "./activities/index.js";
 import { dataConverterFromEnv } from "./codec/data-converter.js";
 import { temporalSecurity, temporalSettings, type TemporalSecurity } from "./client/connection.js";
@@ -22,7 +24,7 @@ import { bundleTelemetryWorkflows, telemetryWorkerOptions } from "./telemetry/wo
 export interface AgentWorkerOptions {
   /**
    * Set the search attributes DurableAgentName, DurableAgentStopReason, DurableAgentTrips,
-   * DurableAgentReprompts, DurableAgentRefusals and DurableAgentTokens on every run, to filter runs in the UI. They
+   * DurableAgentReprompts, DurableAgentRefusals, DurableAgentTokens and DurableAgentVersion on every run, to filter runs in the UI. They
    * must be registered on the server first (the dev server helper does; see docs/operating-runs.md). Default off.
    */
   searchAttributes?: boolean;
@@ -51,6 +53,19 @@ export interface AgentWorkerOptions {
    * `workflowBundle`, the workflow is bundled with the interceptors (`bundleTelemetryWorkflows()`).
    */
   telemetry?: TelemetryOptions;
+  /**
+   * Who may approve or reject calls that wait for approval: `canDecide({ by, tool, input, agent,
+   * approve })` runs on this worker; a refusal fails the caller's decision with
+   * `ApprovalRefusedError` and the call keeps waiting. Default: everyone may decide.
+   */
+  approvals?: ApprovalOptions;
+  /**
+   * Run as one build of a Temporal Worker Deployment: `{ name, buildId, behavior? }`. Runs are
+   * pinned to the build they started on by default; sessions move to the current build when they
+   * continue as new. Switch builds with `durable-agent deployment set-current <name> <buildId>`.
+   * Default: an unversioned worker (every worker of the task queue serves every run).
+   */
+  deployment?: WorkerDeployment;
   /** Passed through to Temporal's `Worker.create` (for example `maxCachedWorkflows`). */
   workerOptions?: Partial<Omit<WorkerOptions, "taskQueue" | "connection" | "namespace" | "activities" | "workflowBundle" | "workflowsPath" | "dataConverter">>;
 }
@@ -67,11 +82,12 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ...options.workerOptions,
     ...telemetry,
     ...(dataConverter ? { dataConverter } : {}),
+    ...(options.deployment ? { workerDeploymentOptions: workerDeploymentOptionsOf(options.deployment) } : {}),
     connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
     workflowBundle: options.workflowBundle ?? (await (telemetry ? bundleTelemetryWorkflows() : bundleAgentWorkflows())),
-    activities: createActivities(registry, { searchAttributes: options.searchAttributes }),
+    activities: createActivities(registry, { searchAttributes: options.searchAttributes, approvals: options.approvals }),
     plugins: [...(options.workerOptions?.plugins ?? []), ...(agents.some((agent) => agent.mcpToolsets.length) ? [mcpConnectionsPlugin(agents)] : [])],
   });
 }

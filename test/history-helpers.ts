@@ -1,7 +1,9 @@
 /** Reading histories in tests: decoded payloads, small pages, continue-as-new chains. */
-import { readdirSync, readFileSync } from "node:fs";
-import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
-import type { Client } from "@temporalio/client";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { historyFromJSON, historyToJSON } from "@temporalio/common/lib/proto-utils.js";
+import type { Client, WorkflowHandle } from "@temporalio/client";
+import { Worker } from "@temporalio/worker";
+import { inject } from "vitest";
 import type { temporal } from "@temporalio/proto";
 
 /** Every payload of a history, decoded to text. */
@@ -49,4 +51,11 @@ export function committedFixtures(): { workflowId: string; history: unknown }[] 
       const json = JSON.parse(readFileSync(new URL(file, dir), "utf8")) as { workflowId?: string; history?: unknown };
       return "history" in json ? { workflowId: json.workflowId!, history: json.history } : { workflowId: file, history: json };
     });
+}
+
+/** The run's history replays on the current workflow code; with RECORD_FIXTURES set it is kept as a committed fixture too. */
+export async function replaysAndKeeps(handle: { workflow: WorkflowHandle }, fixture: string): Promise<void> {
+  const history = JSON.parse(historyToJSON(await handle.workflow.fetchHistory()));
+  if (process.env.RECORD_FIXTURES) writeFileSync(new URL(`./fixtures/histories/${fixture}.json`, import.meta.url), JSON.stringify(history, null, 1) + "\n");
+  await Worker.runReplayHistory({ workflowBundle: { codePath: inject("workflowBundlePath") }, replayName: "durable-agent-replay" }, historyFromJSON(history), fixture);
 }

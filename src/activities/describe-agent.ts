@@ -24,6 +24,8 @@ export function createDescribeAgent(registry: AgentRegistry, options: WorkerFeat
       searchAttributes: options.searchAttributes === true,
       ...(agent.options.modelExecution === "local" ? { localModel: true as const } : {}),
       ...(localTools.length ? { localTools } : {}),
+      version: agent.version,
+      ...(agent.options.onDefinitionChange === "fail" ? { failOnDefinitionChange: true as const } : {}),
     };
   };
 }

@@ -12,6 +12,7 @@ import { subAgentResult } from "./sub-agent-result.js";
 import type { AgentRegistry, WorkerFeatures } from "./registry.js";
 import { ConversationCache } from "./conversation-cache.js";
 import { runRefOf } from "./run-reader.js";
+import { createCanDecide } from "../approvals/can-decide-activity.js";
 
 export { createRegistry, type AgentRegistry, type WorkerFeatures } from "./registry.js";
 export type { ModelCallInput, ModelCallOutput } from "./model-call.js";
@@ -29,6 +30,7 @@ export function createActivities(registry: AgentRegistry, features: WorkerFeatur
     [ACTIVITY.runLoad]: keepAlive(runLoad),
     [ACTIVITY.mcpList]: keepAlive(createMcpList(registry)),
     [ACTIVITY.subAgentResult]: keepAlive(subAgentResult),
+    [ACTIVITY.approvalCanDecide]: createCanDecide(features.approvals),
   };
 }
 

@@ -56,6 +56,8 @@ export interface ModelCallOutput {
   output?: OutputCheck;
   /** Set when the worker had to read part of the conversation from the run (it did not hold all of it). */
   conversationRead?: true;
+  /** `agent.version` of the definition that answered, on this worker. */
+  agentVersion?: string;
 }
 
 /** The `model.call` activity: one Chat Completions call, streamed, returning the whole answer. */
@@ -97,7 +99,7 @@ export function createModelCall(registry: AgentRegistry, conversations: Conversa
       const usage = usageFromOpenAI(reported, model.settings.pricing);
       const outputCheck = output && !answer.message.toolCalls?.length ? checkOutput(output, answer.message.content) : undefined;
       conversations.answered(key, answer.message);
-      return { message: answer.message, ...(usage ? { usage } : {}), ...(outputCheck ? { output: outputCheck } : {}), ...(source === "read" ? { conversationRead: true as const } : {}) };
+      return { message: answer.message, ...(usage ? { usage } : {}), ...(outputCheck ? { output: outputCheck } : {}), ...(source === "read" ? { conversationRead: true as const } : {}), agentVersion: agent.version };
     } catch (error) {
       await reportFailedAttempt(input.trip, usageFromOpenAI(reported, model.settings.pricing));
       throw failureForModelError(error, model.modelId);

@@ -1,11 +1,14 @@
 import { ApplicationFailure } from "@temporalio/activity";
 import type { Agent } from "../agent/define-agent.js";
+import type { ApprovalOptions } from "../approvals/approval-options.js";
 import { DuplicateAgentError, UnknownAgentError, type DurableAgentError } from "../errors.js";
 
 /** Worker-wide switches the workflow learns through `agent.describe`. */
 export interface WorkerFeatures {
   /** Set the durable-agent search attributes (registered on the server). */
   searchAttributes?: boolean;
+  /** Who may decide on calls that wait for approval. */
+  approvals?: ApprovalOptions;
 }
 
 /** The agents a worker serves, by name. */

@@ -16,6 +16,7 @@ import type { AgentOptions } from "./options.js";
 import type { AgentDefinition } from "./agent-definition.js";
 import type { z } from "zod";
 import { agentName, maxTripsOf, validateAgentOptions } from "./validate-options.js";
+import { agentVersionOf } from "./agent-version.js";
 
 /** The type of `result.output` for an agent's options: `z.output` of its `output` schema, else unknown. */
 export type OutputOf<O> = O extends { output: infer S extends z.ZodType } ? z.output<S> : unknown;
@@ -32,6 +33,7 @@ export class Agent<Output = unknown, Context = unknown> implements AgentDefiniti
   readonly options: Readonly<AgentOptions>;
   readonly #tools: Map<string, Tool>;
   readonly #mcpToolsets: McpToolset[];
+  #version: string | undefined;
 
   constructor(options: AgentOptions) {
     validateAgentOptions(options);
@@ -50,6 +52,17 @@ export class Agent<Output = unknown, Context = unknown> implements AgentDefiniti
    */
   asTool<Schema extends z.ZodType = z.ZodType<{ message: string }>>(options?: AsToolOptions<Schema>): Tool<z.output<Schema>, unknown> {
     return subAgentTool(this, options);
+  }
+
+  /**
+   * A stable fingerprint of the definition (instructions, model id and settings, tools' names,
+   * descriptions and schemas, MCP toolsets' names, contract options, output schema, handoffs and
+   * sub-agents by their versions), the same on every machine; or `options.version` when given.
+   * Every run records the version that served it (`result.agentVersion`).
+   */
+  get version(): string {
+    this.#version ??= versionWithin(this, new Set());
+    return this.#version;
   }
 
   /** The agent's `ai.tool()` tools, its handoffs' `transfer_to_<name>` tools included. */
@@ -104,6 +117,20 @@ export class Agent<Output = unknown, Context = unknown> implements AgentDefiniti
   async eval<C extends EvalCase>(options: EvalOptions<C>): Promise<EvalReport> {
     const { runEval } = await import("../eval/run-eval.js");
     return runEval(this, options);
+  }
+}
+
+/** An agent's version, with the agents whose versions are being taken (handoffs may form a cycle: an agent met again counts by its name). */
+function versionWithin(agent: Agent, taking: Set<Agent>): string {
+  taking.add(agent);
+  try {
+    return agentVersionOf(agent, (other) => {
+      if (!(other instanceof Agent)) return other.name;
+      if (taking.has(other)) return `cycle:${other.name}`;
+      return other.options.version ?? versionWithin(other, taking);
+    });
+  } finally {
+    taking.delete(agent);
   }
 }
 

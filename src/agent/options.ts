@@ -215,6 +215,18 @@ export interface AgentOptions {
    * queue round trip; a worker crash repeats the call; no token streaming: `streamText` is refused).
    */
   modelExecution?: Execution;
+  /**
+   * The agent's version, recorded on every run (`result.agentVersion`, the trace, the
+   * `DurableAgentVersion` search attribute). Default: `agent.version`'s fingerprint of the
+   * definition. Set it to name releases yourself (e.g. `"coach@2026-12-01"`).
+   */
+  version?: string;
+  /**
+   * What a run does when the definition serving it changes between two of its trips (a worker
+   * restarted on new code): `"continue"` (default) records `agent.changed` in the trace and goes
+   * on; `"fail"` records it and fails the run with `AgentDefinitionChangedError`.
+   */
+  onDefinitionChange?: "continue" | "fail";
 }
 
 /**
@@ -240,4 +252,6 @@ export const AGENT_OPTION_KEYS = {
   onInvalidOutput: true,
   modelExecution: true,
   handoffs: true,
+  version: true,
+  onDefinitionChange: true,
 } as const satisfies Record<keyof AgentOptions, true> & KnownKeys;

@@ -42,6 +42,12 @@ export function validateAgentOptions(options: AgentOptions): void {
     seen.add(tool.name);
   }
   checkCount("maxTrips", options.maxTrips, 1);
+  if (options.version !== undefined && (typeof options.version !== "string" || !/^[\x21-\x7e]{1,200}$/.test(options.version))) {
+    fail("version", `must be 1-200 printable characters without spaces, e.g. "coach@2026-12-01" (got ${JSON.stringify(options.version)})`);
+  }
+  if (options.onDefinitionChange !== undefined && options.onDefinitionChange !== "continue" && options.onDefinitionChange !== "fail") {
+    fail("onDefinitionChange", `must be "continue" or "fail" (got ${JSON.stringify(options.onDefinitionChange)})`);
+  }
   if (options.timeouts !== undefined) {
     if (typeof options.timeouts !== "object" || options.timeouts === null) fail("timeouts", "must be an object { model?, tool?, heartbeat? }");
     checkKnownKeys(options.timeouts, AGENT_TIMEOUT_KEYS, AGENT, "timeouts");

@@ -1,5 +1,6 @@
 /** A worker in the CLI's own process, for `dev`, `worker` and `run --module`. */
 import { existsSync } from "node:fs";
+import type { WorkerDeployment } from "../deployments/deployment-options.js";
 import { resolve } from "node:path";
 import type { NativeConnection, Worker } from "@temporalio/worker";
 import type { Agent } from "../agent/define-agent.js";
@@ -23,6 +24,8 @@ export interface CliWorkerOptions {
   workflowBundle?: string;
   /** Set durable-agent's search attributes on every run (they must be registered on the server). */
   searchAttributes?: boolean;
+  /** Serve as one build of a Worker Deployment (`--deployment`, `--build-id`, `--versioning`). */
+  deployment?: WorkerDeployment;
   /** A connection to use; default one from TEMPORAL_ADDRESS and the TLS/API key variables. */
   connection?: NativeConnection;
 }
@@ -42,6 +45,7 @@ export async function createCliWorker(agents: Agent[], options: CliWorkerOptions
       ...(options.connection ? { connection: options.connection } : {}),
       ...(options.workflowBundle !== undefined ? { workflowBundle: { codePath: resolve(options.workflowBundle) } } : {}),
       ...(options.searchAttributes ? { searchAttributes: true } : {}),
+      ...(options.deployment ? { deployment: options.deployment } : {}),
     });
   } catch (error) {
     if (DuplicateAgentError.isInstance(error)) throw new UsageError(error.message);

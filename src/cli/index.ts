@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { TemporalConnectionError, TlsConfigError } from "../errors.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import { codecServerCommand } from "../codec/main.js";
+import { deploymentCommand } from "./deployment-command.js";
 import { devCommand } from "./dev-command.js";
 import { evalCommand } from "./eval-command.js";
 import { listCommand } from "./list-command.js";
@@ -24,6 +25,7 @@ export const COMMANDS: Record<string, Command> = {
   list: listCommand,
   eval: evalCommand,
   "codec-server": codecServerCommand,
+  deployment: deploymentCommand,
 };
 
 function help(): string {

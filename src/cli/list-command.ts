@@ -52,6 +52,8 @@ interface Row {
   agent: string | undefined;
   stopReason: string | undefined;
   trips: number | undefined;
+  /** agent.version of the definition serving the run (DurableAgentVersion). */
+  agentVersion: string | undefined;
 }
 
 function rowOf(info: WorkflowExecutionInfo): Row {
@@ -63,6 +65,7 @@ function rowOf(info: WorkflowExecutionInfo): Row {
     agent: attributes.get(SEARCH_ATTRIBUTES.agent),
     stopReason: attributes.get(SEARCH_ATTRIBUTES.stopReason),
     trips: attributes.get(SEARCH_ATTRIBUTES.trips),
+    agentVersion: attributes.get(SEARCH_ATTRIBUTES.version),
   };
 }
 

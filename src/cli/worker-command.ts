@@ -4,6 +4,7 @@ import { createCliWorker } from "./cli-worker.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import { loadAgents } from "./load-agents.js";
 import { parseOptions } from "./parse-options.js";
+import type { WorkerDeployment } from "../deployments/deployment-options.js";
 
 const USAGE = `Usage: durable-agent worker <module> [options]
 
@@ -16,6 +17,10 @@ Options:
   --task-queue <name>       default TEMPORAL_TASK_QUEUE, else durable-agent
   --search-attributes       set DurableAgentName, DurableAgentStopReason, ... on runs (register
                             them on the server first; see docs/operating-runs.md)
+  --deployment <name>       serve as a build of this Worker Deployment (with --build-id); make a
+                            build current with \`durable-agent deployment set-current\`
+  --build-id <id>           this build's id (with --deployment)
+  --versioning <behavior>   pinned (default: runs finish on the build they started on) or auto-upgrade
   --workflow-bundle <file>  a prebuilt workflow bundle (bundleAgentWorkflows().code), to skip bundling
   -h, --help                show this help
 
@@ -26,16 +31,28 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
     "task-queue": { type: "string" },
     "search-attributes": { type: "boolean" },
     "workflow-bundle": { type: "string" },
+    deployment: { type: "string" },
+    "build-id": { type: "string" },
+    versioning: { type: "string" },
   });
   if (values.help) return io.stdout(USAGE), EXIT.ok;
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? "Name the module that exports your agents: durable-agent worker <module>." : `Expected one module, got ${positionals.length}: ${positionals.join(" ")}.`);
+  const deployment = deploymentOf(values.deployment, values["build-id"], values.versioning);
   const agents = await loadAgents(positionals[0]!);
   const taskQueue = temporalSettings({ taskQueue: values["task-queue"] }).taskQueue;
-  const worker = await createCliWorker(agents, { taskQueue, workflowBundle: values["workflow-bundle"], searchAttributes: values["search-attributes"] });
+  const worker = await createCliWorker(agents, { taskQueue, workflowBundle: values["workflow-bundle"], searchAttributes: values["search-attributes"], ...(deployment ? { deployment } : {}) });
   io.stdout(`durable-agent worker: serving ${agents.map((agent) => `"${agent.name}"`).join(", ")} on task queue ${taskQueue} at ${temporalSettings().address} (Ctrl-C to stop)`);
   await worker.run();
   io.stdout("durable-agent worker: stopped");
   return EXIT.ok;
+}
+
+/** The worker's deployment from `--deployment`, `--build-id` and `--versioning`, or none. */
+function deploymentOf(name: string | undefined, buildId: string | undefined, versioning: string | undefined): WorkerDeployment | undefined {
+  if (name === undefined && buildId === undefined && versioning === undefined) return undefined;
+  if (name === undefined || buildId === undefined) throw new UsageError("--deployment and --build-id go together: name the deployment and this build.");
+  if (versioning !== undefined && versioning !== "pinned" && versioning !== "auto-upgrade") throw new UsageError(`--versioning is pinned or auto-upgrade (got "${versioning}").`);
+  return { name, buildId, ...(versioning ? { behavior: versioning } : {}) };
 }
 
 /** `durable-agent worker`. */

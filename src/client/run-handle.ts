@@ -1,6 +1,6 @@
 import { ApplicationFailure, WorkflowFailedError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from "@temporalio/client";
 import type { PendingApproval, RunResult, TraceEvent } from "../contract/types.js";
-import { ApprovalError, rebuildError, RunFailedError, type DurableAgentError } from "../errors.js";
+import { ApprovalError, ApprovalNotWaitingError, ApprovalRefusedError, rebuildError, RunFailedError, type DurableAgentError } from "../errors.js";
 import type { RunUsage } from "../contract/usage.js";
 import { approveUpdate, pendingApprovalsQuery, rejectUpdate, traceQuery, type AgentRunResult } from "../workflows/definitions.js";
 import { nestedTrace } from "../subagents/nested-trace.js";
@@ -42,23 +42,29 @@ export class RunHandle {
   }
 
   /**
-   * Approves a tool call that waits for approval (a Workflow Update; rejects if no such call waits):
-   * the run's own, or a sub-agent's, which the run forwards to the sub-agent's run.
+   * Approves a tool call that waits for approval (a Workflow Update): the run's own, or a
+   * sub-agent's, which the run forwards to the sub-agent's run. `by` and `note` are recorded with
+   * the decision and its time (trace, stream, eval record). Rejects with `ApprovalRefusedError`
+   * when the worker's `canDecide` refuses `by` (the call keeps waiting), `ApprovalNotWaitingError`
+   * when the call no longer waits (timed out, cancelled, already decided), `ApprovalError` when no
+   * such call waits.
    */
-  async approve(callId: string): Promise<void> {
-    await this.decide(callId, () => this.workflow.executeUpdate(approveUpdate, { args: [callId] }));
+  async approve(callId: string, options: ApproveOptions = {}): Promise<void> {
+    const details = { ...(options.by !== undefined ? { by: options.by } : {}), ...(options.note !== undefined ? { note: options.note } : {}) };
+    await this.decide(callId, () => this.workflow.executeUpdate(approveUpdate, { args: Object.keys(details).length ? [callId, details] : [callId] }));
   }
 
-  /** Rejects a tool call that waits for approval; the reason reaches the model as a refusal. */
-  async reject(callId: string, reason: string): Promise<void> {
-    await this.decide(callId, () => this.workflow.executeUpdate(rejectUpdate, { args: [callId, reason] }));
+  /** Rejects a tool call that waits for approval; the reason reaches the model as a refusal. Fails as `approve` does. */
+  async reject(callId: string, options: RejectOptions | string): Promise<void> {
+    const { reason, by } = typeof options === "string" ? { reason: options, by: undefined } : options;
+    await this.decide(callId, () => this.workflow.executeUpdate(rejectUpdate, { args: by !== undefined ? [callId, reason, { by }] : [callId, reason] }));
   }
 
   private async decide(callId: string, update: () => Promise<void>): Promise<void> {
     try {
       await update();
     } catch (error) {
-      if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) throw new ApprovalError(callId, error.cause.message);
+      if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) throw approvalErrorOf(callId, error.cause);
       throw error;
     }
   }
@@ -75,6 +81,29 @@ export class RunHandle {
   pendingApprovals(): Promise<PendingApproval[]> {
     return this.workflow.query(pendingApprovalsQuery);
   }
+}
+
+/** Options of `handle.approve()`. */
+export interface ApproveOptions {
+  /** Who approves: recorded with the decision, and what the worker's `canDecide` is asked about. */
+  by?: string;
+  /** A note recorded with the approval. */
+  note?: string;
+}
+
+/** Options of `handle.reject()`. */
+export interface RejectOptions {
+  /** Who rejects. */
+  by?: string;
+  /** Why: it reaches the model as the call's refusal. */
+  reason: string;
+}
+
+function approvalErrorOf(callId: string, failure: ApplicationFailure): ApprovalError {
+  const details = (failure.details?.[0] ?? {}) as { state?: ApprovalNotWaitingError["state"]; by?: string; why?: string };
+  if (failure.type === "ApprovalNotWaitingError") return new ApprovalNotWaitingError(callId, details.state ?? "approved", failure.message);
+  if (failure.type === "ApprovalRefusedError") return new ApprovalRefusedError(callId, details.by, details.why ?? "", failure.message);
+  return new ApprovalError(callId, failure.message);
 }
 
 function toRunError(workflowId: string, error: unknown): Error {

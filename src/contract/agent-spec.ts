@@ -23,4 +23,8 @@ export interface AgentSpec {
   localModel?: true;
   /** Tools whose calls run as local activities (`execution: "local"`). */
   localTools?: string[];
+  /** `agent.version` on the worker that described it. Absent in specs recorded before versions. */
+  version?: string;
+  /** `onDefinitionChange: "fail"`: a run fails when the definition serving it changes. */
+  failOnDefinitionChange?: true;
 }

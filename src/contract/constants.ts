@@ -26,4 +26,5 @@ export const ACTIVITY = {
   runLoad: "run.load",
   mcpList: "mcp.list",
   subAgentResult: "subagent.result",
+  approvalCanDecide: "approval.can-decide",
 } as const;

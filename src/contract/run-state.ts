@@ -20,6 +20,8 @@ export interface RunState {
   usageByAgent?: Record<string, RunUsage>;
   /** The final answer as typed output, once it is valid (with an output schema). */
   output?: unknown;
+  /** The version of the run's agent definition that served it last (as its workers reported it). */
+  agentVersion?: string;
 }
 
 /** A fresh state for a run's input (or for a run continued as new, before its state is loaded). */
@@ -110,5 +112,6 @@ export function finish(state: RunState, stopReason: StopReason, detail: string, 
     ...(state.agent !== undefined ? { agent: state.agent } : {}),
     ...(state.usageByAgent ? { usageByAgent: state.usageByAgent } : {}),
     ...(state.output !== undefined ? { output: state.output } : {}),
+    ...(state.agentVersion !== undefined ? { agentVersion: state.agentVersion } : {}),
   };
 }

@@ -17,4 +17,6 @@ export const SEARCH_ATTRIBUTES = {
    * attributes per namespace, and the three above use them.
    */
   tokens: defineSearchAttributeKey("DurableAgentTokens", SearchAttributeType.DOUBLE),
+  /** `agent.version` of the definition serving the run (updated when it changes between trips). */
+  version: defineSearchAttributeKey("DurableAgentVersion", SearchAttributeType.KEYWORD),
 } as const;

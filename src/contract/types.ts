@@ -62,7 +62,21 @@ export type TraceEvent =
   | { trip: number; type: "reprompt.withheld"; kind: RepromptKind; detail: string }
   | { trip: number; type: "backstop"; name: string; phase: "before" | "after"; outcome: "detected" | "ran" | "prompted" | "error"; detail?: string }
   | { trip: number; type: "callback.error"; source: string; error: string }
-  | { trip: number; type: "approval"; tool: string; callId: string; outcome: "requested" | "approved" | "rejected" | "timed-out"; input?: unknown; reason?: string }
+  | {
+      trip: number;
+      type: "approval";
+      tool: string;
+      callId: string;
+      outcome: "requested" | "approved" | "rejected" | "timed-out";
+      input?: unknown;
+      reason?: string;
+      /** Who decided (`approve(callId, { by })`), when they said. */
+      by?: string;
+      /** The approver's note (`approve(callId, { note })`). */
+      note?: string;
+      /** When the decision was made (ISO 8601, the workflow's clock), for approved and rejected calls. */
+      decidedAt?: string;
+    }
   | { trip: number; type: "budget.used-up"; used: string; budget: Budget; usage?: RunUsage }
   | { trip: number; type: "run.stopped"; stopReason: StopReason; detail: string }
   | { trip: number; type: "subagent.started"; tool: string; callId: string; agent: string; workflowId: string; trace?: TraceEvent[] }
@@ -80,7 +94,9 @@ export type TraceEvent =
       /** The child run's own trace: its re-prompts, tool calls and sub-agents, nested. */
       trace?: TraceEvent[];
     }
-  | { trip: number; type: "handoff"; from: string; to: string; callId: string };
+  | { trip: number; type: "handoff"; from: string; to: string; callId: string }
+  /** The definition serving the run changed between two of its trips (a worker restarted on new code): `from` and `to` are `agent.version`s. */
+  | { trip: number; type: "agent.changed"; agent: string; from: string; to: string };
 
 /** What `agent.run()` resolves to, and the result of the `agentRun` workflow. `Output` is the type of `output`. */
 export interface RunResult<Output = unknown> {
@@ -103,6 +119,8 @@ export interface RunResult<Output = unknown> {
   usageByAgent?: Record<string, RunUsage>;
   /** With an `output` schema: the final answer parsed and validated (`reply` keeps its text). Absent when the run stopped without a valid final answer. */
   output?: Output;
+  /** The `agent.version` of the run's agent that served it last (see `agent.changed` in the trace for changes); absent in runs of workers before versions. */
+  agentVersion?: string;
 }
 
 /** A message's text: its content, or its text parts joined by newlines (what intents and backstops see). */

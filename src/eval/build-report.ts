@@ -11,6 +11,8 @@ function usageOf(runs: readonly EvalRun[]): RunUsage | undefined {
 /** What `buildReport` needs besides runs and rows. */
 export interface ReportInputs {
   agent: string;
+  /** `agent.version` where the eval ran. */
+  agentVersion?: string;
   startedAt: Date;
   finishedAt: Date;
   trials: number;
@@ -99,6 +101,7 @@ export function buildReport(inputs: ReportInputs): EvalReportData {
   return {
     schemaVersion: EVAL_REPORT_SCHEMA_VERSION,
     agent: inputs.agent,
+    ...(inputs.agentVersion !== undefined ? { agentVersion: inputs.agentVersion } : {}),
     startedAt: inputs.startedAt.toISOString(),
     finishedAt: inputs.finishedAt.toISOString(),
     durationMs: inputs.finishedAt.getTime() - inputs.startedAt.getTime(),

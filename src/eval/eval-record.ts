@@ -1,6 +1,7 @@
 import type { Message, RunResult, StopReason, ToolCallRecord, ToolCallStatus, TraceEvent } from "../contract/types.js";
 import type { RunUsage } from "../contract/usage.js";
 import type { EvalCase } from "./eval-case.js";
+import type { ApprovalDecisionRecord } from "./report-schema.js";
 
 /** What every scorer gets for one trial of one case: the case and what the run did. */
 export interface EvalRecord<C extends EvalCase = EvalCase> {
@@ -25,9 +26,32 @@ export interface EvalRecord<C extends EvalCase = EvalCase> {
   usage?: RunUsage;
   /** The typed output, when the agent (or the case's run) has an `output` schema and the final answer was valid. */
   output?: unknown;
+  /** The `agent.version` that served the run (the last one, if it changed: see `agent.changed` in the trace). */
+  agentVersion?: string;
+  /** Decisions on calls that waited for approval: approved, rejected or timed out, by whom and when (absent when no call waited). */
+  approvals?: ApprovalDecisionRecord[];
   /** The run's workflow, to find it in the Temporal UI. */
   workflowId: string;
   runId: string;
+}
+
+/** The decisions on calls that waited for approval, from a run's trace. */
+export function approvalDecisionsOf(trace: readonly TraceEvent[]): ApprovalDecisionRecord[] {
+  return trace.flatMap((event) =>
+    event.type === "approval" && event.outcome !== "requested"
+      ? [
+          {
+            callId: event.callId,
+            tool: event.tool,
+            outcome: event.outcome,
+            ...(event.by !== undefined ? { by: event.by } : {}),
+            ...(event.note !== undefined ? { note: event.note } : {}),
+            ...(event.reason !== undefined ? { reason: event.reason } : {}),
+            ...(event.decidedAt !== undefined ? { decidedAt: event.decidedAt } : {}),
+          },
+        ]
+      : [],
+  );
 }
 
 /** A tool call as reports show it. */
@@ -69,7 +93,14 @@ export function evalRecordOf<C extends EvalCase>(evalCase: C, input: string, tri
     trips: result.trips,
     ...(result.usage ? { usage: result.usage } : {}),
     ...(result.output !== undefined ? { output: result.output } : {}),
+    ...(result.agentVersion !== undefined ? { agentVersion: result.agentVersion } : {}),
+    ...withApprovals(result.trace),
     workflowId: result.workflowId,
     runId: result.runId,
   };
+}
+
+function withApprovals(trace: readonly TraceEvent[]): { approvals?: ApprovalDecisionRecord[] } {
+  const approvals = approvalDecisionsOf(trace);
+  return approvals.length ? { approvals } : {};
 }

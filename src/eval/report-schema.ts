@@ -54,6 +54,19 @@ export const trialOutcomeSchema = z
   .enum(["pass", "fail", "not-applicable", "error", "infrastructure-error"])
   .describe("pass | fail | not-applicable (the scorer does not judge it) | error (the scorer threw) | infrastructure-error (the run did not complete)");
 
+/** A decision on a tool call that waited for a person. */
+export const approvalDecisionSchema = z
+  .object({
+    callId: z.string(),
+    tool: z.string(),
+    outcome: z.enum(["approved", "rejected", "timed-out"]),
+    by: z.string().optional().describe("Who decided, when they said"),
+    note: z.string().optional(),
+    reason: z.string().optional(),
+    decidedAt: z.string().optional().describe("ISO 8601, the run's clock"),
+  })
+  .describe("A decision on a tool call that waited for approval");
+
 export const evalRunSchema = z
   .object({
     case: z.string(),
@@ -67,6 +80,8 @@ export const evalRunSchema = z
     trips: count.optional(),
     toolCalls: z.array(observedToolCallSchema),
     usage: usageSchema.optional(),
+    agentVersion: z.string().optional().describe("The agent.version that served the run (the last one, if it changed)"),
+    approvals: z.array(approvalDecisionSchema).optional().describe("Decisions on calls that waited for approval: who, when"),
     error: errorInfo.optional().describe("Why the run did not complete (ModelApiError, RunFailedError, TemporalConnectionError, EvalTimeoutError, ...)"),
   })
   .describe("One run: a case's trial, a workflow on Temporal");
@@ -131,6 +146,7 @@ export const evalReportSchema = z
   .object({
     schemaVersion: z.literal(EVAL_REPORT_SCHEMA_VERSION),
     agent: z.string().describe("The agent's name"),
+    agentVersion: z.string().optional().describe("agent.version of the definition evaluated, where the eval ran"),
     startedAt: z.iso.datetime(),
     finishedAt: z.iso.datetime(),
     durationMs: z.number().min(0),
@@ -147,6 +163,8 @@ export const evalReportSchema = z
 export type EvalReportData = z.infer<typeof evalReportSchema>;
 /** One run of one case's trial: its outcome, reply, tool calls and usage. */
 export type EvalRun = z.infer<typeof evalRunSchema>;
+/** A decision on a tool call that waited for approval, as the eval record and report carry it. */
+export type ApprovalDecisionRecord = z.infer<typeof approvalDecisionSchema>;
 /** One scorer's verdict on one run: pass, fail, not applicable or error, with its reason and evidence. */
 export type EvalRow = z.infer<typeof evalRowSchema>;
 /** How a trial ended: its status and, for an infrastructure error, the error. */

@@ -11,6 +11,8 @@ import { EVAL_REPORT_SCHEMA_VERSION, evalReportSchema, type CaseSummary, type Ev
 export class EvalReport implements EvalReportData {
   readonly schemaVersion: typeof EVAL_REPORT_SCHEMA_VERSION;
   readonly agent: string;
+  /** `agent.version` of the definition evaluated (absent in reports written before versions). */
+  readonly agentVersion?: string;
   readonly startedAt: string;
   readonly finishedAt: string;
   readonly durationMs: number;
@@ -28,6 +30,7 @@ export class EvalReport implements EvalReportData {
   constructor(data: EvalReportData) {
     this.schemaVersion = data.schemaVersion;
     this.agent = data.agent;
+    if (data.agentVersion !== undefined) this.agentVersion = data.agentVersion;
     this.startedAt = data.startedAt;
     this.finishedAt = data.finishedAt;
     this.durationMs = data.durationMs;
@@ -41,8 +44,8 @@ export class EvalReport implements EvalReportData {
 
   /** The report's data, as written to a JSON report. */
   toJSON(): EvalReportData {
-    const { schemaVersion, agent, startedAt, finishedAt, durationMs, trials, cases, scorers, totals, runs, rows } = this;
-    return { schemaVersion, agent, startedAt, finishedAt, durationMs, trials, cases, scorers, totals, runs, rows };
+    const { schemaVersion, agent, agentVersion, startedAt, finishedAt, durationMs, trials, cases, scorers, totals, runs, rows } = this;
+    return { schemaVersion, agent, ...(agentVersion !== undefined ? { agentVersion } : {}), startedAt, finishedAt, durationMs, trials, cases, scorers, totals, runs, rows };
   }
 
   /** A terminal table: a line per case and trial, a column per scorer, pass rates, pass@1 and pass^k. */

@@ -11,7 +11,7 @@ import type { RunOptions } from "../client/start-run.js";
 import type { RunResult } from "../contract/types.js";
 import { buildReport, trialOutcome } from "./build-report.js";
 import { caseInputText, caseMetadata, type EvalCase } from "./eval-case.js";
-import { evalRecordOf, observeToolCalls } from "./eval-record.js";
+import { approvalDecisionsOf, evalRecordOf, observeToolCalls } from "./eval-record.js";
 import { EvalOptionsError, EvalTimeoutError } from "./errors.js";
 import { EvalReport } from "./report.js";
 import type { EvalRow, EvalRun, TrialOutcome } from "./report-schema.js";
@@ -21,6 +21,8 @@ import { errorInfo, runScorer, scorerName, type Scorer } from "./scorer.js";
 export interface EvaluatedAgent {
   /** The agent's name, in workflow ids and the report. */
   readonly name: string;
+  /** The agent's definition fingerprint (`agent.version`), in the report. */
+  readonly version: string;
   /** Starts a durable run of the agent. */
   start(input: RunInput, options?: RunOptions): Promise<RunHandle>;
 }
@@ -131,7 +133,7 @@ export async function runEval<C extends EvalCase>(agent: EvaluatedAgent, options
     let rows: EvalRow[];
     try {
       const result = await runWithTimeout(agent, evalCase, workflowId, options);
-      run = { ...base, status: "completed", workflowId, runId: result.runId, durationMs: Date.now() - started, reply: result.reply, stopReason: result.stopReason, trips: result.trips, toolCalls: observeToolCalls(result.toolCalls), ...(result.usage ? { usage: result.usage } : {}) };
+      run = { ...base, status: "completed", workflowId, runId: result.runId, durationMs: Date.now() - started, reply: result.reply, stopReason: result.stopReason, trips: result.trips, toolCalls: observeToolCalls(result.toolCalls), ...(result.usage ? { usage: result.usage } : {}), ...runVersionAndApprovals(result) };
       const record = evalRecordOf(evalCase, inputs[caseIndex]!, trialNumber, result);
       rows = await Promise.all(
         options.scorers.map(async (scorer, i): Promise<EvalRow> => {
@@ -165,6 +167,7 @@ export async function runEval<C extends EvalCase>(agent: EvaluatedAgent, options
   return new EvalReport(
     buildReport({
       agent: agent.name,
+      agentVersion: agent.version,
       startedAt,
       finishedAt: new Date(),
       trials,
@@ -183,4 +186,10 @@ function jsonSafe(value: Record<string, unknown>): Record<string, unknown> {
   } catch {
     return {};
   }
+}
+
+/** The run's agent version and approval decisions, for its line of the report (absent when there are none). */
+function runVersionAndApprovals(result: RunResult): Pick<EvalRun, "agentVersion" | "approvals"> {
+  const approvals = approvalDecisionsOf(result.trace);
+  return { ...(result.agentVersion !== undefined ? { agentVersion: result.agentVersion } : {}), ...(approvals.length ? { approvals } : {}) };
 }

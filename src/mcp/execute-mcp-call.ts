@@ -18,7 +18,7 @@ import { runMcpTools } from "./run-tool-list.js";
 export type McpCallFields = Omit<ToolCallRecord, "id" | "name" | "trip" | "source">;
 
 /** What an MCP call came to: its record's fields, or a request for approval (nothing was called). */
-export type McpCallOutcome = McpCallFields | { approvalRequired: { input: unknown } };
+export type McpCallOutcome = McpCallFields | { approvalRequired: { input: unknown; timeoutMs?: number } };
 
 /** The run's MCP tool of that name and its toolset, if the agent has MCP toolsets and the run listed one. */
 export async function findMcpTool(toolsets: readonly McpToolset[], name: string): Promise<{ tool: McpToolDefinition; toolset: McpToolset } | undefined> {
@@ -63,7 +63,7 @@ export async function executeMcpCall(
   }
   const valid = validate(input);
   if (!valid.valid) return { input, status: "refused", reason: `Invalid input for "${tool.name}": ${valid.errorMessage}` };
-  if (!options.approved && (await toolset.needsApproval(tool, input))) return { approvalRequired: { input } };
+  if (!options.approved && (await toolset.needsApproval(tool, input))) return { approvalRequired: { input, ...(toolset.approvalTimeoutMs !== undefined ? { timeoutMs: toolset.approvalTimeoutMs } : {}) } };
   const context = Context.current();
   let result: CallToolResult;
   try {

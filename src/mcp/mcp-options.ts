@@ -26,6 +26,8 @@ export interface McpCommonOptions {
   tools?: string[] | ((tool: McpListedTool) => boolean);
   /** Pause for a person's approval before calling: `true`, a list of tool names, or a function of the call. Default false. */
   needsApproval?: boolean | string[] | ((call: McpApprovalCandidate) => boolean | Promise<boolean>);
+  /** How long a call that needs approval waits before it is refused (as `ai.tool`'s `approvalTimeout`); default: as long as it takes. */
+  approvalTimeout?: Duration;
   /** How long one request to the server (listing, a call) may take; progress notifications restart it. Default 60 seconds. (Connecting, a server's start included, has its own 60 seconds.) */
   timeout?: Duration;
   /** How long a worker may reuse a tool list it took for new runs. Default 0: every run lists the tools afresh. */
@@ -54,7 +56,7 @@ export interface McpHttpOptions extends McpCommonOptions {
 export type McpOptions = McpStdioOptions | McpHttpOptions;
 
 /** Every option key of `ai.mcp()`, in one list. */
-export const MCP_OPTION_KEYS = ["name", "tools", "needsApproval", "timeout", "cacheToolsFor", "prefix", "command", "args", "env", "cwd", "url", "headers"] as const;
+export const MCP_OPTION_KEYS = ["name", "tools", "needsApproval", "approvalTimeout", "timeout", "cacheToolsFor", "prefix", "command", "args", "env", "cwd", "url", "headers"] as const;
 
 /** `ai.mcp()` options with defaults filled in and durations in milliseconds. */
 export interface ResolvedMcpOptions {
@@ -62,6 +64,8 @@ export interface ResolvedMcpOptions {
   transport: { type: "stdio"; command: string; args: string[]; env: Record<string, string>; cwd?: string } | { type: "http"; url: URL; headers: Record<string, string> };
   tools?: McpCommonOptions["tools"];
   needsApproval: NonNullable<McpCommonOptions["needsApproval"]>;
+  /** How long a call waits for approval, in milliseconds; undefined: no limit. */
+  approvalTimeoutMs?: number;
   timeoutMs: number;
   cacheToolsForMs: number;
   prefix: boolean;
@@ -113,6 +117,7 @@ export function resolveMcpOptions(options: McpOptions): ResolvedMcpOptions {
     name: options.name,
     ...(tools !== undefined ? { tools } : {}),
     needsApproval,
+    ...(options.approvalTimeout !== undefined ? { approvalTimeoutMs: duration("approvalTimeout", options.approvalTimeout, 0) } : {}),
     timeoutMs: duration("timeout", options.timeout, DEFAULT_TIMEOUT_MS),
     cacheToolsForMs: duration("cacheToolsFor", options.cacheToolsFor, 0),
     prefix: options.prefix === true,

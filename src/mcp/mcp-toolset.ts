@@ -58,6 +58,11 @@ export class McpToolset {
     return (await option({ tool: tool.tool, input })) === true;
   }
 
+  /** How long a call that needs approval waits, in milliseconds; undefined: no limit. */
+  get approvalTimeoutMs(): number | undefined {
+    return this.#options.approvalTimeoutMs;
+  }
+
   /** Closes the worker's connection (stops a stdio server). The next call connects again. */
   close(): Promise<void> {
     return this.#connection.close();

@@ -1,4 +1,5 @@
 /** `agent.asTool()`: an agent as another agent's tool, each call its own durable run (a child workflow). */
+import type { Duration } from "@temporalio/common";
 import { z } from "zod";
 import { AgentOptionsError } from "../errors.js";
 import { defineTool, type Tool } from "../agent/define-tool.js";
@@ -13,6 +14,10 @@ export interface AsToolOptions<Schema extends z.ZodType = z.ZodType<{ message: s
   input?: Schema;
   /** Turns the validated input into the sub-agent's user message (runs on the worker); default `input.message`, else the input as JSON. */
   toMessage?: (input: z.output<Schema>) => string | Promise<string>;
+  /** Pause each call for a person's approval before the sub-agent runs: `true`, or a function of the input. Default false. */
+  needsApproval?: boolean | ((input: z.output<Schema>) => boolean | Promise<boolean>);
+  /** How long a call waits for approval before it is refused; default: as long as it takes. */
+  approvalTimeout?: Duration;
 }
 
 const DEFAULT_INPUT = z.object({ message: z.string().describe("The request for the agent, with everything it needs to know") });
@@ -27,6 +32,8 @@ export function subAgentTool<Schema extends z.ZodType>(agent: { readonly name: s
     name,
     description: options.description ?? `Ask the ${agent.name} agent. Send it the whole request as \`message\`.`,
     input: (options.input ?? DEFAULT_INPUT) as Schema,
+    ...(options.needsApproval !== undefined ? { needsApproval: options.needsApproval } : {}),
+    ...(options.approvalTimeout !== undefined ? { approvalTimeout: options.approvalTimeout } : {}),
     execute: () => {
       throw new Error(`"${name}" runs the ${agent.name} agent as a child workflow; it is not executed as an activity`);
     },

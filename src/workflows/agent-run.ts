@@ -27,6 +27,7 @@ import { RunEventPublisher } from "./run-event-publisher.js";
 import { RunProgress } from "./run-progress.js";
 import { carryMcpTools } from "./mcp-tool-list.js";
 import { RunHandlers } from "./run-handlers.js";
+import { DefinitionVersions } from "./definition-versions.js";
 
 /** A result larger than this leaves messages and tool calls to be read in pages. */
 const RESULT_INLINE_BYTES = 1024 * 1024;
@@ -52,9 +53,10 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   const budget = tighterBudget(mergeBudget(entry.budget, args.budget), args.subAgent?.budget);
   const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages), ...(budget ? { budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
   const progress = new RunProgress(entry, ctx, run);
+  const versions = new DefinitionVersions(run, entry, resume?.agentVersion);
   handlers.showProgress(progress);
   const { approvals } = handlers;
-  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, localTools, mcpTools, streamText: args.streamText === true, agents, ...(budget ? { budget } : {}), ...(args.output ? { output: args.output } : {}),
+  const loop_: TripLoop = { spec, run, ctx, events, progress, approvals, versions, model, tools, localTools, mcpTools, streamText: args.streamText === true, agents, ...(budget ? { budget } : {}), ...(args.output ? { output: args.output } : {}),
     ...(args.modelSettings ? { modelSettings: args.modelSettings } : {}),
     firstTrip: 1,
   };

@@ -18,6 +18,8 @@ import { RunProgress } from "./run-progress.js";
 import { runTrips, type TripLoop } from "./trip-loop.js";
 import { carryMcpTools } from "./mcp-tool-list.js";
 import { RunHandlers } from "./run-handlers.js";
+import { DefinitionVersions } from "./definition-versions.js";
+import { continueAsNewOnCurrentBuild, currentBuildChanged } from "./build-upgrade.js";
 
 /** What a session returns when it ends. */
 export interface SessionSummary {
@@ -61,9 +63,10 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   if (args.resume) await loadCarried(run, args.resume, tools, events);
   const ctx: ContractContext = { spec, run, contract: initialContractState(), tools, input: "", ...(spec.budget ? { budget: spec.budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
   const progress = new RunProgress(spec, ctx, run);
+  const versions = new DefinitionVersions(run, spec, args.resume?.agentVersion);
   handlers.showProgress(progress);
   const { approvals } = handlers;
-  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, model, tools, localTools, mcpTools, streamText: args.streamText === true, agents, ...(spec.budget ? { budget: spec.budget } : {}), firstTrip: 1 };
+  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, versions, model, tools, localTools, mcpTools, streamText: args.streamText === true, agents, ...(spec.budget ? { budget: spec.budget } : {}), firstTrip: 1 };
 
   send = async (message) => {
     const start = { messages: run.messages.length, toolCalls: run.toolCalls.length, trace: run.trace.length, trips: run.trips };
@@ -94,17 +97,19 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
       ...(run.requestUsage ? { usage: run.requestUsage } : {}),
       ...(run.agent !== undefined ? { agent: run.agent } : {}),
       ...(run.output !== undefined ? { output: run.output } : {}),
+      ...(run.agentVersion !== undefined ? { agentVersion: run.agentVersion } : {}),
     };
   };
 
   ready();
-  await condition(() => ended || (workflowInfo().continueAsNewSuggested && pending === 0));
+  // Between messages: continue as new when Temporal suggests it, or to move to a new current build (Worker Deployments).
+  await condition(() => ended || ((workflowInfo().continueAsNewSuggested || currentBuildChanged()) && pending === 0));
   if (ended) {
     await condition(allHandlersFinished);
     return { messages: run.messages.length, trips: run.trips, ...(run.usage ? { usage: run.usage } : {}) };
   }
   const { carried: state, packed } = prepareCarry(run, events);
-  return events.stream.continueAsNew<typeof agentSession>((stream) => {
+  return continueAsNewOnCurrentBuild<typeof agentSession>(events.stream, (stream) => {
     const next: AgentSessionArgs = { ...args, resume: { ...state, stream, ...carryMcpTools(mcpTools) } };
     return packed ? [next, packed] : [next];
   });

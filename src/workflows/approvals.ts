@@ -7,20 +7,30 @@
  * approve/reject Update on the root for a call that waits lower down is forwarded by signal
  * straight to the run that waits: both hops are recorded, so a decision survives worker crashes.
  */
-import { ApplicationFailure, condition, getExternalWorkflowHandle, log, setHandler, workflowInfo } from "@temporalio/workflow";
+import { ApplicationFailure, condition, getExternalWorkflowHandle, isCancellation, log, patched, setHandler, workflowInfo } from "@temporalio/workflow";
+import { ACTIVITY } from "../contract/constants.js";
 import type { RunState } from "../contract/run-state.js";
 import type { PendingApproval } from "../contract/types.js";
 import type { RunEventPublisher } from "./run-event-publisher.js";
 import type { RunProgress } from "./run-progress.js";
+import { local } from "./activities.js";
+import { approvalEnd, decisionOfSignal, notWaiting } from "./approval-decisions.js";
 import {
   approvalDecisionSignal,
   approveUpdate,
+  decideSignal,
   pendingApprovalsQuery,
   rejectUpdate,
   subAgentApprovalSignal,
   type ApprovalDecision,
+  type ApprovalEnd,
+  type ApproveDetails,
+  type RejectDetails,
   type SubAgentApprovalNotice,
 } from "./definitions.js";
+
+/** Marks histories whose decisions ask the worker's canDecide first (a local activity) and carry who decided and when. */
+const CAN_DECIDE_PATCH = "durable-agent.approval-can-decide";
 
 /** A run's approvals, showing what waits in its stream (trace) and current details. */
 export function runApprovals(run: RunState, events: RunEventPublisher, progress: Pick<RunProgress, "waiting">, agents: () => string[]): Approvals {
@@ -40,6 +50,10 @@ export class Approvals {
   /** Calls waiting in sub-agent runs, by `<workflowId>/<callId>`. */
   readonly #below = new Map<string, PendingApproval>();
   readonly #decisions = new Map<string, ApprovalDecision>();
+  /** Calls that stopped waiting, by call id: how, so a late decision can say so. */
+  readonly #ended = new Map<string, ApprovalEnd>();
+  /** Decisions this run forwarded to a sub-agent's run, by `<workflowId>/<callId>`. */
+  readonly #forwarded = new Map<string, ApprovalDecision>();
   #toParent: Promise<void> = Promise.resolve();
 
   constructor(
@@ -49,9 +63,17 @@ export class Approvals {
     /** The run's agent path, root first. */
     private readonly agents: () => string[],
   ) {
-    setHandler(approveUpdate, (callId) => this.decide(callId, { approved: true }), { validator: (callId) => void this.find(callId) });
-    setHandler(rejectUpdate, (callId, reason) => this.decide(callId, { approved: false, reason: `rejected by a person: ${reason}` }), {
-      validator: (callId: string, _reason: string) => void this.find(callId),
+    setHandler(approveUpdate, (callId, details) => this.decide(callId, { approved: true, ...details }), { validator: (callId: string, _details?: ApproveDetails) => void this.find(callId) });
+    setHandler(rejectUpdate, (callId, reason, details) => this.decide(callId, { approved: false, reason: `rejected by a person: ${reason}`, ...details }), {
+      validator: (callId: string, _reason: string, _details?: RejectDetails) => void this.find(callId),
+    });
+    // The Temporal UI's "Send a Signal": the same decision, gated the same way; a signal has no caller to fail, so a refusal is logged.
+    setHandler(decideSignal, async (body) => {
+      try {
+        await this.decide(body?.callId, decisionOfSignal(body));
+      } catch (error) {
+        log.warn("a decision sent by the decide signal was not applied", { callId: body?.callId, error: (error as Error).message });
+      }
     });
     setHandler(approvalDecisionSignal, (callId, decision) => {
       if (this.#own.has(callId) && !this.#decisions.has(callId)) this.#decisions.set(callId, decision);
@@ -59,7 +81,10 @@ export class Approvals {
     setHandler(subAgentApprovalSignal, (notice) => {
       const key = `${notice.approval.workflowId}/${notice.approval.callId}`;
       if (notice.waiting) this.#below.set(key, notice.approval);
-      else this.#below.delete(key);
+      else {
+        this.#below.delete(key);
+        if (notice.ended) this.#ended.set(notice.approval.callId, notice.ended);
+      }
       this.tellParent(notice);
       this.changed();
     });
@@ -76,12 +101,32 @@ export class Approvals {
     this.tellParent({ waiting: true, approval });
     this.changed();
     const decided = () => this.#decisions.has(call.id);
-    const inTime = timeoutMs === undefined ? (await condition(decided), true) : await condition(decided, timeoutMs);
+    let inTime: boolean;
+    try {
+      inTime = timeoutMs === undefined ? (await condition(decided), true) : await condition(decided, timeoutMs);
+    } catch (error) {
+      if (isCancellation(error)) {
+        this.#own.delete(call.id);
+        this.#ended.set(call.id, { state: "cancelled", detail: "was cancelled while it waited (the run was cancelled or timed out)" });
+      }
+      throw error;
+    }
     this.#own.delete(call.id);
     const decision: ApprovalDecision = inTime ? this.#decisions.get(call.id)! : { approved: false, reason: `no approval within ${timeoutMs} ms` };
     const outcome = decision.approved ? "approved" : inTime ? "rejected" : "timed-out";
-    this.run.trace.push({ trip, type: "approval", tool: call.name, callId: call.id, outcome, ...(decision.approved ? {} : { reason: decision.reason }) });
-    this.tellParent({ waiting: false, approval });
+    const ended = approvalEnd(outcome, decision, timeoutMs);
+    this.#ended.set(call.id, ended);
+    this.run.trace.push({
+      trip,
+      type: "approval",
+      tool: call.name,
+      callId: call.id,
+      outcome,
+      ...(decision.approved ? (decision.note !== undefined ? { note: decision.note } : {}) : { reason: decision.reason }),
+      ...(decision.by !== undefined ? { by: decision.by } : {}),
+      ...(decision.decidedAt !== undefined ? { decidedAt: decision.decidedAt } : {}),
+    });
+    this.tellParent({ waiting: false, approval, ended });
     this.changed();
     return decision;
   }
@@ -89,22 +134,49 @@ export class Approvals {
   /** The waiting call of that id: the run's own, else a sub-agent's; rejects the Update when there is none or more than one. */
   private find(callId: string): PendingApproval {
     const own = this.#own.get(callId);
+    const decided = this.#decisions.get(callId);
+    if (own && decided) throw notWaiting(callId, approvalEnd(decided.approved ? "approved" : "rejected", decided));
     if (own) return own;
     const below = [...this.#below.values()].filter((a) => a.callId === callId);
+    const forwarded = below.length === 1 ? this.#forwarded.get(`${below[0]!.workflowId}/${callId}`) : undefined;
+    if (forwarded) throw notWaiting(callId, approvalEnd(forwarded.approved ? "approved" : "rejected", forwarded));
     if (below.length === 1) return below[0]!;
+    const ended = this.#ended.get(callId);
+    if (ended && below.length === 0) throw notWaiting(callId, ended);
     const waiting = [...this.#own.keys(), ...[...this.#below.values()].map((a) => `${a.callId} (${a.agent})`)].join(", ") || "none";
     const problem = below.length > 1 ? `${below.length} runs of the tree wait on a call "${callId}" (${below.map((a) => a.workflowId).join(", ")})` : `No tool call "${callId}" is waiting for approval`;
     throw ApplicationFailure.create({ type: "UnknownApprovalError", message: `${problem} (waiting: ${waiting}).`, nonRetryable: true });
   }
 
+  /**
+   * Applies a person's decision. The worker's `canDecide` is asked first (a local activity, so the
+   * answer is recorded and replay never runs user code); a refusal fails the Update with
+   * ApprovalRefusedError and the call keeps waiting. Histories from before approvers skip it.
+   */
   private async decide(callId: string, decision: ApprovalDecision): Promise<void> {
-    const approval = this.find(callId);
+    let approval = this.find(callId);
+    let stamped = decision;
+    if (patched(CAN_DECIDE_PATCH)) {
+      const answer = await local[ACTIVITY.approvalCanDecide]({ by: decision.by, tool: approval.tool, input: approval.input, agent: approval.agent, approve: decision.approved });
+      if (!answer.allowed) {
+        const who = decision.by === undefined ? "a decision without `by`" : `"${decision.by}"`;
+        throw ApplicationFailure.create({
+          type: "ApprovalRefusedError",
+          message: `canDecide refused ${who} for ${approval.tool} (${callId}): ${answer.why}. The call still waits for approval.`,
+          details: [{ callId, by: decision.by, why: answer.why }],
+          nonRetryable: true,
+        });
+      }
+      approval = this.find(callId); // it may have stopped waiting while canDecide ran
+      stamped = { ...decision, decidedAt: new Date().toISOString() };
+    }
     if (this.#own.has(callId)) {
-      this.#decisions.set(callId, decision);
+      this.#decisions.set(callId, stamped);
       return;
     }
+    this.#forwarded.set(`${approval.workflowId}/${callId}`, stamped);
     log.info("approval decision forwarded to a sub-agent run", { callId, agent: approval.agent, workflowId: approval.workflowId, approved: decision.approved });
-    await getExternalWorkflowHandle(approval.workflowId).signal(approvalDecisionSignal, callId, decision);
+    await getExternalWorkflowHandle(approval.workflowId).signal(approvalDecisionSignal, callId, stamped);
   }
 
   /** Passes a notice to the parent run, in order, when this run is a sub-agent's. */

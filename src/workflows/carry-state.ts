@@ -32,6 +32,7 @@ export function prepareCarry(run: RunState, events: RunEventPublisher): { carrie
       trips: run.trips,
       ...(run.usage ? { usage: run.usage } : {}),
       ...(run.usageByAgent ? { usageByAgent: run.usageByAgent } : {}),
+      ...(run.agentVersion !== undefined ? { agentVersion: run.agentVersion } : {}),
     },
     packed,
   };

@@ -64,6 +64,8 @@ export interface CarriedRun {
   /** Tokens used so far (absent in runs carried by versions without usage). */
   usage?: RunUsage;
   usageByAgent?: Record<string, RunUsage>;
+  /** The version of the agent definition that served the run before it continued as new. */
+  agentVersion?: string;
 }
 
 /**
@@ -87,22 +89,62 @@ export interface StreamTail {
  */
 export const streamTailQuery = defineQuery<StreamTail, [number]>("run-events-tail");
 
-/** Approves a tool call waiting for approval (tools with `needsApproval`). */
-export const approveUpdate = defineUpdate<void, [callId: string]>("approve");
+/** Who approves, and their note (`handle.approve(callId, { by, note })`). */
+export interface ApproveDetails {
+  by?: string;
+  note?: string;
+}
+/** Who rejects (`handle.reject(callId, { by, reason })`; the reason is the Update's second argument). */
+export interface RejectDetails {
+  by?: string;
+}
+/** Approves a tool call waiting for approval (tools with `needsApproval`). Histories before approvers have the call id alone. */
+export const approveUpdate = defineUpdate<void, [callId: string, details?: ApproveDetails]>("approve");
 /** Rejects a tool call waiting for approval; the reason reaches the model as a refusal. */
-export const rejectUpdate = defineUpdate<void, [callId: string, reason: string]>("reject");
+export const rejectUpdate = defineUpdate<void, [callId: string, reason: string, details?: RejectDetails]>("reject");
+
+/**
+ * A decision sent as a signal, for the Temporal UI's "Send a Signal" (signal name `decide`, a
+ * JSON body): `{ "callId": "call_1", "decision": "approve", "by": "alice", "note": "ok" }` or
+ * `{ "callId": "call_1", "decision": "reject", "by": "alice", "reason": "too risky" }`. Gated by
+ * the worker's `canDecide` like the Updates; a refused or stale decision changes nothing (the
+ * worker logs why).
+ */
+export interface SignalledDecision {
+  callId: string;
+  decision: "approve" | "reject";
+  by?: string;
+  note?: string;
+  reason?: string;
+}
+/** The `decide` signal: a person's decision with a JSON body (see `SignalledDecision`), for the Temporal UI. */
+export const decideSignal = defineSignal<[SignalledDecision]>("decide");
 
 /** Tool calls waiting for approval in the run and in its sub-agents' runs, at any depth. */
 export const pendingApprovalsQuery = defineQuery<PendingApproval[]>("pending-approvals");
 
 /** A person's decision on a call, as a run's approve/reject Update forwards it to the sub-agent run that waits. */
-export type ApprovalDecision = { approved: true } | { approved: false; reason: string };
+export type ApprovalDecision = ({ approved: true; note?: string } | { approved: false; reason: string }) & {
+  /** Who decided, when they said. */
+  by?: string;
+  /** When (ISO 8601, the deciding run's clock); absent in decisions made before approvers were recorded. */
+  decidedAt?: string;
+};
 export const approvalDecisionSignal = defineSignal<[callId: string, decision: ApprovalDecision]>("approval.decide");
 
 /** A sub-agent run tells its parent (which tells its own) that a call started or stopped waiting for approval. */
 export interface SubAgentApprovalNotice {
   waiting: boolean;
   approval: PendingApproval;
+  /** When it stopped waiting: how it ended ("approved by alice", "timed out after 60000 ms", ...). */
+  ended?: ApprovalEnd;
+}
+
+/** How a call stopped waiting, for a decision that comes too late. */
+export interface ApprovalEnd {
+  state: "approved" | "rejected" | "timed-out" | "cancelled";
+  /** A phrase saying it, e.g. "was approved by alice at 2026-12-01T10:00:00.000Z". */
+  detail: string;
 }
 export const subAgentApprovalSignal = defineSignal<[SubAgentApprovalNotice]>("subagent.approval");
 

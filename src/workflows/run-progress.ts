@@ -30,7 +30,10 @@ export class RunProgress {
     private readonly ctx: { contract: ContractState; spec: AgentSpec },
     private readonly run: RunState,
   ) {
-    if (spec.searchAttributes) upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.agent, value: spec.name }]);
+    if (spec.searchAttributes) {
+      // Specs recorded before versions have none: their runs upsert the name alone, as they did.
+      upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.agent, value: spec.name }, ...(spec.version !== undefined ? [{ key: SEARCH_ATTRIBUTES.version, value: spec.version }] : [])]);
+    }
     this.show();
   }
 

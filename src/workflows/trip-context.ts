@@ -8,6 +8,7 @@ import type { Budget } from "../contract/usage.js";
 import type { ModelSettings } from "../models/openai-model.js";
 import type { ActivityProxies } from "./activities.js";
 import type { Approvals } from "./approvals.js";
+import type { DefinitionVersions } from "./definition-versions.js";
 import type { ContractContext } from "./contract-steps.js";
 import type { RunEventPublisher } from "./run-event-publisher.js";
 import type { RunProgress } from "./run-progress.js";
@@ -20,6 +21,8 @@ export interface TripLoop {
   events: RunEventPublisher;
   progress: RunProgress;
   approvals: Approvals;
+  /** The agent versions the run has seen: each model call reports the one that answered. */
+  versions: DefinitionVersions;
   model: ActivityProxies;
   tools: ActivityProxies;
   /** For the tools in `spec.localTools`: local activities (or `tools` when there are none). */

@@ -50,7 +50,7 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
     events.publish({ type: "trip.started", trip });
     const { length, digest } = conversation.extend(run.messages);
     const tail = workflowTail(run.messages);
-    const { message, usage, output } = await progress.step(`trip ${trip}: model call`, () =>
+    const { message, usage, output, agentVersion } = await progress.step(`trip ${trip}: model call`, () =>
       unwrapFailure(() =>
         model[ACTIVITY.modelCall].executeWithOptions({ summary: `model ${spec.modelId} · trip ${trip}` }, [
           {
@@ -70,6 +70,7 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
         ]),
       ),
     );
+    loop.versions.reported(spec, agentVersion, trip);
     if (!streamText && message.content) events.publish({ type: "text.delta", trip, attempt: 0, text: message.content });
     recordAnswer(run, message, usage);
     if (usage) progress.usageChanged();
