@@ -41,7 +41,12 @@ export const ai = {
     changeClaimedWithoutToolCall,
   },
   /** Worker Deployments: make a build current (`setCurrent`), or list builds with their open runs (`describe`). */
-  deployment: { setCurrent: setCurrentBuild, describe: describeDeployment },
+  deployment: {
+    /** Makes a build the deployment's current one: new runs (and auto-upgrade runs) go to it. */
+    setCurrent: setCurrentBuild,
+    /** The deployment's builds, which one is current, and how many open runs each still has. */
+    describe: describeDeployment,
+  },
 };
 
 export { Agent, type OutputOf, type ContextOf } from "./agent/define-agent.js";
