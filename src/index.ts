@@ -8,6 +8,8 @@ import { defineMcp } from "./mcp/index.js";
 import { createAgentWorker } from "./worker.js";
 import { requiredToolCalled } from "./eval/scorers/required-tool-called.js";
 import { changeClaimedWithoutToolCall } from "./eval/scorers/change-claimed-without-tool-call.js";
+import { casesFromRuns } from "./datasets/index.js";
+import { forkRun } from "./fork/index.js";
 
 /** The library's namespace, as in the specification's examples. */
 export const ai = {
@@ -25,8 +27,10 @@ export const ai = {
   getRun,
   /** Connects a Temporal client (default from TEMPORAL_ADDRESS / TEMPORAL_NAMESPACE). */
   connect: connectClient,
-  /** The specification's eval checks, as scorers for `agent.eval({ cases, scorers })`. */
-  eval: { requiredToolCalled, changeClaimedWithoutToolCall },
+  /** The specification's eval checks, as scorers for `agent.eval({ cases, scorers })`; `casesFromRuns` reads finished runs as cases. */
+  eval: { requiredToolCalled, changeClaimedWithoutToolCall, casesFromRuns },
+  /** Starts a new run from a finished one's conversation before trip `atTrip`, going on live with the agent as the worker now defines it. */
+  fork: forkRun,
 };
 
 export { Agent } from "./agent/define-agent.js";
@@ -52,3 +56,7 @@ export { bundleAgentWorkflows } from "./worker.js";
 export type * from "./contract/types.js";
 export * from "./errors.js";
 export * from "./eval/index.js";
+export * from "./datasets/index.js";
+export type { ForkOptions } from "./fork/index.js";
+export type { ForkArgs } from "./contract/fork.js";
+export type { RecordedBackstop, RecordedToolCall, UnmatchedToolCalls } from "./contract/replay.js";

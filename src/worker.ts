@@ -22,7 +22,7 @@ import { bundleTelemetryWorkflows, telemetryWorkerOptions } from "./telemetry/wo
 export interface AgentWorkerOptions {
   /**
    * Set the search attributes DurableAgentName, DurableAgentStopReason, DurableAgentTrips,
-   * DurableAgentReprompts, DurableAgentRefusals and DurableAgentTokens on every run, to filter runs in the UI. They
+   * DurableAgentReprompts, DurableAgentRefusals and DurableAgentTokens on every run (and DurableAgentForkedFrom on forks), to filter runs in the UI. They
    * must be registered on the server first (the dev server helper does; see the README). Default off.
    */
   searchAttributes?: boolean;

@@ -86,5 +86,6 @@ create_search_attribute DurableAgentTrips Int
 create_search_attribute DurableAgentReprompts Int
 create_search_attribute DurableAgentRefusals Int
 create_search_attribute DurableAgentTokens Double
+create_search_attribute DurableAgentForkedFrom Keyword
 
 echo "Namespace '$NAMESPACE' is ready"

@@ -8,7 +8,9 @@ import { parseArgs } from "node:util";
 import { TemporalConnectionError, TlsConfigError } from "../errors.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import { codecServerCommand } from "../codec/main.js";
+import { datasetCommand } from "./dataset-command.js";
 import { devCommand } from "./dev-command.js";
+import { forkCommand } from "./fork-command.js";
 import { evalCommand } from "./eval-command.js";
 import { listCommand } from "./list-command.js";
 import { runCommand } from "./run-command.js";
@@ -23,6 +25,8 @@ export const COMMANDS: Record<string, Command> = {
   trace: traceCommand,
   list: listCommand,
   eval: evalCommand,
+  dataset: datasetCommand,
+  fork: forkCommand,
   "codec-server": codecServerCommand,
 };
 

@@ -1,6 +1,6 @@
 /** The run's state as plain data, and the pure steps that change it. Workflow-safe. */
 import { toolResultContent } from "./tool-result.js";
-import type { Message, RequestedToolCall, RunResult, StopReason, ToolCallRecord, TraceEvent } from "./types.js";
+import type { ForkedFrom, Message, RequestedToolCall, RunResult, StopReason, ToolCallRecord, TraceEvent } from "./types.js";
 import { addRunUsage, addUsage, type RunUsage, type Usage } from "./usage.js";
 
 /** Everything a run has done so far. */
@@ -20,6 +20,8 @@ export interface RunState {
   usageByAgent?: Record<string, RunUsage>;
   /** The final answer as typed output, once it is valid (with an output schema). */
   output?: unknown;
+  /** Set on a fork: the recorded run it went on from. */
+  forkedFrom?: ForkedFrom;
 }
 
 /** A fresh state for a run's input (or for a run continued as new, before its state is loaded). */
@@ -110,5 +112,6 @@ export function finish(state: RunState, stopReason: StopReason, detail: string, 
     ...(state.agent !== undefined ? { agent: state.agent } : {}),
     ...(state.usageByAgent ? { usageByAgent: state.usageByAgent } : {}),
     ...(state.output !== undefined ? { output: state.output } : {}),
+    ...(state.forkedFrom ? { forkedFrom: state.forkedFrom } : {}),
   };
 }

@@ -17,4 +17,6 @@ export const SEARCH_ATTRIBUTES = {
    * attributes per namespace, and the three above use them.
    */
   tokens: defineSearchAttributeKey("DurableAgentTokens", SearchAttributeType.DOUBLE),
+  /** On a fork (`ai.fork`): the workflow id of the recorded run it went on from. */
+  forkedFrom: defineSearchAttributeKey("DurableAgentForkedFrom", SearchAttributeType.KEYWORD),
 } as const;

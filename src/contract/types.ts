@@ -46,6 +46,15 @@ export interface ToolCallRecord {
   /** For a sub-agent tool (`agent.asTool()`): the sub-agent's name and its child workflow's id. */
   subAgent?: string;
   childWorkflowId?: string;
+  /** Set in a replay with recorded tools: the call was answered from the recording, not executed. */
+  replayed?: true;
+}
+
+/** Where a forked run came from: the recorded run and the trip whose model call it made again. */
+export interface ForkedFrom {
+  workflowId: string;
+  runId: string;
+  atTrip: number;
 }
 
 /** Why a run ended. */
@@ -60,7 +69,17 @@ export type TraceEvent =
   | { trip: number; type: "tool.finished"; tool: string; callId: string; status: ToolCallStatus; reason?: string; error?: string }
   | { trip: number; type: "reprompt"; kind: RepromptKind; text: string; source?: string }
   | { trip: number; type: "reprompt.withheld"; kind: RepromptKind; detail: string }
-  | { trip: number; type: "backstop"; name: string; phase: "before" | "after"; outcome: "detected" | "ran" | "prompted" | "error"; detail?: string }
+  | {
+      trip: number;
+      type: "backstop";
+      name: string;
+      phase: "before" | "after";
+      outcome: "detected" | "ran" | "prompted" | "error" | "skipped";
+      detail?: string;
+      /** In a replay: `run` was not called; the recorded prompt was used (or the backstop skipped, not having run in the recording). */
+      replayed?: true;
+    }
+  | { trip: number; type: "fork"; from: ForkedFrom; agent: string }
   | { trip: number; type: "callback.error"; source: string; error: string }
   | { trip: number; type: "approval"; tool: string; callId: string; outcome: "requested" | "approved" | "rejected" | "timed-out"; input?: unknown; reason?: string }
   | { trip: number; type: "budget.used-up"; used: string; budget: Budget; usage?: RunUsage }
@@ -103,6 +122,8 @@ export interface RunResult<Output = unknown> {
   usageByAgent?: Record<string, RunUsage>;
   /** With an `output` schema: the final answer parsed and validated (`reply` keeps its text). Absent when the run stopped without a valid final answer. */
   output?: Output;
+  /** Set on a fork (`ai.fork`): the recorded run and trip it went on from. */
+  forkedFrom?: ForkedFrom;
 }
 
 /** A message's text: its content, or its text parts joined by newlines (what intents and backstops see). */

@@ -21,6 +21,7 @@ export const observedToolCallSchema = z
     input: z.unknown(),
     reason: z.string().optional().describe("Why the call was refused"),
     error: z.string().optional().describe("Why the call failed"),
+    replayed: z.literal(true).optional().describe("Answered from the recording (an eval with recorded tools), not executed"),
   })
   .describe("A tool call of the run and what it came to");
 
@@ -68,6 +69,10 @@ export const evalRunSchema = z
     toolCalls: z.array(observedToolCallSchema),
     usage: usageSchema.optional(),
     error: errorInfo.optional().describe("Why the run did not complete (ModelApiError, RunFailedError, TemporalConnectionError, EvalTimeoutError, ...)"),
+    replay: z
+      .object({ matched: count.describe("Tool calls answered from the recording"), unmatched: count.describe("Tool calls the recording did not hold (refused, executed or failed, by unmatchedToolCalls)") })
+      .optional()
+      .describe("With recorded tools: how the run's tool calls matched the recording"),
   })
   .describe("One run: a case's trial, a workflow on Temporal");
 

@@ -14,6 +14,9 @@ import { EvalOptionsError, EvalTimeoutError } from "./errors.js";
 import { EvalReport } from "./report.js";
 import type { EvalRow, EvalRun, TrialOutcome } from "./report-schema.js";
 import { errorInfo, runScorer, scorerName, type Scorer } from "./scorer.js";
+import { startRun } from "../client/start-run.js";
+import type { UnmatchedToolCalls } from "../contract/replay.js";
+import { replayCounts, runInputOf, validateReplay } from "./replay-cases.js";
 
 /** Options of `agent.eval()`. */
 export interface EvalOptions<C extends EvalCase = EvalCase> {
@@ -33,6 +36,14 @@ export interface EvalOptions<C extends EvalCase = EvalCase> {
   timeout?: number;
   /** Called when every trial of a case has finished (the CLI prints a line per call). */
   onCaseFinished?: (progress: EvalProgress) => void;
+  /**
+   * `"recorded"`: replay each case's recorded tool calls (cases from `casesFromRuns` or a case
+   * file): a call with the same tool name and an equal input is answered with the recorded output
+   * and status, without executing the tool; backstops' `run` is not called. Default `"live"`.
+   */
+  tools?: "live" | "recorded";
+  /** With recorded tools, a call the recording does not hold: `"refuse"` it (default), `"execute"` the real tool, or `"fail"` the run. */
+  unmatchedToolCalls?: UnmatchedToolCalls;
 }
 
 /** A case that finished all its trials. */
@@ -83,8 +94,9 @@ function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 48) || "case";
 }
 
-async function runWithTimeout(agent: Agent, evalCase: EvalCase, workflowId: string, options: Pick<EvalOptions, "client" | "taskQueue" | "timeout">): Promise<RunResult> {
-  const handle = await agent.start(evalCase.input, { client: options.client, taskQueue: options.taskQueue, workflowId });
+async function runWithTimeout(agent: Agent, evalCase: EvalCase, workflowId: string, options: Pick<EvalOptions, "client" | "taskQueue" | "timeout" | "tools" | "unmatchedToolCalls">): Promise<RunResult> {
+  const { input, context, replay } = runInputOf(evalCase, options);
+  const handle = await startRun(agent, input, { client: options.client, taskQueue: options.taskQueue, workflowId, ...(context !== undefined ? { context } : {}) }, replay ? { replay } : {});
   if (options.timeout === undefined) return handle.result();
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
@@ -103,6 +115,7 @@ async function runWithTimeout(agent: Agent, evalCase: EvalCase, workflowId: stri
 /** Runs the agent on every case `trials` times and scores every run. */
 export async function runEval<C extends EvalCase>(agent: Agent, options: EvalOptions<C>): Promise<EvalReport> {
   const { inputs, names } = validate(options);
+  validateReplay(options);
   const trials = positiveInteger("trials", options.trials, 1);
   const concurrency = positiveInteger("concurrency", options.concurrency, 4);
   if (options.timeout !== undefined && !(options.timeout > 0)) throw new EvalOptionsError("timeout", `must be a positive number of milliseconds (got ${options.timeout})`);
@@ -121,7 +134,7 @@ export async function runEval<C extends EvalCase>(agent: Agent, options: EvalOpt
     let rows: EvalRow[];
     try {
       const result = await runWithTimeout(agent, evalCase, workflowId, options);
-      run = { ...base, status: "completed", workflowId, runId: result.runId, durationMs: Date.now() - started, reply: result.reply, stopReason: result.stopReason, trips: result.trips, toolCalls: observeToolCalls(result.toolCalls), ...(result.usage ? { usage: result.usage } : {}) };
+      run = { ...base, status: "completed", workflowId, runId: result.runId, durationMs: Date.now() - started, reply: result.reply, stopReason: result.stopReason, trips: result.trips, toolCalls: observeToolCalls(result.toolCalls), ...(result.usage ? { usage: result.usage } : {}), ...(options.tools === "recorded" ? { replay: replayCounts(result) } : {}) };
       const record = evalRecordOf(evalCase, inputs[caseIndex]!, trialNumber, result);
       rows = await Promise.all(
         options.scorers.map(async (scorer, i): Promise<EvalRow> => {
