@@ -75,6 +75,7 @@ function caseOf(name: string, input: RecordedCase["input"], agent: string, resul
         status: call.status,
         ...(call.reason !== undefined ? { reason: call.reason } : {}),
         ...(call.error !== undefined ? { error: call.error } : {}),
+        trip: call.trip,
       })),
       backstops: recordedBackstops(result),
       messages: result.messages,

@@ -24,6 +24,7 @@ const recordedToolCallSchema = z
     status: toolCallStatus,
     reason: z.string().optional().describe("Why it was refused"),
     error: z.string().optional().describe("Why it failed"),
+    trip: z.number().int().min(1).optional().describe("The trip whose answer asked for it"),
   })
   .describe("A recorded tool call: a replay answers an equal call (same name, deep-equal input) with its output and status");
 
@@ -65,7 +66,7 @@ export interface Recording {
   trips: number;
   usage?: RunUsage;
   /** Every tool call with its input, output and status: what a replay answers from. */
-  toolCalls: Array<RecordedToolCall & { status: ToolCallStatus }>;
+  toolCalls: Array<RecordedToolCall & { status: ToolCallStatus; trip?: number }>;
   /** Backstops whose `run` ran, with the prompt each returned: a replay uses these instead of running them. */
   backstops?: RecordedBackstop[];
   /** The recorded conversation (for `--baseline recorded` and the HTML report). */

@@ -69,6 +69,10 @@ export const evalRunSchema = z
     toolCalls: z.array(observedToolCallSchema),
     usage: usageSchema.optional(),
     error: errorInfo.optional().describe("Why the run did not complete (ModelApiError, RunFailedError, TemporalConnectionError, EvalTimeoutError, ...)"),
+    messages: z
+      .array(z.looseObject({ role: z.enum(["system", "user", "assistant", "tool"]) }))
+      .optional()
+      .describe("The conversation (messages, tool calls, re-prompts), on runs with a failing row: what a reader needs to see why"),
     replay: z
       .object({ matched: count.describe("Tool calls answered from the recording"), unmatched: count.describe("Tool calls the recording did not hold (refused, executed or failed, by unmatchedToolCalls)") })
       .optional()

@@ -144,6 +144,7 @@ export async function runEval<C extends EvalCase>(agent: Agent, options: EvalOpt
           return row;
         }),
       );
+      if (rows.some((row) => row.status === "fail")) run.messages = result.messages;
     } catch (error) {
       const info = errorInfo(error);
       run = { ...base, status: "infrastructure-error", workflowId, durationMs: Date.now() - started, toolCalls: [], error: info };
