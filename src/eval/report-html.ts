@@ -23,7 +23,7 @@ const pct = (rate: number | null) => (rate === null ? "–" : `${Math.round(rate
 const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:24px;color:#1d2330;background:#fafbfc}
 h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 8px;border-bottom:1px solid #dde1e8;padding-bottom:4px}
-.meta{color:#5b6475;margin-bottom:12px}table{border-collapse:collapse;background:#fff;margin:6px 0}
+.meta{color:#5b6475;margin-bottom:2px}table{border-collapse:collapse;background:#fff;margin:6px 0}
 th,td{border:1px solid #dde1e8;padding:4px 8px;text-align:left;vertical-align:top}th{background:#f1f3f7}
 .badge{display:inline-block;border-radius:3px;padding:0 6px;margin:0 2px;font-size:12px;font-weight:600}
 .pass{background:#d9f2e1;color:#17663a}.fail{background:#fbdada;color:#9b1c1c}.not-applicable{background:#eceef2;color:#5b6475}
@@ -51,7 +51,7 @@ function casesTable(report: EvalReportData): string {
     const runs = report.runs.filter((r) => r.case === c.case);
     const replay = runs.filter((r) => r.replay).reduce((sum, r) => ({ matched: sum.matched + r.replay!.matched, unmatched: sum.unmatched + r.replay!.unmatched }), { matched: 0, unmatched: 0 });
     const hasReplay = runs.some((r) => r.replay);
-    return `<tr><td>${escape(c.case)}</td><td>${c.outcomes.map(badge).join("")}</td><td>${pct(c.passAt1)}</td><td>${c.passHatK === null ? "–" : c.passHatK ? "yes" : "no"}</td><td>${c.flaky ? "<b>flaky</b>" : ""}</td><td>${hasReplay ? `${replay.matched} matched, ${replay.unmatched} unmatched` : ""}</td></tr>`;
+    return `<tr><td>${escape(c.case)}<div class="meta">${escape(c.input.slice(0, 120))}</div></td><td>${c.outcomes.map(badge).join("")}</td><td>${pct(c.passAt1)}</td><td>${c.passHatK === null ? "–" : c.passHatK ? "yes" : "no"}</td><td>${c.flaky ? "<b>flaky</b>" : ""}</td><td>${hasReplay ? `${replay.matched} matched, ${replay.unmatched} unmatched` : ""}</td></tr>`;
   });
   return `<table class="cases"><tr><th>case</th><th>trials</th><th>pass@1</th><th>pass^${report.trials}</th><th></th><th>recorded tool calls</th></tr>${rows.join("")}</table>`;
 }
