@@ -5,14 +5,15 @@
  */
 import type { Client } from "@temporalio/client";
 import { decodeArrayFromPayloads } from "@temporalio/common/lib/internal-non-workflow/index.js";
-import { temporal } from "@temporalio/proto";
+import proto from "@temporalio/proto";
 import { completeResult } from "../client/complete-result.js";
 import { SESSION_WORKFLOW_NAME, WORKFLOW_NAME } from "../contract/constants.js";
 import type { RunResult } from "../contract/types.js";
 import type { AgentRunArgs, AgentRunResult, AgentSessionArgs } from "../workflows/definitions.js";
 import { DatasetError } from "./errors.js";
 
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+const { temporal } = proto; // a CommonJS module: its default export under Node's ESM loader
+type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 const CLOSE_EVENT = temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT;
 
 /** A finished run as it was recorded. */
@@ -37,7 +38,7 @@ async function firstEvent(client: Client, workflowId: string, runId: string | un
   return event;
 }
 
-async function decode<T>(client: Client, payloads: temporal.api.common.v1.IPayload[] | null | undefined): Promise<T[]> {
+async function decode<T>(client: Client, payloads: proto.temporal.api.common.v1.IPayload[] | null | undefined): Promise<T[]> {
   return (await decodeArrayFromPayloads(client.options.loadedDataConverter, payloads ?? [])) as T[];
 }
 
