@@ -108,6 +108,7 @@ export async function recordedRunsLoop(options: LoopOptions): Promise<LoopResult
     return { report, cost: { toolExecutions: executions.get_plan + executions.update_plan - executed, wallMs: Date.now() - started } };
   };
   const { replay, live } = await fixed.runUntil(async () => {
+    await measure("recorded"); // warm the worker up, so neither measurement pays for its first tasks
     const replay = await measure("recorded");
     const live = await measure("live");
     return { replay, live };
