@@ -115,13 +115,13 @@ function validate(options: CasesFromRunsOptions): void {
   if (options.concurrency !== undefined && !(Number.isInteger(options.concurrency) && options.concurrency >= 1)) throw new EvalOptionsError("concurrency", `must be a positive integer (got ${options.concurrency})`);
 }
 
-/** The workflow ids to read: the given ones, then each completed top-level run the query lists, page by page. */
-async function* workflowIds(client: Client, options: CasesFromRunsOptions): AsyncGenerator<string> {
-  yield* options.workflowIds ?? [];
+/** The runs to read: the given workflow ids, then each completed top-level run the query lists, page by page. */
+async function* runsToRead(client: Client, options: CasesFromRunsOptions): AsyncGenerator<{ workflowId: string; runId?: string; listed?: true }> {
+  for (const workflowId of options.workflowIds ?? []) yield { workflowId };
   if (options.query === undefined) return;
   const query = `(${options.query}) AND ExecutionStatus = "Completed" AND WorkflowType IN ("${WORKFLOW_NAME}", "${SESSION_WORKFLOW_NAME}")`;
   for await (const info of client.workflow.list({ query, pageSize: PAGE_SIZE })) {
-    if (!info.parentExecution) yield info.workflowId; // a sub-agent's run is part of its caller's case
+    if (!info.parentExecution) yield { workflowId: info.workflowId, runId: info.runId, listed: true }; // a sub-agent's run is part of its caller's case
   }
 }
 
@@ -135,8 +135,8 @@ export async function casesFromRuns(options: CasesFromRunsOptions): Promise<Reco
   let runs = 0;
   let cases = 0;
   const seen = new Set<string>();
-  const read = async (workflowId: string): Promise<RecordedCase[]> => {
-    const run = await readRecordedRun(client, workflowId);
+  const read = async ({ workflowId, runId, listed }: { workflowId: string; runId?: string; listed?: true }): Promise<RecordedCase[]> => {
+    const run = await readRecordedRun(client, workflowId, runId, listed === true);
     if (options.agent !== undefined && run.args.agent !== options.agent) return [];
     if (run.kind === "run" && run.args.subAgent) return [];
     const made = casesOf(run).map((c) => (options.redact ? options.redact(c) : c));
@@ -147,10 +147,10 @@ export async function casesFromRuns(options: CasesFromRunsOptions): Promise<Reco
   };
   const window: Array<Promise<RecordedCase[]>> = [];
   let counted = 0;
-  for await (const workflowId of workflowIds(client, options)) {
-    if (seen.has(workflowId)) continue;
-    seen.add(workflowId);
-    const next = read(workflowId);
+  for await (const target of runsToRead(client, options)) {
+    if (seen.has(target.workflowId)) continue;
+    seen.add(target.workflowId);
+    const next = read(target);
     batches.push(next);
     window.push(next);
     if (window.length >= concurrency) counted += (await window.shift()!).length;

@@ -87,10 +87,15 @@ async function sessionResults(client: Client, workflowId: string, firstRunId: st
   return results;
 }
 
-/** Reads a finished run (the latest of its chain, or `runId`); throws `DatasetError` when it is not a finished durable-agent run. */
-export async function readRecordedRun(client: Client, workflowId: string, runId?: string): Promise<RecordedRun> {
-  const { status } = await client.workflow.getHandle(workflowId, runId).describe(); // asking a running workflow for its close event would wait
-  if (status.name === "RUNNING") throw new DatasetError(workflowId, "it has not finished (casesFromRuns reads finished runs)");
+/**
+ * Reads a finished run (the latest of its chain, or `runId`); throws `DatasetError` when it is not a
+ * finished durable-agent run. `listedCompleted`: visibility listed it as completed (no status check).
+ */
+export async function readRecordedRun(client: Client, workflowId: string, runId?: string, listedCompleted = false): Promise<RecordedRun> {
+  if (!listedCompleted) {
+    const { status } = await client.workflow.getHandle(workflowId, runId).describe(); // asking a running workflow for its close event would wait
+    if (status.name === "RUNNING") throw new DatasetError(workflowId, "it has not finished (casesFromRuns reads finished runs)");
+  }
   const close = (await historyPage(client, workflowId, runId, { closeEvent: true })).history?.events?.[0];
   const completed = close?.workflowExecutionCompletedEventAttributes;
   if (!completed) throw new DatasetError(workflowId, `it did not complete (its last event is ${temporal.api.enums.v1.EventType[close?.eventType ?? 0]})`);
