@@ -255,6 +255,22 @@ export class PortInUseError extends DurableAgentError {
   }
 }
 
+/** A replay with `unmatchedToolCalls: "fail"` met a tool call the recording does not hold; the run failed, naming the call. */
+export class UnmatchedToolCallError extends DurableAgentError {
+  static override isInstance = guard<UnmatchedToolCallError>("UnmatchedToolCallError");
+  constructor(readonly tool: string, readonly arguments_: string, message: string) {
+    super(message);
+  }
+}
+
+/** A fork's options or its recorded run do not allow it (no such trip, an unfinished run, ...). */
+export class ForkError extends DurableAgentError {
+  static override isInstance = guard<ForkError>("ForkError");
+  constructor(readonly workflowId: string, problem: string) {
+    super(`Cannot fork run ${workflowId}: ${problem}.`);
+  }
+}
+
 /** Errors that cross the workflow boundary as a Temporal failure of the same `type`. */
 const REBUILD: Record<string, (message: string, details: Record<string, unknown>) => DurableAgentError> = {
   AgentOptionsError: (m, d) => Object.assign(new AgentOptionsError(String(d.field), ""), { message: m }),
@@ -266,6 +282,7 @@ const REBUILD: Record<string, (message: string, details: Record<string, unknown>
   TooManyToolCallsError: (_m, d) => new TooManyToolCallsError(String(d.modelId), Number(d.count), Number(d.limit)),
   OutputValidationError: (_m, d) => new OutputValidationError(String(d.issues), String(d.text)),
   AgentDefinitionChangedError: (_m, d) => new AgentDefinitionChangedError(String(d.agent), String(d.from), String(d.to), Number(d.trip)),
+  UnmatchedToolCallError: (m, d) => new UnmatchedToolCallError(String(d.tool), String(d.arguments), m),
   InstructionsError: (m, d) => Object.assign(new InstructionsError(String(d.agent), ""), { message: m }),
 };
 

@@ -13,6 +13,8 @@ import { createAgentWorker } from "./worker.js";
 import { requiredToolCalled } from "./eval/scorers/required-tool-called.js";
 import { changeClaimedWithoutToolCall } from "./eval/scorers/change-claimed-without-tool-call.js";
 import { describeDeployment, setCurrentBuild } from "./deployments/deployment-client.js";
+import { casesFromRuns } from "./datasets/index.js";
+import { forkRun } from "./fork/index.js";
 
 /**
  * The library's namespace, as in the specification's examples.
@@ -39,6 +41,8 @@ export const ai = {
     requiredToolCalled,
     /** Fails a reply that claims a change no tool call made. */
     changeClaimedWithoutToolCall,
+    /** Reads finished runs (by id or by a visibility query) as eval cases, one per run or session message. */
+    casesFromRuns,
   },
   /** Worker Deployments: make a build current (`setCurrent`), or list builds with their open runs (`describe`). */
   deployment: {
@@ -47,6 +51,8 @@ export const ai = {
     /** The deployment's builds, which one is current, and how many open runs each still has. */
     describe: describeDeployment,
   },
+  /** Starts a new run from a finished one's conversation before trip `atTrip`, going on live with the agent as the worker now defines it. */
+  fork: forkRun,
 };
 
 export { Agent, type OutputOf, type ContextOf } from "./agent/define-agent.js";
@@ -75,3 +81,7 @@ export { bundleAgentWorkflows } from "./worker.js";
 export type * from "./contract/types.js";
 export * from "./errors.js";
 export * from "./eval/index.js";
+export * from "./datasets/index.js";
+export type { ForkOptions } from "./fork/index.js";
+export type { ForkArgs } from "./contract/fork.js";
+export type { RecordedBackstop, RecordedToolCall, UnmatchedToolCalls } from "./contract/replay.js";

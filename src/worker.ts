@@ -24,7 +24,7 @@ import { bundleTelemetryWorkflows, telemetryWorkerOptions } from "./telemetry/wo
 export interface AgentWorkerOptions {
   /**
    * Set the search attributes DurableAgentName, DurableAgentStopReason, DurableAgentTrips,
-   * DurableAgentReprompts, DurableAgentRefusals, DurableAgentTokens and DurableAgentVersion on every run, to filter runs in the UI. They
+   * DurableAgentReprompts, DurableAgentRefusals, DurableAgentTokens and DurableAgentVersion on every run (and DurableAgentForkedFrom on forks), to filter runs in the UI. They
    * must be registered on the server first (the dev server helper does; see docs/operating-runs.md). Default off.
    */
   searchAttributes?: boolean;

@@ -132,13 +132,24 @@ describe("compareReports(baseline, current)", () => {
   it("lists regressions (pass → fail) and fixes (fail → pass) by case name, with the scorers that changed, and cases added or removed", () => {
     const baseline = reportOf({ kept: [["pass", "pass"]], regressed: [["pass", "pass"]], fixed: [["fail", "pass"]], gone: [["pass", "pass"]] });
     const current = reportOf({ fixed: [["pass", "pass"]], regressed: [["pass", "fail"]], kept: [["pass", "pass"]], fresh: [["fail", "fail"]] });
-    expect(compareReports(baseline, current)).toEqual({
+    expect(compareReports(baseline, current)).toMatchObject({
       regressions: [{ case: "regressed", baseline: "pass", current: "fail", scorers: ["b"] }],
       fixes: [{ case: "fixed", baseline: "fail", current: "pass", scorers: ["a"] }],
       added: ["fresh"],
       removed: ["gone"],
       unchanged: ["kept"],
     });
+  });
+
+  it("per scorer: both pass rates with 95% Wilson intervals and a two-sided Fisher exact test, so 3/16 vs 4/16 is within noise and 2/16 vs 14/16 is not", () => {
+    const grid = (passing: number) => Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`case-${i}`, [[i < passing ? "pass" : "fail", "pass"] as Cell[]]]));
+    const noise = compareReports(reportOf(grid(3)), reportOf(grid(4)));
+    expect(noise.scorers[0]).toMatchObject({ scorer: "a", baseline: { passed: 3, total: 16 }, current: { passed: 4, total: 16 }, significant: false, verdict: "within noise" });
+    expect(noise.fixes).toHaveLength(1); // one case did change; the rate did not beyond noise
+    const fixed = compareReports(reportOf(grid(2)), reportOf(grid(14)));
+    expect(fixed.scorers[0]).toMatchObject({ significant: true, verdict: "better" });
+    expect(fixed.scorers[0]!.pValue!).toBeLessThan(0.001);
+    expect(fixed.scorers[0]!.current.interval!.map((x) => Math.round(x * 100))).toEqual([64, 97]);
   });
 
   it("a case that passed in the baseline and fails one of k trials now is a regression; one that only errored is not compared", () => {

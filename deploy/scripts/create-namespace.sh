@@ -87,5 +87,6 @@ create_search_attribute DurableAgentReprompts Int
 create_search_attribute DurableAgentRefusals Int
 create_search_attribute DurableAgentTokens Double
 create_search_attribute DurableAgentVersion Keyword
+create_search_attribute DurableAgentForkedFrom Keyword
 
 echo "Namespace '$NAMESPACE' is ready"

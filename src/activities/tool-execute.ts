@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Agent } from "../agent/define-agent.js";
 import type { Tool } from "../agent/define-tool.js";
 import { parseToolArguments, refusalReasonOf, toolCallResult, type ToolCallResult } from "../contract/tool-result.js";
+import type { ReplayAnswer } from "../contract/replay.js";
 import type { Message, RequestedToolCall } from "../contract/types.js";
 import { readRunPart, runRefOf } from "./run-reader.js";
 import { RetryableToolError, ToolOutputError } from "../errors.js";
@@ -24,6 +25,8 @@ export interface ToolExecuteInput {
   conversationLength?: number;
   /** The run has a context: read it (by query) for the tool and `isRefusal`. */
   hasContext?: boolean;
+  /** In a replay with recorded tools: the recorded outcome to return, or why the call is refused; the tool does not run. */
+  replay?: ReplayAnswer;
 }
 
 /** What `tool.execute` returns for a call that needs approval first: nothing has run yet. */
@@ -50,7 +53,8 @@ export interface HandoffRequest {
  * (src/mcp/execute-mcp-call.ts), with its JSON schema and the worker's connection to the server.
  */
 export function createToolExecute(registry: AgentRegistry) {
-  return async function toolExecute({ agent: agentName, call, trip, approved, conversationLength, hasContext }: ToolExecuteInput): Promise<ToolCallResult | ApprovalRequired | SubAgentRequest | HandoffRequest> {
+  return async function toolExecute({ agent: agentName, call, trip, approved, conversationLength, hasContext, replay }: ToolExecuteInput): Promise<ToolCallResult | ApprovalRequired | SubAgentRequest | HandoffRequest> {
+    if (replay) return replayed(call, replay);
     const agent = lookupAgent(registry, agentName);
     let raw: unknown; // the arguments parsed, once they are within the limit
     const record = (fields: ToolCallResult & { input: unknown }): ToolCallResult => toolCallResult(fields, raw);
@@ -114,6 +118,13 @@ export function createToolExecute(registry: AgentRegistry) {
     const shown = fitOutput(call.name, json, plain, limits.toolOutputBytes);
     return reason === undefined ? record({ input: raw, output: shown, status: "ok" }) : record({ input: raw, output: shown, status: "refused", reason });
   };
+}
+
+/** A replay's answer: the recorded outcome (marked `replayed`), or a refusal of a call the recording does not hold. Nothing runs. */
+function replayed(call: RequestedToolCall, answer: ReplayAnswer): ToolCallResult {
+  if ("recorded" in answer) return { ...answer.recorded, replayed: true };
+  const parsed = parseToolArguments(call);
+  return { ...(parsed instanceof SyntaxError ? { input: call.arguments } : {}), status: "refused", reason: answer.unmatched };
 }
 
 /** The run's messages before the answer that asked for `call`: what a handoff's `inputFilter` reads. */

@@ -16,6 +16,11 @@ import { compareReports, formatComparison } from "../eval/compare-reports.js";
 import type { EvalCase } from "../eval/eval-case.js";
 import { EvalReportFormatError } from "../eval/errors.js";
 import { importUserModule } from "./import-module.js";
+import type { UnmatchedToolCalls } from "../contract/replay.js";
+import { readCases } from "../datasets/case-file.js";
+import { CaseFileError } from "../datasets/errors.js";
+import { isRecordedCase } from "../datasets/recorded-case.js";
+import { recordedBaseline } from "../eval/recorded-baseline.js";
 import { percent } from "../eval/format-table.js";
 import { parseReport, type EvalReport } from "../eval/report.js";
 import type { EvalProgress } from "../eval/run-eval.js";
@@ -35,7 +40,17 @@ Options:
   --min-pass-rate <0..1>   the gate on the pass rate of judged rows (default 1)
   --json <file>            write the JSON report (schemaVersion 1, docs/eval-report-schema.md)
   --junit <file>           write a JUnit XML report
-  --baseline <file>        a JSON report to compare with: prints regressions and fixes by case
+  --cases <file>           replay a case file (durable-agent dataset) instead of the module's \`cases\`
+  --tools <live|recorded>  recorded: answer tool calls from each case's recording, executing no
+                           tool (default with --cases); live: run the real tools (default otherwise)
+  --unmatched-tool-calls <refuse|execute|fail>
+                           with recorded tools, a call the recording does not hold (default refuse)
+  --baseline <file>        a JSON report to compare with: prints regressions and fixes by case, and
+                           per scorer both pass rates with 95% Wilson intervals and whether the
+                           difference is significant (two-sided Fisher exact test, p < 0.05);
+                           \`--baseline recorded\` compares with the recordings themselves (the
+                           scorers applied to each recorded run, no model call)
+  --html <file>            write the report as one self-contained HTML page
   --fail-on-regression     exit 1 when a case passed in the baseline and fails now
   --task-queue <name>      run on workers you started yourself; start no worker here
   --workflow-bundle <file> a prebuilt workflow bundle (bundleAgentWorkflows().code) for the
@@ -56,6 +71,10 @@ interface EvalModule {
 
 interface EvalArgs {
   module: string;
+  cases?: string;
+  tools?: "live" | "recorded";
+  unmatchedToolCalls?: UnmatchedToolCalls;
+  html?: string;
   trials?: number;
   concurrency?: number;
   timeoutSeconds: number;
@@ -90,6 +109,10 @@ function parse(args: string[]): EvalArgs | "help" {
         json: { type: "string" },
         junit: { type: "string" },
         baseline: { type: "string" },
+        cases: { type: "string" },
+        tools: { type: "string" },
+        "unmatched-tool-calls": { type: "string" },
+        html: { type: "string" },
         "fail-on-regression": { type: "boolean" },
         "task-queue": { type: "string" },
         "workflow-bundle": { type: "string" },
@@ -103,8 +126,16 @@ function parse(args: string[]): EvalArgs | "help" {
   if (values.help) return "help";
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? "Name the eval module: durable-agent eval <module>." : `Expected one module, got ${positionals.length}: ${positionals.join(" ")}.`);
   const integer = (n: number) => Number.isInteger(n) && n >= 1;
+  const tools = values.tools;
+  if (tools !== undefined && tools !== "live" && tools !== "recorded") throw new UsageError(`--tools must be live or recorded (got "${tools}").`);
+  const unmatched = values["unmatched-tool-calls"];
+  if (unmatched !== undefined && !["refuse", "execute", "fail"].includes(unmatched)) throw new UsageError(`--unmatched-tool-calls must be refuse, execute or fail (got "${unmatched}").`);
   return {
     module: positionals[0]!,
+    cases: values.cases,
+    ...(tools !== undefined ? { tools } : {}),
+    ...(unmatched !== undefined ? { unmatchedToolCalls: unmatched as UnmatchedToolCalls } : {}),
+    html: values.html,
     trials: number("trials", values.trials, integer, "a positive integer"),
     concurrency: number("concurrency", values.concurrency, integer, "a positive integer"),
     timeoutSeconds: number("timeout", values.timeout, (n) => n > 0, "a positive number of seconds") ?? 600,
@@ -118,7 +149,15 @@ function parse(args: string[]): EvalArgs | "help" {
   };
 }
 
-async function loadModule(path: string): Promise<EvalModule> {
+async function readCaseFile(path: string): Promise<EvalCase[]> {
+  try {
+    return await readCases(path);
+  } catch (error) {
+    throw new UsageError(`--cases ${path}: ${CaseFileError.isInstance(error) ? error.message : `cannot read it (${(error as Error).message})`}`);
+  }
+}
+
+async function loadModule(path: string, casesFromFile = false): Promise<EvalModule> {
   let exported: Record<string, unknown>;
   try {
     exported = await importUserModule(path);
@@ -129,7 +168,7 @@ async function loadModule(path: string): Promise<EvalModule> {
   const agent = exported.agent as Partial<Agent> | undefined;
   const missing = [
     ...(typeof agent?.eval === "function" && typeof agent.name === "string" ? [] : ["`agent` (an ai.agent(...))"]),
-    ...(Array.isArray(exported.cases) ? [] : ["`cases` (an array of { name, input })"]),
+    ...(Array.isArray(exported.cases) || casesFromFile ? [] : ["`cases` (an array of { name, input })"]),
     ...(Array.isArray(exported.scorers) ? [] : ["`scorers` (an array of scorers)"]),
   ];
   if (missing.length > 0) throw new UsageError(`The eval module ${path} must export ${missing.join(", ")}.`);
@@ -138,7 +177,7 @@ async function loadModule(path: string): Promise<EvalModule> {
 }
 
 async function readBaseline(path: string | undefined): Promise<EvalReport | undefined> {
-  if (path === undefined) return undefined;
+  if (path === undefined || path === "recorded") return undefined;
   try {
     return parseReport(await readFile(path, "utf8"));
   } catch (error) {
@@ -164,6 +203,8 @@ async function runWithWorker(module: EvalModule, args: EvalArgs, client: Client,
   const options = {
     cases: module.cases,
     scorers: module.scorers,
+    ...(args.tools ? { tools: args.tools } : {}),
+    ...(args.unmatchedToolCalls ? { unmatchedToolCalls: args.unmatchedToolCalls } : {}),
     trials: args.trials ?? module.trials,
     concurrency: args.concurrency,
     timeout: args.timeoutSeconds * 1000,
@@ -192,8 +233,17 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
     return EXIT.ok;
   }
   if (args.workflowBundle !== undefined && !existsSync(args.workflowBundle)) throw new UsageError(`--workflow-bundle ${args.workflowBundle}: no such file.`);
-  const module = await loadModule(args.module);
-  const baseline = await readBaseline(args.baseline);
+  const module = { ...(await loadModule(args.module, args.cases !== undefined)) };
+  if (args.cases !== undefined) {
+    module.cases = await readCaseFile(args.cases);
+    args.tools ??= "recorded";
+  }
+  let baseline = await readBaseline(args.baseline);
+  if (args.baseline === "recorded") {
+    const recorded = module.cases.filter(isRecordedCase);
+    if (recorded.length !== module.cases.length) throw new UsageError("--baseline recorded compares with recordings: give --cases <file> (or a module whose cases come from casesFromRuns).");
+    baseline = await recordedBaseline(recorded, module.scorers, { agent: module.agent.name });
+  }
   let client: Client;
   try {
     client = await connectClient();
@@ -232,6 +282,10 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
   if (args.junit) {
     await write(args.junit, report.toJUnit());
     io.stdout(`JUnit report: ${args.junit}`);
+  }
+  if (args.html) {
+    await write(args.html, report.toHtml(baseline ? { baseline } : {}));
+    io.stdout(`HTML report: ${args.html}`);
   }
   io.stdout(
     exitCode === EXIT.ok

@@ -21,7 +21,7 @@ export function formatTraceEvent(event: TraceEvent): string {
       case "reprompt.withheld":
         return `re-prompt withheld (${event.kind}): ${event.detail}`;
       case "backstop":
-        return `backstop ${event.name} (${event.phase}): ${event.outcome}${event.detail ? ` (${event.detail})` : ""}`;
+        return `backstop ${event.name} (${event.phase}): ${event.outcome}${event.replayed ? " (replayed)" : ""}${event.detail ? ` (${event.detail})` : ""}`;
       case "callback.error":
         return `callback error in ${event.source}: ${event.error}`;
       case "run.stopped":
@@ -32,6 +32,8 @@ export function formatTraceEvent(event: TraceEvent): string {
         return `sub-agent ${event.agent} finished: ${event.stopReason}${event.usage ? ` [${event.usage.totalTokens} tokens]` : ""}`;
       case "handoff":
         return `handoff: ${event.from} → ${event.to}`;
+      case "fork":
+        return `forked from ${event.from.workflowId} at trip ${event.from.atTrip} (agent ${event.agent}); earlier trips are the recording's`;
       default:
         return JSON.stringify(event);
     }
@@ -103,6 +105,8 @@ export class RunEventRenderer {
         return this.endLine();
       case "run.finished":
         return this.line(`■ ${formatOutcome(event.result)}`);
+      case "fork":
+        return this.line(`⑂ ${formatTraceEvent(event).replace(/^trip \S+\s+/, "")}`);
       default:
         return this.line(JSON.stringify(event));
     }

@@ -9,7 +9,9 @@ import { TemporalConnectionError, TlsConfigError } from "../errors.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import { codecServerCommand } from "../codec/main.js";
 import { deploymentCommand } from "./deployment-command.js";
+import { datasetCommand } from "./dataset-command.js";
 import { devCommand } from "./dev-command.js";
+import { forkCommand } from "./fork-command.js";
 import { evalCommand } from "./eval-command.js";
 import { listCommand } from "./list-command.js";
 import { runCommand } from "./run-command.js";
@@ -24,6 +26,8 @@ export const COMMANDS: Record<string, Command> = {
   trace: traceCommand,
   list: listCommand,
   eval: evalCommand,
+  dataset: datasetCommand,
+  fork: forkCommand,
   "codec-server": codecServerCommand,
   deployment: deploymentCommand,
 };

@@ -92,8 +92,9 @@ export function checkContext(schema: z.ZodType | undefined, context: unknown): u
 /**
  * Starts an `agentRun` workflow for the agent. Given only its name (the CLI, which may not have the
  * agent's module), options that need the definition to be checked are checked by the worker.
+ * `recorded` carries a replay's recording or a fork's prefix into the run's input.
  */
-export async function startRun(agent: AgentDefinition | string, input: unknown, options: RunOptions = {}): Promise<RunHandle> {
+export async function startRun(agent: AgentDefinition | string, input: unknown, options: RunOptions = {}, recorded: Pick<AgentRunArgs, "replay" | "fork" | "output"> = {}): Promise<RunHandle> {
   const name = typeof agent === "string" ? agent : agent.name;
   if (typeof agent !== "string") validateBudget(options.budget, "budget", agent.options.model);
   validateOutputSchema(options.output, "output");
@@ -112,6 +113,7 @@ export async function startRun(agent: AgentDefinition | string, input: unknown, 
     ...(options.output ? { output: outputJsonSchema(options.output) } : {}),
     ...(context !== undefined ? { context } : {}),
     ...(options.modelSettings ? { modelSettings: options.modelSettings } : {}),
+    ...recorded, // a replay's recording, or a fork's recorded prefix (src/datasets, src/fork)
   };
   const bytes = Buffer.byteLength(JSON.stringify(args));
   if (bytes > PAYLOAD_LIMIT_BYTES) throw new PayloadTooLargeError("The run input", bytes, PAYLOAD_LIMIT_BYTES, hasDataUrl(args.messages) ? DATA_URL_HINT : undefined);

@@ -1,6 +1,6 @@
 /** The run's state as plain data, and the pure steps that change it. Workflow-safe. */
 import { toolResultContent } from "./tool-result.js";
-import type { Message, RequestedToolCall, RunResult, StopReason, ToolCallRecord, TraceEvent } from "./types.js";
+import type { ForkedFrom, Message, RequestedToolCall, RunResult, StopReason, ToolCallRecord, TraceEvent } from "./types.js";
 import { addRunUsage, addUsage, type RunUsage, type Usage } from "./usage.js";
 
 /** Everything a run has done so far. */
@@ -22,6 +22,8 @@ export interface RunState {
   output?: unknown;
   /** The version of the run's agent definition that served it last (as its workers reported it). */
   agentVersion?: string;
+  /** Set on a fork: the recorded run it went on from. */
+  forkedFrom?: ForkedFrom;
 }
 
 /** A fresh state for a run's input (or for a run continued as new, before its state is loaded). */
@@ -113,5 +115,6 @@ export function finish(state: RunState, stopReason: StopReason, detail: string, 
     ...(state.usageByAgent ? { usageByAgent: state.usageByAgent } : {}),
     ...(state.output !== undefined ? { output: state.output } : {}),
     ...(state.agentVersion !== undefined ? { agentVersion: state.agentVersion } : {}),
+    ...(state.forkedFrom ? { forkedFrom: state.forkedFrom } : {}),
   };
 }

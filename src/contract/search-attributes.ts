@@ -19,4 +19,6 @@ export const SEARCH_ATTRIBUTES = {
   tokens: defineSearchAttributeKey("DurableAgentTokens", SearchAttributeType.DOUBLE),
   /** `agent.version` of the definition serving the run (updated when it changes between trips). */
   version: defineSearchAttributeKey("DurableAgentVersion", SearchAttributeType.KEYWORD),
+  /** On a fork (`ai.fork`): the workflow id of the recorded run it went on from. */
+  forkedFrom: defineSearchAttributeKey("DurableAgentForkedFrom", SearchAttributeType.KEYWORD),
 } as const;

@@ -46,6 +46,15 @@ export interface ToolCallRecord {
   /** For a sub-agent tool (`agent.asTool()`): the sub-agent's name and its child workflow's id. */
   subAgent?: string;
   childWorkflowId?: string;
+  /** Set in a replay with recorded tools: the call was answered from the recording, not executed. */
+  replayed?: true;
+}
+
+/** Where a forked run came from: the recorded run and the trip whose model call it made again. */
+export interface ForkedFrom {
+  workflowId: string;
+  runId: string;
+  atTrip: number;
 }
 
 /** Why a run ended. */
@@ -60,7 +69,17 @@ export type TraceEvent =
   | { trip: number; type: "tool.finished"; tool: string; callId: string; status: ToolCallStatus; reason?: string; error?: string }
   | { trip: number; type: "reprompt"; kind: RepromptKind; text: string; source?: string }
   | { trip: number; type: "reprompt.withheld"; kind: RepromptKind; detail: string }
-  | { trip: number; type: "backstop"; name: string; phase: "before" | "after"; outcome: "detected" | "ran" | "prompted" | "error"; detail?: string }
+  | {
+      trip: number;
+      type: "backstop";
+      name: string;
+      phase: "before" | "after";
+      outcome: "detected" | "ran" | "prompted" | "error" | "skipped";
+      detail?: string;
+      /** In a replay: `run` was not called; the recorded prompt was used (or the backstop skipped, not having run in the recording). */
+      replayed?: true;
+    }
+  | { trip: number; type: "fork"; from: ForkedFrom; agent: string }
   | { trip: number; type: "callback.error"; source: string; error: string }
   | {
       trip: number;
@@ -121,6 +140,8 @@ export interface RunResult<Output = unknown> {
   output?: Output;
   /** The `agent.version` of the run's agent that served it last (see `agent.changed` in the trace for changes); absent in runs of workers before versions. */
   agentVersion?: string;
+  /** Set on a fork (`ai.fork`): the recorded run and trip it went on from. */
+  forkedFrom?: ForkedFrom;
 }
 
 /** A message's text: its content, or its text parts joined by newlines (what intents and backstops see). */

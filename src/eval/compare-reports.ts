@@ -1,5 +1,6 @@
-/** Pure: what changed between two reports, by case name. */
+/** Pure: what changed between two reports, by case name, and per scorer whether the pass rate changed beyond noise. */
 import { trialOutcome } from "./build-report.js";
+import { compareRates, formatRate, SIGNIFICANCE_LEVEL, type RateDifference } from "./confidence.js";
 import type { EvalReportData, EvalRow } from "./report-schema.js";
 
 /** A case's standing in one report: pass (every judged trial passed), fail (a trial failed), or unknown (nothing judged, or errors only). */
@@ -26,6 +27,16 @@ export interface ReportComparison {
   removed: string[];
   /** Cases in both whose standing did not change between pass and fail. */
   unchanged: string[];
+  /**
+   * Per scorer in both reports: both pass rates (judged rows) with 95% Wilson intervals, and
+   * whether the difference is significant by a two-sided Fisher exact test at 5%.
+   */
+  scorers: ScorerComparison[];
+}
+
+/** One scorer's pass rate in the baseline and now, and whether it changed beyond noise. */
+export interface ScorerComparison extends RateDifference {
+  scorer: string;
 }
 
 function standing(rows: readonly EvalRow[]): CaseStanding {
@@ -44,7 +55,7 @@ function standings(report: EvalReportData, caseName: string): { overall: CaseSta
 export function compareReports(baseline: EvalReportData, current: EvalReportData): ReportComparison {
   const before = new Set(baseline.cases.map((c) => c.case));
   const after = current.cases.map((c) => c.case);
-  const comparison: ReportComparison = { regressions: [], fixes: [], added: after.filter((name) => !before.has(name)), removed: [...before].filter((name) => !after.includes(name)), unchanged: [] };
+  const comparison: ReportComparison = { regressions: [], fixes: [], added: after.filter((name) => !before.has(name)), removed: [...before].filter((name) => !after.includes(name)), unchanged: [], scorers: compareScorers(baseline, current) };
   for (const name of after.filter((n) => before.has(n))) {
     const old = standings(baseline, name);
     const now = standings(current, name);
@@ -56,6 +67,20 @@ export function compareReports(baseline: EvalReportData, current: EvalReportData
   return comparison;
 }
 
+function compareScorers(baseline: EvalReportData, current: EvalReportData): ScorerComparison[] {
+  return current.scorers.flatMap((now) => {
+    const old = baseline.scorers.find((s) => s.scorer === now.scorer);
+    if (!old) return [];
+    return [{ scorer: now.scorer, ...compareRates({ passed: old.passed, total: old.passed + old.failed }, { passed: now.passed, total: now.passed + now.failed }) }];
+  });
+}
+
+/** One scorer's line: "requiredToolCalled: 3/16 (19%, 95% CI 7%–43%) → 4/16 (...): within noise (Fisher exact p = 1.000)". */
+export function formatScorerComparison(c: ScorerComparison): string {
+  const p = c.pValue === null ? "" : ` (two-sided Fisher exact p = ${c.pValue < 0.001 ? c.pValue.toExponential(1) : c.pValue.toFixed(3)}, significant below ${SIGNIFICANCE_LEVEL})`;
+  return `${c.scorer}: ${formatRate(c.baseline)} → ${formatRate(c.current)}: ${c.verdict}${p}`;
+}
+
 /** The comparison as lines for a terminal. */
 export function formatComparison(comparison: ReportComparison): string {
   const line = (mark: string, change: CaseChange) => `  ${mark} ${change.case}${change.scorers.length ? ` (${change.scorers.join(", ")})` : ""}`;
@@ -65,5 +90,6 @@ export function formatComparison(comparison: ReportComparison): string {
     ...comparison.fixes.map((c) => line("fixed", c)),
     ...comparison.added.map((name) => `  added ${name}`),
     ...comparison.removed.map((name) => `  removed ${name}`),
+    ...(comparison.scorers.length ? ["Pass rates (judged rows):", ...comparison.scorers.map((c) => `  ${formatScorerComparison(c)}`)] : []),
   ].join("\n");
 }

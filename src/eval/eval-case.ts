@@ -25,8 +25,10 @@ export function caseInputText(input: RunInput): string {
   return "";
 }
 
-/** The case's metadata: every field but `name` and `input`. */
+/** The case's metadata: every field but `name` and `input` (a recorded case's recording reduced to the run it names). */
 export function caseMetadata(evalCase: EvalCase): Record<string, unknown> {
   const { name: _name, input: _input, ...metadata } = evalCase;
+  const recorded = metadata.recorded as { workflowId?: unknown; runId?: unknown } | undefined;
+  if (recorded && typeof recorded === "object") metadata.recorded = { workflowId: recorded.workflowId, runId: recorded.runId };
   return metadata;
 }

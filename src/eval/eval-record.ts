@@ -65,6 +65,8 @@ export interface ObservedToolCall {
   reason?: string;
   /** Why it failed. */
   error?: string;
+  /** Answered from the recording (an eval with recorded tools), not executed. */
+  replayed?: true;
 }
 
 /** The run's tool calls as reports show them. */
@@ -76,6 +78,7 @@ export function observeToolCalls(toolCalls: readonly ToolCallRecord[]): Observed
     input: call.input,
     ...(call.reason !== undefined ? { reason: call.reason } : {}),
     ...(call.error !== undefined ? { error: call.error } : {}),
+    ...(call.replayed ? { replayed: true as const } : {}),
   }));
 }
 

@@ -21,6 +21,7 @@ export const observedToolCallSchema = z
     input: z.unknown(),
     reason: z.string().optional().describe("Why the call was refused"),
     error: z.string().optional().describe("Why the call failed"),
+    replayed: z.literal(true).optional().describe("Answered from the recording (an eval with recorded tools), not executed"),
   })
   .describe("A tool call of the run and what it came to");
 
@@ -83,6 +84,14 @@ export const evalRunSchema = z
     agentVersion: z.string().optional().describe("The agent.version that served the run (the last one, if it changed)"),
     approvals: z.array(approvalDecisionSchema).optional().describe("Decisions on calls that waited for approval: who, when"),
     error: errorInfo.optional().describe("Why the run did not complete (ModelApiError, RunFailedError, TemporalConnectionError, EvalTimeoutError, ...)"),
+    messages: z
+      .array(z.looseObject({ role: z.enum(["system", "user", "assistant", "tool"]) }))
+      .optional()
+      .describe("The conversation (messages, tool calls, re-prompts), on runs with a failing row: what a reader needs to see why"),
+    replay: z
+      .object({ matched: count.describe("Tool calls answered from the recording"), unmatched: count.describe("Tool calls the recording did not hold (refused, executed or failed, by unmatchedToolCalls)") })
+      .optional()
+      .describe("With recorded tools: how the run's tool calls matched the recording"),
   })
   .describe("One run: a case's trial, a workflow on Temporal");
 

@@ -5,6 +5,7 @@ import { compareReports, type ReportComparison } from "./compare-reports.js";
 import { EvalReportFormatError } from "./errors.js";
 import { formatTable } from "./format-table.js";
 import { toJUnitXml } from "./junit.js";
+import { toHtmlReport, type HtmlReportOptions } from "./report-html.js";
 import { EVAL_REPORT_SCHEMA_VERSION, evalReportSchema, type CaseSummary, type EvalReportData, type EvalRow, type EvalRun, type EvalTotals, type ScorerSummary } from "./report-schema.js";
 
 /** What `agent.eval()` resolves to. `JSON.stringify(report)` is the documented JSON report. */
@@ -51,6 +52,11 @@ export class EvalReport implements EvalReportData {
   /** A terminal table: a line per case and trial, a column per scorer, pass rates, pass@1 and pass^k. */
   toTable(): string {
     return formatTable(this);
+  }
+
+  /** One self-contained HTML page (no network): pass rates with intervals, cases, changes against `baseline`, and each failing row's conversation. */
+  toHtml(options?: HtmlReportOptions): string {
+    return toHtmlReport(this, options);
   }
 
   /** JUnit XML for CI. */

@@ -5,9 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { Client } from "@temporalio/client";
 import pLimit from "p-limit";
-import type { RunHandle } from "../client/run-handle.js";
-import type { RunInput } from "../client/normalize-input.js";
-import type { RunOptions } from "../client/start-run.js";
+import type { AgentDefinition } from "../agent/agent-definition.js";
 import type { RunResult } from "../contract/types.js";
 import { buildReport, trialOutcome } from "./build-report.js";
 import { caseInputText, caseMetadata, type EvalCase } from "./eval-case.js";
@@ -16,15 +14,14 @@ import { EvalOptionsError, EvalTimeoutError } from "./errors.js";
 import { EvalReport } from "./report.js";
 import type { EvalRow, EvalRun, TrialOutcome } from "./report-schema.js";
 import { errorInfo, runScorer, scorerName, type Scorer } from "./scorer.js";
+import { startRun } from "../client/start-run.js";
+import type { UnmatchedToolCalls } from "../contract/replay.js";
+import { replayCounts, runInputOf, validateReplay } from "./replay-cases.js";
 
-/** What an eval runs: an agent, started through its own `start` (an `Agent` is one). */
-export interface EvaluatedAgent {
-  /** The agent's name, in workflow ids and the report. */
-  readonly name: string;
+/** What an eval runs: an agent definition (an `Agent` is one), started as durable runs by `startRun`. */
+export interface EvaluatedAgent extends AgentDefinition {
   /** The agent's definition fingerprint (`agent.version`), in the report. */
   readonly version: string;
-  /** Starts a durable run of the agent. */
-  start(input: RunInput, options?: RunOptions): Promise<RunHandle>;
 }
 
 /** Options of `agent.eval()`. */
@@ -45,6 +42,14 @@ export interface EvalOptions<C extends EvalCase = EvalCase> {
   timeout?: number;
   /** Called when every trial of a case has finished (the CLI prints a line per call). */
   onCaseFinished?: (progress: EvalProgress) => void;
+  /**
+   * `"recorded"`: replay each case's recorded tool calls (cases from `casesFromRuns` or a case
+   * file): a call with the same tool name and an equal input is answered with the recorded output
+   * and status, without executing the tool; backstops' `run` is not called. Default `"live"`.
+   */
+  tools?: "live" | "recorded";
+  /** With recorded tools, a call the recording does not hold: `"refuse"` it (default), `"execute"` the real tool, or `"fail"` the run. */
+  unmatchedToolCalls?: UnmatchedToolCalls;
 }
 
 /** A case that finished all its trials. */
@@ -95,8 +100,9 @@ function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 48) || "case";
 }
 
-async function runWithTimeout(agent: EvaluatedAgent, evalCase: EvalCase, workflowId: string, options: Pick<EvalOptions, "client" | "taskQueue" | "timeout">): Promise<RunResult> {
-  const handle = await agent.start(evalCase.input, { client: options.client, taskQueue: options.taskQueue, workflowId });
+async function runWithTimeout(agent: EvaluatedAgent, evalCase: EvalCase, workflowId: string, options: Pick<EvalOptions, "client" | "taskQueue" | "timeout" | "tools" | "unmatchedToolCalls">): Promise<RunResult> {
+  const { input, context, replay } = runInputOf(evalCase, options);
+  const handle = await startRun(agent, input, { client: options.client, taskQueue: options.taskQueue, workflowId, ...(context !== undefined ? { context } : {}) }, replay ? { replay } : {});
   if (options.timeout === undefined) return handle.result();
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
@@ -115,6 +121,7 @@ async function runWithTimeout(agent: EvaluatedAgent, evalCase: EvalCase, workflo
 /** Runs the agent on every case `trials` times and scores every run. */
 export async function runEval<C extends EvalCase>(agent: EvaluatedAgent, options: EvalOptions<C>): Promise<EvalReport> {
   const { inputs, names } = validate(options);
+  validateReplay(options);
   const trials = positiveInteger("trials", options.trials, 1);
   const concurrency = positiveInteger("concurrency", options.concurrency, 4);
   if (options.timeout !== undefined && !(options.timeout > 0)) throw new EvalOptionsError("timeout", `must be a positive number of milliseconds (got ${options.timeout})`);
@@ -133,7 +140,7 @@ export async function runEval<C extends EvalCase>(agent: EvaluatedAgent, options
     let rows: EvalRow[];
     try {
       const result = await runWithTimeout(agent, evalCase, workflowId, options);
-      run = { ...base, status: "completed", workflowId, runId: result.runId, durationMs: Date.now() - started, reply: result.reply, stopReason: result.stopReason, trips: result.trips, toolCalls: observeToolCalls(result.toolCalls), ...(result.usage ? { usage: result.usage } : {}), ...runVersionAndApprovals(result) };
+      run = { ...base, status: "completed", workflowId, runId: result.runId, durationMs: Date.now() - started, reply: result.reply, stopReason: result.stopReason, trips: result.trips, toolCalls: observeToolCalls(result.toolCalls), ...(result.usage ? { usage: result.usage } : {}), ...(options.tools === "recorded" ? { replay: replayCounts(result) } : {}), ...runVersionAndApprovals(result) };
       const record = evalRecordOf(evalCase, inputs[caseIndex]!, trialNumber, result);
       rows = await Promise.all(
         options.scorers.map(async (scorer, i): Promise<EvalRow> => {
@@ -143,6 +150,7 @@ export async function runEval<C extends EvalCase>(agent: EvaluatedAgent, options
           return row;
         }),
       );
+      if (rows.some((row) => row.status === "fail")) run.messages = result.messages;
     } catch (error) {
       const info = errorInfo(error);
       run = { ...base, status: "infrastructure-error", workflowId, durationMs: Date.now() - started, toolCalls: [], error: info };

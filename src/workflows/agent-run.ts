@@ -28,6 +28,8 @@ import { RunProgress } from "./run-progress.js";
 import { carryMcpTools } from "./mcp-tool-list.js";
 import { RunHandlers } from "./run-handlers.js";
 import { DefinitionVersions } from "./definition-versions.js";
+import { ReplayRecording } from "../contract/replay.js";
+import { startFork } from "./recorded-run.js";
 
 /** A result larger than this leaves messages and tool calls to be read in pages. */
 const RESULT_INLINE_BYTES = 1024 * 1024;
@@ -35,8 +37,9 @@ const RESULT_INLINE_BYTES = 1024 * 1024;
 /** Runs an agent's trip loop: model call, tool calls, model call, ... bounded by `maxTrips`. */
 export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promise<AgentRunResult> {
   const { resume } = args;
-  const run = initialState(args.messages, resume?.trips, resume?.usage);
+  const run = initialState(args.messages, resume?.trips ?? args.fork?.trips, resume?.usage);
   if (resume?.usageByAgent) run.usageByAgent = resume.usageByAgent;
+  if (resume?.forkedFrom) run.forkedFrom = resume.forkedFrom;
   const agents = () => [...(args.subAgent?.agents ?? []), run.agent ?? args.agent];
   const events = new RunEventPublisher(run, resume?.stream, agents);
   // Every handler before the first await: a query or update that comes during setup finds its handler.
@@ -46,12 +49,13 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   // After a handoff and continue-as-new, the run goes on with the agent it was handed to (maxTrips and budget stay the entry agent's).
   const spec = resume?.agent && resume.agent !== entry.name ? await unwrapFailure(() => local[ACTIVITY.describe](resume.agent!)) : entry;
   run.agent = spec.name;
+  if (args.fork && !resume) startFork(run, args.fork, spec);
   const { model, tools, localTools } = activitiesFor(spec);
   const mcpTools = await handlers.mcpTools.fix(spec, tools);
   if (resume) await loadCarried(run, resume, tools, events);
   // A sub-agent's run gets the tighter of its own budget and what its caller has left.
   const budget = tighterBudget(mergeBudget(entry.budget, args.budget), args.subAgent?.budget);
-  const ctx: ContractContext = { spec, run, contract: resume?.contract ?? initialContractState(), tools, input: resume?.input ?? lastUserText(args.messages), ...(budget ? { budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
+  const ctx: ContractContext = { spec, run, contract: resume?.contract ?? args.fork?.contract ?? initialContractState(), tools, input: resume?.input ?? args.fork?.input ?? lastUserText(args.messages), ...(args.replay ? { replay: new ReplayRecording(args.replay) } : {}), ...(budget ? { budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
   const progress = new RunProgress(entry, ctx, run);
   const versions = new DefinitionVersions(run, entry, resume?.agentVersion);
   handlers.showProgress(progress);
@@ -71,7 +75,7 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
 
   const loop = async (): Promise<AgentRunResult> => {
     // 1. Before the first trip: before-phase backstops, and whether the input asks for an action.
-    if (!resume) await progress.step("before the first trip", () => beforeFirstTrip(ctx));
+    if (!resume) await progress.step("before the first trip", () => beforeFirstTrip(ctx, { backstops: !args.fork })); // a fork's first trip is past
     // 2-4. Trips until the model answers for good, or maxTrips is used up; continue-as-new when suggested.
     const { stopReason, detail } = await runTrips(loop_, entry.maxTrips, async () => {
       // Only after a trip of this run's own: loading a large state may itself pass the threshold.
@@ -128,7 +132,8 @@ async function continueAsNew(args: AgentRunArgs, ctx: ContractContext, events: R
       ...(args.output ? { output: args.output } : {}),
       ...(args.context !== undefined ? { context: args.context } : {}),
       ...(args.modelSettings ? { modelSettings: args.modelSettings } : {}),
-      resume: { ...carried, stream, input: ctx.input, contract: ctx.contract, ...carryMcpTools(mcpTools), ...(ctx.run.agent !== args.agent ? { agent: ctx.run.agent } : {}) },
+      ...(ctx.replay ? { replay: ctx.replay.carry() } : {}),
+      resume: { ...carried, stream, input: ctx.input, contract: ctx.contract, ...carryMcpTools(mcpTools), ...(ctx.run.agent !== args.agent ? { agent: ctx.run.agent } : {}), ...(ctx.run.forkedFrom ? { forkedFrom: ctx.run.forkedFrom } : {}) },
     };
     return packed ? [next, packed] : [next];
   });

@@ -7,6 +7,7 @@ import type { BackstopTurn } from "../agent/options.js";
 import { ACTIVITY } from "../contract/constants.js";
 import type { AgentSpec } from "../contract/agent-spec.js";
 import type { ContractState } from "../contract/contract-state.js";
+import type { ReplayRecording } from "../contract/replay.js";
 import {
   actWhenAskedCandidate,
   backstopsToDetect,
@@ -38,6 +39,8 @@ export interface ContractContext {
   outputCheck?: OutputCheck;
   /** The run's context, for the user's callbacks (absent when the run has none). */
   context?: unknown;
+  /** In a replay with recorded tools: the recording tool calls and backstops are answered from. */
+  replay?: ReplayRecording;
 }
 
 function turn(ctx: ContractContext, phase: "before" | "after"): BackstopTurn {
@@ -53,9 +56,9 @@ function turn(ctx: ContractContext, phase: "before" | "after"): BackstopTurn {
   };
 }
 
-/** Before the first model call: decide whether the run is an action request, and run before-phase backstops. */
-export async function beforeFirstTrip(ctx: ContractContext): Promise<void> {
-  const detect = backstopsToDetect(ctx.spec.contract, ctx.contract, "before");
+/** Before the first model call: decide whether the run is an action request, and run before-phase backstops (not for a fork: its first trip is past). */
+export async function beforeFirstTrip(ctx: ContractContext, options: { backstops: boolean } = { backstops: true }): Promise<void> {
+  const detect = options.backstops ? backstopsToDetect(ctx.spec.contract, ctx.contract, "before") : [];
   const intents = ctx.spec.contract.actWhenAsked !== undefined;
   if (!intents && detect.length === 0) return;
   const current = turn(ctx, "before");
@@ -116,6 +119,11 @@ async function runBackstops(ctx: ContractContext, names: string[], current: Back
       log.info(`backstop ${outcome}`, { backstop: name, phase: current.phase, trip: ctx.run.trips, detail });
     };
     trace("detected");
+    if (ctx.replay) {
+      const prompt = replayedBackstop(ctx, name, current.phase);
+      if (prompt !== undefined) prompts.push({ name, prompt });
+      continue;
+    }
     let result;
     try {
       const { messages, toolCalls, context, ...turnData } = current; // the activity reads these from the run
@@ -142,6 +150,16 @@ async function runBackstops(ctx: ContractContext, names: string[], current: Back
     } else trace("ran");
   }
   return prompts;
+}
+
+/** In a replay a backstop's `run` is not called: its recorded prompt is used if it ran in the recording, else it is skipped. */
+function replayedBackstop(ctx: ContractContext, name: string, phase: "before" | "after"): string | undefined {
+  const recorded = ctx.replay!.backstop(name);
+  const outcome = recorded === undefined ? "skipped" : recorded.prompt ? "prompted" : "ran";
+  const detail = recorded === undefined ? "replay: not run (it did not run in the recording)" : recorded.prompt ?? "replay: not run (it ran without a prompt in the recording)";
+  ctx.run.trace.push({ trip: ctx.run.trips, type: "backstop", name, phase, outcome, detail, replayed: true });
+  log.info(`backstop replayed: ${outcome}`, { backstop: name, phase, trip: ctx.run.trips });
+  return recorded?.prompt || undefined;
 }
 
 function recordCallbackErrors(ctx: ContractContext, errors: CallbackError[], phase: "before" | "after"): void {

@@ -4,7 +4,9 @@ import type { WorkflowStreamState } from "@temporalio/workflow-streams/workflow"
 import type { ContractState } from "../contract/contract-state.js";
 import type { McpToolDefinition } from "../contract/mcp-tools.js";
 import type { RunPage, RunPart } from "../contract/paging.js";
-import type { Message, PendingApproval, RunResult, TraceEvent } from "../contract/types.js";
+import type { ForkArgs } from "../contract/fork.js";
+import type { ReplayArgs } from "../contract/replay.js";
+import type { ForkedFrom, Message, PendingApproval, RunResult, TraceEvent } from "../contract/types.js";
 import type { Budget, RunUsage, Usage } from "../contract/usage.js";
 import type { ModelSettings } from "../models/openai-model.js";
 
@@ -30,6 +32,10 @@ export interface AgentRunArgs {
   modelSettings?: ModelSettings;
   /** Set when the run continues as new: where to load its state from. */
   resume?: ResumeState;
+  /** Set for a replay with recorded tools (`agent.eval({ tools: "recorded" })`): tool calls are answered from the recording. */
+  replay?: ReplayArgs;
+  /** Set for a fork (`ai.fork`): `messages` is the recorded prefix, and this what it had used. */
+  fork?: ForkArgs;
 }
 
 /** What a sub-agent's run learns from the run that called it. */
@@ -51,6 +57,8 @@ export interface ResumeState extends CarriedRun {
   contract: ContractState;
   /** The agent whose turn it is, when a handoff changed it. */
   agent?: string;
+  /** A fork's origin, kept across continue-as-new. */
+  forkedFrom?: ForkedFrom;
 }
 
 /** What every workflow continued as new carries: where its state came from, and its stream. */

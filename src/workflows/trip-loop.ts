@@ -16,6 +16,7 @@ import { unwrapFailure } from "./activities.js";
 import { judgeAnswer, type ContractContext } from "./contract-steps.js";
 import { handOff, oneHandoffPerAnswer } from "./handoff.js";
 import { runSubAgent } from "./sub-agent-call.js";
+import { replayAnswer } from "./recorded-run.js";
 import type { ToolOutcome, TripLoop } from "./trip-context.js";
 
 /** How the trips ended. */
@@ -139,9 +140,10 @@ async function executeTool(loop: TripLoop, call: RequestedToolCall, trip: number
   const summary = mcpServer === undefined ? `tool ${call.name}` : `tool ${call.name} (mcp ${mcpServer})`;
   const source = mcpServer === undefined ? {} : { source: mcpSource(mcpServer) };
   const hasContext = loop.ctx.context !== undefined;
+  const replay = replayAnswer(loop.ctx.replay, call); // in a replay: the recorded outcome, or a refusal
   try {
     const execute = (approved: boolean) =>
-      tools[ACTIVITY.toolExecute].executeWithOptions({ summary }, [{ agent: spec.name, call, trip, ...(approved ? { approved } : {}), ...(hasContext ? { hasContext } : {}) }]);
+      tools[ACTIVITY.toolExecute].executeWithOptions({ summary: replay ? `${summary} (replayed)` : summary }, [{ agent: spec.name, call, trip, ...(approved ? { approved } : {}), ...(hasContext ? { hasContext } : {}), ...(replay ? { replay } : {}) }]);
     let outcome = await execute(false);
     if ("approvalRequired" in outcome) {
       const { input, timeoutMs } = outcome.approvalRequired;

@@ -1,0 +1,2 @@
+/** Forking a recorded run: `ai.fork(workflowId, { atTrip })`. */
+export { forkRun, type ForkOptions } from "./fork-run.js";

@@ -1,0 +1,39 @@
+/**
+ * Recorded runs inside the workflow: a fork starts from a recorded prefix, and a replay answers
+ * tool calls and backstops from a recording. Both are chosen by data in the run's input, which
+ * histories recorded before them never carry, so their commands are unchanged. Workflow-safe.
+ */
+import { ApplicationFailure, log, upsertSearchAttributes } from "@temporalio/workflow";
+import type { AgentSpec } from "../contract/agent-spec.js";
+import type { ForkArgs } from "../contract/fork.js";
+import { unmatchedReason, type ReplayAnswer, type ReplayRecording } from "../contract/replay.js";
+import type { RunState } from "../contract/run-state.js";
+import { SEARCH_ATTRIBUTES } from "../contract/search-attributes.js";
+import { parseToolArguments } from "../contract/tool-result.js";
+import type { RequestedToolCall } from "../contract/types.js";
+
+/** Loads a fork's recorded prefix into a fresh run state (messages are already the run's input). */
+export function startFork(run: RunState, fork: ForkArgs, spec: AgentSpec): void {
+  run.toolCalls.push(...fork.toolCalls);
+  run.trace.push(...fork.trace, { trip: fork.trips, type: "fork", from: fork.from, agent: spec.name });
+  run.forkedFrom = fork.from;
+  if (spec.searchAttributes) upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.forkedFrom, value: fork.from.workflowId }]);
+  log.info("forked", { from: fork.from, trips: fork.trips });
+}
+
+/** The replay's answer for one call; with `unmatchedToolCalls: "fail"`, an unmatched call fails the run, naming the call. */
+export function replayAnswer(recording: ReplayRecording | undefined, call: RequestedToolCall): ReplayAnswer | undefined {
+  if (!recording) return undefined;
+  const parsed = parseToolArguments(call);
+  const input = parsed instanceof SyntaxError ? call.arguments : parsed;
+  const match = recording.take(call.name, input);
+  if (match) {
+    const { name: _name, input: _input, ...outcome } = match;
+    return { recorded: outcome };
+  }
+  const mode = recording.args.unmatchedToolCalls;
+  if (mode === "execute") return undefined;
+  const reason = unmatchedReason(call.name, call.arguments);
+  if (mode === "fail") throw ApplicationFailure.create({ type: "UnmatchedToolCallError", message: reason, details: [{ tool: call.name, arguments: call.arguments }], nonRetryable: true });
+  return { unmatched: reason };
+}

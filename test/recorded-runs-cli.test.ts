@@ -1,0 +1,68 @@
+/** Issue 22 on the command line: `durable-agent dataset`, `eval --cases --baseline recorded --html`, and `fork`, as child processes. */
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { ai, parseReport, type RunResult } from "../src/index.js";
+import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
+import { createCoach, offeringCoachModel } from "../examples/recorded-runs/coach.js";
+import { cli } from "./cli-helpers.js";
+import { connectHarness, withWorker, type Harness } from "./harness.js";
+
+const TIMEOUT = 120_000;
+const bundle = () => ["--workflow-bundle", inject("workflowBundlePath")];
+
+let harness: Harness;
+let model: ScriptedModel;
+let recorded: RunResult[];
+let dir: string;
+beforeAll(async () => {
+  harness = await connectHarness();
+  model = await startScriptedModel(offeringCoachModel);
+  dir = mkdtempSync(join(tmpdir(), "recorded-cli-"));
+  const coach = createCoach({ actWhenAsked: false, model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
+  recorded = await withWorker(harness, [coach], ({ taskQueue }) => Promise.all(["Swap squats for lunges", "Swap planks for rows"].map((input) => coach.run(input, { client: harness.client, taskQueue }))));
+});
+afterAll(async () => {
+  await model.close();
+  await harness.close();
+});
+
+describe("durable-agent dataset / eval --cases / fork", () => {
+  it("dataset --out --workflow-id ... writes one case a line; eval --cases replays it with recorded tools and compares with --baseline recorded, with intervals", async () => {
+    const file = join(dir, "cases.jsonl");
+    const made = await cli(["dataset", "--out", file, ...recorded.flatMap((r) => ["--workflow-id", r.workflowId])]);
+    expect(made).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`Wrote 2 case\\(s\\) to ${file} in \\d+\\.\\ds`)) });
+    expect(readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line).name)).toEqual(recorded.map((r) => r.workflowId));
+
+    const json = join(dir, "report.json");
+    const html = join(dir, "report.html");
+    const replayed = await cli(["eval", "examples/recorded-runs/coach.eval.ts", "--cases", file, "--unmatched-tool-calls", "execute", "--baseline", "recorded", "--json", json, "--html", html, ...bundle()], { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "test" });
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(replayed.stdout).toContain("Compared with the baseline: 0 regression(s), 2 fix(es), 0 added, 0 removed");
+    // Two fixed cases of two are a fix of each, and still within noise for the pass rate.
+    expect(replayed.stdout).toMatch(/requiredToolCalled: 0\/2 \(0%, 95% CI 0%–66%\) → 2\/2 \(100%, 95% CI 34%–100%\): within noise \(two-sided Fisher exact p = 0\.333/);
+    const report = parseReport(readFileSync(json, "utf8"));
+    expect(report.runs.map((r) => r.replay)).toEqual([{ matched: 1, unmatched: 1 }, { matched: 1, unmatched: 1 }]);
+    expect(report.runs[0]!.toolCalls.map((c) => [c.name, c.replayed ?? false])).toEqual([["get_plan", true], ["update_plan", false]]);
+    expect(readFileSync(html, "utf8")).toMatch(/^<!doctype html>[\s\S]*Against the baseline/);
+  }, TIMEOUT);
+
+  it("dataset without --out, or without runs to read, exits 64 with the usage", async () => {
+    expect(await cli(["dataset", "--query", "x = 1"])).toMatchObject({ code: 64, stderr: expect.stringContaining("--out <file>") });
+    expect(await cli(["dataset", "--out", join(dir, "x.jsonl")])).toMatchObject({ code: 64, stderr: expect.stringContaining("--workflow-id <id> (repeatable) or --query") });
+  });
+
+  it("fork <workflowId> --trip 2 prints the fork live (the recorded trip is not made again) and its trace", async () => {
+    const forked = await cli(["fork", recorded[0]!.workflowId, "--trip", "2", "--module", "examples/recorded-runs/coach.eval.ts", ...bundle()], { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "test" });
+    expect(forked.code, forked.stderr).toBe(0);
+    expect(forked.stdout).toMatch(new RegExp(`^Fork coach-fork-\\S+ of run ${recorded[0]!.workflowId} at trip 2`));
+    expect(forked.stdout).toContain(`⑂ forked from ${recorded[0]!.workflowId} at trip 2 (agent coach)`);
+    expect(forked.stdout).not.toContain("── trip 1 ──");
+    expect(forked.stdout).toContain("── trip 2 ──");
+    expect(forked.stdout).toContain("re-prompt (act-when-asked)");
+    expect(forked.stdout).toMatch(/Trace:\n {2}trip 1 {3}model asked for get_plan/);
+    const noTrip = await cli(["fork", recorded[0]!.workflowId, "--trip", "9"]);
+    expect(noTrip).toMatchObject({ code: 1, stderr: expect.stringContaining("it made 2 trip(s), so there is no trip 9 to fork at") });
+  }, TIMEOUT);
+});
