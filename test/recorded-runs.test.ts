@@ -101,7 +101,7 @@ describe("ai.eval.casesFromRuns({ workflowIds, query, agent, limit, client, data
       expect(byId[0]).toMatchObject({
         input: "Swap squats for lunges",
         context: { user: "u-1" },
-        recorded: { workflowId: ids[0], agent: name, reply: "Done.", stopReason: "answered", trips: 2, usage: { totalTokens: 14 }, toolCalls: [{ name: "update_plan", input: { from: "squats", to: "lunges" }, output: { ok: true, swappedTo: "lunges", execution: 1 }, status: "ok" }] },
+        recorded: { workflowId: ids[0], agent: name, agentVersion: agent.version, reply: "Done.", stopReason: "answered", trips: 2, usage: { totalTokens: 14 }, toolCalls: [{ name: "update_plan", input: { from: "squats", to: "lunges" }, output: { ok: true, swappedTo: "lunges", execution: 1 }, status: "ok" }] },
       });
       expect(byId[1]).toMatchObject({ input: image, context: { user: "u-2" }, recorded: { reply: "Want me to swap that?", trips: 1, toolCalls: [] } });
 

@@ -64,6 +64,7 @@ function caseOf(name: string, input: RecordedCase["input"], agent: string, resul
       workflowId: result.workflowId,
       runId: result.runId,
       agent,
+      ...(result.agentVersion !== undefined ? { agentVersion: result.agentVersion } : {}),
       reply: result.reply,
       stopReason: result.stopReason,
       trips: result.trips,

@@ -33,6 +33,7 @@ const recordingSchema = z
     workflowId: z.string().min(1),
     runId: z.string(),
     agent: z.string().min(1).describe("The run's agent"),
+    agentVersion: z.string().optional().describe("The agent definition's version (agent.version) that served the run"),
     reply: z.string(),
     stopReason: z.enum(["answered", "max-trips", "budget", "invalid-output", "cancelled", "timed-out"]),
     trips: z.number().int().min(0),
@@ -61,6 +62,8 @@ export interface Recording {
   runId: string;
   /** The run's agent. */
   agent: string;
+  /** The `agent.version` of the definition that served the run (absent in runs from before versions). */
+  agentVersion?: string;
   reply: string;
   stopReason: StopReason;
   trips: number;
