@@ -17,6 +17,7 @@ import { bundleAgentWorkflows } from "./workflow-bundle.js";
 export { bundleAgentWorkflows, workflowsPath } from "./workflow-bundle.js";
 import type { TelemetryOptions } from "./telemetry/telemetry-options.js";
 import { bundleTelemetryWorkflows, telemetryWorkerOptions } from "./telemetry/worker-telemetry.js";
+import { STREAMING_HEARTBEAT_INTERVAL } from "./activities/answer-heartbeat.js";
 
 /** Options of `ai.worker()`. */
 export interface AgentWorkerOptions {
@@ -51,7 +52,10 @@ export interface AgentWorkerOptions {
    * `workflowBundle`, the workflow is bundled with the interceptors (`bundleTelemetryWorkflows()`).
    */
   telemetry?: TelemetryOptions;
-  /** Passed through to Temporal's `Worker.create` (for example `maxCachedWorkflows`). */
+  /**
+   * Passed through to Temporal's `Worker.create` (for example `maxCachedWorkflows`).
+   * `maxHeartbeatThrottleInterval` defaults to 100 ms here: the cadence of streamed text deltas.
+   */
   workerOptions?: Partial<Omit<WorkerOptions, "taskQueue" | "connection" | "namespace" | "activities" | "workflowBundle" | "workflowsPath" | "dataConverter">>;
 }
 
@@ -64,6 +68,8 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   const connection = options.connection ?? (await connectNative(settings.address, temporalSecurity(options)));
   const telemetry = options.telemetry ? telemetryWorkerOptions(options.telemetry, agents, options.workerOptions) : undefined;
   return Worker.create({
+    // Streamed answers reach subscribers through the model call's heartbeats: this is their cadence.
+    maxHeartbeatThrottleInterval: STREAMING_HEARTBEAT_INTERVAL,
     ...options.workerOptions,
     ...telemetry,
     ...(dataConverter ? { dataConverter } : {}),
