@@ -69,6 +69,8 @@ export class AnswerDeltas {
     }
     if (event.type === "trip.retry") {
       this.acceptAttempt(event.trip, event.attempt);
+      // The earlier attempt's text is dropped (the subscriber was told): the new attempt's starts again.
+      if (this.#shown?.trip === event.trip && this.#shown.attempt < event.attempt) this.#shown = undefined;
       return [];
     }
     if (event.type === "text.delta") {
