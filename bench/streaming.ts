@@ -12,7 +12,6 @@ import { randomUUID } from "node:crypto";
 import { createServer } from "node:net";
 import { createInterface } from "node:readline";
 import type { Client, WorkflowHandle } from "@temporalio/client";
-import { defaultPayloadConverter, type Payload } from "@temporalio/common";
 import { WorkflowStreamClient } from "@temporalio/workflow-streams/client";
 import { ai } from "../src/index.js";
 import { startDevServer, startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
@@ -151,11 +150,12 @@ async function streamedRun(client: Client, subject: StreamingSubject, taskQueue:
   const subscribing = (async () => {
     for await (const item of WorkflowStreamClient.create(client, workflowId).topic("tokens").subscribe()) {
       if (firstDeltaAt !== undefined) continue;
-      const value = defaultPayloadConverter.fromPayload<unknown>(item.data as Payload);
+      const value: unknown = item.data; // decoded by the topic handle: the AI SDK's parts as JSON bytes, the Agents SDK's events as objects
       const part = (value instanceof Uint8Array ? JSON.parse(new TextDecoder().decode(value)) : value) as { type?: string };
       if (isDelta(part)) firstDeltaAt = Date.now();
     }
   })();
+  subscribing.catch(() => undefined); // awaited below, after the result
   await handle.result();
   await subscribing;
   return { handle, firstDeltaAt };
