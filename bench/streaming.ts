@@ -49,6 +49,8 @@ export interface StreamingFigures {
   };
   /** The model's first chunk → the subscriber's first text delta, per run. */
   firstDeltaLatencyMs?: { p50: number; p95: number };
+  /** The model's last chunk → the subscriber's last text delta (does the client keep up with the model?), per run. */
+  lastDeltaLagMs?: { p50: number; p95: number };
 }
 
 export const STREAMING_SUBJECTS: StreamingSubject[] = [
@@ -58,8 +60,8 @@ export const STREAMING_SUBJECTS: StreamingSubject[] = [
   { name: "@temporalio/openai-agents stream: true", library: "@temporalio/openai-agents" },
 ];
 
-/** Our heartbeat-throttle candidates, measured beside the kept 100 ms. */
-export const HEARTBEAT_CANDIDATES: StreamingSubject[] = [250, 1000].map((ms) => ({
+/** Our heartbeat-throttle candidates, measured beside the kept 250 ms. */
+export const HEARTBEAT_CANDIDATES: StreamingSubject[] = [100, 1000].map((ms) => ({
   name: `durable-agent, heartbeat throttle ${ms} ms`,
   library: "durable-agent",
   streamText: true,
@@ -129,7 +131,7 @@ async function startWorker(address: string, baseURL: string, subject: StreamingS
 }
 
 /** One streamed run of the subject: its workflow handle and when the subscriber saw its first text delta. */
-async function streamedRun(client: Client, subject: StreamingSubject, taskQueue: string): Promise<{ handle: WorkflowHandle; firstDeltaAt?: number }> {
+async function streamedRun(client: Client, subject: StreamingSubject, taskQueue: string): Promise<{ handle: WorkflowHandle; firstDeltaAt?: number; lastDeltaAt?: number }> {
   const input = inputFor(STREAM_TRIPS);
   if (subject.library === "durable-agent") {
     const agent = ai.agent({ name: STREAM_AGENT, model: ai.openai("gpt-bench") }); // the client's view: the name is enough
@@ -139,26 +141,33 @@ async function streamedRun(client: Client, subject: StreamingSubject, taskQueue:
       return { handle: run.workflow };
     }
     let firstDeltaAt: number | undefined;
-    for await (const event of run.stream()) if (event.type === "text.delta") firstDeltaAt ??= Date.now();
-    return { handle: run.workflow, firstDeltaAt };
+    let lastDeltaAt: number | undefined;
+    for await (const event of run.stream()) {
+      if (event.type !== "text.delta") continue;
+      lastDeltaAt = Date.now();
+      firstDeltaAt ??= lastDeltaAt;
+    }
+    return { handle: run.workflow, firstDeltaAt, lastDeltaAt };
   }
   const workflowId = `bench-stream-${randomUUID()}`;
   const workflow = subject.library === "@temporalio/ai-sdk" ? "peerStreamTrips" : "openaiAgentsStreamTrips";
   const handle = await client.workflow.start(workflow, { taskQueue, workflowId, args: [input, STREAM_TRIPS + 1] });
   const isDelta = (part: { type?: string }) => (subject.library === "@temporalio/ai-sdk" ? part.type === "text-delta" : part.type === "output_text_delta");
   let firstDeltaAt: number | undefined;
+  let lastDeltaAt: number | undefined;
   const subscribing = (async () => {
     for await (const item of WorkflowStreamClient.create(client, workflowId).topic("tokens").subscribe()) {
-      if (firstDeltaAt !== undefined) continue;
       const value: unknown = item.data; // decoded by the topic handle: the AI SDK's parts as JSON bytes, the Agents SDK's events as objects
       const part = (value instanceof Uint8Array ? JSON.parse(new TextDecoder().decode(value)) : value) as { type?: string };
-      if (isDelta(part)) firstDeltaAt = Date.now();
+      if (!isDelta(part)) continue;
+      lastDeltaAt = Date.now();
+      firstDeltaAt ??= lastDeltaAt;
     }
   })();
   subscribing.catch(() => undefined); // awaited below, after the result
   await handle.result();
   await subscribing;
-  return { handle, firstDeltaAt };
+  return { handle, firstDeltaAt, lastDeltaAt };
 }
 
 /** History counts of a run. */
@@ -192,12 +201,15 @@ export async function benchStreaming(options: { quick: boolean; subjects?: Strea
         const before = await settledCounts(metricsUrl);
         const cpuBefore = await worker.cpuMs();
         const latencies: number[] = [];
+        const lags: number[] = [];
         const totals = { events: 0, bytes: 0, workflowTasks: 0, signals: 0, updates: 0 };
         for (let i = 0; i < runs; i++) {
           const firstRequest = model.requests.length;
-          const { handle, firstDeltaAt } = await streamedRun(server.env.client, subject, taskQueue);
+          const { handle, firstDeltaAt, lastDeltaAt } = await streamedRun(server.env.client, subject, taskQueue);
           const firstChunkAt = model.requests[firstRequest]?.firstChunkAt;
+          const lastChunkAt = model.requests.at(-1)?.lastChunkAt;
           if (firstDeltaAt !== undefined && firstChunkAt !== undefined) latencies.push(firstDeltaAt - firstChunkAt);
+          if (lastDeltaAt !== undefined && lastChunkAt !== undefined) lags.push(lastDeltaAt - lastChunkAt);
           const counts = await historyCounts(handle);
           for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += counts[key];
         }
@@ -222,6 +234,7 @@ export async function benchStreaming(options: { quick: boolean; subjects?: Strea
             workerCpuMs: perTrip(cpuMs),
           },
           ...(latencies.length ? { firstDeltaLatencyMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95) } } : {}),
+          ...(lags.length ? { lastDeltaLagMs: { p50: percentile(lags, 50), p95: percentile(lags, 95) } } : {}),
         });
         console.log(`bench: streaming: ${subject.name}: ${JSON.stringify(figures.at(-1))}`);
       } finally {

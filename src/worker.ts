@@ -54,7 +54,7 @@ export interface AgentWorkerOptions {
   telemetry?: TelemetryOptions;
   /**
    * Passed through to Temporal's `Worker.create` (for example `maxCachedWorkflows`).
-   * `maxHeartbeatThrottleInterval` defaults to 100 ms here: the cadence of streamed text deltas.
+   * `maxHeartbeatThrottleInterval` defaults to 250 ms here: the cadence of streamed text deltas.
    */
   workerOptions?: Partial<Omit<WorkerOptions, "taskQueue" | "connection" | "namespace" | "activities" | "workflowBundle" | "workflowsPath" | "dataConverter">>;
 }

@@ -100,6 +100,8 @@ export function createModelCall(registry: AgentRegistry, conversations: Conversa
     } catch (error) {
       await reportFailedAttempt(input.trip, usageFromOpenAI(reported, model.settings.pricing));
       throw failureForModelError(error, model.modelId);
+    } finally {
+      deltas?.close();
     }
   };
 }

@@ -86,6 +86,8 @@ export interface ScriptedRequest {
   authorization: string | undefined;
   /** When the first streamed chunk was written (epoch ms), for latency measurements. */
   firstChunkAt?: number;
+  /** When the last streamed chunk so far was written (epoch ms). */
+  lastChunkAt?: number;
   /** Resolves when the connection closes: after the answer, or when the client gives up (aborts). */
   closed: Promise<void>;
 }
@@ -267,6 +269,7 @@ async function writeStream(res: ServerResponse, ids: CompletionIds, answer: Answ
   const send = (delta: object, finish: string | null = null) => {
     if (stopped) return;
     request.firstChunkAt ??= Date.now();
+    request.lastChunkAt = Date.now();
     chunks += 1;
     stopped = stopAfter !== undefined && chunks >= stopAfter;
     res.write(`data: ${JSON.stringify({ ...ids, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`, stopped ? breakStream : undefined);
