@@ -2,7 +2,7 @@
  * A screenshot of the Temporal Web UI's view of a streamed run (issue 23's before/after):
  * `npx tsx --conditions=durable-agent-source bench/streaming-screens.ts <out.png>` starts a dev
  * server with its UI, streams a 2-trip run with one tool call (answers at 40 chunks a second, as
- * a local model writes), and saves the run's page, timeline first. Chromium from
+ * a local model writes), and saves the run's Timeline tab (and its Event History as `-events.png`). Chromium from
  * `@sparticuz/chromium`, driven by playwright-core.
  */
 import { createServer } from "node:net";
@@ -40,8 +40,10 @@ await worker.runUntil(async () => {
   const page = await browser.newPage({ viewport: { width: 1400, height: 1400 } });
   await page.goto(`${server.uiUrl}/namespaces/default/workflows/${workflowId}/${runId}/history`);
   await page.waitForFunction(() => document.body.innerText.includes("model.call"), undefined, { timeout: 60_000 });
-  await page.waitForTimeout(1500); // the timeline draws after the events load
-  await page.screenshot({ path: out, fullPage: false });
+  await page.screenshot({ path: out.replace(/\.png$/, "-events.png"), fullPage: false });
+  await page.getByText("Timeline", { exact: true }).first().click();
+  await page.waitForTimeout(2000); // the timeline draws after the events load
+  await page.screenshot({ path: out, fullPage: true });
   const history = await server.env.client.workflow.getHandle(workflowId).fetchHistory();
   console.log(`${out}: ${workflowId}, ${history.events?.length} history events`);
   await browser.close();
