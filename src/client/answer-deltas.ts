@@ -5,7 +5,7 @@
  * before the answer's `model.answered`. A retried attempt's text only follows its `trip.retry`.
  */
 import type { LoadedDataConverter } from "@temporalio/common";
-import { decodeFromPayloadsAtIndex } from "@temporalio/common/lib/internal-non-workflow/index.js";
+import { decode } from "@temporalio/common/lib/internal-non-workflow/index.js";
 import type { WorkflowExecutionDescription } from "@temporalio/client";
 import { ACTIVITY } from "../contract/constants.js";
 import type { PartialAnswer, RunEvent } from "../contract/run-events.js";
@@ -17,7 +17,10 @@ export async function partialAnswerOf(description: WorkflowExecutionDescription,
   const pending = description.raw.pendingActivities?.find((activity) => activity.activityType?.name === ACTIVITY.modelCall);
   const payloads = pending?.heartbeatDetails?.payloads;
   if (!payloads?.length) return undefined;
-  const details = await decodeFromPayloadsAtIndex<unknown>(converter, 0, payloads).catch(() => undefined);
+  // The client's codec first (an encrypting one, say), then its payload converter.
+  const details = await decode(converter.payloadCodecs, payloads.slice(0, 1))
+    .then(([payload]) => converter.payloadConverter.fromPayload<unknown>(payload!))
+    .catch(() => undefined);
   return isPartialAnswer(details) ? details : undefined;
 }
 
