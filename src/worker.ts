@@ -17,7 +17,7 @@ import { bundleAgentWorkflows } from "./workflow-bundle.js";
 export { bundleAgentWorkflows, workflowsPath } from "./workflow-bundle.js";
 import type { TelemetryOptions } from "./telemetry/telemetry-options.js";
 import { bundleTelemetryWorkflows, telemetryWorkerOptions } from "./telemetry/worker-telemetry.js";
-import { STREAMING_HEARTBEAT_INTERVAL } from "./activities/answer-heartbeat.js";
+import { STREAMING_HEARTBEAT_INTERVAL } from "./activities/answer-heartbeat.js"; // the cadence of streamed text
 
 /** Options of `ai.worker()`. */
 export interface AgentWorkerOptions {
