@@ -1,7 +1,7 @@
 /** The benchmark's tables: printed with console.table, and returned as Markdown (for the README); the goals of issue 16. */
 import type { LongRunFigures } from "./long-runs.js";
 import type { ContenderFigures, OverheadFigures } from "./overhead.js";
-import type { StreamingFigures } from "./streaming.js";
+import type { StreamingError, StreamingFigures } from "./streaming.js";
 import { streamingGoals, streamingRows } from "./streaming-report.js";
 import type { ThroughputFigures } from "./throughput.js";
 import { round } from "./lib.js";
@@ -20,7 +20,7 @@ export interface BenchResults {
   machine: { cpus: number; cpuModel?: string; memoryGiB: number; node: string; loadAverageAtStart?: number[]; loadAverageAtEnd?: number[] };
   quick: boolean;
   servers: ServerFigures[];
-  streaming?: StreamingFigures[];
+  streaming?: (StreamingFigures | StreamingError)[];
   longRuns?: LongRunFigures[];
   throughput?: ThroughputFigures[];
   goals?: Goal[];

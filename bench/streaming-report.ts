@@ -1,11 +1,11 @@
 /** The streaming table and the goals of issue 23, from the streaming figures. */
-import type { StreamingFigures } from "./streaming.js";
+import type { StreamingError, StreamingFigures } from "./streaming.js";
 
 type Row = Record<string, string | number>;
 
 /** One row per subject, per streamed trip. */
-export function streamingRows(figures: StreamingFigures[]): Row[] {
-  return figures.map((f) => ({
+export function streamingRows(all: (StreamingFigures | StreamingError)[]): Row[] {
+  return all.map((f): Row => ("error" in f ? { subject: f.name, error: f.error } : {
     subject: f.name,
     "events/trip": f.perTrip.historyEvents,
     "bytes/trip": f.perTrip.historyBytes,
@@ -30,7 +30,8 @@ interface Goal {
 }
 
 /** The goals of issue 23. */
-export function streamingGoals(figures: StreamingFigures[] | undefined): Goal[] {
+export function streamingGoals(all: (StreamingFigures | StreamingError)[] | undefined): Goal[] {
+  const figures = all?.filter((f): f is StreamingFigures => !("error" in f));
   const find = (name: string) => figures?.find((f) => f.name === name);
   const ours = find("durable-agent");
   const plain = find("durable-agent (unstreamed)");

@@ -116,16 +116,21 @@ async function startWorker(address: string, baseURL: string, subject: StreamingS
       child.once("exit", (code) => reject(new Error(`streaming worker exited (${code})`)));
     });
   await next("ready");
+  const exited = new Promise<never>((_resolve, reject) => child.once("exit", (code) => reject(new Error(`the ${subject.library} worker exited (${code})`))));
+  exited.catch(() => undefined);
   return {
+    /** Rejects if the worker dies (a peer's worker has crashed under load): race a run against it. */
+    exited,
     async cpuMs() {
       const answer = next("cpu ");
       child.stdin!.write("cpu\n");
       return Number((await answer).slice(4));
     },
     async stop() {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const stopped = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
-      await exited;
+      await stopped;
     },
   };
 }
@@ -185,19 +190,27 @@ async function historyCounts(handle: WorkflowHandle) {
 }
 
 /** Measures each subject in turn on one dev server, `runs` streamed runs each. */
-export async function benchStreaming(options: { quick: boolean; subjects?: StreamingSubject[] }): Promise<StreamingFigures[]> {
+/** A subject that could not be measured, and why. */
+export interface StreamingError {
+  name: string;
+  library: string;
+  error: string;
+}
+
+export async function benchStreaming(options: { quick: boolean; subjects?: StreamingSubject[] }): Promise<(StreamingFigures | StreamingError)[]> {
   const runs = options.quick ? 3 : 10;
   const metricsPort = await freePort();
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   const server = await startDevServer({ extraArgs: ["--metrics-port", String(metricsPort)] });
   const model: ScriptedModel = await startScriptedModel(streamScript, { chunkSize: STREAM_CHUNK_SIZE, chunksPerSecond: STREAM_CHUNKS_PER_SECOND });
-  const figures: StreamingFigures[] = [];
+  const figures: (StreamingFigures | StreamingError)[] = [];
   try {
     for (const subject of options.subjects ?? STREAMING_SUBJECTS) {
       const taskQueue = `bench-stream-${randomUUID()}`;
       const worker = await startWorker(server.address, model.baseURL, subject, taskQueue);
+      const run = () => Promise.race([streamedRun(server.env.client, subject, taskQueue), worker.exited]);
       try {
-        await streamedRun(server.env.client, subject, taskQueue); // warm-up: bundles loaded, connections open
+        await run(); // warm-up: bundles loaded, connections open
         const before = await settledCounts(metricsUrl);
         const cpuBefore = await worker.cpuMs();
         const latencies: number[] = [];
@@ -205,7 +218,7 @@ export async function benchStreaming(options: { quick: boolean; subjects?: Strea
         const totals = { events: 0, bytes: 0, workflowTasks: 0, signals: 0, updates: 0 };
         for (let i = 0; i < runs; i++) {
           const firstRequest = model.requests.length;
-          const { handle, firstDeltaAt, lastDeltaAt } = await streamedRun(server.env.client, subject, taskQueue);
+          const { handle, firstDeltaAt, lastDeltaAt } = await run();
           const firstChunkAt = model.requests[firstRequest]?.firstChunkAt;
           const lastChunkAt = model.requests.at(-1)?.lastChunkAt;
           if (firstDeltaAt !== undefined && firstChunkAt !== undefined) latencies.push(firstDeltaAt - firstChunkAt);
@@ -237,6 +250,9 @@ export async function benchStreaming(options: { quick: boolean; subjects?: Strea
           ...(lags.length ? { lastDeltaLagMs: { p50: percentile(lags, 50), p95: percentile(lags, 95) } } : {}),
         });
         console.log(`bench: streaming: ${subject.name}: ${JSON.stringify(figures.at(-1))}`);
+      } catch (error) {
+        figures.push({ name: subject.name, library: subject.library, error: (error as Error).message });
+        console.log(`bench: streaming: ${subject.name} did not run: ${(error as Error).message}`);
       } finally {
         await worker.stop();
       }
