@@ -13,7 +13,9 @@ export const STREAM_TRIPS = 3;
 /** Chunks of text per answer, and the pace the scripted model sends them at (chunks a second). */
 export const STREAM_CHUNKS = 200;
 export const STREAM_CHUNKS_PER_SECOND = 200;
+/** Characters per chunk. */
 export const STREAM_CHUNK_SIZE = 4;
+/** Our agent's name (the worker's and the client's). */
 export const STREAM_AGENT = "bench-stream";
 
 /** The text of trip `trip`'s answer: STREAM_CHUNKS chunks of STREAM_CHUNK_SIZE characters. */

@@ -53,6 +53,7 @@ export interface StreamingFigures {
   lastDeltaLagMs?: { p50: number; p95: number };
 }
 
+/** Ours (unstreamed as the baseline, and streamed) and both peers' streaming modes. */
 export const STREAMING_SUBJECTS: StreamingSubject[] = [
   { name: "durable-agent (unstreamed)", library: "durable-agent", streamText: false },
   { name: "durable-agent", library: "durable-agent", streamText: true },
@@ -76,7 +77,7 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** The server's request counters for one operation (every namespace), from its Prometheus endpoint. */
+/** The frontend's request counters by operation (every namespace), from the server's Prometheus endpoint. */
 async function requestCounts(metricsUrl: string): Promise<Record<string, number>> {
   const text = await (await fetch(metricsUrl)).text();
   const counts: Record<string, number> = {};
@@ -189,7 +190,6 @@ async function historyCounts(handle: WorkflowHandle) {
   };
 }
 
-/** Measures each subject in turn on one dev server, `runs` streamed runs each. */
 /** A subject that could not be measured, and why. */
 export interface StreamingError {
   name: string;
@@ -197,6 +197,7 @@ export interface StreamingError {
   error: string;
 }
 
+/** Measures each subject in turn on a dev server of its own (metrics on), `runs` streamed runs each after a warm-up. */
 export async function benchStreaming(options: { quick: boolean; subjects?: StreamingSubject[] }): Promise<(StreamingFigures | StreamingError)[]> {
   const runs = options.quick ? 3 : 10;
   const metricsPort = await freePort();

@@ -46,9 +46,10 @@ export class AnswerDeltas {
   fromPartial(partial: PartialAnswer): TextDelta[] | "needs-marker" {
     const { trip, attempt } = partial;
     if (trip < this.#trip || (trip === this.#trip && this.#answered)) return []; // answered already: its text came whole
-    if (attempt > 1 && (this.#retried.get(trip) ?? 0) < attempt) return "needs-marker";
+    const latest = this.#retried.get(trip) ?? 1;
+    if (attempt < latest) return []; // a failed attempt's last heartbeat, still shown until the new attempt's first
+    if (attempt > latest) return "needs-marker";
     if (this.#shown?.trip !== trip || this.#shown.attempt !== attempt) {
-      if (this.#shown && this.#shown.trip === trip && this.#shown.attempt > attempt) return []; // an older attempt's last heartbeat
       this.#shown = { trip, attempt, length: 0 };
     }
     const shown = this.#shown;
@@ -79,14 +80,16 @@ export class AnswerDeltas {
     if (event.type === "text.delta") {
       // A run that does not stream text puts each answer's text in its durable stream, whole.
       const before = this.#shown?.trip === event.trip ? this.#shown.length : 0;
-      this.#shown = { trip: event.trip, attempt: event.attempt, length: before + event.text.length };
+      // (Its attempt is 0: counted as the latest, so model.answered does not send the text again.)
+      this.#shown = { trip: event.trip, attempt: Math.max(event.attempt, this.#retried.get(event.trip) ?? 1), length: before + event.text.length };
       return [];
     }
     if (event.type !== "model.answered") return [];
     this.#answered = true;
     const text = event.text ?? "";
-    const shown = this.#shown?.trip === event.trip ? this.#shown : undefined;
-    const attempt = shown?.attempt ?? this.#retried.get(event.trip) ?? 1;
+    const latest = this.#retried.get(event.trip) ?? 1;
+    const shown = this.#shown?.trip === event.trip && this.#shown.attempt >= latest ? this.#shown : undefined;
+    const attempt = shown?.attempt ?? latest;
     const sent = shown && text.length >= shown.length ? shown.length : 0;
     this.#shown = undefined;
     return text.length > sent ? [{ type: "text.delta", trip: event.trip, attempt, text: text.slice(sent) }] : [];
