@@ -1,7 +1,8 @@
 /** The benchmark's tables: printed with console.table, and returned as Markdown (for docs/performance.md); the goals of issue 16. */
 import type { LongRunFigures } from "./long-runs.js";
 import type { ContenderFigures, OverheadFigures } from "./overhead.js";
-import type { benchStreaming } from "./streaming.js";
+import type { StreamingError, StreamingFigures } from "./streaming.js";
+import { streamingGoals, streamingRows } from "./streaming-report.js";
 import type { ThroughputFigures } from "./throughput.js";
 import { round } from "./lib.js";
 
@@ -19,7 +20,7 @@ export interface BenchResults {
   machine: { cpus: number; cpuModel?: string; memoryGiB: number; node: string; loadAverageAtStart?: number[]; loadAverageAtEnd?: number[] };
   quick: boolean;
   servers: ServerFigures[];
-  streaming?: Awaited<ReturnType<typeof benchStreaming>>;
+  streaming?: (StreamingFigures | StreamingError)[];
   longRuns?: LongRunFigures[];
   throughput?: ThroughputFigures[];
   goals?: Goal[];
@@ -134,18 +135,7 @@ export function report(results: BenchResults): string {
     );
   }
 
-  if (results.streaming) {
-    const s = results.streaming;
-    table("Streaming (3-trip run)", [
-      {
-        "first delta latency p50 ms": s.firstDeltaLatencyMs.p50,
-        "first delta latency p95 ms": s.firstDeltaLatencyMs.p95,
-        "history events/trip off": s.historyPerTrip.off.events,
-        "history events/trip on": s.historyPerTrip.on.events,
-        "bytes/trip added by streaming": s.streamingAddsPerTrip.bytes,
-      },
-    ]);
-  }
+  if (results.streaming) table("Streaming: a 3-trip run, answers of 200 chunks at 200 chunks/s, one subscriber (per streamed trip)", streamingRows(results.streaming));
 
   results.goals = goals(results);
   table(
@@ -204,6 +194,7 @@ export function goals(results: BenchResults): Goal[] {
       figure: thousand ? `${thousand.completed} completed, ${thousand.errors} errors, worker peak RSS ${thousand.workerRssMiB.peak} MiB` : "not run (--quick)",
       met: thousand ? thousand.errors === 0 && thousand.completed === 1000 : null,
     },
+    ...streamingGoals(results.streaming),
   ];
 }
 

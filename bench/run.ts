@@ -60,7 +60,7 @@ try {
       for (const f of overhead) if ("error" in f) console.log(`bench: ${f.name} did not run: ${f.error}`);
       results.servers!.push({ setting, dynamicConfig: bench.dynamicConfig, overhead });
       if (setting !== "tuned") continue;
-      results.streaming = await step("streaming", () => benchStreaming(bench));
+      results.streaming = await step("streaming, ours and both peers' streaming modes", () => benchStreaming({ quick: bench.quick }));
       results.longRuns = await step("long runs", () => benchLongRuns(bench, model.baseURL));
       // Every library at each level in turn (interleaved), so a drift of the machine's speed falls on all alike.
       const subjects = LIBRARIES.flatMap((library): ThroughputSubject[] => (library === "durable-agent" ? BENCH_EXECUTIONS.map((execution) => ({ library, execution })) : [{ library }]));

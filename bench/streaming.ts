@@ -1,52 +1,266 @@
-/** Streaming figures: first model chunk → client's first delta, and the history streaming adds per trip. */
-import { z } from "zod";
+/**
+ * Streaming figures (issue 23), ours beside both peers' streaming modes: the same 3-trip
+ * conversation with answers of 200 chunks at 200 chunks a second, streamed to one subscriber.
+ * Per streamed trip: history events and bytes, workflow tasks, billable actions (signals +
+ * updates + workflow tasks, from the history, + activity heartbeats, from the server's request
+ * counters), queries (also billable on Temporal Cloud, counted apart), first-delta latency
+ * (the model's first chunk → the subscriber's first text delta) and the worker's CPU time (the
+ * worker runs in a child process of its own). A dev server of its own, with metrics on.
+ */
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { createServer } from "node:net";
+import { createInterface } from "node:readline";
+import type { Client, WorkflowHandle } from "@temporalio/client";
+import { WorkflowStreamClient } from "@temporalio/workflow-streams/client";
 import { ai } from "../src/index.js";
-import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
-import { historySize, percentile, round, withBenchWorker, type Bench } from "./lib.js";
+import { startDevServer, startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
+import { percentile, round } from "./lib.js";
+import { STREAM_AGENT, STREAM_CHUNK_SIZE, STREAM_CHUNKS_PER_SECOND, STREAM_TRIPS, streamScript } from "./streaming-scenario.js";
+import { inputFor } from "./scenario.js";
 
-const TEXT = "Lunges work the same muscles as squats with less load on the knees. ".repeat(4);
+/** A streaming subject: a library's streaming mode, or ours with other settings (a candidate). */
+export interface StreamingSubject {
+  name: string;
+  library: "durable-agent" | "@temporalio/ai-sdk" | "@temporalio/openai-agents";
+  /** Ours only: stream text (false: the unstreamed baseline, read by no subscriber). */
+  streamText?: boolean;
+  /** Worker options for the child worker (e.g. a heartbeat throttle candidate). */
+  workerOptions?: Record<string, unknown>;
+}
 
-export async function benchStreaming(bench: Bench) {
-  const runs = bench.quick ? 3 : 30;
-  const model = await startScriptedModel(() => TEXT, { chunkSize: 16 });
-  const agent = ai.agent({ name: "bench-stream", model: ai.openai("gpt-bench", { baseURL: model.baseURL }) });
-  const latencies: number[] = [];
-  await withBenchWorker(bench, [agent], async (taskQueue) => {
-    for (let i = 0; i < runs; i++) {
-      const before = model.requests.length;
-      const stream = await agent.stream("Tell me about lunges", { client: bench.client, taskQueue });
-      let firstDeltaAt: number | undefined;
-      for await (const event of stream) if (event.type === "text.delta") firstDeltaAt ??= Date.now();
-      latencies.push(firstDeltaAt! - model.requests[before]!.firstChunkAt!);
-    }
-  });
-  await model.close();
-
-  // History cost: the same 3-trip conversation with token streaming off and on.
-  const trips = 3;
-  const script = (): ScriptedTurn[] => [
-    { text: TEXT, toolCalls: [{ name: "log", arguments: {} }] },
-    { text: TEXT, toolCalls: [{ name: "log", arguments: {} }] },
-    TEXT,
-  ];
-  const sizes: Record<"off" | "on", { events: number; bytes: number }> = { off: { events: 0, bytes: 0 }, on: { events: 0, bytes: 0 } };
-  for (const mode of ["off", "on"] as const) {
-    const scripted = await startScriptedModel(script(), { chunkSize: 16 });
-    const log = ai.tool({ name: "log", input: z.object({}), execute: async () => ({ ok: true }) });
-    const costAgent = ai.agent({ name: "bench-stream-cost", model: ai.openai("gpt-bench", { baseURL: scripted.baseURL }), tools: [log] });
-    sizes[mode] = await withBenchWorker(bench, [costAgent], async (taskQueue) => {
-      const handle = await costAgent.start("Log twice", { client: bench.client, taskQueue, streamText: mode === "on" });
-      for await (const _event of handle.stream());
-      return historySize(handle.workflow);
-    });
-    await scripted.close();
-  }
-  return {
-    firstDeltaLatencyMs: { runs, p50: percentile(latencies, 50), p95: percentile(latencies, 95) },
-    streamingAddsPerTrip: {
-      events: round((sizes.on.events - sizes.off.events) / trips),
-      bytes: round((sizes.on.bytes - sizes.off.bytes) / trips, 0),
-    },
-    historyPerTrip: { off: { events: round(sizes.off.events / trips), bytes: round(sizes.off.bytes / trips, 0) }, on: { events: round(sizes.on.events / trips), bytes: round(sizes.on.bytes / trips, 0) } },
+/** Figures per streamed trip of one subject. */
+export interface StreamingFigures {
+  name: string;
+  library: string;
+  runs: number;
+  perTrip: {
+    historyEvents: number;
+    historyBytes: number;
+    workflowTasks: number;
+    signals: number;
+    updates: number;
+    activityHeartbeats: number;
+    /** Signals + updates + workflow tasks + activity heartbeats. */
+    billableActions: number;
+    /** Query calls (billable on Temporal Cloud too; not in billableActions, as the issue counts them). */
+    queries: number;
+    workerCpuMs: number;
   };
+  /** The model's first chunk → the subscriber's first text delta, per run. */
+  firstDeltaLatencyMs?: { p50: number; p95: number };
+  /** The model's last chunk → the subscriber's last text delta (does the client keep up with the model?), per run. */
+  lastDeltaLagMs?: { p50: number; p95: number };
+}
+
+/** Ours (unstreamed as the baseline, and streamed) and both peers' streaming modes. */
+export const STREAMING_SUBJECTS: StreamingSubject[] = [
+  { name: "durable-agent (unstreamed)", library: "durable-agent", streamText: false },
+  { name: "durable-agent", library: "durable-agent", streamText: true },
+  { name: "@temporalio/ai-sdk streamText", library: "@temporalio/ai-sdk" },
+  { name: "@temporalio/openai-agents stream: true", library: "@temporalio/openai-agents" },
+];
+
+/** Our heartbeat-throttle candidates, measured beside the kept 250 ms. */
+export const HEARTBEAT_CANDIDATES: StreamingSubject[] = [100, 1000].map((ms) => ({
+  name: `durable-agent, heartbeat throttle ${ms} ms`,
+  library: "durable-agent",
+  streamText: true,
+  workerOptions: { maxHeartbeatThrottleInterval: `${ms} milliseconds` },
+}));
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The frontend's request counters by operation (every namespace), from the server's Prometheus endpoint. */
+async function requestCounts(metricsUrl: string): Promise<Record<string, number>> {
+  const text = await (await fetch(metricsUrl)).text();
+  const counts: Record<string, number> = {};
+  for (const line of text.split("\n")) {
+    const match = /^service_requests\{.*operation="([A-Za-z]+)".*service_name="frontend".*\} (\d+)/.exec(line);
+    if (match) counts[match[1]!] = (counts[match[1]!] ?? 0) + Number(match[2]);
+  }
+  return counts;
+}
+
+/** The server's counters settle within its reporting interval: wait until two reads agree. */
+async function settledCounts(metricsUrl: string): Promise<Record<string, number>> {
+  let last = JSON.stringify(await requestCounts(metricsUrl));
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const now = await requestCounts(metricsUrl);
+    if (JSON.stringify(now) === last) return now;
+    last = JSON.stringify(now);
+  }
+}
+
+/** A worker for the subject in its own process; `cpuMs()` reads its CPU time so far. */
+async function startWorker(address: string, baseURL: string, subject: StreamingSubject, taskQueue: string) {
+  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=durable-agent-source", new URL("./streaming-worker.ts", import.meta.url).pathname], {
+    env: { ...process.env, TEMPORAL_ADDRESS: address, BENCH_TASK_QUEUE: taskQueue, BENCH_MODEL_URL: baseURL, BENCH_LIBRARY: subject.library, BENCH_WORKER_OPTIONS: JSON.stringify(subject.workerOptions ?? {}) },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const next = (prefix: string) =>
+    new Promise<string>((resolve, reject) => {
+      const onLine = (line: string) => {
+        if (!line.startsWith(prefix)) return;
+        lines.off("line", onLine);
+        resolve(line);
+      };
+      lines.on("line", onLine);
+      child.once("exit", (code) => reject(new Error(`streaming worker exited (${code})`)));
+    });
+  await next("ready");
+  const exited = new Promise<never>((_resolve, reject) => child.once("exit", (code) => reject(new Error(`the ${subject.library} worker exited (${code})`))));
+  exited.catch(() => undefined);
+  return {
+    /** Rejects if the worker dies (a peer's worker has crashed under load): race a run against it. */
+    exited,
+    async cpuMs() {
+      const answer = next("cpu ");
+      child.stdin!.write("cpu\n");
+      return Number((await answer).slice(4));
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const stopped = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await stopped;
+    },
+  };
+}
+
+/** One streamed run of the subject: its workflow handle and when the subscriber saw its first text delta. */
+async function streamedRun(client: Client, subject: StreamingSubject, taskQueue: string): Promise<{ handle: WorkflowHandle; firstDeltaAt?: number; lastDeltaAt?: number }> {
+  const input = inputFor(STREAM_TRIPS);
+  if (subject.library === "durable-agent") {
+    const agent = ai.agent({ name: STREAM_AGENT, model: ai.openai("gpt-bench") }); // the client's view: the name is enough
+    const run = await agent.start(input, { client, taskQueue, streamText: subject.streamText !== false });
+    if (subject.streamText === false) {
+      await run.result();
+      return { handle: run.workflow };
+    }
+    let firstDeltaAt: number | undefined;
+    let lastDeltaAt: number | undefined;
+    for await (const event of run.stream()) {
+      if (event.type !== "text.delta") continue;
+      lastDeltaAt = Date.now();
+      firstDeltaAt ??= lastDeltaAt;
+    }
+    return { handle: run.workflow, firstDeltaAt, lastDeltaAt };
+  }
+  const workflowId = `bench-stream-${randomUUID()}`;
+  const workflow = subject.library === "@temporalio/ai-sdk" ? "peerStreamTrips" : "openaiAgentsStreamTrips";
+  const handle = await client.workflow.start(workflow, { taskQueue, workflowId, args: [input, STREAM_TRIPS + 1] });
+  const isDelta = (part: { type?: string }) => (subject.library === "@temporalio/ai-sdk" ? part.type === "text-delta" : part.type === "output_text_delta");
+  let firstDeltaAt: number | undefined;
+  let lastDeltaAt: number | undefined;
+  const subscribing = (async () => {
+    for await (const item of WorkflowStreamClient.create(client, workflowId).topic("tokens").subscribe()) {
+      const value: unknown = item.data; // decoded by the topic handle: the AI SDK's parts as JSON bytes, the Agents SDK's events as objects
+      const part = (value instanceof Uint8Array ? JSON.parse(new TextDecoder().decode(value)) : value) as { type?: string };
+      if (!isDelta(part)) continue;
+      lastDeltaAt = Date.now();
+      firstDeltaAt ??= lastDeltaAt;
+    }
+  })();
+  subscribing.catch(() => undefined); // awaited below, after the result
+  await handle.result();
+  await subscribing;
+  return { handle, firstDeltaAt, lastDeltaAt };
+}
+
+/** History counts of a run. */
+async function historyCounts(handle: WorkflowHandle) {
+  const history = await handle.fetchHistory();
+  const { temporal } = (await import("@temporalio/proto")).default;
+  const events = history.events ?? [];
+  return {
+    events: events.length,
+    bytes: temporal.api.history.v1.History.encode(history).finish().length,
+    workflowTasks: events.filter((e) => e.workflowTaskScheduledEventAttributes).length,
+    signals: events.filter((e) => e.workflowExecutionSignaledEventAttributes).length,
+    updates: events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).length,
+  };
+}
+
+/** A subject that could not be measured, and why. */
+export interface StreamingError {
+  name: string;
+  library: string;
+  error: string;
+}
+
+/** Measures each subject in turn on a dev server of its own (metrics on), `runs` streamed runs each after a warm-up. */
+export async function benchStreaming(options: { quick: boolean; subjects?: StreamingSubject[] }): Promise<(StreamingFigures | StreamingError)[]> {
+  const runs = options.quick ? 3 : 10;
+  const metricsPort = await freePort();
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  const server = await startDevServer({ extraArgs: ["--metrics-port", String(metricsPort)] });
+  const model: ScriptedModel = await startScriptedModel(streamScript, { chunkSize: STREAM_CHUNK_SIZE, chunksPerSecond: STREAM_CHUNKS_PER_SECOND });
+  const figures: (StreamingFigures | StreamingError)[] = [];
+  try {
+    for (const subject of options.subjects ?? STREAMING_SUBJECTS) {
+      const taskQueue = `bench-stream-${randomUUID()}`;
+      const worker = await startWorker(server.address, model.baseURL, subject, taskQueue);
+      const run = () => Promise.race([streamedRun(server.env.client, subject, taskQueue), worker.exited]);
+      try {
+        await run(); // warm-up: bundles loaded, connections open
+        const before = await settledCounts(metricsUrl);
+        const cpuBefore = await worker.cpuMs();
+        const latencies: number[] = [];
+        const lags: number[] = [];
+        const totals = { events: 0, bytes: 0, workflowTasks: 0, signals: 0, updates: 0 };
+        for (let i = 0; i < runs; i++) {
+          const firstRequest = model.requests.length;
+          const { handle, firstDeltaAt, lastDeltaAt } = await run();
+          const firstChunkAt = model.requests[firstRequest]?.firstChunkAt;
+          const lastChunkAt = model.requests.at(-1)?.lastChunkAt;
+          if (firstDeltaAt !== undefined && firstChunkAt !== undefined) latencies.push(firstDeltaAt - firstChunkAt);
+          if (lastDeltaAt !== undefined && lastChunkAt !== undefined) lags.push(lastDeltaAt - lastChunkAt);
+          const counts = await historyCounts(handle);
+          for (const key of Object.keys(totals) as (keyof typeof totals)[]) totals[key] += counts[key];
+        }
+        const cpuMs = (await worker.cpuMs()) - cpuBefore;
+        const after = await settledCounts(metricsUrl);
+        const delta = (operation: string) => (after[operation] ?? 0) - (before[operation] ?? 0);
+        const perTrip = (n: number, digits = 1) => round(n / (runs * STREAM_TRIPS), digits);
+        const heartbeats = delta("RecordActivityTaskHeartbeat") + delta("RecordActivityTaskHeartbeatById");
+        figures.push({
+          name: subject.name,
+          library: subject.library,
+          runs,
+          perTrip: {
+            historyEvents: perTrip(totals.events),
+            historyBytes: perTrip(totals.bytes, 0),
+            workflowTasks: perTrip(totals.workflowTasks),
+            signals: perTrip(totals.signals),
+            updates: perTrip(totals.updates),
+            activityHeartbeats: perTrip(heartbeats),
+            billableActions: perTrip(totals.signals + totals.updates + totals.workflowTasks + heartbeats),
+            queries: perTrip(delta("QueryWorkflow")),
+            workerCpuMs: perTrip(cpuMs),
+          },
+          ...(latencies.length ? { firstDeltaLatencyMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95) } } : {}),
+          ...(lags.length ? { lastDeltaLagMs: { p50: percentile(lags, 50), p95: percentile(lags, 95) } } : {}),
+        });
+        console.log(`bench: streaming: ${subject.name}: ${JSON.stringify(figures.at(-1))}`);
+      } catch (error) {
+        figures.push({ name: subject.name, library: subject.library, error: (error as Error).message });
+        console.log(`bench: streaming: ${subject.name} did not run: ${(error as Error).message}`);
+      } finally {
+        await worker.stop();
+      }
+    }
+  } finally {
+    await model.close();
+    await server.stop();
+  }
+  return figures;
 }

@@ -19,6 +19,7 @@ import { bundleAgentWorkflows } from "./workflow-bundle.js";
 export { bundleAgentWorkflows, workflowsPath } from "./workflow-bundle.js";
 import type { TelemetryOptions } from "./telemetry/telemetry-options.js";
 import { bundleTelemetryWorkflows, telemetryWorkerOptions } from "./telemetry/worker-telemetry.js";
+import { STREAMING_HEARTBEAT_INTERVAL } from "./activities/answer-heartbeat.js"; // the cadence of streamed text
 
 /** Options of `ai.worker()`. */
 export interface AgentWorkerOptions {
@@ -66,7 +67,10 @@ export interface AgentWorkerOptions {
    * Default: an unversioned worker (every worker of the task queue serves every run).
    */
   deployment?: WorkerDeployment;
-  /** Passed through to Temporal's `Worker.create` (for example `maxCachedWorkflows`). */
+  /**
+   * Passed through to Temporal's `Worker.create` (for example `maxCachedWorkflows`).
+   * `maxHeartbeatThrottleInterval` defaults to 250 ms here: the cadence of streamed text deltas.
+   */
   workerOptions?: Partial<Omit<WorkerOptions, "taskQueue" | "connection" | "namespace" | "activities" | "workflowBundle" | "workflowsPath" | "dataConverter">>;
 }
 
@@ -79,6 +83,8 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   const connection = options.connection ?? (await connectNative(settings.address, temporalSecurity(options)));
   const telemetry = options.telemetry ? telemetryWorkerOptions(options.telemetry, agents, options.workerOptions) : undefined;
   return Worker.create({
+    // Streamed answers reach subscribers through the model call's heartbeats: this is their cadence.
+    maxHeartbeatThrottleInterval: STREAMING_HEARTBEAT_INTERVAL,
     ...options.workerOptions,
     ...telemetry,
     ...(dataConverter ? { dataConverter } : {}),

@@ -134,16 +134,25 @@ describe("an encrypted run", () => {
     const keys = keyring({ k1: newKey() }, "k1");
     const dataConverter = encryptedDataConverter(keys);
     const client = new Client({ connection: harness.client.connection, dataConverter });
-    const model = await startScriptedModel([{ toolCalls: [{ name: "update_plan", arguments: { from: "SECRET-INPUT-squats", to: "SECRET-INPUT-lunges" } }] }, "SECRET-REPLY: your knee plan is updated."]);
+    // Paced, so the reply's model call is still running when the client sees its first delta.
+    const model = await startScriptedModel([{ toolCalls: [{ name: "update_plan", arguments: { from: "SECRET-INPUT-squats", to: "SECRET-INPUT-lunges" } }] }, "SECRET-REPLY: your knee plan is updated."], { chunksPerSecond: 20 });
     const agent = ai.agent({ name: "codec-plain", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [planTool()] });
     const message = "SECRET-MESSAGE: my knee hurts, swap squats for lunges";
+    const heartbeatEncodings: (string | undefined)[] = [];
     const { result, history, events } = await withWorker(
       harness,
       [agent],
       async ({ taskQueue }) => {
         const stream = await agent.stream(message, { client, taskQueue });
         const events: string[] = [];
-        for await (const event of stream) events.push(event.type);
+        for await (const event of stream) {
+          if (event.type === "text.delta" && events.at(-1) !== "text.delta") {
+            // The streamed text as the server holds it: the model call's heartbeat details.
+            const pending = (await harness.client.workflow.getHandle(stream.workflowId).describe()).raw.pendingActivities ?? [];
+            for (const activity of pending) for (const payload of activity.heartbeatDetails?.payloads ?? []) heartbeatEncodings.push(meta(payload as never, "encoding"));
+          }
+          events.push(event.type);
+        }
         const handle = await ai.getRun(stream.workflowId, { client });
         return { result: await handle.result(), history: await handle.workflow.fetchHistory(), events };
       },
@@ -165,8 +174,9 @@ describe("an encrypted run", () => {
       ["activity_id", "activity_type", "attempt", "backoff", "complete_time", "original_schedule_time", "seq"],
     );
     expect(new Set(payloads.filter((p) => !notEncrypted.includes(p)).map(({ payload }) => meta(payload, KEY_ID_METADATA)))).toEqual(new Set(["k1"]));
-    // Signals (the stream's batches) and the UI summaries were encrypted too.
-    expect(payloads.some(({ path }) => path.includes("workflowExecutionSignaledEventAttributes"))).toBe(true);
+    // The UI summaries were encrypted too, and so was the streamed text in the model call's heartbeat details (not history, but on the server).
+    expect(heartbeatEncodings.length).toBeGreaterThan(0);
+    expect(new Set(heartbeatEncodings)).toEqual(new Set([ENCRYPTED_ENCODING]));
     expect(payloads.some(({ path }) => path.includes("userMetadata.summary"))).toBe(true);
 
     // With the key, every secret is there: the scan above was looking at the right data.

@@ -196,3 +196,41 @@ describe("sessions across continue-as-new", () => {
     expect(model.requests.map((r) => r.body.messages.length)).toEqual(Array.from({ length: 200 }, (_v, i) => 2 * i + 1));
   }, 180_000);
 });
+
+describe("a streamed session across continue-as-new", () => {
+  it("one subscriber follows a streamed session through several continue-as-new: every durable event once, in order, and each answer's deltas add up to it", async () => {
+    const replyOf = (message: string) => `Answer to ${message}: ` + "lunges, not squats. ".repeat(12);
+    const model = await startScriptedModel((request) => replyOf(String(request.body.messages.at(-1)!.content)), { chunkSize: 4, chunksPerSecond: 400 });
+    const agent = ai.agent({ name: "can-stream-session", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
+    const messages = Array.from({ length: 60 }, (_v, i) => `m${i}`);
+    const { events, chain } = await withCanWorker([agent], async (taskQueue) => {
+      const session = agent.session(`stream-${randomUUID()}`, { client, taskQueue, streamText: true });
+      await session.send(messages[0]!);
+      const handle = await ai.getRun(session.workflowId, { client });
+      const events: StreamedRunEvent[] = [];
+      const reading = (async () => {
+        for await (const event of handle.stream()) {
+          events.push(event);
+          if (event.type === "run.stopped" && event.trip === messages.length) break; // the last message's answer
+        }
+      })();
+      for (const message of messages.slice(1)) await session.send(message);
+      await reading;
+      const firstRunId = (await client.workflow.getHandle(session.workflowId).describe()).raw.workflowExecutionInfo!.firstRunId!;
+      const chain = await runChain(client, session.workflowId, firstRunId);
+      await session.end();
+      return { events, chain };
+    });
+    await model.close();
+    expect(chain.length).toBeGreaterThan(5);
+    const durable = events.filter((e) => e.type !== "text.delta");
+    expect(durable.map((e) => e.offset)).toEqual(durable.map((_e, i) => i));
+    expect(durable.filter((e) => e.type === "model.answered").map((e) => e.trip)).toEqual(messages.map((_m, i) => i + 1));
+    for (const [i, message] of messages.entries()) {
+      const text = events.filter((e): e is Extract<StreamedRunEvent, { type: "text.delta" }> => e.type === "text.delta" && e.trip === i + 1).map((e) => e.text).join("");
+      expect(text).toBe(replyOf(message));
+    }
+    // the messages after the subscriber attached streamed as they were produced, not only whole
+    expect(events.filter((e) => e.type === "text.delta" && e.trip === messages.length).length).toBeGreaterThan(1);
+  }, 120_000);
+});

@@ -56,7 +56,8 @@ describe("a model stream that breaks after it started is retried", () => {
     expect(events[retry]).toMatchObject({ type: "trip.retry", trip: 1, attempt: 2 });
     const deltas = (from: number, to: number) => events.slice(from, to).filter((e): e is Delta => e.type === "text.delta");
     const before = deltas(0, retry);
-    expect(before.map((d) => d.text).join("")).toBe(LOST.slice(0, 8 * (cut.cutAfterChunks - 1))); // what attempt 1 streamed before the cut
+    // What attempt 1's heartbeats showed of its text before the cut: a prefix of what it streamed (deltas are sampled from heartbeats, not logged).
+    expect(LOST.slice(0, 8 * (cut.cutAfterChunks - 1)).startsWith(before.map((d) => d.text).join(""))).toBe(true);
     expect(before.every((d) => d.attempt === 1)).toBe(true);
     const after = deltas(retry, events.length);
     expect(after.map((d) => d.text).join("")).toBe(SECOND);

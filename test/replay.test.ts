@@ -47,6 +47,8 @@ const cutAfterUsage =
 
 const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; input?: RunInput; options?: Partial<AgentOptions>; searchAttributes?: boolean; run?: RunOptions }> = {
   "answer-only": { script: ["Hello there."] },
+  // Text deltas ride on the model call's heartbeats: nothing of them in the history (streamed-text.json is a run of before, with publish signals and poll updates).
+  "streamed-text": { script: [{ text: "Lunges it is: same muscles, kinder to the knees.", toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Swapped."], run: { streamText: true } },
   "tool-call": { script: [{ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Swapped."] },
   "refused-failed-and-parallel": {
     script: [

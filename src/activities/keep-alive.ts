@@ -1,5 +1,15 @@
 import { Context } from "@temporalio/activity";
 
+/** The details each running activity heartbeated last: keep-alive heartbeats repeat them rather than clearing them. */
+const lastDetails = new WeakMap<Context, unknown>();
+
+/** Heartbeats `details` for the current activity; its keep-alive heartbeats carry them from now on. */
+export function heartbeatWith(details: unknown): void {
+  const context = Context.current();
+  lastDetails.set(context, details);
+  context.heartbeat(details);
+}
+
 /**
  * Wraps an activity so the worker heartbeats it while it runs (a third of its heartbeat timeout
  * apart): a live worker keeps its attempt, a crashed one is retried elsewhere within the timeout.
@@ -8,7 +18,7 @@ export function keepAlive<A extends unknown[], R>(activity: (...args: A) => Prom
   return async (...args: A) => {
     const context = Context.current();
     const timeout = context.info.heartbeatTimeoutMs;
-    const timer = timeout ? setInterval(() => context.heartbeat(), Math.max(100, timeout / 3)) : undefined;
+    const timer = timeout ? setInterval(() => context.heartbeat(lastDetails.get(context)), Math.max(100, timeout / 3)) : undefined;
     try {
       return await activity(...args);
     } finally {

@@ -1,6 +1,5 @@
 import { ApplicationFailure, Context, log } from "@temporalio/activity";
-import { WorkflowStreamClient } from "@temporalio/workflow-streams/client";
-import { RUN_EVENTS_TOPIC, type RunEvent } from "../contract/run-events.js";
+import { answerHeartbeat } from "./answer-heartbeat.js";
 import OpenAI from "openai";
 import type { Message } from "../contract/types.js";
 import { usageFromOpenAI, type OpenAIUsage, type Usage } from "../contract/usage.js";
@@ -31,7 +30,7 @@ export interface ModelCallInput {
   /** The last messages the workflow added itself (the input, a re-prompt), when small: no worker produced them. */
   conversationTail?: Message[];
   trip: number;
-  /** Publish text deltas to the run's stream as they arrive. */
+  /** Heartbeat the answer's text as it arrives, for subscribers (see `answer-heartbeat.ts`). */
   streamText?: boolean;
   /** Bumped when a handoff's inputFilter replaced the run's conversation: cached messages of an earlier view are stale. */
   view?: number;
@@ -72,7 +71,7 @@ export function createModelCall(registry: AgentRegistry, conversations: Conversa
     const check = input.conversationDigest === undefined ? input.conversationLength : { length: input.conversationLength, digest: input.conversationDigest, tail: input.conversationTail ?? [] };
     const { messages, source } = await conversations.read(context.client, run, check, key);
     const runContext = await contextFor(context, input.hasContext);
-    const deltas = input.streamText ? textDeltaPublisher(input.trip, context.info.attempt) : undefined;
+    const deltas = input.streamText ? await answerHeartbeat(input.trip, context.info.attempt) : undefined;
     let reported: OpenAIUsage | undefined;
     try {
       const client = openaiClientFor(model);
@@ -90,7 +89,7 @@ export function createModelCall(registry: AgentRegistry, conversations: Conversa
           ...requestFields(mergeModelSettings(model.settings, input.modelSettings), { hasTools: tools.length > 0, firstTrip: input.firstTrip === true }),
           stream_options: { include_usage: true },
         },
-        { signal: context.cancellationSignal, onTextDelta: deltas && ((text) => deltas.publish(text)), onUsage: (usage) => (reported = usage) },
+        { signal: context.cancellationSignal, onTextDelta: deltas && ((text) => deltas.add(text)), onUsage: (usage) => (reported = usage) },
       );
       reported = completion.usage ?? reported;
       const answer = validateAnswer(completion, { modelId: model.modelId, limits: limitsOf(agent.options) });
@@ -104,7 +103,7 @@ export function createModelCall(registry: AgentRegistry, conversations: Conversa
       await reportFailedAttempt(input.trip, usageFromOpenAI(reported, model.settings.pricing));
       throw failureForModelError(error, model.modelId);
     } finally {
-      await deltas?.close();
+      deltas?.close();
     }
   };
 }
@@ -137,24 +136,6 @@ async function reportFailedAttempt(trip: number, usage: Usage | undefined): Prom
   } catch (error) {
     log.warn("could not report the usage of a failed model call attempt", { trip, error: (error as Error).message });
   }
-}
-
-/** How often text deltas are sent to the workflow: each batch is one signal in the history. */
-const DELTA_BATCH_INTERVAL = "100 milliseconds";
-
-/** Publishes a trip's text deltas to the run's stream, marking a retried attempt first. */
-function textDeltaPublisher(trip: number, attempt: number) {
-  const client = WorkflowStreamClient.fromWithinActivity({ batchInterval: DELTA_BATCH_INTERVAL });
-  const topic = client.topic<RunEvent>(RUN_EVENTS_TOPIC);
-  let first = true;
-  if (attempt > 1) topic.publish({ type: "trip.retry", trip, attempt }, { forceFlush: true });
-  return {
-    publish(text: string) {
-      topic.publish({ type: "text.delta", trip, attempt, text }, { forceFlush: first });
-      first = false;
-    },
-    close: () => client[Symbol.asyncDispose](),
-  };
 }
 
 /** The Temporal failure a model call ends with, as `MODEL_ERROR_TABLE` classifies its error: permanent fails the run, transient is retried. */

@@ -1,55 +1,41 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { ApplicationFailure, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from "@temporalio/client";
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from "@temporalio/client";
 import { defaultPayloadConverter } from "@temporalio/common";
 import proto from "@temporalio/proto";
 import { streamTailQuery, type StreamTail } from "../workflows/definitions.js";
 import { completeResult } from "./complete-result.js";
+import { AnswerDeltas, partialAnswerOf } from "./answer-deltas.js";
 import { withSubAgentStreams } from "../subagents/merge-streams.js";
-import { RUN_EVENTS_TOPIC, type RunEvent, type StreamedRunEvent } from "../contract/run-events.js";
+import type { RunEvent, StreamedRunEvent } from "../contract/run-events.js";
 import type { RunResult } from "../contract/types.js";
 
 /**
- * Subscribing speaks Workflow Streams' wire protocol (the `__temporal_workflow_stream_poll`
- * update) directly rather than through `WorkflowStreamClient.subscribe`, which in 1.23 keeps
- * polling forever when a run continues as new and then completes between two polls.
+ * How a subscriber reads a run, writing nothing to it: `describe()` (answered by the server
+ * alone) tells whether the run's history grew and gives the answer in flight (the model call's
+ * heartbeat details); only when the history grew does it read the new durable events, with the
+ * `run-events-tail` query (the Workflow Stream's log, from an offset). A subscriber adds no
+ * history event, no workflow task, and one query per step of the run.
  */
-const POLL_UPDATE = "__temporal_workflow_stream_poll";
-interface PollInput {
-  topics: string[];
-  from_offset: number;
-}
-interface PollResult {
-  items: Array<{ topic: string; data: string; offset: number }>;
-  next_offset: number;
-  more_ready: boolean;
-}
-/** Pause between polls that found nothing more ready: lower means lower latency, more poll updates. */
-const POLL_COOLDOWN_MS = 20;
-/** Failed polls back off from POLL_COOLDOWN_MS, doubling up to this pause. */
+/** Pause between reads while the model answers: the latency of text deltas, one `describe()` each. */
+const ANSWER_PAUSE_MS = 40;
+/** Pause between reads while the run is between answers, growing by half each time nothing changed, up to IDLE_PAUSE_MS. */
+const IDLE_PAUSE_MS = 250;
+/** Failed reads back off from ANSWER_PAUSE_MS, doubling up to this pause. */
 const MAX_RETRY_PAUSE_MS = 2_000;
 /**
- * Polls that may fail in a row, while the run is running or its status cannot be read (a
- * continue-as-new, a server outage), before the stream gives up with the last error: with the
+ * Reads that may fail in a row, while the run is running or its status cannot be read (a worker
+ * restarting, a server outage), before the stream gives up with the last error: with the
  * backoff, about 3 minutes.
  */
-const MAX_POLL_FAILURES = 100;
+const MAX_READ_FAILURES = 100;
 
 /** A stream item's data (a base64 `Payload` proto) as a run event. */
 function decodeEvent(data: string): RunEvent {
   return defaultPayloadConverter.fromPayload<RunEvent>(proto.temporal.api.common.v1.Payload.decode(Buffer.from(data, "base64")));
 }
 
-/** Whether the run is still running, has closed, or cannot be told (the server is unreachable). */
-async function runStatus(handle: WorkflowHandle): Promise<"running" | "closed" | "unknown"> {
-  try {
-    return (await handle.describe()).status.name === "RUNNING" ? "running" : "closed";
-  } catch (error) {
-    return error instanceof WorkflowNotFoundError ? "closed" : "unknown";
-  }
-}
-
-/** The pause after the `failures`-th failed poll in a row. */
-const retryPause = (failures: number) => Math.min(MAX_RETRY_PAUSE_MS, POLL_COOLDOWN_MS * 2 ** Math.min(failures - 1, 16));
+/** The pause after the `failures`-th failed read in a row. */
+const retryPause = (failures: number) => Math.min(MAX_RETRY_PAUSE_MS, ANSWER_PAUSE_MS * 2 ** Math.min(failures - 1, 16));
 
 /** Options of `handle.stream()`. */
 export interface StreamOptions {
@@ -82,39 +68,77 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
     return withSubAgentStreams(this.ownEvents(), (workflowId) => new RunEventStream(this.client, workflowId, async () => completeResult(this.client, await this.client.workflow.getHandle(workflowId).result())));
   }
 
-  /** The run's own events. */
+  /**
+   * The run's own events: its durable events by offset, and between them the text deltas of the
+   * answer in flight (carrying the offset of the durable event before them).
+   */
   private async *ownEvents(): AsyncGenerator<StreamedRunEvent> {
-    // The latest run of the workflow: after a continue-as-new, polls land on the new run.
+    // The latest run of the workflow: after a continue-as-new, reads land on the new run (its stream carries the offsets on).
     const handle = this.client.workflow.getHandle(this.workflowId);
+    const deltas = new AnswerDeltas();
     let next = this.options.fromOffset ?? 0;
+    let seen: string | undefined; // the run id and history length the durable events were last read at
+    let idlePause = ANSWER_PAUSE_MS;
+    let answering = false; // a model call is under way: read at the answer's pace
     for (let failures = 0; ; ) {
-      let page: PollResult;
+      let description: WorkflowExecutionDescription;
       try {
-        page = await handle.executeUpdate<PollResult, [PollInput]>(POLL_UPDATE, { args: [{ topics: [RUN_EVENTS_TOPIC], from_offset: next }] });
-        failures = 0;
+        description = await handle.describe();
       } catch (error) {
-        const type = error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure ? error.cause.type : undefined;
-        if (type === "TruncatedOffset") next = 0; // fell behind what the stream keeps: resume at its oldest event
-        // Closed: the rest comes from its tail. Unknown (the server is down): poll again once it is back.
-        else if (type !== "StreamDraining" && (await runStatus(handle)) === "closed") break;
-        if (++failures > MAX_POLL_FAILURES) throw error;
-        await sleep(type === "StreamDraining" ? POLL_COOLDOWN_MS : retryPause(failures)); // a continue-as-new is over in a poll or two
+        if (error instanceof WorkflowNotFoundError || ++failures > MAX_READ_FAILURES) throw error;
+        await sleep(retryPause(failures));
         continue;
       }
-      for (const { offset, data } of page.items) {
-        next = offset + 1;
-        const event = { ...decodeEvent(data), offset };
-        if (event.type === "run.finished") {
-          yield { ...event, result: await completeResult(this.client, event.result) };
-          return;
+      const running = description.status.name === "RUNNING";
+      if (!running) break;
+      const version = `${description.runId}/${description.historyLength}`;
+      const queried = version !== seen;
+      if (queried) {
+        let tail: StreamTail;
+        try {
+          tail = await handle.query(streamTailQuery, next);
+          failures = 0;
+        } catch (error) {
+          // No worker answers yet (one restarting), or the run closed meanwhile: read again.
+          if (++failures > MAX_READ_FAILURES) throw error;
+          await sleep(retryPause(failures));
+          continue;
         }
-        yield event;
+        seen = version;
+        idlePause = ANSWER_PAUSE_MS;
+        for (const { offset, data } of tail.items) {
+          const event = { ...decodeEvent(data), offset };
+          for (const delta of deltas.beforeDurable(event)) yield { ...delta, offset: next - 1 };
+          next = offset + 1;
+          if (event.type === "run.finished") {
+            yield { ...event, result: await completeResult(this.client, event.result) };
+            return;
+          }
+          answering = event.type === "trip.started" || event.type === "trip.retry";
+          yield event;
+        }
       }
-      next = page.next_offset;
-      if (!page.more_ready) await sleep(POLL_COOLDOWN_MS);
+      const partial = await partialAnswerOf(description, this.client.options.loadedDataConverter);
+      if (partial) {
+        const sent = deltas.fromPartial(partial);
+        if (sent === "needs-marker") {
+          // A retried attempt: its trip.retry is in the durable events read after this description, or before our offset.
+          if (queried) deltas.acceptAttempt(partial.trip, partial.attempt);
+          else seen = undefined;
+          continue;
+        }
+        for (const delta of sent) yield { ...delta, offset: next - 1 };
+        await sleep(ANSWER_PAUSE_MS);
+      } else if (answering) {
+        await sleep(ANSWER_PAUSE_MS);
+      } else {
+        await sleep(idlePause);
+        idlePause = Math.min(IDLE_PAUSE_MS, idlePause * 1.5);
+      }
     }
-    // The run closed after our last poll: take the rest from the closed run, then its result.
+    // The run closed: the rest of its events from the closed run, then its result.
     for (const event of await this.tail(next)) {
+      for (const delta of deltas.beforeDurable(event)) yield { ...delta, offset: next - 1 };
       next = event.offset + 1;
       if (event.type === "run.finished") {
         yield { ...event, result: await completeResult(this.client, event.result) };

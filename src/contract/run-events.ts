@@ -22,6 +22,20 @@ export type RunEvent = (
 ) & { agents?: string[] };
 
 /**
+ * The answer the `model.call` activity is producing, as it puts it in its heartbeat details while
+ * the run streams text (`streamText`): not history, read by subscribers with `describe()`. `text`
+ * is the answer's text from character `from` on (the part before it was dropped once the answer
+ * outgrew what one heartbeat carries; a subscriber further behind takes it from `model.answered`).
+ */
+export interface PartialAnswer {
+  trip: number;
+  /** The activity attempt producing it (attempts after the first follow a `trip.retry` event). */
+  attempt: number;
+  from: number;
+  text: string;
+}
+
+/**
  * A run event with its position in its run's stream (the offset to resume after), and the agent
  * path it came from (`["triage", "billing"]`: the billing sub-agent called by triage). Events of
  * sub-agent runs, merged into their caller's stream, carry their own run's `workflowId`.

@@ -63,6 +63,8 @@ export interface ScriptedAnswer {
   cutBy?: StreamCut;
   /** Characters per streamed delta for this answer (e.g. large, to send megabytes quickly). Default: the server's. */
   chunkSize?: number;
+  /** Text chunks a second for this answer (a model producing tokens at that rate). Default: the server's. */
+  chunksPerSecond?: number;
   /** Usage to report (null: none, even with a server-wide default). */
   usage?: ScriptedUsage | null;
 }
@@ -84,6 +86,8 @@ export interface ScriptedRequest {
   authorization: string | undefined;
   /** When the first streamed chunk was written (epoch ms), for latency measurements. */
   firstChunkAt?: number;
+  /** When the last streamed chunk so far was written (epoch ms). */
+  lastChunkAt?: number;
   /** Resolves when the connection closes: after the answer, or when the client gives up (aborts). */
   closed: Promise<void>;
 }
@@ -105,6 +109,8 @@ export interface ScriptedModel {
 export interface ScriptedModelOptions {
   /** Characters per streamed text delta. Default 8. */
   chunkSize?: number;
+  /** Text chunks a second (a model producing tokens at that rate). Default: as fast as the connection takes them. */
+  chunksPerSecond?: number;
   /** Port to listen on; default a free one. */
   port?: number;
   /**
@@ -155,7 +161,8 @@ export async function startScriptedModel(script: ScriptedTurn[] | ScriptHandler,
     const fallback = typeof options.usage === "function" ? options.usage(request) : options.usage;
     const answer: Answer = { ...scripted, usage: scripted.usage === null ? undefined : (scripted.usage ?? fallback) };
     const completion = { id: `chatcmpl-scripted-${request.index}`, created: Math.floor(Date.now() / 1000), model: body.model };
-    if (body.stream) writeStream(res, completion, answer, answer.chunkSize ?? options.chunkSize ?? 8, request);
+    const pace = answer.chunksPerSecond ?? options.chunksPerSecond;
+    if (body.stream) await writeStream(res, completion, answer, { chunkSize: answer.chunkSize ?? options.chunkSize ?? 8, ...(pace ? { chunksPerSecond: pace } : {}) }, request);
     else writeCompletion(res, completion, answer);
   }
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
@@ -246,7 +253,7 @@ function withTotal(usage: ScriptedUsage): ScriptedUsage {
   return { ...usage, total_tokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens };
 }
 
-function writeStream(res: ServerResponse, ids: CompletionIds, answer: Answer, chunkSize: number, request: ScriptedRequest): void {
+async function writeStream(res: ServerResponse, ids: CompletionIds, answer: Answer, { chunkSize, chunksPerSecond }: { chunkSize: number; chunksPerSecond?: number }, request: ScriptedRequest): Promise<void> {
   const toolCalls = toolCallsOf(answer, ids.id);
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   const stopAfter = answer.stallAfterChunks ?? answer.cutAfterChunks;
@@ -262,13 +269,21 @@ function writeStream(res: ServerResponse, ids: CompletionIds, answer: Answer, ch
   const send = (delta: object, finish: string | null = null) => {
     if (stopped) return;
     request.firstChunkAt ??= Date.now();
+    request.lastChunkAt = Date.now();
     chunks += 1;
     stopped = stopAfter !== undefined && chunks >= stopAfter;
     res.write(`data: ${JSON.stringify({ ...ids, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`, stopped ? breakStream : undefined);
   };
   send({ role: "assistant", content: "" });
   const text = answer.text ?? "";
-  for (let i = 0; i < text.length; i += chunkSize) send({ content: text.slice(i, i + chunkSize) });
+  const started = Date.now();
+  for (let i = 0, n = 0; i < text.length; i += chunkSize, n++) {
+    // Paced: chunk n goes out n / chunksPerSecond seconds after the first.
+    const wait = chunksPerSecond ? started + (n * 1000) / chunksPerSecond - Date.now() : 0;
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    if (res.destroyed) return;
+    send({ content: text.slice(i, i + chunkSize) });
+  }
   toolCalls.forEach((call, index) => {
     send({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] });
     const args = call.function.arguments;

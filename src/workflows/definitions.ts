@@ -16,7 +16,7 @@ export interface AgentRunArgs {
   agent: string;
   /** The conversation so far, ending in the user's turn. */
   messages: Message[];
-  /** Publish answer text to the run's stream as the model produces it (costs history events per batch). */
+  /** Stream answer text as the model produces it: the model call heartbeats it (no history events); subscribers read it with `describe()`. */
   streamText?: boolean;
   /** End the run with stopReason "timed-out" after this long (across continue-as-new). */
   timeoutMs?: number;
@@ -92,8 +92,8 @@ export interface StreamTail {
 }
 
 /**
- * The stream's items from an offset. Subscribers use it once a run has closed, to take the
- * events published after their last poll (a closed workflow no longer answers polls).
+ * The stream's items from an offset: subscribers read the durable events with it (when the run's
+ * history grew), and from a closed run (answered by a worker replaying it).
  */
 export const streamTailQuery = defineQuery<StreamTail, [number]>("run-events-tail");
 

@@ -1,0 +1,44 @@
+/**
+ * The streaming benchmark's worker, run as a child process so its CPU time is its own:
+ * `node --import tsx --conditions=durable-agent-source bench/streaming-worker.ts`, configured by
+ * the environment (TEMPORAL_ADDRESS, BENCH_TASK_QUEUE, BENCH_MODEL_URL, BENCH_LIBRARY:
+ * durable-agent or a peer's package name; BENCH_WORKER_OPTIONS: JSON worker options, for the
+ * heartbeat-throttle candidates). Prints "ready" once polling; each line "cpu" on stdin is
+ * answered with "cpu <user+system ms so far>"; SIGTERM shuts it down.
+ */
+import { createInterface } from "node:readline";
+import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
+import { ai } from "../src/index.js";
+import { STREAM_AGENT, streamingAgent } from "./streaming-scenario.js";
+
+const env = (name: string) => process.env[name] ?? (() => { throw new Error(`${name} is not set`); })();
+
+Runtime.install({ logger: new DefaultLogger("WARN") });
+const connection = await NativeConnection.connect({ address: env("TEMPORAL_ADDRESS") });
+const taskQueue = env("BENCH_TASK_QUEUE");
+const library = env("BENCH_LIBRARY");
+const baseURL = env("BENCH_MODEL_URL");
+const workerOptions = JSON.parse(process.env.BENCH_WORKER_OPTIONS ?? "{}") as Record<string, unknown>;
+let worker: Worker;
+if (library === "durable-agent") {
+  worker = await ai.worker({ connection, taskQueue, agents: [streamingAgent(baseURL, STREAM_AGENT)], workerOptions });
+} else if (library === "@temporalio/ai-sdk") {
+  const { preparePeer, aiSdkActivities } = await import("./peer.js");
+  const { plugin, bundle } = preparePeer(baseURL);
+  worker = await Worker.create({ connection, taskQueue, workflowBundle: await bundle, activities: aiSdkActivities, plugins: [plugin], ...workerOptions });
+} else if (library === "@temporalio/openai-agents") {
+  const { prepareOpenAIAgentsPeer, openaiAgentsActivities } = await import("./peer-openai-agents.js");
+  const { plugin, bundle } = prepareOpenAIAgentsPeer(baseURL);
+  worker = await Worker.create({ connection, taskQueue, workflowBundle: await bundle, activities: openaiAgentsActivities, plugins: [plugin], ...workerOptions });
+} else throw new Error(`BENCH_LIBRARY: unknown library ${library}`);
+createInterface({ input: process.stdin }).on("line", (line) => {
+  if (line.trim() !== "cpu") return;
+  const { user, system } = process.cpuUsage();
+  console.log(`cpu ${(user + system) / 1000}`);
+});
+process.once("SIGTERM", () => worker.shutdown());
+const running = worker.run();
+console.log("ready");
+await running;
+await connection.close();
+process.exit(0);

@@ -1,0 +1,68 @@
+/**
+ * The delta path of a streamed run: the `model.call` activity puts the answer it is producing in
+ * its heartbeat details (`PartialAnswer`), which subscribers read with `describe()`. Heartbeats
+ * are not history: an answer of any length adds no event to the run. The worker sends at most one
+ * heartbeat per `maxHeartbeatThrottleInterval` (the worker sets `STREAMING_HEARTBEAT_INTERVAL`),
+ * the first at once. Only a retried attempt's `trip.retry` marker goes to the run's durable stream
+ * (one signal), so that every subscriber sees it, in order, before that attempt's text.
+ */
+import { WorkflowStreamClient } from "@temporalio/workflow-streams/client";
+import { RUN_EVENTS_TOPIC, type PartialAnswer, type RunEvent } from "../contract/run-events.js";
+import { heartbeatWith } from "./keep-alive.js";
+
+/**
+ * How often, at most, a worker sends an activity's heartbeat while it streams text: the cadence of
+ * text deltas after the first (sent at once), and one heartbeat (a billable action on Temporal
+ * Cloud) per interval of a streamed answer. 250 ms measured best: 4 heartbeats a second of answer
+ * (100 ms: 10; 1 s: about 1, with deltas a second apart), the first delta as fast either way.
+ */
+export const STREAMING_HEARTBEAT_INTERVAL = "250 milliseconds";
+
+/** Text arriving within this long after a heartbeat waits for the next one: fewer heartbeat calls on the worker, no later than the worker would send them. */
+const COALESCE_MS = 50;
+
+/** The most text one heartbeat carries; beyond it the oldest text is dropped (it is in `model.answered`). */
+const HEARTBEAT_TEXT_CHARS = 64 * 1024;
+
+/** A trip's answer as the activity produces it, heartbeated as it grows. */
+export interface AnswerHeartbeat {
+  /** Adds text the model produced. */
+  add(text: string): void;
+  /** The answer is complete (or failed): no more heartbeats for it. */
+  close(): void;
+}
+
+/** Starts heartbeating a trip's answer; a retried attempt first puts `trip.retry` on the run's stream (awaited). */
+export async function answerHeartbeat(trip: number, attempt: number): Promise<AnswerHeartbeat> {
+  if (attempt > 1) await publishRetry(trip, attempt);
+  let text = "";
+  let from = 0;
+  let lastSent = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const send = () => {
+    timer = undefined;
+    lastSent = Date.now();
+    heartbeatWith({ trip, attempt, from, text } satisfies PartialAnswer);
+  };
+  return {
+    add(delta: string) {
+      text += delta;
+      if (text.length > HEARTBEAT_TEXT_CHARS) {
+        from += text.length - HEARTBEAT_TEXT_CHARS;
+        text = text.slice(-HEARTBEAT_TEXT_CHARS);
+      }
+      if (timer) return; // the next heartbeat takes this text too
+      const wait = lastSent + COALESCE_MS - Date.now();
+      if (wait <= 0) send();
+      else timer = setTimeout(send, wait);
+    },
+    close: () => clearTimeout(timer),
+  };
+}
+
+/** The `trip.retry` marker, as a durable stream event (one Workflow Streams publish signal). */
+async function publishRetry(trip: number, attempt: number): Promise<void> {
+  const client = WorkflowStreamClient.fromWithinActivity();
+  client.topic<RunEvent>(RUN_EVENTS_TOPIC).publish({ type: "trip.retry", trip, attempt }, { forceFlush: true });
+  await client[Symbol.asyncDispose]();
+}

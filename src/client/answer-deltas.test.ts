@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { AnswerDeltas } from "./answer-deltas.js";
+
+const texts = (deltas: unknown) => (deltas as { text: string }[]).map((d) => d.text).join("");
+const answered = (trip: number, text: string) => ({ type: "model.answered" as const, trip, text, toolCalls: [] });
+
+describe("AnswerDeltas", () => {
+  it("sends what each heartbeat adds, and the rest of the answer before its model.answered", () => {
+    const deltas = new AnswerDeltas();
+    deltas.beforeDurable({ type: "trip.started", trip: 1 });
+    expect(texts(deltas.fromPartial({ trip: 1, attempt: 1, from: 0, text: "Lun" }))).toBe("Lun");
+    expect(texts(deltas.fromPartial({ trip: 1, attempt: 1, from: 0, text: "Lunges" }))).toBe("ges");
+    expect(texts(deltas.fromPartial({ trip: 1, attempt: 1, from: 0, text: "Lunges" }))).toBe("");
+    expect(texts(deltas.beforeDurable(answered(1, "Lunges it is.")))).toBe(" it is.");
+    // answered: a late heartbeat of that trip sends nothing more
+    expect(deltas.fromPartial({ trip: 1, attempt: 1, from: 0, text: "Lunges it is." })).toEqual([]);
+  });
+
+  it("a retried attempt waits for its trip.retry; after it, the failed attempt's last heartbeat is ignored and the new text starts again", () => {
+    const deltas = new AnswerDeltas();
+    deltas.beforeDurable({ type: "trip.started", trip: 1 });
+    expect(texts(deltas.fromPartial({ trip: 1, attempt: 1, from: 0, text: "This fir" }))).toBe("This fir");
+    expect(deltas.fromPartial({ trip: 1, attempt: 2, from: 0, text: "The" })).toBe("needs-marker");
+    deltas.beforeDurable({ type: "trip.retry", trip: 1, attempt: 2 });
+    expect(deltas.fromPartial({ trip: 1, attempt: 1, from: 0, text: "This fir" })).toEqual([]);
+    const sent = deltas.fromPartial({ trip: 1, attempt: 2, from: 0, text: "The" });
+    expect(sent).toEqual([{ type: "text.delta", trip: 1, attempt: 2, text: "The" }]);
+    expect(deltas.beforeDurable(answered(1, "The second."))).toEqual([{ type: "text.delta", trip: 1, attempt: 2, text: " second." }]);
+  });
+
+  it("after trip.retry with no heartbeat of the new attempt seen, the whole answer comes with model.answered, as that attempt's", () => {
+    const deltas = new AnswerDeltas();
+    deltas.beforeDurable({ type: "trip.started", trip: 1 });
+    deltas.fromPartial({ trip: 1, attempt: 1, from: 0, text: "This fir" });
+    deltas.beforeDurable({ type: "trip.retry", trip: 1, attempt: 2 });
+    expect(deltas.beforeDurable(answered(1, "The second."))).toEqual([{ type: "text.delta", trip: 1, attempt: 2, text: "The second." }]);
+  });
+
+  it("a run that does not stream text has its text in durable deltas: model.answered adds nothing", () => {
+    const deltas = new AnswerDeltas();
+    deltas.beforeDurable({ type: "trip.started", trip: 1 });
+    expect(deltas.beforeDurable({ type: "text.delta", trip: 1, attempt: 0, text: "Hello." })).toEqual([]);
+    expect(deltas.beforeDurable(answered(1, "Hello."))).toEqual([]);
+  });
+
+  it("a subscriber behind the heartbeat's window waits for model.answered", () => {
+    const deltas = new AnswerDeltas();
+    deltas.beforeDurable({ type: "trip.started", trip: 1 });
+    expect(deltas.fromPartial({ trip: 1, attempt: 1, from: 10, text: "klmnop" })).toEqual([]);
+    expect(texts(deltas.beforeDurable(answered(1, "abcdefghijklmnopq")))).toBe("abcdefghijklmnopq");
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * Text deltas of a streamed run, from the answer in flight (the `model.call` activity's heartbeat
+ * details, read with `describe()`: no history, no worker) set between the run's durable events.
+ * Each answer's deltas add up to its text: whatever the heartbeats did not show yet is sent just
+ * before the answer's `model.answered`. A retried attempt's text only follows its `trip.retry`.
+ */
+import type { LoadedDataConverter } from "@temporalio/common";
+import { decode } from "@temporalio/common/lib/internal-non-workflow/index.js";
+import type { WorkflowExecutionDescription } from "@temporalio/client";
+import { ACTIVITY } from "../contract/constants.js";
+import type { PartialAnswer, RunEvent } from "../contract/run-events.js";
+
+type TextDelta = Extract<RunEvent, { type: "text.delta" }>;
+
+/** The answer in flight, from a description of the run: the pending model call's last heartbeat details. */
+export async function partialAnswerOf(description: WorkflowExecutionDescription, converter: LoadedDataConverter): Promise<PartialAnswer | undefined> {
+  const pending = description.raw.pendingActivities?.find((activity) => activity.activityType?.name === ACTIVITY.modelCall);
+  const payloads = pending?.heartbeatDetails?.payloads;
+  if (!payloads?.length) return undefined;
+  // The client's codec first (an encrypting one, say), then its payload converter.
+  const details = await decode(converter.payloadCodecs, payloads.slice(0, 1))
+    .then(([payload]) => converter.payloadConverter.fromPayload<unknown>(payload!))
+    .catch(() => undefined);
+  return isPartialAnswer(details) ? details : undefined;
+}
+
+function isPartialAnswer(value: unknown): value is PartialAnswer {
+  const v = value as PartialAnswer | undefined;
+  return typeof v === "object" && v !== null && typeof v.trip === "number" && typeof v.attempt === "number" && typeof v.from === "number" && typeof v.text === "string";
+}
+
+/** What one subscriber has shown of the answers: the deltas to send for each partial answer and durable event. */
+export class AnswerDeltas {
+  /** The attempt whose text was sent, and how much of it. */
+  #shown: { trip: number; attempt: number; length: number } | undefined;
+  /** The highest trip a durable event named; `answered`: that trip's `model.answered` was seen. */
+  #trip = 0;
+  #answered = false;
+  /** The attempts after the first whose `trip.retry` was seen (or was before this subscriber's offset), by trip. */
+  readonly #retried = new Map<number, number>();
+
+  /**
+   * Deltas for a partial answer, or "needs-marker" for a retried attempt whose `trip.retry` this
+   * subscriber has not seen yet (read the durable events again, then `acceptAttempt` if it is not there).
+   */
+  fromPartial(partial: PartialAnswer): TextDelta[] | "needs-marker" {
+    const { trip, attempt } = partial;
+    if (trip < this.#trip || (trip === this.#trip && this.#answered)) return []; // answered already: its text came whole
+    const latest = this.#retried.get(trip) ?? 1;
+    if (attempt < latest) return []; // a failed attempt's last heartbeat, still shown until the new attempt's first
+    if (attempt > latest) return "needs-marker";
+    if (this.#shown?.trip !== trip || this.#shown.attempt !== attempt) {
+      this.#shown = { trip, attempt, length: 0 };
+    }
+    const shown = this.#shown;
+    // Text before `from` was dropped from the heartbeats: a subscriber that far behind waits for model.answered.
+    if (shown.length < partial.from || shown.length >= partial.from + partial.text.length) return [];
+    const text = partial.text.slice(shown.length - partial.from);
+    shown.length += text.length;
+    return [{ type: "text.delta", trip, attempt, text }];
+  }
+
+  /** A retried attempt's text may be sent without its marker: the marker is before where this subscriber started. */
+  acceptAttempt(trip: number, attempt: number): void {
+    this.#retried.set(trip, Math.max(attempt, this.#retried.get(trip) ?? 0));
+  }
+
+  /** The deltas to send before a durable event (the rest of an answer, before its `model.answered`). */
+  beforeDurable(event: RunEvent): TextDelta[] {
+    if ("trip" in event && typeof event.trip === "number" && event.trip > this.#trip) {
+      this.#trip = event.trip;
+      this.#answered = false;
+    }
+    if (event.type === "trip.retry") {
+      this.acceptAttempt(event.trip, event.attempt);
+      // The earlier attempt's text is dropped (the subscriber was told): the new attempt's starts again.
+      if (this.#shown?.trip === event.trip && this.#shown.attempt < event.attempt) this.#shown = undefined;
+      return [];
+    }
+    if (event.type === "text.delta") {
+      // A run that does not stream text puts each answer's text in its durable stream, whole.
+      const before = this.#shown?.trip === event.trip ? this.#shown.length : 0;
+      // (Its attempt is 0: counted as the latest, so model.answered does not send the text again.)
+      this.#shown = { trip: event.trip, attempt: Math.max(event.attempt, this.#retried.get(event.trip) ?? 1), length: before + event.text.length };
+      return [];
+    }
+    if (event.type !== "model.answered") return [];
+    this.#answered = true;
+    const text = event.text ?? "";
+    const latest = this.#retried.get(event.trip) ?? 1;
+    const shown = this.#shown?.trip === event.trip && this.#shown.attempt >= latest ? this.#shown : undefined;
+    const attempt = shown?.attempt ?? latest;
+    const sent = shown && text.length >= shown.length ? shown.length : 0;
+    this.#shown = undefined;
+    return text.length > sent ? [{ type: "text.delta", trip: event.trip, attempt, text: text.slice(sent) }] : [];
+  }
+}
