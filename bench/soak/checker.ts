@@ -180,7 +180,7 @@ function checkReprompts(record: RunRecord, trace: TraceEvent[], add: (record: Ru
   const expected = EXPECTED_REPROMPTS[record.scenario];
   const approvalRejected = record.scenario === "approval" && record.decision?.approve === false;
   for (const kind of Object.keys(REPROMPT_LIMITS)) {
-    const want = expected?.[kind] ?? (approvalRejected && kind === "refusal-retry" ? counts[kind] ?? 0 : 0);
+    const want = expected?.[kind] ?? (approvalRejected && kind === "refusal-retry" ? 1 : 0);
     if ((counts[kind] ?? 0) !== want) add(record, "reprompts", `${counts[kind] ?? 0} ${kind} re-prompts, the script makes ${want}`);
   }
   const backstops = trace.filter((e) => e.type === "backstop" && (e.outcome === "ran" || e.outcome === "prompted")).length;

@@ -113,8 +113,19 @@ async function inject(fault: Fault, { stack, model, mcp, subscribers, addWorker 
       if (!victim) throw new Error("no worker running");
       const pid = victim.pid;
       await victim.stop("SIGKILL");
-      const replacement = await addWorker();
-      return `SIGKILL ${victim.name} pid ${pid}; ${replacement.name} pid ${replacement.pid} serving`;
+      // As a supervisor would (the compose file's `restart: unless-stopped`): a replacement that
+      // exits while starting (it cannot reach the server while PostgreSQL is stopped) is started again.
+      const failed: string[] = [];
+      for (;;) {
+        try {
+          const replacement = await addWorker();
+          return `SIGKILL ${victim.name} pid ${pid}; ${replacement.name} pid ${replacement.pid} serving${failed.length ? ` (after ${failed.join(", ")} exited while starting)` : ""}`;
+        } catch (error) {
+          failed.push(String((error as Error).message.split(" ")[0]));
+          if (failed.length >= 10) throw error;
+          await sleep(2_000);
+        }
+      }
     }
     case "history-kill": {
       await stack.server.process("history").stop("SIGKILL");

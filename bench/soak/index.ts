@@ -6,7 +6,7 @@
  * breaks something every 5-20 s; then checks every run (bench/soak/checker.ts), writes
  * `bench-results/soak.json`, prints the table, and exits 1 on any violation.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Client, Connection } from "@temporalio/client";
@@ -43,7 +43,7 @@ const driverRng = rng.fork();
 const setupStarted = performance.now();
 const model = await startSoakModel();
 const stack = await startStack({
-  dataDir: join(CACHE_ROOT, "soak"),
+  dataDir: join(CACHE_ROOT, `soak-${process.pid}`),
   fresh: true,
   split: true,
   port: await findFreeFrontendPort(),
@@ -111,8 +111,10 @@ mkdirSync(join(REPO_ROOT, "bench-results"), { recursive: true });
 writeFileSync(join(REPO_ROOT, "bench-results", "soak.json"), `${JSON.stringify(report, null, 2)}\n`);
 console.log(`\nsoak: ${report.violations.length ? "FAILED" : "passed"} (bench-results/soak.json)\n${formatReport(report)}`);
 
-await connection.close();
+// The connection stays open: the result reads of stuck runs still poll on it until the exit.
 await mcp.stop("SIGKILL");
 await stack.stop();
 await model.server.close();
+if (!report.violations.length) rmSync(join(CACHE_ROOT, `soak-${process.pid}`), { recursive: true, force: true });
+else log(`the stack's data and logs are kept in ${join(CACHE_ROOT, `soak-${process.pid}`)}`);
 process.exit(report.violations.length ? 1 : 0);

@@ -75,7 +75,9 @@ function answer(messages: Message[]): ScriptedTurn {
     case "handoff":
       return call("transfer_to_soak-closer", {});
     case "approval":
-      return afterTool ? "Refund handled." : call("refund", note);
+      // A rejected call is refused: the answer after it gets the refusal retry, which the model declines.
+      if (afterTool) return "Refund handled.";
+      return assistants === 0 ? call("refund", note) : "Understood: no refund then.";
     case "budget":
       return call("update_plan", note); // never done by itself: the budget stops it
     default: // tool, backstop, stream, session: a call, then the reply
