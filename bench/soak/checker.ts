@@ -28,8 +28,8 @@ export interface Verdict {
   effects: number;
   executions: number;
   duplicateEffects: number;
-  /** Tokens the model server served, and those the runs counted. */
-  tokens: { served: number; counted: number };
+  /** Tokens the model server served, those the runs counted, and those served to lost attempts (the bound). */
+  tokens: { served: number; counted: number; servedToLostAttempts: number };
   violations: Violation[];
 }
 
@@ -91,12 +91,8 @@ export async function check(records: RunRecord[], ledger: LedgerRow[], requests:
     }
     rowsByRun.set(record.workflowId, [...(rowsByRun.get(record.workflowId) ?? []), row]);
   }
-  const served = new Map<string, number>();
-  for (const request of requests) {
-    const key = runKeyOf(request);
-    if (key && request.usageServed) served.set(key, (served.get(key) ?? 0) + (request.usageServed.total_tokens ?? 0));
-  }
   let servedTotal = 0;
+  let uncounted = 0;
   let countedTotal = 0;
 
   for (const record of records) {
@@ -159,18 +155,21 @@ export async function check(records: RunRecord[], ledger: LedgerRow[], requests:
       if (used > BUDGET_TOKENS + last) add(record, "budget", `used ${used} of ${BUDGET_TOKENS}, more than one trip (${last}) over`);
     }
 
-    // Usage: what the run counted equals what the model server served to it.
+    // Usage: what the run counted equals what the model server served to it, less the answers served
+    // to model.call attempts that were lost (their worker killed before it reported): the bound.
     const counted = results.reduce((sum, r) => sum + (r.usage?.totalTokens ?? 0), 0) + (record.error?.usage?.totalTokens ?? 0);
-    const servedHere = served.get(record.key) ?? 0;
+    const servedToRun = requests.filter((r) => r.usageServed && runKeyOf(r) === record.key).map((r) => r.usageServed!.total_tokens ?? 0);
+    const servedHere = servedToRun.reduce((a, b) => a + b, 0);
     servedTotal += servedHere;
     countedTotal += counted;
     if (counted !== servedHere) {
-      const lostAttempts = await timedOutModelAttempts(client, record, history);
-      add(record, "usage", `counted ${counted} tokens, the model server served ${servedHere} (${lostAttempts} model.call attempts timed out in its histories)`);
+      const lostAttempts = await failedModelAttempts(client, record, history);
+      if (counted < servedHere && explainedByLostAttempts(servedToRun, servedHere - counted, lostAttempts)) uncounted += servedHere - counted;
+      else add(record, "usage", `counted ${counted} tokens, the model server served ${servedHere}, which the answers served to its ${lostAttempts} failed model.call attempts do not explain`);
     }
   }
   const effects = new Set(ledger.map((r) => r.key)).size;
-  return { completed, lost, stuck, effects, executions: ledger.length, duplicateEffects, tokens: { served: servedTotal, counted: countedTotal }, violations };
+  return { completed, lost, stuck, effects, executions: ledger.length, duplicateEffects, tokens: { served: servedTotal, counted: countedTotal, servedToLostAttempts: uncounted }, violations };
 }
 
 function checkReprompts(record: RunRecord, trace: TraceEvent[], add: (record: RunRecord, check: Violation["check"], detail: string) => void): void {
@@ -218,8 +217,19 @@ function completedActivities(history: History, type: string): number {
   }).length;
 }
 
-/** Model call attempts that ended by timing out (a worker killed mid-call, a stall past the heartbeat), in the run's and its children's histories. */
-async function timedOutModelAttempts(client: Client, record: RunRecord, history: History): Promise<number> {
+/** Whether the answers of at most `attempts` of the served answers add up to exactly `missing` tokens. */
+function explainedByLostAttempts(served: number[], missing: number, attempts: number): boolean {
+  const search = (from: number, left: number, budget: number): boolean =>
+    left === 0 || (budget > 0 && served.some((tokens, i) => i >= from && tokens <= left && search(i + 1, left - tokens, budget - 1)));
+  return attempts > 0 && search(0, missing, attempts);
+}
+
+/**
+ * Model call attempts that did not complete (an attempt lost with a killed worker times out; a 503
+ * or a cut stream fails), in the run's and its children's histories: the attempts before each
+ * completed model.call's last one.
+ */
+async function failedModelAttempts(client: Client, record: RunRecord, history: History): Promise<number> {
   const histories = [history];
   for (const result of record.results ?? []) {
     for (const e of result.trace) if (e.type === "subagent.started") histories.push(await client.workflow.getHandle(e.workflowId).fetchHistory());
@@ -231,7 +241,7 @@ async function timedOutModelAttempts(client: Client, record: RunRecord, history:
       const started = e.activityTaskStartedEventAttributes;
       if (!started || (started.attempt ?? 1) <= 1) continue;
       const scheduled = events.find((s) => Number(s.eventId) === Number(started.scheduledEventId))?.activityTaskScheduledEventAttributes;
-      if (scheduled?.activityType?.name === "model.call" && started.lastFailure?.timeoutFailureInfo) count += started.attempt! - 1;
+      if (scheduled?.activityType?.name === "model.call") count += started.attempt! - 1;
     }
   }
   return count;
