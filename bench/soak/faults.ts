@@ -166,9 +166,12 @@ async function inject(fault: Fault, { stack, model, mcp, subscribers, addWorker 
       return `SIGKILL pid ${pid}; pid ${mcp.pid} listening`;
     }
     case "subscriber-pause": {
+      // Streamed runs last seconds: wait up to 30 s for a subscriber to be reading.
+      const waitUntil = Date.now() + 30_000;
+      while (subscribers.size === 0 && Date.now() < waitUntil) await sleep(250);
       const live = [...subscribers];
       const target = live[Math.floor(choice * live.length)];
-      if (!target) return "no subscriber reading: nothing paused";
+      if (!target) return "no subscriber reading for 30 s: nothing paused";
       target.pausedUntil = Date.now() + fault.durationMs;
       target.pauses += 1;
       await sleep(fault.durationMs);
