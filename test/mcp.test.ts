@@ -263,6 +263,20 @@ describe("MCP calls in a durable run", () => {
     expect(keys).toEqual(result.toolCalls.map((c) => `${result.workflowId}/trip-1/${c.id}`));
   });
 
+  it("a run that starts while its HTTP server restarts (down 4 s) waits for it: mcp.list retries a refused connection within its attempt", async () => {
+    const first = await startHttpMcpServer();
+    await first.close();
+    const toolset = ai.mcp({ name: "restarting", url: first.url });
+    const back = new Promise((resolve) => setTimeout(resolve, 4_000)).then(() => startHttpMcpServer({}, { port: first.port }));
+    try {
+      const { result } = await runAgent([{ toolCalls: [call("lookup_exercise", { name: "lunges" })] }, "Listed."], { tools: [toolset] });
+      expect(result.toolCalls).toMatchObject([{ status: "ok", source: "mcp:restarting" }]);
+    } finally {
+      await (await back).close();
+      await toolset.close();
+    }
+  });
+
   it("a stdio server that died is restarted on the next call", async () => {
     const toolset = stdioToolset({ name: "fragile" });
     try {
