@@ -58,7 +58,7 @@ export const ai = {
 export { Agent, type OutputOf, type ContextOf } from "./agent/define-agent.js";
 export type { Tool, ToolContext, ToolOptions, Execution, SubAgentLink, HandoffLink } from "./agent/define-tool.js";
 export type * from "./agent/options.js";
-export { McpToolset, type McpOptions, type McpStdioOptions, type McpHttpOptions, type McpCommonOptions, type McpListedTool, type McpApprovalCandidate, type McpToolOutput, type McpContentPart, type McpToolDefinition } from "./mcp/index.js";
+export { McpToolset, MCP_IDEMPOTENCY_KEY, type McpOptions, type McpStdioOptions, type McpHttpOptions, type McpCommonOptions, type McpListedTool, type McpApprovalCandidate, type McpToolOutput, type McpContentPart, type McpToolDefinition } from "./mcp/index.js";
 export type { AsToolOptions, Handoff, HandoffOptions } from "./subagents/index.js";
 export type { ModelReference, ModelSettings, OpenAIModelSettings } from "./models/openai-model.js";
 export type { Budget, ModelPricing, RunUsage, Usage } from "./contract/usage.js";

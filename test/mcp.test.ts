@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, AgentOptionsError, McpServerError, type RunHandle, type RunResult, type StreamedRunEvent } from "../src/index.js";
+import { ai, AgentOptionsError, MCP_IDEMPOTENCY_KEY, McpServerError, type RunHandle, type RunResult, type StreamedRunEvent } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { startHttpMcpServer, startSseMcpServer, type HttpMcpFixture } from "./fixtures/mcp/http-server.js";
 import { activityDurations, activitySummaries, stdioToolset } from "./mcp-helpers.js";
@@ -254,6 +254,27 @@ describe("MCP calls in a durable run", () => {
     expect(result.stopReason).toBe("cancelled");
     expect(cancelled).toEqual(["wait_forever"]);
     await model.close();
+  });
+
+  it("each call carries its idempotency key in _meta (durable-agent/idempotencyKey), the tools' ctx.idempotencyKey, over stdio and HTTP", async () => {
+    const { result } = await runAgent([{ toolCalls: [call("idempotency_key"), call("gym__idempotency_key")] }, "Keys."]);
+    expect(MCP_IDEMPOTENCY_KEY).toBe("durable-agent/idempotencyKey");
+    const keys = result.toolCalls.map((c) => (c.output as { content: Array<{ text: string }> }).content[0]!.text);
+    expect(keys).toEqual(result.toolCalls.map((c) => `${result.workflowId}/trip-1/${c.id}`));
+  });
+
+  it("a run that starts while its HTTP server restarts (down 4 s) waits for it: mcp.list retries a refused connection within its attempt", async () => {
+    const first = await startHttpMcpServer();
+    await first.close();
+    const toolset = ai.mcp({ name: "restarting", url: first.url });
+    const back = new Promise((resolve) => setTimeout(resolve, 4_000)).then(() => startHttpMcpServer({}, { port: first.port }));
+    try {
+      const { result } = await runAgent([{ toolCalls: [call("lookup_exercise", { name: "lunges" })] }, "Listed."], { tools: [toolset] });
+      expect(result.toolCalls).toMatchObject([{ status: "ok", source: "mcp:restarting" }]);
+    } finally {
+      await (await back).close();
+      await toolset.close();
+    }
   });
 
   it("a stdio server that died is restarted on the next call", async () => {

@@ -4,7 +4,8 @@
  * as the compose file's postgres image makes POSTGRES_USER. PostgreSQL refuses to run as root, so
  * as root it runs as the `postgres` user the Debian package creates.
  */
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+import { promisify } from "node:util";
 import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import { join } from "node:path";
@@ -74,6 +75,23 @@ export class PostgresCluster {
   /** pg_ctl's common arguments; the port is given each time, so a kept cluster may move to another. */
   private get serverArgs(): string[] {
     return ["-D", this.options.dataDir, "-l", this.logFile, "-o", `-p ${this.options.port}`, "-w", "-t", "60"];
+  }
+
+  /** Runs a tool without blocking the event loop (the caller's servers and clients keep serving). */
+  private async runInBackground(tool: string, args: string[]): Promise<void> {
+    const command = join(this.options.bin, tool);
+    const [file, argv] = this.runAs ? ["runuser", ["-u", this.runAs, "--", command, ...args]] : [command, args];
+    await promisify(execFile)(file, argv, { cwd: "/" });
+  }
+
+  /** `start()`, without blocking the event loop (the soak stops and starts PostgreSQL mid-run). */
+  startInBackground(): Promise<void> {
+    return this.runInBackground("pg_ctl", [...this.serverArgs, "start"]);
+  }
+
+  /** `stop()` (fast shutdown, which ends open connections), without blocking the event loop. */
+  stopInBackground(): Promise<void> {
+    return this.runInBackground("pg_ctl", ["-D", this.options.dataDir, "-w", "-t", "60", "-m", "fast", "stop"]);
   }
 
   start(): void {

@@ -80,7 +80,8 @@ export function createToolExecute(registry: AgentRegistry) {
     if (!tool) {
       // An MCP server's tool: the same checks and outcomes, with its JSON schema and the worker's connection.
       const context = await contextFor(Context.current(), hasContext);
-      const outcome = await executeMcpCall(mcp!, raw, { approved: approved === true, outputLimit: limits.toolOutputBytes, isRefusal: (output) => customRefusal(agent, call.name, raw, output, context) });
+      const idempotencyKey = toolIdempotencyKey(Context.current().info.workflowExecution?.workflowId ?? "", trip, call.id);
+      const outcome = await executeMcpCall(mcp!, raw, { approved: approved === true, idempotencyKey, outputLimit: limits.toolOutputBytes, isRefusal: (output) => customRefusal(agent, call.name, raw, output, context) });
       return "approvalRequired" in outcome ? outcome : { ...record(outcome), ...source };
     }
     const parsed = tool.input.safeParse(raw);
@@ -153,6 +154,11 @@ function fitOutput(tool: string, json: string, plain: unknown, limit: number): u
   return truncateOutput(tool, json, limit);
 }
 
+/** A tool call's `ctx.idempotencyKey` (and an MCP call's `_meta` key): the same on every attempt. */
+function toolIdempotencyKey(workflowId: string, trip: number, callId: string): string {
+  return `${workflowId}/trip-${trip}/${callId}`;
+}
+
 function runTool(tool: Tool, input: unknown, call: RequestedToolCall, trip: number, runContext: unknown): Promise<unknown> {
   const context = Context.current();
   const { attempt } = context.info;
@@ -165,7 +171,7 @@ function runTool(tool: Tool, input: unknown, call: RequestedToolCall, trip: numb
       toolCallId: call.id,
       trip,
       attempt,
-      idempotencyKey: `${workflowExecution.workflowId}/trip-${trip}/${call.id}`,
+      idempotencyKey: toolIdempotencyKey(workflowExecution.workflowId, trip, call.id),
       signal: context.cancellationSignal,
       heartbeat: (details) => context.heartbeat(details),
     }),

@@ -50,7 +50,7 @@ function validatorFor(schema: Record<string, unknown>): JsonSchemaValidator<unkn
 export async function executeMcpCall(
   { tool, toolset }: { tool: McpToolDefinition; toolset: McpToolset },
   input: unknown,
-  options: { approved: boolean; outputLimit: number; isRefusal: (output: unknown) => string | undefined },
+  options: { approved: boolean; idempotencyKey: string; outputLimit: number; isRefusal: (output: unknown) => string | undefined },
 ): Promise<McpCallOutcome> {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
     return { input, status: "refused", reason: `Invalid input for "${tool.name}": the arguments must be a JSON object.` };
@@ -68,6 +68,7 @@ export async function executeMcpCall(
   let result: CallToolResult;
   try {
     result = await toolset.connection.callTool(tool.tool, input as Record<string, unknown>, {
+      idempotencyKey: options.idempotencyKey,
       signal: context.cancellationSignal,
       onProgress: (progress) => context.heartbeat({ progress }),
     });

@@ -1,7 +1,28 @@
 /** The `mcp.list` activity: the MCP tools a run will use, listed on the worker once at the run's start. */
+import { Context } from "@temporalio/activity";
 import type { McpToolDefinition } from "../contract/mcp-tools.js";
 import { AgentOptionsError, McpServerError } from "../errors.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "../activities/registry.js";
+import type { McpToolset } from "./mcp-toolset.js";
+
+/**
+ * How long one `mcp.list` attempt keeps trying a server it cannot reach (refused or lost
+ * connections) before it fails and Temporal retries it (3 attempts): a server restarting for a few
+ * seconds must not fail the runs that start meanwhile, since a failed listing fails the run.
+ */
+export const MCP_LIST_PATIENCE_MS = 5_000;
+
+async function listPatiently(toolset: McpToolset): Promise<McpToolDefinition[]> {
+  const deadline = Date.now() + MCP_LIST_PATIENCE_MS;
+  for (;;) {
+    try {
+      return await toolset.listTools();
+    } catch (error) {
+      if (!McpServerError.isInstance(error) || !error.retryable || Date.now() + 500 > deadline) throw error;
+      await Context.current().sleep(500);
+    }
+  }
+}
 
 /** Input of the `mcp.list` activity. */
 export interface McpListInput {
@@ -11,13 +32,14 @@ export interface McpListInput {
 /**
  * Lists the tools of every MCP toolset of the agent. A name that clashes with another tool of the
  * agent, or a `requiredTools` entry that names no tool, fails the run with `AgentOptionsError`; a
- * server that cannot be reached fails it with `McpServerError` once Temporal's retries are used up.
+ * server that cannot be reached (for `MCP_LIST_PATIENCE_MS` per attempt) fails it with
+ * `McpServerError` once Temporal's retries are used up.
  */
 export function createMcpList(registry: AgentRegistry) {
   return async function mcpList({ agent: name }: McpListInput): Promise<McpToolDefinition[]> {
     const agent = lookupAgent(registry, name);
     try {
-      const tools = (await Promise.all(agent.mcpToolsets.map((toolset) => toolset.listTools()))).flat();
+      const tools = (await Promise.all(agent.mcpToolsets.map(listPatiently))).flat();
       checkNames(agent.tools.map((tool) => tool.name), tools, agent.options.actWhenAsked?.requiredTools ?? []);
       return tools;
     } catch (error) {

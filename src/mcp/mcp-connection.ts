@@ -18,7 +18,16 @@ const CLIENT_INFO = { name: "durable-agent", version: "0.1.0" };
 const CONNECT_TIMEOUT_MS = 60_000;
 
 /** Options of one tool call. */
+/**
+ * The `_meta` key of every `tools/call` request that carries the call's idempotency key (the
+ * tool's `ctx.idempotencyKey`): a server makes its side effect exactly-once by keying it, since a
+ * call whose connection was lost is retried by Temporal and reaches the server again.
+ */
+export const MCP_IDEMPOTENCY_KEY = "durable-agent/idempotencyKey";
+
 export interface McpCallOptions {
+  /** Sent as the request's `_meta["durable-agent/idempotencyKey"]`: the same on every attempt of the call. */
+  idempotencyKey: string;
   signal: AbortSignal;
   onProgress: (progress: { progress: number; total?: number; message?: string }) => void;
 }
@@ -57,7 +66,7 @@ export class McpConnection {
   async callTool(tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
     return this.#request(
       async (client) =>
-        (await client.callTool({ name: tool, arguments: args }, undefined, {
+        (await client.callTool({ name: tool, arguments: args, _meta: { [MCP_IDEMPOTENCY_KEY]: options.idempotencyKey } }, undefined, {
           signal: options.signal,
           timeout: this.#options.timeoutMs,
           resetTimeoutOnProgress: true,

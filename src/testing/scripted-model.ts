@@ -53,6 +53,11 @@ export interface ScriptedAnswer {
   /** Stream this many chunks, then stop sending without ending the response (a stalled model). */
   stallAfterChunks?: number;
   /**
+   * With `stallAfterChunks`: resume after this many milliseconds and send the rest of the answer
+   * (a model that stalls mid-answer, then goes on). Default: the stall lasts until the client gives up.
+   */
+  stallForMs?: number;
+  /**
    * Stream this many chunks, wait until they have been sent, then break the stream as `cutBy` says
    * (a model, proxy or load balancer that drops the connection mid-answer). Chunk 1 carries the
    * role, each later one a piece of text or of a tool call, the last the finish reason, and then
@@ -90,6 +95,12 @@ export interface ScriptedRequest {
   lastChunkAt?: number;
   /** Resolves when the connection closes: after the answer, or when the client gives up (aborts). */
   closed: Promise<void>;
+  /**
+   * The usage the server reported to this request, set once the part of the answer carrying it
+   * (the whole completion, or the streamed usage chunk) has been written: the server's own count
+   * of tokens served. Unset for errors, raw bodies and answers cut or stalled before their usage.
+   */
+  usageServed?: ScriptedUsage;
 }
 
 /** Answers a request: return a turn (or a promise of one, to hold the answer back). */
@@ -163,7 +174,9 @@ export async function startScriptedModel(script: ScriptedTurn[] | ScriptHandler,
     const completion = { id: `chatcmpl-scripted-${request.index}`, created: Math.floor(Date.now() / 1000), model: body.model };
     const pace = answer.chunksPerSecond ?? options.chunksPerSecond;
     if (body.stream) await writeStream(res, completion, answer, { chunkSize: answer.chunkSize ?? options.chunkSize ?? 8, ...(pace ? { chunksPerSecond: pace } : {}) }, request);
-    else writeCompletion(res, completion, answer);
+    else writeCompletion(res, completion, answer, () => {
+      if (answer.usage) request.usageServed = withTotal(answer.usage);
+    });
   }
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -229,7 +242,7 @@ function toolCallsOf(answer: Answer, requestId: string) {
   }));
 }
 
-function writeCompletion(res: ServerResponse, ids: CompletionIds, answer: Answer): void {
+function writeCompletion(res: ServerResponse, ids: CompletionIds, answer: Answer, onWritten: () => void): void {
   const toolCalls = toolCallsOf(answer, ids.id);
   res.writeHead(200, { "content-type": "application/json" });
   res.end(
@@ -246,6 +259,7 @@ function writeCompletion(res: ServerResponse, ids: CompletionIds, answer: Answer
       ],
       ...(answer.usage ? { usage: withTotal(answer.usage) } : {}),
     }),
+    onWritten,
   );
 }
 
@@ -256,45 +270,65 @@ function withTotal(usage: ScriptedUsage): ScriptedUsage {
 async function writeStream(res: ServerResponse, ids: CompletionIds, answer: Answer, { chunkSize, chunksPerSecond }: { chunkSize: number; chunksPerSecond?: number }, request: ScriptedRequest): Promise<void> {
   const toolCalls = toolCallsOf(answer, ids.id);
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  const stopAfter = answer.stallAfterChunks ?? answer.cutAfterChunks;
-  const breakStream = () => {
-    if (answer.cutAfterChunks !== undefined) cut(res, answer.cutBy ?? "close");
-  };
-  let chunks = 0;
-  let stopped = stopAfter === 0;
-  if (stopped) {
-    res.flushHeaders();
-    setImmediate(breakStream);
-  }
-  const send = (delta: object, finish: string | null = null) => {
-    if (stopped) return;
-    request.firstChunkAt ??= Date.now();
-    request.lastChunkAt = Date.now();
-    chunks += 1;
-    stopped = stopAfter !== undefined && chunks >= stopAfter;
-    res.write(`data: ${JSON.stringify({ ...ids, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`, stopped ? breakStream : undefined);
-  };
-  send({ role: "assistant", content: "" });
+  // The answer's chunks, in order; the usage chunk last, when the request asks for usage.
+  const chunks: string[] = [];
+  const chunk = (delta: object, finish: string | null = null) =>
+    chunks.push(`data: ${JSON.stringify({ ...ids, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`);
+  chunk({ role: "assistant", content: "" });
   const text = answer.text ?? "";
-  const started = Date.now();
-  for (let i = 0, n = 0; i < text.length; i += chunkSize, n++) {
-    // Paced: chunk n goes out n / chunksPerSecond seconds after the first.
-    const wait = chunksPerSecond ? started + (n * 1000) / chunksPerSecond - Date.now() : 0;
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    if (res.destroyed) return;
-    send({ content: text.slice(i, i + chunkSize) });
-  }
+  for (let i = 0; i < text.length; i += chunkSize) chunk({ content: text.slice(i, i + chunkSize) });
+  const textChunks = chunks.length - 1;
   toolCalls.forEach((call, index) => {
-    send({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] });
+    chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] });
     const args = call.function.arguments;
-    for (let i = 0; i < args.length; i += chunkSize) send({ tool_calls: [{ index, function: { arguments: args.slice(i, i + chunkSize) } }] });
+    for (let i = 0; i < args.length; i += chunkSize) chunk({ tool_calls: [{ index, function: { arguments: args.slice(i, i + chunkSize) } }] });
   });
-  send({}, toolCalls.length ? "tool_calls" : "stop");
+  chunk({}, toolCalls.length ? "tool_calls" : "stop");
   const includeUsage = (request.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
-  if (includeUsage && answer.usage && !stopped) {
-    chunks += 1;
-    stopped = stopAfter !== undefined && chunks >= stopAfter;
-    res.write(`data: ${JSON.stringify({ ...ids, object: "chat.completion.chunk", choices: [], usage: withTotal(answer.usage) })}\n\n`, stopped ? breakStream : undefined);
+  const usage = includeUsage && answer.usage ? withTotal(answer.usage) : undefined;
+  if (usage) chunks.push(`data: ${JSON.stringify({ ...ids, object: "chat.completion.chunk", choices: [], usage })}\n\n`);
+
+  const started = Date.now();
+  /** Writes chunks [from, to), text chunks paced at chunksPerSecond (text chunk n goes out n / chunksPerSecond s after the first); `then` after the last is flushed. */
+  const write = async (from: number, to: number, then?: () => void): Promise<void> => {
+    if (from >= to) {
+      if (then) setImmediate(then);
+      return;
+    }
+    request.firstChunkAt ??= Date.now();
+    for (let i = from; i < to; i++) {
+      if (chunksPerSecond && i >= 1 && i <= textChunks) {
+        const wait = started + ((i - 1) * 1000) / chunksPerSecond - Date.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        if (res.destroyed) return;
+      }
+      request.lastChunkAt = Date.now();
+      const last = i === to - 1;
+      const isUsage = usage !== undefined && i === chunks.length - 1;
+      res.write(chunks[i]!, () => {
+        if (isUsage) request.usageServed = usage;
+        if (last) then?.();
+      });
+    }
+  };
+  const all = chunks.length;
+  if (answer.cutAfterChunks !== undefined && answer.stallAfterChunks === undefined && answer.cutAfterChunks <= all) {
+    res.flushHeaders();
+    await write(0, Math.min(answer.cutAfterChunks, all), () => cut(res, answer.cutBy ?? "close"));
+  } else if (answer.stallAfterChunks !== undefined) {
+    res.flushHeaders();
+    const resume = answer.stallForMs;
+    await write(0, Math.min(answer.stallAfterChunks, all), resume === undefined ? undefined : () => {
+      const timer = setTimeout(() => {
+        if (res.destroyed) return;
+        void write(answer.stallAfterChunks!, all).then(() => {
+          if (!res.destroyed) res.end("data: [DONE]\n\n");
+        });
+      }, resume);
+      res.once("close", () => clearTimeout(timer));
+    });
+  } else {
+    await write(0, all);
+    if (!res.destroyed) res.end("data: [DONE]\n\n");
   }
-  if (!stopped && answer.stallAfterChunks === undefined) res.end("data: [DONE]\n\n");
 }
