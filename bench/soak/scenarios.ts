@@ -178,7 +178,7 @@ export class Driver {
     await sleep(afterMs);
     await this.retry(record, "approval", async (attempt) => {
       try {
-        await (approve ? handle.approve(callId) : handle.reject(callId, "soak: rejected by the driver"));
+        await (approve ? handle.approve(callId, { by: "soak-driver" }) : handle.reject(callId, { by: "soak-driver", reason: "soak: rejected by the driver" }));
       } catch (error) {
         // A decision whose answer was lost: the retry finds no call waiting, as the first one applied.
         const stillPending = attempt > 1 ? (await handle.pendingApprovals()).some((p) => p.callId === callId) : true;
