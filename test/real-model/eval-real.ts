@@ -39,7 +39,7 @@ const [llama, server, bundle] = await Promise.all([startLlamaServer(install), st
 console.log(`eval:real: ${install.model.description} at ${llama.baseURL}; ${cases.length} cases x ${trials} trials, contract off and on (${values.hints} hints)`);
 
 function coachWith(contract: boolean): Agent {
-  const model = ai.openai(llama.modelId, { baseURL: llama.baseURL, maxTokens: 256 });
+  const model = ai.openai(llama.modelId, { baseURL: llama.baseURL, extraBody: { max_tokens: 256 } });
   const coach = createCoach({ contract, model });
   if (!contract || values.hints === "default") return coach;
   const { actWhenAsked } = coach.options;

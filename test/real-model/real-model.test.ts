@@ -21,9 +21,12 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-/** The real model; greedy sampling and a cap on answer length keep runs short. */
+/**
+ * The real model; greedy sampling and a cap on answer length keep runs short. llama.cpp reads
+ * `max_tokens`, not `max_completion_tokens` (what `maxTokens` sends): the cap goes in `extraBody`.
+ */
 function realModel(settings: ModelSettings = {}) {
-  return ai.openai(inject("realModelId"), { baseURL: inject("realModelBaseURL"), temperature: 0, seed: 7, maxTokens: 256, ...settings });
+  return ai.openai(inject("realModelId"), { baseURL: inject("realModelBaseURL"), temperature: 0, seed: 7, extraBody: { max_tokens: 256 }, ...settings });
 }
 
 type Agent = ReturnType<typeof ai.agent>;
@@ -159,10 +162,11 @@ describe("a real model server (llama.cpp)", () => {
     expect(report.runs.every((run) => run.status === "completed" && run.usage !== undefined)).toBe(true);
   });
 
+  // llama.cpp takes tool_choice as a string only ({ tool } falls back to "auto"): "required", with the one tool.
   it("a sub-agent call: the parent's tool call runs the sub-agent as its own run, recorded with its usage", async () => {
     const expert = ai.agent({ name: "exercise_expert", model: realModel(), instructions: "You know exercises. Answer in one sentence." });
     const parent = ai.agent({ name: "real-parent", model: realModel(), instructions: "You are a fitness coach. Ask exercise_expert about exercises.", tools: [expert.asTool()], maxTrips: 4 });
-    const result = await runOn(parent, "What muscles do lunges work?", { toolChoice: { tool: "exercise_expert" } });
+    const result = await runOn(parent, "What muscles do lunges work?", { toolChoice: "required" });
     const started = result.trace.find((e) => e.type === "subagent.started");
     const finished = result.trace.find((e): e is Extract<TraceEvent, { type: "subagent.finished" }> => e.type === "subagent.finished");
     expect(started).toMatchObject({ agent: "exercise_expert", tool: "exercise_expert", trip: 1 });
