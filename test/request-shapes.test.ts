@@ -66,4 +66,31 @@ describe("request shapes (issue 27)", () => {
       { role: "tool", tool_call_id: "call_9", content: '{"ok":true,"replaced":"planks","with":"side planks"}' },
     ]);
   });
+
+  it("responseFormatWithTools: false (llama.cpp): a call that offers tools asks for the output in the instructions, without response_format; a call without tools keeps response_format", async () => {
+    for (const shape of requestShapes.filter((s) => s.output)) {
+      const model = await startScriptedModel([answerFor(shape)]);
+      try {
+        const agent = ai.agent({ ...shapeOptions(shape), name: `${shapeOptions(shape).name}-no-rf`, model: ai.openai("gpt-test", { baseURL: model.baseURL, responseFormatWithTools: false }) });
+        const result = await withWorker(harness, [agent], ({ taskQueue }) => agent.run(conversation, { client: harness.client, taskQueue }));
+        expect(result.output).toEqual({ exercise: "lunges", sets: 3 });
+        const [request] = model.requests;
+        const system = String(request!.body.messages[0]!.content);
+        if (shape.tools) {
+          expect(request!.body.tools).toHaveLength(1);
+          expect(request!.body.response_format).toBeUndefined();
+          expect(system).toContain("reply with only a JSON value (no prose, no code fence) that matches this JSON schema:");
+        } else {
+          expect(request!.body.response_format).toMatchObject({ type: "json_schema" });
+          expect(system).not.toContain("JSON schema");
+        }
+      } finally {
+        await model.close();
+      }
+    }
+  });
+
+  it("responseFormatWithTools must be a boolean", () => {
+    expect(() => ai.openai("gpt-test", { responseFormatWithTools: "no" as never })).toThrow(/responseFormatWithTools.*must be true or false/);
+  });
 });

@@ -148,6 +148,7 @@ export function validateModelSettings(settings: OpenAIModelSettings | undefined,
   if (settings === undefined) return;
   if (typeof settings !== "object" || settings === null) fail(field, "model settings must be an object");
   validateSamplingSettings(settings, field);
+  if (settings.responseFormatWithTools !== undefined && typeof settings.responseFormatWithTools !== "boolean") fail(`${field}.responseFormatWithTools`, "must be true or false");
   const pricing = settings.pricing;
   if (pricing !== undefined) {
     if (typeof pricing !== "object" || pricing === null) fail(`${field}.pricing`, "must be { inputPerMillion, outputPerMillion, cachedInputPerMillion? }");

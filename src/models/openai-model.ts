@@ -11,6 +11,13 @@ export interface OpenAIModelSettings extends ModelSettings {
   apiKey?: string;
   /** Prices per million tokens: each call's `usage.costUsd`, and `budget.maxCostUsd`, come from them. */
   pricing?: ModelPricing;
+  /**
+   * Send `response_format: json_schema` on a call that also offers tools. Default true. Set false
+   * for a server that cannot combine them (llama.cpp's `llama-server` aborts when the answer is
+   * the typed output): such a call puts the schema in the instructions instead, as
+   * `outputMode: "prompt"` does, and the answer is validated the same way. docs/local-models.md.
+   */
+  responseFormatWithTools?: boolean;
 }
 
 /**
@@ -53,6 +60,7 @@ export const OPENAI_SETTING_KEYS = {
   baseURL: true,
   apiKey: true,
   pricing: true,
+  responseFormatWithTools: true,
   temperature: true,
   maxTokens: true,
   toolChoice: true,

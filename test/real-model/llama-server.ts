@@ -18,6 +18,12 @@ export interface LlamaServer {
 const PARALLEL = 2;
 /** Tokens of context per sequence. */
 const CONTEXT_PER_SEQUENCE = 4096;
+/**
+ * Threads per decode: `DURABLE_AGENT_LLAMA_THREADS`, else 1. On a busy shared machine ggml's
+ * threads wait for each other at every step: measured on 2 cores under load, 1 thread generated
+ * 7.2 tokens/s and 2 threads 0.5.
+ */
+const DEFAULT_THREADS = 1;
 /** The first load reads the whole GGUF from disk; on a busy 2-core machine that can take a while. */
 const READY_TIMEOUT_MS = 300_000;
 
@@ -31,7 +37,7 @@ export async function startLlamaServer(install: RealModelInstall): Promise<Llama
     "--jinja",
     "--parallel", String(PARALLEL),
     "--ctx-size", String(PARALLEL * CONTEXT_PER_SEQUENCE),
-    "--threads", String(Number(process.env.DURABLE_AGENT_LLAMA_THREADS) || 2),
+    "--threads", String(Number(process.env.DURABLE_AGENT_LLAMA_THREADS) || DEFAULT_THREADS),
     "--no-webui",
   ];
   const child = spawn(install.serverPath, args, { stdio: ["ignore", "pipe", "pipe"] });
