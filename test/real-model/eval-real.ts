@@ -1,5 +1,5 @@
 /**
- * `npm run eval:real -- --trials <n> [--hints default|direct] [--concurrency <n>] [--json <dir>]`:
+ * `npm run eval:real -- --trials <n> [--hints default|direct] [--concurrency <n per side>] [--json <dir>]`:
  * the example coach cases (examples/evals) with the tool-use contract off and on, against the
  * local real model (installed and started as `npm run test:real-model` does), on a Temporal dev
  * server. Prints both reports and `compareReports(off, on)`. `--hints direct` runs the contract
@@ -26,7 +26,7 @@ export const DIRECT_HINTS = {
 };
 
 const { values } = parseArgs({
-  options: { trials: { type: "string", default: "3" }, hints: { type: "string", default: "default" }, concurrency: { type: "string", default: "2" }, json: { type: "string" } },
+  options: { trials: { type: "string", default: "3" }, hints: { type: "string", default: "default" }, concurrency: { type: "string", default: "1" }, json: { type: "string" } },
 });
 const trials = Number(values.trials);
 const concurrency = Number(values.concurrency);
@@ -58,9 +58,8 @@ async function evaluate(label: string, agent: Agent): Promise<EvalReport> {
 }
 
 try {
-  // One after the other: the model server is the bottleneck, and the two should not share it unevenly.
-  const off = await evaluate("off", coachWith(false));
-  const on = await evaluate("on", coachWith(true));
+  // Side by side, each with its own worker: both share the model server (and the machine's load) alike.
+  const [off, on] = await Promise.all([evaluate("off", coachWith(false)), evaluate("on", coachWith(true))]);
   console.log("== compareReports(off, on) ==");
   console.log(formatComparison(compareReports(off, on)));
   if (values.json) {
