@@ -14,8 +14,8 @@ export interface LlamaServer {
   stop(): Promise<void>;
 }
 
-/** Sequences decoded at once; the context is split between them. */
-const PARALLEL = 2;
+/** Sequences decoded at once (`DURABLE_AGENT_LLAMA_PARALLEL`, else 2); the context is split between them. Decoding several costs little more than one on a CPU. */
+const PARALLEL = Number(process.env.DURABLE_AGENT_LLAMA_PARALLEL) || 2;
 /** Tokens of context per sequence. */
 const CONTEXT_PER_SEQUENCE = 4096;
 /**
