@@ -123,7 +123,8 @@ describe("a real model server (llama.cpp)", () => {
       input: z.object({ from: z.string(), to: z.string() }),
       execute: async () => ({ ok: false, reason }),
     });
-    const maxTrips = 4;
+    // Room to give up: measured, the 1.5B model called the refusing tool on trips 1-3 and answered without it on trip 4.
+    const maxTrips = 6;
     const agent = ai.agent({ name: "real-refusal", model: realModel(), instructions: "You are a fitness coach. If a tool refuses, do not call it again: tell the user why.", tools: [refusing], onToolRefusal: "retry-once-with-hint", maxTrips });
     const result = await runOn(agent, "Swap squats for moonwalks", { toolChoice: "required" });
     expect(result.toolCalls.length).toBeGreaterThan(0);
