@@ -76,7 +76,7 @@ export function createModelCall(registry: AgentRegistry, conversations: Conversa
     try {
       const client = openaiClientFor(model);
       const tools = toChatTools([...agent.tools, ...(agent.mcpToolsets.length ? await runMcpTools(context) : [])]);
-      const output = outputRequestFor(agent, input.output);
+      const output = outputRequestFor(agent, input.output, { hasTools: tools.length > 0, responseFormatWithTools: model.settings.responseFormatWithTools });
       const base = await instructionsFor(agent, input, runContext);
       const instructions = output?.mode === "prompt" ? [base, outputInstructions(output)].filter(Boolean).join("\n\n") : base;
       const completion = await streamChatCompletion(

@@ -13,6 +13,13 @@ export interface OpenAIModelSettings extends ModelSettings {
   apiKey?: string;
   /** Prices per million tokens: each call's `usage.costUsd`, and `budget.maxCostUsd`, come from them. */
   pricing?: ModelPricing;
+  /**
+   * Send `response_format: json_schema` on a call that also offers tools. Default true. Set false
+   * for a server that cannot combine them (llama.cpp's `llama-server` aborts when the answer is
+   * the typed output): such a call puts the schema in the instructions instead, as
+   * `outputMode: "prompt"` does, and the answer is validated the same way. docs/local-models.md.
+   */
+  responseFormatWithTools?: boolean;
 }
 
 /**
@@ -92,6 +99,7 @@ export function validateModelSettings(settings: OpenAIModelSettings | undefined,
   if (settings === undefined) return;
   if (typeof settings !== "object" || settings === null) fail(field, "model settings must be an object");
   validateSamplingSettings(settings, field);
+  if (settings.responseFormatWithTools !== undefined && typeof settings.responseFormatWithTools !== "boolean") fail(`${field}.responseFormatWithTools`, "must be true or false");
   const pricing = settings.pricing;
   if (pricing !== undefined) {
     if (typeof pricing !== "object" || pricing === null) fail(`${field}.pricing`, "must be { inputPerMillion, outputPerMillion, cachedInputPerMillion? }");

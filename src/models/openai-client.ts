@@ -30,14 +30,20 @@ export function openaiClientFor(model: ModelReference): OpenAI {
   return client;
 }
 
-/** Our messages in the Chat Completions shape, after the agent's instructions. */
+/**
+ * Our messages in the Chat Completions shape, after the agent's instructions. An assistant message
+ * is always sent with string content: `""` when the model answered with tool calls only (its
+ * `content` was null). OpenAI, Ollama, vLLM and LM Studio accept `""` as they accept null, while
+ * llama.cpp's server with `response_format: json_schema` aborts on null ("Content path must be a
+ * string"); docs/local-models.md.
+ */
 export function toChatMessages(instructions: string | undefined, messages: Message[]): ChatCompletionMessageParam[] {
   const converted = messages.map((message): ChatCompletionMessageParam => {
     switch (message.role) {
       case "assistant":
         return {
           role: "assistant",
-          content: message.content,
+          content: message.content ?? "",
           ...(message.toolCalls?.length
             ? { tool_calls: message.toolCalls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })) }
             : {}),

@@ -9,6 +9,7 @@ export const OPENAI_SETTING_KEYS = {
   baseURL: true,
   apiKey: true,
   pricing: true,
+  responseFormatWithTools: true,
   temperature: true,
   maxTokens: true,
   toolChoice: true,

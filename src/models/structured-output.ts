@@ -37,9 +37,18 @@ function zodOf(jsonSchema: Record<string, unknown>): z.ZodType {
   return schema;
 }
 
-/** The output this call asks for: the run's own schema, else the agent's, else none. */
-export function outputRequestFor(agent: AgentDefinition, runSchema: Record<string, unknown> | undefined): OutputRequest | undefined {
-  const mode = agent.options.outputMode ?? "json-schema";
+/** What about the call decides how the output is asked for. */
+export interface OutputCall {
+  /** The call offers tools. */
+  hasTools: boolean;
+  /** The model's `responseFormatWithTools` setting (default true). */
+  responseFormatWithTools?: boolean;
+}
+
+/** The output this call asks for: the run's own schema, else the agent's, else none. A call with tools to a model that cannot combine them with `response_format` asks in the prompt. */
+export function outputRequestFor(agent: AgentDefinition, runSchema: Record<string, unknown> | undefined, call: OutputCall = { hasTools: false }): OutputRequest | undefined {
+  const asked = agent.options.outputMode ?? "json-schema";
+  const mode = asked === "json-schema" && call.hasTools && call.responseFormatWithTools === false ? "prompt" : asked;
   const strict = agent.options.outputStrict ?? true;
   if (runSchema) return { schema: zodOf(runSchema), jsonSchema: runSchema, mode, strict };
   const schema = agent.options.output;
