@@ -5,12 +5,11 @@
  */
 import type { Worker } from "@temporalio/worker";
 import { connectClient, temporalSettings } from "../client/connection.js";
-import type { RunResult } from "../contract/types.js";
-import { DurableAgentError, ForkError } from "../errors.js";
+import { ForkError } from "../errors.js";
 import { forkRun } from "../fork/fork-run.js";
 import { createCliWorker } from "./cli-worker.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
-import { formatTrace, RunEventRenderer } from "./format-run.js";
+import { followRun } from "./follow-run.js";
 import { loadAgents } from "./load-agents.js";
 import { parseOptions, positiveInteger } from "./parse-options.js";
 
@@ -64,23 +63,7 @@ async function watch(workflowId: string, atTrip: number, agent: string | undefin
     return EXIT.failed;
   }
   io.stdout(`Fork ${handle.workflowId} of run ${workflowId} at trip ${atTrip} on task queue ${taskQueue}`);
-  const renderer = new RunEventRenderer({ line: io.stdout, write: io.write ?? io.stdout });
-  let result: RunResult | undefined;
-  try {
-    for await (const event of handle.stream()) {
-      renderer.render(event);
-      if (event.type === "run.finished") result = event.result;
-    }
-  } catch (error) {
-    renderer.endLine();
-    io.stderr(`The fork failed: ${DurableAgentError.isInstance(error) ? `${error.name}: ${error.message}` : (error as Error).message}`);
-    return EXIT.failed;
-  }
-  result ??= await handle.result();
-  io.stdout("");
-  io.stdout("Trace:");
-  for (const line of formatTrace(result.trace)) io.stdout(`  ${line}`);
-  return EXIT.ok;
+  return followRun(handle, io, "fork");
 }
 
 /** `durable-agent fork`. */

@@ -6,11 +6,9 @@ import type { Client } from "@temporalio/client";
 import type { Worker } from "@temporalio/worker";
 import { connectClient, temporalSettings } from "../client/connection.js";
 import { startRun } from "../client/start-run.js";
-import type { RunResult } from "../contract/types.js";
-import { DurableAgentError } from "../errors.js";
 import { createCliWorker } from "./cli-worker.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
-import { formatTrace, RunEventRenderer } from "./format-run.js";
+import { followRun } from "./follow-run.js";
 import { loadAgents } from "./load-agents.js";
 import { parseOptions } from "./parse-options.js";
 
@@ -82,23 +80,7 @@ async function watch(client: Client, agent: string, input: string, options: Watc
     logger: { warn: (message) => io.stderr(`Warning: ${message} (Or give this command --module <file>.)`) },
   });
   io.stdout(`Run ${handle.workflowId} of agent "${agent}" on task queue ${options.taskQueue}`);
-  const renderer = new RunEventRenderer({ line: io.stdout, write: io.write ?? io.stdout });
-  let result: RunResult | undefined;
-  try {
-    for await (const event of handle.stream()) {
-      renderer.render(event);
-      if (event.type === "run.finished") result = event.result;
-    }
-  } catch (error) {
-    renderer.endLine();
-    io.stderr(`The run failed: ${DurableAgentError.isInstance(error) ? `${error.name}: ${error.message}` : (error as Error).message}`);
-    return EXIT.failed;
-  }
-  result ??= await handle.result();
-  io.stdout("");
-  io.stdout("Trace:");
-  for (const line of formatTrace(result.trace)) io.stdout(`  ${line}`);
-  return EXIT.ok;
+  return followRun(handle, io, "run");
 }
 
 /** `durable-agent run`. */
