@@ -190,7 +190,8 @@ async function checkStream(record: RunRecord, client: Client, add: (record: RunR
   const seen = record.subscriber!;
   const whole: Array<{ offset: number; type: string }> = [];
   const handle = await ai.getRun(record.workflowId, { client });
-  for await (const event of handle.stream({ subAgents: false })) whole.push({ offset: event.offset, type: event.type });
+  // Every durable event once, in order (text deltas are not durable: a reconnect may send the answer in flight again).
+  for await (const event of handle.stream({ subAgents: false })) if (event.type !== "text.delta") whole.push({ offset: event.offset, type: event.type });
   const offsets = seen.offsets.join(",");
   if (offsets !== whole.map((e) => e.offset).join(",")) add(record, "stream", `the subscriber saw offsets ${abbreviate(seen.offsets)}; the stream has ${abbreviate(whole.map((e) => e.offset))} (${seen.disconnects} disconnects, ${seen.pauses} pauses)`);
   else if (seen.types.join(",") !== whole.map((e) => e.type).join(",")) add(record, "stream", "the subscriber saw other events than the stream holds");

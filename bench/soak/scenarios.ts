@@ -200,9 +200,10 @@ export class Driver {
         let finished = false;
         try {
           for await (const event of handle.stream({ fromOffset: from, subAgents: false })) {
+            from = event.offset + 1; // a text delta carries the offset of the durable event before it
+            if (event.type === "text.delta") continue; // deltas of the answer in flight may come again after a reconnect
             log.offsets.push(event.offset);
             log.types.push(event.type);
-            from = event.offset + 1;
             if (event.type === "run.finished") {
               finished = true;
               break;
