@@ -69,6 +69,23 @@ describe("agent.stream", () => {
     await model.close();
   });
 
+  it("a closed run's last durable events reach a subscriber that asks while no worker is up (found by the soak)", async () => {
+    const model = await startScriptedModel(["All done."]);
+    const agent = ai.agent({ name: "stream-closed-tail", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
+    // The run finishes on one worker, which then stops: reading its events needs a worker to answer the query.
+    const { handle, taskQueue } = await withWorker(harness, [agent], async ({ taskQueue }) => {
+      const handle = await agent.start("Hi", { client: harness.client, taskQueue });
+      await handle.result();
+      return { handle, taskQueue };
+    });
+    const read = collect(handle.stream({ subAgents: false }));
+    // A worker comes back (as after a restart) while the subscriber is asking.
+    const events = await withWorker(harness, [agent], () => read, { taskQueue });
+    // Unstreamed, the answer's text is one durable event: every event has its own offset.
+    expect(events.map((e) => [e.type, e.offset])).toEqual([["trip.started", 0], ["text.delta", 1], ["model.answered", 2], ["run.stopped", 3], ["run.finished", 4]]);
+    await model.close();
+  });
+
   it("a reconnect mid-run from the last offset misses nothing and repeats nothing", async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));

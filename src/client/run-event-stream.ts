@@ -28,6 +28,8 @@ const MAX_RETRY_PAUSE_MS = 2_000;
  * backoff, about 3 minutes.
  */
 const MAX_READ_FAILURES = 100;
+/** How long a closed run's last events are asked for while no worker answers (one restarting) before the result alone ends the stream. */
+const CLOSED_TAIL_PATIENCE_MS = 30_000;
 
 /** A stream item's data (a base64 `Payload` proto) as a run event. */
 function decodeEvent(data: string): RunEvent {
@@ -149,15 +151,22 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
     yield { type: "run.finished", result: await this.result(), offset: next };
   }
 
-  /** The events of a closed run from an offset (a query, answered by a worker replaying the run). */
+  /**
+   * The events of a closed run from an offset (a query, answered by a worker replaying the run). A
+   * worker may be restarting just then, so a failed query is tried again for CLOSED_TAIL_PATIENCE_MS
+   * before the stream ends with the result alone (the events between are then not sent).
+   */
   private async tail(fromOffset: number): Promise<StreamedRunEvent[]> {
-    let tail: StreamTail;
-    try {
-      tail = await this.client.workflow.getHandle(this.workflowId).query(streamTailQuery, fromOffset);
-    } catch {
-      return []; // no worker to answer: the result alone still ends the stream
+    const giveUpAt = Date.now() + CLOSED_TAIL_PATIENCE_MS;
+    for (let failures = 1; ; failures++) {
+      try {
+        const tail: StreamTail = await this.client.workflow.getHandle(this.workflowId).query(streamTailQuery, fromOffset);
+        return tail.items.map(({ offset, data }) => ({ ...decodeEvent(data), offset }));
+      } catch {
+        if (Date.now() >= giveUpAt) return []; // no worker to answer: the result alone still ends the stream
+        await sleep(retryPause(failures));
+      }
     }
-    return tail.items.map(({ offset, data }) => ({ ...decodeEvent(data), offset }));
   }
 
   /**
