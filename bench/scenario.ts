@@ -23,7 +23,8 @@ export const recordStep = ({ step }: { step: number }) => ({ recorded: step });
 
 export const stepInput = z.object({ step: z.number().int() });
 
-function textOf(content: unknown): string {
+/** The text of a message's content (a string, or its text parts joined). */
+export function textOf(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) return content.map((part) => (typeof part === "object" && part && "text" in part ? String(part.text) : "")).join("");
   return "";

@@ -6,7 +6,7 @@
  */
 import { ai, type Agent } from "../src/index.js";
 import type { ScriptedRequest, ScriptedTurn } from "../src/testing/index.js";
-import { MODEL_ID, recordStep, stepInput, TOOL_DESCRIPTION, TOOL_NAME } from "./scenario.js";
+import { MODEL_ID, recordStep, stepInput, textOf, TOOL_DESCRIPTION, TOOL_NAME } from "./scenario.js";
 
 /** Trips of the streamed conversation. */
 export const STREAM_TRIPS = 3;
@@ -20,12 +20,6 @@ export const STREAM_AGENT = "bench-stream";
 
 /** The text of trip `trip`'s answer: STREAM_CHUNKS chunks of STREAM_CHUNK_SIZE characters. */
 export const streamAnswer = (trip: number) => Array.from({ length: STREAM_CHUNKS }, (_v, i) => `${trip}${String(i % 1000).padStart(3, "0")}`).join("");
-
-function textOf(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((part) => (typeof part === "object" && part && "text" in part ? String(part.text) : "")).join("");
-  return "";
-}
 
 /** The scripted model: text and a tool call per trip until the conversation has `trips − 1` tool results, then text alone. */
 export function streamScript(request: ScriptedRequest): ScriptedTurn {
