@@ -247,6 +247,14 @@ export class TemporalCliNotFoundError extends DurableAgentError {
   }
 }
 
+/** A dev server's process exited or did not answer in time; `output` is the end of what it printed. */
+export class DevServerStartError extends DurableAgentError {
+  static override isInstance = guard<DevServerStartError>("DevServerStartError");
+  constructor(what: string, readonly output: string) {
+    super(`The Temporal dev server ${what}.${output.trim() ? ` Its last output:\n${output.trim()}` : ""}\nFix: check its flags and ports, or set TEMPORAL_CLI_PATH to a working \`temporal\` binary.`);
+  }
+}
+
 /** A port a dev server needs is taken; `holder` names what holds it when that can be told. */
 export class PortInUseError extends DurableAgentError {
   static override isInstance = guard<PortInUseError>("PortInUseError");

