@@ -4,6 +4,10 @@
  * key, backstops and re-prompts stayed within their limits, every subscriber saw its run's stream
  * whole and in order, budgets held within their bound, and the runs' usage equals the model
  * server's own count of tokens served. Each breach is a violation naming the run and the check.
+ *
+ * What it reads from Temporal (a run's status, its history, its stream read whole) comes through
+ * `RunSource`, so the checking itself is a function of plain data: `temporalRuns(client)` in the
+ * soak, a table of made-up runs in its test (test/soak-checker.test.ts).
  */
 import type { Client } from "@temporalio/client";
 import type { temporal } from "@temporalio/proto";
@@ -27,6 +31,10 @@ export interface Verdict {
   stuck: number;
   effects: number;
   executions: number;
+  /**
+   * Effects past those expected, each also a violation: a call's ledger keys past its one, backstop
+   * and sub-agent tool keys past the scenario's, and keys of no recorded call.
+   */
   duplicateEffects: number;
   /** Tokens the model server served, those the runs counted, and those served to lost attempts (the bound). */
   tokens: { served: number; counted: number; servedToLostAttempts: number };
@@ -34,6 +42,36 @@ export interface Verdict {
 }
 
 type History = temporal.api.history.v1.IHistory;
+
+/** A run as the server has it, which is what the checker asks of Temporal. */
+export interface RunSource {
+  status(workflowId: string): Promise<"running" | "closed" | "not found">;
+  history(workflowId: string): Promise<History>;
+  /** The run's durable events (text deltas left out: they are not durable), its stream read whole. */
+  events(workflowId: string): Promise<Array<{ offset: number; type: string }>>;
+}
+
+/** The runs as the soak's Temporal server has them. */
+export function temporalRuns(client: Client): RunSource {
+  return {
+    async status(workflowId) {
+      try {
+        const description = await client.workflow.getHandle(workflowId).describe();
+        return description.status.name === "RUNNING" ? "running" : "closed";
+      } catch (error) {
+        if ((error as Error).name === "WorkflowNotFoundError") return "not found";
+        throw error;
+      }
+    },
+    history: (workflowId) => client.workflow.getHandle(workflowId).fetchHistory(),
+    async events(workflowId) {
+      const whole: Array<{ offset: number; type: string }> = [];
+      const handle = await ai.getRun(workflowId, { client });
+      for await (const event of handle.stream({ subAgents: false })) if (event.type !== "text.delta") whole.push({ offset: event.offset, type: event.type });
+      return whole;
+    },
+  };
+}
 
 /** Tools whose ok calls write one ledger row each (the sub-agent's and the handoff's write none of their own). */
 const EFFECT_TOOLS = new Set(["update_plan", "log_set", "refund", "book_class"]);
@@ -72,8 +110,8 @@ function expectEnd(record: RunRecord): string | undefined {
   return undefined;
 }
 
-/** Checks every run; `requests` are the model server's. */
-export async function check(records: RunRecord[], ledger: LedgerRow[], requests: ScriptedRequest[], client: Client): Promise<Verdict> {
+/** Checks every run; `requests` are the model server's, `runs` what the Temporal server has. */
+export async function check(records: RunRecord[], ledger: LedgerRow[], requests: ScriptedRequest[], runs: RunSource): Promise<Verdict> {
   const violations: Violation[] = [];
   const add = (record: RunRecord | undefined, check: Violation["check"], detail: string) => violations.push({ ...(record ? { run: record.workflowId } : {}), check, detail });
   let completed = 0;
@@ -96,7 +134,7 @@ export async function check(records: RunRecord[], ledger: LedgerRow[], requests:
   let countedTotal = 0;
 
   for (const record of records) {
-    const status = await describeStatus(client, record.workflowId);
+    const status = await runs.status(record.workflowId);
     if (status === "not found") {
       lost += 1;
       add(record, "lost", `the server has no run ${record.workflowId} (the client ${record.results ? "got a result" : record.error ? `saw ${record.error.name}` : "saw nothing"})`);
@@ -123,28 +161,35 @@ export async function check(records: RunRecord[], ledger: LedgerRow[], requests:
     for (const suffix of expected) {
       const found = [...keys.keys()].filter((k) => k.endsWith(suffix) && !k.includes("/backstop/"));
       if (found.length === 0) add(record, "effects", `the ok call ${suffix.slice(1)} has no ledger row`);
-      if (found.length > 1) add(record, "effects", `the call ${suffix.slice(1)} has ${found.length} effects: ${found.join(", ")}`);
+      if (found.length > 1) {
+        add(record, "effects", `the call ${suffix.slice(1)} has ${found.length} effects: ${found.join(", ")}`);
+        duplicateEffects += found.length - 1;
+      }
       for (const k of found) matched.add(k);
     }
     const backstopKeys = [...keys.keys()].filter((k) => k.includes("/backstop/"));
     const childKeys = [...keys.keys()].filter((k) => keys.get(k)![0]!.kind === "child-tool");
     const wantBackstop = record.scenario === "backstop" ? 1 : 0;
     if (backstopKeys.length !== wantBackstop) add(record, "backstop", `${backstopKeys.length} backstop effects, expected ${wantBackstop}`);
+    duplicateEffects += Math.max(0, backstopKeys.length - wantBackstop);
     const wantChild = record.scenario === "subagent" && !endProblem ? 1 : 0;
-    if (childKeys.length !== wantChild && !endProblem) add(record, "effects", `${childKeys.length} sub-agent tool effects, expected ${wantChild}`);
+    if (childKeys.length !== wantChild && !endProblem) {
+      add(record, "effects", `${childKeys.length} sub-agent tool effects, expected ${wantChild}`);
+      duplicateEffects += Math.max(0, childKeys.length - wantChild);
+    }
     for (const k of [...backstopKeys, ...childKeys]) matched.add(k);
     const orphans = [...keys.keys()].filter((k) => !matched.has(k));
     if (orphans.length) add(record, "effects", `effects of no recorded call: ${orphans.join(", ")}`);
-    duplicateEffects += orphans.length + Math.max(0, backstopKeys.length - 1);
+    duplicateEffects += orphans.length;
 
     // Backstops and re-prompts, from the results' traces and the history.
-    const history = await client.workflow.getHandle(record.workflowId).fetchHistory();
+    const history = await runs.history(record.workflowId);
     const backstopRuns = completedActivities(history, "backstop.run");
     if (backstopRuns > 1) add(record, "backstop", `backstop.run completed ${backstopRuns} times in the history`);
     for (const result of results) checkReprompts(record, result.trace, add);
 
     // The stream, as the subscriber saw it, against the stream read whole at the end.
-    if (record.subscriber) await checkStream(record, client, add);
+    if (record.subscriber) checkStream(record, await runs.events(record.workflowId), add);
 
     // Budget: overspent by at most the last trip's usage (a trip does not start once it is used up).
     if (record.scenario === "budget" && results[0]) {
@@ -163,7 +208,7 @@ export async function check(records: RunRecord[], ledger: LedgerRow[], requests:
     servedTotal += servedHere;
     countedTotal += counted;
     if (counted !== servedHere) {
-      const lostAttempts = await failedModelAttempts(client, record, history);
+      const lostAttempts = await failedModelAttempts(runs, record, history);
       if (counted < servedHere && explainedByLostAttempts(servedToRun, servedHere - counted, lostAttempts)) uncounted += servedHere - counted;
       else add(record, "usage", `counted ${counted} tokens, the model server served ${servedHere}, which the answers served to its ${lostAttempts} failed model.call attempts do not explain`);
     }
@@ -186,12 +231,9 @@ function checkReprompts(record: RunRecord, trace: TraceEvent[], add: (record: Ru
   if (backstops > 1) add(record, "backstop", `the backstop ran ${backstops} times (trace)`);
 }
 
-async function checkStream(record: RunRecord, client: Client, add: (record: RunRecord, check: Violation["check"], detail: string) => void): Promise<void> {
+/** Every durable event once, in order (text deltas are not durable: a reconnect may send the answer in flight again). */
+function checkStream(record: RunRecord, whole: Array<{ offset: number; type: string }>, add: (record: RunRecord, check: Violation["check"], detail: string) => void): void {
   const seen = record.subscriber!;
-  const whole: Array<{ offset: number; type: string }> = [];
-  const handle = await ai.getRun(record.workflowId, { client });
-  // Every durable event once, in order (text deltas are not durable: a reconnect may send the answer in flight again).
-  for await (const event of handle.stream({ subAgents: false })) if (event.type !== "text.delta") whole.push({ offset: event.offset, type: event.type });
   const offsets = seen.offsets.join(",");
   if (offsets !== whole.map((e) => e.offset).join(",")) add(record, "stream", `the subscriber saw offsets ${abbreviate(seen.offsets)}; the stream has ${abbreviate(whole.map((e) => e.offset))} (${seen.disconnects} disconnects, ${seen.pauses} pauses)`);
   else if (seen.types.join(",") !== whole.map((e) => e.type).join(",")) add(record, "stream", "the subscriber saw other events than the stream holds");
@@ -199,16 +241,6 @@ async function checkStream(record: RunRecord, client: Client, add: (record: RunR
 }
 
 const abbreviate = (xs: number[]) => (xs.length > 12 ? `${xs.slice(0, 6).join(",")},…,${xs.slice(-4).join(",")} (${xs.length})` : xs.join(","));
-
-async function describeStatus(client: Client, workflowId: string): Promise<"running" | "closed" | "not found"> {
-  try {
-    const description = await client.workflow.getHandle(workflowId).describe();
-    return description.status.name === "RUNNING" ? "running" : "closed";
-  } catch (error) {
-    if ((error as Error).name === "WorkflowNotFoundError") return "not found";
-    throw error;
-  }
-}
 
 function completedActivities(history: History, type: string): number {
   const events = history.events ?? [];
@@ -230,10 +262,10 @@ function explainedByLostAttempts(served: number[], missing: number, attempts: nu
  * or a cut stream fails), in the run's and its children's histories: the attempts before each
  * completed model.call's last one.
  */
-async function failedModelAttempts(client: Client, record: RunRecord, history: History): Promise<number> {
+async function failedModelAttempts(runs: RunSource, record: RunRecord, history: History): Promise<number> {
   const histories = [history];
   for (const result of record.results ?? []) {
-    for (const e of result.trace) if (e.type === "subagent.started") histories.push(await client.workflow.getHandle(e.workflowId).fetchHistory());
+    for (const e of result.trace) if (e.type === "subagent.started") histories.push(await runs.history(e.workflowId));
   }
   let count = 0;
   for (const h of histories) {

@@ -14,13 +14,13 @@ import { databaseCredentials, REPO_ROOT } from "../../deploy/stack/environment.j
 import { startStack } from "../../deploy/stack/index.js";
 import { CACHE_ROOT } from "../../deploy/stack/install.js";
 import { findFreeFrontendPort, findFreePort, ManagedProcess } from "../../deploy/stack/processes.js";
-import { check } from "./checker.js";
-import { planFaults, runFaults, type Fault } from "./faults.js";
+import { check, temporalRuns } from "./checker.js";
+import { runFaults } from "./faults.js";
 import { createLedger, Ledger } from "./ledger.js";
 import { startSoakModel } from "./model.js";
-import { Prng } from "./prng.js";
+import { planSoak } from "./plan.js";
 import { buildReport, formatReport } from "./report.js";
-import { Driver, planRuns } from "./scenarios.js";
+import { Driver } from "./scenarios.js";
 
 const { values } = parseArgs({ options: { minutes: { type: "string", default: "10" }, runs: { type: "string", default: "500" }, seed: { type: "string" }, "drain-minutes": { type: "string", default: "3" } } });
 const minutes = Number(values.minutes);
@@ -34,11 +34,7 @@ const log = (line: string) => console.log(`soak: ${line}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 log(`seed ${seed}, ${runs} runs over ${minutes} minutes`);
-const rng = new Prng(seed);
-const records = planRuns(rng.fork(), runs, windowMs);
-const faults: Fault[] = planFaults(rng.fork(), windowMs);
-const faultRng = rng.fork();
-const driverRng = rng.fork();
+const { records, faults, faultRng, driverRng } = planSoak(seed, runs, windowMs);
 
 const setupStarted = performance.now();
 const model = await startSoakModel();
@@ -91,7 +87,7 @@ const soakSeconds = (Date.now() - began) / 1000;
 log(`${allEnded ? "every run ended" : "the drain deadline passed with runs in flight"} after ${soakSeconds.toFixed(0)} s; checking`);
 
 const ledger = new Ledger(ledgerUrl);
-const verdict = await check(records, await ledger.rows(), model.server.requests, client);
+const verdict = await check(records, await ledger.rows(), model.server.requests, temporalRuns(client));
 await ledger.close();
 for (const fault of faults) if (fault.error) verdict.violations.push({ check: "fault", detail: `${fault.kind} at ${fault.injectedMs} ms could not be injected or repaired: ${fault.error}` });
 const scenarios: Record<string, number> = {};
