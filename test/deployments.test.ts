@@ -1,13 +1,15 @@
 /**
  * Issue 24, item 2: Worker Deployments on a real dev server. Two real workers of two builds (A
  * and B) with different agent definitions: a pinned run that waits for approval stays on A after B
- * becomes current while new runs go to B; a session moves to B when it continues as new; each
- * result's agentVersion shows which build answered.
+ * becomes current while new runs go to B; a session moves to B when it continues as new; an
+ * auto-upgrade run that waits moves to B at its next workflow task; each result's agentVersion
+ * shows which build answered. And the mapping of `deployment` onto the SDK's options.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, type Agent, type RunHandle, type TraceEvent } from "../src/index.js";
+import { ai, AgentOptionsError, type Agent, type RunHandle, type TraceEvent, type WorkerDeployment } from "../src/index.js";
+import { workerDeploymentOptionsOf } from "../src/deployments/index.js";
 import { startScriptedModel, type ScriptedRequest, type ScriptedTurn } from "../src/testing/index.js";
 import { cli } from "./cli-helpers.js";
 import { replaysAndKeeps } from "./history-helpers.js";
@@ -45,6 +47,38 @@ async function untilAccepted<T>(call: () => Promise<T>): Promise<T> {
 async function approvalRequested(handle: RunHandle): Promise<void> {
   for await (const event of handle.stream()) if (event.type === "approval" && event.outcome === "requested") return;
 }
+
+describe("deployment: the worker's options", () => {
+  it('maps { name, buildId, behavior } onto workerDeploymentOptions: "pinned" (the default) → PINNED, "auto-upgrade" → AUTO_UPGRADE', () => {
+    const version = { deploymentName: "coach", buildId: "2026-12-01.1" };
+    expect(workerDeploymentOptionsOf({ name: "coach", buildId: "2026-12-01.1" })).toEqual({ version, useWorkerVersioning: true, defaultVersioningBehavior: "PINNED" });
+    expect(workerDeploymentOptionsOf({ name: "coach", buildId: "2026-12-01.1", behavior: "pinned" })).toEqual({ version, useWorkerVersioning: true, defaultVersioningBehavior: "PINNED" });
+    expect(workerDeploymentOptionsOf({ name: "coach", buildId: "2026-12-01.1", behavior: "auto-upgrade" })).toEqual({ version, useWorkerVersioning: true, defaultVersioningBehavior: "AUTO_UPGRADE" });
+    expect(workerDeploymentOptionsOf({ name: "a_b-c.d", buildId: "x".repeat(255) }).version).toEqual({ deploymentName: "a_b-c.d", buildId: "x".repeat(255) });
+  });
+
+  it("names the bad field with AgentOptionsError", () => {
+    const bad = (deployment: unknown) => {
+      try {
+        workerDeploymentOptionsOf(deployment as WorkerDeployment);
+      } catch (error) {
+        if (AgentOptionsError.isInstance(error)) return { field: error.field, message: error.message };
+        throw error;
+      }
+      throw new Error(`accepted ${JSON.stringify(deployment)}`);
+    };
+    expect(bad(null)).toEqual({ field: "deployment", message: 'Invalid option `deployment`: must be { name, buildId, behavior?: "pinned" | "auto-upgrade" }' });
+    expect(bad("coach")).toMatchObject({ field: "deployment" });
+    expect(bad({ buildId: "A" })).toEqual({ field: "deployment.name", message: 'Invalid option `deployment.name`: must be 1-255 letters, digits, "_", "-" or "." (got undefined)' });
+    expect(bad({ name: "", buildId: "A" })).toMatchObject({ field: "deployment.name", message: expect.stringContaining('(got "")') });
+    expect(bad({ name: "coach" })).toMatchObject({ field: "deployment.buildId" });
+    expect(bad({ name: "coach", buildId: "build 7" })).toMatchObject({ field: "deployment.buildId", message: expect.stringContaining('(got "build 7")') });
+    expect(bad({ name: "coach", buildId: "x".repeat(256) })).toMatchObject({ field: "deployment.buildId" });
+    expect(bad({ name: "coach", buildId: 7 })).toMatchObject({ field: "deployment.buildId", message: expect.stringContaining("(got 7)") });
+    expect(bad({ name: "coach", buildId: "A", behavior: "sticky" })).toEqual({ field: "deployment.behavior", message: 'Invalid option `deployment.behavior`: must be "pinned" or "auto-upgrade" (got "sticky")' });
+    expect(bad({ name: "coach", buildId: "A", behavior: "AUTO_UPGRADE" })).toMatchObject({ field: "deployment.behavior" });
+  });
+});
 
 describe("worker deployments", () => {
   it("a pinned run waiting for approval stays on build A after B becomes current; new runs go to B; a session moves to B at continue-as-new", async () => {
@@ -114,6 +148,53 @@ describe("worker deployments", () => {
       await session.end();
       // A has nothing open any more (its workers may stop); the session's last run closed on B.
       await untilAccepted(async () => expect(await openRuns()).toEqual({ A: 0, B: 0 }));
+    } finally {
+      workerA.shutdown();
+      if (runningB) workerB.shutdown();
+      await Promise.all([runningA, runningB]);
+      await model.close();
+    }
+  });
+
+  it('an auto-upgrade run waiting for approval on build A moves to build B at its next workflow task after B becomes current', async () => {
+    const model = await startScriptedModel(answer);
+    const name = `coach-${randomUUID().slice(0, 8)}`;
+    const queue = taskQueue();
+    const buildA = build(model.baseURL, "build A.");
+    const buildB = build(model.baseURL, "build B.");
+    const client = harness.client;
+    const workerA = await testWorker(harness, [buildA], { taskQueue: queue, deployment: { name, buildId: "A", behavior: "auto-upgrade" } });
+    const runningA = workerA.run();
+    const workerB = await testWorker(harness, [buildB], { taskQueue: queue, deployment: { name, buildId: "B", behavior: "auto-upgrade" } });
+    let runningB: Promise<void> | undefined;
+    try {
+      // t0: A is current; the run's first task is A's: it asks for approval and waits.
+      await untilAccepted(() => ai.deployment.setCurrent(name, "A", { client }));
+      const run = await buildA.start("Swap squats for lunges", { client, taskQueue: queue });
+      await approvalRequested(run);
+      const onA = (await run.workflow.describe()).raw.workflowExecutionInfo?.versioningInfo;
+      expect(onA?.behavior).toBe(2); // VERSIONING_BEHAVIOR_AUTO_UPGRADE
+      expect(onA?.deploymentVersion).toMatchObject({ deploymentName: name, buildId: "A" });
+
+      // t1: B starts and becomes current. The waiting run has no task until a decision comes.
+      runningB = workerB.run();
+      await untilAccepted(() => ai.deployment.setCurrent(name, "B", { client }));
+      // setCurrent returned once the switch reached the task queue: the next task cannot go to A any more.
+      const { workerDeploymentInfo } = await client.workflowService.describeWorkerDeployment({ namespace: "default", deploymentName: name });
+      expect(workerDeploymentInfo?.routingConfigUpdateState).toBe(2); // ROUTING_CONFIG_UPDATE_STATE_COMPLETED
+
+      // t2: the approval's workflow task is B's; so is every task after it.
+      await run.approve("call_swap", { by: "alice" });
+      const result = await run.result();
+      expect(result).toMatchObject({ reply: "Answered by build B.", agentVersion: buildB.version });
+      expect(model.requests.at(-1)!.body.messages[0]).toMatchObject({ role: "system", content: "build B." });
+      expect(result.trace.filter((e) => e.type === "agent.changed")).toEqual([{ trip: 2, type: "agent.changed", agent: "deployed-coach", from: buildA.version, to: buildB.version }]);
+      expect(result.trace.filter((e) => e.type === "model.answered").map((e) => e.type === "model.answered" && e.agentVersion)).toEqual([buildA.version, buildB.version]);
+      expect(result.trace.filter((e) => e.type === "approval")).toMatchObject([{ outcome: "requested" }, { outcome: "approved", by: "alice" }]);
+      const onB = (await run.workflow.describe()).raw.workflowExecutionInfo?.versioningInfo;
+      expect(onB?.behavior).toBe(2);
+      expect(onB?.deploymentVersion).toMatchObject({ deploymentName: name, buildId: "B" });
+      await replaysAndKeeps(run, "deployment-auto-upgrade-approval");
     } finally {
       workerA.shutdown();
       if (runningB) workerB.shutdown();

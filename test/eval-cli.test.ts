@@ -105,9 +105,10 @@ describe("durable-agent eval <module>", () => {
     expect(stdout).toMatch(/^\[\d\/4\] pass  offers-instead-of-acting \[pass, pass\]/m);
     expect(stdout).toMatch(/^case\s+pass@1\s+pass\^2\s+flaky$/m);
     expect(stdout).toMatch(/^offers-instead-of-acting\s+100%\s+yes$/m);
-    expect(stdout).toContain("Compared with the baseline: 0 regression(s), 2 fix(es), 0 added, 0 removed");
-    expect(stdout).toContain("fixed offers-instead-of-acting (requiredToolCalled)");
-    expect(stdout).toContain("fixed claims-without-tool-call (requiredToolCalled, changeClaimedWithoutToolCall)");
+    // Two cases of two trials each: the flips are real, but within noise (no scorer changed significantly).
+    expect(stdout).toContain("Compared with the baseline: 0 regression(s), 0 fix(es), 2 changed within noise, 0 added, 0 removed");
+    expect(stdout).toContain("changed within noise offers-instead-of-acting: fail → pass (requiredToolCalled)");
+    expect(stdout).toContain("changed within noise claims-without-tool-call: fail → pass (requiredToolCalled, changeClaimedWithoutToolCall)");
     expect(stdout).toContain("PASSED: pass rate 100% (gate 100%)");
   }, CLI_TIMEOUT);
 
@@ -115,9 +116,10 @@ describe("durable-agent eval <module>", () => {
     const baseline = await baselineFile(true);
     const { code, stdout } = await cli(["eval", WITHOUT_CONTRACT, "--min-pass-rate", "0.7", "--baseline", baseline, "--fail-on-regression", ...prebuilt()], { OPENAI_BASE_URL: model.baseURL });
     expect(code).toBe(1);
-    expect(stdout).toContain("regressed offers-instead-of-acting (requiredToolCalled)");
-    expect(stdout).toContain("regressed claims-without-tool-call (requiredToolCalled, changeClaimedWithoutToolCall)");
-    expect(stdout).toContain("FAILED (exit 1): 2 regression(s) since the baseline\n");
+    expect(stdout).toContain("changed within noise offers-instead-of-acting: pass → fail (requiredToolCalled)");
+    expect(stdout).toContain("changed within noise claims-without-tool-call: pass → fail (requiredToolCalled, changeClaimedWithoutToolCall)");
+    // --fail-on-regression is strict: any case that passed in the baseline and fails now fails the gate, noise or not.
+    expect(stdout).toContain("FAILED (exit 1): 2 case(s) passed in the baseline and fail now\n");
   }, CLI_TIMEOUT);
 
   it("exits 2 when the model API is down: every run is an infrastructure error, counted apart from failures", async () => {

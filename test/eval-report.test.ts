@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { describe, expect, it } from "vitest";
 import { buildReport, type ReportInputs } from "../src/eval/build-report.js";
-import { compareReports, EvalAssertionError, EvalReport, evalReportJsonSchema, evalReportSchema, EvalReportFormatError, parseReport, toJUnitXml, type EvalRow, type EvalRun, type TrialOutcome } from "../src/index.js";
+import { compareReports, EvalAssertionError, formatComparison, EvalReport, evalReportJsonSchema, evalReportSchema, EvalReportFormatError, parseReport, toJUnitXml, type EvalRow, type EvalRun, type TrialOutcome } from "../src/index.js";
 
 type Cell = "pass" | "fail" | "n/a" | "error" | "infra";
 const STATUS: Record<Cell, TrialOutcome> = { pass: "pass", fail: "fail", "n/a": "not-applicable", error: "error", infra: "infrastructure-error" };
@@ -150,6 +150,40 @@ describe("compareReports(baseline, current)", () => {
     expect(fixed.scorers[0]).toMatchObject({ significant: true, verdict: "better" });
     expect(fixed.scorers[0]!.pValue!).toBeLessThan(0.001);
     expect(fixed.scorers[0]!.current.interval!.map((x) => Math.round(x * 100))).toEqual([64, 97]);
+  });
+
+  it("CaseChange.withinNoise: 3/16 vs 4/16 is a case changed within noise, not a fix, in the headline and the HTML; 2/16 vs 14/16 counts fixes, 14/16 vs 2/16 regressions", () => {
+    const grid = (passing: number) => Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`case-${i}`, [[i < passing ? "pass" : "fail", "pass"] as Cell[]]]));
+    const noise = compareReports(reportOf(grid(3)), reportOf(grid(4)));
+    expect(noise.fixes).toEqual([{ case: "case-3", baseline: "fail", current: "pass", scorers: ["a"], withinNoise: true }]); // kept for callers of fixes
+    const text = formatComparison(noise);
+    expect(text.split("\n")[0]).toBe("Compared with the baseline: 0 regression(s), 0 fix(es), 1 changed within noise, 0 added, 0 removed");
+    expect(text).toContain("  changed within noise case-3: fail → pass (a)");
+    expect(text).not.toMatch(/^ {2}fixed /m);
+    const html = reportOf(grid(4)).toHtml({ baseline: reportOf(grid(3)) });
+    expect(html).toContain("<p>0 regression(s), 0 fix(es), 1 changed within noise, 0 added, 0 removed.</p>");
+    expect(html).toContain("<b>Changed within noise</b>: case-3: fail → pass (a)");
+    expect(html).not.toContain("<b>Fixed</b>");
+
+    const fixed = compareReports(reportOf(grid(2)), reportOf(grid(14)));
+    expect(fixed.fixes).toHaveLength(12);
+    expect(fixed.fixes.every((c) => !c.withinNoise)).toBe(true);
+    expect(formatComparison(fixed)).toMatch(/^Compared with the baseline: 0 regression\(s\), 12 fix\(es\), 0 changed within noise, 0 added, 0 removed\n {2}fixed case-2 \(a\)\n/);
+    expect(reportOf(grid(14)).toHtml({ baseline: reportOf(grid(2)) })).toContain("<b>Fixed</b>: case-2 (a), case-3 (a)");
+    const regressed = compareReports(reportOf(grid(14)), reportOf(grid(2)));
+    expect(regressed.regressions.map((c) => c.withinNoise)).toEqual(Array(12).fill(false));
+    expect(formatComparison(regressed)).toMatch(/^Compared with the baseline: 12 regression\(s\), 0 fix\(es\), 0 changed within noise, 0 added, 0 removed\n {2}regressed case-2 \(a\)\n/);
+  });
+
+  it("CaseChange.withinNoise follows the direction: a case fixed on a scorer whose pass rate got significantly worse is within noise", () => {
+    // case-0 fails then passes on "a"; cases 1-13 pass then fail: "a" is significantly worse.
+    const baseline = reportOf(Object.fromEntries(Array.from({ length: 14 }, (_, i) => [`case-${i}`, [[i === 0 ? "fail" : "pass", "pass"] as Cell[]]])));
+    const current = reportOf(Object.fromEntries(Array.from({ length: 14 }, (_, i) => [`case-${i}`, [[i === 0 ? "pass" : "fail", "pass"] as Cell[]]])));
+    const comparison = compareReports(baseline, current);
+    expect(comparison.scorers[0]).toMatchObject({ scorer: "a", verdict: "worse" });
+    expect(comparison.fixes).toEqual([expect.objectContaining({ case: "case-0", withinNoise: true })]);
+    expect(comparison.regressions.every((c) => !c.withinNoise)).toBe(true);
+    expect(formatComparison(comparison).split("\n")[0]).toBe("Compared with the baseline: 13 regression(s), 0 fix(es), 1 changed within noise, 0 added, 0 removed");
   });
 
   it("a case that passed in the baseline and fails one of k trials now is a regression; one that only errored is not compared", () => {

@@ -23,6 +23,7 @@ import {
   writeCases,
   type Agent,
   type AgentOptions,
+  type EvalRecord,
   type RecordedCase,
   type RunResult,
 } from "../src/index.js";
@@ -118,7 +119,7 @@ describe("ai.eval.casesFromRuns({ workflowIds, query, agent, limit, client, data
   });
 
   it("a run that has not finished, or is not an agent run, is a DatasetError naming it; no runs chosen is an EvalOptionsError", async () => {
-    await expect(ai.eval.casesFromRuns({ client: harness.client })).rejects.toThrow(/give workflowIds or a query/);
+    await expect(ai.eval.casesFromRuns({ client: harness.client })).rejects.toThrow(/give workflowIds, a query or an agent/);
     const { tool } = countingTool();
     const agent = coach("cases-unfinished", "http://127.0.0.1:9/v1", tool);
     const handle = await agent.start("Swap squats for lunges", { client: harness.client, taskQueue: taskQueue(), noWorkerWarningAfter: false }); // no worker: it never finishes
@@ -128,6 +129,61 @@ describe("ai.eval.casesFromRuns({ workflowIds, query, agent, limit, client, data
     await handle.workflow.terminate();
     const terminated = await ai.eval.casesFromRuns({ workflowIds: [handle.workflowId], client: harness.client }).catch((e: unknown) => e);
     expect((terminated as Error).message).toMatch(/did not complete \(its last event is EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED\)/);
+  });
+
+  it("two reads that fail at once (workflow ids that do not exist): one DatasetError naming the first, nothing left in flight, no unhandled rejection", async () => {
+    let inFlight = 0;
+    let describes = 0;
+    // Counts the reads' first calls (each read starts with describe), so the test sees whether any is still running when the error arrives.
+    const client = new Client({
+      connection: harness.client.connection,
+      interceptors: { workflow: [{ describe: async (input, next) => (inFlight++, describes++, next(input).finally(() => inFlight--)) }] },
+    });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      const ids = [`missing-${randomUUID()}`, `missing-${randomUUID()}`, `missing-${randomUUID()}`];
+      const error = await ai.eval.casesFromRuns({ workflowIds: ids, client, concurrency: 2 }).catch((e: unknown) => e);
+      expect(inFlight).toBe(0); // every read started was waited for
+      expect(describes).toBe(2); // the third read never started: the first failure stops new reads
+      expect(DatasetError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ name: "DatasetError", workflowId: ids[0] });
+      expect((error as Error).message).toBe(`Cannot read run ${ids[0]} as an eval case: there is no such workflow (check the id and the namespace).`);
+      await new Promise((resolve) => setImmediate(resolve)); // a rejection nobody handled is reported after this turn
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
+  it("agent (with a query, or alone) is filtered by the server: another agent's runs are not read; with workflowIds it is checked after reading", async () => {
+    // The other agent's run is encrypted: reading its history without the codec would fail, so an
+    // answer at all shows the server left it out.
+    const dataConverter = encryptedDataConverter(keyring({ k1: newKey() }, "k1"));
+    const model = await startScriptedModel(coachModel());
+    const { tool } = countingTool();
+    const suffix = randomUUID().slice(0, 8);
+    const mine = coach(`filter-mine-${suffix}`, model.baseURL, tool);
+    const other = coach(`filter-other-${suffix}`, model.baseURL, tool);
+    try {
+      const kept = await withWorker(harness, [mine], async ({ taskQueue }) => [await agentRun(mine, "Swap squats for lunges", taskQueue), await agentRun(mine, "Swap squats for rows", taskQueue)], { searchAttributes: true });
+      const encrypted = new Client({ connection: harness.client.connection, dataConverter });
+      const skipped = await withWorker(harness, [other], ({ taskQueue }) => other.run("Swap squats for dips", { client: encrypted, taskQueue }), { dataConverter, searchAttributes: true });
+      const both = `DurableAgentName IN ("${mine.name}", "${other.name}")`;
+      await waitForVisibility(both, 3);
+      await expect(ai.eval.casesFromRuns({ query: both, client: harness.client })).rejects.toThrow(); // without the filter, the other agent's history is read
+      const byQuery = await ai.eval.casesFromRuns({ query: both, agent: mine.name, client: harness.client });
+      expect(byQuery.map((c) => c.name).sort()).toEqual(kept.map((r) => r.workflowId).sort());
+      expect(byQuery.every((c) => c.recorded.agent === mine.name)).toBe(true);
+      const alone = await ai.eval.casesFromRuns({ agent: mine.name, client: harness.client, limit: 1 });
+      expect(alone).toHaveLength(1);
+      expect(kept.map((r) => r.workflowId)).toContain(alone[0]!.name);
+      const byIds = await ai.eval.casesFromRuns({ workflowIds: [kept[0]!.workflowId, skipped.workflowId], agent: other.name, client: harness.client, dataConverter });
+      expect(byIds.map((c) => [c.name, c.recorded.agent])).toEqual([[skipped.workflowId, other.name]]);
+    } finally {
+      await model.close();
+    }
   });
 
   it("reads histories encrypted by the worker's codec, given its dataConverter (without it, it cannot)", async () => {
@@ -322,6 +378,37 @@ describe('agent.eval({ cases, scorers, tools: "recorded", unmatchedToolCalls })'
       await model.close();
     }
   });
+  it("a backstop that did not run in the recording is skipped in a replay: its run is not called, and the trace says so", async () => {
+    // The recording: the model offers, so the audit backstop is not detected and never runs.
+    const recordModel = await startScriptedModel(() => "Want me to swap that?");
+    // The replay: the new model asks for an audit, so the backstop is detected.
+    const replayModel = await startScriptedModel(coachModel());
+    const { tool } = countingTool();
+    const ran: string[] = [];
+    const backstops: AgentOptions["backstops"] = [{ name: "audit", detect: (t) => t.reply === "Audit me.", run: () => (ran.push("audit"), { prompt: "Audit the plan." }) }];
+    const recorder = coach("replay-backstop-skipped", recordModel.baseURL, tool, { backstops });
+    const replayer = coach("replay-backstop-skipped", replayModel.baseURL, tool, { backstops });
+    try {
+      const recorded = await withWorker(harness, [recorder], ({ taskQueue }) => agentRun(recorder, "Please audit my plan", taskQueue));
+      expect(recorded.trace.filter((e) => e.type === "backstop")).toEqual([]);
+      const cases = await ai.eval.casesFromRuns({ workflowIds: [recorded.workflowId], client: harness.client });
+      expect(cases[0]!.recorded.backstops).toEqual([]);
+      const records: EvalRecord[] = [];
+      const scorer = defineScorer("record", (record) => (records.push(record), { pass: true }));
+      await withWorker(harness, [replayer], ({ taskQueue }) => replayer.eval({ cases, scorers: [scorer], tools: "recorded", client: harness.client, taskQueue }));
+      expect(ran).toEqual([]); // not called in the recording, nor in the replay
+      const [run] = records;
+      expect(run).toMatchObject({ reply: "Audit me.", stopReason: "answered", trips: 1 });
+      expect(run!.trace.filter((e) => e.type === "backstop")).toEqual([
+        { trip: 1, type: "backstop", name: "audit", phase: "after", outcome: "detected" },
+        { trip: 1, type: "backstop", name: "audit", phase: "after", outcome: "skipped", detail: "replay: not run (it did not run in the recording)", replayed: true },
+      ]);
+      expect(run!.trace.filter((e) => e.type === "reprompt")).toEqual([]); // skipped: no prompt to send
+    } finally {
+      await recordModel.close();
+      await replayModel.close();
+    }
+  });
 });
 
 async function agentRun(agent: Agent, input: string, queue: string): Promise<RunResult> {
@@ -379,6 +466,74 @@ describe("ai.fork(workflowId, { atTrip, agent, client, taskQueue })", () => {
       });
     } finally {
       await offers.close();
+    }
+  });
+
+  it("a fork whose whole conversation hits maxTrips stops with max-trips, counting the recorded trips", async () => {
+    const oldModel = await startScriptedModel([swap("lunges"), swap("rows"), "Done."]);
+    const newModel = await startScriptedModel(() => swap("dips")); // never answers: calls the tool every trip
+    const { tool, counter } = countingTool();
+    const before = coach("fork-max-trips", oldModel.baseURL, tool, { maxTrips: 3 });
+    const now = coach("fork-max-trips", newModel.baseURL, tool, { maxTrips: 3 });
+    try {
+      const recorded = await withWorker(harness, [before], ({ taskQueue }) => agentRun(before, "Swap squats for lunges", taskQueue));
+      expect(recorded).toMatchObject({ trips: 3, stopReason: "answered" });
+      expect(counter.executions).toBe(2);
+      const result = await withWorker(harness, [now], async ({ taskQueue }) => (await ai.fork(recorded.workflowId, { atTrip: 3, client: harness.client, taskQueue })).result());
+      // Trips 1-2 are the recording's; trip 3, the fork's only model call, uses the last of maxTrips 3.
+      expect(newModel.requests).toHaveLength(1);
+      expect(result).toMatchObject({ stopReason: "max-trips", trips: 3 });
+      expect(result.toolCalls.map((c) => [c.trip, (c.input as { to: string }).to])).toEqual([[1, "lunges"], [2, "rows"], [3, "dips"]]);
+      expect(counter.executions).toBe(3); // only the fork's own call ran
+    } finally {
+      await oldModel.close();
+      await newModel.close();
+    }
+  });
+
+  it("a backstop that ran before atTrip is not run again on a fork, though the new model triggers it", async () => {
+    const oldModel = await startScriptedModel(coachModel());
+    const newModel = await startScriptedModel(() => "Audit me.");
+    const { tool } = countingTool();
+    let runs = 0;
+    const backstops: AgentOptions["backstops"] = [{ name: "audit", detect: (t) => t.reply === "Audit me.", run: () => (runs++, { prompt: "Audit the plan." }) }];
+    const before = coach("fork-backstop", oldModel.baseURL, tool, { backstops });
+    const now = coach("fork-backstop", newModel.baseURL, tool, { backstops });
+    try {
+      const recorded = await withWorker(harness, [before], ({ taskQueue }) => agentRun(before, "Please audit my plan", taskQueue));
+      expect(recorded).toMatchObject({ reply: "Audited.", trips: 2 }); // trip 1 "Audit me." → the backstop ran and re-prompted
+      expect(runs).toBe(1);
+      const result = await withWorker(harness, [now], async ({ taskQueue }) => (await ai.fork(recorded.workflowId, { atTrip: 2, client: harness.client, taskQueue })).result());
+      expect(runs).toBe(1); // at most once per run, across the fork
+      expect(result).toMatchObject({ reply: "Audit me.", stopReason: "answered", trips: 2 });
+      expect(result.trace.filter((e) => e.type === "backstop" && e.trip >= 2)).toEqual([]);
+      expect(result.trace.filter((e) => e.type === "reprompt").map((e) => e.trip)).toEqual([1]); // the recorded one only
+    } finally {
+      await oldModel.close();
+      await newModel.close();
+    }
+  });
+
+  it("ai.fork(id, { atTrip, agent }) goes on with another agent definition, which answers", async () => {
+    const oldModel = await startScriptedModel(coachModel("Old reply."));
+    const otherModel = await startScriptedModel(() => "Other coach here.");
+    const { tool, counter } = countingTool();
+    const before = coach("fork-from", oldModel.baseURL, tool);
+    const other = coach("fork-other", otherModel.baseURL, tool, { instructions: "You are the other coach." });
+    try {
+      const recorded = await withWorker(harness, [before], ({ taskQueue }) => agentRun(before, "Swap squats for lunges", taskQueue));
+      expect(recorded).toMatchObject({ reply: "Old reply.", trips: 2 });
+      const result = await withWorker(harness, [other], async ({ taskQueue }) => (await ai.fork(recorded.workflowId, { atTrip: 2, agent: "fork-other", client: harness.client, taskQueue })).result());
+      expect(result).toMatchObject({ reply: "Other coach here.", stopReason: "answered", trips: 2, forkedFrom: { workflowId: recorded.workflowId, atTrip: 2 } });
+      expect(result.trace).toContainEqual({ trip: 1, type: "fork", from: { workflowId: recorded.workflowId, runId: recorded.runId, atTrip: 2 }, agent: "fork-other" });
+      expect(otherModel.requests).toHaveLength(1);
+      expect(otherModel.requests[0]!.body.messages[0]).toMatchObject({ role: "system", content: "You are the other coach." });
+      expect(otherModel.requests[0]!.body.messages.at(-1)).toMatchObject({ role: "tool", content: JSON.stringify({ ok: true, swappedTo: "lunges", execution: 1 }) });
+      expect(oldModel.requests).toHaveLength(2); // the recording's; none from the fork
+      expect(counter.executions).toBe(1);
+    } finally {
+      await oldModel.close();
+      await otherModel.close();
     }
   });
 });

@@ -58,7 +58,7 @@ describe("usage per model call", () => {
     const agent = ai.agent({ name: "usage-none", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
     const result = await withWorker(harness, [agent], ({ taskQueue }) => agent.run("Hi", { client: harness.client, taskQueue }));
     expect(result.usage).toBeUndefined();
-    expect(result.trace[0]).toEqual({ trip: 1, type: "model.answered", text: "Hello.", toolCalls: [] });
+    expect(result.trace[0]).toEqual({ trip: 1, type: "model.answered", text: "Hello.", toolCalls: [], agentVersion: agent.version });
     await model.close();
   });
 

@@ -1,8 +1,9 @@
 /**
  * Issue 24, items 1 and 3: every run knows which agent definition answered (`agent.version`,
- * `result.agentVersion`, DurableAgentVersion, `agent.changed`), and approvals that wait for days
- * (across a worker restart onto a new definition; who decided and when; canDecide; late
- * decisions; the `decide` signal of the Temporal UI).
+ * `result.agentVersion`, DurableAgentVersion, the trace's answers, `agent.changed`), and approvals
+ * that wait for days (across a worker restart onto a new definition; who decided and when;
+ * canDecide; late decisions, cancelled calls and closed runs; the `decide` signal of the Temporal
+ * UI; an approver in an eval).
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -26,6 +27,7 @@ import { coach } from "./fixtures/versioned-agent.js";
 import { cli } from "./cli-helpers.js";
 import { replaysAndKeeps } from "./history-helpers.js";
 import { startHttpMcpServer } from "./fixtures/mcp/http-server.js";
+import { ask, byAgent, testAgent } from "./subagent-helpers.js";
 import { connectHarness, taskQueue, withWorker, type Harness } from "./harness.js";
 import type { AgentWorkerOptions } from "../src/worker.js";
 
@@ -136,6 +138,38 @@ describe("a run records the definition that served it", () => {
   });
 });
 
+describe("the trace names the version that answered", () => {
+  it("each model.answered entry carries agentVersion: in handle.trace() of a live, unchanged run and in result.trace", async () => {
+    const model = await startScriptedModel([swap, "Swapped."]);
+    const agent = define(model.baseURL);
+    const queue = taskQueue();
+    const { live, streamed, result } = await serve(agent, queue, async () => {
+      const handle = await agent.start("Swap squats for lunges", { client: harness.client, taskQueue: queue });
+      const streamed: StreamedRunEvent[] = [];
+      for await (const event of handle.stream()) {
+        streamed.push(event);
+        if (event.type === "approval" && event.outcome === "requested") break;
+      }
+      const live = await handle.trace();
+      await handle.approve("call_swap", { by: "alice" });
+      const result = await handle.result();
+      await replaysAndKeeps(handle, "trace-agent-version");
+      return { live, streamed, result };
+    });
+    // While the run waits: its one answer names the version, and nothing says the definition changed.
+    expect(live.filter((e) => e.type === "model.answered")).toMatchObject([{ trip: 1, type: "model.answered", toolCalls: ["update_plan"], agentVersion: agent.version }]);
+    expect(live.some((e) => e.type === "agent.changed")).toBe(false);
+    expect(streamed.find((e) => e.type === "model.answered")).toMatchObject({ trip: 1, agentVersion: agent.version });
+    const answered = result.trace.filter((e) => e.type === "model.answered");
+    expect(answered.map((e) => [e.trip, e.type === "model.answered" && e.agentVersion])).toEqual([
+      [1, agent.version],
+      [2, agent.version],
+    ]);
+    expect(result.trace.some((e) => e.type === "agent.changed")).toBe(false);
+    await model.close();
+  });
+});
+
 describe("a run that waits for approval across a worker restart onto a new definition", () => {
   it("is answered by build B after the restart: agent.changed in the trace, agentVersion and DurableAgentVersion follow; the approval names its approver; a refused approver gets ApprovalRefusedError and the call still waits", async () => {
     const model = await startScriptedModel([swap, "Swapped to lunges."]);
@@ -184,8 +218,9 @@ describe("a run that waits for approval across a worker restart onto a new defin
     expect(result.agentVersion).toBe(buildB.version);
     expect(await searchAttribute(handle)).toBe(buildB.version);
     expect(result.toolCalls).toMatchObject([{ name: "update_plan", status: "ok" }]);
-    // A run that ended does not take decisions (the workflow is closed).
-    expect(late).toBeInstanceOf(Error);
+    // A run that ended does not take decisions: the error says how the call ended and that the run has closed.
+    expect(ApprovalNotWaitingError.isInstance(late)).toBe(true);
+    expect(late).toMatchObject({ callId: "call_swap", state: "approved", message: expect.stringMatching(/it was already approved by alice at \d{4}-.*has since completed \(stopReason "answered"\)\. Nothing was changed/) });
     await replaysAndKeeps(handle, "approver-definition-changed");
     await model.close();
   });
@@ -252,6 +287,124 @@ describe("decisions on calls that wait for approval", () => {
     expect(out.result.toolCalls).toMatchObject([{ status: "refused", reason: "rejected by a person: not this week" }]);
     await model.close();
     await second.model.close();
+  });
+
+  it("a decision for a call whose run was cancelled (or terminated) while it waited fails with ApprovalNotWaitingError saying how the run closed, and changes nothing", async () => {
+    const executed: unknown[] = [];
+    const model = await startScriptedModel([swap, swap]);
+    const agent = define(model.baseURL, { tools: [ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), needsApproval: true, execute: async (input) => (executed.push(input), { ok: true }) })] });
+    const queue = taskQueue();
+    const out = await serve(agent, queue, async () => {
+      const cancelled = await agent.start("Swap squats for lunges", { client: harness.client, taskQueue: queue });
+      await approvalEvent(cancelled, "requested");
+      await cancelled.cancel();
+      const result = await cancelled.result();
+      const eventsBefore = (await cancelled.workflow.describe()).historyLength;
+      const approve = await cancelled.approve("call_swap", { by: "alice" }).catch((e: unknown) => e);
+      const reject = await cancelled.reject("call_swap", { by: "bob", reason: "no" }).catch((e: unknown) => e);
+      const unknown = await cancelled.approve("call_other").catch((e: unknown) => e);
+      const eventsAfter = (await cancelled.workflow.describe()).historyLength;
+
+      const terminated = await agent.start("Swap squats for lunges", { client: harness.client, taskQueue: queue });
+      await approvalEvent(terminated, "requested");
+      await terminated.workflow.terminate("deploy gone wrong");
+      const afterTerminate = await terminated.approve("call_swap", { by: "alice" }).catch((e: unknown) => e);
+      return { result, eventsBefore, eventsAfter, approve, reject, unknown, afterTerminate, workflowId: cancelled.workflowId };
+    });
+    expect(out.result).toMatchObject({ stopReason: "cancelled" });
+    for (const error of [out.approve, out.reject]) {
+      expect(ApprovalNotWaitingError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({
+        callId: "call_swap",
+        state: "cancelled",
+        message: `Tool call "call_swap" is no longer waiting for approval: run ${out.workflowId} stopped while it waited (stopReason "cancelled": cancelled during trip 1: tool calls update_plan), so nobody decided it and it never ran. Nothing was changed; start a new run, or ai.fork() this one, to ask again.`,
+      });
+    }
+    // A call id the run never had is not "no longer waiting".
+    expect(ApprovalNotWaitingError.isInstance(out.unknown)).toBe(false);
+    expect(out.unknown).toMatchObject({ name: "ApprovalError", callId: "call_other", message: expect.stringMatching(/^No tool call "call_other" waited for approval in run .*, which has completed \(stopReason "cancelled"\)/) });
+    // Nothing changed: the closed run's history has no new event, and the tool never ran.
+    expect(out.eventsAfter).toBe(out.eventsBefore);
+    expect(executed).toEqual([]);
+    expect(out.result.trace.filter((e) => e.type === "approval").map((e) => e.type === "approval" && e.outcome)).toEqual(["requested"]);
+    // A run that closed without a result (terminated) took its waiting call with it.
+    expect(ApprovalNotWaitingError.isInstance(out.afterTerminate)).toBe(true);
+    expect(out.afterTerminate).toMatchObject({ state: "cancelled", message: expect.stringMatching(/no longer waiting for approval: run \S+ was terminated, and no call of a closed run waits\. Nothing was changed; start a new run/) });
+    await model.close();
+  });
+
+  it("a sub-agent run cancelled while its call waits tells its caller: the caller goes on, its pendingApprovals drops the call, and a decision on the caller or on the closed sub-agent run fails with ApprovalNotWaitingError \"cancelled\"", async () => {
+    const executed: unknown[] = [];
+    let releaseCaller!: () => void;
+    const callerHeld = new Promise<void>((resolve) => (releaseCaller = resolve));
+    const model = await startScriptedModel(
+      byAgent({
+        caller: [{ toolCalls: [ask("billing", "Refund $42", "call_billing")] }, async () => (await callerHeld, "Billing could not refund.")],
+        billing: [{ toolCalls: [{ id: "call_refund", name: "refund", arguments: { amount: 42 } }] }],
+      }),
+    );
+    const refund = ai.tool({ name: "refund", input: z.object({ amount: z.number() }), needsApproval: true, execute: async (input) => (executed.push(input), { ok: true }) });
+    const billing = testAgent("billing", model.baseURL, { tools: [refund] });
+    const caller = testAgent("caller", model.baseURL, { tools: [billing.asTool()] });
+    const queue = taskQueue();
+    const out = await serve(caller, queue, async () => {
+      const handle = await caller.start("Refund me", { client: harness.client, taskQueue: queue });
+      const requested = await approvalEvent(handle, "requested");
+      const waiting = await handle.pendingApprovals();
+      const child = await ai.getRun(requested.workflowId!, { client: harness.client });
+      const finished = (async () => {
+        for await (const event of handle.stream()) if (event.type === "subagent.finished") return event;
+      })();
+      await child.cancel();
+      const childResult = await child.result();
+      // The caller's subagent.finished comes after the child's notice (the child awaits its delivery before it ends).
+      await finished;
+      const after = await handle.pendingApprovals();
+      const onCaller = await handle.approve("call_refund", { by: "alice" }).catch((e: unknown) => e);
+      const onChild = await child.approve("call_refund", { by: "alice" }).catch((e: unknown) => e);
+      releaseCaller();
+      const result = await handle.result();
+      await replaysAndKeeps(child, "approval-cancelled-in-subagent");
+      return { requested, waiting, childResult, after, onCaller, onChild, result };
+    });
+    expect(out.waiting).toMatchObject([{ callId: "call_refund", tool: "refund", agent: "billing" }]);
+    expect(out.childResult).toMatchObject({ stopReason: "cancelled" });
+    expect(out.after).toEqual([]);
+    expect(ApprovalNotWaitingError.isInstance(out.onCaller)).toBe(true);
+    expect(out.onCaller).toMatchObject({ callId: "call_refund", state: "cancelled", message: 'Tool call "call_refund" is no longer waiting for approval: it was cancelled while it waited (the run was cancelled or timed out). Nothing was changed.' });
+    expect(ApprovalNotWaitingError.isInstance(out.onChild)).toBe(true);
+    expect(out.onChild).toMatchObject({ state: "cancelled", message: expect.stringMatching(/stopped while it waited \(stopReason "cancelled": cancelled during trip 1: tool calls refund\)/) });
+    // Nothing changed: refund never ran, and the caller went on without it.
+    expect(executed).toEqual([]);
+    expect(out.result).toMatchObject({ stopReason: "answered", reply: "Billing could not refund.", toolCalls: [{ name: "billing", status: "failed" }] });
+    await model.close();
+  });
+
+  it("an approver who decides during an eval case's run is in the eval record and the report: by, note and decidedAt", async () => {
+    const model = await startScriptedModel([{ toolCalls: [{ id: "call_note", name: "note_run", arguments: {} }, swap.toolCalls[0]!] }, "Swapped to lunges."]);
+    let runStarted!: (workflowId: string) => void;
+    const started = new Promise<string>((resolve) => (runStarted = resolve));
+    const noteRun = ai.tool({ name: "note_run", input: z.object({}), execute: async (_input, { workflowId }) => (runStarted(workflowId), { ok: true }) });
+    const agent = define(model.baseURL, { tools: [planTool(), noteRun] });
+    const queue = taskQueue();
+    const records: EvalRecord[] = [];
+    const report = await serve(agent, queue, async () => {
+      const evaluated = agent.eval({ cases: [{ name: "swap", input: "Swap squats for lunges" }], scorers: [{ name: "keep", score: (record) => (records.push(record), { pass: true }) }], client: harness.client, taskQueue: queue });
+      // A person approves the eval run's call, as they would in a staging eval with a human in the loop.
+      const handle = await ai.getRun(await started, { client: harness.client });
+      await approvalEvent(handle, "requested");
+      await handle.approve("call_swap", { by: "alice", note: "fine for her knee" });
+      return evaluated;
+    });
+    const decision = { callId: "call_swap", tool: "update_plan", outcome: "approved", by: "alice", note: "fine for her knee", decidedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) };
+    expect(records).toHaveLength(1);
+    expect(records[0]!.approvals).toEqual([decision]);
+    expect(records[0]).toMatchObject({ agentVersion: agent.version, reply: "Swapped to lunges.", toolCalls: [{ name: "note_run", status: "ok" }, { name: "update_plan", status: "ok" }] });
+    // The record's time is the decision's, as the trace has it.
+    const approved = records[0]!.trace.find((e) => e.type === "approval" && e.outcome === "approved");
+    expect(approved).toMatchObject({ by: "alice", decidedAt: records[0]!.approvals![0]!.decidedAt });
+    expect(report.runs).toMatchObject([{ approvals: [{ ...decision, decidedAt: records[0]!.approvals![0]!.decidedAt }] }]);
+    await model.close();
   });
 
   it("the decide signal (the Temporal UI's Send a Signal, with a JSON body) approves, gated by the same canDecide", async () => {

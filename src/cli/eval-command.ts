@@ -271,7 +271,7 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
     const comparison = compareReports(baseline, report);
     io.stdout(`\n${formatComparison(comparison)}`);
     if (args.failOnRegression && comparison.regressions.length > 0) {
-      gate.problems.push(`${comparison.regressions.length} regression(s) since the baseline`);
+      gate.problems.push(`${comparison.regressions.length} case(s) passed in the baseline and fail now`);
       exitCode = Math.max(exitCode, EXIT.failed);
     }
   }

@@ -1,4 +1,4 @@
-import { ApplicationFailure, WorkflowFailedError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from "@temporalio/client";
+import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowExecutionStatusName, type WorkflowHandle } from "@temporalio/client";
 import type { PendingApproval, RunResult, TraceEvent } from "../contract/types.js";
 import { ApprovalError, ApprovalNotWaitingError, ApprovalRefusedError, rebuildError, RunFailedError, type DurableAgentError } from "../errors.js";
 import type { RunUsage } from "../contract/usage.js";
@@ -46,8 +46,8 @@ export class RunHandle {
    * sub-agent's, which the run forwards to the sub-agent's run. `by` and `note` are recorded with
    * the decision and its time (trace, stream, eval record). Rejects with `ApprovalRefusedError`
    * when the worker's `canDecide` refuses `by` (the call keeps waiting), `ApprovalNotWaitingError`
-   * when the call no longer waits (timed out, cancelled, already decided), `ApprovalError` when no
-   * such call waits.
+   * when the call no longer waits (timed out, cancelled, already decided, or the run has closed:
+   * its message says how the run closed), `ApprovalError` when no such call waits.
    */
   async approve(callId: string, options: ApproveOptions = {}): Promise<void> {
     const details = { ...(options.by !== undefined ? { by: options.by } : {}), ...(options.note !== undefined ? { note: options.note } : {}) };
@@ -65,8 +65,20 @@ export class RunHandle {
       await update();
     } catch (error) {
       if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) throw approvalErrorOf(callId, error.cause);
-      throw error;
+      throw (await this.closedRunError(callId, error)) ?? error;
     }
+  }
+
+  /** A decision sent to a run that has closed: the typed error saying how the run closed (and how the call had ended, from the result); undefined when the run is not closed. */
+  private async closedRunError(callId: string, error: unknown): Promise<ApprovalError | undefined> {
+    if (!(error instanceof WorkflowNotFoundError)) return undefined;
+    const status = await this.workflow.describe().then(
+      (description) => description.status.name,
+      () => undefined, // no such workflow at all: the original error says so
+    );
+    if (status === undefined || !CLOSED_RUN[status]) return undefined;
+    const result = status === "COMPLETED" ? await this.workflow.result().then((r) => r as AgentRunResult, () => undefined) : undefined;
+    return decisionOnClosedRun(callId, this.workflowId, status, result);
   }
 
   /**
@@ -104,6 +116,55 @@ function approvalErrorOf(callId: string, failure: ApplicationFailure): ApprovalE
   if (failure.type === "ApprovalNotWaitingError") return new ApprovalNotWaitingError(callId, details.state ?? "approved", failure.message);
   if (failure.type === "ApprovalRefusedError") return new ApprovalRefusedError(callId, details.by, details.why ?? "", failure.message);
   return new ApprovalError(callId, failure.message);
+}
+
+/** How a run closed, by its Temporal status, as a late decision's error says it. */
+const CLOSED_RUN: Partial<Record<WorkflowExecutionStatusName, string>> = {
+  COMPLETED: "has completed",
+  FAILED: "failed",
+  CANCELLED: "was cancelled",
+  TERMINATED: "was terminated",
+  TIMED_OUT: "timed out (its workflow execution timeout)",
+  CONTINUED_AS_NEW: "continued as new",
+};
+
+type ApprovalEntry = Extract<TraceEvent, { type: "approval" }>;
+
+/**
+ * The error for a decision sent to a run that has closed. A completed run's trace says how the call
+ * ended: decided (its state, by whom and when), or still waiting when the run stopped (cancelled, its
+ * time limit): "cancelled". A run that closed otherwise (failed, terminated, timed out) took its
+ * waiting calls with it: "cancelled" too. Nothing was changed in any case.
+ */
+export function decisionOnClosedRun(callId: string, workflowId: string, status: WorkflowExecutionStatusName, result: AgentRunResult | undefined): ApprovalError {
+  const again = "start a new run, or ai.fork() this one, to ask again";
+  if (status === "CONTINUED_AS_NEW") return new ApprovalError(callId, `Run ${workflowId} continued as new: send the decision to its latest run (ai.getRun("${workflowId}"), a handle without a run id). Nothing was changed.`);
+  if (status !== "COMPLETED" || !result || !Array.isArray(result.trace)) {
+    return new ApprovalNotWaitingError(callId, "cancelled", `Tool call "${callId}" is no longer waiting for approval: run ${workflowId} ${CLOSED_RUN[status] ?? status.toLowerCase()}, and no call of a closed run waits. Nothing was changed; ${again}.`);
+  }
+  const entries = approvalEntries(result.trace, callId);
+  const stopped = `stopReason "${result.stopReason}"`;
+  const decided = entries.findLast((e) => e.outcome !== "requested");
+  if (decided) {
+    const state = decided.outcome as Exclude<ApprovalEntry["outcome"], "requested">;
+    const how = state === "timed-out" ? `timed out without a decision (${decided.reason ?? "no approval in time"})` : `was already ${state}${decided.by !== undefined ? ` by ${decided.by}` : ""}${decided.decidedAt !== undefined ? ` at ${decided.decidedAt}` : ""}`;
+    return new ApprovalNotWaitingError(callId, state, `Tool call "${callId}" is no longer waiting for approval: it ${how}, and run ${workflowId} has since completed (${stopped}). Nothing was changed.`);
+  }
+  if (entries.length > 0) {
+    const detail = result.trace.findLast((e) => e.type === "run.stopped");
+    const why = detail?.type === "run.stopped" ? `${stopped}: ${detail.detail}` : stopped;
+    return new ApprovalNotWaitingError(callId, "cancelled", `Tool call "${callId}" is no longer waiting for approval: run ${workflowId} stopped while it waited (${why}), so nobody decided it and it never ran. Nothing was changed; ${again}.`);
+  }
+  return new ApprovalError(callId, `No tool call "${callId}" waited for approval in run ${workflowId}, which has completed (${stopped}). Nothing was changed.`);
+}
+
+/** The approval entries of a call, in the trace and the nested traces of its sub-agents' runs. */
+function approvalEntries(trace: readonly TraceEvent[], callId: string): ApprovalEntry[] {
+  return trace.flatMap((e): ApprovalEntry[] => {
+    if (e.type === "approval") return e.callId === callId ? [e] : [];
+    if ((e.type === "subagent.finished" || e.type === "subagent.started") && e.trace) return approvalEntries(e.trace, callId);
+    return [];
+  });
 }
 
 function toRunError(workflowId: string, error: unknown): Error {

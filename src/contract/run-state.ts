@@ -48,8 +48,8 @@ export function recordChildUsage(state: RunState, usage: RunUsage | undefined, b
   state.usageByAgent = merged;
 }
 
-/** Records a model answer as the next trip, with the usage it reported. */
-export function recordAnswer(state: RunState, answer: Extract<Message, { role: "assistant" }>, usage?: Usage): void {
+/** Records a model answer as the next trip, with the usage it reported and the `agent.version` that answered. */
+export function recordAnswer(state: RunState, answer: Extract<Message, { role: "assistant" }>, usage?: Usage, agentVersion?: string): void {
   state.trips += 1;
   state.messages.push(answer);
   if (usage) recordUsage(state, usage);
@@ -59,6 +59,7 @@ export function recordAnswer(state: RunState, answer: Extract<Message, { role: "
     text: answer.content,
     toolCalls: (answer.toolCalls ?? []).map((call) => call.name),
     ...(usage ? { usage } : {}),
+    ...(agentVersion !== undefined ? { agentVersion } : {}),
   });
 }
 

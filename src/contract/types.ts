@@ -65,7 +65,15 @@ export type RepromptKind = "backstop" | "refusal-retry" | "output-repair" | "act
 
 /** One entry of the agent trace: what happened, on which trip. */
 export type TraceEvent =
-  | { trip: number; type: "model.answered"; text: string | null; toolCalls: string[]; usage?: Usage }
+  | {
+      trip: number;
+      type: "model.answered";
+      text: string | null;
+      toolCalls: string[];
+      usage?: Usage;
+      /** The `agent.version` of the definition that gave this answer, as the worker that made the model call reported it; absent in runs of workers before versions. */
+      agentVersion?: string;
+    }
   | { trip: number; type: "tool.finished"; tool: string; callId: string; status: ToolCallStatus; reason?: string; error?: string }
   | { trip: number; type: "reprompt"; kind: RepromptKind; text: string; source?: string }
   | { trip: number; type: "reprompt.withheld"; kind: RepromptKind; detail: string }

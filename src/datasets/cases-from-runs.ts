@@ -3,23 +3,29 @@
  * cases, one per run and one per session message. Visibility is listed page by page and runs are
  * read a few at a time, so a thousand runs never sit in memory as histories.
  */
-import { Client } from "@temporalio/client";
+import { Client, isGrpcServiceError, WorkflowNotFoundError } from "@temporalio/client";
 import type { DataConverter } from "@temporalio/common";
 import { getDefaultClient } from "../client/connection.js";
 import { SESSION_WORKFLOW_NAME, WORKFLOW_NAME } from "../contract/constants.js";
 import type { RecordedBackstop } from "../contract/replay.js";
+import { SEARCH_ATTRIBUTES } from "../contract/search-attributes.js";
 import type { Message, RunResult } from "../contract/types.js";
 import { EvalOptionsError } from "../eval/errors.js";
+import { DatasetError } from "./errors.js";
 import { readRecordedRun, type RecordedRun } from "./read-run.js";
 import type { RecordedCase } from "./recorded-case.js";
 
-/** Options of `ai.eval.casesFromRuns()`. Give `workflowIds` or `query` (or both). */
+/** Options of `ai.eval.casesFromRuns()`. Give `workflowIds`, `query` or `agent` (or several). */
 export interface CasesFromRunsOptions {
   /** Runs by workflow id (the latest run of each chain); each must have finished. */
   workflowIds?: readonly string[];
   /** A visibility query, e.g. `DurableAgentName = "coach" AND DurableAgentRefusals > 0`; only completed runs are read. */
   query?: string;
-  /** Only runs of this agent. */
+  /**
+   * Only runs of this agent. Added to the visibility query as `DurableAgentName = "<agent>"`, so the
+   * server filters and no other agent's history is read (the workers must set search attributes);
+   * alone, it lists the agent's completed runs. Runs given by `workflowIds` are checked after reading.
+   */
   agent?: string;
   /** At most this many cases (a session's messages count one each). Default: all. */
   limit?: number;
@@ -37,6 +43,8 @@ export interface CasesFromRunsOptions {
 
 /** Visibility results per page. */
 const PAGE_SIZE = 100;
+/** gRPC's status for a workflow (or run) the server does not have. */
+const GRPC_NOT_FOUND = 5;
 
 function recordedBackstops(result: RunResult): RecordedBackstop[] {
   const ran: RecordedBackstop[] = [];
@@ -111,31 +119,62 @@ function validate(options: CasesFromRunsOptions): void {
   const ids = options.workflowIds;
   if (ids !== undefined && (!Array.isArray(ids) || ids.some((id) => typeof id !== "string" || id === ""))) throw new EvalOptionsError("workflowIds", "must be an array of workflow ids");
   if (options.query !== undefined && (typeof options.query !== "string" || options.query.trim() === "")) throw new EvalOptionsError("query", "must be a non-empty visibility query");
-  if (!ids?.length && options.query === undefined) throw new EvalOptionsError("workflowIds", "give workflowIds or a query to choose the runs");
+  if (options.agent !== undefined && (typeof options.agent !== "string" || options.agent === "")) throw new EvalOptionsError("agent", "must be an agent's name");
+  if (!ids?.length && options.query === undefined && options.agent === undefined) throw new EvalOptionsError("workflowIds", "give workflowIds, a query or an agent to choose the runs");
   if (options.limit !== undefined && !(Number.isInteger(options.limit) && options.limit >= 1)) throw new EvalOptionsError("limit", `must be a positive integer (got ${options.limit})`);
   if (options.concurrency !== undefined && !(Number.isInteger(options.concurrency) && options.concurrency >= 1)) throw new EvalOptionsError("concurrency", `must be a positive integer (got ${options.concurrency})`);
+}
+
+/** A visibility string literal: double-quoted, backslashes and quotes escaped. */
+const quoted = (value: string) => `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+
+/**
+ * The visibility query to list, if any: the user's query, narrowed to `agent` when given (so the
+ * server filters by `DurableAgentName`, and no other agent's history is read); `agent` alone lists
+ * that agent's runs. Only completed top-level runs of the library's workflow types are listed.
+ */
+function visibilityQuery(options: Pick<CasesFromRunsOptions, "query" | "agent" | "workflowIds">): string | undefined {
+  const agent = options.agent !== undefined ? `${SEARCH_ATTRIBUTES.agent.name} = ${quoted(options.agent)}` : undefined;
+  const listed = `ExecutionStatus = "Completed" AND WorkflowType IN ("${WORKFLOW_NAME}", "${SESSION_WORKFLOW_NAME}")`;
+  if (options.query !== undefined) return [`(${options.query})`, agent, listed].filter(Boolean).join(" AND ");
+  if (agent !== undefined && !options.workflowIds?.length) return `${agent} AND ${listed}`;
+  return undefined;
 }
 
 /** The runs to read: the given workflow ids, then each completed top-level run the query lists, page by page. */
 async function* runsToRead(client: Client, options: CasesFromRunsOptions): AsyncGenerator<{ workflowId: string; runId?: string; listed?: true }> {
   for (const workflowId of options.workflowIds ?? []) yield { workflowId };
-  if (options.query === undefined) return;
-  const query = `(${options.query}) AND ExecutionStatus = "Completed" AND WorkflowType IN ("${WORKFLOW_NAME}", "${SESSION_WORKFLOW_NAME}")`;
+  const query = visibilityQuery(options);
+  if (query === undefined) return;
   for await (const info of client.workflow.list({ query, pageSize: PAGE_SIZE })) {
     if (!info.parentExecution) yield { workflowId: info.workflowId, runId: info.runId, listed: true }; // a sub-agent's run is part of its caller's case
   }
 }
 
-/** Reads finished runs as eval cases, in the order they are given or listed. */
+/** A run that is not there is a `DatasetError` naming it; other errors (Temporal unreachable, a payload that does not decode) pass as they are. */
+function readError(workflowId: string, error: unknown): unknown {
+  if (DatasetError.isInstance(error)) return error;
+  const notFound = error instanceof WorkflowNotFoundError || (isGrpcServiceError(error) && error.code === GRPC_NOT_FOUND);
+  if (!notFound) return error;
+  return Object.assign(new DatasetError(workflowId, "there is no such workflow (check the id and the namespace)"), { cause: error });
+}
+
+/** One run's read: its cases, or the error it failed with (never a rejected promise, so no failure goes unhandled). */
+type Read = { cases: RecordedCase[] } | { error: unknown };
+
+/**
+ * Reads finished runs as eval cases, in the order they are given or listed, `concurrency` at a
+ * time. The first run that cannot be read (in that order) is the error: no more reads start, and
+ * the ones in flight are waited for before it is thrown.
+ */
 export async function casesFromRuns(options: CasesFromRunsOptions): Promise<RecordedCase[]> {
   validate(options);
   const client = await clientFor(options);
   const limit = options.limit ?? Infinity;
   const concurrency = options.concurrency ?? 8;
-  const batches: Array<Promise<RecordedCase[]>> = [];
   let runs = 0;
   let cases = 0;
-  const seen = new Set<string>();
+  let failed = false;
   const read = async ({ workflowId, runId, listed }: { workflowId: string; runId?: string; listed?: true }): Promise<RecordedCase[]> => {
     const run = await readRecordedRun(client, workflowId, runId, listed === true);
     if (options.agent !== undefined && run.args.agent !== options.agent) return [];
@@ -146,17 +185,28 @@ export async function casesFromRuns(options: CasesFromRunsOptions): Promise<Reco
     options.onProgress?.({ runs, cases });
     return made;
   };
-  const window: Array<Promise<RecordedCase[]>> = [];
-  let counted = 0;
-  for await (const target of runsToRead(client, options)) {
-    if (seen.has(target.workflowId)) continue;
-    seen.add(target.workflowId);
-    const next = read(target);
-    batches.push(next);
-    window.push(next);
-    if (window.length >= concurrency) counted += (await window.shift()!).length;
-    if (counted >= limit) break;
+  const reads: Array<Promise<Read>> = [];
+  const inFlight = new Set<Promise<Read>>();
+  const seen = new Set<string>();
+  let outcomes: Read[] = [];
+  try {
+    for await (const target of runsToRead(client, options)) {
+      if (seen.has(target.workflowId)) continue;
+      seen.add(target.workflowId);
+      const next: Promise<Read> = read(target).then(
+        (made) => ({ cases: made }),
+        (error: unknown) => ((failed = true), { error: readError(target.workflowId, error) }),
+      );
+      reads.push(next);
+      inFlight.add(next);
+      void next.then(() => inFlight.delete(next));
+      if (inFlight.size >= concurrency) await Promise.race(inFlight);
+      if (failed || cases >= limit) break; // enough read; or a read failed, so start no more
+    }
+  } finally {
+    outcomes = await Promise.all(reads); // nothing is left in flight when this returns or throws (listing failed)
   }
-  const all = (await Promise.all(batches)).flat();
-  return all.slice(0, limit);
+  const failure = outcomes.find((outcome) => "error" in outcome);
+  if (failure && "error" in failure) throw failure.error;
+  return outcomes.flatMap((outcome) => ("cases" in outcome ? outcome.cases : [])).slice(0, limit);
 }

@@ -27,10 +27,28 @@ export interface DeploymentDescription {
   builds: DeploymentBuild[];
 }
 
-/** Makes `buildId` the deployment's current build: new runs (and auto-upgrade runs) go to it. A worker of that build must have polled. */
+/** How long `setCurrentBuild` waits for the server to route the deployment's task queues to the new build. */
+const ROUTING_WAIT_MS = 30_000;
+/** How often it asks meanwhile. */
+const ROUTING_POLL_MS = 100;
+/** `ROUTING_CONFIG_UPDATE_STATE_IN_PROGRESS`: the switch has not reached every task queue yet. */
+const ROUTING_IN_PROGRESS = 1;
+
+/**
+ * Makes `buildId` the deployment's current build: new runs (and auto-upgrade runs, at their next
+ * workflow task) go to it. A worker of that build must have polled. Returns once the server reports
+ * the switch has reached every task queue of the deployment (until then a task may still go to the
+ * old build), waiting at most 30 s; a server that does not report it (before 1.28) is not waited for.
+ */
 export async function setCurrentBuild(name: string, buildId: string, options: DeploymentCallOptions = {}): Promise<void> {
   const client = options.client ?? (await getDefaultClient());
-  await client.workflowService.setWorkerDeploymentCurrentVersion({ namespace: client.options.namespace, deploymentName: name, buildId, identity: client.options.identity ?? "durable-agent" });
+  const { namespace } = client.options;
+  await client.workflowService.setWorkerDeploymentCurrentVersion({ namespace, deploymentName: name, buildId, identity: client.options.identity ?? "durable-agent" });
+  for (const deadline = Date.now() + ROUTING_WAIT_MS; Date.now() < deadline; ) {
+    const { workerDeploymentInfo: info } = await client.workflowService.describeWorkerDeployment({ namespace, deploymentName: name });
+    if (info?.routingConfigUpdateState !== ROUTING_IN_PROGRESS) return;
+    await new Promise((resolve) => setTimeout(resolve, ROUTING_POLL_MS));
+  }
 }
 
 /** The deployment's builds, which is current, and how many runs each still has open. */

@@ -13,13 +13,20 @@ export interface CaseChange {
   current: CaseStanding;
   /** The scorers that changed the same way on this case. */
   scorers: string[];
+  /**
+   * True when none of `scorers` changed its pass rate significantly in this case's direction
+   * (`comparison.scorers`: "better" for a fix, "worse" for a regression, by the Fisher exact test).
+   * Such a case did flip, but one flip is what noise makes: `formatComparison` and the HTML report
+   * list it as "changed within noise", not as a fix or a regression.
+   */
+  withinNoise: boolean;
 }
 
 /** What `compareReports` finds. */
 export interface ReportComparison {
-  /** Cases that passed in the baseline and fail now. */
+  /** Cases that passed in the baseline and fail now (each with `withinNoise`: whether the change is beyond noise). */
   regressions: CaseChange[];
-  /** Cases that failed in the baseline and pass now. */
+  /** Cases that failed in the baseline and pass now (each with `withinNoise`: whether the change is beyond noise). */
   fixes: CaseChange[];
   /** Cases only in the current report. */
   added: string[];
@@ -56,12 +63,17 @@ export function compareReports(baseline: EvalReportData, current: EvalReportData
   const before = new Set(baseline.cases.map((c) => c.case));
   const after = current.cases.map((c) => c.case);
   const comparison: ReportComparison = { regressions: [], fixes: [], added: after.filter((name) => !before.has(name)), removed: [...before].filter((name) => !after.includes(name)), unchanged: [], scorers: compareScorers(baseline, current) };
+  const verdicts = new Map(comparison.scorers.map((s) => [s.scorer, s.verdict]));
   for (const name of after.filter((n) => before.has(n))) {
     const old = standings(baseline, name);
     const now = standings(current, name);
-    const changed = (from: CaseStanding, to: CaseStanding) => [...now.byScorer].filter(([scorer, s]) => s === to && old.byScorer.get(scorer) === from).map(([scorer]) => scorer);
-    if (old.overall === "pass" && now.overall === "fail") comparison.regressions.push({ case: name, baseline: "pass", current: "fail", scorers: changed("pass", "fail") });
-    else if (old.overall === "fail" && now.overall === "pass") comparison.fixes.push({ case: name, baseline: "fail", current: "pass", scorers: changed("fail", "pass") });
+    const change = (from: CaseStanding, to: CaseStanding): CaseChange => {
+      const scorers = [...now.byScorer].filter(([scorer, s]) => s === to && old.byScorer.get(scorer) === from).map(([scorer]) => scorer);
+      const direction = to === "pass" ? "better" : "worse";
+      return { case: name, baseline: from, current: to, scorers, withinNoise: !scorers.some((scorer) => verdicts.get(scorer) === direction) };
+    };
+    if (old.overall === "pass" && now.overall === "fail") comparison.regressions.push(change("pass", "fail"));
+    else if (old.overall === "fail" && now.overall === "pass") comparison.fixes.push(change("fail", "pass"));
     else comparison.unchanged.push(name);
   }
   return comparison;
@@ -81,13 +93,35 @@ export function formatScorerComparison(c: ScorerComparison): string {
   return `${c.scorer}: ${formatRate(c.baseline)} → ${formatRate(c.current)}: ${c.verdict}${p}`;
 }
 
-/** The comparison as lines for a terminal. */
+/** The case changes beyond noise (regressions, fixes) and within it, for the terminal and the HTML report. */
+export function caseChanges(comparison: ReportComparison): { regressions: CaseChange[]; fixes: CaseChange[]; withinNoise: CaseChange[] } {
+  return {
+    regressions: comparison.regressions.filter((c) => !c.withinNoise),
+    fixes: comparison.fixes.filter((c) => !c.withinNoise),
+    withinNoise: [...comparison.regressions, ...comparison.fixes].filter((c) => c.withinNoise),
+  };
+}
+
+/** The headline's counts: "1 regression(s), 0 fix(es), 2 changed within noise, 0 added, 0 removed". */
+export function comparisonCounts(comparison: ReportComparison): string {
+  const { regressions, fixes, withinNoise } = caseChanges(comparison);
+  return `${regressions.length} regression(s), ${fixes.length} fix(es), ${withinNoise.length} changed within noise, ${comparison.added.length} added, ${comparison.removed.length} removed`;
+}
+
+/**
+ * The comparison as lines for a terminal. Only changes beyond noise are called regressions and
+ * fixes; a case that flipped on scorers whose pass rate did not change significantly is listed as
+ * "changed within noise".
+ */
 export function formatComparison(comparison: ReportComparison): string {
-  const line = (mark: string, change: CaseChange) => `  ${mark} ${change.case}${change.scorers.length ? ` (${change.scorers.join(", ")})` : ""}`;
+  const scorers = (change: CaseChange) => (change.scorers.length ? ` (${change.scorers.join(", ")})` : "");
+  const line = (mark: string, change: CaseChange) => `  ${mark} ${change.case}${scorers(change)}`;
+  const { regressions, fixes, withinNoise } = caseChanges(comparison);
   return [
-    `Compared with the baseline: ${comparison.regressions.length} regression(s), ${comparison.fixes.length} fix(es), ${comparison.added.length} added, ${comparison.removed.length} removed`,
-    ...comparison.regressions.map((c) => line("regressed", c)),
-    ...comparison.fixes.map((c) => line("fixed", c)),
+    `Compared with the baseline: ${comparisonCounts(comparison)}`,
+    ...regressions.map((c) => line("regressed", c)),
+    ...fixes.map((c) => line("fixed", c)),
+    ...withinNoise.map((c) => `  changed within noise ${c.case}: ${c.baseline} → ${c.current}${scorers(c)}`),
     ...comparison.added.map((name) => `  added ${name}`),
     ...comparison.removed.map((name) => `  removed ${name}`),
     ...(comparison.scorers.length ? ["Pass rates (judged rows):", ...comparison.scorers.map((c) => `  ${formatScorerComparison(c)}`)] : []),

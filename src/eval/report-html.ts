@@ -3,7 +3,7 @@
  * pass rates per scorer with 95% intervals, cases with pass^k and flakiness, the changes against a
  * baseline, and for each failing row the conversation a person reads to see why.
  */
-import { compareReports, formatScorerComparison, type ReportComparison } from "./compare-reports.js";
+import { caseChanges, compareReports, comparisonCounts, formatScorerComparison, type ReportComparison } from "./compare-reports.js";
 import { formatRate, passRateInterval } from "./confidence.js";
 import type { EvalReportData, EvalRow, EvalRun, TrialOutcome } from "./report-schema.js";
 
@@ -59,11 +59,13 @@ function casesTable(report: EvalReportData): string {
 function comparisonSection(comparison: ReportComparison): string {
   const verdictClass = (v: string) => (v === "better" ? "better" : v === "worse" ? "worse" : "noise");
   const list = (title: string, items: string[]) => (items.length ? `<p><b>${title}</b>: ${items.map(escape).join(", ")}</p>` : "");
+  const { regressions, fixes, withinNoise } = caseChanges(comparison); // only changes beyond noise are called regressions and fixes
   return [
     `<h2>Against the baseline</h2>`,
-    `<p>${comparison.regressions.length} regression(s), ${comparison.fixes.length} fix(es), ${comparison.added.length} added, ${comparison.removed.length} removed.</p>`,
-    list("Regressed", comparison.regressions.map((c) => `${c.case} (${c.scorers.join(", ")})`)),
-    list("Fixed", comparison.fixes.map((c) => `${c.case} (${c.scorers.join(", ")})`)),
+    `<p>${escape(comparisonCounts(comparison))}.</p>`,
+    list("Regressed", regressions.map((c) => `${c.case} (${c.scorers.join(", ")})`)),
+    list("Fixed", fixes.map((c) => `${c.case} (${c.scorers.join(", ")})`)),
+    list("Changed within noise", withinNoise.map((c) => `${c.case}: ${c.baseline} → ${c.current} (${c.scorers.join(", ")})`)),
     `<ul class="scorer-changes">${comparison.scorers.map((c) => `<li class="${verdictClass(c.verdict)}">${escape(formatScorerComparison(c))}</li>`).join("")}</ul>`,
   ].join("\n");
 }

@@ -7,7 +7,7 @@
  * approve/reject Update on the root for a call that waits lower down is forwarded by signal
  * straight to the run that waits: both hops are recorded, so a decision survives worker crashes.
  */
-import { ApplicationFailure, condition, getExternalWorkflowHandle, isCancellation, log, patched, setHandler, workflowInfo } from "@temporalio/workflow";
+import { ApplicationFailure, CancellationScope, condition, getExternalWorkflowHandle, isCancellation, log, patched, setHandler, workflowInfo } from "@temporalio/workflow";
 import { ACTIVITY } from "../contract/constants.js";
 import type { RunState } from "../contract/run-state.js";
 import type { PendingApproval } from "../contract/types.js";
@@ -31,6 +31,8 @@ import {
 
 /** Marks histories whose decisions ask the worker's canDecide first (a local activity) and carry who decided and when. */
 const CAN_DECIDE_PATCH = "durable-agent.approval-can-decide";
+/** Marks histories whose sub-agent runs tell their parent when a waiting call is cancelled (a signal the run awaits before it ends). */
+const CANCELLED_NOTICE_PATCH = "durable-agent.approval-cancelled-notice";
 
 /** A run's approvals, showing what waits in its stream (trace) and current details. */
 export function runApprovals(run: RunState, events: RunEventPublisher, progress: Pick<RunProgress, "waiting">, agents: () => string[]): Approvals {
@@ -105,10 +107,7 @@ export class Approvals {
     try {
       inTime = timeoutMs === undefined ? (await condition(decided), true) : await condition(decided, timeoutMs);
     } catch (error) {
-      if (isCancellation(error)) {
-        this.#own.delete(call.id);
-        this.#ended.set(call.id, { state: "cancelled", detail: "was cancelled while it waited (the run was cancelled or timed out)" });
-      }
+      if (isCancellation(error)) await this.cancelled(approval);
       throw error;
     }
     this.#own.delete(call.id);
@@ -129,6 +128,21 @@ export class Approvals {
     this.tellParent({ waiting: false, approval, ended });
     this.changed();
     return decision;
+  }
+
+  /**
+   * The run was cancelled (or reached its time limit) while the call waited: the call ends as
+   * "cancelled", the run's current details stop showing it, and a sub-agent's run tells its parent,
+   * so no caller's `pendingApprovals()` keeps listing it. The notice is sent outside the cancelled
+   * scope and awaited: the run ends right after, and a closed run's signals are not delivered.
+   */
+  private async cancelled(approval: PendingApproval): Promise<void> {
+    const ended: ApprovalEnd = { state: "cancelled", detail: "was cancelled while it waited (the run was cancelled or timed out)" };
+    this.#own.delete(approval.callId);
+    this.#ended.set(approval.callId, ended);
+    this.changed();
+    // Histories from before this notice sent nothing here.
+    if (workflowInfo().parent && patched(CANCELLED_NOTICE_PATCH)) await CancellationScope.nonCancellable(() => this.tellParent({ waiting: false, approval, ended }));
   }
 
   /** The waiting call of that id: the run's own, else a sub-agent's; rejects the Update when there is none or more than one. */
@@ -179,13 +193,14 @@ export class Approvals {
     await getExternalWorkflowHandle(approval.workflowId).signal(approvalDecisionSignal, callId, stamped);
   }
 
-  /** Passes a notice to the parent run, in order, when this run is a sub-agent's. */
-  private tellParent(notice: SubAgentApprovalNotice): void {
+  /** Passes a notice to the parent run, in order, when this run is a sub-agent's; resolves once it was delivered (or could not be). */
+  private tellParent(notice: SubAgentApprovalNotice): Promise<void> {
     const parent = workflowInfo().parent;
-    if (!parent) return;
+    if (!parent) return this.#toParent;
     this.#toParent = this.#toParent
       .then(() => getExternalWorkflowHandle(parent.workflowId).signal(subAgentApprovalSignal, notice))
       .catch((error) => log.warn("could not tell the parent run about an approval", { callId: notice.approval.callId, error: (error as Error).message }));
+    return this.#toParent;
   }
 
   private changed(): void {

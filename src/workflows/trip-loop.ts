@@ -73,7 +73,7 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
     );
     loop.versions.reported(spec, agentVersion, trip);
     if (!streamText && message.content) events.publish({ type: "text.delta", trip, attempt: 0, text: message.content });
-    recordAnswer(run, message, usage);
+    recordAnswer(run, message, usage, agentVersion);
     if (usage) progress.usageChanged();
     ctx.outputCheck = output;
     // Tool calls in the answer run in parallel (activities, or child workflows for sub-agents); then the next trip.
