@@ -1,6 +1,7 @@
 /** Issue 12, item 5: a run that no worker serves warns once through the logger, and still runs when a worker comes. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { watchForNoWorker } from "../src/client/no-worker-warning.js";
+import { hasWorkflowPollers } from "../src/client/task-queue.js";
 import { ai } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
 import { connectHarness, taskQueue, withWorker, type Harness } from "./harness.js";
@@ -40,7 +41,16 @@ describe("options.noWorkerWarningAfter", () => {
     const queue = taskQueue();
     // A run that nothing serves yet, checked while a worker polls its queue: no warning.
     const handle = await agent.start("Hi", { client: harness.client, taskQueue: queue, noWorkerWarningAfter: false });
-    const warned = await withWorker(harness, [agent], () => watchForNoWorker(harness.client, harness.client.workflow.getHandle(handle.workflowId), { agent: agent.name, taskQueue: queue, after: 0, logger }), { taskQueue: queue });
+    const warned = await withWorker(
+      harness,
+      [agent],
+      async () => {
+        // A started worker polls a moment later (seconds on a loaded machine): check once the server lists its poller.
+        while (!(await hasWorkflowPollers(harness.client, queue))) await new Promise((resolve) => setTimeout(resolve, 50));
+        return watchForNoWorker(harness.client, harness.client.workflow.getHandle(handle.workflowId), { agent: agent.name, taskQueue: queue, after: 0, logger });
+      },
+      { taskQueue: queue },
+    );
     expect({ warned, warnings }).toEqual({ warned: false, warnings: [] });
     // And the same check on a queue that nothing polls does warn.
     const orphan = await agent.start("Hi", { client: harness.client, taskQueue: taskQueue(), noWorkerWarningAfter: false });
