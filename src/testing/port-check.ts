@@ -1,6 +1,18 @@
 /** Telling, before a dev server starts, whether its ports are free, and what holds them if not. */
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
-import { createServer } from "node:net";
+import { createServer, type AddressInfo } from "node:net";
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
 
 /** Resolves true when nothing listens on `port` (tried on every interface the dev server may bind). */
 export function isPortFree(port: number, host = "127.0.0.1"): Promise<boolean> {
