@@ -35,7 +35,7 @@ if (values.hints !== "default" && values.hints !== "direct") throw new Error(`--
 
 Runtime.install({ logger: new DefaultLogger("WARN") });
 const install = await installRealModel();
-const [llama, server, bundle] = await Promise.all([startLlamaServer(install), startDevServer(), bundleAgentWorkflows()]);
+const [llama, server, bundle] = await Promise.all([startLlamaServer(install, { restartOnCrash: true }), startDevServer(), bundleAgentWorkflows()]);
 console.log(`eval:real: ${install.model.description} at ${llama.baseURL}; ${cases.length} cases x ${trials} trials, contract off and on (${values.hints} hints)`);
 
 function coachWith(contract: boolean): Agent {
@@ -68,6 +68,7 @@ try {
     writeFileSync(join(values.json, "on.json"), JSON.stringify(on, null, 2));
     console.log(`reports written to ${values.json}/off.json and on.json`);
   }
+  console.log(`llama-server crashes (restarted each time): ${llama.crashes.length}${llama.crashes.map((c) => `\n  ${c.at.toISOString()} ${c.exit}: ${c.output.trim().split("\n").slice(-3).join(" | ")}`).join("")}`);
 } finally {
   await llama.stop();
   await server.stop();

@@ -12,7 +12,29 @@ export interface LlamaServer {
   readonly modelId: string;
   /** Its last lines of output, for an error message. */
   output(): string;
+  /** Crashes it restarted from (with `restartOnCrash`): each one's exit and last output. */
+  readonly crashes: readonly LlamaCrash[];
   stop(): Promise<void>;
+}
+
+/** A `llama-server` that exited while in use. */
+export interface LlamaCrash {
+  /** When it exited. */
+  at: Date;
+  /** Its exit code or signal. */
+  exit: string;
+  /** Its last lines of output. */
+  output: string;
+}
+
+/** Options of `startLlamaServer`. */
+export interface LlamaServerOptions {
+  /**
+   * Restart the server on the same port when it exits while in use, recording each crash in
+   * `crashes` (default false: the suite's tests should fail on a crash; a long eval should go on,
+   * and the model call's retries carry its runs over the restart).
+   */
+  restartOnCrash?: boolean;
 }
 
 /** Sequences decoded at once (`DURABLE_AGENT_LLAMA_PARALLEL`, else 2); the context is split between them. Decoding several costs little more than one on a CPU. */
@@ -32,7 +54,7 @@ function threads(): number {
 const READY_TIMEOUT_MS = 300_000;
 
 /** Starts the server with `--jinja` (the model's own chat template, so tool calls come back as `tool_calls`). */
-export async function startLlamaServer(install: RealModelInstall): Promise<LlamaServer> {
+export async function startLlamaServer(install: RealModelInstall, options: LlamaServerOptions = {}): Promise<LlamaServer> {
   const port = await freePort();
   const args = [
     "--model", install.modelPath,
@@ -44,20 +66,49 @@ export async function startLlamaServer(install: RealModelInstall): Promise<Llama
     "--threads", String(threads()),
     "--no-webui",
   ];
-  const child = spawn(install.serverPath, args, { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-6000);
+  let stopping = false;
+  const crashes: LlamaCrash[] = [];
+  const launch = (): ChildProcess => {
+    const child = spawn(install.serverPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const keep = (chunk: Buffer) => {
+      output = (output + chunk.toString()).slice(-6000);
+    };
+    child.stdout!.on("data", keep);
+    child.stderr!.on("data", keep);
+    return child;
   };
-  child.stdout!.on("data", keep);
-  child.stderr!.on("data", keep);
+  let child = launch();
   const baseURL = `http://127.0.0.1:${port}/v1`;
-  const server: LlamaServer = { baseURL, modelId: `qwen2.5-coder-${install.model.name}`, output: () => output, stop: () => stop(child) };
+  const health = `http://127.0.0.1:${port}/health`;
+  const server: LlamaServer = {
+    baseURL,
+    modelId: `qwen2.5-coder-${install.model.name}`,
+    output: () => output,
+    crashes,
+    stop: () => {
+      stopping = true;
+      return stop(child);
+    },
+  };
   try {
-    await waitUntilHealthy(`http://127.0.0.1:${port}/health`, child, () => output);
+    await waitUntilHealthy(health, child, () => output);
   } catch (error) {
     await stop(child);
     throw error;
+  }
+  if (options.restartOnCrash) {
+    const supervise = (running: ChildProcess) =>
+      running.once("exit", (code, signal) => {
+        if (stopping) return;
+        crashes.push({ at: new Date(), exit: signal ?? `code ${code}`, output });
+        console.error(`llama-server exited (${signal ?? `code ${code}`}) while in use; restarting it. Its last output:\n${output.split("\n").slice(-15).join("\n")}`);
+        output = "";
+        child = launch();
+        supervise(child);
+        waitUntilHealthy(health, child, () => output).catch((error: Error) => console.error(`llama-server did not come back: ${error.message}`));
+      });
+    supervise(child);
   }
   return server;
 }
