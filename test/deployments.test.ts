@@ -32,6 +32,18 @@ function answer({ body }: ScriptedRequest): ScriptedTurn {
 const updatePlan = ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), needsApproval: true, execute: async () => ({ ok: true }) });
 const build = (baseURL: string, instructions: string): Agent => ai.agent({ name: "deployed-coach", model: ai.openai("gpt-test", { baseURL }), instructions, tools: [updatePlan] });
 
+/** A scripted model, a fresh deployment and task queue, and a worker for each of builds A and B (different instructions), not yet running. */
+async function twoBuilds(behavior: "pinned" | "auto-upgrade") {
+  const model = await startScriptedModel(answer);
+  const name = `coach-${randomUUID().slice(0, 8)}`;
+  const queue = taskQueue();
+  const buildA = build(model.baseURL, "build A.");
+  const buildB = build(model.baseURL, "build B.");
+  const workerA = await testWorker(harness, [buildA], { taskQueue: queue, deployment: { name, buildId: "A", behavior } });
+  const workerB = await testWorker(harness, [buildB], { taskQueue: queue, deployment: { name, buildId: "B", behavior } });
+  return { model, name, queue, buildA, buildB, client: harness.client, workerA, workerB };
+}
+
 /** Retries a call the server refuses until a worker of the build has polled (a deployment version exists once it has). */
 async function untilAccepted<T>(call: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -82,15 +94,8 @@ describe("deployment: the worker's options", () => {
 
 describe("worker deployments", () => {
   it("a pinned run waiting for approval stays on build A after B becomes current; new runs go to B; a session moves to B at continue-as-new", async () => {
-    const model = await startScriptedModel(answer);
-    const name = `coach-${randomUUID().slice(0, 8)}`;
-    const queue = taskQueue();
-    const buildA = build(model.baseURL, "build A.");
-    const buildB = build(model.baseURL, "build B.");
-    const client = harness.client;
-    const workerA = await testWorker(harness, [buildA], { taskQueue: queue, deployment: { name, buildId: "A" } });
+    const { model, name, queue, buildA, buildB, client, workerA, workerB } = await twoBuilds("pinned");
     const runningA = workerA.run();
-    const workerB = await testWorker(harness, [buildB], { taskQueue: queue, deployment: { name, buildId: "B" } });
     let runningB: Promise<void> | undefined;
     try {
       // t0: A is current. A run asks for approval and waits; a session answers its first message.
@@ -157,15 +162,8 @@ describe("worker deployments", () => {
   });
 
   it('an auto-upgrade run waiting for approval on build A moves to build B at its next workflow task after B becomes current', async () => {
-    const model = await startScriptedModel(answer);
-    const name = `coach-${randomUUID().slice(0, 8)}`;
-    const queue = taskQueue();
-    const buildA = build(model.baseURL, "build A.");
-    const buildB = build(model.baseURL, "build B.");
-    const client = harness.client;
-    const workerA = await testWorker(harness, [buildA], { taskQueue: queue, deployment: { name, buildId: "A", behavior: "auto-upgrade" } });
+    const { model, name, queue, buildA, buildB, client, workerA, workerB } = await twoBuilds("auto-upgrade");
     const runningA = workerA.run();
-    const workerB = await testWorker(harness, [buildB], { taskQueue: queue, deployment: { name, buildId: "B", behavior: "auto-upgrade" } });
     let runningB: Promise<void> | undefined;
     try {
       // t0: A is current; the run's first task is A's: it asks for approval and waits.
