@@ -92,7 +92,7 @@ describe("options.backstops", () => {
     expect(result.reply).toBe("Second.");
   });
 
-  it("An error in detect or run is logged and skipped; it never fails the run.", async () => {
+  it("An error in detect or run is logged and ignored; it never fails the run.", async () => {
     const ran: string[] = [];
     const badDetect: Backstop = { name: "bad-detect", detect: () => { throw new Error("detect exploded"); }, run: () => void ran.push("bad-detect") };
     const badRun: Backstop = { name: "bad-run", detect: () => true, run: () => { throw new Error("run exploded"); } };

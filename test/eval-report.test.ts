@@ -111,7 +111,7 @@ describe("the JSON report", () => {
 describe("JUnit XML", () => {
   const nasty = `<swap> & "squats" 'n' \u0000\u0007 \uD800 ]]> lunges`;
 
-  it("is well-formed and escapes names, messages and evidence; failures, errors and not-applicable map to failure, error, skipped", () => {
+  it("is well-formed and escapes names, messages and evidence; failures, errors and not-applicable map to JUnit's failure, error and skip elements", () => {
     const report = reportOf({ [nasty]: [["fail", "error"]], ok: [["pass", "n/a"]], down: [["infra", "infra"]] }, ["requiredToolCalled", `scorer "<b>"`], `agent & <co>`);
     const xml = toJUnitXml(report);
     expect(XMLValidator.validate(xml)).toBe(true);

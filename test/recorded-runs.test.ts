@@ -378,7 +378,7 @@ describe('agent.eval({ cases, scorers, tools: "recorded", unmatchedToolCalls })'
       await model.close();
     }
   });
-  it("a backstop that did not run in the recording is skipped in a replay: its run is not called, and the trace says so", async () => {
+  it("a backstop that did not run in the recording does not run in a replay: its run is not called, and the trace says so", async () => {
     // The recording: the model offers, so the audit backstop is not detected and never runs.
     const recordModel = await startScriptedModel(() => "Want me to swap that?");
     // The replay: the new model asks for an audit, so the backstop is detected.

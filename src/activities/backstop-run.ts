@@ -58,7 +58,7 @@ export function createBackstopRun(registry: AgentRegistry) {
     } catch (error) {
       if (RetryableToolError.isInstance(error)) throw failureOf(error, { nonRetryable: false });
       const message = error instanceof Error ? error.message : String(error);
-      log.warn("backstop run threw; skipped", { backstop: input.name, error: message });
+      log.warn("backstop run threw; ignored, the run goes on", { backstop: input.name, error: message });
       return { state: toJson(state), error: message };
     }
   };

@@ -51,7 +51,7 @@ export function createContractEvaluate(registry: AgentRegistry) {
         return await fn();
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        log.warn("contract callback threw; skipped", { source, error: message });
+        log.warn("contract callback threw; ignored, the run goes on", { source, error: message });
         errors.push({ source, error: message, ...(backstop ? { backstop } : {}) });
         return fallback;
       }

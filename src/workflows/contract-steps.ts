@@ -166,6 +166,6 @@ function recordCallbackErrors(ctx: ContractContext, errors: CallbackError[], pha
   for (const { source, error, backstop } of errors) {
     if (backstop) ctx.run.trace.push({ trip: ctx.run.trips, type: "backstop", name: backstop, phase, outcome: "error", detail: `detect threw: ${error}` });
     else ctx.run.trace.push({ trip: ctx.run.trips, type: "callback.error", source, error });
-    log.warn("contract callback threw; skipped", { source, error });
+    log.warn("contract callback threw; ignored, the run goes on", { source, error });
   }
 }
