@@ -8,12 +8,12 @@
 import { z } from "zod";
 import type { Agent } from "../src/index.js";
 import { contractSpecOf, matchesIntent } from "../src/agent/contract-options.js";
-import { initialContractState } from "../src/contract/contract-state.js";
+import { initialContractState } from "../src/core/contract-state.js";
 import { actWhenAskedCandidate, decideReprompt, refusalCandidate, spendBudget, updatePendingRefusals } from "../src/contract/decide.js";
 import { defaultActHint, defaultRefusalHint } from "../src/contract/hints.js";
-import { finish, initialState, recordAnswer, recordToolCalls } from "../src/contract/run-state.js";
-import { refusalReasonOf } from "../src/contract/tool-result.js";
-import type { RequestedToolCall, RunResult, ToolCallRecord } from "../src/contract/types.js";
+import { finish, initialState, recordAnswer, recordToolCalls } from "../src/core/run-state.js";
+import { refusalReasonOf } from "../src/core/tool-result.js";
+import type { RequestedToolCall, RunResult, ToolCallRecord } from "../src/core/types.js";
 import { openaiClientFor, toChatMessages, toChatTools } from "../src/models/openai-client.js";
 
 /** Runs `agent` on `input` in this process and returns the same result shape as a durable run. */

@@ -3,7 +3,7 @@
  * package copies, and the fields a caller needs to fix the problem.
  */
 
-import type { RunUsage } from "./contract/usage.js";
+import type { RunUsage } from "./core/usage.js";
 
 const MARKER = Symbol.for("durable-agent.error");
 

@@ -2,7 +2,7 @@
  * Limits on what the model may ask for and what tools may return: tool calls per answer, tool
  * input and tool output size. Defaults and the markers that show where a limit cut something.
  */
-import { PAYLOAD_LIMIT_BYTES } from "./contract/constants.js";
+import { PAYLOAD_LIMIT_BYTES } from "./core/constants.js";
 
 /**
  * Limits on what the model may ask for and what tools may return. The model is an untrusted

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium } from "./browser.js";
+import { launchChromium } from "./support/browser.js";
 
 const out = mkdtempSync(join(tmpdir(), "api-docs-"));
 let build: { code: number; output: string };

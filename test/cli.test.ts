@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { main } from "../src/cli/index.js";
 import type { RunResult } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel, type ScriptedRequest } from "../src/testing/index.js";
-import { cli, startCli, type CliProcess } from "./cli-helpers.js";
-import { connectHarness, taskQueue, type Harness } from "./harness.js";
-import { freePort } from "./ops-helpers.js";
+import { cli, startCli, type CliProcess } from "./support/cli-helpers.js";
+import { connectHarness, taskQueue, type Harness } from "./support/harness.js";
+import { freePort } from "./support/ops-helpers.js";
 
 const AGENTS = "test/fixtures/cli-agents.ts";
 const TIMEOUT = 120_000;
@@ -187,7 +187,7 @@ describe("help and errors", () => {
     [["run", "coach", "Hi", "--module", AGENTS], 'The module test/fixtures/cli-agents.ts has no agent named "coach" (it exports "cli-coach", "cli-greeter")'],
     [["worker"], "Name the module that exports your agents"],
     [["worker", "test/fixtures/nope.ts"], "Cannot load the agents module test/fixtures/nope.ts"],
-    [["worker", "test/harness.ts"], "The module test/harness.ts exports no agent"],
+    [["worker", "test/support/harness.ts"], "The module test/support/harness.ts exports no agent"],
     [["worker", AGENTS, "--workflow-bundle", "nope.js"], "--workflow-bundle nope.js: no such file."],
     [["worker", AGENTS, "--bogus"], "Unknown option '--bogus'"],
     [["dev", AGENTS, "--port", "70000"], '--port must be a port from 1 to 65535 (got "70000")'],

@@ -1,7 +1,7 @@
 /**
  * Issue 9, item 2, in a browser: the Temporal UI shows an encrypted run in plaintext through the
  * codec server, while the server itself holds only ciphertext. Headless Chromium from
- * test/browser.ts (the system's, or the one @sparticuz/chromium ships), driven by playwright-core.
+ * test/support/browser.ts (the system's, or the one @sparticuz/chromium ships), driven by playwright-core.
  */
 import { mkdirSync } from "node:fs";
 import { Client, Connection } from "@temporalio/client";
@@ -10,10 +10,10 @@ import { describe, expect, inject, it } from "vitest";
 import { ai, encryptedDataConverter, startCodecServer } from "../src/index.js";
 import { startDevServer, startScriptedModel } from "../src/testing/index.js";
 import { createAgentWorker } from "../src/worker.js";
-import { keyring, meta, newKey, payloadsOf, storedText } from "./codec-helpers.js";
-import { launchChromium } from "./browser.js";
-import { connectHarness, taskQueue } from "./harness.js";
-import { freePort } from "./ops-helpers.js";
+import { keyring, meta, newKey, payloadsOf, storedText } from "./support/codec-helpers.js";
+import { launchChromium } from "./support/browser.js";
+import { connectHarness, taskQueue } from "./support/harness.js";
+import { freePort } from "./support/ops-helpers.js";
 
 const ARTIFACTS = new URL("../test-artifacts/", import.meta.url);
 

@@ -18,8 +18,8 @@ import {
   type CodecServer,
 } from "../src/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
-import { keyring, meta, newKey, payloadsOf, storedText } from "./codec-helpers.js";
-import { connectHarness, taskQueue, withWorker, type Harness } from "./harness.js";
+import { keyring, meta, newKey, payloadsOf, storedText } from "./support/codec-helpers.js";
+import { connectHarness, taskQueue, withWorker, type Harness } from "./support/harness.js";
 
 let harness: Harness;
 beforeAll(async () => {

@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest"
 import { z } from "zod";
 import { ai, ContextValidationError, type ToolContext } from "../src/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
-import { swap } from "./contract-helpers.js";
-import { decodedHistory } from "./history-helpers.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { swap } from "./support/contract-helpers.js";
+import { decodedHistory } from "./support/history-helpers.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 
 let harness: Harness;
 beforeAll(async () => {

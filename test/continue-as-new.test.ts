@@ -10,9 +10,9 @@ import { z } from "zod";
 import { ai, type Agent, type Backstop, type StreamedRunEvent } from "../src/index.js";
 import { startDevServer, startScriptedModel, type DevServer, type ScriptedTurn } from "../src/testing/index.js";
 import { createAgentWorker } from "../src/worker.js";
-import { swap, updatePlanTool } from "./contract-helpers.js";
-import { connectHarness, type Harness } from "./harness.js";
-import { historyEvents, runChain } from "./history-helpers.js";
+import { swap, updatePlanTool } from "./support/contract-helpers.js";
+import { connectHarness, type Harness } from "./support/harness.js";
+import { historyEvents, runChain } from "./support/history-helpers.js";
 import { startHttpMcpServer } from "./fixtures/mcp/http-server.js";
 
 let harness: Harness;

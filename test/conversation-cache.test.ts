@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
-import { connectHarness, taskQueue, testWorker, withWorker, type Harness } from "./harness.js";
+import { connectHarness, taskQueue, testWorker, withWorker, type Harness } from "./support/harness.js";
 
 let harness: Harness;
 beforeAll(async () => {

@@ -8,9 +8,9 @@ import { inject } from "vitest";
 import { z } from "zod";
 import { ai, type RunResult, type StreamedRunEvent, type TraceEvent } from "../src/index.js";
 import { startScriptedModel, type ScriptedRequest } from "../src/testing/index.js";
-import { connectHarness, taskQueue, type Harness } from "./harness.js";
+import { connectHarness, taskQueue, type Harness } from "./support/harness.js";
 import { startHttpMcpServer } from "./fixtures/mcp/http-server.js";
-import { ask, byAgent } from "./subagent-helpers.js";
+import { ask, byAgent } from "./support/subagent-helpers.js";
 
 let harness: Harness;
 const children: ChildProcess[] = [];

@@ -2,7 +2,7 @@ import { execFile, spawn } from "node:child_process";
 import { promisify } from "node:util";
 import { expect, inject, it } from "vitest";
 import { isPortFree } from "../src/testing/port-check.js";
-import { freePort } from "./ops-helpers.js";
+import { freePort } from "./support/ops-helpers.js";
 
 it("npm start's demo runs the specification's coach durably: the offer is re-prompted and the plan is changed", async () => {
   const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: inject("temporalAddress") };

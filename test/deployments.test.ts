@@ -11,9 +11,9 @@ import { z } from "zod";
 import { ai, AgentOptionsError, type Agent, type RunHandle, type TraceEvent, type WorkerDeployment } from "../src/index.js";
 import { workerDeploymentOptionsOf } from "../src/deployments/index.js";
 import { startScriptedModel, type ScriptedRequest, type ScriptedTurn } from "../src/testing/index.js";
-import { cli } from "./cli-helpers.js";
-import { replaysAndKeeps } from "./history-helpers.js";
-import { connectHarness, taskQueue, testWorker, type Harness } from "./harness.js";
+import { cli } from "./support/cli-helpers.js";
+import { replaysAndKeeps } from "./support/history-helpers.js";
+import { connectHarness, taskQueue, testWorker, type Harness } from "./support/harness.js";
 
 let harness: Harness;
 beforeAll(async () => {

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DevServerStartError, PortInUseError, TemporalCliNotFoundError } from "../src/index.js";
 import { DEV_SERVER_DYNAMIC_CONFIG, startDevServer } from "../src/testing/index.js";
 import { parse as parseYaml } from "yaml";
-import { freePort } from "./ops-helpers.js";
+import { freePort } from "./support/ops-helpers.js";
 
 const saved = { ...process.env };
 afterEach(() => {

@@ -19,8 +19,8 @@ import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { Agent } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
-import { connectHarness, taskQueue, testWorker, type Harness } from "./harness.js";
-import { anchors, codeBlocks, docFiles, links, typeScriptBlocks, type CodeBlock } from "./markdown.js";
+import { connectHarness, taskQueue, testWorker, type Harness } from "./support/harness.js";
+import { anchors, codeBlocks, docFiles, links, typeScriptBlocks, type CodeBlock } from "./support/markdown.js";
 
 const OUT = "test-artifacts/doc-snippets";
 /** The same blocks, importing the package's source by path: vitest runs them in this process, so they share its modules (and its worker's bundle). */

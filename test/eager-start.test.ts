@@ -7,7 +7,7 @@ import { Client, type WorkflowHandleWithStartDetails } from "@temporalio/client"
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ai } from "../src/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
-import { connectHarness, taskQueue, withWorker, type Harness } from "./harness.js";
+import { connectHarness, taskQueue, withWorker, type Harness } from "./support/harness.js";
 
 let harness: Harness;
 beforeAll(async () => {

@@ -11,7 +11,7 @@ import {
   UnknownAgentError,
 } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
-import { connectHarness, testWorker, withWorker, type Harness } from "./harness.js";
+import { connectHarness, testWorker, withWorker, type Harness } from "./support/harness.js";
 
 let harness: Harness;
 let model: ScriptedModel;

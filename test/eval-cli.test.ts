@@ -10,7 +10,7 @@ import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js"
 import { createCoach } from "../examples/evals/coach-agent.js";
 import { cases, scorers } from "../examples/evals/coach-cases.js";
 import { misbehavingCoachModel } from "../examples/evals/scripted-coach-model.js";
-import { connectHarness, taskQueue, withWorker, type Harness } from "./harness.js";
+import { connectHarness, taskQueue, withWorker, type Harness } from "./support/harness.js";
 
 const WITHOUT_CONTRACT = "examples/evals/coach-without-contract.eval.ts";
 const WITH_CONTRACT = "examples/evals/coach.eval.ts";

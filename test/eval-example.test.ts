@@ -8,7 +8,7 @@ import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js"
 import { createCoach } from "../examples/evals/coach-agent.js";
 import { cases, scorers } from "../examples/evals/coach-cases.js";
 import { misbehavingCoachModel } from "../examples/evals/scripted-coach-model.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 
 let harness: Harness;
 let model: ScriptedModel;

@@ -2,8 +2,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ai, defineScorer, EvalOptionsError, notApplicable, type EvalRecord, type Scorer } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel, type ScriptedRequest, type ScriptedTurn } from "../src/testing/index.js";
-import { swap, updatePlanTool } from "./contract-helpers.js";
-import { connectHarness, taskQueue, withWorker, type Harness } from "./harness.js";
+import { swap, updatePlanTool } from "./support/contract-helpers.js";
+import { connectHarness, taskQueue, withWorker, type Harness } from "./support/harness.js";
 
 /** Answers by the run's last user message that names a behaviour; `flip` alternates offer / act across runs. */
 function byInput(): (request: ScriptedRequest) => ScriptedTurn | Promise<ScriptedTurn> {

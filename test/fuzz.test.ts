@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, DurableAgentError, type RunResult } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel, type ScriptedRequest, type ScriptedTurn } from "../src/testing/index.js";
-import { fuzzCases, type FuzzCase } from "./fuzz-cases.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
-import { hostileToolset } from "./mcp-helpers.js";
+import { fuzzCases, type FuzzCase } from "./support/fuzz-cases.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
+import { hostileToolset } from "./support/mcp-helpers.js";
 
 const SEED = 20261130;
 const PER_KIND = 3;

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startDevServer } from "../src/testing/dev-server.js";
 import { bundleAgentWorkflows } from "../src/worker.js";
-import { resolveChromium, type ChromiumBinary } from "./browser.js";
-import { useExistingServer } from "./existing-server.js";
+import { resolveChromium, type ChromiumBinary } from "./support/browser.js";
+import { useExistingServer } from "./support/existing-server.js";
 
 declare module "vitest" {
   export interface ProvidedContext {

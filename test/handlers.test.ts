@@ -17,8 +17,8 @@ import { ai, ApprovalError, type Agent, type PendingApproval, type RunHandle, ty
 import { startScriptedModel } from "../src/testing/index.js";
 import { quietBundlerLogger, workflowsPath } from "../src/workflow-bundle.js";
 import { startHeldListServer, type HeldListServer } from "./fixtures/mcp/held-list-server.js";
-import { connectHarness, taskQueue, testWorker, withWorker, type Harness } from "./harness.js";
-import { ask, byAgent, testAgent } from "./subagent-helpers.js";
+import { connectHarness, taskQueue, testWorker, withWorker, type Harness } from "./support/harness.js";
+import { ask, byAgent, testAgent } from "./support/subagent-helpers.js";
 
 const FIXTURES = new URL("./fixtures/histories/", import.meta.url);
 
@@ -36,10 +36,10 @@ async function registeredHandlers(handle: RunHandle): Promise<string[]> {
   return names.filter((name) => !name.startsWith("test.")).sort();
 }
 
-/** Every handler name the workflow code defines (defineQuery / defineUpdate / defineSignal in src/workflows and src/contract). */
+/** Every handler name the workflow code defines (defineQuery / defineUpdate / defineSignal in the workflow code: src/workflows, src/approvals/workflow, src/core and src/contract). */
 function definedHandlers(): string[] {
   const names: string[] = [];
-  for (const dir of ["../src/workflows/", "../src/contract/"]) {
+  for (const dir of ["../src/workflows/", "../src/approvals/workflow/", "../src/core/", "../src/contract/"]) {
     const url = new URL(dir, import.meta.url);
     for (const file of readdirSync(url).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))) {
       const text = readFileSync(new URL(file, url), "utf8");

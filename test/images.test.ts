@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ai, InvalidInputError, PayloadTooLargeError, type Message } from "../src/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
-import { swap, updatePlanTool } from "./contract-helpers.js";
-import { connectHarness, taskQueue, withWorker, type Harness } from "./harness.js";
+import { swap, updatePlanTool } from "./support/contract-helpers.js";
+import { connectHarness, taskQueue, withWorker, type Harness } from "./support/harness.js";
 
 let harness: Harness;
 beforeAll(async () => {

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, AgentOptionsError, type RunHandle, type StreamedRunEvent } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
-import { cancelWhileToolWaits } from "./ops-helpers.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
+import { cancelWhileToolWaits } from "./support/ops-helpers.js";
 
 let harness: Harness;
 beforeAll(async () => {

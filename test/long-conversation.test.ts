@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai } from "../src/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
-import { decodedHistory, runChain } from "./history-helpers.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
+import { decodedHistory, runChain } from "./support/history-helpers.js";
 
 let harness: Harness;
 beforeAll(async () => {

@@ -7,8 +7,8 @@ import { z } from "zod";
 import { ai, AgentOptionsError, MCP_IDEMPOTENCY_KEY, McpServerError, type RunHandle, type RunResult, type StreamedRunEvent } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { startHttpMcpServer, startSseMcpServer, type HttpMcpFixture } from "./fixtures/mcp/http-server.js";
-import { activityDurations, activitySummaries, stdioToolset } from "./mcp-helpers.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { activityDurations, activitySummaries, stdioToolset } from "./support/mcp-helpers.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 
 let harness: Harness;
 let http: HttpMcpFixture;

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ai, ModelApiError, type RunResult, type StreamedRunEvent } from "../src/index.js";
 import { startScriptedModel, type ScriptedAnswer, type ScriptedTurn } from "../src/testing/index.js";
-import { updatePlanTool } from "./contract-helpers.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { updatePlanTool } from "./support/contract-helpers.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 
 let harness: Harness;
 beforeAll(async () => {

@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ai, type ModelSettings, type RunOptions } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
-import { swap, updatePlanTool } from "./contract-helpers.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
-import { optionsErrorField } from "./options-helpers.js";
+import { swap, updatePlanTool } from "./support/contract-helpers.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
+import { optionsErrorField } from "./support/options-helpers.js";
 
 let harness: Harness;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { watchForNoWorker } from "../src/client/no-worker-warning.js";
 import { hasWorkflowPollers } from "../src/client/task-queue.js";
 import { ai } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
-import { connectHarness, taskQueue, withWorker, type Harness } from "./harness.js";
+import { connectHarness, taskQueue, withWorker, type Harness } from "./support/harness.js";
 
 let harness: Harness;
 let model: ScriptedModel;

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai } from "../src/index.js";
 import { defaultRefusalHint } from "../src/contract/hints.js";
-import { reprompts, runContract, swap, transcript, updatePlanTool } from "./contract-helpers.js";
-import { connectHarness, type Harness } from "./harness.js";
+import { reprompts, runContract, swap, transcript, updatePlanTool } from "./support/contract-helpers.js";
+import { connectHarness, type Harness } from "./support/harness.js";
 
 let harness: Harness;
 beforeAll(async () => {

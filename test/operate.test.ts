@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai } from "../src/index.js";
-import { SEARCH_ATTRIBUTES } from "../src/contract/search-attributes.js";
+import { SEARCH_ATTRIBUTES } from "../src/core/search-attributes.js";
 import { startScriptedModel, type ScriptedRequest } from "../src/testing/index.js";
-import { swap, updatePlanTool } from "./contract-helpers.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
-import { cancelWhileToolWaits } from "./ops-helpers.js";
+import { swap, updatePlanTool } from "./support/contract-helpers.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
+import { cancelWhileToolWaits } from "./support/ops-helpers.js";
 
 let harness: Harness;
 beforeAll(async () => {

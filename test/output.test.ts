@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from "vitest"
 import { z } from "zod";
 import { ai, OutputValidationError, type AgentOptions } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
-import { swap, updatePlanTool } from "./contract-helpers.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
-import { optionsErrorField } from "./options-helpers.js";
+import { swap, updatePlanTool } from "./support/contract-helpers.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
+import { optionsErrorField } from "./support/options-helpers.js";
 
 let harness: Harness;
 beforeAll(async () => {

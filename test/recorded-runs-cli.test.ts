@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ai, parseReport, type RunResult } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
 import { createCoach, offeringCoachModel } from "../examples/recorded-runs/coach.js";
-import { cli } from "./cli-helpers.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { cli } from "./support/cli-helpers.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 
 const TIMEOUT = 120_000;
 const bundle = () => ["--workflow-bundle", inject("workflowBundlePath")];

@@ -1,6 +1,6 @@
 /**
  * Issue 22, items 4 and 5: the example's whole loop (examples/recorded-runs) against the suite's
- * server, and its HTML report opened in the suite's Chromium (test/browser.ts).
+ * server, and its HTML report opened in the suite's Chromium (test/support/browser.ts).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
@@ -9,8 +9,8 @@ import { ai } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
 import { offeringCoachModel } from "../examples/recorded-runs/coach.js";
 import { recordedRunsLoop, type LoopResult } from "../examples/recorded-runs/recorded-loop.js";
-import { launchChromium } from "./browser.js";
-import { connectHarness, type Harness } from "./harness.js";
+import { launchChromium } from "./support/browser.js";
+import { connectHarness, type Harness } from "./support/harness.js";
 
 const ARTIFACTS = new URL("../test-artifacts/", import.meta.url);
 

@@ -29,8 +29,8 @@ import {
 } from "../src/index.js";
 import { startDevServer, startScriptedModel, type ScriptedRequest, type ScriptedTurn } from "../src/testing/index.js";
 import { createAgentWorker } from "../src/worker.js";
-import { keyring, newKey } from "./codec-helpers.js";
-import { connectHarness, taskQueue, withWorker, type Harness } from "./harness.js";
+import { keyring, newKey } from "./support/codec-helpers.js";
+import { connectHarness, taskQueue, withWorker, type Harness } from "./support/harness.js";
 
 const FIXTURES = new URL("./fixtures/histories/", import.meta.url);
 
@@ -401,7 +401,7 @@ describe('agent.eval({ cases, scorers, tools: "recorded", unmatchedToolCalls })'
       expect(run).toMatchObject({ reply: "Audit me.", stopReason: "answered", trips: 1 });
       expect(run!.trace.filter((e) => e.type === "backstop")).toEqual([
         { trip: 1, type: "backstop", name: "audit", phase: "after", outcome: "detected" },
-        { trip: 1, type: "backstop", name: "audit", phase: "after", outcome: "skipped", detail: "replay: not run (it did not run in the recording)", replayed: true },
+        { trip: 1, type: "backstop", name: "audit", phase: "after", outcome: "skipped", detail: "playback: not run (it did not run in the recording)", replayed: true },
       ]);
       expect(run!.trace.filter((e) => e.type === "reprompt")).toEqual([]); // skipped: no prompt to send
     } finally {

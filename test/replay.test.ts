@@ -11,10 +11,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import { ai, type Agent, type AgentOptions, type Backstop, type RunInput, type RunOptions, type RunResult } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
-import { committedFixtures } from "./history-helpers.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
+import { committedFixtures } from "./support/history-helpers.js";
 import { startHttpMcpServer } from "./fixtures/mcp/http-server.js";
-import { ask, byAgent, testAgent, usageByAgent } from "./subagent-helpers.js";
+import { ask, byAgent, testAgent, usageByAgent } from "./support/subagent-helpers.js";
 import type { RunHandle } from "../src/index.js";
 
 const FIXTURES = new URL("./fixtures/histories/", import.meta.url);

@@ -8,8 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ai } from "../src/index.js";
 import { startScriptedModel, type ScriptedRequest, type ScriptedTurn } from "../src/testing/index.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
-import { conversation, requestShapes, shapeOptions, type RequestShape } from "./request-shapes.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
+import { conversation, requestShapes, shapeOptions, type RequestShape } from "./support/request-shapes.js";
 
 let harness: Harness;
 beforeAll(async () => {

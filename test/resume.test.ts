@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, type StreamedRunEvent } from "../src/index.js";
 import { startDevServer, startScriptedModel, type DevServer } from "../src/testing/index.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
-import { activityCounts, deferred, freePort } from "./ops-helpers.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
+import { activityCounts, deferred, freePort } from "./support/ops-helpers.js";
 
 let harness: Harness;
 beforeAll(async () => {

@@ -3,8 +3,8 @@ import { inject } from "vitest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ai, TemporalConnectionError, temporalSecurityFromEnv, TlsConfigError } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
-import { connectHarness, taskQueue, type Harness } from "./harness.js";
-import { makeCertificates, serverTls, startGrpcProxy, type TestCertificates } from "./security-grpc-proxy.js";
+import { connectHarness, taskQueue, type Harness } from "./support/harness.js";
+import { makeCertificates, serverTls, startGrpcProxy, type TestCertificates } from "./support/security-grpc-proxy.js";
 
 const TLS_VARIABLES = ["TEMPORAL_ADDRESS", "TEMPORAL_API_KEY", "TEMPORAL_TLS", "TEMPORAL_TLS_CERT", "TEMPORAL_TLS_KEY", "TEMPORAL_TLS_CA", "TEMPORAL_TLS_SERVER_NAME"];
 

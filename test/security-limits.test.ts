@@ -6,7 +6,7 @@ import { AgentOptionsError, ai, DEFAULT_LIMITS, ModelApiError, PayloadTooLargeEr
 import { limitsOf, omittedArguments, truncateOutput } from "../src/limits.js";
 import { validateAnswer } from "../src/models/validate-answer.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 
 let harness: Harness;
 beforeAll(async () => {

@@ -2,8 +2,8 @@ import { Client, Connection } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ai, SessionEndedError } from "../src/index.js";
 import { startScriptedModel, type ScriptedRequest } from "../src/testing/index.js";
-import { reprompts, updatePlanTool } from "./contract-helpers.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { reprompts, updatePlanTool } from "./support/contract-helpers.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 
 let harness: Harness;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ai, type Backstop, type StreamedRunEvent } from "../src/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
-import { swap, updatePlanTool } from "./contract-helpers.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { swap, updatePlanTool } from "./support/contract-helpers.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 
 let harness: Harness;
 beforeAll(async () => {

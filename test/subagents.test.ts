@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, type RunHandle, type StreamedRunEvent, type TraceEvent } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
-import { agentOf, ask, byAgent, testAgent, usageByAgent } from "./subagent-helpers.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { agentOf, ask, byAgent, testAgent, usageByAgent } from "./support/subagent-helpers.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 
 let harness: Harness;
 beforeAll(async () => {

@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import { ai, bundleTelemetryWorkflows, GEN_AI_ATTRIBUTE, SPAN_ATTRIBUTE, telemetryWorkerOptions } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
-import { committedFixtures } from "./history-helpers.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
+import { committedFixtures } from "./support/history-helpers.js";
 
 let harness: Harness;
 let model: ScriptedModel;

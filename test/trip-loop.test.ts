@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 import { startHttpMcpServer } from "./fixtures/mcp/http-server.js";
-import { stdioToolset } from "./mcp-helpers.js";
+import { stdioToolset } from "./support/mcp-helpers.js";
 
 let harness: Harness;
 beforeAll(async () => {

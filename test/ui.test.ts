@@ -1,7 +1,7 @@
 /**
  * Issue 6, item 1, in a real browser: the Temporal Web UI finds a run by its agent-name search
  * attribute, shows the activity summaries of its trips and tool calls, and answers the `trace`
- * query. Headless Chromium (test/browser.ts finds one) driven by playwright-core.
+ * query. Headless Chromium (test/support/browser.ts finds one) driven by playwright-core.
  * Screenshots: test-artifacts/ui-runs.png, ui-run.png, ui-trace.png.
  */
 import { mkdirSync } from "node:fs";
@@ -13,9 +13,9 @@ import { z } from "zod";
 import { ai } from "../src/index.js";
 import { startDevServer, startScriptedModel } from "../src/testing/index.js";
 import { createAgentWorker } from "../src/worker.js";
-import { launchChromium } from "./browser.js";
-import { connectHarness, taskQueue } from "./harness.js";
-import { freePort } from "./ops-helpers.js";
+import { launchChromium } from "./support/browser.js";
+import { connectHarness, taskQueue } from "./support/harness.js";
+import { freePort } from "./support/ops-helpers.js";
 
 const ARTIFACTS = new URL("../test-artifacts/", import.meta.url);
 const UI_TIMEOUT = 30_000;

@@ -6,10 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ai, TooManyToolCallsError, type StreamedRunEvent } from "../src/index.js";
-import { SEARCH_ATTRIBUTES } from "../src/contract/search-attributes.js";
+import { SEARCH_ATTRIBUTES } from "../src/core/search-attributes.js";
 import { startScriptedModel, type ScriptedUsage } from "../src/testing/index.js";
-import { updatePlanTool } from "./contract-helpers.js";
-import { connectHarness, withWorker, type Harness } from "./harness.js";
+import { updatePlanTool } from "./support/contract-helpers.js";
+import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 
 let harness: Harness;
 beforeAll(async () => {

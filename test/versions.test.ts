@@ -20,15 +20,15 @@ import {
   type RunHandle,
   type StreamedRunEvent,
 } from "../src/index.js";
-import { SEARCH_ATTRIBUTES } from "../src/contract/search-attributes.js";
+import { SEARCH_ATTRIBUTES } from "../src/core/search-attributes.js";
 import { compactSource } from "../src/agent/agent-version.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
 import { coach } from "./fixtures/versioned-agent.js";
-import { cli } from "./cli-helpers.js";
-import { replaysAndKeeps } from "./history-helpers.js";
+import { cli } from "./support/cli-helpers.js";
+import { replaysAndKeeps } from "./support/history-helpers.js";
 import { startHttpMcpServer } from "./fixtures/mcp/http-server.js";
-import { ask, byAgent, testAgent } from "./subagent-helpers.js";
-import { connectHarness, taskQueue, withWorker, type Harness } from "./harness.js";
+import { ask, byAgent, testAgent } from "./support/subagent-helpers.js";
+import { connectHarness, taskQueue, withWorker, type Harness } from "./support/harness.js";
 import type { AgentWorkerOptions } from "../src/worker.js";
 
 let harness: Harness;

@@ -7,7 +7,7 @@
  * (one signal), so that every subscriber sees it, in order, before that attempt's text.
  */
 import { WorkflowStreamClient } from "@temporalio/workflow-streams/client";
-import { RUN_EVENTS_TOPIC, type PartialAnswer, type RunEvent } from "../contract/run-events.js";
+import { RUN_EVENTS_TOPIC, type PartialAnswer, type RunEvent } from "../core/run-events.js";
 import { heartbeatWith } from "./keep-alive.js";
 
 /**

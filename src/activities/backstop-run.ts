@@ -1,7 +1,7 @@
 import { Context, log } from "@temporalio/activity";
 import type { BackstopTurn } from "../agent/options.js";
 import { RetryableToolError } from "../errors.js";
-import type { Message, ToolCallRecord } from "../contract/types.js";
+import type { Message, ToolCallRecord } from "../core/types.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
 import { contextFor, readRunPart, runRefOf } from "./run-reader.js";
 

@@ -1,7 +1,7 @@
 import { log } from "@temporalio/activity";
 import { matchesIntent, refusalOptions } from "../agent/contract-options.js";
 import type { BackstopTurn } from "../agent/options.js";
-import type { PendingRefusal } from "../contract/contract-state.js";
+import type { PendingRefusal } from "../core/contract-state.js";
 import { defaultActHint, defaultOutputHint, defaultRefusalHint } from "../contract/hints.js";
 import { lookupAgent, type AgentRegistry } from "./registry.js";
 

@@ -7,9 +7,9 @@
  * produced a part, a restart, a large re-prompt) it reads the rest with the `run-page` query.
  */
 import type { Client } from "@temporalio/client";
-import { DigestChain, type ConversationCheck } from "../contract/conversation-digest.js";
-import { toolResultContent, type ToolCallResult } from "../contract/tool-result.js";
-import type { Message, RequestedToolCall } from "../contract/types.js";
+import { DigestChain, type ConversationCheck } from "../core/conversation-digest.js";
+import { toolResultContent, type ToolCallResult } from "../core/tool-result.js";
+import type { Message, RequestedToolCall } from "../core/types.js";
 import { readRunPart, type RunRef } from "./run-reader.js";
 
 type Answer = Extract<Message, { role: "assistant" }>;

@@ -1,6 +1,6 @@
 import { contractSpecOf } from "../agent/contract-options.js";
-import { DEFAULT_TIMEOUTS } from "../contract/constants.js";
-import type { AgentSpec } from "../contract/agent-spec.js";
+import { DEFAULT_TIMEOUTS } from "../core/constants.js";
+import type { AgentSpec } from "../core/agent-spec.js";
 import { lookupAgent, type AgentRegistry, type WorkerFeatures } from "./registry.js";
 
 /** The `agent.describe` local activity: the plain-data view of an agent the workflow needs. */

@@ -1,5 +1,5 @@
 import { Context } from "@temporalio/activity";
-import { ACTIVITY } from "../contract/constants.js";
+import { ACTIVITY } from "../core/constants.js";
 import { createBackstopRun } from "./backstop-run.js";
 import { createContractEvaluate } from "./contract-evaluate.js";
 import { createDescribeAgent } from "./describe-agent.js";

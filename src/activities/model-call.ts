@@ -1,8 +1,8 @@
 import { ApplicationFailure, Context, log } from "@temporalio/activity";
 import { answerHeartbeat } from "./answer-heartbeat.js";
 import OpenAI from "openai";
-import type { Message } from "../contract/types.js";
-import { usageFromOpenAI, type OpenAIUsage, type Usage } from "../contract/usage.js";
+import type { Message } from "../core/types.js";
+import { usageFromOpenAI, type OpenAIUsage, type Usage } from "../core/usage.js";
 import { failedAttemptSignal } from "../workflows/definitions.js";
 import { InstructionsError } from "../errors.js";
 import { limitsOf } from "../limits.js";

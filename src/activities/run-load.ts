@@ -1,5 +1,5 @@
 import { Context } from "@temporalio/activity";
-import { MAX_PAGE_BYTES, type RunPage, type RunPart } from "../contract/paging.js";
+import { MAX_PAGE_BYTES, type RunPage, type RunPart } from "../core/paging.js";
 import { runPageQuery } from "../workflows/definitions.js";
 import { runRefOf } from "./run-reader.js";
 

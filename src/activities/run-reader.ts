@@ -4,7 +4,7 @@
  */
 import type { Context } from "@temporalio/activity";
 import type { Client } from "@temporalio/client";
-import type { RunPage, RunPart } from "../contract/paging.js";
+import type { RunPage, RunPart } from "../core/paging.js";
 import { contextQuery, runPageQuery } from "../workflows/definitions.js";
 
 /** Where a run's state is read from: a workflow and its run (default: the latest run). */

@@ -2,13 +2,13 @@ import { Context, log } from "@temporalio/activity";
 import { z } from "zod";
 import type { Agent } from "../agent/define-agent.js";
 import type { Tool } from "../agent/define-tool.js";
-import { parseToolArguments, refusalReasonOf, toolCallResult, type ToolCallResult } from "../contract/tool-result.js";
-import type { ReplayAnswer } from "../contract/replay.js";
-import type { Message, RequestedToolCall } from "../contract/types.js";
+import { parseToolArguments, refusalReasonOf, toolCallResult, type ToolCallResult } from "../core/tool-result.js";
+import type { PlaybackAnswer } from "../core/playback.js";
+import type { Message, RequestedToolCall } from "../core/types.js";
 import { readRunPart, runRefOf } from "./run-reader.js";
 import { RetryableToolError, ToolOutputError } from "../errors.js";
 import { limitsOf, parseOmittedArguments, truncateOutput, utf8Bytes } from "../limits.js";
-import { mcpSource } from "../contract/mcp-tools.js";
+import { mcpSource } from "../core/mcp-tools.js";
 import { executeMcpCall, findMcpTool } from "../mcp/execute-mcp-call.js";
 import { runMcpTools } from "../mcp/run-tool-list.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
@@ -25,8 +25,8 @@ export interface ToolExecuteInput {
   conversationLength?: number;
   /** The run has a context: read it (by query) for the tool and `isRefusal`. */
   hasContext?: boolean;
-  /** In a replay with recorded tools: the recorded outcome to return, or why the call is refused; the tool does not run. */
-  replay?: ReplayAnswer;
+  /** In a playback (recorded tools): the recorded outcome to return, or why the call is refused; the tool does not run. */
+  replay?: PlaybackAnswer;
 }
 
 /** What `tool.execute` returns for a call that needs approval first: nothing has run yet. */
@@ -122,7 +122,7 @@ export function createToolExecute(registry: AgentRegistry) {
 }
 
 /** A replay's answer: the recorded outcome (marked `replayed`), or a refusal of a call the recording does not hold. Nothing runs. */
-function replayed(call: RequestedToolCall, answer: ReplayAnswer): ToolCallResult {
+function replayed(call: RequestedToolCall, answer: PlaybackAnswer): ToolCallResult {
   if ("recorded" in answer) return { ...answer.recorded, replayed: true };
   const parsed = parseToolArguments(call);
   return { ...(parsed instanceof SyntaxError ? { input: call.arguments } : {}), status: "refused", reason: answer.unmatched };

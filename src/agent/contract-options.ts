@@ -1,5 +1,5 @@
 /** Worker-side: the contract options of an agent, with defaults, and their plain-data view. */
-import type { ContractSpec } from "../contract/contract-state.js";
+import type { ContractSpec } from "../core/contract-state.js";
 import type { AgentOptions, Intent, OnToolRefusal } from "./options.js";
 
 /** `onToolRefusal` with defaults applied, or undefined when it is off. */

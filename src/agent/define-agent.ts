@@ -1,4 +1,4 @@
-import type { RunResult } from "../contract/types.js";
+import type { RunResult } from "../core/types.js";
 import { startRun, type RunOptions } from "../client/start-run.js";
 import type { RunHandle } from "../client/run-handle.js";
 import { AgentSession, type SessionOptions } from "../client/session.js";
@@ -11,7 +11,7 @@ import { AgentOptionsError } from "../errors.js";
 import { McpToolset } from "../mcp/mcp-toolset.js";
 import type { Tool } from "./define-tool.js";
 import { subAgentTool, type AsToolOptions } from "../subagents/as-tool.js";
-import { handoffTools } from "../subagents/handoff.js";
+import { handoffTools } from "../subagents/handoff-tools.js";
 import type { AgentOptions } from "./options.js";
 import type { AgentDefinition } from "./agent-definition.js";
 import type { z } from "zod";

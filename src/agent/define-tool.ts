@@ -3,7 +3,7 @@ import { msToNumber } from "@temporalio/common/lib/time.js";
 import { z } from "zod";
 import { AgentOptionsError } from "../errors.js";
 import { checkKnownKeys, type KnownKeys } from "./known-keys.js";
-import type { Message } from "../contract/types.js";
+import type { Message } from "../core/types.js";
 
 /** What a tool's `execute` receives besides its input. `Context` types `context` (annotate `ctx: ToolContext<MyContext>`). */
 export interface ToolContext<Context = unknown> {

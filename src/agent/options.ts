@@ -1,13 +1,13 @@
 import type { Duration } from "@temporalio/common";
 import type { z } from "zod";
-import type { Message, ToolCallRecord } from "../contract/types.js";
+import type { Message, ToolCallRecord } from "../core/types.js";
 import type { ModelReference } from "../models/openai-model.js";
 import type { McpToolset } from "../mcp/mcp-toolset.js";
-import type { Budget } from "../contract/usage.js";
+import type { Budget } from "../core/usage.js";
 import type { Execution, Tool } from "./define-tool.js";
 import type { KnownKeys } from "./known-keys.js";
 import type { AgentLimits } from "../limits.js";
-import type { Handoff } from "../subagents/handoff.js";
+import type { Handoff } from "../subagents/handoff-tools.js";
 
 export type { AgentLimits } from "../limits.js";
 

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { AgentOptionsError } from "../errors.js";
-import { DEFAULT_AGENT_NAME, DEFAULT_MAX_TRIPS } from "../contract/constants.js";
+import { DEFAULT_AGENT_NAME, DEFAULT_MAX_TRIPS } from "../core/constants.js";
 import { DEFAULT_LIMITS, MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES } from "../limits.js";
 import { McpToolset } from "../mcp/mcp-toolset.js";
 import { checkKnownKeys } from "./known-keys.js";
 import { checkAmount, checkCount, fail } from "./option-checks.js";
 import { ACT_WHEN_ASKED_KEYS, AGENT_LIMIT_KEYS, AGENT_OPTION_KEYS, AGENT_TIMEOUT_KEYS, BACKSTOP_KEYS, ON_TOOL_REFUSAL_KEYS, type AgentOptions } from "./options.js";
-import { handoffTools } from "../subagents/handoff.js";
-import type { Budget } from "../contract/usage.js";
+import { handoffTools } from "../subagents/handoff-tools.js";
+import type { Budget } from "../core/usage.js";
 import type { ModelReference } from "../models/openai-model.js";
 import { validateModelSettings, validateToolChoice } from "../models/model-settings.js";
 

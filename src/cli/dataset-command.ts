@@ -69,7 +69,7 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
 
 /** `durable-agent dataset`. */
 export const datasetCommand: Command = {
-  summary: "write finished runs as an eval case file (JSON Lines) to replay with recorded tools",
+  summary: "write finished runs as an eval case file (JSON Lines) to play back with recorded tools",
   usage: USAGE,
   run,
 };

@@ -16,7 +16,7 @@ import { compareReports, formatComparison } from "../eval/compare-reports.js";
 import type { EvalCase } from "../eval/eval-case.js";
 import { EvalReportFormatError } from "../eval/errors.js";
 import { importUserModule } from "./import-module.js";
-import type { UnmatchedToolCalls } from "../contract/replay.js";
+import type { UnmatchedToolCalls } from "../core/playback.js";
 import { readCases } from "../datasets/case-file.js";
 import { CaseFileError } from "../datasets/errors.js";
 import { isRecordedCase } from "../datasets/recorded-case.js";
@@ -40,7 +40,7 @@ Options:
   --min-pass-rate <0..1>   the gate on the pass rate of judged rows (default 1)
   --json <file>            write the JSON report (schemaVersion 1, docs/eval-report-schema.md)
   --junit <file>           write a JUnit XML report
-  --cases <file>           replay a case file (durable-agent dataset) instead of the module's \`cases\`
+  --cases <file>           play back a case file (durable-agent dataset) instead of the module's \`cases\`
   --tools <live|recorded>  recorded: answer tool calls from each case's recording, executing no
                            tool (default with --cases); live: run the real tools (default otherwise)
   --unmatched-tool-calls <refuse|execute|fail>

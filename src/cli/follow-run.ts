@@ -1,6 +1,6 @@
 /** Prints a run's events as they happen, then its trace: what `durable-agent run` and `fork` show. */
 import type { RunHandle } from "../client/run-handle.js";
-import type { RunResult } from "../contract/types.js";
+import type { RunResult } from "../core/types.js";
 import { DurableAgentError } from "../errors.js";
 import { EXIT, type CommandIO } from "./command.js";
 import { formatTrace, RunEventRenderer } from "./format-run.js";

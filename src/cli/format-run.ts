@@ -1,6 +1,6 @@
 /** How the CLI prints a run: its live events (`run`) and its trace (`run`, `trace`). */
-import type { StreamedRunEvent } from "../contract/run-events.js";
-import type { RunResult, TraceEvent } from "../contract/types.js";
+import type { StreamedRunEvent } from "../core/run-events.js";
+import type { RunResult, TraceEvent } from "../core/types.js";
 
 const quote = (text: string, max = 160) => JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
 

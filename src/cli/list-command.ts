@@ -1,8 +1,8 @@
 /** `durable-agent list`: recent runs, from Temporal's visibility store. */
 import type { WorkflowExecutionInfo } from "@temporalio/client";
 import { connectClient } from "../client/connection.js";
-import { WORKFLOW_NAME } from "../contract/constants.js";
-import { SEARCH_ATTRIBUTES } from "../contract/search-attributes.js";
+import { WORKFLOW_NAME } from "../core/constants.js";
+import { SEARCH_ATTRIBUTES } from "../core/search-attributes.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import { parseOptions, positiveInteger } from "./parse-options.js";
 

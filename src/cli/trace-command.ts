@@ -2,7 +2,7 @@
 import { WorkflowNotFoundError, type Client } from "@temporalio/client";
 import { connectClient } from "../client/connection.js";
 import { getRun } from "../client/run-handle.js";
-import type { RunResult, TraceEvent } from "../contract/types.js";
+import type { RunResult, TraceEvent } from "../core/types.js";
 import { DurableAgentError } from "../errors.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import { formatOutcome, formatTrace } from "./format-run.js";

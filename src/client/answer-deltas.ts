@@ -7,8 +7,8 @@
 import type { LoadedDataConverter } from "@temporalio/common";
 import { decode } from "@temporalio/common/lib/internal-non-workflow/index.js";
 import type { WorkflowExecutionDescription } from "@temporalio/client";
-import { ACTIVITY } from "../contract/constants.js";
-import type { PartialAnswer, RunEvent } from "../contract/run-events.js";
+import { ACTIVITY } from "../core/constants.js";
+import type { PartialAnswer, RunEvent } from "../core/run-events.js";
 
 type TextDelta = Extract<RunEvent, { type: "text.delta" }>;
 

@@ -1,7 +1,7 @@
 import type { Client } from "@temporalio/client";
 import { readRunPart } from "../activities/run-reader.js";
-import { MAX_PAGE_BYTES } from "../contract/paging.js";
-import type { Message, RunResult, ToolCallRecord } from "../contract/types.js";
+import { MAX_PAGE_BYTES } from "../core/paging.js";
+import type { Message, RunResult, ToolCallRecord } from "../core/types.js";
 import type { AgentRunResult } from "../workflows/definitions.js";
 
 /** A run's whole result: messages and tool calls left out of a large result are read from the run in pages. */

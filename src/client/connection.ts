@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { Client, Connection, type TLSConfig } from "@temporalio/client";
 import type { DataConverter } from "@temporalio/common";
 import { dataConverterFromEnv } from "../codec/data-converter.js";
-import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE, DEFAULT_TEMPORAL_ADDRESS } from "../contract/constants.js";
+import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE, DEFAULT_TEMPORAL_ADDRESS } from "../core/constants.js";
 import { TemporalConnectionError, TlsConfigError } from "../errors.js";
 import { telemetryClientInterceptors } from "../telemetry/client-telemetry.js";
 import type { TelemetryOptions } from "../telemetry/telemetry-options.js";

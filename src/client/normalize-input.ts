@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Message } from "../contract/types.js";
+import type { Message } from "../core/types.js";
 import { InvalidInputError } from "../errors.js";
 
 const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string() });

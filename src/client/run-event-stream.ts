@@ -6,8 +6,8 @@ import { streamTailQuery, type StreamTail } from "../workflows/definitions.js";
 import { completeResult } from "./complete-result.js";
 import { AnswerDeltas, partialAnswerOf } from "./answer-deltas.js";
 import { withSubAgentStreams } from "../subagents/merge-streams.js";
-import type { RunEvent, StreamedRunEvent } from "../contract/run-events.js";
-import type { RunResult } from "../contract/types.js";
+import type { RunEvent, StreamedRunEvent } from "../core/run-events.js";
+import type { RunResult } from "../core/types.js";
 
 /**
  * How a subscriber reads a run, writing nothing to it: `describe()` (answered by the server

@@ -1,7 +1,7 @@
 import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowExecutionStatusName, type WorkflowHandle } from "@temporalio/client";
-import type { PendingApproval, RunResult, TraceEvent } from "../contract/types.js";
+import type { PendingApproval, RunResult, TraceEvent } from "../core/types.js";
 import { ApprovalError, ApprovalNotWaitingError, ApprovalRefusedError, rebuildError, RunFailedError, type DurableAgentError } from "../errors.js";
-import type { RunUsage } from "../contract/usage.js";
+import type { RunUsage } from "../core/usage.js";
 import { approveUpdate, pendingApprovalsQuery, rejectUpdate, traceQuery, type AgentRunResult } from "../workflows/definitions.js";
 import { nestedTrace } from "../subagents/nested-trace.js";
 import { completeResult } from "./complete-result.js";

@@ -1,8 +1,8 @@
 import { ApplicationFailure, WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
 import { readRunPart } from "../activities/run-reader.js";
-import { MAX_PAGE_BYTES } from "../contract/paging.js";
-import { SESSION_WORKFLOW_NAME } from "../contract/constants.js";
-import type { Message, RunResult } from "../contract/types.js";
+import { MAX_PAGE_BYTES } from "../core/paging.js";
+import { SESSION_WORKFLOW_NAME } from "../core/constants.js";
+import type { Message, RunResult } from "../core/types.js";
 import { InvalidInputError, SessionEndedError } from "../errors.js";
 import { endUpdate, sendUpdate, type AgentSessionArgs } from "../workflows/definitions.js";
 import { getDefaultClient, temporalSettings } from "./connection.js";

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { InternalConnectionLikeSymbol, type Client, type InternalConnectionLike } from "@temporalio/client";
 import type { Duration } from "@temporalio/common";
 import { msToNumber } from "@temporalio/common/lib/time.js";
-import { PAYLOAD_LIMIT_BYTES, WORKFLOW_NAME } from "../contract/constants.js";
+import { PAYLOAD_LIMIT_BYTES, WORKFLOW_NAME } from "../core/constants.js";
 import { AgentOptionsError, ContextValidationError, PayloadTooLargeError } from "../errors.js";
 
 const zPrettify = (error: z.ZodError) => z.prettifyError(error).replace(/\n\s*/g, " ");
@@ -17,8 +17,8 @@ import { validateSamplingSettings, validateToolChoice } from "../models/model-se
 import type { ModelSettings } from "../models/openai-model.js";
 import { outputJsonSchema } from "../models/structured-output.js";
 import { z } from "zod";
-import { textOf, type Message } from "../contract/types.js";
-import type { Budget } from "../contract/usage.js";
+import { textOf, type Message } from "../core/types.js";
+import type { Budget } from "../core/usage.js";
 
 /**
  * Whether the client talks through a `NativeConnection`, which a worker in this process may share:

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { initialContractState, type ContractSpec } from "./contract-state.js";
+import { initialContractState, type ContractSpec } from "../core/contract-state.js";
 import { actWhenAskedCandidate, backstopsToDetect, decideReprompt, outputRepairCandidate, refusalCandidate, requiredToolsSatisfied, spendBudget, updatePendingRefusals } from "./decide.js";
-import type { ToolCallRecord, ToolCallStatus } from "./types.js";
+import type { ToolCallRecord, ToolCallStatus } from "../core/types.js";
 
 const call = (name: string, status: ToolCallStatus, reason?: string): ToolCallRecord => ({ id: name, name, input: {}, status, trip: 1, ...(reason ? { reason } : {}) });
 const spec: ContractSpec = {

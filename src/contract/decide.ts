@@ -6,8 +6,8 @@
  * one re-prompt per answer; every re-prompt needs a trip left; an option that did not send keeps
  * its budget.
  */
-import type { ContractSpec, ContractState, PendingRefusal } from "./contract-state.js";
-import type { RepromptKind, ToolCallRecord } from "./types.js";
+import type { ContractSpec, ContractState, PendingRefusal } from "../core/contract-state.js";
+import type { RepromptKind, ToolCallRecord } from "../core/types.js";
 
 /** Whether the run has acted: a required tool call succeeded (`any`), or each of them did (`all`). */
 export function requiredToolsSatisfied(requiredTools: string[], require: "any" | "all", toolCalls: ToolCallRecord[]): boolean {

@@ -6,10 +6,10 @@
 import { Client, isGrpcServiceError, WorkflowNotFoundError } from "@temporalio/client";
 import type { DataConverter } from "@temporalio/common";
 import { getDefaultClient } from "../client/connection.js";
-import { SESSION_WORKFLOW_NAME, WORKFLOW_NAME } from "../contract/constants.js";
-import type { RecordedBackstop } from "../contract/replay.js";
-import { SEARCH_ATTRIBUTES } from "../contract/search-attributes.js";
-import type { Message, RunResult } from "../contract/types.js";
+import { SESSION_WORKFLOW_NAME, WORKFLOW_NAME } from "../core/constants.js";
+import type { RecordedBackstop } from "../core/playback.js";
+import { SEARCH_ATTRIBUTES } from "../core/search-attributes.js";
+import type { Message, RunResult } from "../core/types.js";
 import { EvalOptionsError } from "../eval/errors.js";
 import { DatasetError } from "./errors.js";
 import { readRecordedRun, type RecordedRun } from "./read-run.js";

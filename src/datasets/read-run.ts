@@ -7,8 +7,8 @@ import type { Client } from "@temporalio/client";
 import { decodeArrayFromPayloads } from "@temporalio/common/lib/internal-non-workflow/index.js";
 import proto from "@temporalio/proto";
 import { completeResult } from "../client/complete-result.js";
-import { SESSION_WORKFLOW_NAME, WORKFLOW_NAME } from "../contract/constants.js";
-import type { RunResult } from "../contract/types.js";
+import { SESSION_WORKFLOW_NAME, WORKFLOW_NAME } from "../core/constants.js";
+import type { RunResult } from "../core/types.js";
 import type { AgentRunArgs, AgentRunResult, AgentSessionArgs } from "../workflows/definitions.js";
 import { DatasetError } from "./errors.js";
 

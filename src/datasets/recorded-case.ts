@@ -5,10 +5,10 @@
  */
 import { z } from "zod";
 import type { EvalCase } from "../eval/eval-case.js";
-import type { Message, StopReason, ToolCallStatus, TraceEvent } from "../contract/types.js";
-import type { RunUsage } from "../contract/usage.js";
+import type { Message, StopReason, ToolCallStatus, TraceEvent } from "../core/types.js";
+import type { RunUsage } from "../core/usage.js";
 import type { RunInput } from "../client/normalize-input.js";
-import type { RecordedBackstop, RecordedToolCall } from "../contract/replay.js";
+import type { RecordedBackstop, RecordedToolCall } from "../core/playback.js";
 import { usageSchema } from "../eval/report-schema.js";
 
 const toolCallStatus = z.enum(["ok", "failed", "refused"]);
@@ -26,7 +26,7 @@ const recordedToolCallSchema = z
     error: z.string().optional().describe("Why it failed"),
     trip: z.number().int().min(1).optional().describe("The trip whose answer asked for it"),
   })
-  .describe("A recorded tool call: a replay answers an equal call (same name, deep-equal input) with its output and status");
+  .describe("A recorded tool call: a playback answers an equal call (same name, deep-equal input) with its output and status");
 
 const recordingSchema = z
   .object({
@@ -68,9 +68,9 @@ export interface Recording {
   stopReason: StopReason;
   trips: number;
   usage?: RunUsage;
-  /** Every tool call with its input, output and status: what a replay answers from. */
+  /** Every tool call with its input, output and status: what a playback answers from. */
   toolCalls: Array<RecordedToolCall & { status: ToolCallStatus; trip?: number }>;
-  /** Backstops whose `run` ran, with the prompt each returned: a replay uses these instead of running them. */
+  /** Backstops whose `run` ran, with the prompt each returned: a playback uses these instead of running them. */
   backstops?: RecordedBackstop[];
   /** The recorded conversation (for `--baseline recorded` and the HTML report). */
   messages?: Message[];

@@ -1,7 +1,7 @@
 /** Pure: the report's summaries (per case, per scorer, totals) from its runs and rows. */
 import type { CaseSummary, EvalReportData, EvalRow, EvalRun, EvalTotals, ScorerSummary, TrialOutcome } from "./report-schema.js";
 import { EVAL_REPORT_SCHEMA_VERSION } from "./report-schema.js";
-import { addRunUsage, type RunUsage } from "../contract/usage.js";
+import { addRunUsage, type RunUsage } from "../core/usage.js";
 
 /** The runs' usage together, or undefined when none reported any. */
 function usageOf(runs: readonly EvalRun[]): RunUsage | undefined {

@@ -1,4 +1,4 @@
-import { textOf } from "../contract/types.js";
+import { textOf } from "../core/types.js";
 import type { RunInput } from "../client/normalize-input.js";
 import { normalizeInput } from "../client/normalize-input.js";
 

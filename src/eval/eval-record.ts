@@ -1,5 +1,5 @@
-import type { Message, RunResult, StopReason, ToolCallRecord, ToolCallStatus, TraceEvent } from "../contract/types.js";
-import type { RunUsage } from "../contract/usage.js";
+import type { Message, RunResult, StopReason, ToolCallRecord, ToolCallStatus, TraceEvent } from "../core/types.js";
+import type { RunUsage } from "../core/usage.js";
 import type { EvalCase } from "./eval-case.js";
 import type { ApprovalDecisionRecord } from "./report-schema.js";
 

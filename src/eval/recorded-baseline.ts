@@ -1,8 +1,8 @@
 /**
  * `--baseline recorded`: the scorers applied to each recorded run itself (no model call, no
- * worker), as an `EvalReport` to compare a replay with.
+ * worker), as an `EvalReport` to compare a playback with.
  */
-import type { ToolCallRecord } from "../contract/types.js";
+import type { ToolCallRecord } from "../core/types.js";
 import type { RecordedCase } from "../datasets/recorded-case.js";
 import { buildReport } from "./build-report.js";
 import { caseInputText, caseMetadata } from "./eval-case.js";

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { Client } from "@temporalio/client";
 import pLimit from "p-limit";
 import type { AgentDefinition } from "../agent/agent-definition.js";
-import type { RunResult } from "../contract/types.js";
+import type { RunResult } from "../core/types.js";
 import { buildReport, trialOutcome } from "./build-report.js";
 import { caseInputText, caseMetadata, type EvalCase } from "./eval-case.js";
 import { approvalDecisionsOf, evalRecordOf, observeToolCalls } from "./eval-record.js";
@@ -15,8 +15,8 @@ import { EvalReport } from "./report.js";
 import type { EvalRow, EvalRun, TrialOutcome } from "./report-schema.js";
 import { errorInfo, runScorer, scorerName, type Scorer } from "./scorer.js";
 import { startRun } from "../client/start-run.js";
-import type { UnmatchedToolCalls } from "../contract/replay.js";
-import { replayCounts, runInputOf, validateReplay } from "./replay-cases.js";
+import type { UnmatchedToolCalls } from "../core/playback.js";
+import { playbackCounts, runInputOf, validatePlayback } from "./playback-cases.js";
 
 /** What an eval runs: an agent definition (an `Agent` is one), started as durable runs by `startRun`. */
 export interface EvaluatedAgent extends AgentDefinition {
@@ -43,7 +43,7 @@ export interface EvalOptions<C extends EvalCase = EvalCase> {
   /** Called when every trial of a case has finished (the CLI prints a line per call). */
   onCaseFinished?: (progress: EvalProgress) => void;
   /**
-   * `"recorded"`: replay each case's recorded tool calls (cases from `casesFromRuns` or a case
+   * `"recorded"`: play back each case's recorded tool calls (cases from `casesFromRuns` or a case
    * file): a call with the same tool name and an equal input is answered with the recorded output
    * and status, without executing the tool; backstops' `run` is not called. Default `"live"`.
    */
@@ -121,7 +121,7 @@ async function runWithTimeout(agent: EvaluatedAgent, evalCase: EvalCase, workflo
 /** Runs the agent on every case `trials` times and scores every run. */
 export async function runEval<C extends EvalCase>(agent: EvaluatedAgent, options: EvalOptions<C>): Promise<EvalReport> {
   const { inputs, names } = validate(options);
-  validateReplay(options);
+  validatePlayback(options);
   const trials = positiveInteger("trials", options.trials, 1);
   const concurrency = positiveInteger("concurrency", options.concurrency, 4);
   if (options.timeout !== undefined && !(options.timeout > 0)) throw new EvalOptionsError("timeout", `must be a positive number of milliseconds (got ${options.timeout})`);
@@ -140,7 +140,7 @@ export async function runEval<C extends EvalCase>(agent: EvaluatedAgent, options
     let rows: EvalRow[];
     try {
       const result = await runWithTimeout(agent, evalCase, workflowId, options);
-      run = { ...base, status: "completed", workflowId, runId: result.runId, durationMs: Date.now() - started, reply: result.reply, stopReason: result.stopReason, trips: result.trips, toolCalls: observeToolCalls(result.toolCalls), ...(result.usage ? { usage: result.usage } : {}), ...(options.tools === "recorded" ? { replay: replayCounts(result) } : {}), ...runVersionAndApprovals(result) };
+      run = { ...base, status: "completed", workflowId, runId: result.runId, durationMs: Date.now() - started, reply: result.reply, stopReason: result.stopReason, trips: result.trips, toolCalls: observeToolCalls(result.toolCalls), ...(result.usage ? { usage: result.usage } : {}), ...(options.tools === "recorded" ? { replay: playbackCounts(result) } : {}), ...runVersionAndApprovals(result) };
       const record = evalRecordOf(evalCase, inputs[caseIndex]!, trialNumber, result);
       rows = await Promise.all(
         options.scorers.map(async (scorer, i): Promise<EvalRow> => {

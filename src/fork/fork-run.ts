@@ -2,14 +2,14 @@
  * `ai.fork(workflowId, { atTrip })`: a new run whose conversation is the recorded one up to the
  * model call of trip `atTrip`, going on live with the agent as the worker now defines it. Nothing
  * before `atTrip` runs again: the prefix, its tool calls and the contract budgets it used travel in
- * the new run's input (src/contract/fork.ts).
+ * the new run's input (src/fork/fork-prefix.ts).
  */
 import type { Client } from "@temporalio/client";
 import { getDefaultClient } from "../client/connection.js";
 import type { RunHandle } from "../client/run-handle.js";
 import { startRun } from "../client/start-run.js";
-import { forkPrefix } from "../contract/fork.js";
-import { textOf } from "../contract/types.js";
+import { forkPrefix } from "./fork-prefix.js";
+import { textOf } from "../core/types.js";
 import { readRecordedRun } from "../datasets/read-run.js";
 import { ForkError } from "../errors.js";
 

@@ -1,6 +1,6 @@
 /** The `mcp.list` activity: the MCP tools a run will use, listed on the worker once at the run's start. */
 import { Context } from "@temporalio/activity";
-import type { McpToolDefinition } from "../contract/mcp-tools.js";
+import type { McpToolDefinition } from "../core/mcp-tools.js";
 import { AgentOptionsError, McpServerError } from "../errors.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "../activities/registry.js";
 import type { McpToolset } from "./mcp-toolset.js";

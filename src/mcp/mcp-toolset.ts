@@ -1,5 +1,5 @@
 /** An MCP server's tools for an agent: `ai.mcp()` returns one, and it goes in the agent's `tools`. */
-import type { McpToolDefinition } from "../contract/mcp-tools.js";
+import type { McpToolDefinition } from "../core/mcp-tools.js";
 import { AgentOptionsError } from "../errors.js";
 import { McpConnection } from "./mcp-connection.js";
 import { resolveMcpOptions, type McpOptions, type ResolvedMcpOptions } from "./mcp-options.js";

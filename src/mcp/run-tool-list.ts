@@ -1,6 +1,6 @@
 /** Worker-side: the MCP tool list a run fixed at its start, read from the run once per worker and kept. */
 import type { Context } from "@temporalio/activity";
-import type { McpToolDefinition } from "../contract/mcp-tools.js";
+import type { McpToolDefinition } from "../core/mcp-tools.js";
 import { mcpToolsQuery } from "../workflows/definitions.js";
 
 const CACHED_RUNS = 256;

@@ -2,7 +2,7 @@
  * Model settings: the sampling and tool settings of a model call, and the settings of
  * `ai.openai()`, with their checks (shared by `ai.openai()`, `ai.agent()` and a run's options).
  */
-import type { ModelPricing } from "../contract/usage.js";
+import type { ModelPricing } from "../core/usage.js";
 import { checkAmount, checkCount, fail } from "../agent/option-checks.js";
 
 /** Settings of an OpenAI-compatible Chat Completions model: where it is, its prices, and its default `ModelSettings`. Read on the worker only. */

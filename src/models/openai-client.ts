@@ -1,11 +1,11 @@
 /** Worker-side: the `openai` client for a model reference, and message conversion. */
 import OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
-import type { Message } from "../contract/types.js";
+import type { Message } from "../core/types.js";
 import { ModelApiError } from "../errors.js";
 import type { Tool } from "../agent/define-tool.js";
 import { createStreamingClient } from "./chat-stream.js";
-import type { McpToolDefinition } from "../contract/mcp-tools.js";
+import type { McpToolDefinition } from "../core/mcp-tools.js";
 import type { ModelReference } from "./openai-model.js";
 
 const clients = new Map<string, OpenAI>();

@@ -7,8 +7,8 @@
  * limit is a typed error instead of a rejected activity result.
  */
 import type { ChatCompletion } from "openai/resources/chat/completions";
-import { PAYLOAD_LIMIT_BYTES } from "../contract/constants.js";
-import type { Message, RequestedToolCall } from "../contract/types.js";
+import { PAYLOAD_LIMIT_BYTES } from "../core/constants.js";
+import type { Message, RequestedToolCall } from "../core/types.js";
 import { ModelApiError, PayloadTooLargeError, TooManyToolCallsError } from "../errors.js";
 import { omittedArguments, utf8Bytes, type ResolvedLimits } from "../limits.js";
 

@@ -4,7 +4,7 @@
  * interleaved as they come, each tagged with its agent path and the child's workflow id. Reading
  * streams costs the runs no history; the run's own `run.finished` comes last, after its children's.
  */
-import type { StreamedRunEvent } from "../contract/run-events.js";
+import type { StreamedRunEvent } from "../core/run-events.js";
 
 type Next = { key: string; result: IteratorResult<StreamedRunEvent> };
 

@@ -1,6 +1,6 @@
 /** A run's trace with the traces of its sub-agents' runs nested under the calls that started them, live ones included. */
 import type { Client } from "@temporalio/client";
-import type { TraceEvent } from "../contract/types.js";
+import type { TraceEvent } from "../core/types.js";
 import { traceQuery } from "../workflows/definitions.js";
 
 /**

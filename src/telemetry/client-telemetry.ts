@@ -2,7 +2,7 @@
 import * as otel from "@opentelemetry/api";
 import type { ClientInterceptors, Next, WorkflowClientInterceptor, WorkflowStartInput, WorkflowStartOutput } from "@temporalio/client";
 import { OpenTelemetryWorkflowClientInterceptor } from "@temporalio/interceptors-opentelemetry/lib/client/index.js";
-import { WORKFLOW_NAME } from "../contract/constants.js";
+import { WORKFLOW_NAME } from "../core/constants.js";
 import { SPAN_ATTRIBUTE } from "./span-attributes.js";
 import { resolveTelemetry, type TelemetryOptions } from "./telemetry-options.js";
 

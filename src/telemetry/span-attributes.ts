@@ -1,6 +1,6 @@
 /** The `durable_agent.*` attributes set on activity spans: which agent, trip, tool or backstop a span is about. */
 import type { Attributes } from "@opentelemetry/api";
-import { ACTIVITY } from "../contract/constants.js";
+import { ACTIVITY } from "../core/constants.js";
 
 /** Attribute names, in one place. */
 export const SPAN_ATTRIBUTE = {

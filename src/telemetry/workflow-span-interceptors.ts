@@ -6,8 +6,8 @@
  */
 import * as otel from "@opentelemetry/api";
 import { workflowInfo, type Next, type WorkflowExecuteInput, type WorkflowInboundCallsInterceptor, type WorkflowInterceptorsFactory } from "@temporalio/workflow";
-import { WORKFLOW_NAME } from "../contract/constants.js";
-import type { RunResult } from "../contract/types.js";
+import { WORKFLOW_NAME } from "../core/constants.js";
+import type { RunResult } from "../core/types.js";
 import { SPAN_ATTRIBUTE } from "./span-attributes.js";
 
 /** Sets run attributes on the active `RunWorkflow` span. */

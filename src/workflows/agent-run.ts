@@ -12,13 +12,13 @@ import {
   sleep,
   workflowInfo,
 } from "@temporalio/workflow";
-import { ACTIVITY } from "../contract/constants.js";
-import { initialContractState } from "../contract/contract-state.js";
-import { finish, initialState } from "../contract/run-state.js";
-import { textOf, type Message, type StopReason } from "../contract/types.js";
-import type { McpToolDefinition } from "../contract/mcp-tools.js";
-import { mergeBudget, tighterBudget, type RunUsage } from "../contract/usage.js";
-import { activitiesFor, local, unwrapFailure } from "./activities.js";
+import { ACTIVITY } from "../core/constants.js";
+import { initialContractState } from "../core/contract-state.js";
+import { finish, initialState } from "../core/run-state.js";
+import { textOf, type Message, type StopReason } from "../core/types.js";
+import type { McpToolDefinition } from "../core/mcp-tools.js";
+import { mergeBudget, tighterBudget, type RunUsage } from "../core/usage.js";
+import { activitiesFor, local, unwrapFailure } from "./activity-proxies.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
 import { runTrips, type TripLoop } from "./trip-loop.js";
@@ -28,7 +28,7 @@ import { RunProgress } from "./run-progress.js";
 import { carryMcpTools } from "./mcp-tool-list.js";
 import { RunHandlers } from "./run-handlers.js";
 import { DefinitionVersions } from "./definition-versions.js";
-import { ReplayRecording } from "../contract/replay.js";
+import { PlaybackRecording } from "../core/playback.js";
 import { startFork } from "./recorded-run.js";
 
 /** A result larger than this leaves messages and tool calls to be read in pages. */
@@ -55,7 +55,7 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   if (resume) await loadCarried(run, resume, tools, events);
   // A sub-agent's run gets the tighter of its own budget and what its caller has left.
   const budget = tighterBudget(mergeBudget(entry.budget, args.budget), args.subAgent?.budget);
-  const ctx: ContractContext = { spec, run, contract: resume?.contract ?? args.fork?.contract ?? initialContractState(), tools, input: resume?.input ?? args.fork?.input ?? lastUserText(args.messages), ...(args.replay ? { replay: new ReplayRecording(args.replay) } : {}), ...(budget ? { budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
+  const ctx: ContractContext = { spec, run, contract: resume?.contract ?? args.fork?.contract ?? initialContractState(), tools, input: resume?.input ?? args.fork?.input ?? lastUserText(args.messages), ...(args.replay ? { playback: new PlaybackRecording(args.replay) } : {}), ...(budget ? { budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
   const progress = new RunProgress(entry, ctx, run);
   const versions = new DefinitionVersions(run, entry, resume?.agentVersion);
   handlers.showProgress(progress);
@@ -132,7 +132,7 @@ async function continueAsNew(args: AgentRunArgs, ctx: ContractContext, events: R
       ...(args.output ? { output: args.output } : {}),
       ...(args.context !== undefined ? { context: args.context } : {}),
       ...(args.modelSettings ? { modelSettings: args.modelSettings } : {}),
-      ...(ctx.replay ? { replay: ctx.replay.carry() } : {}),
+      ...(ctx.playback ? { replay: ctx.playback.carry() } : {}),
       resume: { ...carried, stream, input: ctx.input, contract: ctx.contract, ...carryMcpTools(mcpTools), ...(ctx.run.agent !== args.agent ? { agent: ctx.run.agent } : {}), ...(ctx.run.forkedFrom ? { forkedFrom: ctx.run.forkedFrom } : {}) },
     };
     return packed ? [next, packed] : [next];

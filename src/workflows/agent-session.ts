@@ -4,12 +4,12 @@
  * in order; the session continues as new between messages when Temporal suggests it.
  */
 import { allHandlersFinished, ApplicationFailure, condition, setHandler, workflowInfo } from "@temporalio/workflow";
-import { ACTIVITY } from "../contract/constants.js";
-import { initialContractState } from "../contract/contract-state.js";
-import { initialState, lastReply } from "../contract/run-state.js";
-import type { RunResult } from "../contract/types.js";
-import type { RunUsage } from "../contract/usage.js";
-import { activitiesFor, local, unwrapFailure } from "./activities.js";
+import { ACTIVITY } from "../core/constants.js";
+import { initialContractState } from "../core/contract-state.js";
+import { initialState, lastReply } from "../core/run-state.js";
+import type { RunResult } from "../core/types.js";
+import type { RunUsage } from "../core/usage.js";
+import { activitiesFor, local, unwrapFailure } from "./activity-proxies.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
 import { endUpdate, sendUpdate, type AgentSessionArgs } from "./definitions.js";

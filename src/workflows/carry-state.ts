@@ -3,11 +3,11 @@
  * one payload, else loaded by the new run in pages from the run before it (`run.load`).
  */
 import { log, workflowInfo } from "@temporalio/workflow";
-import { ACTIVITY } from "../contract/constants.js";
-import { packWithin, unpack } from "../contract/packing.js";
-import type { RunPart } from "../contract/paging.js";
-import type { RunState } from "../contract/run-state.js";
-import type { ActivityProxies } from "./activities.js";
+import { ACTIVITY } from "../core/constants.js";
+import { packWithin, unpack } from "../core/packing.js";
+import type { RunPart } from "../core/paging.js";
+import type { RunState } from "../core/run-state.js";
+import type { ActivityProxies } from "./activity-proxies.js";
 import type { CarriedRun } from "./definitions.js";
 import type { RunEventPublisher } from "./run-event-publisher.js";
 

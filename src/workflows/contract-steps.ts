@@ -4,10 +4,10 @@
  */
 import { ActivityFailure, log, workflowInfo } from "@temporalio/workflow";
 import type { BackstopTurn } from "../agent/options.js";
-import { ACTIVITY } from "../contract/constants.js";
-import type { AgentSpec } from "../contract/agent-spec.js";
-import type { ContractState } from "../contract/contract-state.js";
-import type { ReplayRecording } from "../contract/replay.js";
+import { ACTIVITY } from "../core/constants.js";
+import type { AgentSpec } from "../core/agent-spec.js";
+import type { ContractState } from "../core/contract-state.js";
+import type { PlaybackRecording } from "../core/playback.js";
 import {
   actWhenAskedCandidate,
   backstopsToDetect,
@@ -19,11 +19,11 @@ import {
   type OutputCheck,
   type RepromptOffers,
 } from "../contract/decide.js";
-import { lastReply, type RunState } from "../contract/run-state.js";
-import { budgetUsedUp, type Budget } from "../contract/usage.js";
+import { lastReply, type RunState } from "../core/run-state.js";
+import { budgetUsedUp, type Budget } from "../core/usage.js";
 import type { CallbackError } from "../activities/contract-evaluate.js";
-import type { ActivityProxies } from "./activities.js";
-import { local } from "./activities.js";
+import type { ActivityProxies } from "./activity-proxies.js";
+import { local } from "./activity-proxies.js";
 
 /** Everything the contract steps work on. */
 export interface ContractContext {
@@ -39,8 +39,8 @@ export interface ContractContext {
   outputCheck?: OutputCheck;
   /** The run's context, for the user's callbacks (absent when the run has none). */
   context?: unknown;
-  /** In a replay with recorded tools: the recording tool calls and backstops are answered from. */
-  replay?: ReplayRecording;
+  /** In a playback (recorded tools): the recording that tool calls and backstops are answered from. */
+  playback?: PlaybackRecording;
 }
 
 function turn(ctx: ContractContext, phase: "before" | "after"): BackstopTurn {
@@ -119,7 +119,7 @@ async function runBackstops(ctx: ContractContext, names: string[], current: Back
       log.info(`backstop ${outcome}`, { backstop: name, phase: current.phase, trip: ctx.run.trips, detail });
     };
     trace("detected");
-    if (ctx.replay) {
+    if (ctx.playback) {
       const prompt = replayedBackstop(ctx, name, current.phase);
       if (prompt !== undefined) prompts.push({ name, prompt });
       continue;
@@ -152,11 +152,11 @@ async function runBackstops(ctx: ContractContext, names: string[], current: Back
   return prompts;
 }
 
-/** In a replay a backstop's `run` is not called: its recorded prompt is used if it ran in the recording, else it is skipped. */
+/** In a playback a backstop's `run` is not called: its recorded prompt is used if it ran in the recording, else it is skipped. */
 function replayedBackstop(ctx: ContractContext, name: string, phase: "before" | "after"): string | undefined {
-  const recorded = ctx.replay!.backstop(name);
+  const recorded = ctx.playback!.backstop(name);
   const outcome = recorded === undefined ? "skipped" : recorded.prompt ? "prompted" : "ran";
-  const detail = recorded === undefined ? "replay: not run (it did not run in the recording)" : recorded.prompt ?? "replay: not run (it ran without a prompt in the recording)";
+  const detail = recorded === undefined ? "playback: not run (it did not run in the recording)" : recorded.prompt ?? "playback: not run (it ran without a prompt in the recording)";
   ctx.run.trace.push({ trip: ctx.run.trips, type: "backstop", name, phase, outcome, detail, replayed: true });
   log.info(`backstop replayed: ${outcome}`, { backstop: name, phase, trip: ctx.run.trips });
   return recorded?.prompt || undefined;

@@ -5,9 +5,9 @@
  * it computes nothing, it only compares what was recorded.
  */
 import { ApplicationFailure, log, upsertSearchAttributes } from "@temporalio/workflow";
-import type { AgentSpec } from "../contract/agent-spec.js";
-import type { RunState } from "../contract/run-state.js";
-import { SEARCH_ATTRIBUTES } from "../contract/search-attributes.js";
+import type { AgentSpec } from "../core/agent-spec.js";
+import type { RunState } from "../core/run-state.js";
+import { SEARCH_ATTRIBUTES } from "../core/search-attributes.js";
 
 /** The versions a run has seen, by agent name; `run.agentVersion` is its own agent's. */
 export class DefinitionVersions {

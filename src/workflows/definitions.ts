@@ -1,13 +1,13 @@
 /** Names and types shared by the workflow and its clients. Workflow-safe. */
 import { defineQuery, defineSignal, defineUpdate } from "@temporalio/workflow";
 import type { WorkflowStreamState } from "@temporalio/workflow-streams/workflow";
-import type { ContractState } from "../contract/contract-state.js";
-import type { McpToolDefinition } from "../contract/mcp-tools.js";
-import type { RunPage, RunPart } from "../contract/paging.js";
-import type { ForkArgs } from "../contract/fork.js";
-import type { ReplayArgs } from "../contract/replay.js";
-import type { ForkedFrom, Message, PendingApproval, RunResult, TraceEvent } from "../contract/types.js";
-import type { Budget, RunUsage, Usage } from "../contract/usage.js";
+import type { ContractState } from "../core/contract-state.js";
+import type { McpToolDefinition } from "../core/mcp-tools.js";
+import type { RunPage, RunPart } from "../core/paging.js";
+import type { ForkArgs } from "../core/fork-args.js";
+import type { PlaybackArgs } from "../core/playback.js";
+import type { ForkedFrom, Message, PendingApproval, RunResult, TraceEvent } from "../core/types.js";
+import type { Budget, RunUsage, Usage } from "../core/usage.js";
 import type { ModelSettings } from "../models/openai-model.js";
 
 /** The argument of the `agentRun` workflow. */
@@ -32,8 +32,8 @@ export interface AgentRunArgs {
   modelSettings?: ModelSettings;
   /** Set when the run continues as new: where to load its state from. */
   resume?: ResumeState;
-  /** Set for a replay with recorded tools (`agent.eval({ tools: "recorded" })`): tool calls are answered from the recording. */
-  replay?: ReplayArgs;
+  /** Set for a playback (`agent.eval({ tools: "recorded" })`): tool calls are answered from the recording. The field keeps its recorded name. */
+  replay?: PlaybackArgs;
   /** Set for a fork (`ai.fork`): `messages` is the recorded prefix, and this what it had used. */
   fork?: ForkArgs;
 }

@@ -1,6 +1,6 @@
 /** Usage of model call attempts that failed after the server reported it: counted in the run's usage, once per attempt. */
 import { log, setHandler } from "@temporalio/workflow";
-import { recordUsage, type RunState } from "../contract/run-state.js";
+import { recordUsage, type RunState } from "../core/run-state.js";
 import { failedAttemptSignal } from "./definitions.js";
 
 /** Counts the usage the `model.call` activity reports for its failed attempts; `onChange` refreshes what observers see. */

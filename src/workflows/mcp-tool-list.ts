@@ -4,12 +4,12 @@
  * model and tool activities through the `mcp-tools` query. Workflow-safe.
  */
 import { setHandler } from "@temporalio/workflow";
-import { ACTIVITY } from "../contract/constants.js";
-import type { AgentSpec } from "../contract/agent-spec.js";
-import type { McpToolDefinition } from "../contract/mcp-tools.js";
-import type { ActivityProxies } from "./activities.js";
+import { ACTIVITY } from "../core/constants.js";
+import type { AgentSpec } from "../core/agent-spec.js";
+import type { McpToolDefinition } from "../core/mcp-tools.js";
+import type { ActivityProxies } from "./activity-proxies.js";
 import { mcpToolsQuery } from "./definitions.js";
-import { unwrapFailure } from "./activities.js";
+import { unwrapFailure } from "./activity-proxies.js";
 
 /** The run's MCP tool list, answered by the `mcp-tools` query from the run's first moment (empty until listed). */
 export class McpToolList {

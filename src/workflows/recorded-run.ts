@@ -1,16 +1,16 @@
 /**
- * Recorded runs inside the workflow: a fork starts from a recorded prefix, and a replay answers
+ * Recorded runs inside the workflow: a fork starts from a recorded prefix, and a playback answers
  * tool calls and backstops from a recording. Both are chosen by data in the run's input, which
  * histories recorded before them never carry, so their commands are unchanged. Workflow-safe.
  */
 import { ApplicationFailure, log, upsertSearchAttributes } from "@temporalio/workflow";
-import type { AgentSpec } from "../contract/agent-spec.js";
-import type { ForkArgs } from "../contract/fork.js";
-import { unmatchedReason, type ReplayAnswer, type ReplayRecording } from "../contract/replay.js";
-import type { RunState } from "../contract/run-state.js";
-import { SEARCH_ATTRIBUTES } from "../contract/search-attributes.js";
-import { parseToolArguments } from "../contract/tool-result.js";
-import type { RequestedToolCall } from "../contract/types.js";
+import type { AgentSpec } from "../core/agent-spec.js";
+import type { ForkArgs } from "../core/fork-args.js";
+import { unmatchedReason, type PlaybackAnswer, type PlaybackRecording } from "../core/playback.js";
+import type { RunState } from "../core/run-state.js";
+import { SEARCH_ATTRIBUTES } from "../core/search-attributes.js";
+import { parseToolArguments } from "../core/tool-result.js";
+import type { RequestedToolCall } from "../core/types.js";
 
 /** Loads a fork's recorded prefix into a fresh run state (messages are already the run's input). */
 export function startFork(run: RunState, fork: ForkArgs, spec: AgentSpec): void {
@@ -21,8 +21,8 @@ export function startFork(run: RunState, fork: ForkArgs, spec: AgentSpec): void 
   log.info("forked", { from: fork.from, trips: fork.trips });
 }
 
-/** The replay's answer for one call; with `unmatchedToolCalls: "fail"`, an unmatched call fails the run, naming the call. */
-export function replayAnswer(recording: ReplayRecording | undefined, call: RequestedToolCall): ReplayAnswer | undefined {
+/** The playback's answer for one call; with `unmatchedToolCalls: "fail"`, an unmatched call fails the run, naming the call. */
+export function playbackAnswer(recording: PlaybackRecording | undefined, call: RequestedToolCall): PlaybackAnswer | undefined {
   if (!recording) return undefined;
   const parsed = parseToolArguments(call);
   const input = parsed instanceof SyntaxError ? call.arguments : parsed;

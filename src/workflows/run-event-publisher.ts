@@ -1,8 +1,8 @@
 /** Publishes a run's events on its workflow stream. Workflow-side publishing adds no history events. */
 import { WorkflowStream, type WorkflowStreamState } from "@temporalio/workflow-streams/workflow";
 import { setHandler } from "@temporalio/workflow";
-import { RUN_EVENTS_TOPIC, type RunEvent } from "../contract/run-events.js";
-import type { RunState } from "../contract/run-state.js";
+import { RUN_EVENTS_TOPIC, type RunEvent } from "../core/run-events.js";
+import type { RunState } from "../core/run-state.js";
 import { streamTailQuery } from "./definitions.js";
 
 /** The run's event stream: explicit events, plus every trace event as it is recorded. */

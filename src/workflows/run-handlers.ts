@@ -6,10 +6,10 @@
  * of a call that does not wait fails with `UnknownApprovalError`. Workflow-safe.
  */
 import { setHandler } from "@temporalio/workflow";
-import type { McpToolDefinition } from "../contract/mcp-tools.js";
-import { MAX_PAGE_BYTES, PAGE_BYTES, pageOf } from "../contract/paging.js";
-import type { RunState } from "../contract/run-state.js";
-import { runApprovals, type Approvals } from "./approvals.js";
+import type { McpToolDefinition } from "../core/mcp-tools.js";
+import { MAX_PAGE_BYTES, PAGE_BYTES, pageOf } from "../core/paging.js";
+import type { RunState } from "../core/run-state.js";
+import { runApprovals, type Approvals } from "../approvals/workflow/approval-waits.js";
 import { contextQuery, runPageQuery, traceQuery } from "./definitions.js";
 import { countFailedAttempts } from "./failed-attempts.js";
 import { McpToolList } from "./mcp-tool-list.js";

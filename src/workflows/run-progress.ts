@@ -1,11 +1,11 @@
 /** What the Temporal UI shows of a live run: current details, and search attributes when enabled. */
 import { patched, setCurrentDetails, upsertSearchAttributes } from "@temporalio/workflow";
-import type { AgentSpec } from "../contract/agent-spec.js";
-import type { ContractState } from "../contract/contract-state.js";
-import type { RunState } from "../contract/run-state.js";
-import { SEARCH_ATTRIBUTES } from "../contract/search-attributes.js";
-import type { StopReason } from "../contract/types.js";
-import type { RunUsage } from "../contract/usage.js";
+import type { AgentSpec } from "../core/agent-spec.js";
+import type { ContractState } from "../core/contract-state.js";
+import type { RunState } from "../core/run-state.js";
+import { SEARCH_ATTRIBUTES } from "../core/search-attributes.js";
+import type { StopReason } from "../core/types.js";
+import type { RunUsage } from "../core/usage.js";
 
 /** Marks histories whose runs upsert DurableAgentTokens after each model call. */
 const USAGE_ATTRIBUTE_PATCH = "durable-agent.usage-search-attribute";

@@ -16,10 +16,10 @@ import {
 } from "@temporalio/workflow";
 import { WorkflowExecutionAlreadyStartedError } from "@temporalio/common";
 import type { SubAgentRequest } from "../activities/tool-execute.js";
-import { ACTIVITY, WORKFLOW_NAME } from "../contract/constants.js";
-import { recordChildUsage } from "../contract/run-state.js";
-import { textOf, type RequestedToolCall, type ToolCallRecord } from "../contract/types.js";
-import { remainingBudget, type RunUsage } from "../contract/usage.js";
+import { ACTIVITY, WORKFLOW_NAME } from "../core/constants.js";
+import { recordChildUsage } from "../core/run-state.js";
+import { textOf, type RequestedToolCall, type ToolCallRecord } from "../core/types.js";
+import { remainingBudget, type RunUsage } from "../core/usage.js";
 import type { AgentRunArgs, AgentRunResult } from "./definitions.js";
 import type { TripLoop } from "./trip-context.js";
 

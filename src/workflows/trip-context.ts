@@ -1,13 +1,13 @@
 /** What the trips of a request work with, shared by the trip loop, sub-agent calls and handoffs. Workflow-safe. */
 import type { HandoffRequest } from "../activities/tool-execute.js";
-import type { AgentSpec } from "../contract/agent-spec.js";
-import type { RunState } from "../contract/run-state.js";
-import type { McpToolDefinition } from "../contract/mcp-tools.js";
-import type { ToolCallRecord } from "../contract/types.js";
-import type { Budget } from "../contract/usage.js";
+import type { AgentSpec } from "../core/agent-spec.js";
+import type { RunState } from "../core/run-state.js";
+import type { McpToolDefinition } from "../core/mcp-tools.js";
+import type { ToolCallRecord } from "../core/types.js";
+import type { Budget } from "../core/usage.js";
 import type { ModelSettings } from "../models/openai-model.js";
-import type { ActivityProxies } from "./activities.js";
-import type { Approvals } from "./approvals.js";
+import type { ActivityProxies } from "./activity-proxies.js";
+import type { Approvals } from "../approvals/workflow/approval-waits.js";
 import type { DefinitionVersions } from "./definition-versions.js";
 import type { ContractContext } from "./contract-steps.js";
 import type { RunEventPublisher } from "./run-event-publisher.js";

@@ -4,19 +4,19 @@
  */
 import { ActivityFailure, ApplicationFailure, isCancellation, log } from "@temporalio/workflow";
 import type { HandoffRequest } from "../activities/tool-execute.js";
-import { ACTIVITY } from "../contract/constants.js";
-import { DigestChain } from "../contract/conversation-digest.js";
+import { ACTIVITY } from "../core/constants.js";
+import { DigestChain } from "../core/conversation-digest.js";
 import { updatePendingRefusals } from "../contract/decide.js";
-import { failedCall, lastReply, recordAnswer, recordToolCalls } from "../contract/run-state.js";
-import { budgetUsedUp } from "../contract/usage.js";
-import type { Message, RequestedToolCall, ToolCallRecord } from "../contract/types.js";
-import { mcpSource } from "../contract/mcp-tools.js";
-import { toolCallRecord } from "../contract/tool-result.js";
-import { unwrapFailure } from "./activities.js";
+import { failedCall, lastReply, recordAnswer, recordToolCalls } from "../core/run-state.js";
+import { budgetUsedUp } from "../core/usage.js";
+import type { Message, RequestedToolCall, ToolCallRecord } from "../core/types.js";
+import { mcpSource } from "../core/mcp-tools.js";
+import { toolCallRecord } from "../core/tool-result.js";
+import { unwrapFailure } from "./activity-proxies.js";
 import { judgeAnswer, type ContractContext } from "./contract-steps.js";
-import { handOff, oneHandoffPerAnswer } from "./handoff.js";
+import { handOff, oneHandoffPerAnswer } from "./handoff-step.js";
 import { runSubAgent } from "./sub-agent-call.js";
-import { replayAnswer } from "./recorded-run.js";
+import { playbackAnswer } from "./recorded-run.js";
 import type { ToolOutcome, TripLoop } from "./trip-context.js";
 
 /** How the trips ended. */
@@ -140,7 +140,7 @@ async function executeTool(loop: TripLoop, call: RequestedToolCall, trip: number
   const summary = mcpServer === undefined ? `tool ${call.name}` : `tool ${call.name} (mcp ${mcpServer})`;
   const source = mcpServer === undefined ? {} : { source: mcpSource(mcpServer) };
   const hasContext = loop.ctx.context !== undefined;
-  const replay = replayAnswer(loop.ctx.replay, call); // in a replay: the recorded outcome, or a refusal
+  const replay = playbackAnswer(loop.ctx.playback, call); // in a playback: the recorded outcome, or a refusal
   try {
     const execute = (approved: boolean) =>
       tools[ACTIVITY.toolExecute].executeWithOptions({ summary: replay ? `${summary} (replayed)` : summary }, [{ agent: spec.name, call, trip, ...(approved ? { approved } : {}), ...(hasContext ? { hasContext } : {}), ...(replay ? { replay } : {}) }]);

@@ -12,8 +12,8 @@ import { z } from "zod";
 import { ai, OutputValidationError, type ModelSettings, type RunResult, type StreamedRunEvent, type TraceEvent } from "../../src/index.js";
 import { createCoach, updatePlan } from "../../examples/evals/coach-agent.js";
 import { cases, scorers } from "../../examples/evals/coach-cases.js";
-import { connectHarness, withWorker, type Harness } from "../harness.js";
-import { conversation, Plan, planTool, requestShapes, shapeOptions } from "../request-shapes.js";
+import { connectHarness, withWorker, type Harness } from "../support/harness.js";
+import { conversation, Plan, planTool, requestShapes, shapeOptions } from "../support/request-shapes.js";
 
 let harness: Harness;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 /** The workflow's view of the activities, with their options. Workflow-safe. */
 import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities, type ActivityInterfaceFor } from "@temporalio/workflow";
 import type { createActivities } from "../activities/index.js";
-import type { AgentSpec } from "../contract/agent-spec.js";
+import type { AgentSpec } from "../core/agent-spec.js";
 
 /** The activity functions, by their stable type names. */
 export type Activities = ReturnType<typeof createActivities>;

@@ -6,8 +6,8 @@
  * (the same requests, on llama.cpp's server).
  */
 import { z } from "zod";
-import { ai, type Tool } from "../src/index.js";
-import type { Message } from "../src/contract/types.js";
+import { ai, type Tool } from "../../src/index.js";
+import type { Message } from "../../src/core/types.js";
 
 /** The typed output the shapes ask for. */
 export const Plan = z.object({ exercise: z.string(), sets: z.number().int() });

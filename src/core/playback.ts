@@ -1,6 +1,9 @@
 /**
- * A replay's recording, as the workflow carries it: tool calls are answered from it (matched by
- * name and input), backstops' prompts are taken from it. Pure and workflow-safe.
+ * Playback: a run whose tool calls are answered from a recording instead of running the tools (an
+ * eval with `tools: "recorded"`, or a fork). Not to be confused with a Temporal replay, which
+ * re-runs workflow code over its own history. The recording, as the workflow carries it: tool
+ * calls are answered from it (matched by name and input), backstops' prompts are taken from it.
+ * Pure and workflow-safe. (The workflow input's field keeps its recorded name, `replay`.)
  */
 import type { ToolCallResult } from "./tool-result.js";
 import type { ToolCallStatus } from "./types.js";
@@ -29,7 +32,7 @@ export interface RecordedBackstop {
 export type UnmatchedToolCalls = "refuse" | "execute" | "fail";
 
 /** What the `agentRun` workflow gets for a replay (`AgentRunArgs.replay`). */
-export interface ReplayArgs {
+export interface PlaybackArgs {
   toolCalls: RecordedToolCall[];
   backstops: RecordedBackstop[];
   unmatchedToolCalls: UnmatchedToolCalls;
@@ -49,10 +52,10 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 }
 
 /** The recorded calls a replay answers from: each is used once, the first unused one that matches. */
-export class ReplayRecording {
+export class PlaybackRecording {
   readonly #used: Set<number>;
 
-  constructor(readonly args: ReplayArgs) {
+  constructor(readonly args: PlaybackArgs) {
     this.#used = new Set(args.used ?? []);
   }
 
@@ -70,7 +73,7 @@ export class ReplayRecording {
   }
 
   /** The recording with what has been used, for continue-as-new. */
-  carry(): ReplayArgs {
+  carry(): PlaybackArgs {
     return { ...this.args, used: [...this.#used].sort((a, b) => a - b) };
   }
 }
@@ -81,4 +84,4 @@ export function unmatchedReason(name: string, arguments_: string): string {
 }
 
 /** How `tool.execute` answers a call in a replay: with the recorded outcome, or with a refusal (a call it runs gets no answer). */
-export type ReplayAnswer = { recorded: ToolCallResult } | { unmatched: string };
+export type PlaybackAnswer = { recorded: ToolCallResult } | { unmatched: string };

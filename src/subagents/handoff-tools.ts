@@ -1,6 +1,6 @@
 /** Handoffs: `handoffs: [billing, support]` adds one `transfer_to_<name>` tool per agent; a call hands the run to it. */
 import { z } from "zod";
-import type { Message } from "../contract/types.js";
+import type { Message } from "../core/types.js";
 import { AgentOptionsError } from "../errors.js";
 import { defineTool, type Tool } from "../agent/define-tool.js";
 

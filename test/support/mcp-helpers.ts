@@ -1,10 +1,10 @@
 /** MCP toolsets over the fixture servers, and reading activity timings from a run's history. */
 import { fileURLToPath } from "node:url";
 import type { temporal } from "@temporalio/proto";
-import { ai, type McpStdioOptions } from "../src/index.js";
+import { ai, type McpStdioOptions } from "../../src/index.js";
 
-const STDIO_SERVER = fileURLToPath(new URL("./fixtures/mcp/stdio-server.ts", import.meta.url));
-const HOSTILE_SERVER = fileURLToPath(new URL("./fixtures/mcp/hostile-server.mjs", import.meta.url));
+const STDIO_SERVER = fileURLToPath(new URL("../fixtures/mcp/stdio-server.ts", import.meta.url));
+const HOSTILE_SERVER = fileURLToPath(new URL("../fixtures/mcp/hostile-server.mjs", import.meta.url));
 
 /** The fixture server over stdio, started by the worker with tsx. */
 export function stdioToolset(options: Partial<McpStdioOptions> = {}) {

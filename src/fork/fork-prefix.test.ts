@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { forkPrefix } from "./fork.js";
-import type { RunResult } from "./types.js";
+import { forkPrefix } from "./fork-prefix.js";
+import type { RunResult } from "../core/types.js";
 
 /** A recorded run: trip 1 a refused call; a backstop re-prompt and an actWhenAsked re-prompt after trip 2; trip 3 answers. */
 const recorded: Pick<RunResult, "workflowId" | "runId" | "messages" | "toolCalls" | "trace"> = {

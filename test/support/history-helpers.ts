@@ -44,7 +44,7 @@ export async function runChain(client: Client, workflowId: string, firstRunId: s
  * history }` for runs whose workflow id matters on replay (sub-agents' ids derive from their caller's).
  */
 export function committedFixtures(): { workflowId: string; history: unknown }[] {
-  const dir = new URL("./fixtures/histories/", import.meta.url);
+  const dir = new URL("../fixtures/histories/", import.meta.url);
   return readdirSync(dir)
     .filter((file) => file.endsWith(".json"))
     .map((file) => {
@@ -56,6 +56,6 @@ export function committedFixtures(): { workflowId: string; history: unknown }[] 
 /** The run's history replays on the current workflow code; with RECORD_FIXTURES set it is kept as a committed fixture too. */
 export async function replaysAndKeeps(handle: { workflow: WorkflowHandle }, fixture: string): Promise<void> {
   const history = JSON.parse(historyToJSON(await handle.workflow.fetchHistory()));
-  if (process.env.RECORD_FIXTURES) writeFileSync(new URL(`./fixtures/histories/${fixture}.json`, import.meta.url), JSON.stringify(history, null, 1) + "\n");
+  if (process.env.RECORD_FIXTURES) writeFileSync(new URL(`../fixtures/histories/${fixture}.json`, import.meta.url), JSON.stringify(history, null, 1) + "\n");
   await Worker.runReplayHistory({ workflowBundle: { codePath: inject("workflowBundlePath") }, replayName: "durable-agent-replay" }, historyFromJSON(history), fixture);
 }

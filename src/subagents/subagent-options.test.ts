@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, AgentOptionsError, DuplicateAgentError } from "../index.js";
-import { remainingBudget, tighterBudget } from "../contract/usage.js";
+import { remainingBudget, tighterBudget } from "../core/usage.js";
 import { withSubAgents } from "./collect-agents.js";
 
 const model = ai.openai("gpt-test");

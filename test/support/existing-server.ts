@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { bundleAgentWorkflows } from "../src/worker.js";
+import { bundleAgentWorkflows } from "../../src/worker.js";
 import { resolveChromium } from "./browser.js";
 
 export async function useExistingServer(project: TestProject, address: string): Promise<void> {

@@ -1,6 +1,6 @@
 /** Multi-agent scripts: one scripted model server answers every agent of a tree, routed by the agent's instructions. */
-import { ai, type AgentOptions } from "../src/index.js";
-import type { ScriptedRequest, ScriptedTurn, ScriptedUsage } from "../src/testing/index.js";
+import { ai, type AgentOptions } from "../../src/index.js";
+import type { ScriptedRequest, ScriptedTurn, ScriptedUsage } from "../../src/testing/index.js";
 
 /** The instructions every test agent gets: "You are <name>." — how the scripted model tells agents apart. */
 export const instructionsOf = (name: string) => `You are ${name}.`;

@@ -1,25 +1,12 @@
 /**
  * A fork's starting point: the recorded conversation up to the model call of trip `atTrip`, and
- * the contract state it had used by then. Pure and workflow-safe; the client computes it from the
- * recorded run, the `agentRun` workflow starts from it.
+ * the contract state it had used by then. Pure; the client (`fork-run.ts`) computes it from the
+ * recorded run, and the `agentRun` workflow starts from it (`ForkArgs`, in `core/fork-args.ts`).
  */
-import type { ContractState } from "./contract-state.js";
-import { updatePendingRefusals } from "./decide.js";
-import type { ForkedFrom, Message, RunResult, ToolCallRecord, TraceEvent } from "./types.js";
-
-/** What the `agentRun` workflow gets for a fork (`AgentRunArgs.fork`); its messages are the run's `messages`. */
-export interface ForkArgs {
-  from: ForkedFrom;
-  /** The recorded trips before `atTrip` (so `maxTrips` counts the whole conversation). */
-  trips: number;
-  /** The recorded tool calls and trace before `atTrip`. */
-  toolCalls: ToolCallRecord[];
-  trace: TraceEvent[];
-  /** The user's request (the recorded run's last input message's text), for intents and backstops. */
-  input: string;
-  /** The budgets the recording had used before `atTrip`: re-prompts sent, backstops run, refusals pending. */
-  contract: ContractState;
-}
+import type { ContractState } from "../core/contract-state.js";
+import type { ForkArgs } from "../core/fork-args.js";
+import { updatePendingRefusals } from "../contract/decide.js";
+import type { ForkedFrom, Message, RunResult, ToolCallRecord, TraceEvent } from "../core/types.js";
 
 /** The fork's prefix of a recorded run: the messages before trip `atTrip`'s answer, and what they used. */
 export function forkPrefix(recorded: Pick<RunResult, "workflowId" | "runId" | "messages" | "toolCalls" | "trace">, atTrip: number, input: string): { messages: Message[]; fork: ForkArgs } {

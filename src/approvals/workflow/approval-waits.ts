@@ -8,12 +8,12 @@
  * straight to the run that waits: both hops are recorded, so a decision survives worker crashes.
  */
 import { ApplicationFailure, CancellationScope, condition, getExternalWorkflowHandle, isCancellation, log, patched, setHandler, workflowInfo } from "@temporalio/workflow";
-import { ACTIVITY } from "../contract/constants.js";
-import type { RunState } from "../contract/run-state.js";
-import type { PendingApproval } from "../contract/types.js";
-import type { RunEventPublisher } from "./run-event-publisher.js";
-import type { RunProgress } from "./run-progress.js";
-import { local } from "./activities.js";
+import { ACTIVITY } from "../../core/constants.js";
+import type { RunState } from "../../core/run-state.js";
+import type { PendingApproval } from "../../core/types.js";
+import type { RunEventPublisher } from "../../workflows/run-event-publisher.js";
+import type { RunProgress } from "../../workflows/run-progress.js";
+import { local } from "../../workflows/activity-proxies.js";
 import { approvalEnd, decisionOfSignal, notWaiting } from "./approval-decisions.js";
 import {
   approvalDecisionSignal,
@@ -27,7 +27,7 @@ import {
   type ApproveDetails,
   type RejectDetails,
   type SubAgentApprovalNotice,
-} from "./definitions.js";
+} from "../../workflows/definitions.js";
 
 /** Marks histories whose decisions ask the worker's canDecide first (a local activity) and carry who decided and when. */
 const CAN_DECIDE_PATCH = "durable-agent.approval-can-decide";

@@ -1,7 +1,7 @@
 /** Runs agents with contract options against a scripted model on the suite's Temporal server. */
 import { z } from "zod";
-import { ai, type AgentOptions, type RunResult } from "../src/index.js";
-import { startScriptedModel, type ScriptedRequest, type ScriptedTurn } from "../src/testing/index.js";
+import { ai, type AgentOptions, type RunResult } from "../../src/index.js";
+import { startScriptedModel, type ScriptedRequest, type ScriptedTurn } from "../../src/testing/index.js";
 import { withWorker, type Harness } from "./harness.js";
 
 /** The specification's tool: swaps one exercise; refuses names that are not in the library. */

@@ -1,6 +1,6 @@
 /** Helpers for the tests of bad options. */
 import { expect } from "vitest";
-import { AgentOptionsError } from "../src/index.js";
+import { AgentOptionsError } from "../../src/index.js";
 
 /** The `field` of the AgentOptionsError that `fn` throws; fails the test when it throws none or another error. */
 export function optionsErrorField(fn: () => unknown): string {

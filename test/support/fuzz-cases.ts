@@ -3,7 +3,7 @@
  * for the first trip and what the run must come to. Trip 2 answers plainly, so a run that
  * survives the hostile answer ends "answered".
  */
-import type { RawTurn, ScriptedTurn } from "../src/testing/index.js";
+import type { RawTurn, ScriptedTurn } from "../../src/testing/index.js";
 
 
 /** What a run must end with. */

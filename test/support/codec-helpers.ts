@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { Payload } from "@temporalio/common";
 import { historyToJSON } from "@temporalio/common/lib/proto-utils.js";
 import type { temporal } from "@temporalio/proto";
-import { parseCodecKeys, type CodecKeyring } from "../src/index.js";
+import { parseCodecKeys, type CodecKeyring } from "../../src/index.js";
 
 /** A fresh random 256-bit key, base64. */
 export function newKey(): string {

@@ -4,10 +4,10 @@
  * handoff's `inputFilter`. Workflow-safe.
  */
 import { log } from "@temporalio/workflow";
-import { ACTIVITY } from "../contract/constants.js";
-import { initialContractState } from "../contract/contract-state.js";
-import type { ToolCallRecord } from "../contract/types.js";
-import { activitiesFor, local, unwrapFailure } from "./activities.js";
+import { ACTIVITY } from "../core/constants.js";
+import { initialContractState } from "../core/contract-state.js";
+import type { ToolCallRecord } from "../core/types.js";
+import { activitiesFor, local, unwrapFailure } from "./activity-proxies.js";
 import { beforeFirstTrip } from "./contract-steps.js";
 import type { PendingHandoff, ToolOutcome, TripLoop } from "./trip-context.js";
 

@@ -1,6 +1,6 @@
 /** Decisions on waiting calls as data: how a call ended, the error for a late decision, a signalled decision's checks. Workflow-safe. */
 import { ApplicationFailure } from "@temporalio/workflow";
-import type { ApprovalDecision, ApprovalEnd, SignalledDecision } from "./definitions.js";
+import type { ApprovalDecision, ApprovalEnd, SignalledDecision } from "../../workflows/definitions.js";
 
 /** How a call ended, as a late decision's error says it. */
 export function approvalEnd(outcome: "approved" | "rejected" | "timed-out", decision: ApprovalDecision, timeoutMs?: number): ApprovalEnd {

@@ -1,7 +1,7 @@
 /** Helpers for the operations tests (issue 6): free ports, promises resolved from outside, history counts. */
 import { createServer } from "node:net";
 import type { WorkflowHandle } from "@temporalio/client";
-import type { Agent, RunResult } from "../src/index.js";
+import type { Agent, RunResult } from "../../src/index.js";
 import { withWorker, type Harness } from "./harness.js";
 
 /** A port free on 127.0.0.1 right now. */

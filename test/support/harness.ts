@@ -3,8 +3,8 @@ import { randomUUID } from "node:crypto";
 import { Client, Connection } from "@temporalio/client";
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from "@temporalio/worker";
 import { inject } from "vitest";
-import type { Agent } from "../src/index.js";
-import { createAgentWorker, type AgentWorkerOptions } from "../src/worker.js";
+import type { Agent } from "../../src/index.js";
+import { createAgentWorker, type AgentWorkerOptions } from "../../src/worker.js";
 
 export interface Harness {
   address: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { jsonEqual, ReplayRecording } from "./replay.js";
+import { jsonEqual, PlaybackRecording } from "./playback.js";
 
-describe("ReplayRecording: recorded calls matched by name and deep-equal input, each used once, in order", () => {
+describe("PlaybackRecording: recorded calls matched by name and deep-equal input, each used once, in order", () => {
   it("jsonEqual compares parsed JSON: key order does not matter, array order does, undefined keys are absent", () => {
     expect(jsonEqual({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 })).toBe(true);
     expect(jsonEqual([1, 2], [2, 1])).toBe(false);
@@ -11,7 +11,7 @@ describe("ReplayRecording: recorded calls matched by name and deep-equal input, 
   });
 
   it("takes the first unused match; a second equal call takes the next recording; no match is undefined; carry() keeps what was used", () => {
-    const recording = new ReplayRecording({
+    const recording = new PlaybackRecording({
       toolCalls: [
         { name: "get", input: { id: 1 }, output: "first", status: "ok" },
         { name: "get", input: { id: 2 }, output: "other", status: "ok" },
@@ -25,7 +25,7 @@ describe("ReplayRecording: recorded calls matched by name and deep-equal input, 
     expect(recording.take("get", { id: 1 })).toBeUndefined();
     expect(recording.take("put", { id: 2 })).toBeUndefined();
     expect(recording.carry().used).toEqual([0, 2]);
-    expect(new ReplayRecording(recording.carry()).take("get", { id: 1 })).toBeUndefined();
+    expect(new PlaybackRecording(recording.carry()).take("get", { id: 1 })).toBeUndefined();
     expect(recording.backstop("audit")).toEqual({ name: "audit", prompt: "Audit." });
   });
 });
