@@ -1,5 +1,6 @@
 /** Issue 4, items 1, 4 and 5 on real runs: agent.eval against the suite's Temporal server and a scripted model. */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { z } from "zod";
 import { ai, defineScorer, EvalOptionsError, notApplicable, type EvalRecord, type Scorer } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel, type ScriptedRequest, type ScriptedTurn } from "../src/testing/index.js";
 import { swap, updatePlanTool } from "./contract-helpers.js";
@@ -228,6 +229,25 @@ describe("infrastructure errors", () => {
     expect(report.runs[0]).toMatchObject({ status: "infrastructure-error", error: { name: "EvalTimeoutError", message: expect.stringContaining("did not finish within 1500 ms") } });
     const description = await harness.client.workflow.getHandle(report.runs[0]!.workflowId).describe();
     expect(description.status.name).toBe("TERMINATED");
+  });
+});
+
+describe("hand-written cases", () => {
+  it("a case's context reaches the run: an agent with a contextSchema passes a case that gives it", async () => {
+    const echo = await startScriptedModel(({ body }) => `system: ${String(body.messages.find((m) => m.role === "system")?.content)}`);
+    const agent = ai.agent({
+      name: "eval-context",
+      model: ai.openai("gpt-test", { baseURL: echo.baseURL }),
+      contextSchema: z.object({ userId: z.string() }),
+      instructions: ({ context }) => `Coach user ${(context as { userId: string }).userId}.`,
+    });
+    const greetsTheUser = defineScorer("greetsTheUser", (record) => ({ pass: record.reply.includes("u-7"), reason: record.reply }));
+    const report = await withWorker(harness, [agent], ({ taskQueue }) =>
+      agent.eval({ cases: [{ name: "with-context", input: "Plan my week", context: { userId: "u-7" } }], scorers: [greetsTheUser], client: harness.client, taskQueue }),
+    );
+    await echo.close();
+    expect(report.runs[0]).toMatchObject({ status: "completed", reply: "system: Coach user u-7." });
+    expect(report.rows.map((r) => [r.scorer, r.status])).toEqual([["greetsTheUser", "pass"]]);
   });
 });
 
