@@ -251,6 +251,69 @@ describe("hand-written cases", () => {
   });
 });
 
+describe("approvals", () => {
+  /** A coach whose update_plan waits for approval; nobody but the eval decides (after 20 s the call times out). */
+  const approvalCoach = (name: string, baseURL: string, executed: unknown[] = []) =>
+    ai.agent({
+      name,
+      model: ai.openai("gpt-test", { baseURL }),
+      tools: [ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), needsApproval: true, approvalTimeout: "20 seconds", execute: async (input) => (executed.push(input), { ok: true }) })],
+    });
+  /** "Swap squats for X": a call of update_plan to X, then "Done." after its result. */
+  const swapper = () =>
+    startScriptedModel(({ body }) => {
+      if (body.messages.at(-1)?.role === "tool") return "Done.";
+      const to = /for (\w+)/.exec(String(body.messages.findLast((m) => m.role === "user")?.content))?.[1] ?? "lunges";
+      return { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to } }] };
+    });
+
+  it('approvals: "approve" and "reject" decide each waiting call as soon as it waits, recorded by "eval"', async () => {
+    const model = await swapper();
+    const executed: unknown[] = [];
+    const agent = approvalCoach("eval-approvals", model.baseURL, executed);
+    const cases = [{ name: "swap", input: "Swap squats for lunges" }];
+    const scorers = [ai.eval.requiredToolCalled({ tools: ["update_plan"] })];
+    const [approved, rejected] = await withWorker(harness, [agent], ({ taskQueue }) =>
+      Promise.all([agent.eval({ cases, scorers, approvals: "approve", client: harness.client, taskQueue }), agent.eval({ cases, scorers, approvals: "reject", client: harness.client, taskQueue })]),
+    );
+    await model.close();
+    expect(approved.runs[0]).toMatchObject({ status: "completed", toolCalls: [{ name: "update_plan", status: "ok" }], approvals: [{ tool: "update_plan", outcome: "approved", by: "eval" }] });
+    expect(approved.rows.map((r) => r.status)).toEqual(["pass"]);
+    expect(rejected.runs[0]).toMatchObject({ status: "completed", toolCalls: [{ name: "update_plan", status: "refused" }], approvals: [{ tool: "update_plan", outcome: "rejected", by: "eval", reason: expect.stringContaining("the eval's approval policy") }] });
+    expect(rejected.rows.map((r) => r.status)).toEqual(["fail"]);
+    expect(executed).toEqual([{ from: "squats", to: "lunges" }]);
+  });
+
+  it("approvals as a function decides by the call's toolName, input and callId; a decision that is neither is an EvalOptionsError and ends the run", async () => {
+    const model = await swapper();
+    const agent = approvalCoach("eval-approval-policy", model.baseURL);
+    const seen: Array<{ toolName: string; input: unknown; callId: string }> = [];
+    const policy = (call: { toolName: string; input: unknown; callId: string }) => {
+      seen.push(call);
+      const to = (call.input as { to: string }).to;
+      return to === "lunges" ? "approve" : to === "burpees" ? "reject" : ("maybe" as never);
+    };
+    const cases = [
+      { name: "lunges", input: "Swap squats for lunges" },
+      { name: "burpees", input: "Swap squats for burpees" },
+      { name: "planks", input: "Swap squats for planks" },
+    ];
+    const report = await withWorker(harness, [agent], ({ taskQueue }) => agent.eval({ cases, scorers: [ai.eval.requiredToolCalled({ tools: ["update_plan"] })], approvals: policy, client: harness.client, taskQueue }));
+    await model.close();
+    const run = (name: string) => report.runs.find((r) => r.case === name)!;
+    expect(run("lunges")).toMatchObject({ status: "completed", approvals: [{ outcome: "approved", by: "eval" }] });
+    expect(run("burpees")).toMatchObject({ status: "completed", approvals: [{ outcome: "rejected", by: "eval" }] });
+    expect(run("planks")).toMatchObject({ status: "infrastructure-error", error: { name: "EvalOptionsError", message: expect.stringContaining('returned "maybe"') } });
+    expect((await harness.client.workflow.getHandle(run("planks").workflowId).describe()).status.name).toBe("TERMINATED");
+    expect(seen.map((c) => c.input).sort((a, b) => String((a as { to: string }).to).localeCompare((b as { to: string }).to))).toEqual([
+      { from: "squats", to: "burpees" },
+      { from: "squats", to: "lunges" },
+      { from: "squats", to: "planks" },
+    ]);
+    for (const call of seen) expect(call).toEqual({ toolName: "update_plan", input: expect.any(Object), callId: expect.any(String) });
+  });
+});
+
 describe("eval options", () => {
   const agent = ai.agent({ name: "options", model: ai.openai("gpt-test") });
   const cases = [{ name: "a", input: "hi" }];
@@ -265,6 +328,7 @@ describe("eval options", () => {
     ["trials", { cases, scorers, trials: 0 }],
     ["concurrency", { cases, scorers, concurrency: 1.5 }],
     ["timeout", { cases, scorers, timeout: -1 }],
+    ["approvals", { cases, scorers, approvals: "maybe" }],
   ])("a bad %s throws EvalOptionsError naming it, before any run starts", async (field, options) => {
     const error = await agent.eval(options as never).catch((e: unknown) => e);
     expect(EvalOptionsError.isInstance(error)).toBe(true);
