@@ -39,7 +39,7 @@ function heldResults(toolExecute: ReturnType<typeof createToolExecute>, conversa
   return async (input) => {
     const result = await toolExecute(input);
     // Sub-agent calls and handoffs are finished by the workflow: their records are not this worker's to hold.
-    if (!("approvalRequired" in result) && !("subAgentCall" in result) && !("handoff" in result)) conversations.toolFinished(runRefOf(Context.current()).runId, input.call, result);
+    if (!("approvalRequired" in result) && !("subAgentCall" in result) && !("handoff" in result)) conversations.toolFinished({ runId: runRefOf(Context.current()).runId, view: input.view }, input.call, result);
     return result;
   };
 }

@@ -66,10 +66,8 @@ export function createModelCall(registry: AgentRegistry, conversations: Conversa
     const model = agent.options.model;
     const context = Context.current();
     const run = runRefOf(context);
-    // A handoff's inputFilter starts a new view of the conversation: held under its own key.
-    const key = input.view ? `${run.runId}/${input.view}` : run.runId;
     const check = input.conversationDigest === undefined ? input.conversationLength : { length: input.conversationLength, digest: input.conversationDigest, tail: input.conversationTail ?? [] };
-    const { messages, source } = await conversations.read(context.client, run, check, key);
+    const { messages, source } = await conversations.read(context.client, { ...run, view: input.view }, check);
     const runContext = await contextFor(context, input.hasContext);
     const deltas = input.streamText ? await answerHeartbeat(input.trip, context.info.attempt) : undefined;
     let reported: OpenAIUsage | undefined;
@@ -97,7 +95,7 @@ export function createModelCall(registry: AgentRegistry, conversations: Conversa
       if (answer.adjustments.length) log.warn("model answer adjusted", { modelId: model.modelId, adjustments: answer.adjustments });
       const usage = usageFromOpenAI(reported, model.settings.pricing);
       const outputCheck = output && !answer.message.toolCalls?.length ? checkOutput(output, answer.message.content) : undefined;
-      conversations.answered(key, answer.message);
+      conversations.answered({ runId: run.runId, view: input.view }, answer.message);
       return { message: answer.message, ...(usage ? { usage } : {}), ...(outputCheck ? { output: outputCheck } : {}), ...(source === "read" ? { conversationRead: true as const } : {}), agentVersion: agent.version };
     } catch (error) {
       await reportFailedAttempt(input.trip, usageFromOpenAI(reported, model.settings.pricing));

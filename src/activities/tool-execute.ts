@@ -27,6 +27,8 @@ export interface ToolExecuteInput {
   hasContext?: boolean;
   /** In a playback (recorded tools): the recorded outcome to return, or why the call is refused; the tool does not run. */
   replay?: PlaybackAnswer;
+  /** The conversation's view, as the model call that asked for the call had it: the worker holds the result with that conversation. */
+  view?: number;
 }
 
 /** What `tool.execute` returns for a call that needs approval first: nothing has run yet. */

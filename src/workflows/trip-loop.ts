@@ -143,7 +143,7 @@ async function executeTool(loop: TripLoop, call: RequestedToolCall, trip: number
   const replay = playbackAnswer(loop.ctx.playback, call); // in a playback: the recorded outcome, or a refusal
   try {
     const execute = (approved: boolean) =>
-      tools[ACTIVITY.toolExecute].executeWithOptions({ summary: replay ? `${summary} (replayed)` : summary }, [{ agent: spec.name, call, trip, ...(approved ? { approved } : {}), ...(hasContext ? { hasContext } : {}), ...(replay ? { replay } : {}) }]);
+      tools[ACTIVITY.toolExecute].executeWithOptions({ summary: replay ? `${summary} (replayed)` : summary }, [{ agent: spec.name, call, trip, ...(approved ? { approved } : {}), ...(hasContext ? { hasContext } : {}), ...(replay ? { replay } : {}), ...(loop.view ? { view: loop.view } : {}) }]);
     let outcome = await execute(false);
     if ("approvalRequired" in outcome) {
       const { input, timeoutMs } = outcome.approvalRequired;
