@@ -97,7 +97,7 @@ describe.each(protocols)("$name", (protocol) => {
 
   it("a status turn is sent as it is: status, JSON body and headers", async () => {
     const model = await start([{ status: 418, body: { teapot: true }, headers: { "x-scripted": "yes" } }]);
-    const error = await model.doGenerate({ prompt: ask("hi") }).catch((failure: unknown) => failure);
+    const error = await Promise.resolve(model.doGenerate({ prompt: ask("hi") })).catch((failure: unknown) => failure);
     expect(APICallError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ statusCode: 418, isRetryable: false, responseBody: '{"teapot":true}', responseHeaders: { "x-scripted": "yes" } });
   });
