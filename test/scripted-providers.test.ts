@@ -10,7 +10,7 @@ import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Conten
 import { APICallError } from "@ai-sdk/provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { startScriptedAnthropic, startScriptedGemini, startScriptedResponses, type ScriptedProviderHandler, type ScriptedProviderOptions, type ScriptedProviderServer, type ScriptedProviderTurn } from "../src/testing/index.js";
-import { ask, contentOf, deltas, finishOf, streamParts, weatherTool } from "./provider-helpers.js";
+import { ask, contentOf, deltas, finishOf, streamParts, weatherTool } from "./support/provider-helpers.js";
 
 interface Protocol {
   name: string;
