@@ -80,7 +80,7 @@ export async function probeImport(options: ProbeOptions): Promise<ImportProbe> {
 
 /** The package a loaded file belongs to ("@temporalio/worker", "webpack"), or "(ours)" outside node_modules. */
 export function packageOf(path: string): string {
-  const match = /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+  const match = /(?:^|.*\/)node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
   return match ? match[1]! : "(ours)";
 }
 
