@@ -13,6 +13,8 @@ import { pathToFileURL } from "node:url";
 export interface ImportProbe {
   /** Milliseconds from just before `import()` to its settling. */
   importMs: number;
+  /** CPU time (user and system) the import took, in milliseconds: steadier than `importMs` on a busy machine. */
+  cpuMs: number;
   /** Resident set size added by the import, in bytes. */
   rssBytes: number;
   /** V8 heap used added by the import, in bytes. */
@@ -52,12 +54,14 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const [target, file] = process.argv.slice(-2);
 if (file !== "-") register("data:text/javascript," + encodeURIComponent(${JSON.stringify(HOOK)}), import.meta.url, { data: { file } });
 const before = process.memoryUsage();
+const cpu = process.cpuUsage();
 const started = performance.now();
 await import(target);
 const importMs = performance.now() - started;
+const { user, system } = process.cpuUsage(cpu);
 const after = process.memoryUsage();
 const cjs = Object.keys(createRequire(pathToFileURL(process.cwd() + "/").href).cache);
-console.log(JSON.stringify({ importMs, rssBytes: after.rss - before.rss, heapBytes: after.heapUsed - before.heapUsed, cjs }));
+console.log(JSON.stringify({ importMs, cpuMs: (user + system) / 1000, rssBytes: after.rss - before.rss, heapBytes: after.heapUsed - before.heapUsed, cjs }));
 `;
 
 /** Imports `specifier` in a fresh node process and reports its cost (and, if asked, every file it loaded). */
