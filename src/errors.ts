@@ -6,7 +6,7 @@
  */
 
 import type { RunUsage } from "./core/usage.js";
-import { ERROR_MARKER, errorGuard, isLibraryError } from "./error-guard.js";
+import { ERROR_MARKER, errorGuard, isLibraryError } from "./core/error-guard.js";
 
 /**
  * A typed error as plain data, as a trace entry records it (a sub-agent's failure): the class's

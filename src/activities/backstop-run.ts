@@ -3,7 +3,7 @@ import type { BackstopTurn } from "../agent/options.js";
 import { RetryableToolError } from "../errors.js";
 import type { Message, ToolCallRecord } from "../core/types.js";
 import { lookupAgent, type AgentRegistry } from "./registry.js";
-import { toFailure } from "../typed-failures.js";
+import { toFailure } from "../core/typed-failures.js";
 import { contextFor, readRunPart, runRefOf } from "./run-reader.js";
 
 /** Input of the `backstop.run` activity. */

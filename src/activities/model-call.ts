@@ -14,7 +14,7 @@ import { validateAnswer } from "../models/validate-answer.js";
 import { checkOutput, outputInstructions, outputRequestFor, responseFormatOf } from "../models/structured-output.js";
 import type { OutputCheck } from "../contract/decide.js";
 import { lookupAgent, type AgentRegistry } from "./registry.js";
-import { toFailure } from "../typed-failures.js";
+import { toFailure } from "../core/typed-failures.js";
 import { contextFor, runRefOf } from "./run-reader.js";
 import type { ConversationCache } from "./conversation-cache.js";
 import type { Agent } from "../agent/define-agent.js";

@@ -1,7 +1,7 @@
 import type { Agent } from "../agent/define-agent.js";
 import type { ApprovalOptions } from "../approvals/approval-options.js";
 import { DuplicateAgentError, UnknownAgentError } from "../errors.js";
-import { toFailure } from "../typed-failures.js";
+import { toFailure } from "../core/typed-failures.js";
 
 /** Worker-wide switches the workflow learns through `agent.describe`. */
 export interface WorkerFeatures {

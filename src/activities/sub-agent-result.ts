@@ -1,5 +1,5 @@
 import { Context } from "@temporalio/activity";
-import { fromFailure, toFailure } from "../typed-failures.js";
+import { fromFailure, toFailure } from "../core/typed-failures.js";
 import type { AgentRunResult } from "../workflows/definitions.js";
 
 /**

@@ -12,7 +12,7 @@ import { mcpSource } from "../core/mcp-tools.js";
 import { executeMcpCall, findMcpTool } from "../mcp/execute-mcp-call.js";
 import { runMcpTools } from "../mcp/run-tool-list.js";
 import { lookupAgent, type AgentRegistry } from "./registry.js";
-import { toFailure } from "../typed-failures.js";
+import { toFailure } from "../core/typed-failures.js";
 import { contextFor } from "./run-reader.js";
 
 /** Input of the `tool.execute` activity. */

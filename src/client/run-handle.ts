@@ -1,7 +1,7 @@
 import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowExecutionStatusName, type WorkflowHandle } from "@temporalio/client";
 import type { PendingApproval, RunResult, TraceEvent } from "../core/types.js";
 import { ApprovalError, ApprovalNotWaitingError, RunFailedError, UnknownApprovalError } from "../errors.js";
-import { fromFailure, usageOfFailure } from "../typed-failures.js";
+import { fromFailure, usageOfFailure } from "../core/typed-failures.js";
 import { approveUpdate, pendingApprovalsQuery, rejectUpdate, traceQuery, type AgentRunResult } from "../workflows/definitions.js";
 import { nestedTrace } from "../subagents/nested-trace.js";
 import { completeResult } from "./complete-result.js";

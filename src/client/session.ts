@@ -4,7 +4,7 @@ import { MAX_PAGE_BYTES } from "../core/paging.js";
 import { SESSION_WORKFLOW_NAME } from "../core/constants.js";
 import type { Message, RunResult } from "../core/types.js";
 import { InvalidInputError, SessionEndedError } from "../errors.js";
-import { fromFailure } from "../typed-failures.js";
+import { fromFailure } from "../core/typed-failures.js";
 import { endUpdate, sendUpdate, type AgentSessionArgs } from "../workflows/definitions.js";
 import { getDefaultClient, temporalSettings } from "./connection.js";
 import { checkContext } from "./start-run.js";

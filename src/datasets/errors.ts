@@ -1,4 +1,4 @@
-import { errorGuard } from "../error-guard.js";
+import { errorGuard } from "../core/error-guard.js";
 import { DurableAgentError } from "../errors.js";
 
 /** A run could not be read as a case: `workflowId` names it, the message says why. */

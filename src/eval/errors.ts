@@ -1,5 +1,5 @@
 /** Errors of `agent.eval()` and its reports; each is a `DurableAgentError` with a stable `name`. */
-import { errorGuard } from "../error-guard.js";
+import { errorGuard } from "../core/error-guard.js";
 import { DurableAgentError } from "../errors.js";
 
 /** An option of `agent.eval()` is invalid; `field` names it (`cases[2].name`, `scorers[0]`, `trials`). */

@@ -9,7 +9,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpToolDefinition } from "../core/mcp-tools.js";
 import type { ToolCallRecord } from "../core/types.js";
 import { McpServerError } from "../errors.js";
-import { toFailure } from "../typed-failures.js";
+import { toFailure } from "../core/typed-failures.js";
 import { fitMcpOutput, type McpContentPart, type McpToolOutput } from "./fit-content.js";
 import type { McpToolset } from "./mcp-toolset.js";
 import { runMcpTools } from "./run-tool-list.js";

@@ -3,7 +3,7 @@ import { Context } from "@temporalio/activity";
 import type { McpToolDefinition } from "../core/mcp-tools.js";
 import { AgentOptionsError, McpServerError } from "../errors.js";
 import { lookupAgent, type AgentRegistry } from "../activities/registry.js";
-import { toFailure } from "../typed-failures.js";
+import { toFailure } from "../core/typed-failures.js";
 import type { McpToolset } from "./mcp-toolset.js";
 
 /**

@@ -30,7 +30,7 @@ import { RunHandlers } from "./run-handlers.js";
 import { DefinitionVersions } from "./definition-versions.js";
 import { PlaybackRecording } from "../core/playback.js";
 import { startFork } from "./recorded-run.js";
-import { withUsage } from "../typed-failures.js";
+import { withUsage } from "../core/typed-failures.js";
 
 /** A result larger than this leaves messages and tool calls to be read in pages. */
 const RESULT_INLINE_BYTES = 1024 * 1024;

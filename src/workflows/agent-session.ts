@@ -11,7 +11,7 @@ import type { RunResult } from "../core/types.js";
 import type { RunUsage } from "../core/usage.js";
 import { activitiesFor, local, unwrapFailure } from "./activity-proxies.js";
 import { InvalidInputError, SessionEndedError } from "../errors.js";
-import { toFailure } from "../typed-failures.js";
+import { toFailure } from "../core/typed-failures.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
 import { endUpdate, sendUpdate, type AgentSessionArgs } from "./definitions.js";

@@ -9,7 +9,7 @@ import type { AgentSpec } from "../core/agent-spec.js";
 import type { RunState } from "../core/run-state.js";
 import { SEARCH_ATTRIBUTES } from "../core/search-attributes.js";
 import { AgentDefinitionChangedError } from "../errors.js";
-import { toFailure } from "../typed-failures.js";
+import { toFailure } from "../core/typed-failures.js";
 
 /** The versions a run has seen, by agent name; `run.agentVersion` is its own agent's. */
 export class DefinitionVersions {

@@ -12,7 +12,7 @@ import { SEARCH_ATTRIBUTES } from "../core/search-attributes.js";
 import { parseToolArguments } from "../core/tool-result.js";
 import type { RequestedToolCall } from "../core/types.js";
 import { UnmatchedToolCallError } from "../errors.js";
-import { toFailure } from "../typed-failures.js";
+import { toFailure } from "../core/typed-failures.js";
 
 /** Loads a fork's recorded prefix into a fresh run state (messages are already the run's input). */
 export function startFork(run: RunState, fork: ForkArgs, spec: AgentSpec): void {

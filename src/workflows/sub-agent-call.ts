@@ -20,7 +20,7 @@ import { recordChildUsage } from "../core/run-state.js";
 import { textOf, type RequestedToolCall, type ToolCallRecord } from "../core/types.js";
 import { remainingBudget, type RunUsage } from "../core/usage.js";
 import type { DurableAgentError } from "../errors.js";
-import { errorData, fromFailure, usageOfFailure } from "../typed-failures.js";
+import { errorData, fromFailure, usageOfFailure } from "../core/typed-failures.js";
 import type { AgentRunArgs, AgentRunResult } from "./definitions.js";
 import type { TripLoop } from "./trip-context.js";
 

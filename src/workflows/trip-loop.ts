@@ -14,7 +14,7 @@ import { mcpSource } from "../core/mcp-tools.js";
 import { toolCallRecord } from "../core/tool-result.js";
 import { unwrapFailure } from "./activity-proxies.js";
 import { OutputValidationError } from "../errors.js";
-import { toFailure } from "../typed-failures.js";
+import { toFailure } from "../core/typed-failures.js";
 import { judgeAnswer, type ContractContext } from "./contract-steps.js";
 import { handOff, oneHandoffPerAnswer } from "./handoff-step.js";
 import { runSubAgent } from "./sub-agent-call.js";

@@ -2,7 +2,7 @@
 import type { ApplicationFailure } from "@temporalio/workflow";
 import type { ApprovalDecision, ApprovalEnd, SignalledDecision } from "../../workflows/definitions.js";
 import { ApprovalNotWaitingError, InvalidDecisionError } from "../../errors.js";
-import { toFailure } from "../../typed-failures.js";
+import { toFailure } from "../../core/typed-failures.js";
 
 /** How a call ended, as a late decision's error says it. */
 export function approvalEnd(outcome: "approved" | "rejected" | "timed-out", decision: ApprovalDecision, timeoutMs?: number): ApprovalEnd {

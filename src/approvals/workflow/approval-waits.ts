@@ -15,7 +15,7 @@ import type { RunEventPublisher } from "../../workflows/run-event-publisher.js";
 import type { RunProgress } from "../../workflows/run-progress.js";
 import { local } from "../../workflows/activity-proxies.js";
 import { ApprovalRefusedError, UnknownApprovalError } from "../../errors.js";
-import { toFailure } from "../../typed-failures.js";
+import { toFailure } from "../../core/typed-failures.js";
 import { approvalEnd, decisionOfSignal, notWaiting } from "./approval-decisions.js";
 import {
   approvalDecisionSignal,

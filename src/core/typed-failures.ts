@@ -8,10 +8,10 @@
  * `@temporalio/common` and the error classes.
  */
 import { ApplicationFailure, type Duration } from "@temporalio/common";
-import type { RunUsage } from "./core/usage.js";
+import type { RunUsage } from "./usage.js";
 import { ERROR_MARKER } from "./error-guard.js";
-import * as errorClasses from "./errors.js";
-import { DurableAgentError, type ErrorData } from "./errors.js";
+import * as errorClasses from "../errors.js";
+import { DurableAgentError, type ErrorData } from "../errors.js";
 
 /** Fields whose name on the wire differs from the class's, by error type: the wire keeps the name recorded histories have. */
 const WIRE_NAMES: Record<string, Record<string, string>> = { UnmatchedToolCallError: { arguments_: "arguments" } };
