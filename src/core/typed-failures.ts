@@ -8,6 +8,7 @@
  * `@temporalio/common` and the error classes.
  */
 import { ApplicationFailure, type Duration } from "@temporalio/common";
+import { defined } from "./defined.js";
 import type { RunUsage } from "./usage.js";
 import { ERROR_MARKER } from "./error-guard.js";
 import * as errorClasses from "../errors.js";
@@ -33,7 +34,7 @@ export function toFailure(error: DurableAgentError, options: ToFailureOptions = 
     type: error.name,
     message: error.message,
     nonRetryable: options.nonRetryable ?? true,
-    ...(options.nextRetryDelay !== undefined ? { nextRetryDelay: options.nextRetryDelay } : {}),
+    ...defined({ nextRetryDelay: options.nextRetryDelay }),
     details: [wireFields(error), ...(error.usage ? [{ usage: error.usage }] : [])],
   });
 }
@@ -87,18 +88,29 @@ export function withUsage(failure: ApplicationFailure, usage: RunUsage): Applica
  * Rebuilds a typed error from a Temporal failure's `type`, message and first detail.
  * @deprecated Use `fromFailure`, which takes the failure itself (or a wrapping error) and also restores the run's usage.
  */
-export function rebuildError(type: string | undefined | null, message: string, details: unknown): DurableAgentError | undefined {
+export function rebuildError(
+  type: string | undefined | null,
+  message: string,
+  details: unknown,
+): DurableAgentError | undefined {
   return type ? revive(type, message, details) : undefined;
 }
 
 /** An instance of the class exported from errors.ts under `type`, with `message` and the fields, built without its constructor (which would rewrite the message). */
 function revive(type: string, message: string, fields: unknown, cause?: Error): DurableAgentError | undefined {
-  const Class: unknown = Object.hasOwn(errorClasses, type) ? (errorClasses as Record<string, unknown>)[type] : undefined;
-  if (typeof Class !== "function" || !(Class === DurableAgentError || Class.prototype instanceof DurableAgentError)) return undefined;
+  const Class: unknown = Object.hasOwn(errorClasses, type)
+    ? (errorClasses as Record<string, unknown>)[type]
+    : undefined;
+  if (typeof Class !== "function" || !(Class === DurableAgentError || Class.prototype instanceof DurableAgentError))
+    return undefined;
   const error = Reflect.construct(Error, cause ? [message, { cause }] : [message], Class) as DurableAgentError;
   const aliases = WIRE_NAMES[type] ?? {};
   const fromWire = Object.fromEntries(Object.entries(aliases).map(([field, wire]) => [wire, field]));
-  const own = isPlainObject(fields) ? Object.entries(fields).filter(([key]) => !NOT_FIELDS.has(key)).map(([key, value]) => [fromWire[key] ?? key, value]) : [];
+  const own = isPlainObject(fields)
+    ? Object.entries(fields)
+        .filter(([key]) => !NOT_FIELDS.has(key))
+        .map(([key, value]) => [fromWire[key] ?? key, value])
+    : [];
   return Object.assign(error, { name: type, [ERROR_MARKER]: true }, Object.fromEntries(own)) as DurableAgentError;
 }
 
@@ -119,7 +131,13 @@ function isUsageDetail(detail: unknown): detail is { usage: RunUsage } {
 }
 
 function isErrorData(value: unknown): value is ErrorData {
-  return isPlainObject(value) && typeof value.name === "string" && typeof value.message === "string" && isPlainObject(value.fields) && !(value instanceof Error);
+  return (
+    isPlainObject(value) &&
+    typeof value.name === "string" &&
+    typeof value.message === "string" &&
+    isPlainObject(value.fields) &&
+    !(value instanceof Error)
+  );
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
