@@ -80,6 +80,7 @@ export type { WorkerDeployment, DeploymentBuild, DeploymentCallOptions, Deployme
 export { bundleAgentWorkflows, bundleTelemetryWorkflows } from "./lazy-worker.js";
 export type * from "./core/types.js";
 export * from "./errors.js";
+export { fromFailure, rebuildError } from "./core/typed-failures.js";
 export * from "./eval/index.js";
 export * from "./datasets/index.js";
 export type { ForkOptions } from "./fork/index.js";

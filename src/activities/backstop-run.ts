@@ -2,7 +2,8 @@ import { Context, log } from "@temporalio/activity";
 import type { BackstopTurn } from "../agent/options.js";
 import { RetryableToolError } from "../errors.js";
 import type { Message, ToolCallRecord } from "../core/types.js";
-import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
+import { lookupAgent, type AgentRegistry } from "./registry.js";
+import { toFailure } from "../core/typed-failures.js";
 import { contextFor, readRunPart, runRefOf } from "../client/run-reader.js";
 
 /** Input of the `backstop.run` activity. */
@@ -56,7 +57,7 @@ export function createBackstopRun(registry: AgentRegistry) {
       if (prompt !== undefined && typeof prompt !== "string") return { state: toJson(state), error: "run must return { prompt?: string }" };
       return { ...(prompt ? { prompt } : {}), state: toJson(state) };
     } catch (error) {
-      if (RetryableToolError.isInstance(error)) throw failureOf(error, { nonRetryable: false });
+      if (RetryableToolError.isInstance(error)) throw toFailure(error, { nonRetryable: false });
       const message = error instanceof Error ? error.message : String(error);
       log.warn("backstop run threw; ignored, the run goes on", { backstop: input.name, error: message });
       return { state: toJson(state), error: message };

@@ -13,7 +13,8 @@ import { runMcpTools } from "../mcp/run-tool-list.js";
 import { validateAnswer } from "../models/validate-answer.js";
 import { checkOutput, outputInstructions, outputRequestFor, responseFormatOf } from "../models/structured-output.js";
 import type { OutputCheck } from "../contract/decide.js";
-import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
+import { lookupAgent, type AgentRegistry } from "./registry.js";
+import { toFailure } from "../core/typed-failures.js";
 import { contextFor, runRefOf } from "../client/run-reader.js";
 import type { ConversationCache } from "./conversation-cache.js";
 import type { Agent } from "../agent/define-agent.js";
@@ -114,9 +115,9 @@ async function instructionsFor(agent: Agent, input: ModelCallInput, context: unk
   try {
     text = await instructions({ input: input.input ?? "", context, trip: input.trip, agent: agent.name });
   } catch (error) {
-    throw failureOf(new InstructionsError(agent.name, error instanceof Error ? error.message : String(error)), { nonRetryable: false });
+    throw toFailure(new InstructionsError(agent.name, error instanceof Error ? error.message : String(error)), { nonRetryable: false });
   }
-  if (typeof text !== "string") throw failureOf(new InstructionsError(agent.name, `it returned ${typeof text}, not a string`), { nonRetryable: false });
+  if (typeof text !== "string") throw toFailure(new InstructionsError(agent.name, `it returned ${typeof text}, not a string`), { nonRetryable: false });
   return text;
 }
 
@@ -147,7 +148,7 @@ function failureForModelError(error: unknown, modelId: string): unknown {
   const permanent = fault === "permanent";
   log.warn("model call failed", { modelId, error: typed.message, row: row?.error ?? "(not in the table: transient)", permanent });
   const nextRetryDelay = !permanent && row?.retryAfter && error instanceof OpenAI.APIError ? retryAfterMs(error.headers) : undefined;
-  return failureOf(typed, { nonRetryable: permanent, nextRetryDelay });
+  return toFailure(typed, { nonRetryable: permanent, nextRetryDelay });
 }
 
 /** `retry-after-ms` or `retry-after` (seconds or an HTTP date), in milliseconds. */

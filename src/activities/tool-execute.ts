@@ -11,7 +11,8 @@ import { limitsOf, parseOmittedArguments, truncateOutput, utf8Bytes } from "../l
 import { mcpSource } from "../core/mcp-tools.js";
 import { executeMcpCall, findMcpTool } from "../mcp/execute-mcp-call.js";
 import { runMcpTools } from "../mcp/run-tool-list.js";
-import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
+import { lookupAgent, type AgentRegistry } from "./registry.js";
+import { toFailure } from "../core/typed-failures.js";
 import { contextFor } from "../client/run-reader.js";
 
 /** Input of the `tool.execute` activity. */
@@ -108,7 +109,7 @@ export function createToolExecute(registry: AgentRegistry) {
     try {
       output = await runTool(tool, parsed.data, call, trip, context);
     } catch (error) {
-      if (RetryableToolError.isInstance(error)) throw failureOf(error, { nonRetryable: false });
+      if (RetryableToolError.isInstance(error)) throw toFailure(error, { nonRetryable: false });
       const message = error instanceof Error ? error.message : String(error);
       log.warn("tool call failed", { tool: call.name, error: message.slice(0, 500) });
       const fits = utf8Bytes(message) <= limits.toolOutputBytes;

@@ -9,7 +9,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { McpToolDefinition } from "../core/mcp-tools.js";
 import type { ToolCallRecord } from "../core/types.js";
 import { McpServerError } from "../errors.js";
-import { failureOf } from "../activities/registry.js";
+import { toFailure } from "../core/typed-failures.js";
 import { fitMcpOutput, type McpContentPart, type McpToolOutput } from "./fit-content.js";
 import type { McpToolset } from "./mcp-toolset.js";
 import { runMcpTools } from "./run-tool-list.js";
@@ -75,7 +75,7 @@ export async function executeMcpCall(
   } catch (error) {
     if (!McpServerError.isInstance(error)) throw error; // cancellation
     log.warn("MCP tool call failed", { server: tool.server, tool: tool.tool, retryable: error.retryable, error: error.message.slice(0, 500) });
-    if (error.retryable) throw failureOf(error, { nonRetryable: false });
+    if (error.retryable) throw toFailure(error, { nonRetryable: false });
     return { input, status: "failed", error: error.message };
   }
   const content = (result.content ?? []) as McpContentPart[];

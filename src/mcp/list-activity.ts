@@ -2,7 +2,8 @@
 import { Context } from "@temporalio/activity";
 import type { McpToolDefinition } from "../core/mcp-tools.js";
 import { AgentOptionsError, McpServerError } from "../errors.js";
-import { failureOf, lookupAgent, type AgentRegistry } from "../activities/registry.js";
+import { lookupAgent, type AgentRegistry } from "../activities/registry.js";
+import { toFailure } from "../core/typed-failures.js";
 import type { McpToolset } from "./mcp-toolset.js";
 
 /**
@@ -43,8 +44,8 @@ export function createMcpList(registry: AgentRegistry) {
       checkNames(agent.tools.map((tool) => tool.name), tools, agent.options.actWhenAsked?.requiredTools ?? []);
       return tools;
     } catch (error) {
-      if (McpServerError.isInstance(error)) throw failureOf(error, { nonRetryable: !error.retryable });
-      if (AgentOptionsError.isInstance(error)) throw failureOf(error, { nonRetryable: true });
+      if (McpServerError.isInstance(error)) throw toFailure(error, { nonRetryable: !error.retryable });
+      if (AgentOptionsError.isInstance(error)) throw toFailure(error);
       throw error;
     }
   };

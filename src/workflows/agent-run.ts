@@ -17,7 +17,7 @@ import { initialContractState } from "../core/contract-state.js";
 import { finish, initialState } from "../core/run-state.js";
 import { textOf, type Message, type StopReason } from "../core/types.js";
 import type { McpToolDefinition } from "../core/mcp-tools.js";
-import { mergeBudget, tighterBudget, type RunUsage } from "../core/usage.js";
+import { mergeBudget, tighterBudget } from "../core/usage.js";
 import { activitiesFor, local, unwrapFailure } from "./activity-proxies.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
@@ -30,6 +30,7 @@ import { RunHandlers } from "./run-handlers.js";
 import { DefinitionVersions } from "./definition-versions.js";
 import { PlaybackRecording } from "../core/playback.js";
 import { startFork } from "./recorded-run.js";
+import { withUsage } from "../core/typed-failures.js";
 
 /** A result larger than this leaves messages and tool calls to be read in pages. */
 const RESULT_INLINE_BYTES = 1024 * 1024;
@@ -98,18 +99,12 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   try {
     return await scope.run(loop);
   } catch (error) {
-    if (!isCancellation(error)) throw withUsage(error, run.usage);
+    // A failure that ends the run carries the run's usage so far (the client puts it on the typed error).
+    if (!isCancellation(error)) throw error instanceof ApplicationFailure && run.usage ? withUsage(error, run.usage) : error;
     const stopReason = timedOut ? "timed-out" : "cancelled";
     log.info(`run ${stopReason}`, { where: progress.where });
     return CancellationScope.nonCancellable(() => end(stopReason, `${timedOut ? `timed out after ${args.timeoutMs} ms` : "cancelled"} during ${progress.where}`));
   }
-}
-
-/** A failure that ends the run carries the run's usage so far (the client puts it on the typed error). */
-function withUsage(error: unknown, usage: RunUsage | undefined): unknown {
-  if (!usage || !(error instanceof ApplicationFailure)) return error;
-  const [first, ...rest] = error.details ?? [];
-  return ApplicationFailure.create({ type: error.type ?? undefined, message: error.message, nonRetryable: error.nonRetryable === true, details: [first ?? {}, ...rest, { usage }] });
 }
 
 /** The user's request, for intents and backstops: the last user message's text (its text parts joined). */

@@ -2,7 +2,7 @@
  * The trips of one request, shared by runs and sessions: model call, tool calls (approvals,
  * sub-agents and handoffs included), and the contract's judgement of an answer that would end the request.
  */
-import { ActivityFailure, ApplicationFailure, isCancellation, log } from "@temporalio/workflow";
+import { ActivityFailure, isCancellation, log } from "@temporalio/workflow";
 import type { HandoffRequest } from "../activities/tool-execute.js";
 import { ACTIVITY } from "../core/constants.js";
 import { DigestChain } from "../core/conversation-digest.js";
@@ -13,6 +13,8 @@ import type { Message, RequestedToolCall, ToolCallRecord } from "../core/types.j
 import { mcpSource } from "../core/mcp-tools.js";
 import { toolCallRecord } from "../core/tool-result.js";
 import { unwrapFailure } from "./activity-proxies.js";
+import { OutputValidationError } from "../errors.js";
+import { toFailure } from "../core/typed-failures.js";
 import { judgeAnswer, type ContractContext } from "./contract-steps.js";
 import { handOff, oneHandoffPerAnswer } from "./handoff-step.js";
 import { runSubAgent } from "./sub-agent-call.js";
@@ -108,12 +110,7 @@ function invalidOutput(ctx: ContractContext, issues: string): TripsOutcome {
   const text = lastReply(ctx.run);
   log.warn("final answer is not valid output", { trip: ctx.run.trips, issues });
   if (ctx.spec.contract.output?.onFailure === "result") return { stopReason: "invalid-output", detail: `the final answer of trip ${ctx.run.trips} is not valid output: ${issues}` };
-  throw ApplicationFailure.create({
-    type: "OutputValidationError",
-    message: `The final answer is not valid output: ${issues}`,
-    details: [{ issues, text }],
-    nonRetryable: true,
-  });
+  throw toFailure(new OutputValidationError(issues, text));
 }
 
 /** The workflow's own last messages (input, re-prompts) up to this size go with the model call: no worker holds them. */
