@@ -4,7 +4,13 @@ import type { Agent } from "../agent/define-agent.js";
 import type { HandoffLink, SubAgentLink, Tool } from "../agent/define-tool.js";
 import type { ToolExecuteInput } from "../core/activity-types.js";
 import { parseToolArguments, refusalReasonOf, toolCallResult, type ToolCallResult } from "../core/tool-result.js";
-import type { ApprovalRequired, HandoffRequest, SubAgentRequest, ToolOutcome, ToolResultOutcome } from "../core/tool-outcome.js";
+import type {
+  ApprovalRequired,
+  HandoffRequest,
+  SubAgentRequest,
+  ToolOutcome,
+  ToolResultOutcome,
+} from "../core/tool-outcome.js";
 import type { PlaybackAnswer } from "../core/playback.js";
 import type { Message, RequestedToolCall } from "../core/types.js";
 import { readRunPart, runRefOf } from "./run-reader.js";
@@ -52,26 +58,34 @@ interface ParsedCall extends Omit<ToolExecuteInput, "agent" | "replay"> {
 }
 
 /** The agent's tool, or the run's MCP tool, that the call names. */
-type FoundTool = { tool: Tool; mcp?: undefined } | { tool?: undefined; mcp: { tool: McpToolDefinition; toolset: McpToolset } };
+type FoundTool =
+  { tool: Tool; mcp?: undefined } | { tool?: undefined; mcp: { tool: McpToolDefinition; toolset: McpToolset } };
 
 /** A finished call's outcome; its input is left out when it is the call's arguments parsed (`raw`). */
 function finished(fields: ToolCallResult & { input: unknown }, raw: unknown): ToolResultOutcome {
   return { kind: "result", ...toolCallResult(fields, raw) };
 }
 
-/** Step: in a playback, the recorded outcome (marked `replayed`), or a refusal of a call the recording does not hold. Nothing runs. */
+/** Step: in a playback, the recorded outcome (marked `replayed`), or a refusal of a call not in it. Nothing runs. */
 function playBack(call: RequestedToolCall, answer: PlaybackAnswer): ToolResultOutcome {
   if ("recorded" in answer) return { kind: "result", ...answer.recorded, replayed: true };
   const parsed = parseToolArguments(call);
-  return { kind: "result", ...(parsed instanceof SyntaxError ? { input: call.arguments } : {}), status: "refused", reason: answer.unmatched };
+  return {
+    kind: "result",
+    ...(parsed instanceof SyntaxError ? { input: call.arguments } : {}),
+    status: "refused",
+    reason: answer.unmatched,
+  };
 }
 
-/** Step: arguments over `limits.toolInputBytes` (as sent, or as the model call marked them when it dropped them) are refused. */
+/** Step: arguments over `limits.toolInputBytes` (as sent, or as the model call marked them) are refused. */
 function refuseOversized(call: RequestedToolCall, limit: number): ToolResultOutcome | undefined {
   const oversized = oversizedInput(call.arguments, limit);
   if (!oversized) return undefined;
   log.warn("tool call refused: arguments over limits.toolInputBytes", { tool: call.name, ...oversized });
-  const reason = `Arguments for "${call.name}" are ${oversized.bytes} bytes, over the limit of ${oversized.limit} bytes (limits.toolInputBytes); the call was not executed. Send smaller arguments.`;
+  const reason =
+    `Arguments for "${call.name}" are ${oversized.bytes} bytes, over the limit of ${oversized.limit} bytes ` +
+    "(limits.toolInputBytes); the call was not executed. Send smaller arguments.";
   return { kind: "result", input: `[${oversized.bytes} bytes omitted]`, status: "refused", reason };
 }
 
@@ -87,13 +101,24 @@ async function findTool(agent: Agent, call: RequestedToolCall): Promise<FoundToo
 async function refuseUnknown(agent: Agent, call: RequestedToolCall): Promise<ToolResultOutcome> {
   const mcpTools = agent.mcpToolsets.length ? await runMcpTools(Context.current()) : [];
   const known = [...agent.tools, ...mcpTools].map((t) => t.name).join(", ") || "none";
-  return { kind: "result", input: call.arguments, status: "refused", reason: `Unknown tool "${call.name}". Available tools: ${known}.` };
+  return {
+    kind: "result",
+    input: call.arguments,
+    status: "refused",
+    reason: `Unknown tool "${call.name}". Available tools: ${known}.`,
+  };
 }
 
 /** Step: arguments that are not JSON are refused. */
 function refuseMalformed(call: RequestedToolCall, error: SyntaxError, found: FoundTool): ToolResultOutcome {
   const reason = `Arguments for "${call.name}" are not valid JSON (${error.message}).`;
-  return { kind: "result", input: call.arguments, status: "refused", reason, ...(found.mcp ? { source: mcpSource(found.mcp.tool.server) } : {}) };
+  return {
+    kind: "result",
+    input: call.arguments,
+    status: "refused",
+    reason,
+    ...(found.mcp ? { source: mcpSource(found.mcp.tool.server) } : {}),
+  };
 }
 
 /** An `ai.tool`'s call: validate its input, ask for approval, hand it to the workflow (sub-agent, handoff) or run it. */
@@ -118,7 +143,11 @@ async function needsApproval(tool: Tool, input: unknown): Promise<boolean> {
 
 /** Step: ask the workflow to wait for a person's approval; nothing has run. */
 function askApproval(tool: Tool, input: unknown): ApprovalRequired {
-  return { kind: "approval-required", input, ...(tool.approvalTimeoutMs !== undefined ? { timeoutMs: tool.approvalTimeoutMs } : {}) };
+  return {
+    kind: "approval-required",
+    input,
+    ...(tool.approvalTimeoutMs !== undefined ? { timeoutMs: tool.approvalTimeoutMs } : {}),
+  };
 }
 
 /** Step: ask the workflow to run the sub-agent (a child workflow), with the message its tool makes of the input. */
@@ -126,19 +155,37 @@ async function subAgentRequest(link: SubAgentLink, input: unknown, data: unknown
   return { kind: "sub-agent", input, agent: link.agent.name, message: await link.toMessage(data) };
 }
 
-/** Step: ask the workflow to hand the run over, with the conversation the handoff's `inputFilter` leaves (if it has one). */
-async function handoffRequest({ agent: to, inputFilter }: HandoffLink, call: ParsedCall): Promise<HandoffRequest | ToolResultOutcome> {
+/** Step: ask the workflow to hand the run over, with what the handoff's `inputFilter` leaves of the conversation. */
+async function handoffRequest(
+  { agent: to, inputFilter }: HandoffLink,
+  call: ParsedCall,
+): Promise<HandoffRequest | ToolResultOutcome> {
   if (!inputFilter) return { kind: "handoff", input: call.raw, to: to.name };
   const messages = await messagesBefore(Context.current(), call.call, call.conversationLength);
   const filtered = await inputFilter(messages);
   if (!Array.isArray(filtered)) {
-    return finished({ input: call.raw, status: "failed", error: `The inputFilter of the handoff to ${to.name} returned ${typeof filtered}, not an array of messages.` }, call.raw);
+    return finished(
+      {
+        input: call.raw,
+        status: "failed",
+        error: `The inputFilter of the handoff to ${to.name} returned ${typeof filtered}, not an array of messages.`,
+      },
+      call.raw,
+    );
   }
   return { kind: "handoff", input: call.raw, to: to.name, messages: filtered };
 }
 
-/** Step: runs the tool's `execute`; what it returned, or the message of what it threw (a `RetryableToolError` is thrown on, for Temporal to retry). */
-async function runTool(tool: Tool, input: unknown, call: ParsedCall, runContext: unknown): Promise<{ output: unknown } | { error: string }> {
+/**
+ * Step: runs the tool's `execute`: what it returned, or the message of what it threw (a
+ * `RetryableToolError` is thrown on, for Temporal to retry).
+ */
+async function runTool(
+  tool: Tool,
+  input: unknown,
+  call: ParsedCall,
+  runContext: unknown,
+): Promise<{ output: unknown } | { error: string }> {
   const context = Context.current();
   const { attempt } = context.info;
   const { workflowId, runId } = context.info.workflowExecution ?? { workflowId: "", runId: "" };
@@ -171,7 +218,10 @@ function failed(call: ParsedCall, message: string): ToolResultOutcome {
   return finished({ input: call.raw, status: "failed", error }, call.raw);
 }
 
-/** Step: the output as the model sees it, and what it came to: `refused` when it (or `onToolRefusal.isRefusal`) says so, `failed` when it is not JSON, else `ok`. */
+/**
+ * Step: the output as the model sees it, and what the call came to: `refused` when the output (or
+ * `onToolRefusal.isRefusal`) says so, `failed` when it is not JSON, else `ok`.
+ */
 function classifyOutput(call: ParsedCall, output: unknown, context: unknown): ToolResultOutcome {
   const { name } = call.call;
   const json = toJson(name, output);
@@ -184,9 +234,16 @@ function classifyOutput(call: ParsedCall, output: unknown, context: unknown): To
 }
 
 /** An MCP server's tool: the same checks and outcomes, with its JSON schema and the worker's connection. */
-async function callMcpTool(call: ParsedCall, mcp: { tool: McpToolDefinition; toolset: McpToolset }): Promise<ToolOutcome> {
+async function callMcpTool(
+  call: ParsedCall,
+  mcp: { tool: McpToolDefinition; toolset: McpToolset },
+): Promise<ToolOutcome> {
   const context = await contextFor(Context.current(), call.hasContext);
-  const idempotencyKey = toolIdempotencyKey(Context.current().info.workflowExecution?.workflowId ?? "", call.trip, call.call.id);
+  const idempotencyKey = toolIdempotencyKey(
+    Context.current().info.workflowExecution?.workflowId ?? "",
+    call.trip,
+    call.call.id,
+  );
   const outcome = await executeMcpCall(mcp, call.raw, {
     approved: call.approved === true,
     idempotencyKey,
@@ -197,7 +254,11 @@ async function callMcpTool(call: ParsedCall, mcp: { tool: McpToolDefinition; too
 }
 
 /** The run's messages before the answer that asked for `call`: what a handoff's `inputFilter` reads. */
-async function messagesBefore(context: Context, call: RequestedToolCall, length: number | undefined): Promise<Message[]> {
+async function messagesBefore(
+  context: Context,
+  call: RequestedToolCall,
+  length: number | undefined,
+): Promise<Message[]> {
   const ref = runRefOf(context);
   if (length !== undefined) return readRunPart<Message>(context.client, ref, "messages", 0, length);
   const messages = await readRunPart<Message>(context.client, ref, "messages", 0);
@@ -236,7 +297,13 @@ function toJson(tool: string, output: unknown): string | ToolOutputError {
   }
 }
 
-function customRefusal(agent: Agent, tool: string, input: unknown, output: unknown, context: unknown): string | undefined {
+function customRefusal(
+  agent: Agent,
+  tool: string,
+  input: unknown,
+  output: unknown,
+  context: unknown,
+): string | undefined {
   const option = agent.options.onToolRefusal;
   if (typeof option !== "object" || !option.isRefusal) return undefined;
   const reason = option.isRefusal({ tool, input, output, context });

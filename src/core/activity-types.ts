@@ -27,7 +27,7 @@ export interface ModelCallInput {
   trip: number;
   /** Heartbeat the answer's text as it arrives, for subscribers (see `answer-heartbeat.ts`). */
   streamText?: boolean;
-  /** Bumped when a handoff's inputFilter replaced the run's conversation: cached messages of an earlier view are stale. */
+  /** Bumped when a handoff's inputFilter replaced the conversation: cached messages of an earlier view are stale. */
   view?: number;
   /** The run's own output schema (JSON schema), over the agent's `output`. */
   output?: Record<string, unknown>;
@@ -64,11 +64,14 @@ export interface ToolExecuteInput {
   trip: number;
   /** A person approved this call (for tools with `needsApproval`). */
   approved?: boolean;
-  /** Messages before the answer that asked for the call (what a handoff's `inputFilter` reads); only older histories send it, the activity finds the answer itself. */
+  /**
+   * Messages before the answer that asked for the call (what a handoff's `inputFilter` reads); only
+   * older histories send it, the activity finds the answer itself.
+   */
   conversationLength?: number;
   /** The run has a context: read it (by query) for the tool and `isRefusal`. */
   hasContext?: boolean;
-  /** In a playback (recorded tools): the recorded outcome to return, or why the call is refused; the tool does not run. */
+  /** In a playback (recorded tools): the recorded outcome, or why the call is refused; the tool does not run. */
   replay?: PlaybackAnswer;
 }
 

@@ -5,7 +5,6 @@
  * })`, whose fields win). Each is sent as the Chat Completions field of the same meaning.
  */
 export interface ModelSettings {
-
   /** Sampling temperature (`temperature`). */
   temperature?: number;
   /** Upper bound on tokens per answer (`max_completion_tokens`). */

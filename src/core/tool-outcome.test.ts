@@ -7,10 +7,26 @@ const shapes: Array<[string, UntaggedToolOutcome, ToolOutcome]> = [
   [
     "a whole record (histories before slim results)",
     { id: "call_0_0", name: "update_plan", trip: 1, input: { to: "lunges" }, status: "refused", reason: "r" },
-    { kind: "result", id: "call_0_0", name: "update_plan", trip: 1, input: { to: "lunges" }, status: "refused", reason: "r" } as ToolOutcome,
+    {
+      kind: "result",
+      id: "call_0_0",
+      name: "update_plan",
+      trip: 1,
+      input: { to: "lunges" },
+      status: "refused",
+      reason: "r",
+    } as ToolOutcome,
   ],
-  ["an approval request", { approvalRequired: { input: { amount: 42 }, timeoutMs: 60000 } }, { kind: "approval-required", input: { amount: 42 }, timeoutMs: 60000 }],
-  ["an approval request without a timeout", { approvalRequired: { input: { amount: 42 } } }, { kind: "approval-required", input: { amount: 42 } }],
+  [
+    "an approval request",
+    { approvalRequired: { input: { amount: 42 }, timeoutMs: 60000 } },
+    { kind: "approval-required", input: { amount: 42 }, timeoutMs: 60000 },
+  ],
+  [
+    "an approval request without a timeout",
+    { approvalRequired: { input: { amount: 42 } } },
+    { kind: "approval-required", input: { amount: 42 } },
+  ],
   [
     "a sub-agent request",
     { subAgentCall: { input: { message: "Invoice 7?" }, agent: "billing", message: "Invoice 7?" } },
@@ -36,7 +52,11 @@ describe("toolOutcomeOf: tool.execute's result as a tagged outcome", () => {
   });
 
   it("a result without its tag is what the run's record is built from", () => {
-    expect(resultOf({ kind: "result", input: "{", status: "refused", reason: "r" })).toEqual({ input: "{", status: "refused", reason: "r" });
+    expect(resultOf({ kind: "result", input: "{", status: "refused", reason: "r" })).toEqual({
+      input: "{",
+      status: "refused",
+      reason: "r",
+    });
   });
 
   it("an exhaustive switch fails loudly on a kind it does not know", () => {

@@ -12,6 +12,7 @@ import {
   sleep,
   workflowInfo,
 } from "@temporalio/workflow";
+import { defined } from "../core/defined.js";
 import { finish } from "../core/run-state.js";
 import type { StopReason } from "../core/types.js";
 import type { RunUsage } from "../core/usage.js";
@@ -36,7 +37,8 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   return untilCancelled(args, loop, end, async () => {
     // 2. Before the first trip: before-phase backstops, and whether the input asks for an action.
     // A fork's first trip is past; a continued run did this before.
-    if (!args.resume) await progress.step("before the first trip", () => beforeFirstTrip(ctx, { backstops: !args.fork }));
+    const before = () => beforeFirstTrip(ctx, { backstops: !args.fork });
+    if (!args.resume) await progress.step("before the first trip", before);
     // 3. Trips until the model answers for good, or maxTrips is used up; continue-as-new when Temporal suggests it
     // (only after a trip of this run's own: loading a large state may itself pass the threshold).
     const { stopReason, detail } = await runTrips(loop, entry.maxTrips, async () => {
@@ -48,7 +50,11 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
 }
 
 /** The run's result (its messages and tool calls left to pages when large), published once every handler is done. */
-async function endRun({ run, progress, events }: TripLoop, stopReason: StopReason, detail: string): Promise<AgentRunResult> {
+async function endRun(
+  { run, progress, events }: TripLoop,
+  stopReason: StopReason,
+  detail: string,
+): Promise<AgentRunResult> {
   const { workflowId, runId } = workflowInfo();
   const result = compact(finish(run, stopReason, detail, { workflowId, runId }));
   progress.finished(stopReason);
@@ -92,7 +98,12 @@ async function untilCancelled(
 function withUsage(error: unknown, usage: RunUsage | undefined): unknown {
   if (!usage || !(error instanceof ApplicationFailure)) return error;
   const [first, ...rest] = error.details ?? [];
-  return ApplicationFailure.create({ type: error.type ?? undefined, message: error.message, nonRetryable: error.nonRetryable === true, details: [first ?? {}, ...rest, { usage }] });
+  return ApplicationFailure.create({
+    type: error.type ?? undefined,
+    message: error.message,
+    nonRetryable: error.nonRetryable === true,
+    details: [first ?? {}, ...rest, { usage }],
+  });
 }
 
 /** Continues as new, carrying the contract's budgets and state, the stream, and the run's state. */
@@ -104,13 +115,8 @@ async function continueAsNew(args: AgentRunArgs, { ctx, events, mcpTools }: Trip
       agent: args.agent,
       messages: [],
       ...(args.streamText ? { streamText: true } : {}),
-      ...(args.timeoutMs !== undefined ? { timeoutMs: args.timeoutMs } : {}),
-      ...(args.budget ? { budget: args.budget } : {}),
-      ...(args.subAgent ? { subAgent: args.subAgent } : {}),
-      ...(args.output ? { output: args.output } : {}),
-      ...(args.context !== undefined ? { context: args.context } : {}),
-      ...(args.modelSettings ? { modelSettings: args.modelSettings } : {}),
-      ...(ctx.playback ? { replay: ctx.playback.carry() } : {}),
+      ...defined({ timeoutMs: args.timeoutMs, budget: args.budget, subAgent: args.subAgent, output: args.output }),
+      ...defined({ context: args.context, modelSettings: args.modelSettings, replay: ctx.playback?.carry() }),
       resume: {
         ...carried,
         stream,
@@ -118,7 +124,7 @@ async function continueAsNew(args: AgentRunArgs, { ctx, events, mcpTools }: Trip
         contract: ctx.contract,
         ...carryMcpTools(mcpTools),
         ...(agent !== args.agent ? { agent } : {}),
-        ...(forkedFrom ? { forkedFrom } : {}),
+        ...defined({ forkedFrom }),
       },
     };
     return packed ? [next, packed] : [next];
@@ -128,6 +134,10 @@ async function continueAsNew(args: AgentRunArgs, { ctx, events, mcpTools }: Trip
 /** A result over one payload's budget leaves messages and tool calls to be read in pages. */
 function compact(result: AgentRunResult): AgentRunResult {
   if (new TextEncoder().encode(JSON.stringify(result)).length <= RESULT_INLINE_BYTES) return result;
-  return { ...result, messages: [], toolCalls: [], paged: { messages: result.messages.length, toolCalls: result.toolCalls.length } };
+  return {
+    ...result,
+    messages: [],
+    toolCalls: [],
+    paged: { messages: result.messages.length, toolCalls: result.toolCalls.length },
+  };
 }
-

@@ -1,10 +1,11 @@
 /**
- * The set-up of an `agentRun`: its state, stream and handlers at the start, then the agent, its activities and MCP tools,
- * what a continued run carried, and everything the trips work with. Workflow-safe.
+ * The set-up of an `agentRun`: its state, stream and handlers at the start, then the agent, its
+ * activities and MCP tools, what a continued run carried, and everything the trips work with. Workflow-safe.
  */
 import { ACTIVITY } from "../core/constants.js";
 import type { AgentSpec } from "../core/agent-spec.js";
 import { initialContractState } from "../core/contract-state.js";
+import { defined } from "../core/defined.js";
 import { PlaybackRecording } from "../core/playback.js";
 import { initialState, type RunState } from "../core/run-state.js";
 import { textOf, type Message } from "../core/types.js";
@@ -34,7 +35,7 @@ export function startRun(args: AgentRunArgs, carried: Uint8Array | undefined): R
   return { run, events, handlers, agents };
 }
 
-/** The run's state at its start: fresh, from a fork's prefix, or with what a continued run carried (trips, usage, origin). */
+/** The run's state at its start: fresh, from a fork's prefix, or with what a continued run carried. */
 function initialRunState({ messages, resume, fork }: AgentRunArgs): RunState {
   const run = initialState(messages, resume?.trips ?? fork?.trips, resume?.usage);
   if (resume?.usageByAgent) run.usageByAgent = resume.usageByAgent;
@@ -94,15 +95,19 @@ export async function setUpRun(args: AgentRunArgs, { run, events, handlers, agen
     streamText: args.streamText === true,
     agents,
     firstTrip: 1,
-    ...(budget ? { budget } : {}),
-    ...(args.output ? { output: args.output } : {}),
-    ...(args.modelSettings ? { modelSettings: args.modelSettings } : {}),
+    ...defined({ budget, output: args.output, modelSettings: args.modelSettings }),
   };
   return { entry, loop };
 }
 
-/** What the contract's steps work on: its state (carried, a fork's, or fresh), the user's request, a playback's recording. */
-function contractContext(args: AgentRunArgs, spec: AgentSpec, run: RunState, tools: ActivityProxies, budget: Budget | undefined): ContractContext {
+/** What the contract's steps work on: its state (carried, a fork's, or fresh), the request, a playback's recording. */
+function contractContext(
+  args: AgentRunArgs,
+  spec: AgentSpec,
+  run: RunState,
+  tools: ActivityProxies,
+  budget: Budget | undefined,
+): ContractContext {
   const { resume, fork } = args;
   return {
     spec,
@@ -110,9 +115,7 @@ function contractContext(args: AgentRunArgs, spec: AgentSpec, run: RunState, too
     contract: resume?.contract ?? fork?.contract ?? initialContractState(),
     tools,
     input: resume?.input ?? fork?.input ?? lastUserText(args.messages),
-    ...(args.replay ? { playback: new PlaybackRecording(args.replay) } : {}),
-    ...(budget ? { budget } : {}),
-    ...(args.context !== undefined ? { context: args.context } : {}),
+    ...defined({ playback: args.replay && new PlaybackRecording(args.replay), budget, context: args.context }),
   };
 }
 

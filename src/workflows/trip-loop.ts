@@ -10,6 +10,7 @@ import { failedCall, lastReply, recordAnswer, recordToolCalls } from "../core/ru
 import { budgetUsedUp } from "../core/usage.js";
 import type { Message, RequestedToolCall, ToolCallRecord } from "../core/types.js";
 import { mcpSource } from "../core/mcp-tools.js";
+import { defined } from "../core/defined.js";
 import { toolCallRecord } from "../core/tool-result.js";
 import { resultOf, toolOutcomeOf, unknownKind, type ToolOutcome } from "../core/tool-outcome.js";
 import { unwrapFailure } from "./activity-proxies.js";
@@ -142,7 +143,10 @@ async function executeTool(loop: TripLoop, call: RequestedToolCall, trip: number
     if (outcome.kind === "approval-required") {
       const { input, timeoutMs } = outcome;
       const decision = await loop.approvals.wait(call, trip, input, timeoutMs);
-      if (!decision.approved) return { record: { id: call.id, name: call.name, input, status: "refused", reason: decision.reason, trip, ...source } };
+      if (!decision.approved) {
+        const { reason } = decision;
+        return { record: { id: call.id, name: call.name, input, status: "refused", reason, trip, ...source } };
+      }
       outcome = await execute(true);
     }
     return await finishCall(loop, call, trip, outcome);
@@ -152,7 +156,7 @@ async function executeTool(loop: TripLoop, call: RequestedToolCall, trip: number
   }
 }
 
-/** `tool.execute` for the call, approved or not; its result read as a tagged outcome, whichever shape the history holds. */
+/** `tool.execute` for the call, approved or not; its result read as a tagged outcome, however it was recorded. */
 function toolActivity(loop: TripLoop, call: RequestedToolCall, trip: number, mcpServer: string | undefined) {
   const { spec, ctx } = loop;
   const tools = spec.localTools?.includes(call.name) ? loop.localTools : loop.tools;
@@ -161,20 +165,28 @@ function toolActivity(loop: TripLoop, call: RequestedToolCall, trip: number, mcp
   const summary = replay ? `${named} (replayed)` : named;
   const hasContext = ctx.context !== undefined;
   return (approved: boolean): Promise<ToolOutcome> => {
-    const input = { agent: spec.name, call, trip, ...(approved ? { approved } : {}), ...(hasContext ? { hasContext } : {}), ...(replay ? { replay } : {}) };
+    const flags = { ...(approved ? { approved } : {}), ...(hasContext ? { hasContext } : {}) };
+    const input = { agent: spec.name, call, trip, ...flags, ...defined({ replay }) };
     return tools[ACTIVITY.toolExecute].executeWithOptions({ summary }, [input]).then(toolOutcomeOf);
   };
 }
 
-/** The call's record from what the tool came to: a result as is, a sub-agent's run as a child workflow, a handoff for after the batch. */
-async function finishCall(loop: TripLoop, call: RequestedToolCall, trip: number, outcome: ToolOutcome): Promise<FinishedCall> {
+/** The call's record from what the tool came to: a result, a sub-agent's run (a child workflow), or a handoff. */
+async function finishCall(
+  loop: TripLoop,
+  call: RequestedToolCall,
+  trip: number,
+  outcome: ToolOutcome,
+): Promise<FinishedCall> {
   switch (outcome.kind) {
     case "result":
       return { record: toolCallRecord(call, trip, resultOf(outcome)) };
     case "sub-agent":
       return { record: await runSubAgent(loop, call, trip, outcome) };
     case "handoff": {
-      const record: ToolCallRecord = { id: call.id, name: call.name, input: outcome.input, status: "ok", output: { transferredTo: outcome.to }, trip };
+      const { input, to } = outcome;
+      const output = { transferredTo: to };
+      const record: ToolCallRecord = { id: call.id, name: call.name, input, status: "ok", output, trip };
       return { record, handoff: { callId: call.id, request: outcome } };
     }
     case "approval-required":
