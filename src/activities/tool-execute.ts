@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Agent } from "../agent/define-agent.js";
 import type { HandoffLink, SubAgentLink, Tool } from "../agent/define-tool.js";
 import type { ToolExecuteInput } from "../core/activity-types.js";
+import { defined } from "../core/defined.js";
 import { parseToolArguments, refusalReasonOf, toolCallResult, type ToolCallResult } from "../core/tool-result.js";
 import type {
   ApprovalRequired,
@@ -72,7 +73,7 @@ function playBack(call: RequestedToolCall, answer: PlaybackAnswer): ToolResultOu
   const parsed = parseToolArguments(call);
   return {
     kind: "result",
-    ...(parsed instanceof SyntaxError ? { input: call.arguments } : {}),
+    ...defined({ input: parsed instanceof SyntaxError ? call.arguments : undefined }),
     status: "refused",
     reason: answer.unmatched,
   };
@@ -117,7 +118,7 @@ function refuseMalformed(call: RequestedToolCall, error: SyntaxError, found: Fou
     input: call.arguments,
     status: "refused",
     reason,
-    ...(found.mcp ? { source: mcpSource(found.mcp.tool.server) } : {}),
+    ...defined({ source: found.mcp && mcpSource(found.mcp.tool.server) }),
   };
 }
 
@@ -146,7 +147,7 @@ function askApproval(tool: Tool, input: unknown): ApprovalRequired {
   return {
     kind: "approval-required",
     input,
-    ...(tool.approvalTimeoutMs !== undefined ? { timeoutMs: tool.approvalTimeoutMs } : {}),
+    ...defined({ timeoutMs: tool.approvalTimeoutMs }),
   };
 }
 

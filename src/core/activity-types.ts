@@ -5,7 +5,7 @@
  */
 import type { AgentSpec } from "./agent-spec.js";
 import type { BackstopTurn } from "./backstop-turn.js";
-import { ACTIVITY } from "./constants.js";
+import type { ACTIVITY } from "./constants.js";
 import type { PendingRefusal } from "./contract-state.js";
 import type { McpToolDefinition } from "./mcp-tools.js";
 import type { ModelSettings } from "./model-settings.js";

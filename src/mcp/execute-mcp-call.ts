@@ -6,6 +6,7 @@ import { Context, log } from "@temporalio/activity";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { defined } from "../core/defined.js";
 import type { McpToolDefinition } from "../core/mcp-tools.js";
 import type { ApprovalRequired } from "../core/tool-outcome.js";
 import type { ToolCallRecord } from "../core/types.js";
@@ -64,7 +65,7 @@ export async function executeMcpCall(
   }
   const valid = validate(input);
   if (!valid.valid) return { input, status: "refused", reason: `Invalid input for "${tool.name}": ${valid.errorMessage}` };
-  if (!options.approved && (await toolset.needsApproval(tool, input))) return { kind: "approval-required", input, ...(toolset.approvalTimeoutMs !== undefined ? { timeoutMs: toolset.approvalTimeoutMs } : {}) };
+  if (!options.approved && (await toolset.needsApproval(tool, input))) return { kind: "approval-required", input, ...defined({ timeoutMs: toolset.approvalTimeoutMs }) };
   const context = Context.current();
   let result: CallToolResult;
   try {

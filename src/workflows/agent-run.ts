@@ -114,8 +114,8 @@ async function continueAsNew(args: AgentRunArgs, { ctx, events, mcpTools }: Trip
     const next: AgentRunArgs = {
       agent: args.agent,
       messages: [],
-      ...(args.streamText ? { streamText: true } : {}),
-      ...defined({ timeoutMs: args.timeoutMs, budget: args.budget, subAgent: args.subAgent, output: args.output }),
+      ...defined({ streamText: args.streamText || undefined, timeoutMs: args.timeoutMs, budget: args.budget }),
+      ...defined({ subAgent: args.subAgent, output: args.output }),
       ...defined({ context: args.context, modelSettings: args.modelSettings, replay: ctx.playback?.carry() }),
       resume: {
         ...carried,
@@ -123,8 +123,7 @@ async function continueAsNew(args: AgentRunArgs, { ctx, events, mcpTools }: Trip
         input: ctx.input,
         contract: ctx.contract,
         ...carryMcpTools(mcpTools),
-        ...(agent !== args.agent ? { agent } : {}),
-        ...defined({ forkedFrom }),
+        ...defined({ agent: agent !== args.agent ? agent : undefined, forkedFrom }),
       },
     };
     return packed ? [next, packed] : [next];

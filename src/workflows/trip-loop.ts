@@ -163,10 +163,9 @@ function toolActivity(loop: TripLoop, call: RequestedToolCall, trip: number, mcp
   const named = mcpServer === undefined ? `tool ${call.name}` : `tool ${call.name} (mcp ${mcpServer})`;
   const replay = playbackAnswer(ctx.playback, call); // in a playback: the recorded outcome, or a refusal
   const summary = replay ? `${named} (replayed)` : named;
-  const hasContext = ctx.context !== undefined;
+  const hasContext = ctx.context !== undefined || undefined; // flags are sent only when set
   return (approved: boolean): Promise<ToolOutcome> => {
-    const flags = { ...(approved ? { approved } : {}), ...(hasContext ? { hasContext } : {}) };
-    const input = { agent: spec.name, call, trip, ...flags, ...defined({ replay }) };
+    const input = { agent: spec.name, call, trip, ...defined({ approved: approved || undefined, hasContext, replay }) };
     return tools[ACTIVITY.toolExecute].executeWithOptions({ summary }, [input]).then(toolOutcomeOf);
   };
 }
