@@ -7,8 +7,6 @@ import type { ModelPricing } from "../core/usage.js";
 import type { ModelSettings } from "../core/model-settings.js";
 import { checkAmount, checkCount, fail } from "../agent/option-checks.js";
 
-export type { ModelSettings } from "../core/model-settings.js";
-
 /** Settings of an OpenAI-compatible Chat Completions model: where it is, its prices, and its default `ModelSettings`. Read on the worker only. */
 export interface OpenAIModelSettings extends ModelSettings {
   /** The API base URL; default `OPENAI_BASE_URL`, else OpenAI's. Any compatible server (vLLM, Ollama, llama.cpp) works. */
