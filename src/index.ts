@@ -60,7 +60,8 @@ export type { Tool, ToolContext, ToolOptions, Execution, SubAgentLink, HandoffLi
 export type * from "./agent/options.js";
 export { McpToolset, MCP_IDEMPOTENCY_KEY, type McpOptions, type McpStdioOptions, type McpHttpOptions, type McpCommonOptions, type McpListedTool, type McpApprovalCandidate, type McpToolOutput, type McpContentPart, type McpToolDefinition } from "./mcp/index.js";
 export type { AsToolOptions, Handoff, HandoffOptions } from "./subagents/index.js";
-export type { ModelReference, ModelSettings, OpenAIModelSettings } from "./models/openai-model.js";
+export type { ModelReference, OpenAIModelSettings } from "./models/openai-model.js";
+export type { ModelSettings } from "./core/model-settings.js";
 export type { Budget, ModelPricing, RunUsage, Usage } from "./core/usage.js";
 export type { RunOptions } from "./client/start-run.js";
 export type { RunLogger } from "./client/no-worker-warning.js";

@@ -1,29 +1,10 @@
 import { Context, log } from "@temporalio/activity";
-import type { BackstopTurn } from "../agent/options.js";
+import type { BackstopRunInput, BackstopRunOutput } from "../core/activity-types.js";
 import { RetryableToolError } from "../errors.js";
 import type { Message, ToolCallRecord } from "../core/types.js";
 import { lookupAgent, type AgentRegistry } from "./registry.js";
 import { toFailure } from "../core/typed-failures.js";
 import { contextFor, readRunPart, runRefOf } from "../client/run-reader.js";
-
-/** Input of the `backstop.run` activity. */
-export interface BackstopRunInput {
-  agent: string;
-  name: string;
-  /** The turn without its messages and tool calls: the activity reads those from the run. */
-  turn: Omit<BackstopTurn, "messages" | "toolCalls" | "context">;
-  counts: { messages: number; toolCalls: number };
-  state: Record<string, unknown>;
-  /** The run has a context: read it (by query) for `run`. */
-  hasContext?: boolean;
-}
-
-/** What a backstop's `run` came to: its prompt, the shared state after it, or the error it threw. */
-export interface BackstopRunOutput {
-  prompt?: string;
-  state: Record<string, unknown>;
-  error?: string;
-}
 
 /**
  * The `backstop.run` activity: a backstop's side effect. The workflow schedules it at most once per

@@ -12,53 +12,13 @@ import { openaiClientFor, toChatMessages, toChatTools } from "../models/openai-c
 import { runMcpTools } from "../mcp/run-tool-list.js";
 import { validateAnswer } from "../models/validate-answer.js";
 import { checkOutput, outputInstructions, outputRequestFor, responseFormatOf } from "../models/structured-output.js";
-import type { OutputCheck } from "../contract/decide.js";
+import type { ModelCallInput, ModelCallOutput } from "../core/activity-types.js";
 import { lookupAgent, type AgentRegistry } from "./registry.js";
 import { toFailure } from "../core/typed-failures.js";
 import { contextFor, runRefOf } from "../client/run-reader.js";
 import type { ConversationCache } from "./conversation-cache.js";
 import type { Agent } from "../agent/define-agent.js";
-import type { ModelSettings } from "../models/openai-model.js";
 import { mergeModelSettings, requestFields } from "../models/request-settings.js";
-
-/** Input of the `model.call` activity. */
-export interface ModelCallInput {
-  agent: string;
-  /** How many of the run's messages to send; the activity reads them from the run, not from this input. */
-  conversationLength: number;
-  /** The digest of those messages (`DigestChain`): when it matches what the worker holds, nothing is read. */
-  conversationDigest?: string;
-  /** The last messages the workflow added itself (the input, a re-prompt), when small: no worker produced them. */
-  conversationTail?: Message[];
-  trip: number;
-  /** Heartbeat the answer's text as it arrives, for subscribers (see `answer-heartbeat.ts`). */
-  streamText?: boolean;
-  /** Bumped when a handoff's inputFilter replaced the run's conversation: cached messages of an earlier view are stale. */
-  view?: number;
-  /** The run's own output schema (JSON schema), over the agent's `output`. */
-  output?: Record<string, unknown>;
-  /** The run has a context: read it (by query) for an instructions function. */
-  hasContext?: boolean;
-  /** The user's request, for an instructions function. */
-  input?: string;
-  /** The run's own model settings, over the model's. */
-  modelSettings?: ModelSettings;
-  /** The first trip of the run (a session: of the message): a forcing toolChoice applies. */
-  firstTrip?: boolean;
-}
-
-/** Output of the `model.call` activity: the model's answer. */
-export interface ModelCallOutput {
-  message: Extract<Message, { role: "assistant" }>;
-  /** What the answer reported; absent when the server reported none. */
-  usage?: Usage;
-  /** With an output schema, for an answer without tool calls: its text parsed and validated. */
-  output?: OutputCheck;
-  /** Set when the worker had to read part of the conversation from the run (it did not hold all of it). */
-  conversationRead?: true;
-  /** `agent.version` of the definition that answered, on this worker. */
-  agentVersion?: string;
-}
 
 /** The `model.call` activity: one Chat Completions call, streamed, returning the whole answer. */
 export function createModelCall(registry: AgentRegistry, conversations: ConversationCache) {

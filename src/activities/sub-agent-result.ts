@@ -1,6 +1,7 @@
 import { Context } from "@temporalio/activity";
+import type { SubAgentResultInput } from "../core/activity-types.js";
+import type { AgentRunResult } from "../core/paging.js";
 import { fromFailure, toFailure } from "../core/typed-failures.js";
-import type { AgentRunResult } from "../workflows/definitions.js";
 
 /**
  * The `subagent.result` activity: waits for a sub-agent run that already exists under the call's
@@ -8,7 +9,7 @@ import type { AgentRunResult } from "../workflows/definitions.js";
  * re-attaches to it instead of starting a second run. A run that failed with a typed error fails
  * the activity at once with that error, as a failed child workflow would.
  */
-export async function subAgentResult({ workflowId }: { workflowId: string }): Promise<AgentRunResult> {
+export async function subAgentResult({ workflowId }: SubAgentResultInput): Promise<AgentRunResult> {
   try {
     return (await Context.current().client.workflow.getHandle(workflowId).result()) as AgentRunResult;
   } catch (error) {

@@ -14,7 +14,7 @@ import { RunHandle } from "./run-handle.js";
 import type { AgentDefinition } from "../agent/agent-definition.js";
 import { validateBudget, validateOutputSchema } from "../agent/validate-options.js";
 import { validateSamplingSettings, validateToolChoice } from "../models/model-settings.js";
-import type { ModelSettings } from "../models/openai-model.js";
+import type { ModelSettings } from "../core/model-settings.js";
 import { outputJsonSchema } from "../models/structured-output.js";
 import { z } from "zod";
 import { textOf, type Message } from "../core/types.js";

@@ -6,7 +6,9 @@ import { Context, log } from "@temporalio/activity";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { defined } from "../core/defined.js";
 import type { McpToolDefinition } from "../core/mcp-tools.js";
+import type { ApprovalRequired } from "../core/tool-outcome.js";
 import type { ToolCallRecord } from "../core/types.js";
 import { McpServerError } from "../errors.js";
 import { toFailure } from "../core/typed-failures.js";
@@ -18,7 +20,7 @@ import { runMcpTools } from "./run-tool-list.js";
 export type McpCallFields = Omit<ToolCallRecord, "id" | "name" | "trip" | "source">;
 
 /** What an MCP call came to: its record's fields, or a request for approval (nothing was called). */
-export type McpCallOutcome = McpCallFields | { approvalRequired: { input: unknown; timeoutMs?: number } };
+export type McpCallOutcome = McpCallFields | ApprovalRequired;
 
 /** The run's MCP tool of that name and its toolset, if the agent has MCP toolsets and the run listed one. */
 export async function findMcpTool(toolsets: readonly McpToolset[], name: string): Promise<{ tool: McpToolDefinition; toolset: McpToolset } | undefined> {
@@ -63,7 +65,7 @@ export async function executeMcpCall(
   }
   const valid = validate(input);
   if (!valid.valid) return { input, status: "refused", reason: `Invalid input for "${tool.name}": ${valid.errorMessage}` };
-  if (!options.approved && (await toolset.needsApproval(tool, input))) return { approvalRequired: { input, ...(toolset.approvalTimeoutMs !== undefined ? { timeoutMs: toolset.approvalTimeoutMs } : {}) } };
+  if (!options.approved && (await toolset.needsApproval(tool, input))) return { kind: "approval-required", input, ...defined({ timeoutMs: toolset.approvalTimeoutMs }) };
   const context = Context.current();
   let result: CallToolResult;
   try {

@@ -1,5 +1,6 @@
 /** The `mcp.list` activity: the MCP tools a run will use, listed on the worker once at the run's start. */
 import { Context } from "@temporalio/activity";
+import type { McpListInput } from "../core/activity-types.js";
 import type { McpToolDefinition } from "../core/mcp-tools.js";
 import { AgentOptionsError, McpServerError } from "../errors.js";
 import { lookupAgent, type AgentRegistry } from "../activities/registry.js";
@@ -23,11 +24,6 @@ async function listPatiently(toolset: McpToolset): Promise<McpToolDefinition[]> 
       await Context.current().sleep(500);
     }
   }
-}
-
-/** Input of the `mcp.list` activity. */
-export interface McpListInput {
-  agent: string;
 }
 
 /**

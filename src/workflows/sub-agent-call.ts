@@ -14,9 +14,9 @@ import {
   log,
 } from "@temporalio/workflow";
 import { WorkflowExecutionAlreadyStartedError } from "@temporalio/common";
-import type { SubAgentRequest } from "../activities/tool-execute.js";
 import { ACTIVITY, WORKFLOW_NAME } from "../core/constants.js";
 import { recordChildUsage } from "../core/run-state.js";
+import type { SubAgentRequest } from "../core/tool-outcome.js";
 import { textOf, type RequestedToolCall, type ToolCallRecord } from "../core/types.js";
 import { remainingBudget, type RunUsage } from "../core/usage.js";
 import type { DurableAgentError } from "../errors.js";
@@ -36,7 +36,7 @@ export function childWorkflowId(call: RequestedToolCall, trip: number): string {
  * model sees, not a failure of the calling run; a failure's typed error is kept in the trace's
  * `subagent.finished` entry as `error`. Its usage counts in the calling run's.
  */
-export async function runSubAgent(loop: TripLoop, call: RequestedToolCall, trip: number, request: SubAgentRequest["subAgentCall"]): Promise<ToolCallRecord> {
+export async function runSubAgent(loop: TripLoop, call: RequestedToolCall, trip: number, request: SubAgentRequest): Promise<ToolCallRecord> {
   const { run } = loop;
   const workflowId = childWorkflowId(call, trip);
   const budget = remainingBudget(loop.budget, run.requestUsage);
