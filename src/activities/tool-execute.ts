@@ -6,6 +6,7 @@ import { parseToolArguments, refusalReasonOf, toolCallResult, type ToolCallResul
 import type { ReplayAnswer } from "../contract/replay.js";
 import type { Message, RequestedToolCall } from "../contract/types.js";
 import { readRunPart, runRefOf } from "./run-reader.js";
+import { durationMs } from "../duration.js";
 import { RetryableToolError, ToolOutputError } from "../errors.js";
 import { limitsOf, parseOmittedArguments, truncateOutput, utf8Bytes } from "../limits.js";
 import { mcpSource } from "../contract/mcp-tools.js";
@@ -89,7 +90,8 @@ export function createToolExecute(registry: AgentRegistry) {
       return record({ input: raw, status: "refused", reason: `Invalid input for "${call.name}": ${z.prettifyError(parsed.error).replace(/\n/g, " ")}` });
     }
     if (!approved && (tool.needsApproval === true || (typeof tool.needsApproval === "function" && (await tool.needsApproval(parsed.data))))) {
-      return { approvalRequired: { input: raw, ...(tool.approvalTimeoutMs !== undefined ? { timeoutMs: tool.approvalTimeoutMs } : {}) } };
+      const timeoutMs = durationMs(tool.approvalTimeout);
+      return { approvalRequired: { input: raw, ...(timeoutMs !== undefined ? { timeoutMs } : {}) } };
     }
     if (tool.subAgent) return { subAgentCall: { input: raw, agent: tool.subAgent.agent.name, message: await tool.subAgent.toMessage(parsed.data) } };
     if (tool.handoff) {

@@ -13,6 +13,7 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { durationMs } from "../duration.js";
 import type { Tool } from "./define-tool.js";
 import type { AgentOptions } from "./options.js";
 
@@ -49,7 +50,7 @@ function describeDefinition(agent: VersionedDefinition, versionOf: (other: { rea
         description: tool.description,
         schema: tool.jsonSchema,
         needsApproval: tool.needsApproval,
-        approvalTimeoutMs: tool.approvalTimeoutMs,
+        approvalTimeoutMs: durationMs(tool.approvalTimeout), // in ms, as versions were fingerprinted before
         ...(tool.subAgent ? { subAgent: versionOf(tool.subAgent.agent) } : {}),
         ...(tool.handoff ? { handoff: { agent: versionOf(tool.handoff.agent), inputFilter: tool.handoff.inputFilter } } : {}),
       })),

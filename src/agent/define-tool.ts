@@ -1,6 +1,6 @@
 import type { Duration } from "@temporalio/common";
-import { msToNumber } from "@temporalio/common/lib/time.js";
 import { z } from "zod";
+import { durationMs, durationProblem } from "../duration.js";
 import { AgentOptionsError } from "../errors.js";
 import { checkKnownKeys, type KnownKeys } from "./known-keys.js";
 import type { Message } from "../contract/types.js";
@@ -43,7 +43,7 @@ export interface ToolOptions<Schema extends z.ZodType, Output, Context = unknown
    * `true`, or a function of the validated input. Default false.
    */
   needsApproval?: boolean | ((input: z.output<Schema>) => boolean | Promise<boolean>);
-  /** How long a call waits for approval before it is refused; default: as long as it takes. */
+  /** How long a call waits for approval before it is refused, e.g. `"2 hours"` or a number of milliseconds; default: as long as it takes. */
   approvalTimeout?: Duration;
   /**
    * `"activity"` (default): each call is an activity. `"local"`: a local activity, for fast,
@@ -79,7 +79,12 @@ export interface Tool<Input = any, Output = unknown> {
   readonly execute: (input: Input, context: ToolContext<any>) => Promise<Output> | Output;
   /** Whether a call needs a person's approval before it runs. */
   readonly needsApproval: boolean | ((input: Input) => boolean | Promise<boolean>);
-  /** How long a call waits for approval, in milliseconds; undefined: no limit. */
+  /** How long a call waits for approval, as given to `ai.tool()`; undefined: no limit. */
+  readonly approvalTimeout: Duration | undefined;
+  /**
+   * How long a call waits for approval, in milliseconds; undefined: no limit.
+   * @deprecated Read `approvalTimeout`, a `Duration` like every other duration of the API.
+   */
   readonly approvalTimeoutMs: number | undefined;
   /** Where each call runs. */
   readonly execution: Execution;
@@ -125,6 +130,9 @@ export function defineTool<Schema extends z.ZodType, Output, Context = unknown>(
   if (options.execution !== undefined && options.execution !== "activity" && options.execution !== "local") {
     throw new AgentOptionsError("execution", `tool "${options.name}": execution is "activity" or "local" (got ${JSON.stringify(options.execution)})`);
   }
+  if (options.approvalTimeout !== undefined && durationMs(options.approvalTimeout) === undefined) {
+    throw new AgentOptionsError("approvalTimeout", `tool "${options.name}": ${durationProblem(options.approvalTimeout)}`);
+  }
   if (typeof options.execute !== "function") {
     throw new AgentOptionsError("execute", `tool "${options.name}" needs an execute(input, context) function`);
   }
@@ -136,7 +144,8 @@ export function defineTool<Schema extends z.ZodType, Output, Context = unknown>(
     jsonSchema,
     execute: options.execute as Tool<z.output<Schema>, Output>["execute"],
     needsApproval: options.needsApproval ?? false,
-    approvalTimeoutMs: options.approvalTimeout === undefined ? undefined : msToNumber(options.approvalTimeout),
+    approvalTimeout: options.approvalTimeout,
+    approvalTimeoutMs: durationMs(options.approvalTimeout),
     execution: options.execution ?? "activity",
   };
 }

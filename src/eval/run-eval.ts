@@ -4,12 +4,14 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Client } from "@temporalio/client";
+import type { Duration } from "@temporalio/common";
 import pLimit from "p-limit";
 import type { AgentDefinition } from "../agent/agent-definition.js";
 import type { RunResult } from "../contract/types.js";
 import { buildReport, trialOutcome } from "./build-report.js";
 import { caseInputText, caseMetadata, type EvalCase } from "./eval-case.js";
 import { approvalDecisionsOf, evalRecordOf, observeToolCalls } from "./eval-record.js";
+import { durationMs, durationProblem } from "../duration.js";
 import { EvalOptionsError, EvalTimeoutError } from "./errors.js";
 import { EvalReport } from "./report.js";
 import type { EvalRow, EvalRun, TrialOutcome } from "./report-schema.js";
@@ -38,8 +40,8 @@ export interface EvalOptions<C extends EvalCase = EvalCase> {
   client?: Client;
   /** The task queue the agent's worker polls; default `TEMPORAL_TASK_QUEUE`, else `durable-agent`. */
   taskQueue?: string;
-  /** Milliseconds a run may take before it is terminated and counted as an infrastructure error. Default: no limit. */
-  timeout?: number;
+  /** How long a run may take before it is terminated and counted as an infrastructure error, e.g. "10 minutes" or a number of milliseconds. Default: no limit. */
+  timeout?: Duration;
   /** Called when every trial of a case has finished (the CLI prints a line per call). */
   onCaseFinished?: (progress: EvalProgress) => void;
   /**
@@ -103,15 +105,16 @@ function slug(text: string): string {
 async function runWithTimeout(agent: EvaluatedAgent, evalCase: EvalCase, workflowId: string, options: Pick<EvalOptions, "client" | "taskQueue" | "timeout" | "tools" | "unmatchedToolCalls">): Promise<RunResult> {
   const { input, context, replay } = runInputOf(evalCase, options);
   const handle = await startRun(agent, input, { client: options.client, taskQueue: options.taskQueue, workflowId, ...(context !== undefined ? { context } : {}) }, replay ? { replay } : {});
-  if (options.timeout === undefined) return handle.result();
+  const timeoutMs = durationMs(options.timeout, true);
+  if (timeoutMs === undefined) return handle.result();
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new EvalTimeoutError(workflowId, options.timeout!)), options.timeout);
+    timer = setTimeout(() => reject(new EvalTimeoutError(workflowId, timeoutMs)), timeoutMs);
   });
   try {
     return await Promise.race([handle.result(), expired]);
   } catch (error) {
-    if (EvalTimeoutError.isInstance(error)) await handle.workflow.terminate(`eval timeout of ${options.timeout} ms`).catch(() => undefined);
+    if (EvalTimeoutError.isInstance(error)) await handle.workflow.terminate(`eval timeout of ${timeoutMs} ms`).catch(() => undefined);
     throw error;
   } finally {
     clearTimeout(timer);
@@ -124,7 +127,7 @@ export async function runEval<C extends EvalCase>(agent: EvaluatedAgent, options
   validateReplay(options);
   const trials = positiveInteger("trials", options.trials, 1);
   const concurrency = positiveInteger("concurrency", options.concurrency, 4);
-  if (options.timeout !== undefined && !(options.timeout > 0)) throw new EvalOptionsError("timeout", `must be a positive number of milliseconds (got ${options.timeout})`);
+  if (options.timeout !== undefined && durationMs(options.timeout, true) === undefined) throw new EvalOptionsError("timeout", durationProblem(options.timeout, true));
   const limit = pLimit(concurrency);
   const startedAt = new Date();
   const pending = options.cases.map(() => trials);
