@@ -26,8 +26,10 @@ export interface CliWorkerOptions {
   searchAttributes?: boolean;
   /** Serve as one build of a Worker Deployment (`--deployment`, `--build-id`, `--versioning`). */
   deployment?: WorkerDeployment;
-  /** A connection to use; default one from TEMPORAL_ADDRESS and the TLS/API key variables. */
-  connection?: NativeConnection;
+  /** The connection: the CLI's (`CliConnection.workerConnection()`), or `dev`'s to its own server. */
+  connection: NativeConnection;
+  /** Default TEMPORAL_NAMESPACE, else default. */
+  namespace?: string;
 }
 
 /**
@@ -42,7 +44,8 @@ export async function createCliWorker(agents: Agent[], options: CliWorkerOptions
     return await createAgentWorker({
       agents,
       ...(options.taskQueue !== undefined ? { taskQueue: options.taskQueue } : {}),
-      ...(options.connection ? { connection: options.connection } : {}),
+      connection: options.connection,
+      ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
       ...(options.workflowBundle !== undefined ? { workflowBundle: { codePath: resolve(options.workflowBundle) } } : {}),
       ...(options.searchAttributes ? { searchAttributes: true } : {}),
       ...(options.deployment ? { deployment: options.deployment } : {}),

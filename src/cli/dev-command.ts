@@ -58,7 +58,7 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
     const worker = await createCliWorker(agents, { taskQueue, connection, workflowBundle: values["workflow-bundle"], searchAttributes: true });
     io.stdout(`Temporal dev server at ${server.address} (${server.executable}); Web UI at ${server.uiUrl}`);
     io.stdout(`Worker serving ${agents.map((agent) => `"${agent.name}"`).join(", ")} on task queue ${taskQueue}`);
-    io.stdout(`Try: TEMPORAL_ADDRESS=${server.address} npx durable-agent run ${agents[0]!.name} "Hello" --task-queue ${taskQueue}`);
+    io.stdout(`Try: npx durable-agent run ${agents[0]!.name} "Hello" --address ${server.address} --task-queue ${taskQueue}`);
     io.stdout("Ctrl-C to stop.");
     await worker.run();
     io.stdout("Stopped.");
@@ -74,4 +74,5 @@ export const devCommand: Command = {
   summary: "a local Temporal dev server with its Web UI, plus a worker for a module of agents",
   usage: USAGE,
   run,
+  noConnection: "dev starts a Temporal dev server of its own (choose its port with --port)",
 };

@@ -59,25 +59,29 @@ function untilStopped(): Promise<void> {
   });
 }
 
+/** Serves the codec until SIGINT/SIGTERM; resolves to the exit code. */
+async function serve(args: string[], io: CommandIO): Promise<number> {
+  const server = await startCodecServerFromArgs(args, io.stdout);
+  if (server === "help") {
+    io.stdout(USAGE);
+    return EXIT.ok;
+  }
+  await untilStopped();
+  await server.close();
+  return EXIT.ok;
+}
+
 /** `durable-agent codec-server`: runs until SIGINT/SIGTERM. */
 export const codecServerCommand: Command = {
   summary: "serve the payload codec to the Temporal UI (POST /encode, /decode)",
   usage: USAGE,
-  async run(args: string[], io: CommandIO): Promise<number> {
-    const server = await startCodecServerFromArgs(args, io.stdout);
-    if (server === "help") {
-      io.stdout(USAGE);
-      return EXIT.ok;
-    }
-    await untilStopped();
-    await server.close();
-    return EXIT.ok;
-  },
+  run: serve,
+  noConnection: "codec-server serves the payload codec to the Temporal UI and connects to no Temporal server",
 };
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const io: CommandIO = { stdout: (line) => console.log(line), stderr: (line) => console.error(line) };
-  codecServerCommand.run(process.argv.slice(2), io).then(
+  serve(process.argv.slice(2), io).then(
     (code) => process.exit(code),
     (error: unknown) => {
       io.stderr(error instanceof UsageError ? `${error.message}\n\n${USAGE}` : error instanceof Error ? error.message : String(error));
