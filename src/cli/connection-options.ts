@@ -40,6 +40,11 @@ export function connectionHelp(): string[] {
   return CONNECTION_OPTIONS.map((option, i) => `  ${left[i]!.padEnd(width)}  ${option.help}; else ${option.variable}`);
 }
 
+/** What the CLI prints for a connection that failed: the typed error's message, and where the CLI takes the address from. */
+export function connectionProblem(error: TemporalConnectionError | TlsConfigError): string {
+  return TemporalConnectionError.isInstance(error) ? `${error.message} (Or give --address <host:port>.)` : error.message;
+}
+
 /** Values of the connection options given, by flag name (`address`, `tls`, ...). */
 export type ConnectionValues = Record<string, string | boolean | undefined>;
 

@@ -25,7 +25,7 @@ import { parseReport, type EvalReport } from "../eval/report.js";
 import type { EvalProgress } from "../eval/run-eval.js";
 import type { Scorer } from "../eval/scorer.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
-import type { CliConnection } from "./connection-options.js";
+import { connectionProblem, type CliConnection } from "./connection-options.js";
 import { duration } from "./parse-options.js";
 
 const USAGE = `Usage: durable-agent eval <module> [options]
@@ -257,7 +257,7 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
   try {
     await connection.client();
   } catch (error) {
-    io.stderr(TemporalConnectionError.isInstance(error) || TlsConfigError.isInstance(error) ? error.message : `Cannot connect to Temporal at ${connection.settings().address}: ${(error as Error).message}`);
+    io.stderr(TemporalConnectionError.isInstance(error) || TlsConfigError.isInstance(error) ? connectionProblem(error) : `Cannot connect to Temporal at ${connection.settings().address}: ${(error as Error).message}`);
     return EXIT.infrastructure;
   }
   let report: EvalReport;

@@ -10,7 +10,7 @@ import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import { codecServerCommand } from "../codec/main.js";
 import { approveCommand, rejectCommand } from "./approval-commands.js";
 import { cancelCommand } from "./cancel-command.js";
-import { CliConnection, connectionHelp } from "./connection-options.js";
+import { CliConnection, connectionHelp, connectionProblem } from "./connection-options.js";
 import { deploymentCommand } from "./deployment-command.js";
 import { datasetCommand } from "./dataset-command.js";
 import { devCommand } from "./dev-command.js";
@@ -98,7 +98,7 @@ export async function main(argv: string[], io: CommandIO = CONSOLE): Promise<num
       return EXIT.usage;
     }
     if (TemporalConnectionError.isInstance(error) || TlsConfigError.isInstance(error)) {
-      io.stderr(error.message);
+      io.stderr(connectionProblem(error));
       return EXIT.infrastructure;
     }
     throw error;

@@ -5,7 +5,7 @@
  */
 import type { Worker } from "@temporalio/worker";
 import type { Agent } from "../agent/define-agent.js";
-import { startRun } from "../client/start-run.js";
+import { checkContext, startRun } from "../client/start-run.js";
 import { ContextValidationError, DurableAgentError } from "../errors.js";
 import { createCliWorker } from "./cli-worker.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
@@ -57,16 +57,26 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
   const context = values.context === undefined ? undefined : parseContext(values.context);
   const taskQueue = connection.settings(values["task-queue"]).taskQueue;
   let worker: Worker | undefined;
-  let agent: Agent | undefined;
   if (values.module !== undefined) {
     const agents = await loadAgents(values.module);
-    agent = agents.find((candidate) => candidate.name === agentName);
+    const agent = agents.find((candidate) => candidate.name === agentName);
     if (!agent) throw new UsageError(`The module ${values.module} has no agent named "${agentName}" (it exports ${agents.map((a) => `"${a.name}"`).join(", ")}).`);
+    if (context !== undefined) checkedContext(agent, context);
     worker = await createCliWorker(agents, { taskQueue, workflowBundle: values["workflow-bundle"], connection: await connection.workerConnection(), namespace: connection.settings().namespace });
   }
   const options: WatchOptions = { taskQueue, id: values.id, context, streamText: !values["no-stream-text"] && !values.json, json: values.json === true, localWorker: worker !== undefined };
-  const watching = watch(agent ?? agentName, input, options, connection, io);
+  const watching = watch(agentName, input, options, connection, io);
   return await (worker ? worker.runUntil(watching) : watching);
+}
+
+/** The agent's contextSchema accepts the context, or a `UsageError` says why not. */
+function checkedContext(agent: Agent, context: unknown): void {
+  try {
+    checkContext(agent.options.contextSchema, context);
+  } catch (error) {
+    if (ContextValidationError.isInstance(error)) throw new UsageError(`--context: ${error.message}`);
+    throw error;
+  }
 }
 
 /** `--context`: any JSON value. */
@@ -87,26 +97,19 @@ interface WatchOptions {
   localWorker: boolean;
 }
 
-async function watch(agent: Agent | string, input: string, options: WatchOptions, connection: CliConnection, io: CommandIO): Promise<number> {
-  const name = typeof agent === "string" ? agent : agent.name;
-  let handle;
-  try {
-    handle = await startRun(agent, input, {
-      client: await connection.client(),
-      taskQueue: options.taskQueue,
-      streamText: options.streamText,
-      ...(options.id !== undefined ? { id: options.id } : {}),
-      ...(options.context !== undefined ? { context: options.context } : {}),
-      // With a worker in this process the check is moot; else it runs at once (the CLI knows no worker is starting).
-      noWorkerWarningAfter: options.localWorker ? false : 0,
-      logger: { warn: (message) => io.stderr(`Warning: ${message} (Or give this command --module <file>.)`) },
-    });
-  } catch (error) {
-    if (ContextValidationError.isInstance(error)) throw new UsageError(`--context: ${error.message}`);
-    throw error;
-  }
+async function watch(agent: string, input: string, options: WatchOptions, connection: CliConnection, io: CommandIO): Promise<number> {
+  const handle = await startRun(agent, input, {
+    client: await connection.client(),
+    taskQueue: options.taskQueue,
+    streamText: options.streamText,
+    ...(options.id !== undefined ? { id: options.id } : {}),
+    ...(options.context !== undefined ? { context: options.context } : {}),
+    // With a worker in this process the check is moot; else it runs at once (the CLI knows no worker is starting).
+    noWorkerWarningAfter: options.localWorker ? false : 0,
+    logger: { warn: (message) => io.stderr(`Warning: ${message} (Or give this command --module <file>.)`) },
+  });
   if (options.json) return printResult(handle, io);
-  io.stdout(`Run ${handle.workflowId} of agent "${name}" on task queue ${options.taskQueue}`);
+  io.stdout(`Run ${handle.workflowId} of agent "${agent}" on task queue ${options.taskQueue}`);
   return followRun(handle, io, "run");
 }
 

@@ -27,7 +27,9 @@ Options:
 
 Environment:
   DURABLE_AGENT_CODEC_KEYS     id:base64key pairs, comma-separated (keys are 32 random bytes)
-  DURABLE_AGENT_CODEC_KEY_ID   the id that encrypts (needed when there are several keys)`;
+  DURABLE_AGENT_CODEC_KEY_ID   the id that encrypts (needed when there are several keys)
+
+Exit codes: 0 stopped by a signal; 2 the server did not start; 64 bad arguments, or no keys.`;
 
 /** Starts the codec server from command-line arguments; `UsageError` for bad ones, `"help"` for --help. */
 export async function startCodecServerFromArgs(args: string[], log: (line: string) => void): Promise<CodecServer | "help"> {
