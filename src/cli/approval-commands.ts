@@ -4,7 +4,7 @@
  */
 import { WorkflowNotFoundError } from "@temporalio/client";
 import { getRun, type RunHandle } from "../client/run-handle.js";
-import { ApprovalError } from "../errors.js";
+import { DurableAgentError } from "../errors.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import type { CliConnection } from "./connection-options.js";
 import { noSuchRun } from "./no-such-run.js";
@@ -52,7 +52,7 @@ async function decide(workflowId: string, callId: string, connection: CliConnect
     await send(handle);
     return EXIT.ok;
   } catch (error) {
-    if (error instanceof ApprovalError) io.stderr(`${error.name}: ${error.message}`);
+    if (DurableAgentError.isInstance(error)) io.stderr(`${error.name}: ${error.message}`); // ApprovalError and its kin: the run refused the decision
     else if (error instanceof WorkflowNotFoundError) io.stderr(noSuchRun(workflowId, connection));
     else throw error;
     return EXIT.failed;
