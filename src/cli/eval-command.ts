@@ -157,7 +157,7 @@ function parse(args: string[]): EvalArgs | "help" {
 /** \`--timeout\`: a duration; a bare number is the old form, in seconds. Default 10 minutes. */
 function timeoutOf(text: string | undefined): { timeoutMs: number; warnings: string[] } {
   if (text === undefined || !/^\s*\d+(\.\d+)?\s*$/.test(text)) return { timeoutMs: duration("timeout", text) ?? 600_000, warnings: [] };
-  const seconds = number("timeout", text, (n) => n > 0, "a positive duration such as 90s or 10m") as number;
+  const seconds = number("timeout", text, (n) => n > 0, 'a positive duration such as 90s, 10m or "1 hour"') as number;
   return { timeoutMs: seconds * 1000, warnings: [`--timeout ${text.trim()} (bare seconds) is deprecated: write --timeout ${text.trim()}s.`] };
 }
 
