@@ -114,7 +114,7 @@ describe("worker, run, trace and list against a worker in its own process", () =
   it("run of an agent the worker does not serve exits 1 naming the agents it does serve", async () => {
     const { code, stderr } = await cli(["run", "no-such-agent", "Hi", "--task-queue", queue]);
     expect(code).toBe(1);
-    expect(stderr).toContain('The run failed: UnknownAgentError: No agent named "no-such-agent" is registered on this worker (registered: "cli-coach", "cli-greeter", "cli-concierge")');
+    expect(stderr).toContain('The run failed: UnknownAgentError: No agent named "no-such-agent" is registered on this worker (registered: "cli-coach", "cli-concierge", "cli-greeter")');
   }, TIMEOUT);
 
   it("run --context --json: the context reaches the agent (its instructions name the user), and stdout is the run's result as JSON", async () => {
@@ -163,7 +163,7 @@ describe("run --module: a worker in the CLI's own process", () => {
   it("with --module, a --context the agent's contextSchema rejects exits 64 before any run starts", async () => {
     const { code, stderr } = await inProcess(["run", "cli-concierge", "Hi", "--module", AGENTS, "--context", '{"userId":7}', "--address", "127.0.0.1:1"]);
     expect(code).toBe(64);
-    expect(stderr).toContain("--context: Invalid run context: ✖ Invalid input: expected string, received number\n  → at userId");
+    expect(stderr).toContain("--context: Invalid run context: ✖ Invalid input: expected string, received number → at userId");
     expect(stderr).toContain("Usage: durable-agent run");
   });
 

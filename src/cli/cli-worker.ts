@@ -2,6 +2,7 @@
 import { existsSync } from "node:fs";
 import type { WorkerDeployment } from "../deployments/deployment-options.js";
 import { resolve } from "node:path";
+import { IllegalStateError } from "@temporalio/common";
 import type { NativeConnection, Worker } from "@temporalio/worker";
 import type { Agent } from "../agent/define-agent.js";
 import { DuplicateAgentError } from "../errors.js";
@@ -9,11 +10,18 @@ import { UsageError } from "./command.js";
 
 let runtimeInstalled = false;
 
-/** Temporal's runtime logs at WARN in the CLI; `Runtime.install` may run once per process. */
+/**
+ * Temporal's runtime logs at WARN in the CLI; `Runtime.install` may run once per process, before the
+ * runtime's first use. A process that runs `main` after installing its own (a test) keeps its own.
+ */
 export async function installCliRuntime(): Promise<void> {
   if (runtimeInstalled) return;
   const { DefaultLogger, Runtime } = await import("@temporalio/worker");
-  Runtime.install({ logger: new DefaultLogger("WARN") });
+  try {
+    Runtime.install({ logger: new DefaultLogger("WARN") });
+  } catch (error) {
+    if (!(error instanceof IllegalStateError)) throw error; // installed already: keep that one
+  }
   runtimeInstalled = true;
 }
 
@@ -26,8 +34,8 @@ export interface CliWorkerOptions {
   searchAttributes?: boolean;
   /** Serve as one build of a Worker Deployment (`--deployment`, `--build-id`, `--versioning`). */
   deployment?: WorkerDeployment;
-  /** The connection: the CLI's (`CliConnection.workerConnection()`), or `dev`'s to its own server. */
-  connection: NativeConnection;
+  /** Opens the worker's connection, after the options are checked: the CLI's (`CliConnection.workerConnection`), or `dev`'s to its own server. */
+  connect: () => Promise<NativeConnection>;
   /** Default TEMPORAL_NAMESPACE, else default. */
   namespace?: string;
 }
@@ -44,7 +52,7 @@ export async function createCliWorker(agents: Agent[], options: CliWorkerOptions
     return await createAgentWorker({
       agents,
       ...(options.taskQueue !== undefined ? { taskQueue: options.taskQueue } : {}),
-      connection: options.connection,
+      connection: await options.connect(),
       ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
       ...(options.workflowBundle !== undefined ? { workflowBundle: { codePath: resolve(options.workflowBundle) } } : {}),
       ...(options.searchAttributes ? { searchAttributes: true } : {}),

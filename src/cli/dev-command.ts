@@ -55,7 +55,7 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
   const connection = await NativeConnection.connect({ address: server.address });
   try {
     const taskQueue = temporalSettings({ taskQueue: values["task-queue"] }).taskQueue;
-    const worker = await createCliWorker(agents, { taskQueue, connection, workflowBundle: values["workflow-bundle"], searchAttributes: true });
+    const worker = await createCliWorker(agents, { taskQueue, connect: async () => connection, workflowBundle: values["workflow-bundle"], searchAttributes: true });
     io.stdout(`Temporal dev server at ${server.address} (${server.executable}); Web UI at ${server.uiUrl}`);
     io.stdout(`Worker serving ${agents.map((agent) => `"${agent.name}"`).join(", ")} on task queue ${taskQueue}`);
     io.stdout(`Try: npx durable-agent run ${agents[0]!.name} "Hello" --address ${server.address} --task-queue ${taskQueue}`);

@@ -230,7 +230,7 @@ async function runWithWorker(module: EvalModule, args: EvalArgs, connection: Cli
   }
   const taskQueue = `durable-agent-eval-${randomUUID()}`;
   io.stdout(`Starting a worker for agent "${module.agent.name}" on task queue ${taskQueue}...`);
-  const worker = await createCliWorker([module.agent], { taskQueue, namespace: connection.settings().namespace, connection: await connection.workerConnection(), workflowBundle: args.workflowBundle });
+  const worker = await createCliWorker([module.agent], { taskQueue, namespace: connection.settings().namespace, connect: () => connection.workerConnection(), workflowBundle: args.workflowBundle });
   io.stdout(`Running ${module.cases.length} case(s)...`);
   return worker.runUntil(module.agent.eval({ ...options, taskQueue }));
 }

@@ -44,7 +44,7 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
   if (atTrip === undefined) throw new UsageError("Say which trip to fork at: --trip <n> (trips count from 1).");
   const { taskQueue, namespace } = connection.settings(values["task-queue"]);
   let worker: Worker | undefined;
-  if (values.module !== undefined) worker = await createCliWorker(await loadAgents(values.module), { taskQueue, namespace, workflowBundle: values["workflow-bundle"], connection: await connection.workerConnection() });
+  if (values.module !== undefined) worker = await createCliWorker(await loadAgents(values.module), { taskQueue, namespace, workflowBundle: values["workflow-bundle"], connect: () => connection.workerConnection() });
   const watching = watch(positionals[0]!, atTrip, values.agent, taskQueue, await connection.client(), io);
   return await (worker ? worker.runUntil(watching) : watching);
 }

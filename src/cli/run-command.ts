@@ -62,7 +62,7 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
     const agent = agents.find((candidate) => candidate.name === agentName);
     if (!agent) throw new UsageError(`The module ${values.module} has no agent named "${agentName}" (it exports ${agents.map((a) => `"${a.name}"`).join(", ")}).`);
     if (context !== undefined) checkedContext(agent, context);
-    worker = await createCliWorker(agents, { taskQueue, workflowBundle: values["workflow-bundle"], connection: await connection.workerConnection(), namespace: connection.settings().namespace });
+    worker = await createCliWorker(agents, { taskQueue, workflowBundle: values["workflow-bundle"], connect: () => connection.workerConnection(), namespace: connection.settings().namespace });
   }
   const options: WatchOptions = { taskQueue, id: values.id, context, streamText: !values["no-stream-text"] && !values.json, json: values.json === true, localWorker: worker !== undefined };
   const watching = watch(agentName, input, options, connection, io);

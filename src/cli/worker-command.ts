@@ -41,7 +41,7 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
   const deployment = deploymentOf(values.deployment, values["build-id"], values.versioning);
   const agents = await loadAgents(positionals[0]!);
   const { taskQueue, namespace, address } = connection.settings(values["task-queue"]);
-  const worker = await createCliWorker(agents, { taskQueue, namespace, connection: await connection.workerConnection(), workflowBundle: values["workflow-bundle"], searchAttributes: values["search-attributes"], ...(deployment ? { deployment } : {}) });
+  const worker = await createCliWorker(agents, { taskQueue, namespace, connect: () => connection.workerConnection(), workflowBundle: values["workflow-bundle"], searchAttributes: values["search-attributes"], ...(deployment ? { deployment } : {}) });
   io.stdout(`durable-agent worker: serving ${agents.map((agent) => `"${agent.name}"`).join(", ")} on task queue ${taskQueue} at ${address} (Ctrl-C to stop)`);
   await worker.run();
   io.stdout("durable-agent worker: stopped");
