@@ -2,28 +2,11 @@
 import { existsSync } from "node:fs";
 import type { WorkerDeployment } from "../deployments/deployment-options.js";
 import { resolve } from "node:path";
-import { IllegalStateError } from "@temporalio/common";
 import type { NativeConnection, Worker } from "@temporalio/worker";
 import type { Agent } from "../agent/define-agent.js";
 import { DuplicateAgentError } from "../errors.js";
+import { installCliRuntime } from "./cli-runtime.js";
 import { UsageError } from "./command.js";
-
-let runtimeInstalled = false;
-
-/**
- * Temporal's runtime logs at WARN in the CLI; `Runtime.install` may run once per process, before the
- * runtime's first use. A process that runs `main` after installing its own (a test) keeps its own.
- */
-export async function installCliRuntime(): Promise<void> {
-  if (runtimeInstalled) return;
-  const { DefaultLogger, Runtime } = await import("@temporalio/worker");
-  try {
-    Runtime.install({ logger: new DefaultLogger("WARN") });
-  } catch (error) {
-    if (!(error instanceof IllegalStateError)) throw error; // installed already: keep that one
-  }
-  runtimeInstalled = true;
-}
 
 /** Options of `createCliWorker`. */
 export interface CliWorkerOptions {

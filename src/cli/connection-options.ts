@@ -7,7 +7,7 @@ import type { Client } from "@temporalio/client";
 import type { NativeConnection } from "@temporalio/worker";
 import { connectClient, temporalSecurityFromEnv, temporalSettings, type TemporalSecurity, type TemporalSettings } from "../client/connection.js";
 import { TemporalConnectionError, TlsConfigError } from "../errors.js";
-import { installCliRuntime } from "./cli-worker.js";
+import { installCliRuntime } from "./cli-runtime.js";
 
 /** One connection option: its flag, the variable it overrides, and its line in the help. */
 interface ConnectionOption {
