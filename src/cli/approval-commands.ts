@@ -46,7 +46,7 @@ function target(what: "approve" | "reject", positionals: string[]): [string, str
 }
 
 /** Sends the decision; a refusal or a missing run is printed and exits 1. */
-async function decide(workflowId: string, callId: string, connection: CliConnection, io: CommandIO, send: (handle: RunHandle) => Promise<void>): Promise<number> {
+async function decide(workflowId: string, connection: CliConnection, io: CommandIO, send: (handle: RunHandle) => Promise<void>): Promise<number> {
   const handle = await getRun(workflowId, { client: await connection.client() });
   try {
     await send(handle);
@@ -67,7 +67,7 @@ export const approveCommand: Command = {
     const { values, positionals } = parseOptions(argv, { by: { type: "string" }, note: { type: "string" } });
     if (values.help) return io.stdout(APPROVE_USAGE), EXIT.ok;
     const [workflowId, callId] = target("approve", positionals);
-    const code = await decide(workflowId, callId, connection, io, (handle) => handle.approve(callId, { ...(values.by !== undefined ? { by: values.by } : {}), ...(values.note !== undefined ? { note: values.note } : {}) }));
+    const code = await decide(workflowId, connection, io, (handle) => handle.approve(callId, { ...(values.by !== undefined ? { by: values.by } : {}), ...(values.note !== undefined ? { note: values.note } : {}) }));
     if (code === EXIT.ok) io.stdout(`Approved tool call ${callId} of run ${workflowId}${values.by !== undefined ? ` (by ${values.by})` : ""}.`);
     return code;
   },
@@ -83,7 +83,7 @@ export const rejectCommand: Command = {
     const [workflowId, callId] = target("reject", positionals);
     const reason = values.reason ?? "no reason given";
     if (reason.trim() === "") throw new UsageError("--reason is empty: say why, or leave it out.");
-    const code = await decide(workflowId, callId, connection, io, (handle) => handle.reject(callId, { reason, ...(values.by !== undefined ? { by: values.by } : {}) }));
+    const code = await decide(workflowId, connection, io, (handle) => handle.reject(callId, { reason, ...(values.by !== undefined ? { by: values.by } : {}) }));
     if (code === EXIT.ok) io.stdout(`Rejected tool call ${callId} of run ${workflowId}${values.by !== undefined ? ` (by ${values.by})` : ""}: ${reason}`);
     return code;
   },

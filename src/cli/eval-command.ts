@@ -31,8 +31,9 @@ import { duration } from "./parse-options.js";
 const USAGE = `Usage: durable-agent eval <module> [options]
 
 Runs the eval that <module> exports: \`agent\` (from ai.agent), \`cases\` ({ name, input }[]),
-\`scorers\`, and optionally \`trials\`. Connects to --address, else TEMPORAL_ADDRESS (default localhost:7233), and
-runs a worker for the agent in this process on a fresh task queue, unless --task-queue is given.
+\`scorers\`, and optionally \`trials\`. Connects to --address, else TEMPORAL_ADDRESS (default
+localhost:7233), and runs a worker for the agent in this process on a fresh task queue, unless
+--task-queue is given.
 
 Options:
   --trials <n>             runs per case (default: the module's \`trials\`, else 1)

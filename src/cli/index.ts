@@ -59,7 +59,7 @@ function help(): string {
 }
 
 /** The version in the package's package.json (two folders up from src/cli and from dist/cli). */
-export function packageVersion(): string {
+function packageVersion(): string {
   const file = fileURLToPath(new URL("../../package.json", import.meta.url));
   return (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
 }
