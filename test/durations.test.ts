@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createCoach } from "../examples/evals/coach-agent.js";
-import { AgentOptionsError, ai, EvalOptionsError } from "../src/index.js";
+import { AgentOptionsError, ai, EvalOptionsError, type Tool } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { runMain } from "./cli-helpers.js";
 import { swap, updatePlanTool } from "./contract-helpers.js";
@@ -59,6 +59,17 @@ describe("options.approvalTimeout (ai.tool, agent.asTool)", () => {
     const model = await startScriptedModel([swap(), "It timed out."]);
     const agent = ai.agent({ name: "ms-approval", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [ai.tool({ name: "update_plan", input, execute, needsApproval: true, approvalTimeout: 500 })] });
     const result = await withWorker(harness, [agent], ({ taskQueue }) => agent.run("Swap squats for lunges", { client: harness.client, taskQueue }));
+    await model.close();
+    expect(result.toolCalls).toMatchObject([{ status: "refused", reason: "no approval within 500 ms" }]);
+  });
+
+  it("a tool of the old shape, with only the deprecated approvalTimeoutMs, keeps its timeout and its agent's version", async () => {
+    const model = await startScriptedModel([swap(), "It timed out."]);
+    const define = (tool: Tool) => ai.agent({ name: "old-shape", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [tool] });
+    const current = ai.tool({ name: "update_plan", input, execute, needsApproval: true, approvalTimeout: "500ms" });
+    const old = define({ ...current, approvalTimeout: undefined, approvalTimeoutMs: 500 });
+    expect(old.version).toBe(define(current).version);
+    const result = await withWorker(harness, [old], ({ taskQueue }) => old.run("Swap squats for lunges", { client: harness.client, taskQueue }));
     await model.close();
     expect(result.toolCalls).toMatchObject([{ status: "refused", reason: "no approval within 500 ms" }]);
   });

@@ -1,12 +1,11 @@
 import { Context, log } from "@temporalio/activity";
 import { z } from "zod";
 import type { Agent } from "../agent/define-agent.js";
-import type { Tool } from "../agent/define-tool.js";
+import { approvalTimeoutMsOf, type Tool } from "../agent/define-tool.js";
 import { parseToolArguments, refusalReasonOf, toolCallResult, type ToolCallResult } from "../contract/tool-result.js";
 import type { ReplayAnswer } from "../contract/replay.js";
 import type { Message, RequestedToolCall } from "../contract/types.js";
 import { readRunPart, runRefOf } from "./run-reader.js";
-import { durationMs } from "../duration.js";
 import { RetryableToolError, ToolOutputError } from "../errors.js";
 import { limitsOf, parseOmittedArguments, truncateOutput, utf8Bytes } from "../limits.js";
 import { mcpSource } from "../contract/mcp-tools.js";
@@ -90,7 +89,7 @@ export function createToolExecute(registry: AgentRegistry) {
       return record({ input: raw, status: "refused", reason: `Invalid input for "${call.name}": ${z.prettifyError(parsed.error).replace(/\n/g, " ")}` });
     }
     if (!approved && (tool.needsApproval === true || (typeof tool.needsApproval === "function" && (await tool.needsApproval(parsed.data))))) {
-      const timeoutMs = durationMs(tool.approvalTimeout);
+      const timeoutMs = approvalTimeoutMsOf(tool);
       return { approvalRequired: { input: raw, ...(timeoutMs !== undefined ? { timeoutMs } : {}) } };
     }
     if (tool.subAgent) return { subAgentCall: { input: raw, agent: tool.subAgent.agent.name, message: await tool.subAgent.toMessage(parsed.data) } };

@@ -80,7 +80,7 @@ export interface Tool<Input = any, Output = unknown> {
   /** Whether a call needs a person's approval before it runs. */
   readonly needsApproval: boolean | ((input: Input) => boolean | Promise<boolean>);
   /** How long a call waits for approval, as given to `ai.tool()`; undefined: no limit. */
-  readonly approvalTimeout: Duration | undefined;
+  readonly approvalTimeout?: Duration | undefined;
   /**
    * How long a call waits for approval, in milliseconds; undefined: no limit.
    * @deprecated Read `approvalTimeout`, a `Duration` like every other duration of the API.
@@ -106,6 +106,11 @@ export interface HandoffLink {
   readonly agent: { readonly name: string };
   /** Trims the conversation the next agent sees; gets it up to (not including) the answer that handed off. */
   readonly inputFilter?: (messages: Message[]) => Message[] | Promise<Message[]>;
+}
+
+/** How long a call of the tool waits for approval, in milliseconds: from `approvalTimeout`, else from a tool made with only the deprecated `approvalTimeoutMs`. */
+export function approvalTimeoutMsOf(tool: Tool): number | undefined {
+  return tool.approvalTimeout !== undefined ? durationMs(tool.approvalTimeout) : tool.approvalTimeoutMs;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
