@@ -1,7 +1,7 @@
 import { Context, log } from "@temporalio/activity";
 import { z } from "zod";
 import type { Agent } from "../agent/define-agent.js";
-import type { HandoffLink, SubAgentLink, Tool } from "../agent/define-tool.js";
+import { approvalTimeoutMsOf, type HandoffLink, type SubAgentLink, type Tool } from "../agent/define-tool.js";
 import type { ToolExecuteInput } from "../core/activity-types.js";
 import { defined } from "../core/defined.js";
 import { parseToolArguments, refusalReasonOf, toolCallResult, type ToolCallResult } from "../core/tool-result.js";
@@ -147,7 +147,7 @@ function askApproval(tool: Tool, input: unknown): ApprovalRequired {
   return {
     kind: "approval-required",
     input,
-    ...defined({ timeoutMs: tool.approvalTimeoutMs }),
+    ...defined({ timeoutMs: approvalTimeoutMsOf(tool) }),
   };
 }
 
