@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, type RunHandle, type StreamedRunEvent } from "../src/index.js";
+import { ai, type RunHandle } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { reprompts, swap } from "./support/contract-helpers.js";
+import { approvalRequested, type ApprovalEvent } from "./support/approval-helpers.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 
 let harness: Harness;
@@ -10,14 +11,6 @@ beforeAll(async () => {
   harness = await connectHarness();
 });
 afterAll(() => harness.close());
-
-type ApprovalEvent = Extract<StreamedRunEvent, { type: "approval" }>;
-
-/** Resolves with the first approval request the run's stream shows. */
-async function approvalRequested(handle: RunHandle): Promise<ApprovalEvent> {
-  for await (const event of handle.stream()) if (event.type === "approval" && event.outcome === "requested") return event;
-  throw new Error("the run ended without asking for approval");
-}
 
 function approvalAgent(baseURL: string, executed: unknown[], options: { approvalTimeout?: string; needsApproval?: boolean | ((input: { to: string }) => boolean) } = {}) {
   return ai.agent({

@@ -5,11 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, type RunHandle, type StreamedRunEvent } from "../src/index.js";
+import { ai, type RunHandle } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { RunEventRenderer } from "../src/cli/format-run.js";
 import { runMain } from "./support/cli-helpers.js";
 import { swap } from "./support/contract-helpers.js";
+import { approvalRequested } from "./support/approval-helpers.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 
 let harness: Harness;
@@ -17,13 +18,6 @@ beforeAll(async () => {
   harness = await connectHarness();
 });
 afterAll(() => harness.close());
-
-type ApprovalEvent = Extract<StreamedRunEvent, { type: "approval" }>;
-
-async function approvalRequested(handle: RunHandle): Promise<ApprovalEvent> {
-  for await (const event of handle.stream()) if (event.type === "approval" && event.outcome === "requested") return event;
-  throw new Error("the run ended without asking for approval");
-}
 
 /** A run of an agent whose tool needs approval, waiting on its first call; `decide` gets the run and the call. */
 async function withWaitingRun(script: ScriptedTurn[], decide: (run: { handle: RunHandle; callId: string; address: string; executed: unknown[]; model: ScriptedModel }) => Promise<void>): Promise<void> {

@@ -4,10 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, AgentOptionsError, MCP_IDEMPOTENCY_KEY, McpServerError, type RunHandle, type RunResult, type StreamedRunEvent } from "../src/index.js";
+import { ai, AgentOptionsError, MCP_IDEMPOTENCY_KEY, McpServerError, type RunResult } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { startHttpMcpServer, startSseMcpServer, type HttpMcpFixture } from "./fixtures/mcp/http-server.js";
 import { activityDurations, activitySummaries, stdioToolset } from "./support/mcp-helpers.js";
+import { approvalRequested } from "./support/approval-helpers.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 
 let harness: Harness;
@@ -197,11 +198,6 @@ describe("ai.mcp options", () => {
 });
 
 /** Resolves with the first approval request the run's stream shows. */
-async function approvalRequested(handle: RunHandle) {
-  for await (const event of handle.stream()) if (event.type === "approval" && event.outcome === "requested") return event as Extract<StreamedRunEvent, { type: "approval" }>;
-  throw new Error("the run ended without asking for approval");
-}
-
 describe("MCP calls in a durable run", () => {
   it("needsApproval (a list of names) pauses before an MCP call; approve runs it, reject refuses it without calling", async () => {
     const model = await startScriptedModel([{ toolCalls: [call("gym__lookup_exercise", { name: "lunges" }), call("gym__whoami")] }, "Looked it up."]);
