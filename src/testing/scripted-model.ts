@@ -1,9 +1,10 @@
 /**
- * A scripted OpenAI-compatible Chat Completions server on loopback: the one stand-in for a real
- * model. The real `openai` client talks to it over HTTP, streamed (SSE) or not.
+ * A scripted OpenAI-compatible Chat Completions server on loopback, the stand-in for the model of
+ * `ai.openai()`. The real `openai` client talks to it over HTTP, streamed (SSE) or not. The
+ * scripted Anthropic, Gemini and Responses servers sit beside it (scripted-provider.ts).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { ServerResponse } from "node:http";
+import { cut, exhaustedMessage, isRawTurn, isStatusTurn, scriptHandler, startScriptedServer, writeRaw, writeStatus, type RawTurn, type StatusTurn, type StreamCut } from "./scripted-server.js";
 
 /** A tool call the scripted model makes. `arguments` is sent as JSON, or as-is when a string. */
 export interface ScriptedToolCall {
@@ -11,31 +12,6 @@ export interface ScriptedToolCall {
   arguments?: unknown;
   id?: string;
 }
-
-/**
- * A hostile or broken answer, sent exactly as given: a raw body (malformed SSE, a truncated
- * stream, invalid UTF-8, empty choices, HTML from a proxy), with any status and content type.
- */
-export interface RawTurn {
-  /** The response body; an array is written piece by piece, in order. */
-  raw: string | Uint8Array | Array<string | Uint8Array>;
-  /** Default 200. */
-  status?: number;
-  /** Default `text/event-stream`. */
-  contentType?: string;
-  headers?: Record<string, string>;
-  /** Drop the connection once the body has been sent, instead of ending the response (a stream cut off in transit). */
-  hangUp?: boolean;
-}
-
-/** How a stream cut by `cutAfterChunks` breaks. */
-export type StreamCut =
-  /** The socket is destroyed: undici's `terminated` ← `other side closed` (UND_ERR_SOCKET). */
-  | "close"
-  /** A TCP reset, shortly after the chunks: `terminated` ← ECONNRESET. */
-  | "reset"
-  /** The response ends cleanly, without the final chunk and `[DONE]`: "missing finish_reason". */
-  | "end";
 
 /** Token usage as an OpenAI answer reports it. */
 export interface ScriptedUsage {
@@ -75,11 +51,7 @@ export interface ScriptedAnswer {
 }
 
 /** One scripted answer: text, tool calls, an HTTP error, or a raw body. A plain string is a text answer. */
-export type ScriptedTurn =
-  | string
-  | ScriptedAnswer
-  | { status: number; body?: unknown; headers?: Record<string, string> }
-  | RawTurn;
+export type ScriptedTurn = string | ScriptedAnswer | StatusTurn | RawTurn;
 
 /** A chat completions request the server received. */
 export interface ScriptedRequest {
@@ -136,95 +108,35 @@ export interface ScriptedModelOptions {
  * a 400 error saying so; with a function, every request gets what it returns.
  */
 export async function startScriptedModel(script: ScriptedTurn[] | ScriptHandler, options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
-  const requests: ScriptedRequest[] = [];
-  const handler: ScriptHandler = typeof script === "function" ? script : ({ index }) => script[index] ?? exhausted(index, script.length);
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error) => {
-      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: { message: `scripted model: ${(error as Error).message}`, type: "server_error" } }));
-    });
-  });
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
-      res.writeHead(404, { "content-type": "application/json" });
-      res.end(JSON.stringify({ error: { message: `scripted model: no route ${req.method} ${req.url}`, type: "invalid_request_error" } }));
-      return;
-    }
-    const body = JSON.parse(await readBody(req)) as ScriptedRequest["body"];
-    const request: ScriptedRequest = {
-      index: requests.length,
-      body,
-      authorization: req.headers.authorization,
-      closed: new Promise<void>((resolve) => res.once("close", () => resolve())),
-    };
-    requests.push(request);
-    const turn = await handler(request);
-    if (typeof turn === "object" && "raw" in turn) {
-      writeRaw(res, turn);
-      return;
-    }
-    if (typeof turn === "object" && "status" in turn) {
-      res.writeHead(turn.status, { "content-type": "application/json", ...turn.headers });
-      res.end(JSON.stringify(turn.body ?? { error: { message: `scripted error ${turn.status}`, type: "scripted_error" } }));
-      return;
-    }
-    const scripted = typeof turn === "string" ? { text: turn } : turn;
-    const fallback = typeof options.usage === "function" ? options.usage(request) : options.usage;
-    const answer: Answer = { ...scripted, usage: scripted.usage === null ? undefined : (scripted.usage ?? fallback) };
-    const completion = { id: `chatcmpl-scripted-${request.index}`, created: Math.floor(Date.now() / 1000), model: body.model };
-    const pace = answer.chunksPerSecond ?? options.chunksPerSecond;
-    if (body.stream) await writeStream(res, completion, answer, { chunkSize: answer.chunkSize ?? options.chunkSize ?? 8, ...(pace ? { chunksPerSecond: pace } : {}) }, request);
-    else writeCompletion(res, completion, answer, () => {
-      if (answer.usage) request.usageServed = withTotal(answer.usage);
-    });
-  }
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  const handler = scriptHandler<ScriptedRequest, ScriptedTurn>(script, (index, length) => ({ status: 400, body: errorBody(exhaustedMessage(index, length), 400) }));
+  const server = await startScriptedServer<ScriptedRequest>(
+    {
+      matches: (method, path) => method === "POST" && path.endsWith("/chat/completions"),
+      record: ({ index, body, headers, closed }) => ({ index, body: body as ScriptedRequest["body"], authorization: headers.authorization, closed }),
+      respond: async (request, res) => {
+        const turn = await handler(request);
+        if (isRawTurn(turn)) return writeRaw(res, turn);
+        if (isStatusTurn(turn)) return writeStatus(res, { ...turn, body: turn.body ?? { error: { message: `scripted error ${turn.status}`, type: "scripted_error" } } });
+        const scripted = typeof turn === "string" ? { text: turn } : turn;
+        const fallback = typeof options.usage === "function" ? options.usage(request) : options.usage;
+        const answer: Answer = { ...scripted, usage: scripted.usage === null ? undefined : (scripted.usage ?? fallback) };
+        const completion = { id: `chatcmpl-scripted-${request.index}`, created: Math.floor(Date.now() / 1000), model: request.body.model };
+        const pace = answer.chunksPerSecond ?? options.chunksPerSecond;
+        if (request.body.stream) await writeStream(res, completion, answer, { chunkSize: answer.chunkSize ?? options.chunkSize ?? 8, ...(pace ? { chunksPerSecond: pace } : {}) }, request);
+        else
+          writeCompletion(res, completion, answer, () => {
+            if (answer.usage) request.usageServed = withTotal(answer.usage);
+          });
+      },
+      errorBody,
+    },
+    options.port,
+  );
+  return { baseURL: `${server.origin}/v1`, requests: server.requests, close: server.close };
 }
 
-function writeRaw(res: ServerResponse, turn: RawTurn): void {
-  res.writeHead(turn.status ?? 200, { "content-type": turn.contentType ?? "text/event-stream", ...turn.headers });
-  const pieces = Array.isArray(turn.raw) ? turn.raw : [turn.raw];
-  if (!turn.hangUp) {
-    for (const piece of pieces) res.write(piece);
-    res.end();
-    return;
-  }
-  res.flushHeaders();
-  pieces.forEach((piece, i) => res.write(piece, i === pieces.length - 1 ? () => cut(res, "close") : undefined));
-  if (pieces.length === 0) setImmediate(() => cut(res, "close"));
-}
-
-/** Breaks a response whose chunks have been sent. */
-function cut(res: ServerResponse, by: StreamCut): void {
-  if (by === "end") res.end();
-  else if (by === "reset") setTimeout(() => res.socket?.resetAndDestroy(), RESET_DELAY_MS);
-  else res.socket?.destroy();
-}
-
-/** A reset sent at once can reach undici as a plain close; after a moment it arrives as ECONNRESET. */
-const RESET_DELAY_MS = 20;
-
-function exhausted(index: number, length: number): ScriptedTurn {
-  return { status: 400, body: { error: { message: `scripted model: request #${index + 1} has no scripted turn (the script has ${length})`, type: "invalid_request_error" } } };
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
+function errorBody(message: string, status: number) {
+  return { error: { message, type: status === 500 ? "server_error" : "invalid_request_error" } };
 }
 
 type Answer = Omit<ScriptedAnswer, "usage"> & { usage?: ScriptedUsage };
