@@ -8,6 +8,7 @@ import { defineTool } from "./agent/define-tool.js";
 import { getRun } from "./client/run-handle.js";
 import { connectClient } from "./client/connection.js";
 import { openai } from "./models/openai-model.js";
+import { model } from "./models/ai-sdk-model.js";
 import { defineMcp } from "./mcp/index.js";
 import { createAgentWorker } from "./worker.js";
 import { requiredToolCalled } from "./eval/scorers/required-tool-called.js";
@@ -29,6 +30,8 @@ export const ai = {
   mcp: defineMcp,
   /** A model reference for an OpenAI-compatible Chat Completions API. */
   openai,
+  /** An AI SDK language model (any provider package's: Anthropic, Gemini, OpenAI Responses, Bedrock, OpenAI-compatible) with settings. */
+  model,
   /** Creates a worker that runs the given agents' durable runs. */
   worker: createAgentWorker,
   /** Re-attaches to a run by workflow id, from any process. */
@@ -61,6 +64,9 @@ export type * from "./agent/options.js";
 export { McpToolset, MCP_IDEMPOTENCY_KEY, type McpOptions, type McpStdioOptions, type McpHttpOptions, type McpCommonOptions, type McpListedTool, type McpApprovalCandidate, type McpToolOutput, type McpContentPart, type McpToolDefinition } from "./mcp/index.js";
 export type { AsToolOptions, Handoff, HandoffOptions } from "./subagents/index.js";
 export type { ModelReference, ModelSettings, OpenAIModelSettings } from "./models/openai-model.js";
+export type { AiSdkModelReference, AiSdkModelSettings, LanguageModel, LanguageModelSpecification, ProviderOptions } from "./models/ai-sdk-model.js";
+export { LANGUAGE_MODEL_SPECIFICATIONS } from "./models/ai-sdk-model.js";
+export type { AgentModel } from "./models/agent-model.js";
 export type { Budget, ModelPricing, RunUsage, Usage } from "./core/usage.js";
 export type { RunOptions } from "./client/start-run.js";
 export type { RunLogger } from "./client/no-worker-warning.js";

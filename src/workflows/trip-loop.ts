@@ -142,8 +142,9 @@ async function executeTool(loop: TripLoop, call: RequestedToolCall, trip: number
   const hasContext = loop.ctx.context !== undefined;
   const replay = playbackAnswer(loop.ctx.playback, call); // in a playback: the recorded outcome, or a refusal
   try {
+    // The call without its provider metadata: the answer in the history already holds it.
     const execute = (approved: boolean) =>
-      tools[ACTIVITY.toolExecute].executeWithOptions({ summary: replay ? `${summary} (replayed)` : summary }, [{ agent: spec.name, call, trip, ...(approved ? { approved } : {}), ...(hasContext ? { hasContext } : {}), ...(replay ? { replay } : {}) }]);
+      tools[ACTIVITY.toolExecute].executeWithOptions({ summary: replay ? `${summary} (replayed)` : summary }, [{ agent: spec.name, call: { id: call.id, name: call.name, arguments: call.arguments }, trip, ...(approved ? { approved } : {}), ...(hasContext ? { hasContext } : {}), ...(replay ? { replay } : {}) }]);
     let outcome = await execute(false);
     if ("approvalRequired" in outcome) {
       const { input, timeoutMs } = outcome.approvalRequired;
