@@ -110,9 +110,14 @@ function blocks(answer: WireAnswer, request: ScriptedProviderRequest<ScriptedAnt
   return out;
 }
 
-/** `@ai-sdk/anthropic` asks for JSON through a `json` tool it forces, for models without native structured output. */
+/**
+ * `@ai-sdk/anthropic` asks a model without native structured output for JSON through a `json`
+ * tool and a required tool call (`tool_choice` `any`, or `tool` naming it).
+ */
 function forcesJsonTool(body: ScriptedAnthropicBody): boolean {
-  return body.tool_choice?.type === "tool" && body.tool_choice.name === "json";
+  const choice = body.tool_choice;
+  const offered = body.tools?.some((tool) => tool.name === "json") === true;
+  return offered && (choice?.type === "any" || (choice?.type === "tool" && choice.name === "json"));
 }
 
 function stopReason(answer: WireAnswer, request: ScriptedProviderRequest<ScriptedAnthropicBody>): string {

@@ -71,7 +71,7 @@ export interface ScriptedProviderAnswer {
   text?: string;
   /**
    * A JSON answer (structured output): sent as the answer's text, or, when an Anthropic request
-   * asks for JSON through a forced `json` tool, as that tool's call.
+   * asks for JSON through a `json` tool it requires, as that tool's call.
    */
   json?: unknown;
   /** Tool calls, in order; more than one is a parallel tool call. */
