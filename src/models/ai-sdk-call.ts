@@ -14,7 +14,7 @@ import type { LanguageModelV4CallOptions, LanguageModelV4FunctionTool } from "@a
 import { AgentOptionsError } from "../errors.js";
 import { parallelToolCallsOption, type AiSdkModelReference, type AiSdkModelSettings, type ProviderOptions } from "./ai-sdk-model.js";
 import { generatedAnswer, StreamedAnswer, type AiSdkAnswer, type CallWarning } from "./ai-sdk-answer.js";
-import { ContentFilterError, isApiCallError, ProviderStreamError, StreamCutError } from "./ai-sdk-errors.js";
+import { ContentFilterError, isAnyAiSdkError, ProviderStreamError, StreamCutError } from "./ai-sdk-errors.js";
 import { promptFor, takesImagesInToolResults, toLanguageModelPrompt } from "./ai-sdk-prompt.js";
 import type { ModelCallAnswer, ModelCallRequest } from "./model-call-request.js";
 import type { ModelSettings } from "./model-settings.js";
@@ -69,7 +69,8 @@ async function callOnce(model: AiSdkModelReference, request: ModelCallRequest, o
       const { value: part, done } = await reader.read();
       if (done) break;
       const failed = collected.add(part);
-      if (failed) throw isApiCallError(failed.error) ? failed.error : new ProviderStreamError(failed.error);
+      // The AI SDK's own errors (an API call error, a chunk it could not parse) as they are; anything else the provider sent, wrapped.
+      if (failed) throw isAnyAiSdkError(failed.error) ? failed.error : new ProviderStreamError(failed.error);
       if (part.type === "stream-start" && judgeWarnings(model, settings, request, options, collected.warnings) === "no-json-mode") return "no-json-mode";
       if (part.type === "finish") {
         const usage = collected.answer(pricing).usage;

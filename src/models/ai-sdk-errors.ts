@@ -21,6 +21,11 @@ export function isAiSdkError(error: unknown, name: string): error is Error {
   return (error as { name?: unknown }).name === name && (error as Record<symbol, unknown>)[marker] === true;
 }
 
+/** Whether `error` is any of the AI SDK's own errors (its `Symbol.for("vercel.ai.error")` marker). */
+export function isAnyAiSdkError(error: unknown): error is Error {
+  return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[Symbol.for("vercel.ai.error")] === true;
+}
+
 /** Whether `error` is the AI SDK's `APICallError` (an HTTP call to the provider failed). */
 export function isApiCallError(error: unknown): error is AiSdkApiCallError {
   return isAiSdkError(error, "AI_APICallError");

@@ -113,20 +113,6 @@ export const MODEL_ERROR_TABLE: readonly ModelErrorRow[] = [
   { error: "APIConnectionError ← a response that is not HTTP/1.1 (HPE_*, UND_ERR_HEADERS_OVERFLOW)", fault: "transient", why: "a proxy sent garbage; the next connection may not", matches: both(connection, hasCode(/^(HPE_|UND_ERR_HEADERS_OVERFLOW$)/)) },
   { error: "APIConnectionError (any other cause)", fault: "transient", why: "no response: nothing says the next attempt fails too", matches: connection },
   { error: "an API key or header that is not a valid HTTP header value", fault: "permanent", why: "fetch refuses the request before sending it", matches: messageIn(/is an invalid header value/) },
-  // The stream broke after it started.
-  { error: "terminated ← UND_ERR_SOCKET (the server or a proxy closed the socket mid-stream)", fault: "transient", why: "a connection lost mid-answer", matches: both(messageIn(/^terminated$/), hasCode(/^UND_ERR_SOCKET$/)) },
-  { error: "terminated ← ECONNRESET / EPIPE (a TCP reset mid-stream)", fault: "transient", why: "a connection lost mid-answer", matches: both(messageIn(/^terminated$/), hasCode(/^(ECONNRESET|EPIPE)$/)) },
-  { error: "terminated (any other cause: UND_ERR_BODY_TIMEOUT, UND_ERR_RES_CONTENT_LENGTH_MISMATCH, ...)", fault: "transient", why: "the body stopped arriving", matches: messageIn(/^terminated$/) },
-  { error: "Premature close (ERR_STREAM_PREMATURE_CLOSE, from a fetch built on Node streams)", fault: "transient", why: "a connection lost mid-answer", matches: hasCode(/^ERR_STREAM_PREMATURE_CLOSE$/) },
-  { error: "missing finish_reason (the body ended without the final chunk)", fault: "transient", why: "the server stopped mid-answer", matches: streamHelper(/^missing finish_reason for choice/) },
-  { error: "request ended without sending any chunks (an empty event stream)", fault: "transient", why: "the server closed the stream before its first chunk", matches: streamHelper(/^(request ended without sending any chunks|stream ended without producing a ChatCompletion)$/) },
-  { error: "a chunk that is not JSON (SyntaxError)", fault: "transient", why: "a garbled chunk; the next answer may be whole", matches: (e) => causeChain(e).some((c) => c instanceof SyntaxError) },
-  {
-    error: "a chunk of the wrong shape (missing role, tool call fields; TypeError in the stream helper)",
-    fault: "transient",
-    why: "a garbled chunk; the next answer may be whole",
-    matches: (e) => streamHelper(/^(missing |tool call snapshot missing |no tool call snapshot)/)(e) || causeChain(e).some((c) => c instanceof TypeError),
-  },
   // AI SDK models (ai.model()): the provider package's errors, and what the AI SDK path raises.
   { error: "AgentOptionsError: a setting the provider does not support (its unsupported warning)", fault: "permanent", why: "the provider would ignore or change the setting on every attempt", matches: (e) => AgentOptionsError.isInstance(e) },
   { error: "LoadAPIKeyError / LoadSettingError (AI SDK: no API key or setting for the provider)", fault: "permanent", why: "a setting of the worker", matches: aiSdk("AI_LoadAPIKeyError", "AI_LoadSettingError") },
@@ -146,6 +132,20 @@ export const MODEL_ERROR_TABLE: readonly ModelErrorRow[] = [
   { error: "a stream cut mid-answer (AI SDK: no finish part, or finish reason interrupted / error)", fault: "transient", why: "a connection lost mid-answer", matches: (e) => e instanceof StreamCutError },
   { error: "the provider's content filter stopped the answer (AI SDK: finish reason content-filter)", fault: "permanent", why: "the same request ends the same way", matches: (e) => e instanceof ContentFilterError },
   { error: "JSONParseError / TypeValidationError / InvalidResponseDataError (AI SDK: a garbled chunk or answer)", fault: "transient", why: "a garbled answer; the next may be whole", matches: aiSdk("AI_JSONParseError", "AI_TypeValidationError", "AI_InvalidResponseDataError", "AI_EmptyResponseBodyError", "AI_NoContentGeneratedError") },
+  // The stream broke after it started.
+  { error: "terminated ← UND_ERR_SOCKET (the server or a proxy closed the socket mid-stream)", fault: "transient", why: "a connection lost mid-answer", matches: both(messageIn(/^terminated$/), hasCode(/^UND_ERR_SOCKET$/)) },
+  { error: "terminated ← ECONNRESET / EPIPE (a TCP reset mid-stream)", fault: "transient", why: "a connection lost mid-answer", matches: both(messageIn(/^terminated$/), hasCode(/^(ECONNRESET|EPIPE)$/)) },
+  { error: "terminated (any other cause: UND_ERR_BODY_TIMEOUT, UND_ERR_RES_CONTENT_LENGTH_MISMATCH, ...)", fault: "transient", why: "the body stopped arriving", matches: messageIn(/^terminated$/) },
+  { error: "Premature close (ERR_STREAM_PREMATURE_CLOSE, from a fetch built on Node streams)", fault: "transient", why: "a connection lost mid-answer", matches: hasCode(/^ERR_STREAM_PREMATURE_CLOSE$/) },
+  { error: "missing finish_reason (the body ended without the final chunk)", fault: "transient", why: "the server stopped mid-answer", matches: streamHelper(/^missing finish_reason for choice/) },
+  { error: "request ended without sending any chunks (an empty event stream)", fault: "transient", why: "the server closed the stream before its first chunk", matches: streamHelper(/^(request ended without sending any chunks|stream ended without producing a ChatCompletion)$/) },
+  { error: "a chunk that is not JSON (SyntaxError)", fault: "transient", why: "a garbled chunk; the next answer may be whole", matches: (e) => causeChain(e).some((c) => c instanceof SyntaxError) },
+  {
+    error: "a chunk of the wrong shape (missing role, tool call fields; TypeError in the stream helper)",
+    fault: "transient",
+    why: "a garbled chunk; the next answer may be whole",
+    matches: (e) => streamHelper(/^(missing |tool call snapshot missing |no tool call snapshot)/)(e) || causeChain(e).some((c) => c instanceof TypeError),
+  },
   // Only raised for auto-parsed tools or response formats, which durable-agent does not send.
   { error: "LengthFinishReasonError / ContentFilterFinishReasonError", fault: "permanent", why: "maxTokens or the provider's content filter: the same request ends the same way", matches: (e) => e instanceof LengthFinishReasonError || e instanceof ContentFilterFinishReasonError },
 ];
