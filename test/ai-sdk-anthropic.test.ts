@@ -11,6 +11,7 @@ import { ai, ModelApiError, type RunResult, type StreamedRunEvent } from "../src
 import { startScriptedAnthropic, type ScriptedAnthropic, type ScriptedProviderTurn } from "../src/testing/index.js";
 import { updatePlanTool } from "./support/contract-helpers.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
+import { replaysAndKeeps } from "./support/history-helpers.js";
 import { agentOfClaude, assistantBlocks, claude, claudeAgent, thinking, thinkingClaude } from "./support/ai-sdk-helpers.js";
 
 let harness: Harness;
@@ -103,6 +104,34 @@ describe("the trip loop on Claude", () => {
       expect(result.reply).toBe("Done.");
       expect(assistantBlocks(server.requests[1]!.body)[0]![0]).toEqual({ type: "thinking", thinking: "Swap.", signature: "sig-v3" });
     });
+  });
+});
+
+describe("the history of a run on Claude", () => {
+  it("replays: input with a file part, an answer with thinking and two calls (one returning an image), a streamed answer (fixture ai-sdk-reasoning)", async () => {
+    const png = Buffer.alloc(32, 5).toString("base64");
+    const snapshot = ai.tool({ name: "snapshot", input: z.object({}), execute: async () => ({ content: [{ type: "image", data: png, mimeType: "image/png" }] }) });
+    await onClaude(
+      [
+        { reasoning: [{ text: "Swap, then look.", signature: "sig-fixture" }, { redacted: true, signature: "redacted-fixture" }], toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }, { name: "snapshot", arguments: {} }] },
+        { reasoning: { text: "Done.", signature: "sig-fixture-2" }, text: "Swapped; the plan shows lunges." },
+      ],
+      async (server) => {
+        const agent = claudeAgent("claude-fixture", server.baseURL, { tools: [updatePlanTool(), snapshot] });
+        const pdf = `data:application/pdf;base64,${Buffer.from("%PDF-1.4 plan").toString("base64")}`;
+        await withWorker(harness, [agent], async ({ taskQueue }) => {
+          const handle = await agent.start([{ role: "user", content: [{ type: "text", text: "Swap squats for lunges in this plan" }, { type: "file", file: { file_data: pdf, filename: "plan.pdf" } }] }], { client: harness.client, taskQueue, streamText: true });
+          const result = await handle.result();
+          expect(result.reply).toBe("Swapped; the plan shows lunges.");
+          await replaysAndKeeps(handle, "ai-sdk-reasoning");
+        });
+        const first = server.requests[0]!.body.messages[0]!;
+        expect(first.content).toEqual([
+          { type: "text", text: "Swap squats for lunges in this plan" },
+          expect.objectContaining({ type: "document", source: { type: "base64", media_type: "application/pdf", data: Buffer.from("%PDF-1.4 plan").toString("base64") } }),
+        ]);
+      },
+    );
   });
 });
 
