@@ -54,7 +54,7 @@ module.exports = {
           "^src/activities/",
           // The workflows' handler definitions (names of queries, updates, signals) are shared with the client.
           "^src/workflows/(?!definitions\\.ts$)",
-          "^src/telemetry/worker-telemetry\\.ts$",
+          "^src/telemetry/telemetry-workflow-bundle\\.ts$",
         ],
         reachable: true,
       },

@@ -10,7 +10,7 @@ import { connectClient } from "./client/connection.js";
 import { openai } from "./models/openai-model.js";
 import { model } from "./models/ai-sdk-model.js";
 import { defineMcp } from "./mcp/index.js";
-import { createAgentWorker } from "./worker.js";
+import { createAgentWorker } from "./lazy-worker.js";
 import { requiredToolCalled } from "./eval/scorers/required-tool-called.js";
 import { changeClaimedWithoutToolCall } from "./eval/scorers/change-claimed-without-tool-call.js";
 import { describeDeployment, setCurrentBuild } from "./deployments/deployment-client.js";
@@ -32,7 +32,7 @@ export const ai = {
   openai,
   /** An AI SDK language model (any provider package's: Anthropic, Gemini, OpenAI Responses, Bedrock, OpenAI-compatible) with settings. */
   model,
-  /** Creates a worker that runs the given agents' durable runs. */
+  /** Creates a worker that runs the given agents' durable runs (the worker code loads on the first call). */
   worker: createAgentWorker,
   /** Re-attaches to a run by workflow id, from any process. */
   getRun,
@@ -83,7 +83,7 @@ export * from "./telemetry/index.js";
 export { DEFAULT_LIMITS, type ResolvedLimits } from "./limits.js";
 export type { AgentWorkerOptions } from "./worker.js";
 export type { WorkerDeployment, DeploymentBuild, DeploymentCallOptions, DeploymentDescription } from "./deployments/index.js";
-export { bundleAgentWorkflows } from "./worker.js";
+export { bundleAgentWorkflows, bundleTelemetryWorkflows } from "./lazy-worker.js";
 export type * from "./core/types.js";
 export * from "./errors.js";
 export * from "./eval/index.js";

@@ -1,6 +1,8 @@
 /**
  * The worker: serves agents' runs. `ai.worker({ agents })` in code, or run this file with
  * `DURABLE_AGENT_AGENTS=./path/to/agents.js` to serve the agents that module exports.
+ * It is the package's `durable-agent/worker` entry, which the root loads only when `ai.worker()`
+ * (or a workflow bundle) is asked for (`lazy-worker.ts`): what it imports never loads with the root.
  */
 import { fileURLToPath } from "node:url";
 import type { DataConverter } from "@temporalio/common";
@@ -12,14 +14,16 @@ import { createActivities, createRegistry } from "./activities/index.js";
 import { dataConverterFromEnv } from "./codec/data-converter.js";
 import { temporalSecurity, temporalSettings, type TemporalSecurity } from "./client/connection.js";
 import { TemporalConnectionError } from "./errors.js";
-import { mcpConnectionsPlugin } from "./mcp/index.js";
+import { mcpConnectionsPlugin } from "./mcp/worker-plugin.js";
 import { withSubAgents } from "./subagents/collect-agents.js";
 import { bundleAgentWorkflows } from "./workflow-bundle.js";
+import type { TelemetryOptions } from "./telemetry/telemetry-options.js";
+import { bundleTelemetryWorkflows } from "./telemetry/telemetry-workflow-bundle.js";
+import { telemetryWorkerOptions } from "./telemetry/worker-telemetry.js";
+import { STREAMING_HEARTBEAT_INTERVAL } from "./activities/answer-heartbeat.js"; // the cadence of streamed text
 
 export { bundleAgentWorkflows, workflowsPath } from "./workflow-bundle.js";
-import type { TelemetryOptions } from "./telemetry/telemetry-options.js";
-import { bundleTelemetryWorkflows, telemetryWorkerOptions } from "./telemetry/worker-telemetry.js";
-import { STREAMING_HEARTBEAT_INTERVAL } from "./activities/answer-heartbeat.js"; // the cadence of streamed text
+export { bundleTelemetryWorkflows } from "./telemetry/telemetry-workflow-bundle.js";
 
 /** Options of `ai.worker()`. */
 export interface AgentWorkerOptions {

@@ -11,6 +11,7 @@ import { z } from "zod";
 import { ai } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { connectHarness, taskQueue, testWorker, withWorker, type Harness } from "./support/harness.js";
+import { byAgent, testAgent } from "./support/subagent-helpers.js";
 
 let harness: Harness;
 beforeAll(async () => {
@@ -87,5 +88,25 @@ describe("model.call's conversation", () => {
     expect(sent(modelB)).toEqual(sent(modelA));
     await modelA.close();
     await modelB.close();
+  });
+
+  it("stays held after a handoff with an inputFilter: the next agent's tool results are kept where its model calls look", async () => {
+    const logSet = ai.tool({ name: "log_set", input: z.object({ reps: z.number() }), execute: async ({ reps }) => ({ logged: reps }) });
+    const model = await startScriptedModel(
+      byAgent({
+        "cache-triage": [{ toolCalls: [{ name: "transfer_to_cache-logger", arguments: {} }] }],
+        "cache-logger": [{ toolCalls: [{ name: "log_set", arguments: { reps: 10 } }] }, { toolCalls: [{ name: "log_set", arguments: { reps: 8 } }] }, "Two sets logged."],
+      }),
+    );
+    const logger = testAgent("cache-logger", model.baseURL, { tools: [logSet] });
+    const triage = testAgent("cache-triage", model.baseURL, { handoffs: [{ agent: logger, inputFilter: (messages) => messages.filter((m) => m.role === "user") }] });
+    const reads = await withWorker(harness, [triage], async ({ taskQueue }) => {
+      const handle = await triage.start("Log my sets", { client: harness.client, taskQueue });
+      expect(await handle.result()).toMatchObject({ reply: "Two sets logged.", agent: "cache-logger" });
+      return conversationReads(handle.workflow);
+    });
+    await model.close();
+    // One worker throughout: no model call reads the conversation from the run, before or after the filtered handoff.
+    expect(reads).toEqual([false, false, false, false]);
   });
 });

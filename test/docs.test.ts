@@ -12,7 +12,7 @@
  * dev server and a scripted model that answers every request with text. A block that starts no
  * worker of its own gets one from the suite for the agents its sibling modules export.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import ts from "typescript";
@@ -205,5 +205,24 @@ describe("links between the docs", () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+});
+
+describe("tests you can find", () => {
+  it("every guide ends with the test files that test it, and every test file of test/ is named by a guide", () => {
+    const guides = docFiles().filter((doc) => doc.startsWith("docs"));
+    const named = new Set<string>();
+    const missing: string[] = [];
+    for (const doc of guides) {
+      const line = readFileSync(doc, "utf8").split("\n").find((l) => l.startsWith("Tested by: "));
+      if (!line) missing.push(`${doc}: no "Tested by:" line`);
+      for (const [, file] of (line ?? "").matchAll(/\]\(\.\.\/(test\/[^)]+\.test\.ts)\)/g)) {
+        if (!existsSync(file!)) missing.push(`${doc}: names ${file}, which does not exist`);
+        named.add(file!);
+      }
+    }
+    const tests = readdirSync("test").filter((f) => f.endsWith(".test.ts")).map((f) => `test/${f}`);
+    for (const file of tests) if (!named.has(file)) missing.push(`${file}: named by no guide's "Tested by:" line`);
+    expect(missing).toEqual([]);
   });
 });

@@ -14,6 +14,7 @@ import { connectHarness, taskQueue, withWorker, type Harness } from "./support/h
 
 const WITHOUT_CONTRACT = "examples/evals/coach-without-contract.eval.ts";
 const WITH_CONTRACT = "examples/evals/coach.eval.ts";
+const APPROVAL_EVAL = "test/fixtures/approval-eval.ts";
 const CLI_TIMEOUT = 120_000;
 
 interface Exit {
@@ -151,12 +152,29 @@ describe("durable-agent eval <module>", () => {
     expect(stdout).not.toContain("Starting a worker");
   }, CLI_TIMEOUT);
 
+  it("--approvals approve|reject decides every call that waits for approval, recorded by \"eval\": the runs do not wait for the approval timeout", async () => {
+    const swapper = await startScriptedModel(({ body }) => (body.messages.at(-1)?.role === "tool" ? "Done." : { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }));
+    const [approved, rejected] = await Promise.all(
+      (["approve", "reject"] as const).map(async (policy) => {
+        const json = join(dir, `approvals-${policy}.json`);
+        const exit = await cli(["eval", APPROVAL_EVAL, "--approvals", policy, "--json", json, ...prebuilt()], { OPENAI_BASE_URL: swapper.baseURL });
+        return { ...exit, report: exit.code === 64 ? undefined : parseReport(readFileSync(json, "utf8")) };
+      }),
+    );
+    await swapper.close();
+    expect({ code: approved!.code, stderr: approved!.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(approved!.report!.runs[0]).toMatchObject({ toolCalls: [{ name: "update_plan", status: "ok" }], approvals: [{ outcome: "approved", by: "eval" }] });
+    expect(rejected!.code).toBe(1); // requiredToolCalled fails: the call was refused
+    expect(rejected!.report!.runs[0]).toMatchObject({ toolCalls: [{ name: "update_plan", status: "refused" }], approvals: [{ outcome: "rejected", by: "eval" }] });
+  }, CLI_TIMEOUT);
+
   describe.concurrent("usage errors exit 64 with the usage", () => {
     it.each([
       [["eval"], "Name the eval module"],
       [["eval", WITH_CONTRACT, "--min-pass-rate", "1.5"], '--min-pass-rate must be a number from 0 to 1 (got "1.5")'],
       [["eval", WITH_CONTRACT, "--trials", "0"], '--trials must be a positive integer (got "0")'],
       [["eval", WITH_CONTRACT, "--bogus"], "Unknown option '--bogus'"],
+      [["eval", WITH_CONTRACT, "--approvals", "maybe"], '--approvals must be approve or reject (got "maybe")'],
       [["eval", WITH_CONTRACT, "--workflow-bundle", "nope.js"], "--workflow-bundle nope.js: no such file."],
       [["eval", "examples/evals/coach-cases.ts"], "must export `agent` (an ai.agent(...))"],
       [["eval", "examples/evals/nope.eval.ts"], "Cannot load the eval module examples/evals/nope.eval.ts"],

@@ -1,5 +1,6 @@
 /** Issue 4, items 1, 4 and 5 on real runs: agent.eval against the suite's Temporal server and a scripted model. */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { z } from "zod";
 import { ai, defineScorer, EvalOptionsError, notApplicable, type EvalRecord, type Scorer } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel, type ScriptedRequest, type ScriptedTurn } from "../src/testing/index.js";
 import { swap, updatePlanTool } from "./support/contract-helpers.js";
@@ -231,6 +232,88 @@ describe("infrastructure errors", () => {
   });
 });
 
+describe("hand-written cases", () => {
+  it("a case's context reaches the run: an agent with a contextSchema passes a case that gives it", async () => {
+    const echo = await startScriptedModel(({ body }) => `system: ${String(body.messages.find((m) => m.role === "system")?.content)}`);
+    const agent = ai.agent({
+      name: "eval-context",
+      model: ai.openai("gpt-test", { baseURL: echo.baseURL }),
+      contextSchema: z.object({ userId: z.string() }),
+      instructions: ({ context }) => `Coach user ${(context as { userId: string }).userId}.`,
+    });
+    const greetsTheUser = defineScorer("greetsTheUser", (record) => ({ pass: record.reply.includes("u-7"), reason: record.reply }));
+    const report = await withWorker(harness, [agent], ({ taskQueue }) =>
+      agent.eval({ cases: [{ name: "with-context", input: "Plan my week", context: { userId: "u-7" } }], scorers: [greetsTheUser], client: harness.client, taskQueue }),
+    );
+    await echo.close();
+    expect(report.runs[0]).toMatchObject({ status: "completed", reply: "system: Coach user u-7." });
+    expect(report.rows.map((r) => [r.scorer, r.status])).toEqual([["greetsTheUser", "pass"]]);
+  });
+});
+
+describe("approvals", () => {
+  /** A coach whose update_plan waits for approval; nobody but the eval decides (after 20 s the call times out). */
+  const approvalCoach = (name: string, baseURL: string, executed: unknown[] = []) =>
+    ai.agent({
+      name,
+      model: ai.openai("gpt-test", { baseURL }),
+      tools: [ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), needsApproval: true, approvalTimeout: "20 seconds", execute: async (input) => (executed.push(input), { ok: true }) })],
+    });
+  /** "Swap squats for X": a call of update_plan to X, then "Done." after its result. */
+  const swapper = () =>
+    startScriptedModel(({ body }) => {
+      if (body.messages.at(-1)?.role === "tool") return "Done.";
+      const to = /for (\w+)/.exec(String(body.messages.findLast((m) => m.role === "user")?.content))?.[1] ?? "lunges";
+      return { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to } }] };
+    });
+
+  it('approvals: "approve" and "reject" decide each waiting call as soon as it waits, recorded by "eval"', async () => {
+    const model = await swapper();
+    const executed: unknown[] = [];
+    const agent = approvalCoach("eval-approvals", model.baseURL, executed);
+    const cases = [{ name: "swap", input: "Swap squats for lunges" }];
+    const scorers = [ai.eval.requiredToolCalled({ tools: ["update_plan"] })];
+    const [approved, rejected] = await withWorker(harness, [agent], ({ taskQueue }) =>
+      Promise.all([agent.eval({ cases, scorers, approvals: "approve", client: harness.client, taskQueue }), agent.eval({ cases, scorers, approvals: "reject", client: harness.client, taskQueue })]),
+    );
+    await model.close();
+    expect(approved.runs[0]).toMatchObject({ status: "completed", toolCalls: [{ name: "update_plan", status: "ok" }], approvals: [{ tool: "update_plan", outcome: "approved", by: "eval" }] });
+    expect(approved.rows.map((r) => r.status)).toEqual(["pass"]);
+    expect(rejected.runs[0]).toMatchObject({ status: "completed", toolCalls: [{ name: "update_plan", status: "refused" }], approvals: [{ tool: "update_plan", outcome: "rejected", by: "eval", reason: expect.stringContaining("the eval's approval policy") }] });
+    expect(rejected.rows.map((r) => r.status)).toEqual(["fail"]);
+    expect(executed).toEqual([{ from: "squats", to: "lunges" }]);
+  });
+
+  it("approvals as a function decides by the call's toolName, input and callId; a decision that is neither is an EvalOptionsError and ends the run", async () => {
+    const model = await swapper();
+    const agent = approvalCoach("eval-approval-policy", model.baseURL);
+    const seen: Array<{ toolName: string; input: unknown; callId: string }> = [];
+    const policy = (call: { toolName: string; input: unknown; callId: string }) => {
+      seen.push(call);
+      const to = (call.input as { to: string }).to;
+      return to === "lunges" ? "approve" : to === "burpees" ? "reject" : ("maybe" as never);
+    };
+    const cases = [
+      { name: "lunges", input: "Swap squats for lunges" },
+      { name: "burpees", input: "Swap squats for burpees" },
+      { name: "planks", input: "Swap squats for planks" },
+    ];
+    const report = await withWorker(harness, [agent], ({ taskQueue }) => agent.eval({ cases, scorers: [ai.eval.requiredToolCalled({ tools: ["update_plan"] })], approvals: policy, client: harness.client, taskQueue }));
+    await model.close();
+    const run = (name: string) => report.runs.find((r) => r.case === name)!;
+    expect(run("lunges")).toMatchObject({ status: "completed", approvals: [{ outcome: "approved", by: "eval" }] });
+    expect(run("burpees")).toMatchObject({ status: "completed", approvals: [{ outcome: "rejected", by: "eval" }] });
+    expect(run("planks")).toMatchObject({ status: "infrastructure-error", error: { name: "EvalOptionsError", message: expect.stringContaining('returned "maybe"') } });
+    expect((await harness.client.workflow.getHandle(run("planks").workflowId).describe()).status.name).toBe("TERMINATED");
+    expect(seen.map((c) => c.input).sort((a, b) => String((a as { to: string }).to).localeCompare((b as { to: string }).to))).toEqual([
+      { from: "squats", to: "burpees" },
+      { from: "squats", to: "lunges" },
+      { from: "squats", to: "planks" },
+    ]);
+    for (const call of seen) expect(call).toEqual({ toolName: "update_plan", input: expect.any(Object), callId: expect.any(String) });
+  });
+});
+
 describe("eval options", () => {
   const agent = ai.agent({ name: "options", model: ai.openai("gpt-test") });
   const cases = [{ name: "a", input: "hi" }];
@@ -245,6 +328,7 @@ describe("eval options", () => {
     ["trials", { cases, scorers, trials: 0 }],
     ["concurrency", { cases, scorers, concurrency: 1.5 }],
     ["timeout", { cases, scorers, timeout: -1 }],
+    ["approvals", { cases, scorers, approvals: "maybe" }],
   ])("a bad %s throws EvalOptionsError naming it, before any run starts", async (field, options) => {
     const error = await agent.eval(options as never).catch((e: unknown) => e);
     expect(EvalOptionsError.isInstance(error)).toBe(true);

@@ -3,13 +3,18 @@
  * the same result with fewer history events and workflow tasks; streaming of events, cancellation
  * and approvals keep working; token streaming with a local model call is refused.
  */
+import { writeFileSync } from "node:fs";
 import type { WorkflowHandle } from "@temporalio/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defaultPayloadConverter } from "@temporalio/common";
+import { historyFromJSON, historyToJSON } from "@temporalio/common/lib/proto-utils.js";
+import { Worker } from "@temporalio/worker";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import { ai, AgentOptionsError, type RunHandle, type StreamedRunEvent } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 import { cancelWhileToolWaits } from "./support/ops-helpers.js";
+import { byAgent, testAgent } from "./support/subagent-helpers.js";
 
 let harness: Harness;
 beforeAll(async () => {
@@ -38,6 +43,15 @@ async function historyShape(handle: WorkflowHandle) {
     markers: events.filter((e) => e.markerRecordedEventAttributes).length,
     workflowTasks: events.filter((e) => e.workflowTaskCompletedEventAttributes).length,
   };
+}
+
+/** The tool names of the tool.execute calls a history scheduled as (non-local) activities. */
+function toolActivityCalls(history: unknown): string[] {
+  return (historyFromJSON(history).events ?? []).flatMap((e) => {
+    const scheduled = e.activityTaskScheduledEventAttributes;
+    if (scheduled?.activityType?.name !== "tool.execute") return [];
+    return [defaultPayloadConverter.fromPayload<{ call: { name: string } }>(scheduled.input!.payloads![0]!).call.name];
+  });
 }
 
 describe("local execution", () => {
@@ -134,6 +148,35 @@ describe("local execution", () => {
     expect(result.toolCalls).toMatchObject([{ status: "ok" }]);
     expect(result.reply).toBe("Done.");
     await model.close();
+  });
+
+  it("a session's local tools stay local activities after a handoff in an earlier message", async () => {
+    const model = await startScriptedModel(
+      byAgent({
+        "local-session": [{ toolCalls: [{ name: "transfer_to_local-helper", arguments: {} }] }, swap("lunges"), "Swapped."],
+        "local-helper": ["The helper answered message 1."],
+      }),
+    );
+    const executed: unknown[] = [];
+    const helper = testAgent("local-helper", model.baseURL);
+    const agent = testAgent("local-session", model.baseURL, { tools: [planTool(executed, { local: true })], handoffs: [helper] });
+    const { first, second, history } = await withWorker(harness, [agent], async ({ taskQueue }) => {
+      const session = agent.session(`local-handoff-${Date.now()}`, { client: harness.client, taskQueue });
+      const first = await session.send("Hand me to the helper");
+      const second = await session.send("Swap squats for lunges");
+      await session.end();
+      return { first, second, history: JSON.parse(historyToJSON(await harness.client.workflow.getHandle(session.workflowId).fetchHistory())) };
+    });
+    // With RECORD_FIXTURES=1 the history is kept as session-local-tools-after-handoff.json (recorded before the fix), with =<change> as .<change>.json.
+    const change = process.env.RECORD_FIXTURES;
+    if (change) writeFileSync(new URL(`./fixtures/histories/session-local-tools-after-handoff${change === "1" ? "" : `.${change}`}.json`, import.meta.url), JSON.stringify(history, null, 1) + "\n");
+    await model.close();
+    expect(first).toMatchObject({ agent: "local-helper", reply: "The helper answered message 1." });
+    expect(second).toMatchObject({ agent: "local-session", reply: "Swapped.", toolCalls: [{ name: "update_plan", status: "ok" }] });
+    expect(executed).toEqual([{ from: "squats", to: "lunges" }]);
+    // Only the handoff ran as a tool.execute activity: message 2's update_plan ran as a local activity, as its agent asks.
+    expect(toolActivityCalls(history)).toEqual(["transfer_to_local-helper"]);
+    await Worker.runReplayHistory({ workflowBundle: { codePath: inject("workflowBundlePath") }, replayName: "durable-agent-replay" }, historyFromJSON(history), "session-local-tools-after-handoff");
   });
 
   it("execution and modelExecution take only \"activity\" or \"local\"", () => {

@@ -6,7 +6,7 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { afterEach, describe, expect, it } from "vitest";
 import { startScriptedAnthropic, type ScriptedAnthropic, type ScriptedProviderTurn } from "../src/testing/index.js";
-import { apiCallError, ask, contentOf, deltas, finishOf, nextTrip, planSchema, streamParts, weatherTool } from "./provider-helpers.js";
+import { apiCallError, ask, contentOf, deltas, finishOf, nextTrip, planSchema, streamParts, weatherTool } from "./support/provider-helpers.js";
 
 let server: ScriptedAnthropic;
 afterEach(() => server.close());

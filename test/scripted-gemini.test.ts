@@ -6,7 +6,7 @@
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { afterEach, describe, expect, it } from "vitest";
 import { startScriptedGemini, type ScriptedGemini, type ScriptedProviderTurn } from "../src/testing/index.js";
-import { apiCallError, ask, contentOf, deltas, finishOf, nextTrip, planSchema, streamParts, weatherTool } from "./provider-helpers.js";
+import { apiCallError, ask, contentOf, deltas, finishOf, nextTrip, planSchema, streamParts, weatherTool } from "./support/provider-helpers.js";
 
 let server: ScriptedGemini;
 afterEach(() => server.close());

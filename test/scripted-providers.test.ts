@@ -10,7 +10,7 @@ import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Conten
 import { APICallError } from "@ai-sdk/provider";
 import { afterEach, describe, expect, it } from "vitest";
 import { startScriptedAnthropic, startScriptedGemini, startScriptedResponses, type ScriptedProviderHandler, type ScriptedProviderOptions, type ScriptedProviderServer, type ScriptedProviderTurn } from "../src/testing/index.js";
-import { ask, contentOf, deltas, finishOf, streamParts, weatherTool } from "./provider-helpers.js";
+import { ask, contentOf, deltas, finishOf, streamParts, weatherTool } from "./support/provider-helpers.js";
 
 interface Protocol {
   name: string;
@@ -97,7 +97,7 @@ describe.each(protocols)("$name", (protocol) => {
 
   it("a status turn is sent as it is: status, JSON body and headers", async () => {
     const model = await start([{ status: 418, body: { teapot: true }, headers: { "x-scripted": "yes" } }]);
-    const error = await model.doGenerate({ prompt: ask("hi") }).catch((failure: unknown) => failure);
+    const error = await Promise.resolve(model.doGenerate({ prompt: ask("hi") })).catch((failure: unknown) => failure);
     expect(APICallError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({ statusCode: 418, isRetryable: false, responseBody: '{"teapot":true}', responseHeaders: { "x-scripted": "yes" } });
   });

@@ -6,7 +6,7 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { startScriptedResponses, type ScriptedProviderTurn, type ScriptedResponses } from "../src/testing/index.js";
-import { apiCallError, ask, contentOf, deltas, finishOf, nextTrip, planSchema, streamParts, weatherTool } from "./provider-helpers.js";
+import { apiCallError, ask, contentOf, deltas, finishOf, nextTrip, planSchema, streamParts, weatherTool } from "./support/provider-helpers.js";
 
 let server: ScriptedResponses;
 afterEach(() => server.close());

@@ -3,7 +3,7 @@ import type { BackstopTurn } from "../agent/options.js";
 import { RetryableToolError } from "../errors.js";
 import type { Message, ToolCallRecord } from "../core/types.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
-import { contextFor, readRunPart, runRefOf } from "./run-reader.js";
+import { contextFor, readRunPart, runRefOf } from "../client/run-reader.js";
 
 /** Input of the `backstop.run` activity. */
 export interface BackstopRunInput {

@@ -10,7 +10,7 @@ import type { Client } from "@temporalio/client";
 import { DigestChain, type ConversationCheck } from "../core/conversation-digest.js";
 import { toolResultContent, type ToolCallResult } from "../core/tool-result.js";
 import type { Message, RequestedToolCall } from "../core/types.js";
-import { readRunPart, type RunRef } from "./run-reader.js";
+import { readRunPart, type RunRef } from "../client/run-reader.js";
 
 type Answer = Extract<Message, { role: "assistant" }>;
 
@@ -29,16 +29,30 @@ export type ConversationSource = "held" | "read";
 /** Runs whose conversations a worker keeps (least recently used first out). */
 const HELD_RUNS = 2048;
 
+/**
+ * Which conversation of a run: `view` counts the times a handoff's `inputFilter` replaced the run's
+ * conversation (absent: never), so messages held for an earlier view are not taken for this one.
+ */
+export interface ConversationRef {
+  runId: string;
+  view?: number;
+}
+
+/** The key a conversation is held under. The one place it is built, so readers and writers cannot disagree. */
+function heldKey({ runId, view }: ConversationRef): string {
+  return view ? `${runId}/${view}` : runId;
+}
+
 /** As the workflow will see it: through JSON, as the payload converter sends it. */
 const asRecorded = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 export class ConversationCache {
   readonly #runs = new Map<string, HeldConversation>();
 
-  /** The first `check.length` messages of a run (held under `key`: the run id, or its id and view after a handoff's inputFilter), and whether the worker had to read any. */
-  async read(client: Client, ref: Required<RunRef>, check: (ConversationCheck & { tail: Message[] }) | number, key: string = ref.runId): Promise<{ messages: Message[]; source: ConversationSource }> {
+  /** The first `check.length` messages of the run's conversation (in its `view`), and whether the worker had to read any. */
+  async read(client: Client, ref: Required<RunRef> & ConversationRef, check: (ConversationCheck & { tail: Message[] }) | number): Promise<{ messages: Message[]; source: ConversationSource }> {
     const length = typeof check === "number" ? check : check.length;
-    const held = this.#held(key);
+    const held = this.#held(ref);
     let source: ConversationSource = "held";
     if (held.messages.length < length && typeof check !== "number") this.#tryProduced(held, check);
     if (held.messages.length < length) {
@@ -55,15 +69,15 @@ export class ConversationCache {
   }
 
   /** The model's answer on this worker: the conversation's next message once the workflow records it. */
-  answered(runId: string, answer: Answer): void {
-    const held = this.#held(runId);
+  answered(conversation: ConversationRef, answer: Answer): void {
+    const held = this.#held(conversation);
     held.answer = asRecorded(answer);
     held.toolResults.clear();
   }
 
   /** A tool call's result on this worker: a message of the conversation after the answer that asked for it. */
-  toolFinished(runId: string, call: RequestedToolCall, result: ToolCallResult): void {
-    const held = this.#held(runId);
+  toolFinished(conversation: ConversationRef, call: RequestedToolCall, result: ToolCallResult): void {
+    const held = this.#held(conversation);
     held.toolResults.set(call.id, { role: "tool", toolCallId: call.id, name: call.name, content: toolResultContent(asRecorded(result)) });
   }
 
@@ -85,10 +99,11 @@ export class ConversationCache {
     held.chain = chain;
   }
 
-  #held(runId: string): HeldConversation {
-    const held = this.#runs.get(runId) ?? { messages: [], chain: new DigestChain(), toolResults: new Map() };
-    this.#runs.delete(runId); // re-insert: most recently used last
-    this.#runs.set(runId, held);
+  #held(conversation: ConversationRef): HeldConversation {
+    const key = heldKey(conversation);
+    const held = this.#runs.get(key) ?? { messages: [], chain: new DigestChain(), toolResults: new Map() };
+    this.#runs.delete(key); // re-insert: most recently used last
+    this.#runs.set(key, held);
     if (this.#runs.size > HELD_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
     return held;
   }

@@ -11,7 +11,7 @@ import { createMcpList } from "../mcp/list-activity.js";
 import { subAgentResult } from "./sub-agent-result.js";
 import type { AgentRegistry, WorkerFeatures } from "./registry.js";
 import { ConversationCache } from "./conversation-cache.js";
-import { runRefOf } from "./run-reader.js";
+import { runRefOf } from "../client/run-reader.js";
 import { createCanDecide } from "../approvals/can-decide-activity.js";
 
 export { createRegistry, type AgentRegistry, type WorkerFeatures } from "./registry.js";
@@ -39,7 +39,7 @@ function heldResults(toolExecute: ReturnType<typeof createToolExecute>, conversa
   return async (input) => {
     const result = await toolExecute(input);
     // Sub-agent calls and handoffs are finished by the workflow: their records are not this worker's to hold.
-    if (!("approvalRequired" in result) && !("subAgentCall" in result) && !("handoff" in result)) conversations.toolFinished(runRefOf(Context.current()).runId, input.call, result);
+    if (!("approvalRequired" in result) && !("subAgentCall" in result) && !("handoff" in result)) conversations.toolFinished({ runId: runRefOf(Context.current()).runId, view: input.view }, input.call, result);
     return result;
   };
 }

@@ -10,7 +10,7 @@ import { runMcpTools } from "../mcp/run-tool-list.js";
 import { checkOutput, outputRequestFor } from "../models/structured-output.js";
 import type { OutputCheck } from "../contract/decide.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
-import { contextFor, runRefOf } from "./run-reader.js";
+import { contextFor, runRefOf } from "../client/run-reader.js";
 import type { ConversationCache } from "./conversation-cache.js";
 import type { Agent } from "../agent/define-agent.js";
 import type { ModelSettings } from "../models/openai-model.js";
@@ -65,10 +65,8 @@ export function createModelCall(registry: AgentRegistry, conversations: Conversa
     const model = resolveModel(agent.options.model);
     const context = Context.current();
     const run = runRefOf(context);
-    // A handoff's inputFilter starts a new view of the conversation: held under its own key.
-    const key = input.view ? `${run.runId}/${input.view}` : run.runId;
     const check = input.conversationDigest === undefined ? input.conversationLength : { length: input.conversationLength, digest: input.conversationDigest, tail: input.conversationTail ?? [] };
-    const { messages, source } = await conversations.read(context.client, run, check, key);
+    const { messages, source } = await conversations.read(context.client, { ...run, view: input.view }, check);
     const runContext = await contextFor(context, input.hasContext);
     const deltas = input.streamText ? await answerHeartbeat(input.trip, context.info.attempt) : undefined;
     let reported: Usage | undefined;
@@ -92,7 +90,7 @@ export function createModelCall(registry: AgentRegistry, conversations: Conversa
       const answer = isAiSdkModel(model) ? await callAiSdk(model, request) : await callOpenAI(model, request);
       if (answer.adjustments.length) log.warn("model answer adjusted", { modelId: model.modelId, adjustments: answer.adjustments });
       const outputCheck = output && !answer.message.toolCalls?.length ? checkOutput(output, answer.message.content) : undefined;
-      conversations.answered(key, answer.message);
+      conversations.answered({ runId: run.runId, view: input.view }, answer.message);
       const { usage } = answer;
       return { message: answer.message, ...(usage ? { usage } : {}), ...(outputCheck ? { output: outputCheck } : {}), ...(source === "read" ? { conversationRead: true as const } : {}), agentVersion: agent.version };
     } catch (error) {

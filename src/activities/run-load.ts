@@ -1,7 +1,7 @@
 import { Context } from "@temporalio/activity";
 import { MAX_PAGE_BYTES, type RunPage, type RunPart } from "../core/paging.js";
 import { runPageQuery } from "../workflows/definitions.js";
-import { runRefOf } from "./run-reader.js";
+import { runRefOf } from "../client/run-reader.js";
 
 /** Input of the `run.load` activity: the next page of a part of the run this one continued from. */
 export interface RunLoadInput {

@@ -5,14 +5,14 @@ import type { Tool } from "../agent/define-tool.js";
 import { parseToolArguments, refusalReasonOf, toolCallResult, type ToolCallResult } from "../core/tool-result.js";
 import type { PlaybackAnswer } from "../core/playback.js";
 import type { Message, RequestedToolCall } from "../core/types.js";
-import { readRunPart, runRefOf } from "./run-reader.js";
+import { readRunPart, runRefOf } from "../client/run-reader.js";
 import { RetryableToolError, ToolOutputError } from "../errors.js";
 import { limitsOf, parseOmittedArguments, truncateOutput, utf8Bytes } from "../limits.js";
 import { mcpSource } from "../core/mcp-tools.js";
 import { executeMcpCall, findMcpTool } from "../mcp/execute-mcp-call.js";
 import { runMcpTools } from "../mcp/run-tool-list.js";
 import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
-import { contextFor } from "./run-reader.js";
+import { contextFor } from "../client/run-reader.js";
 
 /** Input of the `tool.execute` activity. */
 export interface ToolExecuteInput {
@@ -27,6 +27,8 @@ export interface ToolExecuteInput {
   hasContext?: boolean;
   /** In a playback (recorded tools): the recorded outcome to return, or why the call is refused; the tool does not run. */
   replay?: PlaybackAnswer;
+  /** The conversation's view, as the model call that asked for the call had it: the worker holds the result with that conversation. */
+  view?: number;
 }
 
 /** What `tool.execute` returns for a call that needs approval first: nothing has run yet. */

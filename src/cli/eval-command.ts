@@ -14,6 +14,7 @@ import { connectClient, temporalSettings } from "../client/connection.js";
 import { TemporalConnectionError } from "../errors.js";
 import { compareReports, formatComparison } from "../eval/compare-reports.js";
 import type { EvalCase } from "../eval/eval-case.js";
+import type { EvalApprovalDecision } from "../eval/eval-approvals.js";
 import { EvalReportFormatError } from "../eval/errors.js";
 import { importUserModule } from "./import-module.js";
 import type { UnmatchedToolCalls } from "../core/playback.js";
@@ -45,6 +46,9 @@ Options:
                            tool (default with --cases); live: run the real tools (default otherwise)
   --unmatched-tool-calls <refuse|execute|fail>
                            with recorded tools, a call the recording does not hold (default refuse)
+  --approvals <approve|reject>
+                           decide every tool call that waits for approval as soon as it waits,
+                           recorded by "eval" (default: calls wait for a person or their timeout)
   --baseline <file>        a JSON report to compare with: prints regressions and fixes by case, and
                            per scorer both pass rates with 95% Wilson intervals and whether the
                            difference is significant (two-sided Fisher exact test, p < 0.05);
@@ -74,6 +78,7 @@ interface EvalArgs {
   cases?: string;
   tools?: "live" | "recorded";
   unmatchedToolCalls?: UnmatchedToolCalls;
+  approvals?: EvalApprovalDecision;
   html?: string;
   trials?: number;
   concurrency?: number;
@@ -112,6 +117,7 @@ function parse(args: string[]): EvalArgs | "help" {
         cases: { type: "string" },
         tools: { type: "string" },
         "unmatched-tool-calls": { type: "string" },
+        approvals: { type: "string" },
         html: { type: "string" },
         "fail-on-regression": { type: "boolean" },
         "task-queue": { type: "string" },
@@ -130,11 +136,14 @@ function parse(args: string[]): EvalArgs | "help" {
   if (tools !== undefined && tools !== "live" && tools !== "recorded") throw new UsageError(`--tools must be live or recorded (got "${tools}").`);
   const unmatched = values["unmatched-tool-calls"];
   if (unmatched !== undefined && !["refuse", "execute", "fail"].includes(unmatched)) throw new UsageError(`--unmatched-tool-calls must be refuse, execute or fail (got "${unmatched}").`);
+  const approvals = values.approvals;
+  if (approvals !== undefined && approvals !== "approve" && approvals !== "reject") throw new UsageError(`--approvals must be approve or reject (got "${approvals}").`);
   return {
     module: positionals[0]!,
     cases: values.cases,
     ...(tools !== undefined ? { tools } : {}),
     ...(unmatched !== undefined ? { unmatchedToolCalls: unmatched as UnmatchedToolCalls } : {}),
+    ...(approvals !== undefined ? { approvals } : {}),
     html: values.html,
     trials: number("trials", values.trials, integer, "a positive integer"),
     concurrency: number("concurrency", values.concurrency, integer, "a positive integer"),
@@ -205,6 +214,7 @@ async function runWithWorker(module: EvalModule, args: EvalArgs, client: Client,
     scorers: module.scorers,
     ...(args.tools ? { tools: args.tools } : {}),
     ...(args.unmatchedToolCalls ? { unmatchedToolCalls: args.unmatchedToolCalls } : {}),
+    ...(args.approvals ? { approvals: args.approvals } : {}),
     trials: args.trials ?? module.trials,
     concurrency: args.concurrency,
     timeout: args.timeoutSeconds * 1000,

@@ -1,5 +1,5 @@
 import type { Client } from "@temporalio/client";
-import { readRunPart } from "../activities/run-reader.js";
+import { readRunPart } from "./run-reader.js";
 import { MAX_PAGE_BYTES } from "../core/paging.js";
 import type { Message, RunResult, ToolCallRecord } from "../core/types.js";
 import type { AgentRunResult } from "../workflows/definitions.js";

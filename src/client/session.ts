@@ -1,5 +1,5 @@
 import { ApplicationFailure, WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
-import { readRunPart } from "../activities/run-reader.js";
+import { readRunPart } from "./run-reader.js";
 import { MAX_PAGE_BYTES } from "../core/paging.js";
 import { SESSION_WORKFLOW_NAME } from "../core/constants.js";
 import type { Message, RunResult } from "../core/types.js";

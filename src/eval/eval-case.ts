@@ -4,13 +4,19 @@ import { normalizeInput } from "../client/normalize-input.js";
 
 /**
  * One case of an eval: a name (unique in the eval; reports and `compareReports` key on it), the
- * run's input, and any metadata of yours, which every scorer sees on `record.case`.
+ * run's input, its context, and any metadata of yours, which every scorer sees on `record.case`.
  */
 export interface EvalCase {
   /** Unique within the eval; names the case in reports, JUnit and comparisons. */
   name: string;
   /** The run's input: the user's text, or a conversation ending in the user's turn. */
   input: RunInput;
+  /**
+   * The run's context, as `agent.run(input, { context })` takes it: checked against the agent's
+   * `contextSchema` (a case without it fails that check), read by its instructions function and
+   * tools. Default: none. Scorers see it on `record.case` too.
+   */
+  context?: unknown;
   /** Your metadata (expected tools, tags, ...), passed through to scorers. */
   [metadata: string]: unknown;
 }

@@ -1,6 +1,7 @@
 /** Evaluation: `agent.eval()`, the built-in scorers, reports (table, JSON, JUnit) and their comparison. */
 export type { EvalOptions, EvalProgress } from "./run-eval.js";
 export type { EvalCase } from "./eval-case.js";
+export { EVAL_APPROVER, type EvalApprovalCall, type EvalApprovalDecision, type EvalApprovalPolicy } from "./eval-approvals.js";
 export type { EvalRecord, ObservedToolCall } from "./eval-record.js";
 export { defineScorer, notApplicable, type Scorer, type ScorerFunction, type ScorerResult, type ScoreVerdict, type NotApplicable, type ScoreEvidence } from "./scorer.js";
 export { requiredToolCalled, REQUIRED_TOOL_NOT_CALLED, type RequiredToolCalledOptions } from "./scorers/required-tool-called.js";

@@ -22,12 +22,13 @@ export function validatePlayback(options: { cases: readonly EvalCase[]; tools?: 
 
 /** The run of a case: its input (after a session's earlier messages), its context, and with recorded tools, its recording. */
 export function runInputOf(evalCase: EvalCase, options: { tools?: string; unmatchedToolCalls?: UnmatchedToolCalls }): { input: RunInput; context?: unknown; replay?: PlaybackArgs } {
-  if (!isRecordedCase(evalCase)) return { input: evalCase.input };
+  const context = evalCase.context !== undefined ? { context: evalCase.context } : {};
+  if (!isRecordedCase(evalCase)) return { input: evalCase.input, ...context };
   const input = evalCase.messages?.length ? [...evalCase.messages, ...normalizeInput(evalCase.input)] : evalCase.input;
   const { recorded } = evalCase;
   return {
     input,
-    ...(evalCase.context !== undefined ? { context: evalCase.context } : {}),
+    ...context,
     ...(options.tools === "recorded"
       ? { replay: { toolCalls: recorded.toolCalls, backstops: recorded.backstops ?? [], unmatchedToolCalls: options.unmatchedToolCalls ?? "refuse" } }
       : {}),

@@ -17,6 +17,7 @@ import { errorInfo, runScorer, scorerName, type Scorer } from "./scorer.js";
 import { startRun } from "../client/start-run.js";
 import type { UnmatchedToolCalls } from "../core/playback.js";
 import { playbackCounts, runInputOf, validatePlayback } from "./playback-cases.js";
+import { decideApprovals, validateApprovals, type EvalApprovalPolicy } from "./eval-approvals.js";
 
 /** What an eval runs: an agent definition (an `Agent` is one), started as durable runs by `startRun`. */
 export interface EvaluatedAgent extends AgentDefinition {
@@ -50,6 +51,14 @@ export interface EvalOptions<C extends EvalCase = EvalCase> {
   tools?: "live" | "recorded";
   /** With recorded tools, a call the recording does not hold: `"refuse"` it (default), `"execute"` the real tool, or `"fail"` the run. */
   unmatchedToolCalls?: UnmatchedToolCalls;
+  /**
+   * Who decides the tool calls that wait for approval (`needsApproval`): `"approve"` or `"reject"`
+   * each one as soon as it waits, or a function of the call (`{ toolName, input, callId }`) that
+   * returns either. Decisions are recorded with `by: "eval"`. A function that throws or returns
+   * anything else ends that run as an infrastructure error. Default: none; calls wait for a person
+   * (`handle.approve`) or their `approvalTimeout`.
+   */
+  approvals?: EvalApprovalPolicy;
 }
 
 /** A case that finished all its trials. */
@@ -100,21 +109,41 @@ function slug(text: string): string {
   return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 48) || "case";
 }
 
-async function runWithTimeout(agent: EvaluatedAgent, evalCase: EvalCase, workflowId: string, options: Pick<EvalOptions, "client" | "taskQueue" | "timeout" | "tools" | "unmatchedToolCalls">): Promise<RunResult> {
+/** A case's run: its result, unless the eval ends it first (past `timeout`, or a failed approval decision), terminating it. */
+async function runCase(agent: EvaluatedAgent, evalCase: EvalCase, workflowId: string, options: Pick<EvalOptions, "client" | "taskQueue" | "timeout" | "tools" | "unmatchedToolCalls" | "approvals">): Promise<RunResult> {
   const { input, context, replay } = runInputOf(evalCase, options);
   const handle = await startRun(agent, input, { client: options.client, taskQueue: options.taskQueue, workflowId, ...(context !== undefined ? { context } : {}) }, replay ? { replay } : {});
-  if (options.timeout === undefined) return handle.result();
+  let endedBy: string | undefined; // why the eval terminates the run
   let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new EvalTimeoutError(workflowId, options.timeout!)), options.timeout);
-  });
+  const expired =
+    options.timeout === undefined
+      ? []
+      : [
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new EvalTimeoutError(workflowId, options.timeout!)), options.timeout);
+          }).catch((error: unknown) => {
+            endedBy = `eval timeout of ${options.timeout} ms`;
+            throw error;
+          }),
+        ];
+  const approving =
+    options.approvals === undefined
+      ? undefined
+      : decideApprovals(handle, options.approvals).then(
+          () => handle.result(),
+          (error: unknown) => {
+            endedBy = `an approval decision of the eval failed: ${(error as Error).message}`;
+            throw error;
+          },
+        );
   try {
-    return await Promise.race([handle.result(), expired]);
+    return await Promise.race([handle.result(), ...expired, ...(approving ? [approving] : [])]);
   } catch (error) {
-    if (EvalTimeoutError.isInstance(error)) await handle.workflow.terminate(`eval timeout of ${options.timeout} ms`).catch(() => undefined);
+    if (endedBy !== undefined) await handle.workflow.terminate(endedBy).catch(() => undefined);
     throw error;
   } finally {
     clearTimeout(timer);
+    await approving?.catch(() => undefined); // the approvals' stream ends with the run: nothing of it outlives the case
   }
 }
 
@@ -122,6 +151,7 @@ async function runWithTimeout(agent: EvaluatedAgent, evalCase: EvalCase, workflo
 export async function runEval<C extends EvalCase>(agent: EvaluatedAgent, options: EvalOptions<C>): Promise<EvalReport> {
   const { inputs, names } = validate(options);
   validatePlayback(options);
+  validateApprovals(options.approvals);
   const trials = positiveInteger("trials", options.trials, 1);
   const concurrency = positiveInteger("concurrency", options.concurrency, 4);
   if (options.timeout !== undefined && !(options.timeout > 0)) throw new EvalOptionsError("timeout", `must be a positive number of milliseconds (got ${options.timeout})`);
@@ -139,7 +169,7 @@ export async function runEval<C extends EvalCase>(agent: EvaluatedAgent, options
     let run: EvalRun;
     let rows: EvalRow[];
     try {
-      const result = await runWithTimeout(agent, evalCase, workflowId, options);
+      const result = await runCase(agent, evalCase, workflowId, options);
       run = { ...base, status: "completed", workflowId, runId: result.runId, durationMs: Date.now() - started, reply: result.reply, stopReason: result.stopReason, trips: result.trips, toolCalls: observeToolCalls(result.toolCalls), ...(result.usage ? { usage: result.usage } : {}), ...(options.tools === "recorded" ? { replay: playbackCounts(result) } : {}), ...runVersionAndApprovals(result) };
       const record = evalRecordOf(evalCase, inputs[caseIndex]!, trialNumber, result);
       rows = await Promise.all(

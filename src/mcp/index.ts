@@ -14,7 +14,6 @@ export function defineMcp(options: McpOptions): McpToolset {
 
 export { McpToolset } from "./mcp-toolset.js";
 export { MCP_IDEMPOTENCY_KEY } from "./mcp-connection.js";
-export { mcpConnectionsPlugin } from "./worker-plugin.js";
 export type { McpOptions, McpStdioOptions, McpHttpOptions, McpCommonOptions, McpListedTool, McpApprovalCandidate } from "./mcp-options.js";
 export type { McpToolOutput, McpContentPart } from "./fit-content.js";
 export type { McpToolDefinition } from "../core/mcp-tools.js";

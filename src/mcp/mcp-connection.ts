@@ -4,14 +4,14 @@
  * is reconnected on the next request, with a log line.
  */
 import { log } from "@temporalio/activity";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError, type CallToolResult, type Tool as ListedTool } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Tool as ListedTool } from "@modelcontextprotocol/sdk/types.js";
 import { McpServerError } from "../errors.js";
 import type { ResolvedMcpOptions } from "./mcp-options.js";
+
+/** The SDK, once a connection has loaded it (`mcp-sdk.ts`). */
+let sdk: typeof import("./mcp-sdk.js") | undefined;
 
 const CLIENT_INFO = { name: "durable-agent", version: "0.1.0" };
 /** How long starting and initializing a connection may take. */
@@ -126,6 +126,7 @@ export class McpConnection {
   }
 
   async #open(): Promise<Client> {
+    const { Client, SSEClientTransport, StdioClientTransport, StreamableHTTPClientTransport, StreamableHTTPError } = (sdk ??= await import("./mcp-sdk.js"));
     const t = this.#options.transport;
     const init = { timeout: CONNECT_TIMEOUT_MS }; // a server's start (npx, a container) may take longer than one request
     if (t.type === "stdio") {
@@ -152,13 +153,13 @@ export class McpConnection {
     if (McpServerError.isInstance(error)) return error;
     const typed = (problem: string, retryable: boolean) => new McpServerError(this.#options.name, this.target, problem, retryable);
     const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof McpError) {
-      if (error.code === ErrorCode.ConnectionClosed) return typed(`the connection was lost (${message})`, true);
-      if (error.code === ErrorCode.RequestTimeout) return typed(`no answer within ${this.#options.timeoutMs} ms (the \`timeout\` option)`, false);
+    if (sdk && error instanceof sdk.McpError) {
+      if (error.code === sdk.ErrorCode.ConnectionClosed) return typed(`the connection was lost (${message})`, true);
+      if (error.code === sdk.ErrorCode.RequestTimeout) return typed(`no answer within ${this.#options.timeoutMs} ms (the \`timeout\` option)`, false);
       return typed(`the server answered with error ${error.code}: ${message.replace(/^MCP error -?\d+: /, "")}`, false);
     }
     if (isSchemaError(error)) return typed(`the server's answer does not follow the MCP schema: ${schemaProblem(error)}`, false);
-    if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403)) return typed(`the server refused the credentials (HTTP ${error.code}); check the \`headers\` option`, false);
+    if (sdk && error instanceof sdk.StreamableHTTPError && (error.code === 401 || error.code === 403)) return typed(`the server refused the credentials (HTTP ${error.code}); check the \`headers\` option`, false);
     if ((error as NodeJS.ErrnoException)?.code === "ENOENT") return typed(`the command was not found (${message})`, false);
     return typed(`${what}: ${causeText(error)}`, true);
   }

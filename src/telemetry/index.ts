@@ -2,4 +2,4 @@
 export { type TelemetryOptions } from "./telemetry-options.js";
 export { GEN_AI_ATTRIBUTE, SPAN_ATTRIBUTE } from "./span-attributes.js";
 export { telemetryClientInterceptors } from "./client-telemetry.js";
-export { bundleTelemetryWorkflows, telemetryWorkerOptions } from "./worker-telemetry.js";
+export { telemetryWorkerOptions } from "./worker-telemetry.js";

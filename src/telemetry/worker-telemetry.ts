@@ -1,37 +1,9 @@
-/** What `ai.worker({ telemetry })` adds to Temporal's worker options: interceptors, the span sink, and a bundle with the workflow interceptors. */
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from "@temporalio/interceptors-opentelemetry";
-import { bundleWorkflowCode, type WorkerOptions } from "@temporalio/worker";
+/** What `ai.worker({ telemetry })` adds to Temporal's worker options: activity interceptors and the workflow span sink. */
+import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from "@temporalio/interceptors-opentelemetry/lib/worker/index.js";
+import type { WorkerOptions } from "@temporalio/worker";
 import type { Agent } from "../agent/define-agent.js";
-import { quietBundlerLogger, workflowsPath } from "../workflow-bundle.js";
 import { activitySpanAttributes } from "./activity-span-interceptor.js";
 import { resolveTelemetry, type TelemetryOptions } from "./telemetry-options.js";
-
-/**
- * The workflow interceptor modules: Temporal's for OpenTelemetry (spans for the run and every
- * activity it schedules), then ours (run attributes and re-prompt events on the run span).
- */
-export function workflowInterceptorModules(): string[] {
-  const ours = new URL("./workflow-span-interceptors.ts", import.meta.url);
-  return [
-    fileURLToPath(import.meta.resolve("@temporalio/interceptors-opentelemetry/lib/workflow-interceptors")),
-    fileURLToPath(existsSync(ours) ? ours : new URL("./workflow-span-interceptors.js", import.meta.url)),
-  ];
-}
-
-let bundle: ReturnType<typeof bundleWorkflowCode> | undefined;
-
-/**
- * The `agentRun` workflow bundled with Temporal's OpenTelemetry workflow interceptors, once per
- * process. `ai.worker({ telemetry })` uses it unless given a `workflowBundle`; prebuild it with
- * this for CI caches (a bundle without the interceptors gives activity spans but no run span).
- */
-export async function bundleTelemetryWorkflows(): ReturnType<typeof bundleWorkflowCode> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), workflowInterceptorModules: workflowInterceptorModules(), logger: quietBundlerLogger });
-  return bundle;
-}
-
 
 /**
  * Worker options for telemetry, merged over `base` (the caller's own interceptors and sinks are

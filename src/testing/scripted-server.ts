@@ -117,10 +117,12 @@ export function exhaustedMessage(index: number, length: number): string {
   return `scripted model: request #${index + 1} has no scripted turn (the script has ${length})`;
 }
 
+/** A turn that is a raw body. */
 export function isRawTurn(turn: unknown): turn is RawTurn {
   return typeof turn === "object" && turn !== null && "raw" in turn;
 }
 
+/** A turn that is an HTTP error (or any status) with a JSON body. */
 export function isStatusTurn(turn: unknown): turn is StatusTurn {
   return typeof turn === "object" && turn !== null && "status" in turn;
 }
@@ -131,6 +133,7 @@ export function writeStatus(res: ServerResponse, turn: StatusTurn): void {
   res.end(JSON.stringify(turn.body));
 }
 
+/** Writes a raw turn's body as given, and hangs up after it when asked. */
 export function writeRaw(res: ServerResponse, turn: RawTurn): void {
   res.writeHead(turn.status ?? 200, { "content-type": turn.contentType ?? "text/event-stream", ...turn.headers });
   const pieces = Array.isArray(turn.raw) ? turn.raw : [turn.raw];
@@ -186,7 +189,7 @@ export async function writeEvents(res: ServerResponse, events: string[], fault: 
   else res.end();
 }
 
-export function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));

@@ -3,7 +3,7 @@
  * for one message, with the contract applying per message as it does per run; sends are queued
  * in order; the session continues as new between messages when Temporal suggests it.
  */
-import { allHandlersFinished, ApplicationFailure, condition, setHandler, workflowInfo } from "@temporalio/workflow";
+import { allHandlersFinished, ApplicationFailure, condition, patched, setHandler, workflowInfo } from "@temporalio/workflow";
 import { ACTIVITY } from "../core/constants.js";
 import { initialContractState } from "../core/contract-state.js";
 import { initialState, lastReply } from "../core/run-state.js";
@@ -20,6 +20,9 @@ import { carryMcpTools } from "./mcp-tool-list.js";
 import { RunHandlers } from "./run-handlers.js";
 import { DefinitionVersions } from "./definition-versions.js";
 import { continueAsNewOnCurrentBuild, currentBuildChanged } from "./build-upgrade.js";
+
+/** Marks histories whose sessions give each message the session agent's local tools back after a handoff (before: the last agent's). */
+const SESSION_LOCAL_TOOLS_PATCH = "durable-agent.session-local-tools";
 
 /** What a session returns when it ends. */
 export interface SessionSummary {
@@ -74,6 +77,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
     delete run.requestUsage; // usage and budget are per message, like maxTrips
     // Each message starts with the session's agent: a handoff lasts for the message it happened in.
     Object.assign(loop, { spec, model, tools });
+    if (loop.localTools !== localTools && patched(SESSION_LOCAL_TOOLS_PATCH)) loop.localTools = localTools;
     Object.assign(ctx, { spec, tools });
     run.agent = spec.name;
     delete run.output;

@@ -144,7 +144,7 @@ async function executeTool(loop: TripLoop, call: RequestedToolCall, trip: number
   try {
     // The call without its provider metadata: the answer in the history already holds it.
     const execute = (approved: boolean) =>
-      tools[ACTIVITY.toolExecute].executeWithOptions({ summary: replay ? `${summary} (replayed)` : summary }, [{ agent: spec.name, call: { id: call.id, name: call.name, arguments: call.arguments }, trip, ...(approved ? { approved } : {}), ...(hasContext ? { hasContext } : {}), ...(replay ? { replay } : {}) }]);
+      tools[ACTIVITY.toolExecute].executeWithOptions({ summary: replay ? `${summary} (replayed)` : summary }, [{ agent: spec.name, call: { id: call.id, name: call.name, arguments: call.arguments }, trip, ...(approved ? { approved } : {}), ...(hasContext ? { hasContext } : {}), ...(replay ? { replay } : {}), ...(loop.view ? { view: loop.view } : {}) }]);
     let outcome = await execute(false);
     if ("approvalRequired" in outcome) {
       const { input, timeoutMs } = outcome.approvalRequired;

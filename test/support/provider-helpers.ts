@@ -3,7 +3,7 @@
  * (`@ai-sdk/provider`): `doGenerate` and `doStream` with a prompt, and the prompt of the next trip
  * built from what the model answered, its provider metadata given back as provider options.
  */
-import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4FunctionTool, LanguageModelV4Prompt, LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import type { JSONSchema7, LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Content, LanguageModelV4FunctionTool, LanguageModelV4Message, LanguageModelV4Prompt, LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { APICallError } from "@ai-sdk/provider";
 import { expect } from "vitest";
 
@@ -14,7 +14,9 @@ export const weatherTool: LanguageModelV4FunctionTool = {
   inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false },
 };
 
-export const planSchema = { type: "object", properties: { day: { type: "string" }, sets: { type: "number" } }, required: ["day", "sets"], additionalProperties: false } as const;
+export const planSchema: JSONSchema7 = { type: "object", properties: { day: { type: "string" }, sets: { type: "number" } }, required: ["day", "sets"], additionalProperties: false };
+
+type AssistantPart = Extract<LanguageModelV4Message, { role: "assistant" }>["content"][number];
 
 export function ask(text: string): LanguageModelV4Prompt {
   return [{ role: "user", content: [{ type: "text", text }] }];
@@ -73,23 +75,21 @@ export function contentOf(parts: LanguageModelV4StreamPart[]): LanguageModelV4Co
  * and tool calls, each with its provider metadata as provider options), and a result per tool call.
  */
 export function nextTrip(question: string, answer: LanguageModelV4Content[], results: Record<string, unknown> = {}): LanguageModelV4Prompt {
-  const assistant = answer.flatMap((part) => {
-    const providerOptions = "providerMetadata" in part && part.providerMetadata ? { providerOptions: part.providerMetadata as Record<string, Record<string, never>> } : {};
-    if (part.type === "reasoning" || part.type === "text") return [{ type: part.type, text: part.text, ...providerOptions }];
-    if (part.type === "tool-call") return [{ type: "tool-call" as const, toolCallId: part.toolCallId, toolName: part.toolName, input: JSON.parse(part.input), ...providerOptions }];
-    return [];
-  });
-  const calls = answer.filter((part) => part.type === "tool-call");
-  return [
-    ...ask(question),
-    { role: "assistant", content: assistant },
-    ...(calls.length ? [{ role: "tool" as const, content: calls.map((call) => ({ type: "tool-result" as const, toolCallId: call.toolCallId, toolName: call.toolName, output: { type: "json" as const, value: (results[call.toolName] ?? { ok: true }) as never } })) }] : []),
-  ];
+  const assistant: AssistantPart[] = [];
+  for (const part of answer) {
+    const providerOptions = "providerMetadata" in part && part.providerMetadata ? { providerOptions: part.providerMetadata } : {};
+    if (part.type === "reasoning" || part.type === "text") assistant.push({ type: part.type, text: part.text, ...providerOptions });
+    else if (part.type === "tool-call") assistant.push({ type: "tool-call", toolCallId: part.toolCallId, toolName: part.toolName, input: JSON.parse(part.input), ...providerOptions });
+  }
+  const calls = answer.flatMap((part) => (part.type === "tool-call" ? [part] : []));
+  const prompt: LanguageModelV4Prompt = [...ask(question), { role: "assistant", content: assistant }];
+  if (calls.length) prompt.push({ role: "tool", content: calls.map((call) => ({ type: "tool-result", toolCallId: call.toolCallId, toolName: call.toolName, output: { type: "json", value: (results[call.toolName] ?? { ok: true }) as never } })) });
+  return prompt;
 }
 
 /** The `APICallError` a call failed with (fails the test when it is anything else). */
-export async function apiCallError(call: Promise<unknown>): Promise<APICallError> {
-  const error = await call.then(
+export async function apiCallError(call: PromiseLike<unknown>): Promise<APICallError> {
+  const error = await Promise.resolve(call).then(
     () => undefined,
     (failure: unknown) => failure,
   );

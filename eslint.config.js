@@ -1,0 +1,49 @@
+// typescript-eslint's recommended rules over the TypeScript sources; Prettier owns the formatting.
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+
+/**
+ * `...(x !== undefined ? { x } : {})`, or `...(x ? { key: x } : {})`: a conditional spread that only
+ * leaves out an undefined field. `defined({ key: x })` (src/core/defined.ts) says that in one call.
+ * A spread whose condition is not its value (a flag, a derived value) is a real condition and stays.
+ */
+const definedRule = {
+  meta: { type: "suggestion", messages: { useDefined: "Use defined({{{ fields }}}) from src/core/defined.ts: this spread only leaves out an undefined field." } },
+  create(context) {
+    const text = (node) => context.sourceCode.getText(node);
+    return {
+      "SpreadElement > ConditionalExpression"(node) {
+        const { test, consequent, alternate } = node;
+        if (alternate.type !== "ObjectExpression" || alternate.properties.length) return;
+        if (consequent.type !== "ObjectExpression" || consequent.properties.length !== 1) return;
+        const prop = consequent.properties[0];
+        if (prop.type !== "Property" || prop.computed) return;
+        const undefinedCheck = test.type === "BinaryExpression" && test.operator === "!==" && text(test.right) === "undefined";
+        const guard = text(undefinedCheck ? test.left : test);
+        const value = text(prop.value);
+        if (undefinedCheck && (value === guard || value === guard + "!")) context.report({ node, messageId: "useDefined", data: { fields: ` ${text(prop)} ` } });
+      },
+    };
+  },
+};
+
+export default tseslint.config(
+  { ignores: ["dist/**", "api-docs/**", "node_modules/**", "test/fixtures/**", "**/.next/**", "examples/**/.next/**"] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ["**/*.ts", "**/*.tsx"],
+    plugins: { local: { rules: { "use-defined": definedRule } } },
+    rules: {
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_", caughtErrors: "none" }],
+      "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
+      "@typescript-eslint/no-explicit-any": "error",
+      eqeqeq: ["error", "always", { null: "ignore" }],
+      "local/use-defined": "error",
+    },
+  },
+  {
+    files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
+    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", module: "writable", require: "readonly", __dirname: "readonly" } },
+  },
+);

@@ -1,0 +1,85 @@
+/**
+ * The root is client-safe (issue 32): importing `durable-agent` loads no worker code, so a web
+ * app's route (Next.js) can import it. Checked twice: at run time, every file a fresh node process
+ * loads for `import "durable-agent"` (from source, through the package's `durable-agent-source`
+ * condition); and in the import graph a bundler follows (static and literal dynamic imports, as
+ * webpack and Turbopack do), which must not reach the worker's modules either: two of them hold
+ * the `new URL(...)` references Next.js builds failed on. `ai.worker()`, which loads the worker on
+ * its first call, is exercised by the rest of the suite.
+ */
+import { cruise, type ICruiseResult } from "dependency-cruiser";
+import ts from "typescript";
+import { beforeAll, describe, expect, it } from "vitest";
+import { packageOf, probeImport } from "../bench/loaded-modules.js";
+
+/** Packages of worker code: the worker, its native core bridge, and the workflow bundler's webpack and swc. */
+const WORKER_PACKAGES = ["@temporalio/worker", "@temporalio/core-bridge", "webpack", "@swc/core", "swc-loader"];
+/** Our worker-only modules (the worker entry and what only it imports). */
+const WORKER_MODULES = ["src/worker.ts", "src/workflow-bundle.ts", "src/telemetry/telemetry-workflow-bundle.ts", "src/activities/index.ts", "src/activities/model-call.ts"];
+const FROM_SOURCE = ["--import", "tsx", "--conditions=durable-agent-source"];
+
+const isWorkerCode = (path: string) => WORKER_PACKAGES.includes(packageOf(path)) || packageOf(path).startsWith("@swc/") || WORKER_MODULES.some((m) => path === m || path.endsWith(`/${m}`));
+
+describe('import "durable-agent" in a fresh process', () => {
+  let root: string[];
+  let worker: string[];
+  beforeAll(async () => {
+    [root, worker] = await Promise.all([
+      probeImport({ specifier: "durable-agent", nodeArgs: FROM_SOURCE, recordModules: true }).then((p) => p.modules!),
+      probeImport({ specifier: "durable-agent/worker", nodeArgs: FROM_SOURCE, recordModules: true }).then((p) => p.modules!),
+    ]);
+  });
+
+  it("loads the client side (the check sees what is loaded: our source, the Temporal client, zod)", () => {
+    expect(root.filter((path) => path.endsWith("/src/index.ts"))).toHaveLength(1);
+    expect(root.some((path) => packageOf(path) === "@temporalio/client")).toBe(true);
+    expect(root.some((path) => packageOf(path) === "zod")).toBe(true);
+  });
+
+  it("loads no worker code: no @temporalio/worker, core bridge, webpack or swc, and none of our worker modules", () => {
+    expect(root.filter(isWorkerCode)).toEqual([]);
+  });
+
+  it("the worker entry, which ai.worker() loads, does load them (so the check above could fail)", () => {
+    for (const name of ["@temporalio/worker", "@temporalio/core-bridge"]) expect(worker.some((path) => packageOf(path) === name), name).toBe(true);
+    expect(worker.some((path) => path.endsWith("/src/worker.ts"))).toBe(true);
+  });
+});
+
+describe("the root's import graph, as a bundler follows it", () => {
+  let graph: Map<string, string[]>;
+  beforeAll(async () => {
+    const tsConfig = ts.readConfigFile("tsconfig.json", ts.sys.readFile).config;
+    const cruised = await cruise(["src/index.ts"], { doNotFollow: { path: "node_modules" }, tsPreCompilationDeps: true, tsConfig: { fileName: "tsconfig.json" } }, {}, { tsConfig });
+    // Type-only imports are erased before bundling; static and dynamic imports with a literal specifier are followed.
+    graph = new Map(
+      (cruised.output as ICruiseResult).modules.map((m) => [m.source, m.dependencies.filter((d) => !d.dependencyTypes.some((t) => t === "type-only" || t === "type-import")).map((d) => d.resolved)]),
+    );
+  });
+
+  /** Every module reachable from src/index.ts, with the chain that reaches it. */
+  function reachable(): Map<string, string[]> {
+    const chains = new Map([["src/index.ts", ["src/index.ts"]]]);
+    const queue = ["src/index.ts"];
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      for (const to of graph.get(next) ?? []) {
+        if (chains.has(to)) continue;
+        chains.set(to, [...chains.get(next)!, to]);
+        queue.push(to);
+      }
+    }
+    return chains;
+  }
+
+  it("reaches our client modules and npm packages (the walk follows imports)", () => {
+    const reached = reachable();
+    expect(reached.has("src/client/run-handle.ts")).toBe(true);
+    expect(reached.has("src/lazy-worker.ts")).toBe(true);
+    expect([...reached.keys()].some((path) => path.startsWith("node_modules/@temporalio/client/"))).toBe(true);
+  });
+
+  it("reaches no worker module or package, with or without running it", () => {
+    const offending = [...reachable()].filter(([path]) => isWorkerCode(path)).map(([, chain]) => chain.join(" → "));
+    expect(offending).toEqual([]);
+  });
+});
