@@ -12,7 +12,14 @@ import { startScriptedAnthropic, type ScriptedAnthropic, type ScriptedProviderTu
 import { updatePlanTool } from "./support/contract-helpers.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 import { replaysAndKeeps } from "./support/history-helpers.js";
-import { agentOfClaude, assistantBlocks, claude, claudeAgent, thinking, thinkingClaude } from "./support/ai-sdk-helpers.js";
+import {
+  agentOfClaude,
+  assistantBlocks,
+  claude,
+  claudeAgent,
+  thinking,
+  thinkingClaude,
+} from "./support/ai-sdk-helpers.js";
 
 let harness: Harness;
 beforeAll(async () => {
@@ -20,9 +27,13 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-const swap = (to: string, extra: Partial<Exclude<ScriptedProviderTurn, string>> = {}): ScriptedProviderTurn => ({ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to } }], ...extra }) as ScriptedProviderTurn;
+const swap = (to: string, extra: Partial<Exclude<ScriptedProviderTurn, string>> = {}): ScriptedProviderTurn =>
+  ({ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to } }], ...extra }) as ScriptedProviderTurn;
 
-async function onClaude<T>(script: ScriptedProviderTurn[] | Parameters<typeof startScriptedAnthropic>[0], fn: (server: ScriptedAnthropic) => Promise<T>): Promise<T> {
+async function onClaude<T>(
+  script: ScriptedProviderTurn[] | Parameters<typeof startScriptedAnthropic>[0],
+  fn: (server: ScriptedAnthropic) => Promise<T>,
+): Promise<T> {
   const server = await startScriptedAnthropic(script, { chunkSize: 6 });
   try {
     return await fn(server);
@@ -31,8 +42,14 @@ async function onClaude<T>(script: ScriptedProviderTurn[] | Parameters<typeof st
   }
 }
 
-async function run(agent: ReturnType<typeof ai.agent>, input: string, options: { streamText?: boolean } = {}): Promise<RunResult> {
-  return withWorker(harness, [agent], ({ taskQueue }) => agent.run(input, { client: harness.client, taskQueue, ...options }));
+async function run(
+  agent: ReturnType<typeof ai.agent>,
+  input: string,
+  options: { streamText?: boolean } = {},
+): Promise<RunResult> {
+  return withWorker(harness, [agent], ({ taskQueue }) =>
+    agent.run(input, { client: harness.client, taskQueue, ...options }),
+  );
 }
 
 describe("the trip loop on Claude", () => {
@@ -40,7 +57,16 @@ describe("the trip loop on Claude", () => {
     it(`parallel tool calls, with thinking and a redacted block carried to the next trip as Anthropic needs them (${streamText ? "doStream" : "doGenerate"})`, async () => {
       await onClaude(
         [
-          { reasoning: [{ text: "Swap both.", signature: "sig-1" }, { redacted: true, signature: "redacted-1" }], toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }, { name: "update_plan", arguments: { from: "rows", to: "pullups" } }] },
+          {
+            reasoning: [
+              { text: "Swap both.", signature: "sig-1" },
+              { redacted: true, signature: "redacted-1" },
+            ],
+            toolCalls: [
+              { name: "update_plan", arguments: { from: "squats", to: "lunges" } },
+              { name: "update_plan", arguments: { from: "rows", to: "pullups" } },
+            ],
+          },
           { reasoning: { text: "Both done.", signature: "sig-2" }, text: "Swapped both." },
         ],
         async (server) => {
@@ -57,8 +83,18 @@ describe("the trip loop on Claude", () => {
             content: [
               { type: "thinking", thinking: "Swap both.", signature: "sig-1" },
               { type: "redacted_thinking", data: "redacted-1" },
-              { type: "tool_use", id: "toolu_scripted_0_0", name: "update_plan", input: { from: "squats", to: "lunges" } },
-              { type: "tool_use", id: "toolu_scripted_0_1", name: "update_plan", input: { from: "rows", to: "pullups" } },
+              {
+                type: "tool_use",
+                id: "toolu_scripted_0_0",
+                name: "update_plan",
+                input: { from: "squats", to: "lunges" },
+              },
+              {
+                type: "tool_use",
+                id: "toolu_scripted_0_1",
+                name: "update_plan",
+                input: { from: "rows", to: "pullups" },
+              },
             ],
           });
           expect(second.messages[2]).toEqual({
@@ -83,26 +119,43 @@ describe("the trip loop on Claude", () => {
   }
 
   it("streams text deltas (not thinking) to subscribers, as the openai path does", async () => {
-    await onClaude([{ reasoning: { text: "Let me think about legs.", signature: "s" }, text: "Leg day: squats, lunges, deadlifts." }], async (server) => {
-      const agent = claudeAgent("claude-stream", server.baseURL);
-      const events: StreamedRunEvent[] = [];
-      await withWorker(harness, [agent], async ({ taskQueue }) => {
-        for await (const event of await agent.stream("Plan my leg day", { client: harness.client, taskQueue })) events.push(event);
-      });
-      const deltas = events.flatMap((e) => (e.type === "text.delta" ? [e.text] : []));
-      expect(deltas.join("")).toBe("Leg day: squats, lunges, deadlifts.");
-      expect(server.requests[0]!.stream).toBe(true);
-    });
+    await onClaude(
+      [
+        {
+          reasoning: { text: "Let me think about legs.", signature: "s" },
+          text: "Leg day: squats, lunges, deadlifts.",
+        },
+      ],
+      async (server) => {
+        const agent = claudeAgent("claude-stream", server.baseURL);
+        const events: StreamedRunEvent[] = [];
+        await withWorker(harness, [agent], async ({ taskQueue }) => {
+          for await (const event of await agent.stream("Plan my leg day", { client: harness.client, taskQueue }))
+            events.push(event);
+        });
+        const deltas = events.flatMap((e) => (e.type === "text.delta" ? [e.text] : []));
+        expect(deltas.join("")).toBe("Leg day: squats, lunges, deadlifts.");
+        expect(server.requests[0]!.stream).toBe(true);
+      },
+    );
   });
 
   it("an AI SDK 6 Anthropic model (specificationVersion v3) carries thinking the same way", async () => {
     await onClaude([swap("lunges", { reasoning: { text: "Swap.", signature: "sig-v3" } }), "Done."], async (server) => {
       const model = createAnthropicV3({ baseURL: server.baseURL, apiKey: "sk-ant-test" })("claude-sonnet-4-5");
       expect(model.specificationVersion).toBe("v3");
-      const agent = ai.agent({ name: "claude-v3", model: ai.model(model, { providerOptions: { anthropic: { thinking } } }), tools: [updatePlanTool()] });
+      const agent = ai.agent({
+        name: "claude-v3",
+        model: ai.model(model, { providerOptions: { anthropic: { thinking } } }),
+        tools: [updatePlanTool()],
+      });
       const result = await run(agent, "Swap squats for lunges", { streamText: true });
       expect(result.reply).toBe("Done.");
-      expect(assistantBlocks(server.requests[1]!.body)[0]![0]).toEqual({ type: "thinking", thinking: "Swap.", signature: "sig-v3" });
+      expect(assistantBlocks(server.requests[1]!.body)[0]![0]).toEqual({
+        type: "thinking",
+        thinking: "Swap.",
+        signature: "sig-v3",
+      });
     });
   });
 });
@@ -110,17 +163,41 @@ describe("the trip loop on Claude", () => {
 describe("the history of a run on Claude", () => {
   it("replays: input with a file part, an answer with thinking and two calls (one returning an image), a streamed answer (fixture ai-sdk-reasoning)", async () => {
     const png = Buffer.alloc(32, 5).toString("base64");
-    const snapshot = ai.tool({ name: "snapshot", input: z.object({}), execute: async () => ({ content: [{ type: "image", data: png, mimeType: "image/png" }] }) });
+    const snapshot = ai.tool({
+      name: "snapshot",
+      input: z.object({}),
+      execute: async () => ({ content: [{ type: "image", data: png, mimeType: "image/png" }] }),
+    });
     await onClaude(
       [
-        { reasoning: [{ text: "Swap, then look.", signature: "sig-fixture" }, { redacted: true, signature: "redacted-fixture" }], toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }, { name: "snapshot", arguments: {} }] },
+        {
+          reasoning: [
+            { text: "Swap, then look.", signature: "sig-fixture" },
+            { redacted: true, signature: "redacted-fixture" },
+          ],
+          toolCalls: [
+            { name: "update_plan", arguments: { from: "squats", to: "lunges" } },
+            { name: "snapshot", arguments: {} },
+          ],
+        },
         { reasoning: { text: "Done.", signature: "sig-fixture-2" }, text: "Swapped; the plan shows lunges." },
       ],
       async (server) => {
         const agent = claudeAgent("claude-fixture", server.baseURL, { tools: [updatePlanTool(), snapshot] });
         const pdf = `data:application/pdf;base64,${Buffer.from("%PDF-1.4 plan").toString("base64")}`;
         await withWorker(harness, [agent], async ({ taskQueue }) => {
-          const handle = await agent.start([{ role: "user", content: [{ type: "text", text: "Swap squats for lunges in this plan" }, { type: "file", file: { file_data: pdf, filename: "plan.pdf" } }] }], { client: harness.client, taskQueue, streamText: true });
+          const handle = await agent.start(
+            [
+              {
+                role: "user",
+                content: [
+                  { type: "text", text: "Swap squats for lunges in this plan" },
+                  { type: "file", file: { file_data: pdf, filename: "plan.pdf" } },
+                ],
+              },
+            ],
+            { client: harness.client, taskQueue, streamText: true },
+          );
           const result = await handle.result();
           expect(result.reply).toBe("Swapped; the plan shows lunges.");
           await replaysAndKeeps(handle, "ai-sdk-reasoning");
@@ -128,7 +205,14 @@ describe("the history of a run on Claude", () => {
         const first = server.requests[0]!.body.messages[0]!;
         expect(first.content).toEqual([
           { type: "text", text: "Swap squats for lunges in this plan" },
-          expect.objectContaining({ type: "document", source: { type: "base64", media_type: "application/pdf", data: Buffer.from("%PDF-1.4 plan").toString("base64") } }),
+          expect.objectContaining({
+            type: "document",
+            source: {
+              type: "base64",
+              media_type: "application/pdf",
+              data: Buffer.from("%PDF-1.4 plan").toString("base64"),
+            },
+          }),
         ]);
       },
     );
@@ -137,15 +221,33 @@ describe("the history of a run on Claude", () => {
 
 describe("the contract on Claude", () => {
   it("actWhenAsked re-prompts an answer that offers instead of acting; the re-prompt and the thinking before it reach Claude", async () => {
-    await onClaude([{ reasoning: { text: "Offer it.", signature: "sig-offer" }, text: "Want me to swap squats for lunges?" }, swap("lunges"), "Done: swapped."], async (server) => {
-      const agent = claudeAgent("claude-act", server.baseURL, { tools: [updatePlanTool()], actWhenAsked: { intents: [/\bswap\b/i], requiredTools: ["update_plan"] } });
-      const result = await run(agent, "Swap squats for lunges");
-      expect(result.reply).toBe("Done: swapped.");
-      expect(result.trace.filter((e) => e.type === "reprompt").map((e) => e.type === "reprompt" && e.kind)).toEqual(["act-when-asked"]);
-      const second = server.requests[1]!.body.messages;
-      expect(second[1]).toEqual({ role: "assistant", content: [{ type: "thinking", thinking: "Offer it.", signature: "sig-offer" }, { type: "text", text: "Want me to swap squats for lunges?" }] });
-      expect(JSON.stringify(second[2])).toMatch(/update_plan/);
-    });
+    await onClaude(
+      [
+        { reasoning: { text: "Offer it.", signature: "sig-offer" }, text: "Want me to swap squats for lunges?" },
+        swap("lunges"),
+        "Done: swapped.",
+      ],
+      async (server) => {
+        const agent = claudeAgent("claude-act", server.baseURL, {
+          tools: [updatePlanTool()],
+          actWhenAsked: { intents: [/\bswap\b/i], requiredTools: ["update_plan"] },
+        });
+        const result = await run(agent, "Swap squats for lunges");
+        expect(result.reply).toBe("Done: swapped.");
+        expect(result.trace.filter((e) => e.type === "reprompt").map((e) => e.type === "reprompt" && e.kind)).toEqual([
+          "act-when-asked",
+        ]);
+        const second = server.requests[1]!.body.messages;
+        expect(second[1]).toEqual({
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "Offer it.", signature: "sig-offer" },
+            { type: "text", text: "Want me to swap squats for lunges?" },
+          ],
+        });
+        expect(JSON.stringify(second[2])).toMatch(/update_plan/);
+      },
+    );
   });
 
   it("onToolRefusal retries once with the refusal's reason; backstops run once and re-prompt", async () => {
@@ -154,42 +256,69 @@ describe("the contract on Claude", () => {
       const agent = claudeAgent("claude-refusal", server.baseURL, {
         tools: [updatePlanTool()],
         onToolRefusal: "retry-once-with-hint",
-        backstops: [{ name: "audit", detect: (turn) => turn.reply === "AUDIT", run: () => (ran.push("audit"), { prompt: "Audit done; answer the user." }) }],
+        backstops: [
+          {
+            name: "audit",
+            detect: (turn) => turn.reply === "AUDIT",
+            run: () => (ran.push("audit"), { prompt: "Audit done; answer the user." }),
+          },
+        ],
       });
       const result = await run(agent, "Swap squats for moonwalks");
       expect(result.reply).toBe("Done.");
-      expect(result.trace.filter((e) => e.type === "reprompt").map((e) => e.type === "reprompt" && e.kind)).toEqual(["refusal-retry", "backstop"]);
+      expect(result.trace.filter((e) => e.type === "reprompt").map((e) => e.type === "reprompt" && e.kind)).toEqual([
+        "refusal-retry",
+        "backstop",
+      ]);
       expect(ran).toEqual(["audit"]);
       expect(JSON.stringify(server.requests[2]!.body.messages.at(-1))).toMatch(/moonwalks is not in the library/);
     });
   });
 
   it("a tool that needs approval waits for it, and runs once approved", async () => {
-    await onClaude([swap("lunges", { reasoning: { text: "Needs approval.", signature: "sig-ap" } }), "Done."], async (server) => {
-      const executed: unknown[] = [];
-      const tool = ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), needsApproval: true, execute: async (input) => (executed.push(input), { ok: true }) });
-      const agent = claudeAgent("claude-approval", server.baseURL, { tools: [tool] });
-      const result = await withWorker(harness, [agent], async ({ taskQueue }) => {
-        const handle = await agent.start("Swap squats for lunges", { client: harness.client, taskQueue });
-        for await (const event of handle.stream()) {
-          if (event.type === "approval" && event.outcome === "requested") {
-            await handle.approve(event.callId, { by: "coach" });
-            break;
+    await onClaude(
+      [swap("lunges", { reasoning: { text: "Needs approval.", signature: "sig-ap" } }), "Done."],
+      async (server) => {
+        const executed: unknown[] = [];
+        const tool = ai.tool({
+          name: "update_plan",
+          input: z.object({ from: z.string(), to: z.string() }),
+          needsApproval: true,
+          execute: async (input) => (executed.push(input), { ok: true }),
+        });
+        const agent = claudeAgent("claude-approval", server.baseURL, { tools: [tool] });
+        const result = await withWorker(harness, [agent], async ({ taskQueue }) => {
+          const handle = await agent.start("Swap squats for lunges", { client: harness.client, taskQueue });
+          for await (const event of handle.stream()) {
+            if (event.type === "approval" && event.outcome === "requested") {
+              await handle.approve(event.callId, { by: "coach" });
+              break;
+            }
           }
-        }
-        return handle.result();
-      });
-      expect(result.reply).toBe("Done.");
-      expect(executed).toEqual([{ from: "squats", to: "lunges" }]);
-      expect(assistantBlocks(server.requests[1]!.body)[0]![0]).toEqual({ type: "thinking", thinking: "Needs approval.", signature: "sig-ap" });
-    });
+          return handle.result();
+        });
+        expect(result.reply).toBe("Done.");
+        expect(executed).toEqual([{ from: "squats", to: "lunges" }]);
+        expect(assistantBlocks(server.requests[1]!.body)[0]![0]).toEqual({
+          type: "thinking",
+          thinking: "Needs approval.",
+          signature: "sig-ap",
+        });
+      },
+    );
   });
 
   it("sub-agents (asTool) and handoffs run on Claude, each agent's reasoning going back to its own calls", async () => {
     const turns: Record<string, ScriptedProviderTurn[]> = {
       triage: [
-        { reasoning: { text: "Ask billing.", signature: "sig-triage-1" }, toolCalls: [{ name: "billing", arguments: { message: "Refund order 7?" } }] },
-        { reasoning: { text: "Hand off.", signature: "sig-triage-2" }, toolCalls: [{ name: "transfer_to_support", arguments: {} }] },
+        {
+          reasoning: { text: "Ask billing.", signature: "sig-triage-1" },
+          toolCalls: [{ name: "billing", arguments: { message: "Refund order 7?" } }],
+        },
+        {
+          reasoning: { text: "Hand off.", signature: "sig-triage-2" },
+          toolCalls: [{ name: "transfer_to_support", arguments: {} }],
+        },
       ],
       billing: [{ reasoning: { text: "Refundable.", signature: "sig-billing" }, text: "Order 7 is refundable." }],
       support: ["Your refund is on its way."],
@@ -205,12 +334,21 @@ describe("the contract on Claude", () => {
       async (server) => {
         const billing = claudeAgent("billing", server.baseURL);
         const support = claudeAgent("support", server.baseURL);
-        const triage = claudeAgent("triage", server.baseURL, { tools: [billing.asTool({ description: "Ask billing" })], handoffs: [support] });
-        const result = await withWorker(harness, [triage], ({ taskQueue }) => triage.run("Refund order 7", { client: harness.client, taskQueue }));
+        const triage = claudeAgent("triage", server.baseURL, {
+          tools: [billing.asTool({ description: "Ask billing" })],
+          handoffs: [support],
+        });
+        const result = await withWorker(harness, [triage], ({ taskQueue }) =>
+          triage.run("Refund order 7", { client: harness.client, taskQueue }),
+        );
         expect(result.reply).toBe("Your refund is on its way.");
         expect(result.agent).toBe("support");
         const triageSecond = server.requests.filter((r) => agentOfClaude(r) === "triage")[1]!.body;
-        expect(assistantBlocks(triageSecond)[0]![0]).toEqual({ type: "thinking", thinking: "Ask billing.", signature: "sig-triage-1" });
+        expect(assistantBlocks(triageSecond)[0]![0]).toEqual({
+          type: "thinking",
+          thinking: "Ask billing.",
+          signature: "sig-triage-1",
+        });
         expect(JSON.stringify(triageSecond.messages.at(-1))).toContain("Order 7 is refundable.");
         const supportFirst = server.requests.find((r) => agentOfClaude(r) === "support")!.body;
         expect(JSON.stringify(supportFirst)).toContain("sig-triage-2");
@@ -221,17 +359,47 @@ describe("the contract on Claude", () => {
 
 describe("usage, cost and budgets on Claude", () => {
   it("input, output, cache-read, cache-write and reasoning tokens; cost with cache prices; a cost budget stops the run", async () => {
-    const usage = { inputTokens: 1000, outputTokens: 200, cacheReadTokens: 600, cacheWriteTokens: 300, reasoningTokens: 50 };
+    const usage = {
+      inputTokens: 1000,
+      outputTokens: 200,
+      cacheReadTokens: 600,
+      cacheWriteTokens: 300,
+      reasoningTokens: 50,
+    };
     await onClaude([swap("lunges", { usage }), swap("rows", { usage }), "Done."], async (server) => {
-      const pricing = { inputPerMillion: 3, outputPerMillion: 15, cachedInputPerMillion: 0.3, cacheWritePerMillion: 3.75 };
-      const agent = claudeAgent("claude-usage", server.baseURL, { tools: [updatePlanTool()], budget: { maxCostUsd: 0.006 } }, { pricing });
+      const pricing = {
+        inputPerMillion: 3,
+        outputPerMillion: 15,
+        cachedInputPerMillion: 0.3,
+        cacheWritePerMillion: 3.75,
+      };
+      const agent = claudeAgent(
+        "claude-usage",
+        server.baseURL,
+        { tools: [updatePlanTool()], budget: { maxCostUsd: 0.006 } },
+        { pricing },
+      );
       const result = await run(agent, "Swap squats");
       // One trip: 100 uncached × $3 + 600 read × $0.3 + 300 written × $3.75 + 200 out × $15, per million.
       const perTrip = (100 * 3 + 600 * 0.3 + 300 * 3.75 + 200 * 15) / 1e6;
       const answered = result.trace.filter((e) => e.type === "model.answered");
-      expect(answered[0]!.type === "model.answered" && answered[0]!.usage).toEqual({ inputTokens: 1000, outputTokens: 200, totalTokens: 1200, cachedInputTokens: 600, cacheWriteTokens: 300, reasoningTokens: 50, costUsd: perTrip });
+      expect(answered[0]!.type === "model.answered" && answered[0]!.usage).toEqual({
+        inputTokens: 1000,
+        outputTokens: 200,
+        totalTokens: 1200,
+        cachedInputTokens: 600,
+        cacheWriteTokens: 300,
+        reasoningTokens: 50,
+        costUsd: perTrip,
+      });
       expect(result.stopReason).toBe("budget");
-      expect(result.usage).toMatchObject({ modelCalls: 2, cachedInputTokens: 1200, cacheWriteTokens: 600, reasoningTokens: 100, costUsd: Math.round(2 * perTrip * 1e9) / 1e9 });
+      expect(result.usage).toMatchObject({
+        modelCalls: 2,
+        cachedInputTokens: 1200,
+        cacheWriteTokens: 600,
+        reasoningTokens: 100,
+        costUsd: Math.round(2 * perTrip * 1e9) / 1e9,
+      });
     });
   });
 });
@@ -239,7 +407,11 @@ describe("usage, cost and budgets on Claude", () => {
 describe("typed output and images on Claude", () => {
   it("typed output: Claude's native structured output (output_config.format), parsed", async () => {
     await onClaude([{ json: { exercise: "lunges", sets: 3 } }], async (server) => {
-      const agent = ai.agent({ name: "claude-output", model: claude(server.baseURL), output: z.object({ exercise: z.string(), sets: z.number() }) });
+      const agent = ai.agent({
+        name: "claude-output",
+        model: claude(server.baseURL),
+        output: z.object({ exercise: z.string(), sets: z.number() }),
+      });
       const result = await run(agent, "Pick one");
       expect(result.output).toEqual({ exercise: "lunges", sets: 3 });
       expect(server.requests[0]!.body.output_config).toMatchObject({ format: { type: "json_schema" } });
@@ -248,7 +420,11 @@ describe("typed output and images on Claude", () => {
 
   it("typed output on an older Claude: through the json tool the provider package forces, streamed", async () => {
     await onClaude([{ json: { exercise: "rows", sets: 4 } }], async (server) => {
-      const agent = ai.agent({ name: "claude-output-old", model: claude(server.baseURL, "claude-3-haiku-20240307"), output: z.object({ exercise: z.string(), sets: z.number() }) });
+      const agent = ai.agent({
+        name: "claude-output-old",
+        model: claude(server.baseURL, "claude-3-haiku-20240307"),
+        output: z.object({ exercise: z.string(), sets: z.number() }),
+      });
       const result = await run(agent, "Pick one", { streamText: true });
       expect(result.output).toEqual({ exercise: "rows", sets: 4 });
       expect(server.requests[0]!.body.tools).toEqual([expect.objectContaining({ name: "json" })]);
@@ -257,7 +433,16 @@ describe("typed output and images on Claude", () => {
 
   it("an image a tool returns goes to Claude as an image block inside its tool_result, not as base64 text", async () => {
     const png = Buffer.alloc(48, 9).toString("base64");
-    const snapshot = ai.tool({ name: "snapshot", input: z.object({}), execute: async () => ({ content: [{ type: "text", text: "The plan:" }, { type: "image", data: png, mimeType: "image/png" }] }) });
+    const snapshot = ai.tool({
+      name: "snapshot",
+      input: z.object({}),
+      execute: async () => ({
+        content: [
+          { type: "text", text: "The plan:" },
+          { type: "image", data: png, mimeType: "image/png" },
+        ],
+      }),
+    });
     await onClaude([{ toolCalls: [{ name: "snapshot", arguments: {} }] }, "Three exercises."], async (server) => {
       const agent = ai.agent({ name: "claude-image", model: claude(server.baseURL), tools: [snapshot] });
       await run(agent, "Show me the plan");
@@ -282,7 +467,13 @@ describe("typed output and images on Claude", () => {
 describe("errors on Claude", () => {
   it("429 with Retry-After and 529 overloaded are retried; a stream cut mid-answer and an error event mid-stream are retried", async () => {
     await onClaude(
-      [{ error: "rate-limit", retryAfter: 1 }, { error: "overloaded" }, { text: "Leg day: squats and lunges.", cutAfterEvents: 4 }, { text: "Leg day: squats.", failAfterEvents: 3, failWith: "overloaded" }, "Leg day: squats."],
+      [
+        { error: "rate-limit", retryAfter: 1 },
+        { error: "overloaded" },
+        { text: "Leg day: squats and lunges.", cutAfterEvents: 4 },
+        { text: "Leg day: squats.", failAfterEvents: 3, failWith: "overloaded" },
+        "Leg day: squats.",
+      ],
       async (server) => {
         const agent = ai.agent({ name: "claude-retried", model: claude(server.baseURL) });
         const result = await run(agent, "Plan my leg day", { streamText: true });
@@ -293,7 +484,10 @@ describe("errors on Claude", () => {
   });
 
   it("a 400 and a 401 fail the run at once with ModelApiError and their status", async () => {
-    for (const [kind, status, message] of [["bad-request", 400, /API error 400: messages: at least one message is required/], ["auth", 401, /API error 401: invalid x-api-key/]] as const) {
+    for (const [kind, status, message] of [
+      ["bad-request", 400, /API error 400: messages: at least one message is required/],
+      ["auth", 401, /API error 401: invalid x-api-key/],
+    ] as const) {
       await onClaude([{ error: kind }], async (server) => {
         const agent = ai.agent({ name: `claude-${status}`, model: claude(server.baseURL) });
         const error = await run(agent, "Hi").catch((e: unknown) => e);
@@ -311,9 +505,14 @@ describe("errors on Claude", () => {
     try {
       await onClaude(["Hi."], async (server) => {
         const { createAnthropic } = await import("@ai-sdk/anthropic");
-        const agent = ai.agent({ name: "claude-no-key", model: createAnthropic({ baseURL: server.baseURL })("claude-sonnet-4-5") });
+        const agent = ai.agent({
+          name: "claude-no-key",
+          model: createAnthropic({ baseURL: server.baseURL })("claude-sonnet-4-5"),
+        });
         const error = await run(agent, "Hi").catch((e: unknown) => e);
-        expect((error as Error).message).toBe(`Model "claude-sonnet-4-5": Anthropic API key is missing. Pass it using the 'apiKey' parameter or the ANTHROPIC_API_KEY environment variable.`);
+        expect((error as Error).message).toBe(
+          `Model "claude-sonnet-4-5": Anthropic API key is missing. Pass it using the 'apiKey' parameter or the ANTHROPIC_API_KEY environment variable.`,
+        );
         expect(server.requests).toHaveLength(0);
       });
     } finally {

@@ -10,7 +10,13 @@ import { randomUUID } from "node:crypto";
 import { NativeConnection } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ai, defineScorer } from "../src/index.js";
-import { startDevServer, startScriptedAnthropic, type DevServer, type ScriptedAnthropicBody, type ScriptedProviderTurn } from "../src/testing/index.js";
+import {
+  startDevServer,
+  startScriptedAnthropic,
+  type DevServer,
+  type ScriptedAnthropicBody,
+  type ScriptedProviderTurn,
+} from "../src/testing/index.js";
 import { createAgentWorker } from "../src/worker.js";
 import { updatePlanTool } from "./support/contract-helpers.js";
 import { connectHarness, taskQueue, withWorker, type Harness } from "./support/harness.js";
@@ -27,7 +33,10 @@ afterAll(async () => {
   await harness.close();
 });
 
-const thinkThenSwap = (signature: string, to = "lunges"): ScriptedProviderTurn => ({ reasoning: { text: `Swap to ${to}.`, signature }, toolCalls: [{ name: "update_plan", arguments: { from: "squats", to } }] });
+const thinkThenSwap = (signature: string, to = "lunges"): ScriptedProviderTurn => ({
+  reasoning: { text: `Swap to ${to}.`, signature },
+  toolCalls: [{ name: "update_plan", arguments: { from: "squats", to } }],
+});
 
 /** The thinking block of the first answer a request sends back. */
 const firstThinking = (body: ScriptedAnthropicBody) => assistantBlocks(body)[0]?.[0];
@@ -35,19 +44,32 @@ const firstThinking = (body: ScriptedAnthropicBody) => assistantBlocks(body)[0]?
 describe("reasoning survives", () => {
   it("a worker SIGKILLed between trip 1 and trip 2: the new worker sends trip 1's thinking and signature back", async () => {
     const server = await startScriptedAnthropic([thinkThenSwap("sig-before-crash"), "Done: squats are now lunges."]);
-    const env = { TEMPORAL_ADDRESS: harness.address, TEMPORAL_TASK_QUEUE: taskQueue(), ANTHROPIC_BASE_URL: server.baseURL, WORKFLOW_BUNDLE: inject("workflowBundlePath") };
+    const env = {
+      TEMPORAL_ADDRESS: harness.address,
+      TEMPORAL_TASK_QUEUE: taskQueue(),
+      ANTHROPIC_BASE_URL: server.baseURL,
+      WORKFLOW_BUNDLE: inject("workflowBundlePath"),
+    };
     const start = () => {
-      const child = spawn(process.execPath, ["--import", "tsx", "--conditions=durable-agent-source", "test/fixtures/ai-sdk-crash-worker.ts"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+      const child = spawn(
+        process.execPath,
+        ["--import", "tsx", "--conditions=durable-agent-source", "test/fixtures/ai-sdk-crash-worker.ts"],
+        { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] },
+      );
       children.push(child);
       const lines = createInterface({ input: child.stdout! });
-      const waitFor = (text: string) => new Promise<void>((resolve) => lines.on("line", (line) => line === text && resolve()));
+      const waitFor = (text: string) =>
+        new Promise<void>((resolve) => lines.on("line", (line) => line === text && resolve()));
       return { child, waitFor };
     };
     // The client's view of the agent: its name; the worker process holds the definition.
     const coach = ai.agent({ name: "reasoning-crash-coach", model: ai.openai("unused") });
     const first = start();
     const toolStarted = first.waitFor("TOOL_STARTED 1");
-    const handle = await coach.start("Swap squats for lunges", { client: harness.client, taskQueue: env.TEMPORAL_TASK_QUEUE });
+    const handle = await coach.start("Swap squats for lunges", {
+      client: harness.client,
+      taskQueue: env.TEMPORAL_TASK_QUEUE,
+    });
     await toolStarted;
     first.child.kill("SIGKILL");
     const second = start();
@@ -56,31 +78,52 @@ describe("reasoning survives", () => {
     await server.close();
     expect(result.reply).toBe("Done: squats are now lunges.");
     expect(server.requests).toHaveLength(2);
-    expect(firstThinking(server.requests[1]!.body)).toEqual({ type: "thinking", thinking: "Swap to lunges.", signature: "sig-before-crash" });
+    expect(firstThinking(server.requests[1]!.body)).toEqual({
+      type: "thinking",
+      thinking: "Swap to lunges.",
+      signature: "sig-before-crash",
+    });
   }, 90_000);
 
   it("across a session's continue-as-new: every earlier answer's thinking goes back with its signature", async () => {
     let dev: DevServer | undefined;
     let connection: NativeConnection | undefined;
-    const server = await startScriptedAnthropic((request) => ({ reasoning: { text: `Message ${request.index}.`, signature: `sig-m${request.index}` }, text: `Answer ${request.index}.` }));
+    const server = await startScriptedAnthropic((request) => ({
+      reasoning: { text: `Message ${request.index}.`, signature: `sig-m${request.index}` },
+      text: `Answer ${request.index}.`,
+    }));
     try {
-      dev = await startDevServer({ extraArgs: ["--dynamic-config-value", "limit.historyCount.suggestContinueAsNew=40"] });
+      dev = await startDevServer({
+        extraArgs: ["--dynamic-config-value", "limit.historyCount.suggestContinueAsNew=40"],
+      });
       connection = await NativeConnection.connect({ address: dev.address });
       const client = dev.env.client;
       const agent = claudeAgent("reasoning-session", server.baseURL);
       const queue = `can-${randomUUID()}`;
-      const worker = await createAgentWorker({ agents: [agent], connection, taskQueue: queue, workflowBundle: { codePath: inject("workflowBundlePath") } });
+      const worker = await createAgentWorker({
+        agents: [agent],
+        connection,
+        taskQueue: queue,
+        workflowBundle: { codePath: inject("workflowBundlePath") },
+      });
       const chain = await worker.runUntil(async () => {
         const session = agent.session(`reasoning-${randomUUID()}`, { client, taskQueue: queue });
         for (let i = 0; i < 12; i++) await session.send(`m${i}`);
-        const firstRunId = (await client.workflow.getHandle(session.workflowId).describe()).raw.workflowExecutionInfo!.firstRunId!;
+        const firstRunId = (await client.workflow.getHandle(session.workflowId).describe()).raw.workflowExecutionInfo!
+          .firstRunId!;
         const runs = await runChain(client, session.workflowId, firstRunId);
         await session.end();
         return runs;
       });
       expect(chain.length).toBeGreaterThan(1); // continue-as-new was crossed
       const last = server.requests.at(-1)!.body;
-      expect(assistantBlocks(last).map((blocks) => blocks[0])).toEqual(Array.from({ length: 11 }, (_v, i) => ({ type: "thinking", thinking: `Message ${i}.`, signature: `sig-m${i}` })));
+      expect(assistantBlocks(last).map((blocks) => blocks[0])).toEqual(
+        Array.from({ length: 11 }, (_v, i) => ({
+          type: "thinking",
+          thinking: `Message ${i}.`,
+          signature: `sig-m${i}`,
+        })),
+      );
     } finally {
       await connection?.close();
       await dev?.stop();
@@ -99,8 +142,14 @@ describe("reasoning survives", () => {
       });
       expect(fork.reply).toBe("New reply.");
       expect(server.requests).toHaveLength(3);
-      expect(firstThinking(server.requests[2]!.body)).toEqual({ type: "thinking", thinking: "Swap to lunges.", signature: "sig-recorded" });
-      expect(fork.messages[1]).toMatchObject({ reasoning: [{ text: "Swap to lunges.", providerMetadata: { anthropic: { signature: "sig-recorded" } } }] });
+      expect(firstThinking(server.requests[2]!.body)).toEqual({
+        type: "thinking",
+        thinking: "Swap to lunges.",
+        signature: "sig-recorded",
+      });
+      expect(fork.messages[1]).toMatchObject({
+        reasoning: [{ text: "Swap to lunges.", providerMetadata: { anthropic: { signature: "sig-recorded" } } }],
+      });
     } finally {
       await server.close();
     }
@@ -113,15 +162,31 @@ describe("reasoning survives", () => {
       const executions: unknown[] = [];
       const recorder = claudeAgent("reasoning-replay", recording.baseURL, { tools: [updatePlanTool(executions)] });
       const replayer = claudeAgent("reasoning-replay", replay.baseURL, { tools: [updatePlanTool(executions)] });
-      const recorded = await withWorker(harness, [recorder], ({ taskQueue }) => recorder.run("Swap squats for lunges", { client: harness.client, taskQueue }));
+      const recorded = await withWorker(harness, [recorder], ({ taskQueue }) =>
+        recorder.run("Swap squats for lunges", { client: harness.client, taskQueue }),
+      );
       const cases = await ai.eval.casesFromRuns({ workflowIds: [recorded.workflowId], client: harness.client });
-      expect(cases[0]!.recorded.messages?.[1]).toMatchObject({ reasoning: [{ providerMetadata: { anthropic: { signature: "sig-recording" } } }] });
+      expect(cases[0]!.recorded.messages?.[1]).toMatchObject({
+        reasoning: [{ providerMetadata: { anthropic: { signature: "sig-recording" } } }],
+      });
       const report = await withWorker(harness, [replayer], ({ taskQueue }) =>
-        replayer.eval({ cases, scorers: [defineScorer("replayed", (record) => ({ pass: record.toolCalls.every((c) => c.replayed === true) }))], tools: "recorded", client: harness.client, taskQueue }),
+        replayer.eval({
+          cases,
+          scorers: [
+            defineScorer("replayed", (record) => ({ pass: record.toolCalls.every((c) => c.replayed === true) })),
+          ],
+          tools: "recorded",
+          client: harness.client,
+          taskQueue,
+        }),
       );
       expect(report.rows.map((r) => r.status)).toEqual(["pass"]);
       expect(executions).toHaveLength(1); // the recording's only
-      expect(firstThinking(replay.requests[1]!.body)).toEqual({ type: "thinking", thinking: "Swap to lunges.", signature: "sig-replay" });
+      expect(firstThinking(replay.requests[1]!.body)).toEqual({
+        type: "thinking",
+        thinking: "Swap to lunges.",
+        signature: "sig-replay",
+      });
     } finally {
       await recording.close();
       await replay.close();

@@ -22,7 +22,11 @@ export function resolveModel(model: AgentModel): ResolvedModel {
   if (!looksLikeLanguageModel(model)) return model as ResolvedModel;
   const languageModel = model as LanguageModel;
   let reference = bare.get(languageModel);
-  if (!reference) bare.set(languageModel, (reference = { provider: languageModel.provider, modelId: languageModel.modelId, languageModel, settings: {} }));
+  if (!reference)
+    bare.set(
+      languageModel,
+      (reference = { provider: languageModel.provider, modelId: languageModel.modelId, languageModel, settings: {} }),
+    );
   return reference;
 }
 

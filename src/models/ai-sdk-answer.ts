@@ -61,7 +61,8 @@ export class StreamedAnswer {
         this.#textMetadata = merge(this.#textMetadata, metadata);
         break;
       case "text-delta": {
-        const delta = typeof part.delta === "string" ? part.delta : typeof part.textDelta === "string" ? part.textDelta : "";
+        const delta =
+          typeof part.delta === "string" ? part.delta : typeof part.textDelta === "string" ? part.textDelta : "";
         this.#text += delta;
         this.#textMetadata = merge(this.#textMetadata, metadata);
         if (delta) this.onText?.(delta);
@@ -97,7 +98,12 @@ export class StreamedAnswer {
     const reasoning = [...this.#reasoning.values()];
     const usage = usageFromAiSdk(this.usage, pricing);
     return {
-      draft: { content: this.#text === "" && this.#toolCalls.length ? null : this.#text, toolCalls: this.#toolCalls, ...(reasoning.length ? { reasoning } : {}), ...(this.#textMetadata ? { textMetadata: this.#textMetadata } : {}) },
+      draft: {
+        content: this.#text === "" && this.#toolCalls.length ? null : this.#text,
+        toolCalls: this.#toolCalls,
+        ...(reasoning.length ? { reasoning } : {}),
+        ...(this.#textMetadata ? { textMetadata: this.#textMetadata } : {}),
+      },
       ...(usage ? { usage } : {}),
       ...(this.finish ? { finish: this.finish } : {}),
       warnings: this.warnings,
@@ -106,12 +112,22 @@ export class StreamedAnswer {
 }
 
 /** A `doGenerate` result, read. */
-export function generatedAnswer(result: { content?: unknown; finishReason?: unknown; usage?: unknown; warnings?: unknown }, pricing: ModelPricing | undefined): AiSdkAnswer {
+export function generatedAnswer(
+  result: { content?: unknown; finishReason?: unknown; usage?: unknown; warnings?: unknown },
+  pricing: ModelPricing | undefined,
+): AiSdkAnswer {
   const collected = new StreamedAnswer();
   collected.warnings.push(...((result.warnings as CallWarning[]) ?? []));
   ((result.content as Part[]) ?? []).forEach((part, index) => {
-    if (part.type === "text") collected.add({ type: "text-delta", delta: part.text, providerMetadata: part.providerMetadata });
-    else if (part.type === "reasoning") collected.add({ type: "reasoning-delta", id: String(index), delta: part.text, providerMetadata: part.providerMetadata });
+    if (part.type === "text")
+      collected.add({ type: "text-delta", delta: part.text, providerMetadata: part.providerMetadata });
+    else if (part.type === "reasoning")
+      collected.add({
+        type: "reasoning-delta",
+        id: String(index),
+        delta: part.text,
+        providerMetadata: part.providerMetadata,
+      });
     else collected.add(part);
   });
   collected.add({ type: "finish", finishReason: result.finishReason, usage: result.usage });
@@ -138,31 +154,47 @@ function finishOf(reason: unknown): AiSdkAnswer["finish"] {
   return undefined;
 }
 
-const count = (value: unknown): number | undefined => (typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined);
+const count = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
 
 /** Our `Usage` from an AI SDK usage (V3/V4: `inputTokens.{total, noCache, cacheRead, cacheWrite}`, `outputTokens.{total, reasoning}`; V2: flat counts), or undefined when none was reported. */
 export function usageFromAiSdk(usage: unknown, pricing?: ModelPricing): Usage | undefined {
   if (typeof usage !== "object" || usage === null) return undefined;
   const { inputTokens, outputTokens } = usage as { inputTokens?: unknown; outputTokens?: unknown };
-  let input: number | undefined, output: number | undefined, cacheRead: number | undefined, cacheWrite: number | undefined, reasoning: number | undefined;
+  let input: number | undefined,
+    output: number | undefined,
+    cacheRead: number | undefined,
+    cacheWrite: number | undefined,
+    reasoning: number | undefined;
   if (typeof inputTokens === "object" && inputTokens !== null) {
     const tokens = inputTokens as { total?: unknown; noCache?: unknown; cacheRead?: unknown; cacheWrite?: unknown };
     cacheRead = count(tokens.cacheRead);
     cacheWrite = count(tokens.cacheWrite);
     const parts = [tokens.noCache, tokens.cacheRead, tokens.cacheWrite].map(count);
-    input = count(tokens.total) ?? (parts.some((p) => p !== undefined) ? parts.reduce<number>((sum, p) => sum + (p ?? 0), 0) : undefined);
+    input =
+      count(tokens.total) ??
+      (parts.some((p) => p !== undefined) ? parts.reduce<number>((sum, p) => sum + (p ?? 0), 0) : undefined);
     const out = (outputTokens ?? {}) as { total?: unknown; reasoning?: unknown };
     output = count(out.total);
     reasoning = count(out.reasoning);
   } else {
-    const flat = usage as { inputTokens?: unknown; outputTokens?: unknown; cachedInputTokens?: unknown; reasoningTokens?: unknown };
+    const flat = usage as {
+      inputTokens?: unknown;
+      outputTokens?: unknown;
+      cachedInputTokens?: unknown;
+      reasoningTokens?: unknown;
+    };
     input = count(flat.inputTokens);
     output = count(flat.outputTokens);
     cacheRead = count(flat.cachedInputTokens);
     reasoning = count(flat.reasoningTokens);
   }
   if (input === undefined && output === undefined) return undefined;
-  const result: Usage = { inputTokens: input ?? 0, outputTokens: output ?? 0, totalTokens: (input ?? 0) + (output ?? 0) };
+  const result: Usage = {
+    inputTokens: input ?? 0,
+    outputTokens: output ?? 0,
+    totalTokens: (input ?? 0) + (output ?? 0),
+  };
   if (cacheRead !== undefined) result.cachedInputTokens = cacheRead;
   if (cacheWrite !== undefined) result.cacheWriteTokens = cacheWrite;
   if (reasoning !== undefined) result.reasoningTokens = reasoning;

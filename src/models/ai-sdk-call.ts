@@ -12,7 +12,12 @@
 import { log } from "@temporalio/activity";
 import type { LanguageModelV4CallOptions, LanguageModelV4FunctionTool } from "@ai-sdk/provider";
 import { AgentOptionsError } from "../errors.js";
-import { parallelToolCallsOption, type AiSdkModelReference, type AiSdkModelSettings, type ProviderOptions } from "./ai-sdk-model.js";
+import {
+  parallelToolCallsOption,
+  type AiSdkModelReference,
+  type AiSdkModelSettings,
+  type ProviderOptions,
+} from "./ai-sdk-model.js";
 import { generatedAnswer, StreamedAnswer, type AiSdkAnswer, type CallWarning } from "./ai-sdk-answer.js";
 import { ContentFilterError, isAnyAiSdkError, ProviderStreamError, StreamCutError } from "./ai-sdk-errors.js";
 import { promptFor, takesImagesInToolResults, toLanguageModelPrompt } from "./ai-sdk-prompt.js";
@@ -26,7 +31,9 @@ type StreamPart = { type: string; [key: string]: unknown };
 /** The methods called, as every specification version has them. */
 interface CallableModel {
   doStream(options: unknown): PromiseLike<{ stream: ReadableStream<StreamPart> }>;
-  doGenerate(options: unknown): PromiseLike<{ content?: unknown; finishReason?: unknown; usage?: unknown; warnings?: unknown }>;
+  doGenerate(
+    options: unknown,
+  ): PromiseLike<{ content?: unknown; finishReason?: unknown; usage?: unknown; warnings?: unknown }>;
 }
 
 /** Models (provider and id) that answered a JSON response format with a warning: their typed output is asked for in the instructions. */
@@ -35,22 +42,39 @@ const withoutJsonMode = new Set<string>();
 /** Sends the conversation to an AI SDK model and returns the checked answer; rejects with what the provider raised. */
 export async function callAiSdk(model: AiSdkModelReference, request: ModelCallRequest): Promise<ModelCallAnswer> {
   const key = `${model.provider}\n${model.modelId}`;
-  const asked = request.output?.mode === "json-schema" && withoutJsonMode.has(key) ? { ...request.output, mode: "prompt" as const } : request.output;
+  const asked =
+    request.output?.mode === "json-schema" && withoutJsonMode.has(key)
+      ? { ...request.output, mode: "prompt" as const }
+      : request.output;
   let answer = await callOnce(model, request, asked);
   if (answer === "no-json-mode") {
     withoutJsonMode.add(key);
-    log.info("the model has no JSON mode for the typed output: asking for it in the instructions", { provider: model.provider, modelId: model.modelId });
+    log.info("the model has no JSON mode for the typed output: asking for it in the instructions", {
+      provider: model.provider,
+      modelId: model.modelId,
+    });
     answer = (await callOnce(model, request, { ...asked!, mode: "prompt" })) as AiSdkAnswer;
   }
   if (answer.finish?.reason === "content-filter") throw new ContentFilterError(answer.finish.raw);
-  if (answer.finish?.reason === "interrupted" || answer.finish?.reason === "error") throw new StreamCutError(`finish reason ${answer.finish.reason}${answer.finish.raw ? ` (${answer.finish.raw})` : ""}`);
+  if (answer.finish?.reason === "interrupted" || answer.finish?.reason === "error")
+    throw new StreamCutError(
+      `finish reason ${answer.finish.reason}${answer.finish.raw ? ` (${answer.finish.raw})` : ""}`,
+    );
   const checked = checkAnswer(answer.draft, { modelId: model.modelId, limits: request.limits });
   if (!checked.ok) throw checked.error;
-  return { message: checked.message, ...(answer.usage ? { usage: answer.usage } : {}), adjustments: checked.adjustments };
+  return {
+    message: checked.message,
+    ...(answer.usage ? { usage: answer.usage } : {}),
+    adjustments: checked.adjustments,
+  };
 }
 
 /** One request; "no-json-mode" when a streamed answer's warnings say the JSON response format is not supported (nothing was read of it yet). */
-async function callOnce(model: AiSdkModelReference, request: ModelCallRequest, output: OutputRequest | undefined): Promise<AiSdkAnswer | "no-json-mode"> {
+async function callOnce(
+  model: AiSdkModelReference,
+  request: ModelCallRequest,
+  output: OutputRequest | undefined,
+): Promise<AiSdkAnswer | "no-json-mode"> {
   const settings = mergeSettings(model.settings, request.runSettings);
   const options = callOptions(model, settings, request, output);
   const callable = model.languageModel as unknown as CallableModel;
@@ -58,7 +82,8 @@ async function callOnce(model: AiSdkModelReference, request: ModelCallRequest, o
   if (!request.streamText) {
     const answer = generatedAnswer(await callable.doGenerate(options), pricing);
     if (answer.usage) request.onUsage(answer.usage);
-    if (judgeWarnings(model, settings, request, options, answer.warnings) === "no-json-mode") withoutJsonMode.add(`${model.provider}\n${model.modelId}`);
+    if (judgeWarnings(model, settings, request, options, answer.warnings) === "no-json-mode")
+      withoutJsonMode.add(`${model.provider}\n${model.modelId}`);
     return answer;
   }
   const { stream } = await callable.doStream(options);
@@ -71,7 +96,11 @@ async function callOnce(model: AiSdkModelReference, request: ModelCallRequest, o
       const failed = collected.add(part);
       // The AI SDK's own errors (an API call error, a chunk it could not parse) as they are; anything else the provider sent, wrapped.
       if (failed) throw isAnyAiSdkError(failed.error) ? failed.error : new ProviderStreamError(failed.error);
-      if (part.type === "stream-start" && judgeWarnings(model, settings, request, options, collected.warnings) === "no-json-mode") return "no-json-mode";
+      if (
+        part.type === "stream-start" &&
+        judgeWarnings(model, settings, request, options, collected.warnings) === "no-json-mode"
+      )
+        return "no-json-mode";
       if (part.type === "finish") {
         const usage = collected.answer(pricing).usage;
         if (usage) request.onUsage(usage);
@@ -89,20 +118,36 @@ async function callOnce(model: AiSdkModelReference, request: ModelCallRequest, o
 function mergeSettings(model: AiSdkModelSettings, run: ModelSettings | undefined): AiSdkModelSettings {
   if (!run) return model;
   const { extraBody, ...rest } = run;
-  if (extraBody !== undefined) throw new AgentOptionsError("modelSettings.extraBody", "an AI SDK model (ai.model()) takes provider options in ai.model(languageModel, { providerOptions }), not extraBody");
+  if (extraBody !== undefined)
+    throw new AgentOptionsError(
+      "modelSettings.extraBody",
+      "an AI SDK model (ai.model()) takes provider options in ai.model(languageModel, { providerOptions }), not extraBody",
+    );
   return { ...model, ...rest };
 }
 
 /** Our settings as the specification's call options. */
-function callOptions(model: AiSdkModelReference, settings: AiSdkModelSettings, request: ModelCallRequest, output: OutputRequest | undefined): LanguageModelV4CallOptions {
+function callOptions(
+  model: AiSdkModelReference,
+  settings: AiSdkModelSettings,
+  request: ModelCallRequest,
+  output: OutputRequest | undefined,
+): LanguageModelV4CallOptions {
   const version = model.languageModel.specificationVersion;
-  const instructions = output?.mode === "prompt" ? [request.instructions, outputInstructions(output)].filter(Boolean).join("\n\n") : request.instructions;
-  const prompt = toLanguageModelPrompt(instructions, request.messages, { imagesInToolResults: takesImagesInToolResults(model.provider) });
+  const instructions =
+    output?.mode === "prompt"
+      ? [request.instructions, outputInstructions(output)].filter(Boolean).join("\n\n")
+      : request.instructions;
+  const prompt = toLanguageModelPrompt(instructions, request.messages, {
+    imagesInToolResults: takesImagesInToolResults(model.provider),
+  });
   const tools = request.tools.map((tool): LanguageModelV4FunctionTool => ({
     type: "function",
     name: tool.name,
     ...(tool.description ? { description: tool.description } : {}),
-    inputSchema: ("jsonSchema" in tool ? tool.jsonSchema : tool.inputSchema) as LanguageModelV4FunctionTool["inputSchema"],
+    inputSchema: ("jsonSchema" in tool
+      ? tool.jsonSchema
+      : tool.inputSchema) as LanguageModelV4FunctionTool["inputSchema"],
   }));
   let providerOptions: ProviderOptions | undefined = settings.providerOptions;
   const options: Record<string, unknown> = { prompt: promptFor(version, prompt), abortSignal: request.signal };
@@ -115,7 +160,11 @@ function callOptions(model: AiSdkModelReference, settings: AiSdkModelSettings, r
   set("presencePenalty", settings.presencePenalty);
   set("frequencyPenalty", settings.frequencyPenalty);
   if (settings.reasoningEffort !== undefined) {
-    if (version !== "v4") throw new AgentOptionsError(fieldOf("reasoningEffort", request), `a specificationVersion ${version} model has no reasoning setting; set the provider's own in providerOptions (e.g. { openai: { reasoningEffort } })`);
+    if (version !== "v4")
+      throw new AgentOptionsError(
+        fieldOf("reasoningEffort", request),
+        `a specificationVersion ${version} model has no reasoning setting; set the provider's own in providerOptions (e.g. { openai: { reasoningEffort } })`,
+      );
     options.reasoning = settings.reasoningEffort;
   }
   if (tools.length) {
@@ -126,11 +175,16 @@ function callOptions(model: AiSdkModelReference, settings: AiSdkModelSettings, r
     }
     if (settings.parallelToolCalls !== undefined) {
       const parallel = parallelToolCallsOption(model.languageModel, settings.parallelToolCalls);
-      if (!parallel) throw new AgentOptionsError(fieldOf("parallelToolCalls", request), `provider "${model.provider}" has no parallel tool calls setting durable-agent knows; set it in providerOptions if it has one`);
+      if (!parallel)
+        throw new AgentOptionsError(
+          fieldOf("parallelToolCalls", request),
+          `provider "${model.provider}" has no parallel tool calls setting durable-agent knows; set it in providerOptions if it has one`,
+        );
       providerOptions = mergeProviderOptions(providerOptions, parallel);
     }
   }
-  if (output?.mode === "json-schema") options.responseFormat = { type: "json", schema: output.jsonSchema, name: "output" };
+  if (output?.mode === "json-schema")
+    options.responseFormat = { type: "json", schema: output.jsonSchema, name: "output" };
   if (providerOptions) options.providerOptions = providerOptions;
   return options as LanguageModelV4CallOptions;
 }
@@ -164,21 +218,41 @@ const SETTING_OF_OPTION: Record<string, keyof AiSdkModelSettings> = {
  * `AgentOptionsError` naming it; a JSON response format it does not support is "no-json-mode";
  * any other warning is logged.
  */
-function judgeWarnings(model: AiSdkModelReference, settings: AiSdkModelSettings, request: ModelCallRequest, sent: LanguageModelV4CallOptions, warnings: CallWarning[]): "no-json-mode" | undefined {
+function judgeWarnings(
+  model: AiSdkModelReference,
+  settings: AiSdkModelSettings,
+  request: ModelCallRequest,
+  sent: LanguageModelV4CallOptions,
+  warnings: CallWarning[],
+): "no-json-mode" | undefined {
   let verdict: "no-json-mode" | undefined;
   for (const warning of warnings) {
-    const named = warning.type === "unsupported" ? warning.feature : warning.type === "unsupported-setting" ? warning.setting : undefined;
+    const named =
+      warning.type === "unsupported"
+        ? warning.feature
+        : warning.type === "unsupported-setting"
+          ? warning.setting
+          : undefined;
     if (typeof named === "string" && named === "responseFormat" && sent.responseFormat) {
       verdict = "no-json-mode";
       continue;
     }
     const setting = typeof named === "string" ? SETTING_OF_OPTION[named] : undefined;
-    const option = typeof named === "string" && named.startsWith("providerOptions.") ? named.slice("providerOptions.".length) : undefined;
+    const option =
+      typeof named === "string" && named.startsWith("providerOptions.")
+        ? named.slice("providerOptions.".length)
+        : undefined;
     if (setting && (sent as Record<string, unknown>)[named!] !== undefined && settings[setting] !== undefined) {
-      throw new AgentOptionsError(fieldOf(setting, request), `${model.provider} "${model.modelId}" does not support it${warning.details ? `: ${warning.details}` : ""}. Remove it from the model's settings or the run's modelSettings.`);
+      throw new AgentOptionsError(
+        fieldOf(setting, request),
+        `${model.provider} "${model.modelId}" does not support it${warning.details ? `: ${warning.details}` : ""}. Remove it from the model's settings or the run's modelSettings.`,
+      );
     }
     if (option && hasPath(settings.providerOptions, option)) {
-      throw new AgentOptionsError(`providerOptions.${option}`, `${model.provider} "${model.modelId}" does not support it${warning.details ? `: ${warning.details}` : ""}.`);
+      throw new AgentOptionsError(
+        `providerOptions.${option}`,
+        `${model.provider} "${model.modelId}" does not support it${warning.details ? `: ${warning.details}` : ""}.`,
+      );
     }
     log.warn("model call warning", { provider: model.provider, modelId: model.modelId, warning });
   }

@@ -23,7 +23,11 @@ export function isAiSdkError(error: unknown, name: string): error is Error {
 
 /** Whether `error` is any of the AI SDK's own errors (its `Symbol.for("vercel.ai.error")` marker). */
 export function isAnyAiSdkError(error: unknown): error is Error {
-  return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[Symbol.for("vercel.ai.error")] === true;
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    (error as Record<symbol, unknown>)[Symbol.for("vercel.ai.error")] === true
+  );
 }
 
 /** Whether `error` is the AI SDK's `APICallError` (an HTTP call to the provider failed). */
@@ -47,8 +51,14 @@ export class ProviderStreamError extends Error {
   override name = "ProviderStreamError";
   readonly kind: string | undefined;
   constructor(readonly error: unknown) {
-    super(`the provider sent an error mid-answer: ${describeStreamError(error)}`, { cause: error instanceof Error ? error : undefined });
-    const fields = (typeof error === "object" && error !== null ? error : {}) as { type?: unknown; code?: unknown; error?: { type?: unknown } };
+    super(`the provider sent an error mid-answer: ${describeStreamError(error)}`, {
+      cause: error instanceof Error ? error : undefined,
+    });
+    const fields = (typeof error === "object" && error !== null ? error : {}) as {
+      type?: unknown;
+      code?: unknown;
+      error?: { type?: unknown };
+    };
     const kind = fields.error?.type ?? fields.type ?? fields.code;
     this.kind = typeof kind === "string" || typeof kind === "number" ? String(kind) : undefined;
   }
@@ -73,4 +83,15 @@ function describeStreamError(error: unknown): string {
 }
 
 /** Anthropic's error types (and the like) that retrying cannot fix, as a stream's error part names them. */
-export const PERMANENT_STREAM_ERRORS = new Set(["invalid_request_error", "authentication_error", "permission_error", "not_found_error", "request_too_large", "400", "401", "403", "404", "422"]);
+export const PERMANENT_STREAM_ERRORS = new Set([
+  "invalid_request_error",
+  "authentication_error",
+  "permission_error",
+  "not_found_error",
+  "request_too_large",
+  "400",
+  "401",
+  "403",
+  "404",
+  "422",
+]);

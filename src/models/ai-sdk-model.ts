@@ -86,14 +86,25 @@ export interface AiSdkModelReference {
 }
 
 /** Whether `value` has the shape of a language model of the AI SDK's specification (any version). */
-export function looksLikeLanguageModel(value: unknown): value is { specificationVersion: unknown; provider: unknown; modelId: unknown } {
-  return typeof value === "object" && value !== null && "specificationVersion" in value && ("doGenerate" in value || "doStream" in value);
+export function looksLikeLanguageModel(
+  value: unknown,
+): value is { specificationVersion: unknown; provider: unknown; modelId: unknown } {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    "specificationVersion" in value &&
+    ("doGenerate" in value || "doStream" in value)
+  );
 }
 
 /** Throws `AgentOptionsError` at `field` unless `value` is a language model of a supported specification version. */
 export function checkLanguageModel(value: unknown, field: string): asserts value is LanguageModel {
   const supported = LANGUAGE_MODEL_SPECIFICATIONS.map((v) => `"${v}"`).join(", ");
-  if (!looksLikeLanguageModel(value)) fail(field, `must be ai.openai(...), ai.model(languageModel) or an AI SDK language model (specificationVersion ${supported})`);
+  if (!looksLikeLanguageModel(value))
+    fail(
+      field,
+      `must be ai.openai(...), ai.model(languageModel) or an AI SDK language model (specificationVersion ${supported})`,
+    );
   const { specificationVersion: version, provider, modelId } = value as unknown as Record<string, unknown>;
   if (!LANGUAGE_MODEL_SPECIFICATIONS.includes(version as LanguageModelSpecification)) {
     fail(
@@ -102,9 +113,11 @@ export function checkLanguageModel(value: unknown, field: string): asserts value
         `(AI SDK 7, 6 and 5: @ai-sdk/provider 4.x, 3.x, 2.x). Install a provider package of one of those majors.`,
     );
   }
-  if (typeof provider !== "string" || typeof modelId !== "string") fail(field, "is an AI SDK language model without a string provider and modelId");
+  if (typeof provider !== "string" || typeof modelId !== "string")
+    fail(field, "is an AI SDK language model without a string provider and modelId");
   const methods = value as unknown as { doGenerate?: unknown; doStream?: unknown };
-  if (typeof methods.doGenerate !== "function" || typeof methods.doStream !== "function") fail(field, "is an AI SDK language model without doGenerate and doStream methods");
+  if (typeof methods.doGenerate !== "function" || typeof methods.doStream !== "function")
+    fail(field, "is an AI SDK language model without doGenerate and doStream methods");
 }
 
 /** Checks the settings of `ai.model(languageModel, settings)`; `field` is where they were given. */
@@ -114,13 +127,21 @@ export function validateAiSdkSettings(model: LanguageModel, settings: AiSdkModel
   validatePricing(settings.pricing, `${field}.pricing`);
   const options = settings.providerOptions as unknown;
   if (options !== undefined) {
-    if (typeof options !== "object" || options === null || Array.isArray(options)) fail(`${field}.providerOptions`, "must be an object of options by provider name, e.g. { anthropic: { ... } }");
+    if (typeof options !== "object" || options === null || Array.isArray(options))
+      fail(`${field}.providerOptions`, "must be an object of options by provider name, e.g. { anthropic: { ... } }");
     for (const [name, value] of Object.entries(options)) {
-      if (typeof value !== "object" || value === null || Array.isArray(value)) fail(`${field}.providerOptions.${name}`, "must be an object of the provider's options");
+      if (typeof value !== "object" || value === null || Array.isArray(value))
+        fail(`${field}.providerOptions.${name}`, "must be an object of the provider's options");
     }
   }
-  if (settings.parallelToolCalls !== undefined && parallelToolCallsOption(model, settings.parallelToolCalls) === undefined) {
-    fail(`${field}.parallelToolCalls`, `provider "${model.provider}" has no parallel tool calls setting durable-agent knows; set it in providerOptions if it has one`);
+  if (
+    settings.parallelToolCalls !== undefined &&
+    parallelToolCallsOption(model, settings.parallelToolCalls) === undefined
+  ) {
+    fail(
+      `${field}.parallelToolCalls`,
+      `provider "${model.provider}" has no parallel tool calls setting durable-agent knows; set it in providerOptions if it has one`,
+    );
   }
 }
 
@@ -135,7 +156,8 @@ export function parallelToolCallsOption(model: LanguageModel, parallel: boolean)
   if (provider === "anthropic") return { anthropic: { disableParallelToolUse: !parallel } };
   // An OpenAI-compatible chat model (createOpenAICompatible): its provider's options go into the body as they are.
   const compatible = (model as { providerOptionsName?: unknown }).providerOptionsName;
-  if (typeof compatible === "string" && model.provider.endsWith(".chat")) return { [compatible]: { parallel_tool_calls: parallel } };
+  if (typeof compatible === "string" && model.provider.endsWith(".chat"))
+    return { [compatible]: { parallel_tool_calls: parallel } };
   return undefined;
 }
 
@@ -143,7 +165,8 @@ export function parallelToolCallsOption(model: LanguageModel, parallel: boolean)
 export function model(languageModel: LanguageModel, settings: AiSdkModelSettings = {}): AiSdkModelReference {
   checkLanguageModel(languageModel, "ai.model(languageModel)");
   const at = `ai.model(${languageModel.provider} "${languageModel.modelId}")`;
-  if (typeof settings !== "object" || settings === null) fail("settings", `${at}: settings must be an object { temperature?, maxTokens?, pricing?, providerOptions?, ... }`);
+  if (typeof settings !== "object" || settings === null)
+    fail("settings", `${at}: settings must be an object { temperature?, maxTokens?, pricing?, providerOptions?, ... }`);
   checkKnownKeys(settings, AI_SDK_SETTING_KEYS, at);
   validateAiSdkSettings(languageModel, settings, `${at} settings`);
   return { provider: languageModel.provider, modelId: languageModel.modelId, languageModel, settings };

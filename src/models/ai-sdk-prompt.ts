@@ -36,10 +36,15 @@ export function takesImagesInToolResults(provider: string): boolean {
   return IMAGES_IN_TOOL_RESULTS.some((prefix) => provider.startsWith(prefix));
 }
 
-const options = (metadata: ProviderMetadata | undefined) => (metadata ? { providerOptions: metadata as SharedV4ProviderOptions } : {});
+const options = (metadata: ProviderMetadata | undefined) =>
+  metadata ? { providerOptions: metadata as SharedV4ProviderOptions } : {};
 
 /** The conversation after the instructions, as the specification's V4 prompt. */
-export function toLanguageModelPrompt(instructions: string | undefined, messages: Message[], { imagesInToolResults }: PromptOptions): LanguageModelV4Prompt {
+export function toLanguageModelPrompt(
+  instructions: string | undefined,
+  messages: Message[],
+  { imagesInToolResults }: PromptOptions,
+): LanguageModelV4Prompt {
   const prompt: LanguageModelV4Prompt = instructions ? [{ role: "system", content: instructions }] : [];
   let results: LanguageModelV4ToolResultPart[] = [];
   let withImages: Array<{ name: string; images: ToolResultImage[] }> = [];
@@ -48,7 +53,13 @@ export function toLanguageModelPrompt(instructions: string | undefined, messages
     results = [];
     if (withImages.length) {
       const count = withImages.map((call) => ({ name: call.name, images: call.images.length }));
-      prompt.push({ role: "user", content: [{ type: "text", text: imagesMessageText(count) }, ...withImages.flatMap((call) => call.images.map(imageFilePart))] });
+      prompt.push({
+        role: "user",
+        content: [
+          { type: "text", text: imagesMessageText(count) },
+          ...withImages.flatMap((call) => call.images.map(imageFilePart)),
+        ],
+      });
     }
     withImages = [];
   };
@@ -57,7 +68,14 @@ export function toLanguageModelPrompt(instructions: string | undefined, messages
       const images = toolResultImages(message.content);
       let output: LanguageModelV4ToolResultOutput = { type: "text", value: images?.text ?? message.content };
       if (images && imagesInToolResults) {
-        output = { type: "content", value: images.parts.map((part) => (part.type === "text" ? part : { type: "file" as const, mediaType: part.mediaType, data: { type: "data" as const, data: part.data } })) };
+        output = {
+          type: "content",
+          value: images.parts.map((part) =>
+            part.type === "text"
+              ? part
+              : { type: "file" as const, mediaType: part.mediaType, data: { type: "data" as const, data: part.data } },
+          ),
+        };
       } else if (images) withImages.push({ name: message.name, images: images.images });
       results.push({ type: "tool-result", toolCallId: message.toolCallId, toolName: message.name, output });
       continue;
@@ -74,13 +92,28 @@ function messageOf(message: Exclude<Message, { role: "tool" }>): LanguageModelV4
     case "system":
       return { role: "system", content: message.content };
     case "user":
-      return { role: "user", content: typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content.map(userPart) };
+      return {
+        role: "user",
+        content:
+          typeof message.content === "string"
+            ? [{ type: "text", text: message.content }]
+            : message.content.map(userPart),
+      };
     case "assistant": {
       const content: Extract<LanguageModelV4Message, { role: "assistant" }>["content"] = [];
-      for (const part of message.reasoning ?? []) content.push({ type: "reasoning", text: part.text, ...options(part.providerMetadata) });
+      for (const part of message.reasoning ?? [])
+        content.push({ type: "reasoning", text: part.text, ...options(part.providerMetadata) });
       if (message.content) content.push({ type: "text", text: message.content, ...options(message.textMetadata) });
-      for (const call of message.toolCalls ?? []) content.push({ type: "tool-call", toolCallId: call.id, toolName: call.name, input: parsedArguments(call.arguments), ...options(call.providerMetadata) });
-      if (content.length === 0) content.push({ type: "text", text: message.content ?? "", ...options(message.textMetadata) });
+      for (const call of message.toolCalls ?? [])
+        content.push({
+          type: "tool-call",
+          toolCallId: call.id,
+          toolName: call.name,
+          input: parsedArguments(call.arguments),
+          ...options(call.providerMetadata),
+        });
+      if (content.length === 0)
+        content.push({ type: "text", text: message.content ?? "", ...options(message.textMetadata) });
       return { role: "assistant", content };
     }
   }
@@ -102,15 +135,23 @@ function userPart(part: ContentPart): LanguageModelV4TextPart | LanguageModelV4F
       return { type: "text", text: part.text };
     case "image_url": {
       const data = dataUrl(part.image_url.url);
-      const detail = part.image_url.detail ? { providerOptions: { openai: { imageDetail: part.image_url.detail } } } : {};
-      if (data) return { type: "file", mediaType: data.mediaType, data: { type: "data", data: data.base64 }, ...detail };
+      const detail = part.image_url.detail
+        ? { providerOptions: { openai: { imageDetail: part.image_url.detail } } }
+        : {};
+      if (data)
+        return { type: "file", mediaType: data.mediaType, data: { type: "data", data: data.base64 }, ...detail };
       return { type: "file", mediaType: "image/*", data: { type: "url", url: new URL(part.image_url.url) }, ...detail };
     }
     case "file": {
       const data = dataUrl(part.file.file_data);
       const name = part.file.filename ? { filename: part.file.filename } : {};
       if (data) return { type: "file", mediaType: data.mediaType, data: { type: "data", data: data.base64 }, ...name };
-      return { type: "file", mediaType: "application/octet-stream", data: { type: "url", url: new URL(part.file.file_data) }, ...name };
+      return {
+        type: "file",
+        mediaType: "application/octet-stream",
+        data: { type: "url", url: new URL(part.file.file_data) },
+        ...name,
+      };
     }
   }
 }
@@ -126,9 +167,13 @@ function dataUrl(url: string): { mediaType: string; base64: string } | undefined
 }
 
 /** The V4 prompt in the form of an older specification version: file data untagged; images in tool results as V3's `image-data` / V2's `media`. */
-export function promptFor(version: LanguageModelSpecification, prompt: LanguageModelV4Prompt): LanguageModelV4Prompt | LanguageModelV3Prompt | LanguageModelV2Prompt {
+export function promptFor(
+  version: LanguageModelSpecification,
+  prompt: LanguageModelV4Prompt,
+): LanguageModelV4Prompt | LanguageModelV3Prompt | LanguageModelV2Prompt {
   if (version === "v4") return prompt;
-  const untagged = (data: LanguageModelV4FilePart["data"]) => (data.type === "data" ? data.data : data.type === "url" ? data.url : "");
+  const untagged = (data: LanguageModelV4FilePart["data"]) =>
+    data.type === "data" ? data.data : data.type === "url" ? data.url : "";
   return prompt.map((message) => {
     if (message.role === "system") return message;
     const content = (message.content as Array<{ type: string }>).map((part) => {
@@ -142,7 +187,9 @@ export function promptFor(version: LanguageModelSpecification, prompt: LanguageM
         const value = result.output.value.map((item) => {
           if (item.type !== "file") return item;
           const data = untagged(item.data);
-          return version === "v3" ? { type: "image-data", data, mediaType: item.mediaType } : { type: "media", data, mediaType: item.mediaType };
+          return version === "v3"
+            ? { type: "image-data", data, mediaType: item.mediaType }
+            : { type: "media", data, mediaType: item.mediaType };
         });
         return { ...result, output: { type: "content", value } };
       }

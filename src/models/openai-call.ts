@@ -18,7 +18,10 @@ export async function callOpenAI(model: ModelReference, request: ModelCallReques
     const read = usageFromOpenAI(value, model.settings.pricing);
     if (read) request.onUsage((usage = read));
   };
-  const instructions = output?.mode === "prompt" ? [request.instructions, outputInstructions(output)].filter(Boolean).join("\n\n") : request.instructions;
+  const instructions =
+    output?.mode === "prompt"
+      ? [request.instructions, outputInstructions(output)].filter(Boolean).join("\n\n")
+      : request.instructions;
   const completion = await streamChatCompletion(
     client,
     {
@@ -26,7 +29,10 @@ export async function callOpenAI(model: ModelReference, request: ModelCallReques
       messages: toChatMessages(instructions, request.messages),
       ...(tools.length ? { tools } : {}),
       ...(output?.mode === "json-schema" ? { response_format: responseFormatOf(output) } : {}),
-      ...requestFields(mergeModelSettings(model.settings, request.runSettings), { hasTools: tools.length > 0, firstTrip: request.firstTrip }),
+      ...requestFields(mergeModelSettings(model.settings, request.runSettings), {
+        hasTools: tools.length > 0,
+        firstTrip: request.firstTrip,
+      }),
       stream_options: { include_usage: true },
     },
     {

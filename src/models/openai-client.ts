@@ -1,5 +1,5 @@
 /** Worker-side: the `openai` client for a model reference, and message conversion. */
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { Message } from "../core/types.js";
 import { ModelApiError } from "../errors.js";

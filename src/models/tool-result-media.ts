@@ -27,7 +27,10 @@ export interface ToolResultWithImages {
 type ContentItem = { type?: unknown; text?: unknown; data?: unknown; mimeType?: unknown };
 
 const isImage = (item: ContentItem): item is { type: "image"; data: string; mimeType: string } =>
-  item.type === "image" && typeof item.data === "string" && typeof item.mimeType === "string" && item.mimeType.startsWith("image/");
+  item.type === "image" &&
+  typeof item.data === "string" &&
+  typeof item.mimeType === "string" &&
+  item.mimeType.startsWith("image/");
 
 /** The tool message content split into text and images; undefined when it carries no image. */
 export function toolResultImages(content: string): ToolResultWithImages | undefined {
@@ -39,7 +42,8 @@ export function toolResultImages(content: string): ToolResultWithImages | undefi
     return undefined;
   }
   const items = (output as { content?: unknown })?.content;
-  if (!Array.isArray(items) || !items.some((item) => typeof item === "object" && item !== null && isImage(item))) return undefined;
+  if (!Array.isArray(items) || !items.some((item) => typeof item === "object" && item !== null && isImage(item)))
+    return undefined;
   const parts: ToolResultWithImages["parts"] = [];
   const images: ToolResultImage[] = [];
   const named = items.map((item: ContentItem) => {
@@ -53,7 +57,10 @@ export function toolResultImages(content: string): ToolResultWithImages | undefi
       images.push(image);
       return { ...item, data: `[image ${images.length}, ${item.mimeType}: sent as an image after the tool results]` };
     }
-    parts.push({ type: "text", text: item.type === "text" && typeof item.text === "string" ? item.text : JSON.stringify(item) });
+    parts.push({
+      type: "text",
+      text: item.type === "text" && typeof item.text === "string" ? item.text : JSON.stringify(item),
+    });
     return item;
   });
   return { parts, text: JSON.stringify({ ...(output as object), content: named }), images };
