@@ -8,7 +8,12 @@ import { createAnthropic as createAnthropicV3 } from "@ai-sdk/anthropic-v3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, ModelApiError, type RunResult, type StreamedRunEvent } from "../src/index.js";
-import { startScriptedAnthropic, type ScriptedAnthropic, type ScriptedProviderTurn } from "../src/testing/index.js";
+import {
+  startScriptedAnthropic,
+  startScriptedModel,
+  type ScriptedAnthropic,
+  type ScriptedProviderTurn,
+} from "../src/testing/index.js";
 import { updatePlanTool } from "./support/contract-helpers.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 import { replaysAndKeeps } from "./support/history-helpers.js";
@@ -216,6 +221,53 @@ describe("the history of a run on Claude", () => {
         ]);
       },
     );
+  });
+});
+
+describe("recorded runs on Claude", () => {
+  it("a run recorded on ai.openai() (messages without parts) forks at trip 2 onto a Claude agent: its tool call and result reach Claude as tool_use and tool_result", async () => {
+    const chat = await startScriptedModel([
+      { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" }, id: "call_old" }] },
+      "Old reply.",
+    ]);
+    try {
+      await onClaude(["Claude's reply."], async (server) => {
+        const recorder = ai.agent({
+          name: "openai-recorded",
+          model: ai.openai("gpt-test", { baseURL: chat.baseURL }),
+          tools: [updatePlanTool()],
+        });
+        const claudeCoach = ai.agent({
+          name: "claude-forked",
+          model: claude(server.baseURL),
+          tools: [updatePlanTool()],
+        });
+        const fork = await withWorker(harness, [recorder, claudeCoach], async ({ taskQueue }) => {
+          const recorded = await recorder.run("Swap squats for lunges", { client: harness.client, taskQueue });
+          expect(recorded.messages[1]).toEqual({
+            role: "assistant",
+            content: null,
+            toolCalls: [{ id: "call_old", name: "update_plan", arguments: '{"from":"squats","to":"lunges"}' }],
+          });
+          return (
+            await ai.fork(recorded.workflowId, { atTrip: 2, agent: "claude-forked", client: harness.client, taskQueue })
+          ).result();
+        });
+        expect(fork.reply).toBe("Claude's reply.");
+        expect(server.requests[0]!.body.messages).toEqual([
+          { role: "user", content: [{ type: "text", text: "Swap squats for lunges" }] },
+          {
+            role: "assistant",
+            content: [
+              { type: "tool_use", id: "call_old", name: "update_plan", input: { from: "squats", to: "lunges" } },
+            ],
+          },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: "call_old", content: '{"ok":true}' }] },
+        ]);
+      });
+    } finally {
+      await chat.close();
+    }
   });
 });
 
