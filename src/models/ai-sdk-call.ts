@@ -94,8 +94,11 @@ async function callOnce(
       const { value: part, done } = await reader.read();
       if (done) break;
       const failed = collected.add(part);
-      // The AI SDK's own errors (an API call error, a chunk it could not parse) as they are; anything else the provider sent, wrapped.
-      if (failed) throw isAnyAiSdkError(failed.error) ? failed.error : new ProviderStreamError(failed.error);
+      // Errors (the AI SDK's own: an API call error, a chunk it could not parse; a broken connection) as they are; what the provider sent as data, wrapped.
+      if (failed)
+        throw isAnyAiSdkError(failed.error) || failed.error instanceof Error
+          ? failed.error
+          : new ProviderStreamError(failed.error);
       if (
         part.type === "stream-start" &&
         judgeWarnings(model, settings, request, options, collected.warnings) === "no-json-mode"
