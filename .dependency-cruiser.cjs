@@ -5,8 +5,8 @@
  */
 /** Workflow code: what the workflow bundle runs, deterministic and replayed. */
 const WORKFLOW_CODE = "^src/(workflows|approvals/workflow)/";
-/** The shared plain-data core and the contract's decisions: workflow-safe, imported by every side. */
-const CORE = "^src/(core|contract)/";
+/** The shared plain-data core, the typed errors and the contract's decisions: workflow-safe, imported by every side. */
+const CORE = "^src/(core/|contract/|errors\\.ts$)";
 
 module.exports = {
   forbidden: [
@@ -20,7 +20,7 @@ module.exports = {
     {
       name: "workflow-code-imports-only-the-workflow-api-and-the-core",
       comment:
-        "Workflow code imports only the workflow API (@temporalio/workflow, @temporalio/common, workflow streams), src/core, src/contract and other workflow code: nothing that touches I/O, time, randomness or user code.",
+        "Workflow code imports only the workflow API (@temporalio/workflow, @temporalio/common, workflow streams), src/core, src/contract, src/errors.ts and other workflow code: nothing that touches I/O, time, randomness or user code.",
       severity: "error",
       from: { path: WORKFLOW_CODE },
       to: {
@@ -35,7 +35,7 @@ module.exports = {
     },
     {
       name: "the-core-imports-only-the-core",
-      comment: "src/core and src/contract are plain data and pure functions: they import each other, fflate and @temporalio/common only.",
+      comment: "src/core, src/contract and src/errors.ts are plain data and pure functions: they import each other, fflate and @temporalio/common only.",
       severity: "error",
       from: { path: CORE },
       to: { pathNot: [CORE, "^node_modules/(fflate|@temporalio/common)/"] },

@@ -1,34 +1,42 @@
 /**
- * Typed errors. Each class has a stable `name`, a static `isInstance()` that works across
- * package copies, and the fields a caller needs to fix the problem.
+ * Typed errors. Each class has a literal, stable `name` (kept by bundlers and minifiers), a
+ * static `isInstance()` that works across package copies, bundles and realms, and the fields a
+ * caller needs to fix the problem. Errors that cross the workflow boundary travel as Temporal
+ * failures of the same `type` (`typed-failures.ts`). Workflow-safe: no imports but types.
  */
 
 import type { RunUsage } from "./core/usage.js";
+import { ERROR_MARKER, errorGuard, isLibraryError } from "./core/error-guard.js";
 
-const MARKER = Symbol.for("durable-agent.error");
+/**
+ * A typed error as plain data, as a trace entry records it (a sub-agent's failure): the class's
+ * `name`, the `message`, and the fields. `fromFailure(data)` turns it back into the class.
+ */
+export interface ErrorData {
+  name: string;
+  message: string;
+  fields: Record<string, unknown>;
+}
 
 /** Base class of every error this library throws. */
 export class DurableAgentError extends Error {
-  readonly [MARKER] = true;
+  override readonly name: string = "DurableAgentError";
+  readonly [ERROR_MARKER] = true;
   /** On the error a failed run rejects with: the tokens the run had used (failed attempts included), when the server reported usage. */
   usage?: RunUsage;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = new.target.name;
   }
   /** True for any error of this library, even from another copy of the package. */
   static isInstance(error: unknown): error is DurableAgentError {
-    return typeof error === "object" && error !== null && MARKER in error;
+    return isLibraryError(error);
   }
 }
 
-function guard<T extends DurableAgentError>(name: string) {
-  return (error: unknown): error is T => DurableAgentError.isInstance(error) && error.name === name;
-}
-
-/** An option of `ai.agent()`, `ai.tool()` or `ai.openai()` is invalid or unknown; `field` names it, `suggestion` the known option it is closest to (for a typo). */
+/** An option of `ai.agent()`, `ai.tool()`, `ai.openai()` (or a worker's or client's `telemetry`) is invalid or unknown; `field` names it, `suggestion` the known option it is closest to (for a typo). */
 export class AgentOptionsError extends DurableAgentError {
-  static override isInstance = guard<AgentOptionsError>("AgentOptionsError");
+  override readonly name = "AgentOptionsError";
+  static override isInstance = errorGuard<AgentOptionsError>("AgentOptionsError");
   constructor(readonly field: string, problem: string, readonly suggestion?: string) {
     super(`Invalid option \`${field}\`: ${problem}`);
   }
@@ -36,7 +44,8 @@ export class AgentOptionsError extends DurableAgentError {
 
 /** The input of a run is neither a string nor an array of messages. */
 export class InvalidInputError extends DurableAgentError {
-  static override isInstance = guard<InvalidInputError>("InvalidInputError");
+  override readonly name = "InvalidInputError";
+  static override isInstance = errorGuard<InvalidInputError>("InvalidInputError");
   constructor(problem: string) {
     super(`Invalid run input: ${problem}. Pass a string or an array of { role, content } messages.`);
   }
@@ -44,7 +53,8 @@ export class InvalidInputError extends DurableAgentError {
 
 /** A worker was asked to run an agent it does not have. */
 export class UnknownAgentError extends DurableAgentError {
-  static override isInstance = guard<UnknownAgentError>("UnknownAgentError");
+  override readonly name = "UnknownAgentError";
+  static override isInstance = errorGuard<UnknownAgentError>("UnknownAgentError");
   constructor(readonly agent: string, readonly registered: string[]) {
     super(
       `No agent named "${agent}" is registered on this worker (registered: ${registered.map((n) => `"${n}"`).join(", ") || "none"}). ` +
@@ -55,7 +65,8 @@ export class UnknownAgentError extends DurableAgentError {
 
 /** Two agents given to one worker share a name. */
 export class DuplicateAgentError extends DurableAgentError {
-  static override isInstance = guard<DuplicateAgentError>("DuplicateAgentError");
+  override readonly name = "DuplicateAgentError";
+  static override isInstance = errorGuard<DuplicateAgentError>("DuplicateAgentError");
   constructor(readonly agent: string, via?: string) {
     super(`Two agents given to ai.worker()${via ? ` (one of them ${via})` : ""} are named "${agent}"; give each a unique \`name\`.`);
   }
@@ -63,7 +74,8 @@ export class DuplicateAgentError extends DurableAgentError {
 
 /** The Temporal server could not be reached. */
 export class TemporalConnectionError extends DurableAgentError {
-  static override isInstance = guard<TemporalConnectionError>("TemporalConnectionError");
+  override readonly name = "TemporalConnectionError";
+  static override isInstance = errorGuard<TemporalConnectionError>("TemporalConnectionError");
   constructor(readonly address: string, cause: unknown) {
     super(
       `Cannot reach the Temporal server at ${address}: ${cause instanceof Error ? cause.message : String(cause)}. ` +
@@ -79,7 +91,8 @@ export class TemporalConnectionError extends DurableAgentError {
  * `contentType` and `bodyStart` (its first ~200 characters) say what came back.
  */
 export class ModelApiError extends DurableAgentError {
-  static override isInstance = guard<ModelApiError>("ModelApiError");
+  override readonly name = "ModelApiError";
+  static override isInstance = errorGuard<ModelApiError>("ModelApiError");
   readonly contentType?: string | null;
   readonly bodyStart?: string;
   constructor(message: string, readonly status: number | undefined, readonly modelId: string, response?: { contentType: string | null; bodyStart: string }) {
@@ -93,7 +106,8 @@ export class ModelApiError extends DurableAgentError {
 
 /** A value is over Temporal's payload size limit. */
 export class PayloadTooLargeError extends DurableAgentError {
-  static override isInstance = guard<PayloadTooLargeError>("PayloadTooLargeError");
+  override readonly name = "PayloadTooLargeError";
+  static override isInstance = errorGuard<PayloadTooLargeError>("PayloadTooLargeError");
   constructor(readonly what: string, readonly bytes: number, readonly limit: number, readonly hint?: string) {
     super(`${what} is ${bytes} bytes, over Temporal's payload limit of ${limit} bytes; ${hint ?? "make it smaller."}`);
   }
@@ -101,7 +115,8 @@ export class PayloadTooLargeError extends DurableAgentError {
 
 /** A tool returned a value that cannot be serialised to JSON. */
 export class ToolOutputError extends DurableAgentError {
-  static override isInstance = guard<ToolOutputError>("ToolOutputError");
+  override readonly name = "ToolOutputError";
+  static override isInstance = errorGuard<ToolOutputError>("ToolOutputError");
   constructor(readonly tool: string, problem: string) {
     super(`Tool "${tool}" returned a value that cannot be serialised to JSON (${problem}); return plain data.`);
   }
@@ -112,12 +127,14 @@ export class ToolOutputError extends DurableAgentError {
  * Any other error fails the call at once and goes back to the model.
  */
 export class RetryableToolError extends DurableAgentError {
-  static override isInstance = guard<RetryableToolError>("RetryableToolError");
+  override readonly name = "RetryableToolError";
+  static override isInstance = errorGuard<RetryableToolError>("RetryableToolError");
 }
 
 /** The model asked for more tool calls in one answer than `limits.toolCallsPerAnswer` allows; none was executed. */
 export class TooManyToolCallsError extends DurableAgentError {
-  static override isInstance = guard<TooManyToolCallsError>("TooManyToolCallsError");
+  override readonly name = "TooManyToolCallsError";
+  static override isInstance = errorGuard<TooManyToolCallsError>("TooManyToolCallsError");
   constructor(readonly modelId: string, readonly count: number, readonly limit: number) {
     super(`Model "${modelId}" asked for ${count} tool calls in one answer, over limits.toolCallsPerAnswer (${limit}); none was executed.`);
   }
@@ -125,7 +142,8 @@ export class TooManyToolCallsError extends DurableAgentError {
 
 /** The payload codec's keys are missing or malformed, or a payload cannot be decrypted; `keyId` names the key when known. Never carries key material. */
 export class PayloadCodecError extends DurableAgentError {
-  static override isInstance = guard<PayloadCodecError>("PayloadCodecError");
+  override readonly name = "PayloadCodecError";
+  static override isInstance = errorGuard<PayloadCodecError>("PayloadCodecError");
   constructor(problem: string, readonly keyId?: string) {
     super(`Payload codec: ${problem}`);
   }
@@ -133,7 +151,8 @@ export class PayloadCodecError extends DurableAgentError {
 
 /** TLS was asked for but its settings are incomplete or name a file that cannot be read; `variable` and `path` say which. */
 export class TlsConfigError extends DurableAgentError {
-  static override isInstance = guard<TlsConfigError>("TlsConfigError");
+  override readonly name = "TlsConfigError";
+  static override isInstance = errorGuard<TlsConfigError>("TlsConfigError");
   constructor(readonly variable: string, readonly path: string | undefined, problem: string) {
     super(`TLS for the Temporal connection: ${problem}`);
   }
@@ -145,15 +164,17 @@ export class TlsConfigError extends DurableAgentError {
  * trying again may help (a lost connection) or not (the server answered).
  */
 export class McpServerError extends DurableAgentError {
-  static override isInstance = guard<McpServerError>("McpServerError");
+  override readonly name = "McpServerError";
+  static override isInstance = errorGuard<McpServerError>("McpServerError");
   constructor(readonly server: string, readonly target: string, problem: string, readonly retryable: boolean) {
     super(`MCP server "${server}" (${target}): ${problem}`);
   }
 }
 
-/** `approve` or `reject` named a tool call that is not waiting for approval. */
+/** `approve` or `reject` named a tool call that is not waiting for approval; the subclasses say why. */
 export class ApprovalError extends DurableAgentError {
-  static override isInstance = guard<ApprovalError>("ApprovalError");
+  override readonly name: string = "ApprovalError";
+  static override isInstance = errorGuard<ApprovalError>("ApprovalError", "ApprovalNotWaitingError", "ApprovalRefusedError", "UnknownApprovalError");
   constructor(readonly callId: string, message: string) {
     super(message);
   }
@@ -161,7 +182,8 @@ export class ApprovalError extends DurableAgentError {
 
 /** The definition serving a run changed between two of its trips, and the agent has `onDefinitionChange: "fail"`. */
 export class AgentDefinitionChangedError extends DurableAgentError {
-  static override isInstance = guard<AgentDefinitionChangedError>("AgentDefinitionChangedError");
+  override readonly name = "AgentDefinitionChangedError";
+  static override isInstance = errorGuard<AgentDefinitionChangedError>("AgentDefinitionChangedError");
   constructor(
     readonly agent: string,
     /** The version that served the run before. */
@@ -176,7 +198,8 @@ export class AgentDefinitionChangedError extends DurableAgentError {
 
 /** `approve` or `reject` named a call that is no longer waiting: `state` says how it ended ("approved", "rejected", "timed-out", "cancelled"). Nothing was changed. */
 export class ApprovalNotWaitingError extends ApprovalError {
-  static override isInstance = guard<ApprovalNotWaitingError>("ApprovalNotWaitingError");
+  override readonly name = "ApprovalNotWaitingError";
+  static override isInstance = errorGuard<ApprovalNotWaitingError>("ApprovalNotWaitingError");
   constructor(callId: string, readonly state: "approved" | "rejected" | "timed-out" | "cancelled", message: string) {
     super(callId, message);
   }
@@ -184,15 +207,46 @@ export class ApprovalNotWaitingError extends ApprovalError {
 
 /** The worker's `approvals.canDecide` refused this approver (`by`) for the call; the call still waits. `why` says what canDecide answered. */
 export class ApprovalRefusedError extends ApprovalError {
-  static override isInstance = guard<ApprovalRefusedError>("ApprovalRefusedError");
+  override readonly name = "ApprovalRefusedError";
+  static override isInstance = errorGuard<ApprovalRefusedError>("ApprovalRefusedError");
   constructor(callId: string, readonly by: string | undefined, readonly why: string, message: string) {
     super(callId, message);
   }
 }
 
+/**
+ * `approve` or `reject` named a call that no run of the tree waits on (a typo, a call of another
+ * run), or a call id that more than one run of the tree waits on. `waiting` lists the calls that
+ * do wait (a sub-agent's as `<callId> (<agent>)`). Nothing was changed.
+ */
+export class UnknownApprovalError extends ApprovalError {
+  override readonly name = "UnknownApprovalError";
+  static override isInstance = errorGuard<UnknownApprovalError>("UnknownApprovalError");
+  constructor(
+    callId: string,
+    readonly waiting: string[],
+    message = `No tool call "${callId}" is waiting for approval (waiting: ${waiting.join(", ") || "none"}).`,
+  ) {
+    super(callId, message);
+  }
+}
+
+/**
+ * The body of a `decide` signal (the Temporal UI's "Send a Signal") is not a decision. A signal has
+ * no caller to fail, so the worker logs this error and the call keeps waiting.
+ */
+export class InvalidDecisionError extends DurableAgentError {
+  override readonly name = "InvalidDecisionError";
+  static override isInstance = errorGuard<InvalidDecisionError>("InvalidDecisionError");
+  constructor(problem: string) {
+    super(`The decide signal's body ${problem}; send {"callId": "...", "decision": "approve" | "reject", "by"?: "...", "note"?: "...", "reason"?: "..."}.`);
+  }
+}
+
 /** A message was sent to a session that has ended. */
 export class SessionEndedError extends DurableAgentError {
-  static override isInstance = guard<SessionEndedError>("SessionEndedError");
+  override readonly name = "SessionEndedError";
+  static override isInstance = errorGuard<SessionEndedError>("SessionEndedError");
   constructor(readonly workflowId: string) {
     super(`The session ${workflowId} has ended; start a new session to keep talking.`);
   }
@@ -200,7 +254,8 @@ export class SessionEndedError extends DurableAgentError {
 
 /** The final answer did not match the run's `output` schema, after the repair re-prompts (`onInvalidOutput`). */
 export class OutputValidationError extends DurableAgentError {
-  static override isInstance = guard<OutputValidationError>("OutputValidationError");
+  override readonly name = "OutputValidationError";
+  static override isInstance = errorGuard<OutputValidationError>("OutputValidationError");
   constructor(
     /** The validation error, as zod prettified it. */
     readonly issues: string,
@@ -213,7 +268,8 @@ export class OutputValidationError extends DurableAgentError {
 
 /** The agent's `instructions` function threw: the model call attempt fails (and is retried by Temporal). */
 export class InstructionsError extends DurableAgentError {
-  static override isInstance = guard<InstructionsError>("InstructionsError");
+  override readonly name = "InstructionsError";
+  static override isInstance = errorGuard<InstructionsError>("InstructionsError");
   constructor(readonly agent: string, problem: string) {
     super(`The instructions function of agent "${agent}" threw: ${problem}`);
   }
@@ -221,7 +277,8 @@ export class InstructionsError extends DurableAgentError {
 
 /** The run's `context` does not match the agent's `contextSchema`, or is not JSON. */
 export class ContextValidationError extends DurableAgentError {
-  static override isInstance = guard<ContextValidationError>("ContextValidationError");
+  override readonly name = "ContextValidationError";
+  static override isInstance = errorGuard<ContextValidationError>("ContextValidationError");
   constructor(readonly issues: string) {
     super(`Invalid run context: ${issues}`);
   }
@@ -229,7 +286,8 @@ export class ContextValidationError extends DurableAgentError {
 
 /** A run failed; `cause` carries the typed error when one is known. */
 export class RunFailedError extends DurableAgentError {
-  static override isInstance = guard<RunFailedError>("RunFailedError");
+  override readonly name = "RunFailedError";
+  static override isInstance = errorGuard<RunFailedError>("RunFailedError");
   constructor(readonly workflowId: string, message: string, cause?: unknown) {
     super(`Run ${workflowId} failed: ${message}`, { cause });
   }
@@ -237,7 +295,8 @@ export class RunFailedError extends DurableAgentError {
 
 /** No `temporal` CLI could be found or installed for a dev server; `attempts` says what each way tried said. */
 export class TemporalCliNotFoundError extends DurableAgentError {
-  static override isInstance = guard<TemporalCliNotFoundError>("TemporalCliNotFoundError");
+  override readonly name = "TemporalCliNotFoundError";
+  static override isInstance = errorGuard<TemporalCliNotFoundError>("TemporalCliNotFoundError");
   constructor(readonly attempts: string[]) {
     super(
       `No Temporal CLI for the dev server. Tried:\n${attempts.map((attempt) => `  - ${attempt}`).join("\n")}\n` +
@@ -249,7 +308,8 @@ export class TemporalCliNotFoundError extends DurableAgentError {
 
 /** A dev server's process exited or did not answer in time; `output` is the end of what it printed. */
 export class DevServerStartError extends DurableAgentError {
-  static override isInstance = guard<DevServerStartError>("DevServerStartError");
+  override readonly name = "DevServerStartError";
+  static override isInstance = errorGuard<DevServerStartError>("DevServerStartError");
   constructor(what: string, readonly output: string) {
     super(`The Temporal dev server ${what}.${output.trim() ? ` Its last output:\n${output.trim()}` : ""}\nFix: check its flags and ports, or set TEMPORAL_CLI_PATH to a working \`temporal\` binary.`);
   }
@@ -257,7 +317,8 @@ export class DevServerStartError extends DurableAgentError {
 
 /** A port a dev server needs is taken; `holder` names what holds it when that can be told. */
 export class PortInUseError extends DurableAgentError {
-  static override isInstance = guard<PortInUseError>("PortInUseError");
+  override readonly name = "PortInUseError";
+  static override isInstance = errorGuard<PortInUseError>("PortInUseError");
   constructor(readonly port: number, readonly holder: string | undefined, readonly hint: string) {
     super(`Port ${port} is taken${holder ? ` by ${holder}` : ""}. ${hint}`);
   }
@@ -265,7 +326,8 @@ export class PortInUseError extends DurableAgentError {
 
 /** A replay with `unmatchedToolCalls: "fail"` met a tool call the recording does not hold; the run failed, naming the call. */
 export class UnmatchedToolCallError extends DurableAgentError {
-  static override isInstance = guard<UnmatchedToolCallError>("UnmatchedToolCallError");
+  override readonly name = "UnmatchedToolCallError";
+  static override isInstance = errorGuard<UnmatchedToolCallError>("UnmatchedToolCallError");
   constructor(readonly tool: string, readonly arguments_: string, message: string) {
     super(message);
   }
@@ -273,29 +335,9 @@ export class UnmatchedToolCallError extends DurableAgentError {
 
 /** A fork's options or its recorded run do not allow it (no such trip, an unfinished run, ...). */
 export class ForkError extends DurableAgentError {
-  static override isInstance = guard<ForkError>("ForkError");
+  override readonly name = "ForkError";
+  static override isInstance = errorGuard<ForkError>("ForkError");
   constructor(readonly workflowId: string, problem: string) {
     super(`Cannot fork run ${workflowId}: ${problem}.`);
   }
-}
-
-/** Errors that cross the workflow boundary as a Temporal failure of the same `type`. */
-const REBUILD: Record<string, (message: string, details: Record<string, unknown>) => DurableAgentError> = {
-  AgentOptionsError: (m, d) => Object.assign(new AgentOptionsError(String(d.field), ""), { message: m }),
-  McpServerError: (m, d) => Object.assign(new McpServerError(String(d.server), String(d.target), "", d.retryable === true), { message: m }),
-  UnknownAgentError: (_m, d) => new UnknownAgentError(String(d.agent), (d.registered as string[]) ?? []),
-  ModelApiError: (m, d) =>
-    new ModelApiError(m, d.status as number | undefined, String(d.modelId), typeof d.bodyStart === "string" ? { contentType: (d.contentType as string | null) ?? null, bodyStart: d.bodyStart } : undefined),
-  PayloadTooLargeError: (_m, d) => new PayloadTooLargeError(String(d.what), Number(d.bytes), Number(d.limit), typeof d.hint === "string" ? d.hint : undefined),
-  TooManyToolCallsError: (_m, d) => new TooManyToolCallsError(String(d.modelId), Number(d.count), Number(d.limit)),
-  OutputValidationError: (_m, d) => new OutputValidationError(String(d.issues), String(d.text)),
-  AgentDefinitionChangedError: (_m, d) => new AgentDefinitionChangedError(String(d.agent), String(d.from), String(d.to), Number(d.trip)),
-  UnmatchedToolCallError: (m, d) => new UnmatchedToolCallError(String(d.tool), String(d.arguments), m),
-  InstructionsError: (m, d) => Object.assign(new InstructionsError(String(d.agent), ""), { message: m }),
-};
-
-/** Rebuilds a typed error from a Temporal failure's `type`, message and first detail. */
-export function rebuildError(type: string | undefined | null, message: string, details: unknown): DurableAgentError | undefined {
-  const rebuild = type ? REBUILD[type] : undefined;
-  return rebuild?.(message, (details ?? {}) as Record<string, unknown>);
 }

@@ -63,7 +63,8 @@ export type { Tool, ToolContext, ToolOptions, Execution, SubAgentLink, HandoffLi
 export type * from "./agent/options.js";
 export { McpToolset, MCP_IDEMPOTENCY_KEY, type McpOptions, type McpStdioOptions, type McpHttpOptions, type McpCommonOptions, type McpListedTool, type McpApprovalCandidate, type McpToolOutput, type McpContentPart, type McpToolDefinition } from "./mcp/index.js";
 export type { AsToolOptions, Handoff, HandoffOptions } from "./subagents/index.js";
-export type { ModelReference, ModelSettings, OpenAIModelSettings } from "./models/openai-model.js";
+export type { ModelReference, OpenAIModelSettings } from "./models/openai-model.js";
+export type { ModelSettings } from "./core/model-settings.js";
 export type { AiSdkModelReference, AiSdkModelSettings, LanguageModel, LanguageModelSpecification, ProviderOptions } from "./models/ai-sdk-model.js";
 export { LANGUAGE_MODEL_SPECIFICATIONS } from "./models/ai-sdk-model.js";
 export type { AgentModel } from "./models/agent-model.js";
@@ -86,6 +87,7 @@ export type { WorkerDeployment, DeploymentBuild, DeploymentCallOptions, Deployme
 export { bundleAgentWorkflows, bundleTelemetryWorkflows } from "./lazy-worker.js";
 export type * from "./core/types.js";
 export * from "./errors.js";
+export { fromFailure, rebuildError } from "./core/typed-failures.js";
 export * from "./eval/index.js";
 export * from "./datasets/index.js";
 export type { ForkOptions } from "./fork/index.js";

@@ -1,12 +1,17 @@
 /**
  * Issue 6, item 5: the `durable-agent` CLI's `worker`, `run`, `trace`, `list` and `dev`, each as a
  * child process against the suite's Temporal server (`dev` against a dev server of its own).
+ * Issue 35: `run --context --json`, options before or after the command, `--version`, and the exit
+ * codes as docs/cli.md tables them. Approvals: test/cli-approvals.test.ts; the connection options'
+ * TLS and API key: test/cli-connection.test.ts.
  */
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { main } from "../src/cli/index.js";
+import { EXIT } from "../src/cli/command.js";
+import { COMMANDS } from "../src/cli/index.js";
 import type { RunResult } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel, type ScriptedRequest } from "../src/testing/index.js";
-import { cli, startCli, type CliProcess } from "./support/cli-helpers.js";
+import { cli, runMain as inProcess, startCli, type CliProcess } from "./support/cli-helpers.js";
 import { connectHarness, taskQueue, type Harness } from "./support/harness.js";
 import { freePort } from "./support/ops-helpers.js";
 
@@ -14,9 +19,11 @@ const AGENTS = "test/fixtures/cli-agents.ts";
 const TIMEOUT = 120_000;
 const bundle = () => ["--workflow-bundle", inject("workflowBundlePath")];
 
-/** The coach offers instead of acting, is re-prompted, calls the tool, then confirms; the greeter greets. */
+/** The coach offers instead of acting, is re-prompted, calls the tool, then confirms; the greeter greets; the concierge names its user. */
 function scriptedCoach({ body }: ScriptedRequest) {
   const messages = body.messages;
+  const system = String(messages.find((m) => m.role === "system")?.content ?? "");
+  if (system.startsWith("Concierge for ")) return `${system}: at your service.`;
   if (messages.some((m) => m.role === "tool")) return "Done: squats are now lunges.";
   const users = messages.filter((m) => m.role === "user");
   if (users.length >= 2) return { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] };
@@ -107,7 +114,36 @@ describe("worker, run, trace and list against a worker in its own process", () =
   it("run of an agent the worker does not serve exits 1 naming the agents it does serve", async () => {
     const { code, stderr } = await cli(["run", "no-such-agent", "Hi", "--task-queue", queue]);
     expect(code).toBe(1);
-    expect(stderr).toContain('The run failed: UnknownAgentError: No agent named "no-such-agent" is registered on this worker (registered: "cli-coach", "cli-greeter")');
+    expect(stderr).toContain('The run failed: UnknownAgentError: No agent named "no-such-agent" is registered on this worker (registered: "cli-coach", "cli-concierge", "cli-greeter")');
+  }, TIMEOUT);
+
+  it("run --context --json: the context reaches the agent (its instructions name the user), and stdout is the run's result as JSON", async () => {
+    const { code, stdout, stderr } = await cli(["run", "cli-concierge", "Hi", "--task-queue", queue, "--context", '{"userId":"u-42"}', "--json"]);
+    expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
+    const result = JSON.parse(stdout) as RunResult;
+    expect(result).toMatchObject({ reply: "Concierge for u-42: at your service.", stopReason: "answered", trips: 1, workflowId: expect.stringMatching(/^cli-concierge-/) });
+    expect(result).toEqual(await harness.client.workflow.getHandle(result.workflowId).result());
+  }, TIMEOUT);
+
+  it("run --json of a run that fails exits 1 with the typed error on stderr and nothing on stdout", async () => {
+    const { code, stdout, stderr } = await cli(["run", "no-such-agent", "Hi", "--task-queue", queue, "--json"]);
+    expect({ code, stdout }).toEqual({ code: 1, stdout: "" });
+    expect(stderr).toContain("The run failed: UnknownAgentError:");
+  }, TIMEOUT);
+
+  it("connection options go before or after the command, and win over their environment variables", async () => {
+    const address = inject("temporalAddress");
+    const wrong = { TEMPORAL_ADDRESS: "127.0.0.1:1", TEMPORAL_NAMESPACE: "no-such-namespace" };
+    const before = await cli(["--address", address, "--namespace", "default", "run", "cli-greeter", "Hi", "--task-queue", queue, "--json"], wrong);
+    expect({ code: before.code, stderr: before.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(JSON.parse(before.stdout)).toMatchObject({ reply: "Hello from the scripted greeter!" });
+    const after = await cli(["trace", workflowId, "--json", `--address=${address}`, "--namespace", "default"], wrong);
+    expect(after.code).toBe(0);
+    expect(JSON.parse(after.stdout)).toEqual(JSON.parse((await cli(["trace", workflowId, "--json"])).stdout));
+    const envOnly = await cli(["trace", workflowId], wrong);
+    expect(envOnly.code).toBe(2);
+    expect(envOnly.stderr).toContain("Cannot reach the Temporal server at 127.0.0.1:1");
+    expect(envOnly.stderr).toContain("(Or give --address <host:port>.)");
   }, TIMEOUT);
 
   it("the worker shuts down gracefully on SIGTERM and exits 0", async () => {
@@ -123,6 +159,13 @@ describe("run --module: a worker in the CLI's own process", () => {
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
     expect(stdout).toContain("── trip 1 ──\nHello from the scripted greeter!\n■ stopped: answered after 1 trip(s), 0 tool call(s)\n");
   }, TIMEOUT);
+
+  it("with --module, a --context the agent's contextSchema rejects exits 64 before any run starts", async () => {
+    const { code, stderr } = await inProcess(["run", "cli-concierge", "Hi", "--module", AGENTS, "--context", '{"userId":7}', "--address", "127.0.0.1:1"]);
+    expect(code).toBe(64);
+    expect(stderr).toContain("--context: Invalid run context: ✖ Invalid input: expected string, received number → at userId");
+    expect(stderr).toContain("Usage: durable-agent run");
+  });
 
   it("warns when no worker polls the task queue (the run waits for one)", async () => {
     const queue = taskQueue();
@@ -158,20 +201,13 @@ describe("dev <module>", () => {
   }, TIMEOUT);
 });
 
-/** Runs the CLI's `main` in this process, capturing what it prints (for arguments it rejects before connecting). */
-async function inProcess(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { stdout: (line) => out.push(line), stderr: (line) => err.push(line), write: (text) => out.push(text) });
-  return { code, stdout: out.join("\n"), stderr: err.join("\n") };
-}
-
 describe("help and errors", () => {
   it("the bin launcher lists every command; each command's --help prints its usage and exit codes", async () => {
     const top = await cli(["--help"], {}, ["bin/durable-agent.js"]);
     expect(top.code).toBe(0);
-    for (const command of ["dev", "worker", "run", "trace", "list", "eval"]) expect(top.stdout).toMatch(new RegExp(`^  ${command} +\\S`, "m"));
-    for (const command of ["dev", "worker", "run", "trace", "list"]) {
+    for (const command of Object.keys(COMMANDS)) expect(top.stdout).toMatch(new RegExp(`^  ${command} +\\S`, "m"));
+    for (const option of ["--address", "--namespace", "--api-key", "--tls", "--tls-cert-path", "--tls-key-path", "--tls-ca-path", "--tls-server-name", "--version"]) expect(top.stdout).toContain(`  ${option} `);
+    for (const command of ["dev", "worker", "run", "trace", "list", "approve", "reject", "cancel"]) {
       const { code, stdout } = await inProcess([command, "--help"]);
       expect(code).toBe(0);
       expect(stdout).toContain(`Usage: durable-agent ${command}`);
@@ -184,7 +220,8 @@ describe("help and errors", () => {
     [["run", "coach", "swap", "squats"], 'Expected <agent> and one "<input>", got 3 arguments: quote the input.'],
     [["run", "coach", "  "], "The input is empty"],
     [["run", "coach", "Hi", "--workflow-bundle", "x.js"], "--workflow-bundle is for the worker that --module starts"],
-    [["run", "coach", "Hi", "--module", AGENTS], 'The module test/fixtures/cli-agents.ts has no agent named "coach" (it exports "cli-coach", "cli-greeter")'],
+    [["run", "coach", "Hi", "--module", AGENTS], 'The module test/fixtures/cli-agents.ts has no agent named "coach" (it exports "cli-coach", "cli-greeter", "cli-concierge")'],
+    [["run", "coach", "Hi", "--context", "{nope"], "--context must be JSON, e.g. --context '{\"userId\":\"u1\"}'"],
     [["worker"], "Name the module that exports your agents"],
     [["worker", "test/fixtures/nope.ts"], "Cannot load the agents module test/fixtures/nope.ts"],
     [["worker", "test/support/harness.ts"], "The module test/support/harness.ts exports no agent"],
@@ -196,6 +233,11 @@ describe("help and errors", () => {
     [["list", "--status", "sleeping"], "--status must be one of running, completed, failed, cancelled, terminated, timed-out, continued-as-new"],
     [["list", "--query", "x", "--agent", "a"], "--query replaces --agent and --status"],
     [["list", "--limit", "0"], '--limit must be a positive integer (got "0")'],
+    [["approve", "some-run"], "Name the run and the call: durable-agent approve <workflowId> <callId> (got 1 argument(s))."],
+    [["reject", "some-run", "call_1", "--reason", " "], "--reason is empty"],
+    [["cancel"], "Name the run: durable-agent cancel <workflowId>"],
+    [["dev", AGENTS, "--address", "localhost:7233"], "--address does not apply: dev starts a Temporal dev server of its own"],
+    [["codec-server", "--tls"], "--tls does not apply: codec-server serves the payload codec to the Temporal UI and connects to no Temporal server"],
   ])("%j exits 64 naming what to fix", async (args, message) => {
     const { code, stderr } = await inProcess(args);
     expect(code).toBe(64);
@@ -203,7 +245,43 @@ describe("help and errors", () => {
     expect(stderr).toContain(`Usage: durable-agent ${args[0]}`);
   });
 
-  it.concurrent.each([["run", "cli-coach", "Hi"], ["trace", "some-id"], ["list"], ["worker", AGENTS]])("%s exits 2 naming the address when Temporal cannot be reached", async (...args) => {
+  it.each([
+    [["--task-queue", "q", "run", "cli-coach", "Hi"], "--task-queue goes after the command's name: only the connection options, --help and --version go before it."],
+    [["run", "cli-coach", "Hi", "--address"], "--address needs a value, e.g. --address localhost:7233 (or --address=<value>)."],
+    [["--namespace", "--tls", "list"], "--namespace needs a value"],
+    [["--tls=yes", "list"], '--tls takes no value (got "yes").'],
+    [["frobnicate", "--address", "x:1"], 'Unknown command "frobnicate".'],
+    [["--address", "x:1"], "Usage: durable-agent [connection options] <command> [options]"],
+  ])("%j exits 64 with the top-level usage", async (args, message) => {
+    const { code, stderr } = await inProcess(args);
+    expect(code).toBe(64);
+    expect(stderr).toContain(message);
+    expect(stderr).toContain("Connection options (before or after the command; each wins over its environment variable):");
+  });
+
+  it("--version prints the package's version, before or after a command; --help before a command prints its usage", async () => {
+    const { version } = JSON.parse(readFileSync("package.json", "utf8")) as { version: string };
+    expect(await cli(["--version"], {}, ["bin/durable-agent.js"])).toMatchObject({ code: 0, stdout: `${version}\n` });
+    expect(await inProcess(["list", "--version"])).toEqual({ code: 0, stdout: version, stderr: "" });
+    const help = await inProcess(["--help", "trace"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("Usage: durable-agent trace <workflowId> [options]");
+  }, TIMEOUT);
+
+  it("docs/cli.md's exit code table has the codes of EXIT, and every command's usage names no other", () => {
+    const doc = readFileSync("docs/cli.md", "utf8");
+    const table = doc.slice(doc.indexOf("## Exit codes"));
+    const documented = [...table.matchAll(/^\| (\d+) \|/gm)].map((m) => Number(m[1]));
+    expect(documented).toEqual(Object.values(EXIT));
+    for (const [name, command] of Object.entries(COMMANDS)) {
+      const text = command.usage.slice(command.usage.indexOf("Exit codes:")).replace(/\s+/g, " ");
+      const codes = [...text.matchAll(/(?:^Exit codes:|;) (\d+) /g)].map((m) => Number(m[1]));
+      expect(codes.length, `${name}'s usage lists its exit codes`).toBeGreaterThan(1);
+      expect(codes.filter((code) => !(Object.values(EXIT) as number[]).includes(code)), name).toEqual([]);
+    }
+  });
+
+  it.concurrent.each([["run", "cli-coach", "Hi"], ["trace", "some-id"], ["list"], ["worker", AGENTS], ["approve", "some-id", "call_1"], ["cancel", "some-id"]])("%s exits 2 naming the address when Temporal cannot be reached", async (...args) => {
     const { code, stderr } = await cli(args, { TEMPORAL_ADDRESS: "127.0.0.1:1" });
     expect(code).toBe(2);
     expect(stderr).toContain("Cannot reach the Temporal server at 127.0.0.1:1");
@@ -212,7 +290,7 @@ describe("help and errors", () => {
   it("trace of an unknown workflow id exits 1 and says how to find runs", async () => {
     const { code, stderr } = await cli(["trace", "no-such-run"]);
     expect(code).toBe(1);
-    expect(stderr).toContain('No run with workflow id "no-such-run" in namespace "default": check the id (`durable-agent list` shows recent runs)');
+    expect(stderr).toContain('No run with workflow id "no-such-run" in namespace "default": check the id (`durable-agent list` shows recent runs) or --namespace.');
   }, TIMEOUT);
 
   it("list with a query the server rejects exits 64 and quotes the query", async () => {

@@ -17,6 +17,7 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { SEARCH_ATTRIBUTES } from "../src/core/search-attributes.js";
 import { Agent } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
 import { connectHarness, taskQueue, testWorker, type Harness } from "./support/harness.js";
@@ -58,6 +59,7 @@ const NOT_GUIDES: Record<string, string> = {
   "docs/reliability.md": "a report: the soak's method, checker and a 10-minute run's figures",
   "docs/streaming-cost.md": "a report: what streaming costs per run, measured",
   "docs/eval-report-schema.md": "a reference: the eval report's JSON, field by field",
+  "docs/cli.md": "a reference: the durable-agent command's options, commands and exit codes (no TypeScript to run)",
 };
 /** The README's most lines: a page that teaches, everything else in a guide (issue 25). */
 const README_MAX_LINES = 200;
@@ -225,5 +227,16 @@ describe("tests you can find", () => {
     const tests = readdirSync("test").filter((f) => f.endsWith(".test.ts")).map((f) => `test/${f}`);
     for (const file of tests) if (!named.has(file)) missing.push(`${file}: named by no guide's "Tested by:" line`);
     expect(missing).toEqual([]);
+  });
+});
+
+describe("facts the docs state", () => {
+  it("docs/operating-runs.md registers every search attribute workers set, with its type, and no other", () => {
+    const text = readFileSync("docs/operating-runs.md", "utf8");
+    const loop = /^\s*for a in (.+); do$/m.exec(text)?.[1] ?? "";
+    const registered = loop.split(" ").map((pair) => pair.replace(":", "=").toUpperCase());
+    const set = Object.values(SEARCH_ATTRIBUTES).map(({ name, type }) => `${name}=${type}`.toUpperCase());
+    expect(registered).toEqual(set);
+    for (const { name } of Object.values(SEARCH_ATTRIBUTES)) expect(text, `docs/operating-runs.md names ${name}`).toContain(`\`${name}\``);
   });
 });

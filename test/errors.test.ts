@@ -4,14 +4,17 @@ import {
   AgentOptionsError,
   ai,
   DuplicateAgentError,
+  fromFailure,
   InvalidInputError,
   ModelApiError,
+  OutputValidationError,
   PayloadTooLargeError,
   TemporalConnectionError,
   UnknownAgentError,
 } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
 import { connectHarness, testWorker, withWorker, type Harness } from "./support/harness.js";
+import { ask, byAgent, testAgent } from "./support/subagent-helpers.js";
 
 let harness: Harness;
 let model: ScriptedModel;
@@ -119,6 +122,50 @@ describe("model API errors", () => {
     const started = handle.history.events!.filter((e) => e.activityTaskStartedEventAttributes);
     expect(started.map((e) => e.activityTaskStartedEventAttributes!.attempt)).toEqual([3]);
     await model.close();
+  });
+});
+
+describe("a typed error thrown in the workflow reaches each caller as its class, with its fields (one fromFailure)", () => {
+  const Plan = z.object({ exercise: z.string(), sets: z.number() });
+  // The answer and its one repair re-prompt's answer, neither JSON: the workflow throws OutputValidationError.
+  const prose = ["Lunges, 3 sets.", "Still prose."];
+  const invalid = { name: "OutputValidationError", text: "Still prose.", issues: expect.stringContaining("the answer is not JSON") };
+
+  it("handle.result() of a run, with the run's usage", async () => {
+    const scripted = await startScriptedModel(prose, { usage: { prompt_tokens: 8, completion_tokens: 2 } });
+    const agent = ai.agent({ name: "typed-run", model: ai.openai("gpt-test", { baseURL: scripted.baseURL }), output: Plan });
+    const error = await withWorker(harness, [agent], async ({ taskQueue }) => (await agent.start("Plan my legs", { client: harness.client, taskQueue })).result().catch((e: unknown) => e));
+    await scripted.close();
+    expect(error).toBeInstanceOf(OutputValidationError);
+    expect(error).toMatchObject({ ...invalid, usage: { totalTokens: 20, modelCalls: 2 } });
+  });
+
+  it("session.send() of the message it ended, and the session goes on", async () => {
+    const scripted = await startScriptedModel([...prose, JSON.stringify({ exercise: "lunges", sets: 3 })]);
+    const agent = ai.agent({ name: "typed-session", model: ai.openai("gpt-test", { baseURL: scripted.baseURL }), output: Plan });
+    await withWorker(harness, [agent], async ({ taskQueue }) => {
+      const session = agent.session(`typed-${Date.now()}`, { client: harness.client, taskQueue });
+      const error = await session.send("Plan my legs").catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(OutputValidationError);
+      expect(error).toMatchObject(invalid);
+      expect((await session.send("Again, as JSON")).output).toEqual({ exercise: "lunges", sets: 3 });
+      await session.end();
+    });
+    await scripted.close();
+  });
+
+  it("the caller of a sub-agent: a failed call, and the error in the trace's subagent.finished entry", async () => {
+    const scripted = await startScriptedModel(byAgent({ triage: [{ toolCalls: [ask("planner", "Plan legs")] }, "The planner could not plan."], planner: prose }));
+    const planner = testAgent("planner", scripted.baseURL, { output: Plan });
+    const triage = testAgent("triage", scripted.baseURL, { tools: [planner.asTool()] });
+    const result = await withWorker(harness, [triage], ({ taskQueue }) => triage.run("Plan my legs", { client: harness.client, taskQueue }));
+    await scripted.close();
+    expect(result).toMatchObject({ stopReason: "answered", toolCalls: [{ name: "planner", status: "failed", error: expect.stringMatching(/^The planner agent failed: The final answer is not valid output/) }] });
+    const finished = result.trace.find((e) => e.type === "subagent.finished");
+    expect(finished).toMatchObject({ agent: "planner", stopReason: "failed", error: { name: "OutputValidationError", fields: { text: "Still prose." } } });
+    const error = fromFailure(finished?.type === "subagent.finished" ? finished.error : undefined);
+    expect(error).toBeInstanceOf(OutputValidationError);
+    expect(error).toMatchObject(invalid);
   });
 });
 

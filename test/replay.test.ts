@@ -12,10 +12,10 @@ import { z } from "zod";
 import { ai, type Agent, type AgentOptions, type Backstop, type RunInput, type RunOptions, type RunResult } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
-import { committedFixtures } from "./support/history-helpers.js";
+import { committedFixtures, toolExecuteShapes } from "./support/history-helpers.js";
 import { startHttpMcpServer } from "./fixtures/mcp/http-server.js";
 import { ask, byAgent, testAgent, usageByAgent } from "./support/subagent-helpers.js";
-import type { RunHandle } from "../src/index.js";
+import type { Message, RunHandle } from "../src/index.js";
 
 const FIXTURES = new URL("./fixtures/histories/", import.meta.url);
 
@@ -252,6 +252,62 @@ describe("replay", () => {
     const failures = await replay([{ workflowId: "tampered", history: tampered }]);
     expect(failures).toHaveLength(1);
     expect(failures[0]).toMatch(/tampered/);
+  });
+});
+
+describe("replay of tool.execute's tagged outcomes", () => {
+  it("a run with an approval, a sub-agent call and a handoff records each tool.execute result by its kind; the records carry no tag; it replays", async () => {
+    const model = await startScriptedModel(
+      byAgent({
+        triage: [{ toolCalls: [{ name: "refund", arguments: { amount: 42 } }, ask("billing", "Invoice 7?")] }, { toolCalls: [{ name: "transfer_to_closer", arguments: {} }] }],
+        billing: [{ toolCalls: [{ name: "lookup_invoice", arguments: { id: "7" } }] }, "Invoice 7 is $42."],
+        closer: ["All sorted."],
+      }),
+    );
+    const billing = testAgent("billing", model.baseURL, { tools: [lookup] });
+    const closer = { agent: testAgent("closer", model.baseURL), inputFilter: (m: Message[]) => m.filter((x) => x.role === "user") };
+    const root = testAgent("triage", model.baseURL, { tools: [refund, billing.asTool()], handoffs: [closer] });
+    try {
+      const { result, histories } = await withWorker(harness, [root], async ({ taskQueue }) => {
+        const handle = await root.start("Help me", { client: harness.client, taskQueue, workflowId: `replay-tool-outcomes-${Date.now()}` });
+        for await (const event of handle.stream()) if (event.type === "approval" && event.outcome === "requested") break;
+        await handle.approve((await handle.pendingApprovals())[0]!.callId);
+        const result = await handle.result();
+        const ids = [result.workflowId, ...childIds(result.trace)];
+        const histories = [];
+        for (const id of ids) histories.push({ workflowId: id, history: JSON.parse(historyToJSON(await harness.client.workflow.getHandle(id).fetchHistory())) });
+        return { result, histories };
+      });
+      expect(result).toMatchObject({ stopReason: "answered", agent: "closer", reply: "All sorted." });
+      expect(result.toolCalls.map(({ name, status }) => `${name} ${status}`)).toEqual(["refund ok", "billing ok", "transfer_to_closer ok"]);
+      for (const call of result.toolCalls) expect(call).not.toHaveProperty("kind");
+      const [caller, child] = histories.map(({ history }) => toolExecuteShapes(history).sort());
+      expect(caller).toEqual(["approval-required", "handoff", "result", "sub-agent"]);
+      expect(child).toEqual(["result"]);
+      expect(await replay(histories)).toEqual([]);
+      if (process.env.RECORD_FIXTURES) {
+        for (const [i, { workflowId, history }] of histories.entries()) {
+          const file = i === 0 ? "tool-outcomes-tagged" : `tool-outcomes-tagged.child-${i}`;
+          writeFileSync(new URL(`${file}.json`, FIXTURES), JSON.stringify({ workflowId, history }, null, 1) + "\n");
+        }
+      }
+    } finally {
+      await model.close();
+    }
+  });
+
+  it("the committed fixtures hold tool.execute results of every shape, tagged and untagged (and replay: see above)", () => {
+    const shapes = new Set(committedFixtures().flatMap(({ history }) => toolExecuteShapes(history)));
+    expect([...shapes].sort()).toEqual([
+      "approval-required",
+      "handoff",
+      "result",
+      "sub-agent",
+      "untagged approvalRequired",
+      "untagged handoff",
+      "untagged result",
+      "untagged subAgentCall",
+    ]);
   });
 });
 

@@ -196,9 +196,9 @@ describe("tool calls in the history", () => {
       expect(results).toHaveLength(3); // in the order they finished
       expect(results).toEqual(
         expect.arrayContaining([
-          { output: { ok: true }, status: "ok" },
-          { status: "refused", reason: result.toolCalls[1]!.reason },
-          { input: '{"a":1}', status: "refused", reason: result.toolCalls[2]!.reason }, // not the arguments parsed: kept
+          { kind: "result", output: { ok: true }, status: "ok" },
+          { kind: "result", status: "refused", reason: result.toolCalls[1]!.reason },
+          { kind: "result", input: '{"a":1}', status: "refused", reason: result.toolCalls[2]!.reason }, // not the arguments parsed: kept
         ]),
       );
       for (const input of inputs) expect(Object.keys(input).sort()).toEqual(["agent", "call", "trip"]);

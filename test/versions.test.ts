@@ -322,7 +322,7 @@ describe("decisions on calls that wait for approval", () => {
     }
     // A call id the run never had is not "no longer waiting".
     expect(ApprovalNotWaitingError.isInstance(out.unknown)).toBe(false);
-    expect(out.unknown).toMatchObject({ name: "ApprovalError", callId: "call_other", message: expect.stringMatching(/^No tool call "call_other" waited for approval in run .*, which has completed \(stopReason "cancelled"\)/) });
+    expect(out.unknown).toMatchObject({ name: "UnknownApprovalError", callId: "call_other", message: expect.stringMatching(/^No tool call "call_other" waited for approval in run .*, which has completed \(stopReason "cancelled"\)/) });
     // Nothing changed: the closed run's history has no new event, and the tool never ran.
     expect(out.eventsAfter).toBe(out.eventsBefore);
     expect(executed).toEqual([]);

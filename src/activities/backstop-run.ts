@@ -1,28 +1,10 @@
 import { Context, log } from "@temporalio/activity";
-import type { BackstopTurn } from "../agent/options.js";
+import type { BackstopRunInput, BackstopRunOutput } from "../core/activity-types.js";
 import { RetryableToolError } from "../errors.js";
 import type { Message, ToolCallRecord } from "../core/types.js";
-import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
+import { lookupAgent, type AgentRegistry } from "./registry.js";
+import { toFailure } from "../core/typed-failures.js";
 import { contextFor, readRunPart, runRefOf } from "../client/run-reader.js";
-
-/** Input of the `backstop.run` activity. */
-export interface BackstopRunInput {
-  agent: string;
-  name: string;
-  /** The turn without its messages and tool calls: the activity reads those from the run. */
-  turn: Omit<BackstopTurn, "messages" | "toolCalls" | "context">;
-  counts: { messages: number; toolCalls: number };
-  state: Record<string, unknown>;
-  /** The run has a context: read it (by query) for `run`. */
-  hasContext?: boolean;
-}
-
-/** What a backstop's `run` came to: its prompt, the shared state after it, or the error it threw. */
-export interface BackstopRunOutput {
-  prompt?: string;
-  state: Record<string, unknown>;
-  error?: string;
-}
 
 /**
  * The `backstop.run` activity: a backstop's side effect. The workflow schedules it at most once per
@@ -56,7 +38,7 @@ export function createBackstopRun(registry: AgentRegistry) {
       if (prompt !== undefined && typeof prompt !== "string") return { state: toJson(state), error: "run must return { prompt?: string }" };
       return { ...(prompt ? { prompt } : {}), state: toJson(state) };
     } catch (error) {
-      if (RetryableToolError.isInstance(error)) throw failureOf(error, { nonRetryable: false });
+      if (RetryableToolError.isInstance(error)) throw toFailure(error, { nonRetryable: false });
       const message = error instanceof Error ? error.message : String(error);
       log.warn("backstop run threw; ignored, the run goes on", { backstop: input.name, error: message });
       return { state: toJson(state), error: message };

@@ -1,42 +1,8 @@
 import { log } from "@temporalio/activity";
 import { matchesIntent, refusalOptions } from "../agent/contract-options.js";
-import type { BackstopTurn } from "../agent/options.js";
-import type { PendingRefusal } from "../core/contract-state.js";
+import type { ContractEvaluateInput, ContractEvaluateOutput } from "../core/activity-types.js";
 import { defaultActHint, defaultOutputHint, defaultRefusalHint } from "../contract/hints.js";
 import { lookupAgent, type AgentRegistry } from "./registry.js";
-
-/** Input of the `contract.evaluate` local activity: which user callbacks to evaluate on this turn. */
-export interface ContractEvaluateInput {
-  agent: string;
-  turn: BackstopTurn;
-  /** Evaluate `actWhenAsked.intents` on the input. */
-  intents?: boolean;
-  /** Backstops whose `detect` to call. */
-  detect: string[];
-  /** The refusal whose retry hint to build. */
-  refusal?: PendingRefusal;
-  /** Build the actWhenAsked hint. */
-  actWhenAsked?: boolean;
-  /** Build the output repair hint for this validation error. */
-  outputRepair?: { issues: string };
-}
-
-/** A user callback that threw: `source` names it; `backstop` is set for a backstop's `detect`. */
-export interface CallbackError {
-  source: string;
-  error: string;
-  backstop?: string;
-}
-
-/** What the user callbacks said. A callback that threw is reported in `errors` and counts as no. */
-export interface ContractEvaluateOutput {
-  actionRequest?: boolean;
-  detected: string[];
-  refusalHint?: string;
-  actHint?: string;
-  outputHint?: string;
-  errors: CallbackError[];
-}
 
 /**
  * The `contract.evaluate` local activity: runs the contract's deciding callbacks (`intents`,

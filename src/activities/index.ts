@@ -1,4 +1,5 @@
 import { Context } from "@temporalio/activity";
+import type { Activities } from "../core/activity-types.js";
 import { ACTIVITY } from "../core/constants.js";
 import { createBackstopRun } from "./backstop-run.js";
 import { createContractEvaluate } from "./contract-evaluate.js";
@@ -15,10 +16,11 @@ import { runRefOf } from "../client/run-reader.js";
 import { createCanDecide } from "../approvals/can-decide-activity.js";
 
 export { createRegistry, type AgentRegistry, type WorkerFeatures } from "./registry.js";
-export type { ModelCallInput, ModelCallOutput } from "./model-call.js";
-export type { HandoffRequest, SubAgentRequest, ToolExecuteInput } from "./tool-execute.js";
 
-/** The activities a worker registers, under their stable type names; the non-local ones keep themselves alive with heartbeats. */
+/**
+ * The activities a worker registers, under their stable type names, as the workflow's `Activities`
+ * (in the core) describes them; the non-local ones keep themselves alive with heartbeats.
+ */
 export function createActivities(registry: AgentRegistry, features: WorkerFeatures = {}) {
   const conversations = new ConversationCache();
   return {
@@ -31,7 +33,7 @@ export function createActivities(registry: AgentRegistry, features: WorkerFeatur
     [ACTIVITY.mcpList]: keepAlive(createMcpList(registry)),
     [ACTIVITY.subAgentResult]: keepAlive(subAgentResult),
     [ACTIVITY.approvalCanDecide]: createCanDecide(features.approvals),
-  };
+  } satisfies Activities;
 }
 
 /** Keeps each finished tool call's result in the worker's conversation cache, for the next model call. */
@@ -39,7 +41,7 @@ function heldResults(toolExecute: ReturnType<typeof createToolExecute>, conversa
   return async (input) => {
     const result = await toolExecute(input);
     // Sub-agent calls and handoffs are finished by the workflow: their records are not this worker's to hold.
-    if (!("approvalRequired" in result) && !("subAgentCall" in result) && !("handoff" in result)) conversations.toolFinished({ runId: runRefOf(Context.current()).runId, view: input.view }, input.call, result);
+    if (result.kind === "result") conversations.toolFinished({ runId: runRefOf(Context.current()).runId, view: input.view }, input.call, result);
     return result;
   };
 }

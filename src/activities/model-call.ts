@@ -1,6 +1,5 @@
 import { ApplicationFailure, Context, log } from "@temporalio/activity";
 import { answerHeartbeat } from "./answer-heartbeat.js";
-import type { Message } from "../core/types.js";
 import type { Usage } from "../core/usage.js";
 import { failedAttemptSignal } from "../workflows/definitions.js";
 import { InstructionsError } from "../errors.js";
@@ -8,55 +7,16 @@ import { limitsOf } from "../limits.js";
 import { classifyModelError, modelApiErrorFor, responseHeadersOf } from "../models/model-error-table.js";
 import { runMcpTools } from "../mcp/run-tool-list.js";
 import { checkOutput, outputRequestFor } from "../models/structured-output.js";
-import type { OutputCheck } from "../contract/decide.js";
-import { failureOf, lookupAgent, type AgentRegistry } from "./registry.js";
+import type { ModelCallInput, ModelCallOutput } from "../core/activity-types.js";
+import { lookupAgent, type AgentRegistry } from "./registry.js";
+import { toFailure } from "../core/typed-failures.js";
 import { contextFor, runRefOf } from "../client/run-reader.js";
 import type { ConversationCache } from "./conversation-cache.js";
 import type { Agent } from "../agent/define-agent.js";
-import type { ModelSettings } from "../models/openai-model.js";
 import { isAiSdkModel, resolveModel } from "../models/agent-model.js";
 import type { ModelCallRequest } from "../models/model-call-request.js";
 import { callOpenAI } from "../models/openai-call.js";
 import { callAiSdk } from "../models/ai-sdk-call.js";
-
-/** Input of the `model.call` activity. */
-export interface ModelCallInput {
-  agent: string;
-  /** How many of the run's messages to send; the activity reads them from the run, not from this input. */
-  conversationLength: number;
-  /** The digest of those messages (`DigestChain`): when it matches what the worker holds, nothing is read. */
-  conversationDigest?: string;
-  /** The last messages the workflow added itself (the input, a re-prompt), when small: no worker produced them. */
-  conversationTail?: Message[];
-  trip: number;
-  /** Heartbeat the answer's text as it arrives, for subscribers (see `answer-heartbeat.ts`). */
-  streamText?: boolean;
-  /** Bumped when a handoff's inputFilter replaced the run's conversation: cached messages of an earlier view are stale. */
-  view?: number;
-  /** The run's own output schema (JSON schema), over the agent's `output`. */
-  output?: Record<string, unknown>;
-  /** The run has a context: read it (by query) for an instructions function. */
-  hasContext?: boolean;
-  /** The user's request, for an instructions function. */
-  input?: string;
-  /** The run's own model settings, over the model's. */
-  modelSettings?: ModelSettings;
-  /** The first trip of the run (a session: of the message): a forcing toolChoice applies. */
-  firstTrip?: boolean;
-}
-
-/** Output of the `model.call` activity: the model's answer. */
-export interface ModelCallOutput {
-  message: Extract<Message, { role: "assistant" }>;
-  /** What the answer reported; absent when the server reported none. */
-  usage?: Usage;
-  /** With an output schema, for an answer without tool calls: its text parsed and validated. */
-  output?: OutputCheck;
-  /** Set when the worker had to read part of the conversation from the run (it did not hold all of it). */
-  conversationRead?: true;
-  /** `agent.version` of the definition that answered, on this worker. */
-  agentVersion?: string;
-}
 
 /** The `model.call` activity: one model call (the `openai` client's, or an AI SDK model's), its text streamed, returning the whole answer. */
 export function createModelCall(registry: AgentRegistry, conversations: ConversationCache) {
@@ -110,9 +70,9 @@ async function instructionsFor(agent: Agent, input: ModelCallInput, context: unk
   try {
     text = await instructions({ input: input.input ?? "", context, trip: input.trip, agent: agent.name });
   } catch (error) {
-    throw failureOf(new InstructionsError(agent.name, error instanceof Error ? error.message : String(error)), { nonRetryable: false });
+    throw toFailure(new InstructionsError(agent.name, error instanceof Error ? error.message : String(error)), { nonRetryable: false });
   }
-  if (typeof text !== "string") throw failureOf(new InstructionsError(agent.name, `it returned ${typeof text}, not a string`), { nonRetryable: false });
+  if (typeof text !== "string") throw toFailure(new InstructionsError(agent.name, `it returned ${typeof text}, not a string`), { nonRetryable: false });
   return text;
 }
 
@@ -143,7 +103,7 @@ function failureForModelError(error: unknown, modelId: string): unknown {
   const permanent = fault === "permanent";
   log.warn("model call failed", { modelId, error: typed.message, row: row?.error ?? "(not in the table: transient)", permanent });
   const nextRetryDelay = !permanent && row?.retryAfter ? retryAfterMs(responseHeadersOf(error)) : undefined;
-  return failureOf(typed, { nonRetryable: permanent, nextRetryDelay });
+  return toFailure(typed, { nonRetryable: permanent, nextRetryDelay });
 }
 
 /** `retry-after-ms` or `retry-after` (seconds or an HTTP date), in milliseconds. */

@@ -1,7 +1,7 @@
-import { ApplicationFailure } from "@temporalio/activity";
 import type { Agent } from "../agent/define-agent.js";
 import type { ApprovalOptions } from "../approvals/approval-options.js";
-import { DuplicateAgentError, UnknownAgentError, type DurableAgentError } from "../errors.js";
+import { DuplicateAgentError, UnknownAgentError } from "../errors.js";
+import { toFailure } from "../core/typed-failures.js";
 
 /** Worker-wide switches the workflow learns through `agent.describe`. */
 export interface WorkerFeatures {
@@ -27,17 +27,6 @@ export function createRegistry(agents: Agent[]): AgentRegistry {
 /** The agent of that name, or a non-retryable `UnknownAgentError` failure that lists the registered ones. */
 export function lookupAgent(registry: AgentRegistry, name: string): Agent {
   const agent = registry.get(name);
-  if (!agent) throw failureOf(new UnknownAgentError(name, [...registry.keys()]), { nonRetryable: true });
+  if (!agent) throw toFailure(new UnknownAgentError(name, [...registry.keys()]));
   return agent;
-}
-
-/** A Temporal failure carrying a typed error: `type` is its name, the first detail its fields. */
-export function failureOf(error: DurableAgentError, options: { nonRetryable: boolean; nextRetryDelay?: number }): ApplicationFailure {
-  return ApplicationFailure.create({
-    type: error.name,
-    message: error.message,
-    nonRetryable: options.nonRetryable,
-    nextRetryDelay: options.nextRetryDelay,
-    details: [{ ...error }],
-  });
 }

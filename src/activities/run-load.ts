@@ -1,14 +1,8 @@
 import { Context } from "@temporalio/activity";
-import { MAX_PAGE_BYTES, type RunPage, type RunPart } from "../core/paging.js";
+import type { RunLoadInput } from "../core/activity-types.js";
+import { MAX_PAGE_BYTES, type RunPage } from "../core/paging.js";
 import { runPageQuery } from "../workflows/definitions.js";
 import { runRefOf } from "../client/run-reader.js";
-
-/** Input of the `run.load` activity: the next page of a part of the run this one continued from. */
-export interface RunLoadInput {
-  fromRunId: string;
-  part: RunPart;
-  from: number;
-}
 
 /**
  * The `run.load` activity: after continue-as-new, reads the previous run's state one page at a

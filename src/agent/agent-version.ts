@@ -14,7 +14,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { describeModel } from "../models/agent-model.js";
-import type { Tool } from "./define-tool.js";
+import { approvalTimeoutMsOf, type Tool } from "./define-tool.js";
 import type { AgentOptions } from "./options.js";
 
 /** What a fingerprint is taken of: an agent's options, tools (handoff tools included) and MCP toolsets. */
@@ -49,7 +49,7 @@ function describeDefinition(agent: VersionedDefinition, versionOf: (other: { rea
         description: tool.description,
         schema: tool.jsonSchema,
         needsApproval: tool.needsApproval,
-        approvalTimeoutMs: tool.approvalTimeoutMs,
+        approvalTimeoutMs: approvalTimeoutMsOf(tool), // in ms, as versions were fingerprinted before
         ...(tool.subAgent ? { subAgent: versionOf(tool.subAgent.agent) } : {}),
         ...(tool.handoff ? { handoff: { agent: versionOf(tool.handoff.agent), inputFilter: tool.handoff.inputFilter } } : {}),
       })),

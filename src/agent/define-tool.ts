@@ -1,6 +1,6 @@
 import type { Duration } from "@temporalio/common";
-import { msToNumber } from "@temporalio/common/lib/time.js";
 import { z } from "zod";
+import { durationMs, durationProblem } from "../duration.js";
 import { AgentOptionsError } from "../errors.js";
 import { checkKnownKeys, type KnownKeys } from "./known-keys.js";
 import type { Message } from "../core/types.js";
@@ -43,7 +43,7 @@ export interface ToolOptions<Schema extends z.ZodType, Output, Context = unknown
    * `true`, or a function of the validated input. Default false.
    */
   needsApproval?: boolean | ((input: z.output<Schema>) => boolean | Promise<boolean>);
-  /** How long a call waits for approval before it is refused; default: as long as it takes. */
+  /** How long a call waits for approval before it is refused, e.g. `"2 hours"` or a number of milliseconds; default: as long as it takes. */
   approvalTimeout?: Duration;
   /**
    * `"activity"` (default): each call is an activity. `"local"`: a local activity, for fast,
@@ -79,7 +79,12 @@ export interface Tool<Input = any, Output = unknown> {
   readonly execute: (input: Input, context: ToolContext<any>) => Promise<Output> | Output;
   /** Whether a call needs a person's approval before it runs. */
   readonly needsApproval: boolean | ((input: Input) => boolean | Promise<boolean>);
-  /** How long a call waits for approval, in milliseconds; undefined: no limit. */
+  /** How long a call waits for approval, as given to `ai.tool()`; undefined: no limit. */
+  readonly approvalTimeout?: Duration | undefined;
+  /**
+   * How long a call waits for approval, in milliseconds; undefined: no limit.
+   * @deprecated Read `approvalTimeout`, a `Duration` like every other duration of the API.
+   */
   readonly approvalTimeoutMs: number | undefined;
   /** Where each call runs. */
   readonly execution: Execution;
@@ -101,6 +106,11 @@ export interface HandoffLink {
   readonly agent: { readonly name: string };
   /** Trims the conversation the next agent sees; gets it up to (not including) the answer that handed off. */
   readonly inputFilter?: (messages: Message[]) => Message[] | Promise<Message[]>;
+}
+
+/** How long a call of the tool waits for approval, in milliseconds: from `approvalTimeout`, else from a tool made with only the deprecated `approvalTimeoutMs`. */
+export function approvalTimeoutMsOf(tool: Tool): number | undefined {
+  return tool.approvalTimeout !== undefined ? durationMs(tool.approvalTimeout) : tool.approvalTimeoutMs;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -125,6 +135,9 @@ export function defineTool<Schema extends z.ZodType, Output, Context = unknown>(
   if (options.execution !== undefined && options.execution !== "activity" && options.execution !== "local") {
     throw new AgentOptionsError("execution", `tool "${options.name}": execution is "activity" or "local" (got ${JSON.stringify(options.execution)})`);
   }
+  if (options.approvalTimeout !== undefined && durationMs(options.approvalTimeout) === undefined) {
+    throw new AgentOptionsError("approvalTimeout", `tool "${options.name}": ${durationProblem(options.approvalTimeout)}`);
+  }
   if (typeof options.execute !== "function") {
     throw new AgentOptionsError("execute", `tool "${options.name}" needs an execute(input, context) function`);
   }
@@ -136,7 +149,8 @@ export function defineTool<Schema extends z.ZodType, Output, Context = unknown>(
     jsonSchema,
     execute: options.execute as Tool<z.output<Schema>, Output>["execute"],
     needsApproval: options.needsApproval ?? false,
-    approvalTimeoutMs: options.approvalTimeout === undefined ? undefined : msToNumber(options.approvalTimeout),
+    approvalTimeout: options.approvalTimeout,
+    approvalTimeoutMs: durationMs(options.approvalTimeout),
     execution: options.execution ?? "activity",
   };
 }

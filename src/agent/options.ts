@@ -1,6 +1,6 @@
 import type { Duration } from "@temporalio/common";
 import type { z } from "zod";
-import type { Message, ToolCallRecord } from "../core/types.js";
+import type { BackstopTurn } from "../core/backstop-turn.js";
 import type { AgentModel } from "../models/agent-model.js";
 import type { McpToolset } from "../mcp/mcp-toolset.js";
 import type { Budget } from "../core/usage.js";
@@ -10,6 +10,7 @@ import type { AgentLimits } from "../limits.js";
 import type { Handoff } from "../subagents/handoff-tools.js";
 
 export type { AgentLimits } from "../limits.js";
+export type { BackstopTurn } from "../core/backstop-turn.js";
 
 /** A test that makes a run an action request: a case-insensitive substring, a RegExp, or a predicate on the input. */
 export type Intent = string | RegExp | ((input: string) => boolean);
@@ -63,20 +64,6 @@ export type OnToolRefusal =
     };
 /** The keys of the object form of `onToolRefusal`. */
 export const ON_TOOL_REFUSAL_KEYS = { retries: true, hint: true, isRefusal: true } as const satisfies Record<keyof Exclude<OnToolRefusal, string>, true> & KnownKeys;
-
-/** What a backstop's `detect` sees. */
-export interface BackstopTurn {
-  phase: "before" | "after";
-  runId: string;
-  input: string;
-  /** The answer that would end the run (after-phase only). */
-  reply?: string;
-  tripIndex: number;
-  toolCalls: ToolCallRecord[];
-  messages: Message[];
-  /** The run's context (`run(input, { context })`), when it has one. */
-  context?: unknown;
-}
 
 /** What a backstop's `run` receives. */
 export interface BackstopContext extends BackstopTurn {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { durationMs, durationProblem } from "../duration.js";
 import { AgentOptionsError } from "../errors.js";
 import { DEFAULT_AGENT_NAME, DEFAULT_MAX_TRIPS } from "../core/constants.js";
 import { DEFAULT_LIMITS, MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES } from "../limits.js";
@@ -49,6 +50,9 @@ export function validateAgentOptions(options: AgentOptions): void {
   if (options.timeouts !== undefined) {
     if (typeof options.timeouts !== "object" || options.timeouts === null) fail("timeouts", "must be an object { model?, tool?, heartbeat? }");
     checkKnownKeys(options.timeouts, AGENT_TIMEOUT_KEYS, AGENT, "timeouts");
+    for (const [key, value] of Object.entries(options.timeouts)) {
+      if (value !== undefined && durationMs(value, true) === undefined) fail(`timeouts.${key}`, durationProblem(value, true));
+    }
   }
   if (options.modelExecution !== undefined && options.modelExecution !== "activity" && options.modelExecution !== "local") {
     fail("modelExecution", `is "activity" or "local" (got ${JSON.stringify(options.modelExecution)})`);

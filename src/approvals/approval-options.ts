@@ -1,18 +1,7 @@
 /** Options of approvals on a worker (`ai.worker({ approvals })`). Worker-side. */
+import type { ApprovalCandidate } from "../core/activity-types.js";
 
-/** What `canDecide` is asked about: who wants to decide on which waiting call. */
-export interface ApprovalCandidate {
-  /** Who asked to decide (`approve(callId, { by })`); undefined when they did not say. */
-  by: string | undefined;
-  /** The tool whose call waits. */
-  tool: string;
-  /** The call's input, as the model sent it (validated). */
-  input: unknown;
-  /** The agent whose call waits (a sub-agent's name for a call that waits in a sub-agent run). */
-  agent: string;
-  /** Whether they approve (true) or reject (false). */
-  approve: boolean;
-}
+export type { ApprovalCandidate } from "../core/activity-types.js";
 
 /** How a worker gates decisions on calls that wait for approval. */
 export interface ApprovalOptions {

@@ -1,8 +1,6 @@
 /** The `approval.can-decide` local activity: asks the worker's `canDecide` whether a person may decide on a waiting call. */
-import type { ApprovalCandidate, ApprovalOptions } from "./approval-options.js";
-
-/** The answer the workflow records: allowed, or why not. */
-export type CanDecideAnswer = { allowed: true } | { allowed: false; why: string };
+import type { ApprovalCandidate, CanDecideAnswer } from "../core/activity-types.js";
+import type { ApprovalOptions } from "./approval-options.js";
 
 /** The activity for a worker's approval options (everyone may decide when there is no `canDecide`). */
 export function createCanDecide(options: ApprovalOptions | undefined) {

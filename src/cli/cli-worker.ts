@@ -5,17 +5,8 @@ import { resolve } from "node:path";
 import type { NativeConnection, Worker } from "@temporalio/worker";
 import type { Agent } from "../agent/define-agent.js";
 import { DuplicateAgentError } from "../errors.js";
+import { installCliRuntime } from "./cli-runtime.js";
 import { UsageError } from "./command.js";
-
-let runtimeInstalled = false;
-
-/** Temporal's runtime logs at WARN in the CLI; `Runtime.install` may run once per process. */
-export async function installCliRuntime(): Promise<void> {
-  if (runtimeInstalled) return;
-  const { DefaultLogger, Runtime } = await import("@temporalio/worker");
-  Runtime.install({ logger: new DefaultLogger("WARN") });
-  runtimeInstalled = true;
-}
 
 /** Options of `createCliWorker`. */
 export interface CliWorkerOptions {
@@ -26,8 +17,10 @@ export interface CliWorkerOptions {
   searchAttributes?: boolean;
   /** Serve as one build of a Worker Deployment (`--deployment`, `--build-id`, `--versioning`). */
   deployment?: WorkerDeployment;
-  /** A connection to use; default one from TEMPORAL_ADDRESS and the TLS/API key variables. */
-  connection?: NativeConnection;
+  /** Opens the worker's connection, after the options are checked: the CLI's (`CliConnection.workerConnection`), or `dev`'s to its own server. */
+  connect: () => Promise<NativeConnection>;
+  /** Default TEMPORAL_NAMESPACE, else default. */
+  namespace?: string;
 }
 
 /**
@@ -42,7 +35,8 @@ export async function createCliWorker(agents: Agent[], options: CliWorkerOptions
     return await createAgentWorker({
       agents,
       ...(options.taskQueue !== undefined ? { taskQueue: options.taskQueue } : {}),
-      ...(options.connection ? { connection: options.connection } : {}),
+      connection: await options.connect(),
+      ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
       ...(options.workflowBundle !== undefined ? { workflowBundle: { codePath: resolve(options.workflowBundle) } } : {}),
       ...(options.searchAttributes ? { searchAttributes: true } : {}),
       ...(options.deployment ? { deployment: options.deployment } : {}),

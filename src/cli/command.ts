@@ -1,4 +1,5 @@
 /** What a subcommand of the `durable-agent` CLI is. Add one by writing a `Command` and listing it in `index.ts`. */
+import type { CliConnection } from "./connection-options.js";
 
 /** Where a command writes. */
 export interface CommandIO {
@@ -14,16 +15,25 @@ export interface Command {
   summary: string;
   /** `durable-agent <name> --help`. */
   usage: string;
-  /** Runs with the arguments after the subcommand's name; resolves to the exit code. */
-  run(args: string[], io: CommandIO): Promise<number>;
+  /**
+   * Runs with the arguments after the subcommand's name (the connection options taken out);
+   * resolves to the exit code. `connection` reaches Temporal as those options and the environment say.
+   */
+  run(args: string[], io: CommandIO, connection: CliConnection): Promise<number>;
+  /** Why the connection options do not apply, for a command that connects to no Temporal server of the user's; giving one is then a usage error. */
+  noConnection?: string;
 }
 
-/** Exit codes of the CLI. */
+/** Exit codes of the CLI; docs/cli.md has the same table (a test compares them). */
 export const EXIT = {
+  /** Done: the run ended (any stop reason), the eval passed, the decision was recorded. */
   ok: 0,
-  /** The eval ran and did not pass its gate. */
+  /**
+   * What was asked did not succeed: the run or fork failed, the eval did not pass its gate, no
+   * such run, or an approval, rejection or cancellation the run refused (the typed error is printed).
+   */
   failed: 1,
-  /** Infrastructure: Temporal unreachable, the model API down, runs that did not complete. */
+  /** Infrastructure: Temporal unreachable or its TLS settings unusable, the model API down, runs that did not complete. */
   infrastructure: 2,
   /** Bad arguments or a module that does not export what the command needs (sysexits' EX_USAGE). */
   usage: 64,

@@ -2,11 +2,11 @@
  * `durable-agent dataset --out cases.jsonl (--workflow-id <id>... | --query <q>)`: finished runs
  * as an eval case file (JSON Lines), with a progress line on a terminal.
  */
-import { connectClient } from "../client/connection.js";
 import { casesFromRuns } from "../datasets/cases-from-runs.js";
 import { writeCases } from "../datasets/case-file.js";
 import { DatasetError } from "../datasets/errors.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
+import type { CliConnection } from "./connection-options.js";
 import { parseOptions, positiveInteger } from "./parse-options.js";
 
 const USAGE = `Usage: durable-agent dataset --out <file> (--workflow-id <id>... | --query <query>) [options]
@@ -14,8 +14,8 @@ const USAGE = `Usage: durable-agent dataset --out <file> (--workflow-id <id>... 
 Reads finished runs from Temporal and writes them as eval cases, one JSON object a line (schema:
 docs/recorded-case.schema.json): each case's input, context and what the run did (reply, tool calls
 with their outputs, backstop prompts). A session gives one case per message. Replay the file with
-\`durable-agent eval <module> --cases <file>\` (recorded tools by default). Connects to
-TEMPORAL_ADDRESS; encrypted histories are read with DURABLE_AGENT_CODEC_KEYS.
+\`durable-agent eval <module> --cases <file>\` (recorded tools by default). Encrypted histories
+are read with DURABLE_AGENT_CODEC_KEYS.
 
 Options:
   --out <file>          the case file to write (JSON Lines)
@@ -28,7 +28,7 @@ Options:
 
 Exit codes: 0 written; 2 Temporal unreachable or a run that cannot be read; 64 bad arguments.`;
 
-async function run(argv: string[], io: CommandIO): Promise<number> {
+async function run(argv: string[], io: CommandIO, connection: CliConnection): Promise<number> {
   const { values, positionals } = parseOptions(argv, {
     out: { type: "string" },
     "workflow-id": { type: "string", multiple: true },
@@ -44,7 +44,7 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
   const limit = positiveInteger("limit", values.limit);
   const tty = process.stderr.isTTY === true;
   const started = Date.now();
-  const client = await connectClient();
+  const client = await connection.client();
   try {
     const cases = await casesFromRuns({
       client,
@@ -62,8 +62,6 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
     if (!DatasetError.isInstance(error)) throw error;
     io.stderr(error.message);
     return EXIT.infrastructure;
-  } finally {
-    await client.connection.close().catch(() => undefined);
   }
 }
 

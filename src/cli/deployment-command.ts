@@ -1,7 +1,7 @@
 /** `durable-agent deployment set-current <name> <buildId>` and `durable-agent deployment describe <name>`: Temporal Worker Deployments. */
-import { connectClient } from "../client/connection.js";
 import { describeDeployment, setCurrentBuild, type DeploymentDescription } from "../deployments/deployment-client.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
+import type { CliConnection } from "./connection-options.js";
 import { parseOptions } from "./parse-options.js";
 
 const USAGE = `Usage: durable-agent deployment <set-current|describe> ...
@@ -15,7 +15,7 @@ Worker Deployments (workers created with ai.worker({ deployment: { name, buildId
       the deployment's builds, which is current, and how many runs each still has open (keep a
       build's workers running until it has none).
 
-Connects to TEMPORAL_ADDRESS. Exit codes: 0 done; 2 Temporal unreachable; 64 bad arguments or an
+Exit codes: 0 done; 2 Temporal unreachable; 64 bad arguments or an
 unknown deployment/build.`;
 
 /** gRPC's NOT_FOUND, INVALID_ARGUMENT and FAILED_PRECONDITION: a name or build the server does not know, or a build no worker polled yet. */
@@ -28,14 +28,14 @@ function table(description: DeploymentDescription): string[] {
   return [`Deployment ${description.name}: current build ${description.currentBuildId ?? "(none)"}`, ...[header, ...cells].map((cell) => cell.map((text, i) => text.padEnd(widths[i]!)).join("  ").trimEnd())];
 }
 
-async function run(argv: string[], io: CommandIO): Promise<number> {
+async function run(argv: string[], io: CommandIO, connection: CliConnection): Promise<number> {
   const { values, positionals } = parseOptions(argv, { json: { type: "boolean" } });
   if (values.help) return io.stdout(USAGE), EXIT.ok;
   const [action, name, buildId, ...rest] = positionals;
   if (action === "set-current" && (!name || !buildId || rest.length)) throw new UsageError("set-current takes a deployment name and a build id.");
   else if (action === "describe" && (!name || buildId !== undefined)) throw new UsageError("describe takes a deployment name.");
   else if (action !== "set-current" && action !== "describe") throw new UsageError(`Unknown action ${JSON.stringify(action ?? "")}: use set-current or describe.`);
-  const client = await connectClient();
+  const client = await connection.client();
   try {
     if (action === "set-current") {
       await setCurrentBuild(name!, buildId!, { client });
@@ -50,8 +50,6 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
     if (code === undefined || !CALLER_ERRORS.has(code)) throw error;
     io.stderr(`The server refused: ${(error as Error).message}`);
     return EXIT.usage;
-  } finally {
-    await client.connection.close().catch(() => undefined);
   }
 }
 

@@ -6,7 +6,8 @@ import { NativeConnection } from "@temporalio/worker";
 import { temporalSettings } from "../client/connection.js";
 import { DurableAgentError } from "../errors.js";
 import { startDevServer, type DevServer } from "../testing/dev-server.js";
-import { createCliWorker, installCliRuntime } from "./cli-worker.js";
+import { installCliRuntime } from "./cli-runtime.js";
+import { createCliWorker } from "./cli-worker.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import { loadAgents } from "./load-agents.js";
 import { parseOptions, port } from "./parse-options.js";
@@ -55,10 +56,10 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
   const connection = await NativeConnection.connect({ address: server.address });
   try {
     const taskQueue = temporalSettings({ taskQueue: values["task-queue"] }).taskQueue;
-    const worker = await createCliWorker(agents, { taskQueue, connection, workflowBundle: values["workflow-bundle"], searchAttributes: true });
+    const worker = await createCliWorker(agents, { taskQueue, connect: async () => connection, workflowBundle: values["workflow-bundle"], searchAttributes: true });
     io.stdout(`Temporal dev server at ${server.address} (${server.executable}); Web UI at ${server.uiUrl}`);
     io.stdout(`Worker serving ${agents.map((agent) => `"${agent.name}"`).join(", ")} on task queue ${taskQueue}`);
-    io.stdout(`Try: TEMPORAL_ADDRESS=${server.address} npx durable-agent run ${agents[0]!.name} "Hello" --task-queue ${taskQueue}`);
+    io.stdout(`Try: npx durable-agent run ${agents[0]!.name} "Hello" --address ${server.address} --task-queue ${taskQueue}`);
     io.stdout("Ctrl-C to stop.");
     await worker.run();
     io.stdout("Stopped.");
@@ -74,4 +75,5 @@ export const devCommand: Command = {
   summary: "a local Temporal dev server with its Web UI, plus a worker for a module of agents",
   usage: USAGE,
   run,
+  noConnection: "dev starts a Temporal dev server of its own (choose its port with --port)",
 };

@@ -1,6 +1,6 @@
 /**
  * `durable-agent eval <module>`: runs the eval a module exports (`agent`, `cases`, `scorers`,
- * optionally `trials`) against the Temporal server at TEMPORAL_ADDRESS, with a worker for the
+ * optionally `trials`) against the Temporal server at --address (else TEMPORAL_ADDRESS), with a worker for the
  * agent in this process (unless `--task-queue` names a queue your own workers poll).
  */
 import { randomUUID } from "node:crypto";
@@ -8,10 +8,9 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import type { Client } from "@temporalio/client";
 import type { Agent } from "../agent/define-agent.js";
-import { connectClient, temporalSettings } from "../client/connection.js";
-import { TemporalConnectionError } from "../errors.js";
+import { TemporalConnectionError, TlsConfigError } from "../errors.js";
+import { createCliWorker } from "./cli-worker.js";
 import { compareReports, formatComparison } from "../eval/compare-reports.js";
 import type { EvalCase } from "../eval/eval-case.js";
 import type { EvalApprovalDecision } from "../eval/eval-approvals.js";
@@ -27,17 +26,22 @@ import { parseReport, type EvalReport } from "../eval/report.js";
 import type { EvalProgress } from "../eval/run-eval.js";
 import type { Scorer } from "../eval/scorer.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
+import { connectionProblem, type CliConnection } from "./connection-options.js";
+import { duration } from "./parse-options.js";
 
 const USAGE = `Usage: durable-agent eval <module> [options]
 
 Runs the eval that <module> exports: \`agent\` (from ai.agent), \`cases\` ({ name, input }[]),
-\`scorers\`, and optionally \`trials\`. Connects to TEMPORAL_ADDRESS (default localhost:7233) and
-runs a worker for the agent in this process on a fresh task queue, unless --task-queue is given.
+\`scorers\`, and optionally \`trials\`. Connects to --address, else TEMPORAL_ADDRESS (default
+localhost:7233), and runs a worker for the agent in this process on a fresh task queue, unless
+--task-queue is given.
 
 Options:
   --trials <n>             runs per case (default: the module's \`trials\`, else 1)
   --concurrency <n>        runs in flight at once (default 4)
-  --timeout <seconds>      a run that takes longer is terminated and counted as an infrastructure error (default 600)
+  --timeout <duration>     a run that takes longer is terminated and counted as an infrastructure
+                           error: 90s, 10m, "1 hour" (default 10m; a bare number is read as
+                           seconds, which is deprecated)
   --min-pass-rate <0..1>   the gate on the pass rate of judged rows (default 1)
   --json <file>            write the JSON report (schemaVersion 1, docs/eval-report-schema.md)
   --junit <file>           write a JUnit XML report
@@ -82,7 +86,9 @@ interface EvalArgs {
   html?: string;
   trials?: number;
   concurrency?: number;
-  timeoutSeconds: number;
+  timeoutMs: number;
+  /** Deprecated forms used, to warn about. */
+  warnings: string[];
   minPassRate: number;
   json?: string;
   junit?: string;
@@ -147,7 +153,7 @@ function parse(args: string[]): EvalArgs | "help" {
     html: values.html,
     trials: number("trials", values.trials, integer, "a positive integer"),
     concurrency: number("concurrency", values.concurrency, integer, "a positive integer"),
-    timeoutSeconds: number("timeout", values.timeout, (n) => n > 0, "a positive number of seconds") ?? 600,
+    ...timeoutOf(values.timeout),
     minPassRate: number("min-pass-rate", values["min-pass-rate"], (n) => n >= 0 && n <= 1, "a number from 0 to 1") ?? 1,
     json: values.json,
     junit: values.junit,
@@ -156,6 +162,13 @@ function parse(args: string[]): EvalArgs | "help" {
     taskQueue: values["task-queue"],
     workflowBundle: values["workflow-bundle"],
   };
+}
+
+/** \`--timeout\`: a duration; a bare number is the old form, in seconds. Default 10 minutes. */
+function timeoutOf(text: string | undefined): { timeoutMs: number; warnings: string[] } {
+  if (text === undefined || !/^\s*\d+(\.\d+)?\s*$/.test(text)) return { timeoutMs: duration("timeout", text) ?? 600_000, warnings: [] };
+  const seconds = number("timeout", text, (n) => n > 0, 'a positive duration such as 90s, 10m or "1 hour"') as number;
+  return { timeoutMs: seconds * 1000, warnings: [`--timeout ${text.trim()} (bare seconds) is deprecated: write --timeout ${text.trim()}s.`] };
 }
 
 async function readCaseFile(path: string): Promise<EvalCase[]> {
@@ -208,7 +221,8 @@ function progressLine(progress: EvalProgress): string {
 }
 
 /** Runs the eval with a worker in this process, or on the given task queue. */
-async function runWithWorker(module: EvalModule, args: EvalArgs, client: Client, io: CommandIO): Promise<EvalReport> {
+async function runWithWorker(module: EvalModule, args: EvalArgs, connection: CliConnection, io: CommandIO): Promise<EvalReport> {
+  const client = await connection.client();
   const options = {
     cases: module.cases,
     scorers: module.scorers,
@@ -217,7 +231,7 @@ async function runWithWorker(module: EvalModule, args: EvalArgs, client: Client,
     ...(args.approvals ? { approvals: args.approvals } : {}),
     trials: args.trials ?? module.trials,
     concurrency: args.concurrency,
-    timeout: args.timeoutSeconds * 1000,
+    timeout: args.timeoutMs,
     client,
     onCaseFinished: (progress: EvalProgress) => io.stdout(progressLine(progress)),
   };
@@ -225,23 +239,20 @@ async function runWithWorker(module: EvalModule, args: EvalArgs, client: Client,
     io.stdout(`Running ${module.cases.length} case(s) of agent "${module.agent.name}" on task queue ${args.taskQueue} (your workers)...`);
     return module.agent.eval({ ...options, taskQueue: args.taskQueue });
   }
-  const { DefaultLogger, Runtime } = await import("@temporalio/worker");
-  Runtime.install({ logger: new DefaultLogger("WARN") });
-  const { createAgentWorker } = await import("../worker.js");
   const taskQueue = `durable-agent-eval-${randomUUID()}`;
   io.stdout(`Starting a worker for agent "${module.agent.name}" on task queue ${taskQueue}...`);
-  const workflowBundle = args.workflowBundle !== undefined ? { codePath: resolve(args.workflowBundle) } : undefined;
-  const worker = await createAgentWorker({ agents: [module.agent], taskQueue, workflowBundle });
+  const worker = await createCliWorker([module.agent], { taskQueue, namespace: connection.settings().namespace, connect: () => connection.workerConnection(), workflowBundle: args.workflowBundle });
   io.stdout(`Running ${module.cases.length} case(s)...`);
   return worker.runUntil(module.agent.eval({ ...options, taskQueue }));
 }
 
-async function run(argv: string[], io: CommandIO): Promise<number> {
+async function run(argv: string[], io: CommandIO, connection: CliConnection): Promise<number> {
   const args = parse(argv);
   if (args === "help") {
     io.stdout(USAGE);
     return EXIT.ok;
   }
+  for (const warning of args.warnings) io.stderr(`Warning: ${warning}`);
   if (args.workflowBundle !== undefined && !existsSync(args.workflowBundle)) throw new UsageError(`--workflow-bundle ${args.workflowBundle}: no such file.`);
   const module = { ...(await loadModule(args.module, args.cases !== undefined)) };
   if (args.cases !== undefined) {
@@ -254,22 +265,19 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
     if (recorded.length !== module.cases.length) throw new UsageError("--baseline recorded compares with recordings: give --cases <file> (or a module whose cases come from casesFromRuns).");
     baseline = await recordedBaseline(recorded, module.scorers, { agent: module.agent.name });
   }
-  let client: Client;
   try {
-    client = await connectClient();
+    await connection.client();
   } catch (error) {
-    io.stderr(TemporalConnectionError.isInstance(error) ? error.message : `Cannot connect to Temporal at ${temporalSettings().address}: ${(error as Error).message}`);
+    io.stderr(TemporalConnectionError.isInstance(error) || TlsConfigError.isInstance(error) ? connectionProblem(error) : `Cannot connect to Temporal at ${connection.settings().address}: ${(error as Error).message}`);
     return EXIT.infrastructure;
   }
   let report: EvalReport;
   try {
-    report = await runWithWorker(module, args, client, io);
+    report = await runWithWorker(module, args, connection, io);
   } catch (error) {
     if (error instanceof UsageError) throw error;
     io.stderr(`The eval could not run: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
     return (error as { name?: string }).name === "EvalOptionsError" ? EXIT.usage : EXIT.infrastructure;
-  } finally {
-    await client.connection.close().catch(() => undefined);
   }
 
   io.stdout(`\n${report.toTable()}`);

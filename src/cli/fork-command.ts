@@ -3,12 +3,13 @@
  * recorded conversation before it, then live with the agent as its workers now define it), and
  * prints it live, like `run`.
  */
+import type { Client } from "@temporalio/client";
 import type { Worker } from "@temporalio/worker";
-import { connectClient, temporalSettings } from "../client/connection.js";
 import { ForkError } from "../errors.js";
 import { forkRun } from "../fork/fork-run.js";
 import { createCliWorker } from "./cli-worker.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
+import type { CliConnection } from "./connection-options.js";
 import { followRun } from "./follow-run.js";
 import { loadAgents } from "./load-agents.js";
 import { parseOptions, positiveInteger } from "./parse-options.js";
@@ -29,7 +30,7 @@ Options:
 
 Exit codes: 0 the fork ended; 1 it failed, or the run cannot be forked there; 2 Temporal unreachable; 64 bad arguments.`;
 
-async function run(argv: string[], io: CommandIO): Promise<number> {
+async function run(argv: string[], io: CommandIO, connection: CliConnection): Promise<number> {
   const { values, positionals } = parseOptions(argv, {
     trip: { type: "string" },
     agent: { type: "string" },
@@ -41,19 +42,14 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(`Name the run to fork: durable-agent fork <workflowId> --trip <n> (got ${positionals.length} argument(s)).`);
   const atTrip = positiveInteger("trip", values.trip);
   if (atTrip === undefined) throw new UsageError("Say which trip to fork at: --trip <n> (trips count from 1).");
-  const taskQueue = temporalSettings({ taskQueue: values["task-queue"] }).taskQueue;
+  const { taskQueue, namespace } = connection.settings(values["task-queue"]);
   let worker: Worker | undefined;
-  if (values.module !== undefined) worker = await createCliWorker(await loadAgents(values.module), { taskQueue, workflowBundle: values["workflow-bundle"] });
-  const client = await connectClient();
-  try {
-    const watching = watch(positionals[0]!, atTrip, values.agent, taskQueue, client, io);
-    return await (worker ? worker.runUntil(watching) : watching);
-  } finally {
-    await client.connection.close().catch(() => undefined);
-  }
+  if (values.module !== undefined) worker = await createCliWorker(await loadAgents(values.module), { taskQueue, namespace, workflowBundle: values["workflow-bundle"], connect: () => connection.workerConnection() });
+  const watching = watch(positionals[0]!, atTrip, values.agent, taskQueue, await connection.client(), io);
+  return await (worker ? worker.runUntil(watching) : watching);
 }
 
-async function watch(workflowId: string, atTrip: number, agent: string | undefined, taskQueue: string, client: Awaited<ReturnType<typeof connectClient>>, io: CommandIO): Promise<number> {
+async function watch(workflowId: string, atTrip: number, agent: string | undefined, taskQueue: string, client: Client, io: CommandIO): Promise<number> {
   let handle;
   try {
     handle = await forkRun(workflowId, { atTrip, client, taskQueue, ...(agent !== undefined ? { agent } : {}) });

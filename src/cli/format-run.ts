@@ -24,6 +24,8 @@ export function formatTraceEvent(event: TraceEvent): string {
         return `backstop ${event.name} (${event.phase}): ${event.outcome}${event.replayed ? " (replayed)" : ""}${event.detail ? ` (${event.detail})` : ""}`;
       case "callback.error":
         return `callback error in ${event.source}: ${event.error}`;
+      case "approval":
+        return `approval ${event.tool} (${event.callId}): ${event.outcome}${event.by !== undefined ? ` by ${event.by}` : ""}${event.reason ? ` (${event.reason})` : ""}`;
       case "run.stopped":
         return `run stopped: ${event.stopReason} (${event.detail})`;
       case "subagent.started":
@@ -107,6 +109,8 @@ export class RunEventRenderer {
         return this.line(`■ ${formatOutcome(event.result)}`);
       case "fork":
         return this.line(`⑂ ${formatTraceEvent(event).replace(/^trip \S+\s+/, "")}`);
+      case "approval":
+        return this.line(`⏸ ${formatTraceEvent(event).replace(/^trip \S+\s+/, "")}`);
       default:
         return this.line(JSON.stringify(event));
     }

@@ -1,9 +1,9 @@
 /** `durable-agent list`: recent runs, from Temporal's visibility store. */
 import type { WorkflowExecutionInfo } from "@temporalio/client";
-import { connectClient } from "../client/connection.js";
 import { WORKFLOW_NAME } from "../core/constants.js";
 import { SEARCH_ATTRIBUTES } from "../core/search-attributes.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
+import type { CliConnection } from "./connection-options.js";
 import { parseOptions, positiveInteger } from "./parse-options.js";
 
 const STATUSES = { running: "Running", completed: "Completed", failed: "Failed", cancelled: "Canceled", terminated: "Terminated", "timed-out": "TimedOut", "continued-as-new": "ContinuedAsNew" } as const;
@@ -12,7 +12,7 @@ const USAGE = `Usage: durable-agent list [options]
 
 Lists recent runs (newest first) from Temporal's visibility store: workflow id, status, start
 time, and the agent, stop reason and trips from durable-agent's search attributes (set by workers
-created with \`searchAttributes: true\`). Connects to TEMPORAL_ADDRESS.
+created with \`searchAttributes: true\`).
 
 Options:
   --agent <name>       only this agent's runs (the DurableAgentName search attribute)
@@ -76,7 +76,7 @@ function table(rows: Row[]): string[] {
   return [header, ...cells].map((cell) => cell.map((text, i) => text.padEnd(widths[i]!)).join("  ").trimEnd());
 }
 
-async function run(argv: string[], io: CommandIO): Promise<number> {
+async function run(argv: string[], io: CommandIO, connection: CliConnection): Promise<number> {
   const { values, positionals } = parseOptions(argv, {
     agent: { type: "string" },
     status: { type: "string" },
@@ -88,7 +88,7 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
   if (positionals.length > 0) throw new UsageError(`list takes no arguments (got ${positionals.join(" ")}); filter with --agent, --status or --query.`);
   const limit = positiveInteger("limit", values.limit) ?? 20;
   const query = listQuery(values);
-  const client = await connectClient();
+  const client = await connection.client();
   const rows: Row[] = [];
   try {
     for await (const info of client.workflow.list({ query, pageSize: Math.min(limit, 100) })) {
@@ -100,8 +100,6 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
     if (!invalid) throw error;
     io.stderr(`The server rejected the visibility query ${JSON.stringify(query)}: ${(error as Error).message}`);
     return EXIT.usage;
-  } finally {
-    await client.connection.close().catch(() => undefined);
   }
   if (values.json) for (const row of rows) io.stdout(JSON.stringify(row));
   else if (rows.length === 0) io.stdout(`No runs match ${query}.`);

@@ -1,7 +1,7 @@
 /** `durable-agent worker <module>`: serves the agents a module exports until SIGINT/SIGTERM. */
-import { temporalSettings } from "../client/connection.js";
 import { createCliWorker } from "./cli-worker.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
+import type { CliConnection } from "./connection-options.js";
 import { loadAgents } from "./load-agents.js";
 import { parseOptions } from "./parse-options.js";
 import type { WorkerDeployment } from "../deployments/deployment-options.js";
@@ -9,9 +9,10 @@ import type { WorkerDeployment } from "../deployments/deployment-options.js";
 const USAGE = `Usage: durable-agent worker <module> [options]
 
 Runs a worker that serves the agents <module> exports (the values of ai.agent(...)) until
-SIGINT or SIGTERM, then shuts down gracefully. Connects to TEMPORAL_ADDRESS (default
-localhost:7233) in TEMPORAL_NAMESPACE, with TLS and API key from TEMPORAL_TLS_* and
-TEMPORAL_API_KEY; the model's key comes from OPENAI_API_KEY on this process.
+SIGINT or SIGTERM, then shuts down gracefully. Connects to --address in --namespace, with the
+TLS and API key options (\`durable-agent --help\` lists them), else TEMPORAL_ADDRESS,
+TEMPORAL_NAMESPACE, TEMPORAL_TLS_* and TEMPORAL_API_KEY; the model's key comes from
+OPENAI_API_KEY on this process.
 
 Options:
   --task-queue <name>       default TEMPORAL_TASK_QUEUE, else durable-agent
@@ -26,7 +27,7 @@ Options:
 
 Exit codes: 0 shut down by a signal; 2 Temporal unreachable; 64 bad arguments or module.`;
 
-async function run(argv: string[], io: CommandIO): Promise<number> {
+async function run(argv: string[], io: CommandIO, connection: CliConnection): Promise<number> {
   const { values, positionals } = parseOptions(argv, {
     "task-queue": { type: "string" },
     "search-attributes": { type: "boolean" },
@@ -39,9 +40,9 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? "Name the module that exports your agents: durable-agent worker <module>." : `Expected one module, got ${positionals.length}: ${positionals.join(" ")}.`);
   const deployment = deploymentOf(values.deployment, values["build-id"], values.versioning);
   const agents = await loadAgents(positionals[0]!);
-  const taskQueue = temporalSettings({ taskQueue: values["task-queue"] }).taskQueue;
-  const worker = await createCliWorker(agents, { taskQueue, workflowBundle: values["workflow-bundle"], searchAttributes: values["search-attributes"], ...(deployment ? { deployment } : {}) });
-  io.stdout(`durable-agent worker: serving ${agents.map((agent) => `"${agent.name}"`).join(", ")} on task queue ${taskQueue} at ${temporalSettings().address} (Ctrl-C to stop)`);
+  const { taskQueue, namespace, address } = connection.settings(values["task-queue"]);
+  const worker = await createCliWorker(agents, { taskQueue, namespace, connect: () => connection.workerConnection(), workflowBundle: values["workflow-bundle"], searchAttributes: values["search-attributes"], ...(deployment ? { deployment } : {}) });
+  io.stdout(`durable-agent worker: serving ${agents.map((agent) => `"${agent.name}"`).join(", ")} on task queue ${taskQueue} at ${address} (Ctrl-C to stop)`);
   await worker.run();
   io.stdout("durable-agent worker: stopped");
   return EXIT.ok;

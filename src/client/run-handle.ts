@@ -1,7 +1,7 @@
 import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowExecutionStatusName, type WorkflowHandle } from "@temporalio/client";
 import type { PendingApproval, RunResult, TraceEvent } from "../core/types.js";
-import { ApprovalError, ApprovalNotWaitingError, ApprovalRefusedError, rebuildError, RunFailedError, type DurableAgentError } from "../errors.js";
-import type { RunUsage } from "../core/usage.js";
+import { ApprovalError, ApprovalNotWaitingError, RunFailedError, UnknownApprovalError } from "../errors.js";
+import { fromFailure, usageOfFailure } from "../core/typed-failures.js";
 import { approveUpdate, pendingApprovalsQuery, rejectUpdate, traceQuery, type AgentRunResult } from "../workflows/definitions.js";
 import { nestedTrace } from "../subagents/nested-trace.js";
 import { completeResult } from "./complete-result.js";
@@ -47,7 +47,7 @@ export class RunHandle {
    * the decision and its time (trace, stream, eval record). Rejects with `ApprovalRefusedError`
    * when the worker's `canDecide` refuses `by` (the call keeps waiting), `ApprovalNotWaitingError`
    * when the call no longer waits (timed out, cancelled, already decided, or the run has closed:
-   * its message says how the run closed), `ApprovalError` when no such call waits.
+   * its message says how the run closed), `UnknownApprovalError` when no such call waits.
    */
   async approve(callId: string, options: ApproveOptions = {}): Promise<void> {
     const details = { ...(options.by !== undefined ? { by: options.by } : {}), ...(options.note !== undefined ? { note: options.note } : {}) };
@@ -64,7 +64,7 @@ export class RunHandle {
     try {
       await update();
     } catch (error) {
-      if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) throw approvalErrorOf(callId, error.cause);
+      if (error instanceof WorkflowUpdateFailedError) throw approvalErrorOf(callId, error);
       throw (await this.closedRunError(callId, error)) ?? error;
     }
   }
@@ -111,11 +111,13 @@ export interface RejectOptions {
   reason: string;
 }
 
-function approvalErrorOf(callId: string, failure: ApplicationFailure): ApprovalError {
-  const details = (failure.details?.[0] ?? {}) as { state?: ApprovalNotWaitingError["state"]; by?: string; why?: string };
-  if (failure.type === "ApprovalNotWaitingError") return new ApprovalNotWaitingError(callId, details.state ?? "approved", failure.message);
-  if (failure.type === "ApprovalRefusedError") return new ApprovalRefusedError(callId, details.by, details.why ?? "", failure.message);
-  return new ApprovalError(callId, failure.message);
+/** The typed error a failed decision's Update carries; a failure of no known type is an `ApprovalError` with its message. */
+function approvalErrorOf(callId: string, error: WorkflowUpdateFailedError): Error {
+  const typed = fromFailure(error);
+  // Failures recorded before UnknownApprovalError had fields carry no callId.
+  if (ApprovalError.isInstance(typed) && typed.callId === undefined) Object.assign(typed, { callId });
+  if (typed) return typed;
+  return error.cause instanceof ApplicationFailure ? new ApprovalError(callId, error.cause.message) : error;
 }
 
 /** How a run closed, by its Temporal status, as a late decision's error says it. */
@@ -155,7 +157,7 @@ export function decisionOnClosedRun(callId: string, workflowId: string, status: 
     const why = detail?.type === "run.stopped" ? `${stopped}: ${detail.detail}` : stopped;
     return new ApprovalNotWaitingError(callId, "cancelled", `Tool call "${callId}" is no longer waiting for approval: run ${workflowId} stopped while it waited (${why}), so nobody decided it and it never ran. Nothing was changed; ${again}.`);
   }
-  return new ApprovalError(callId, `No tool call "${callId}" waited for approval in run ${workflowId}, which has completed (${stopped}). Nothing was changed.`);
+  return new UnknownApprovalError(callId, [], `No tool call "${callId}" waited for approval in run ${workflowId}, which has completed (${stopped}). Nothing was changed.`);
 }
 
 /** The approval entries of a call, in the trace and the nested traces of its sub-agents' runs. */
@@ -167,24 +169,16 @@ function approvalEntries(trace: readonly TraceEvent[], callId: string): Approval
   });
 }
 
+/** A failed run's typed error (with the run's usage), or a `RunFailedError` when the failure carries none. */
 function toRunError(workflowId: string, error: unknown): Error {
   if (!(error instanceof WorkflowFailedError)) return error as Error;
-  for (let cause: unknown = error.cause; cause instanceof Error; cause = cause.cause) {
-    if (cause instanceof ApplicationFailure) {
-      const typed = rebuildError(cause.type, cause.message, cause.details?.[0]);
-      if (typed) return withUsage(typed, cause.details);
-    }
-  }
+  const typed = fromFailure(error);
+  if (typed) return typed;
   const cause = error.cause ?? error;
-  const usage = error.cause instanceof ApplicationFailure ? error.cause.details : undefined;
-  return withUsage(new RunFailedError(workflowId, cause instanceof Error ? cause.message : String(cause), cause), usage);
-}
-
-/** The run's usage, which the workflow adds to the failure's details, on the typed error. */
-function withUsage(error: DurableAgentError, details: unknown[] | null | undefined): DurableAgentError {
-  const found = details?.find((d): d is { usage: RunUsage } => typeof d === "object" && d !== null && "usage" in d && !("name" in d));
-  if (found) error.usage = found.usage;
-  return error;
+  const failed = new RunFailedError(workflowId, cause instanceof Error ? cause.message : String(cause), cause);
+  const usage = usageOfFailure(error);
+  if (usage) failed.usage = usage;
+  return failed;
 }
 
 /** Re-attaches to a run from any process by its workflow id. */

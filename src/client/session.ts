@@ -1,9 +1,10 @@
-import { ApplicationFailure, WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError, type Client } from "@temporalio/client";
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
 import { readRunPart } from "./run-reader.js";
 import { MAX_PAGE_BYTES } from "../core/paging.js";
 import { SESSION_WORKFLOW_NAME } from "../core/constants.js";
 import type { Message, RunResult } from "../core/types.js";
 import { InvalidInputError, SessionEndedError } from "../errors.js";
+import { fromFailure } from "../core/typed-failures.js";
 import { endUpdate, sendUpdate, type AgentSessionArgs } from "../workflows/definitions.js";
 import { getDefaultClient, temporalSettings } from "./connection.js";
 import { checkContext } from "./start-run.js";
@@ -41,7 +42,11 @@ export class AgentSession {
 
   readonly #context: unknown;
 
-  /** Sends a message and resolves to its `RunResult` (this message's messages, tool calls, trips and trace). */
+  /**
+   * Sends a message and resolves to its `RunResult` (this message's messages, tool calls, trips and
+   * trace). A message the run fails on rejects with the typed error that ended it (as
+   * `handle.result()` does); a session that has ended, with `SessionEndedError`.
+   */
   async send(message: string): Promise<RunResult> {
     if (typeof message !== "string" || message.trim() === "") throw new InvalidInputError("a session message is a non-empty string");
     const client = await this.client();
@@ -57,11 +62,10 @@ export class AgentSession {
     try {
       return await client.workflow.executeUpdateWithStart(sendUpdate, { args: [message], startWorkflowOperation: start });
     } catch (error) {
-      const ended =
-        error instanceof WorkflowExecutionAlreadyStartedError ||
-        (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure && error.cause.type === "SessionEndedError");
-      if (ended) throw new SessionEndedError(this.workflowId);
-      throw error;
+      const typed = fromFailure(error);
+      // An ended session's id is not reused: a send after the end finds its closed workflow, or the session's own refusal.
+      if (error instanceof WorkflowExecutionAlreadyStartedError || SessionEndedError.isInstance(typed)) throw new SessionEndedError(this.workflowId);
+      throw typed ?? error;
     }
   }
 

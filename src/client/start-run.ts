@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { InternalConnectionLikeSymbol, type Client, type InternalConnectionLike } from "@temporalio/client";
 import type { Duration } from "@temporalio/common";
-import { msToNumber } from "@temporalio/common/lib/time.js";
 import { PAYLOAD_LIMIT_BYTES, WORKFLOW_NAME } from "../core/constants.js";
+import { durationMs, durationProblem } from "../duration.js";
 import { AgentOptionsError, ContextValidationError, PayloadTooLargeError } from "../errors.js";
 
 const zPrettify = (error: z.ZodError) => z.prettifyError(error).replace(/\n\s*/g, " ");
@@ -14,7 +14,7 @@ import { RunHandle } from "./run-handle.js";
 import type { AgentDefinition } from "../agent/agent-definition.js";
 import { validateBudget, validateOutputSchema } from "../agent/validate-options.js";
 import { validateSamplingSettings, validateToolChoice } from "../models/model-settings.js";
-import type { ModelSettings } from "../models/openai-model.js";
+import type { ModelSettings } from "../core/model-settings.js";
 import { outputJsonSchema } from "../models/structured-output.js";
 import { z } from "zod";
 import { textOf, type Message } from "../core/types.js";
@@ -41,7 +41,7 @@ export interface RunOptions<Context = unknown> {
   id?: string;
   /** The whole workflow id, overriding `id`. */
   workflowId?: string;
-  /** End the run with stopReason "timed-out" (a result, not an error) after this long, e.g. "5 minutes". */
+  /** End the run with stopReason "timed-out" (a result, not an error) after this long, e.g. "5 minutes" or a number of milliseconds. */
   timeout?: Duration;
   /** The Temporal client; default one connected from `TEMPORAL_ADDRESS` / `TEMPORAL_NAMESPACE`. */
   client?: Client;
@@ -103,12 +103,16 @@ export async function startRun(agent: AgentDefinition | string, input: unknown, 
     validateSamplingSettings(options.modelSettings, "modelSettings");
     if (typeof agent !== "string") validateToolChoice(options.modelSettings, new Set(agent.tools.map((t) => t.name)), "modelSettings");
   }
+  const timeoutMs = options.timeout === undefined ? undefined : durationMs(options.timeout, true);
+  if (options.timeout !== undefined && timeoutMs === undefined) throw new AgentOptionsError("timeout", durationProblem(options.timeout, true));
+  const warnAfter = options.noWorkerWarningAfter ?? NO_WORKER_WARNING_AFTER;
+  if (warnAfter !== false && durationMs(warnAfter) === undefined) throw new AgentOptionsError("noWorkerWarningAfter", `${durationProblem(warnAfter)}, or false`);
   const context = checkContext(typeof agent === "string" ? undefined : agent.options.contextSchema, options.context);
   const args: AgentRunArgs = {
     agent: name,
     messages: normalizeInput(input),
     ...(options.streamText ? { streamText: true } : {}),
-    ...(options.timeout !== undefined ? { timeoutMs: msToNumber(options.timeout) } : {}),
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
     ...(options.budget ? { budget: options.budget } : {}),
     ...(options.output ? { output: outputJsonSchema(options.output) } : {}),
     ...(context !== undefined ? { context } : {}),
@@ -128,8 +132,8 @@ export async function startRun(agent: AgentDefinition | string, input: unknown, 
     staticSummary: `${name}: ${firstLine.slice(0, 120)}`,
     ...(sharesAWorkerConnection(client) ? { requestEagerStart: true } : {}),
   });
-  if (options.noWorkerWarningAfter !== false) {
-    void watchForNoWorker(client, workflow, { agent: name, taskQueue, after: options.noWorkerWarningAfter ?? NO_WORKER_WARNING_AFTER, logger: options.logger ?? console });
+  if (warnAfter !== false) {
+    void watchForNoWorker(client, workflow, { agent: name, taskQueue, after: warnAfter, logger: options.logger ?? console });
   }
   return new RunHandle(workflow, client);
 }

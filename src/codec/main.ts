@@ -27,7 +27,9 @@ Options:
 
 Environment:
   DURABLE_AGENT_CODEC_KEYS     id:base64key pairs, comma-separated (keys are 32 random bytes)
-  DURABLE_AGENT_CODEC_KEY_ID   the id that encrypts (needed when there are several keys)`;
+  DURABLE_AGENT_CODEC_KEY_ID   the id that encrypts (needed when there are several keys)
+
+Exit codes: 0 stopped by a signal; 2 the server did not start; 64 bad arguments, or no keys.`;
 
 /** Starts the codec server from command-line arguments; `UsageError` for bad ones, `"help"` for --help. */
 export async function startCodecServerFromArgs(args: string[], log: (line: string) => void): Promise<CodecServer | "help"> {
@@ -59,25 +61,29 @@ function untilStopped(): Promise<void> {
   });
 }
 
+/** Serves the codec until SIGINT/SIGTERM; resolves to the exit code. */
+async function serve(args: string[], io: CommandIO): Promise<number> {
+  const server = await startCodecServerFromArgs(args, io.stdout);
+  if (server === "help") {
+    io.stdout(USAGE);
+    return EXIT.ok;
+  }
+  await untilStopped();
+  await server.close();
+  return EXIT.ok;
+}
+
 /** `durable-agent codec-server`: runs until SIGINT/SIGTERM. */
 export const codecServerCommand: Command = {
   summary: "serve the payload codec to the Temporal UI (POST /encode, /decode)",
   usage: USAGE,
-  async run(args: string[], io: CommandIO): Promise<number> {
-    const server = await startCodecServerFromArgs(args, io.stdout);
-    if (server === "help") {
-      io.stdout(USAGE);
-      return EXIT.ok;
-    }
-    await untilStopped();
-    await server.close();
-    return EXIT.ok;
-  },
+  run: serve,
+  noConnection: "codec-server serves the payload codec to the Temporal UI and connects to no Temporal server",
 };
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const io: CommandIO = { stdout: (line) => console.log(line), stderr: (line) => console.error(line) };
-  codecServerCommand.run(process.argv.slice(2), io).then(
+  serve(process.argv.slice(2), io).then(
     (code) => process.exit(code),
     (error: unknown) => {
       io.stderr(error instanceof UsageError ? `${error.message}\n\n${USAGE}` : error instanceof Error ? error.message : String(error));

@@ -7,6 +7,7 @@
  * its budget.
  */
 import type { ContractSpec, ContractState, PendingRefusal } from "../core/contract-state.js";
+import type { OutputCheck } from "../core/activity-types.js";
 import type { RepromptKind, ToolCallRecord } from "../core/types.js";
 
 /** Whether the run has acted: a required tool call succeeded (`any`), or each of them did (`all`). */
@@ -79,8 +80,6 @@ export function spendBudget(state: ContractState, kind: RepromptKind): void {
   if (kind === "output-repair") state.outputRepairs = (state.outputRepairs ?? 0) + 1;
 }
 
-/** The outcome of checking a final answer against the output schema (done on the worker). */
-export type OutputCheck = { ok: true; value: unknown } | { ok: false; issues: string };
 
 /** Whether an output repair would re-prompt now: the answer is invalid and repairs are left. */
 export function outputRepairCandidate(spec: ContractSpec, state: ContractState, check: OutputCheck | undefined): check is { ok: false; issues: string } {

@@ -1,4 +1,5 @@
 /** Pages of a run's growing arrays (messages, tool calls, trace), bounded in bytes. Workflow-safe. */
+import type { RunResult } from "./types.js";
 
 /** Which array of the run a page is taken from. */
 export type RunPart = "messages" | "toolCalls" | "trace";
@@ -9,6 +10,13 @@ export interface RunPage<T = unknown> {
   next: number;
   total: number;
 }
+
+/**
+ * The workflow's result: a `RunResult`, except that a result too large for one payload leaves
+ * `messages` and `toolCalls` empty and says how many there are in `paged`; clients read them
+ * from the closed run with `run-page`.
+ */
+export type AgentRunResult = RunResult & { paged?: { messages: number; toolCalls: number } };
 
 /** Items are moved in pages of at most this many bytes of JSON (under the 512 KB payload warning). */
 export const PAGE_BYTES = 256 * 1024;

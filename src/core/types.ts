@@ -2,6 +2,7 @@
  * Plain-data types shared by the workflow, the activities and the public API.
  * Nothing here touches I/O, so the workflow may import it.
  */
+import type { ErrorData } from "../errors.js";
 import type { Budget, RunUsage, Usage } from "./usage.js";
 
 /**
@@ -163,6 +164,8 @@ export type TraceEvent =
       usage?: RunUsage;
       /** The child run's own trace: its re-prompts, tool calls and sub-agents, nested. */
       trace?: TraceEvent[];
+      /** When the child run failed with a typed error: that error as data (`fromFailure(error)` gives it back as its class). */
+      error?: ErrorData;
     }
   | { trip: number; type: "handoff"; from: string; to: string; callId: string }
   /** The definition serving the run changed between two of its trips (a worker restarted on new code): `from` and `to` are `agent.version`s. */

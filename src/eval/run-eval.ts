@@ -4,12 +4,14 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Client } from "@temporalio/client";
+import type { Duration } from "@temporalio/common";
 import pLimit from "p-limit";
 import type { AgentDefinition } from "../agent/agent-definition.js";
 import type { RunResult } from "../core/types.js";
 import { buildReport, trialOutcome } from "./build-report.js";
 import { caseInputText, caseMetadata, type EvalCase } from "./eval-case.js";
 import { approvalDecisionsOf, evalRecordOf, observeToolCalls } from "./eval-record.js";
+import { durationMs, durationProblem } from "../duration.js";
 import { EvalOptionsError, EvalTimeoutError } from "./errors.js";
 import { EvalReport } from "./report.js";
 import type { EvalRow, EvalRun, TrialOutcome } from "./report-schema.js";
@@ -39,8 +41,8 @@ export interface EvalOptions<C extends EvalCase = EvalCase> {
   client?: Client;
   /** The task queue the agent's worker polls; default `TEMPORAL_TASK_QUEUE`, else `durable-agent`. */
   taskQueue?: string;
-  /** Milliseconds a run may take before it is terminated and counted as an infrastructure error. Default: no limit. */
-  timeout?: number;
+  /** How long a run may take before it is terminated and counted as an infrastructure error, e.g. "10 minutes" or a number of milliseconds. Default: no limit. */
+  timeout?: Duration;
   /** Called when every trial of a case has finished (the CLI prints a line per call). */
   onCaseFinished?: (progress: EvalProgress) => void;
   /**
@@ -113,16 +115,17 @@ function slug(text: string): string {
 async function runCase(agent: EvaluatedAgent, evalCase: EvalCase, workflowId: string, options: Pick<EvalOptions, "client" | "taskQueue" | "timeout" | "tools" | "unmatchedToolCalls" | "approvals">): Promise<RunResult> {
   const { input, context, replay } = runInputOf(evalCase, options);
   const handle = await startRun(agent, input, { client: options.client, taskQueue: options.taskQueue, workflowId, ...(context !== undefined ? { context } : {}) }, replay ? { replay } : {});
+  const timeoutMs = durationMs(options.timeout, true);
   let endedBy: string | undefined; // why the eval terminates the run
   let timer: NodeJS.Timeout | undefined;
   const expired =
-    options.timeout === undefined
+    timeoutMs === undefined
       ? []
       : [
           new Promise<never>((_, reject) => {
-            timer = setTimeout(() => reject(new EvalTimeoutError(workflowId, options.timeout!)), options.timeout);
+            timer = setTimeout(() => reject(new EvalTimeoutError(workflowId, timeoutMs)), timeoutMs);
           }).catch((error: unknown) => {
-            endedBy = `eval timeout of ${options.timeout} ms`;
+            endedBy = `eval timeout of ${timeoutMs} ms`;
             throw error;
           }),
         ];
@@ -154,7 +157,7 @@ export async function runEval<C extends EvalCase>(agent: EvaluatedAgent, options
   validateApprovals(options.approvals);
   const trials = positiveInteger("trials", options.trials, 1);
   const concurrency = positiveInteger("concurrency", options.concurrency, 4);
-  if (options.timeout !== undefined && !(options.timeout > 0)) throw new EvalOptionsError("timeout", `must be a positive number of milliseconds (got ${options.timeout})`);
+  if (options.timeout !== undefined && durationMs(options.timeout, true) === undefined) throw new EvalOptionsError("timeout", durationProblem(options.timeout, true));
   const limit = pLimit(concurrency);
   const startedAt = new Date();
   const pending = options.cases.map(() => trials);

@@ -6,10 +6,12 @@ import { Context, log } from "@temporalio/activity";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import type { JsonSchemaType, JsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { defined } from "../core/defined.js";
 import type { McpToolDefinition } from "../core/mcp-tools.js";
+import type { ApprovalRequired } from "../core/tool-outcome.js";
 import type { ToolCallRecord } from "../core/types.js";
 import { McpServerError } from "../errors.js";
-import { failureOf } from "../activities/registry.js";
+import { toFailure } from "../core/typed-failures.js";
 import { fitMcpOutput, type McpContentPart, type McpToolOutput } from "./fit-content.js";
 import type { McpToolset } from "./mcp-toolset.js";
 import { runMcpTools } from "./run-tool-list.js";
@@ -18,7 +20,7 @@ import { runMcpTools } from "./run-tool-list.js";
 export type McpCallFields = Omit<ToolCallRecord, "id" | "name" | "trip" | "source">;
 
 /** What an MCP call came to: its record's fields, or a request for approval (nothing was called). */
-export type McpCallOutcome = McpCallFields | { approvalRequired: { input: unknown; timeoutMs?: number } };
+export type McpCallOutcome = McpCallFields | ApprovalRequired;
 
 /** The run's MCP tool of that name and its toolset, if the agent has MCP toolsets and the run listed one. */
 export async function findMcpTool(toolsets: readonly McpToolset[], name: string): Promise<{ tool: McpToolDefinition; toolset: McpToolset } | undefined> {
@@ -63,7 +65,7 @@ export async function executeMcpCall(
   }
   const valid = validate(input);
   if (!valid.valid) return { input, status: "refused", reason: `Invalid input for "${tool.name}": ${valid.errorMessage}` };
-  if (!options.approved && (await toolset.needsApproval(tool, input))) return { approvalRequired: { input, ...(toolset.approvalTimeoutMs !== undefined ? { timeoutMs: toolset.approvalTimeoutMs } : {}) } };
+  if (!options.approved && (await toolset.needsApproval(tool, input))) return { kind: "approval-required", input, ...defined({ timeoutMs: toolset.approvalTimeoutMs }) };
   const context = Context.current();
   let result: CallToolResult;
   try {
@@ -75,7 +77,7 @@ export async function executeMcpCall(
   } catch (error) {
     if (!McpServerError.isInstance(error)) throw error; // cancellation
     log.warn("MCP tool call failed", { server: tool.server, tool: tool.tool, retryable: error.retryable, error: error.message.slice(0, 500) });
-    if (error.retryable) throw failureOf(error, { nonRetryable: false });
+    if (error.retryable) throw toFailure(error, { nonRetryable: false });
     return { input, status: "failed", error: error.message };
   }
   const content = (result.content ?? []) as McpContentPart[];

@@ -1,8 +1,10 @@
 /** The `mcp.list` activity: the MCP tools a run will use, listed on the worker once at the run's start. */
 import { Context } from "@temporalio/activity";
+import type { McpListInput } from "../core/activity-types.js";
 import type { McpToolDefinition } from "../core/mcp-tools.js";
 import { AgentOptionsError, McpServerError } from "../errors.js";
-import { failureOf, lookupAgent, type AgentRegistry } from "../activities/registry.js";
+import { lookupAgent, type AgentRegistry } from "../activities/registry.js";
+import { toFailure } from "../core/typed-failures.js";
 import type { McpToolset } from "./mcp-toolset.js";
 
 /**
@@ -24,11 +26,6 @@ async function listPatiently(toolset: McpToolset): Promise<McpToolDefinition[]> 
   }
 }
 
-/** Input of the `mcp.list` activity. */
-export interface McpListInput {
-  agent: string;
-}
-
 /**
  * Lists the tools of every MCP toolset of the agent. A name that clashes with another tool of the
  * agent, or a `requiredTools` entry that names no tool, fails the run with `AgentOptionsError`; a
@@ -43,8 +40,8 @@ export function createMcpList(registry: AgentRegistry) {
       checkNames(agent.tools.map((tool) => tool.name), tools, agent.options.actWhenAsked?.requiredTools ?? []);
       return tools;
     } catch (error) {
-      if (McpServerError.isInstance(error)) throw failureOf(error, { nonRetryable: !error.retryable });
-      if (AgentOptionsError.isInstance(error)) throw failureOf(error, { nonRetryable: true });
+      if (McpServerError.isInstance(error)) throw toFailure(error, { nonRetryable: !error.retryable });
+      if (AgentOptionsError.isInstance(error)) throw toFailure(error);
       throw error;
     }
   };

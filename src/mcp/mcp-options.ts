@@ -1,6 +1,6 @@
 /** Options of `ai.mcp()` and their checks. */
 import type { Duration } from "@temporalio/common";
-import { msToNumber } from "@temporalio/common/lib/time.js";
+import { durationMs, durationProblem } from "../duration.js";
 import { AgentOptionsError } from "../errors.js";
 
 /** A tool as the server lists it, for the `tools` predicate. */
@@ -80,13 +80,7 @@ function fail(field: string, problem: string): never {
 
 function duration(field: string, value: Duration | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  try {
-    const ms = msToNumber(value);
-    if (Number.isFinite(ms) && ms >= 0) return ms;
-  } catch {
-    // reported below
-  }
-  fail(field, `must be a duration such as "30 seconds" or a number of milliseconds (got ${JSON.stringify(value)})`);
+  return durationMs(value) ?? fail(field, durationProblem(value));
 }
 
 function stringRecord(field: string, value: unknown): Record<string, string> {

@@ -22,7 +22,7 @@ import { generatedAnswer, StreamedAnswer, type AiSdkAnswer, type CallWarning } f
 import { ContentFilterError, isAnyAiSdkError, ProviderStreamError, StreamCutError } from "./ai-sdk-errors.js";
 import { promptFor, takesImagesInToolResults, toLanguageModelPrompt } from "./ai-sdk-prompt.js";
 import type { ModelCallAnswer, ModelCallRequest } from "./model-call-request.js";
-import type { ModelSettings } from "./model-settings.js";
+import type { ModelSettings } from "../core/model-settings.js";
 import { forcesToolCall } from "./request-settings.js";
 import { outputInstructions, type OutputRequest } from "./structured-output.js";
 import { checkAnswer } from "./validate-answer.js";

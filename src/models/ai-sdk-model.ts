@@ -9,7 +9,8 @@
 import { checkKnownKeys, type KnownKeys } from "../agent/known-keys.js";
 import { fail } from "../agent/option-checks.js";
 import type { ModelPricing } from "../core/usage.js";
-import { validatePricing, validateSamplingSettings, type ModelSettings } from "./model-settings.js";
+import type { ModelSettings } from "../core/model-settings.js";
+import { validatePricing, validateSamplingSettings } from "./model-settings.js";
 
 /**
  * The specification versions accepted: `v4` (AI SDK 7, `@ai-sdk/provider` 4.x, what current

@@ -9,7 +9,7 @@ import type { McpToolDefinition } from "../core/mcp-tools.js";
 import type { Message } from "../core/types.js";
 import type { Usage } from "../core/usage.js";
 import type { ResolvedLimits } from "../limits.js";
-import type { ModelSettings } from "./model-settings.js";
+import type { ModelSettings } from "../core/model-settings.js";
 import type { OutputRequest } from "./structured-output.js";
 import type { AssistantMessage } from "./validate-answer.js";
 

@@ -2,7 +2,7 @@ import { AgentOptionsError } from "../errors.js";
 import { checkKnownKeys, type KnownKeys } from "../agent/known-keys.js";
 import { validateModelSettings, type OpenAIModelSettings } from "./model-settings.js";
 
-export type { ModelSettings, OpenAIModelSettings } from "./model-settings.js";
+export type { OpenAIModelSettings } from "./model-settings.js";
 
 /** The keys of `OpenAIModelSettings`, checked by `ai.openai()`: a new setting goes here too (the typecheck insists). */
 export const OPENAI_SETTING_KEYS = {

@@ -1,5 +1,5 @@
 /** Worker-side, pure: `ModelSettings` as Chat Completions request fields. */
-import type { ModelSettings } from "./openai-model.js";
+import type { ModelSettings } from "../core/model-settings.js";
 
 /** Where in the run the call is, for the settings that depend on it. */
 export interface CallPosition {

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { AgentDefinition } from "../agent/agent-definition.js";
-import type { OutputCheck } from "../contract/decide.js";
+import type { OutputCheck } from "../core/activity-types.js";
 
 /** The output a model call asks for. */
 export interface OutputRequest {

@@ -4,6 +4,7 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { Resource } from "@opentelemetry/resources";
 import { BasicTracerProvider, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { AgentOptionsError } from "../errors.js";
 
 /**
  * OpenTelemetry for durable-agent's runs, through Temporal's OpenTelemetry interceptors. Off unless
@@ -44,8 +45,8 @@ export const TRACER_NAME = "durable-agent";
  * AsyncLocalStorage context manager and the W3C trace-context and baggage propagators).
  */
 export function resolveTelemetry(options: TelemetryOptions, where: "worker" | "client"): ResolvedTelemetry {
-  if (where === "worker" && !options.spanProcessor) throw new TypeError("telemetry.spanProcessor is required on a worker: workflow spans are exported through it (e.g. new BatchSpanProcessor(exporter)).");
-  if (!options.spanProcessor && !options.tracer) throw new TypeError("telemetry needs a spanProcessor or a tracer.");
+  if (where === "worker" && !options.spanProcessor) throw new AgentOptionsError("telemetry.spanProcessor", "required on a worker: workflow spans are exported through it (e.g. new BatchSpanProcessor(exporter))");
+  if (!options.spanProcessor && !options.tracer) throw new AgentOptionsError("telemetry", "give a spanProcessor or a tracer");
   ensureContextPropagation();
   const resource = options.resource ?? new Resource({ "service.name": TRACER_NAME });
   const tracer = options.tracer ?? new BasicTracerProvider({ resource, spanProcessors: [options.spanProcessor!] }).getTracer(TRACER_NAME);

@@ -1,10 +1,9 @@
 /** The workflow's view of the activities, with their options. Workflow-safe. */
 import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities, type ActivityInterfaceFor } from "@temporalio/workflow";
-import type { createActivities } from "../activities/index.js";
+import type { Activities } from "../core/activity-types.js";
 import type { AgentSpec } from "../core/agent-spec.js";
 
-/** The activity functions, by their stable type names. */
-export type Activities = ReturnType<typeof createActivities>;
+/** The activities as the workflow calls them (`Activities`, from the core), with their options. */
 export type ActivityProxies = ActivityInterfaceFor<Activities>;
 
 /** Model calls: rate limits, server errors and lost connections are retried with backoff. */

@@ -3,13 +3,15 @@
  * for one message, with the contract applying per message as it does per run; sends are queued
  * in order; the session continues as new between messages when Temporal suggests it.
  */
-import { allHandlersFinished, ApplicationFailure, condition, patched, setHandler, workflowInfo } from "@temporalio/workflow";
+import { allHandlersFinished, condition, patched, setHandler, workflowInfo } from "@temporalio/workflow";
 import { ACTIVITY } from "../core/constants.js";
 import { initialContractState } from "../core/contract-state.js";
 import { initialState, lastReply } from "../core/run-state.js";
 import type { RunResult } from "../core/types.js";
 import type { RunUsage } from "../core/usage.js";
 import { activitiesFor, local, unwrapFailure } from "./activity-proxies.js";
+import { InvalidInputError, SessionEndedError } from "../errors.js";
+import { toFailure } from "../core/typed-failures.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
 import { endUpdate, sendUpdate, type AgentSessionArgs } from "./definitions.js";
@@ -120,8 +122,6 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
 }
 
 function validateSend(message: unknown, ended: boolean): void {
-  if (ended) throw ApplicationFailure.create({ type: "SessionEndedError", message: "The session has ended; start a new one.", nonRetryable: true });
-  if (typeof message !== "string" || message.trim() === "") {
-    throw ApplicationFailure.create({ type: "InvalidInputError", message: "A session message is a non-empty string.", nonRetryable: true });
-  }
+  if (ended) throw toFailure(new SessionEndedError(workflowInfo().workflowId));
+  if (typeof message !== "string" || message.trim() === "") throw toFailure(new InvalidInputError("a session message is a non-empty string"));
 }

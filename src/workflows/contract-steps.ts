@@ -3,7 +3,8 @@
  * backstops (activities, at most once per run), and decide the one re-prompt with `decide`.
  */
 import { ActivityFailure, log, workflowInfo } from "@temporalio/workflow";
-import type { BackstopTurn } from "../agent/options.js";
+import type { CallbackError, OutputCheck } from "../core/activity-types.js";
+import type { BackstopTurn } from "../core/backstop-turn.js";
 import { ACTIVITY } from "../core/constants.js";
 import type { AgentSpec } from "../core/agent-spec.js";
 import type { ContractState } from "../core/contract-state.js";
@@ -16,12 +17,10 @@ import {
   refusalCandidate,
   spendBudget,
   type Decision,
-  type OutputCheck,
   type RepromptOffers,
 } from "../contract/decide.js";
 import { lastReply, type RunState } from "../core/run-state.js";
 import { budgetUsedUp, type Budget } from "../core/usage.js";
-import type { CallbackError } from "../activities/contract-evaluate.js";
 import type { ActivityProxies } from "./activity-proxies.js";
 import { local } from "./activity-proxies.js";
 

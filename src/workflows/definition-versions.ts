@@ -4,10 +4,12 @@
  * notices when it changes between two trips (a worker restarted on new code). Workflow-safe:
  * it computes nothing, it only compares what was recorded.
  */
-import { ApplicationFailure, log, upsertSearchAttributes } from "@temporalio/workflow";
+import { log, upsertSearchAttributes } from "@temporalio/workflow";
 import type { AgentSpec } from "../core/agent-spec.js";
 import type { RunState } from "../core/run-state.js";
 import { SEARCH_ATTRIBUTES } from "../core/search-attributes.js";
+import { AgentDefinitionChangedError } from "../errors.js";
+import { toFailure } from "../core/typed-failures.js";
 
 /** The versions a run has seen, by agent name; `run.agentVersion` is its own agent's. */
 export class DefinitionVersions {
@@ -46,12 +48,7 @@ export class DefinitionVersions {
     this.run.trace.push({ trip, type: "agent.changed", agent: spec.name, from, to: version });
     log.warn("the agent definition serving the run changed", { agent: spec.name, from, to: version, trip });
     if (spec.failOnDefinitionChange || (own && this.entry.failOnDefinitionChange)) {
-      throw ApplicationFailure.create({
-        type: "AgentDefinitionChangedError",
-        message: `The definition of agent "${spec.name}" changed during the run (version ${from} → ${version}, at trip ${trip}) and it has onDefinitionChange: "fail".`,
-        details: [{ agent: spec.name, from, to: version, trip }],
-        nonRetryable: true,
-      });
+      throw toFailure(new AgentDefinitionChangedError(spec.name, from, version, trip));
     }
   }
 }

@@ -8,7 +8,7 @@ import type { ForkArgs } from "../core/fork-args.js";
 import type { PlaybackArgs } from "../core/playback.js";
 import type { ForkedFrom, Message, PendingApproval, RunResult, TraceEvent } from "../core/types.js";
 import type { Budget, RunUsage, Usage } from "../core/usage.js";
-import type { ModelSettings } from "../models/openai-model.js";
+import type { ModelSettings } from "../core/model-settings.js";
 
 /** The argument of the `agentRun` workflow. */
 export interface AgentRunArgs {
@@ -76,12 +76,7 @@ export interface CarriedRun {
   agentVersion?: string;
 }
 
-/**
- * The workflow's result: a `RunResult`, except that a result too large for one payload leaves
- * `messages` and `toolCalls` empty and says how many there are in `paged`; clients read them
- * from the closed run with `run-page`.
- */
-export type AgentRunResult = RunResult & { paged?: { messages: number; toolCalls: number } };
+export type { AgentRunResult } from "../core/paging.js";
 
 /** A page of the run's messages, tool calls or trace: activities read the conversation with it. */
 export const runPageQuery = defineQuery<RunPage, [part: RunPart, from: number, maxBytes?: number]>("run-page");

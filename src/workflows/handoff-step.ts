@@ -9,10 +9,10 @@ import { initialContractState } from "../core/contract-state.js";
 import type { ToolCallRecord } from "../core/types.js";
 import { activitiesFor, local, unwrapFailure } from "./activity-proxies.js";
 import { beforeFirstTrip } from "./contract-steps.js";
-import type { PendingHandoff, ToolOutcome, TripLoop } from "./trip-context.js";
+import type { PendingHandoff, FinishedCall, TripLoop } from "./trip-context.js";
 
 /** The batch's records, and its handoff: the first handoff call wins; any other in the same answer is refused, saying why. */
-export function oneHandoffPerAnswer(outcomes: ToolOutcome[]): { records: ToolCallRecord[]; handoff?: PendingHandoff } {
+export function oneHandoffPerAnswer(outcomes: FinishedCall[]): { records: ToolCallRecord[]; handoff?: PendingHandoff } {
   const handoff = outcomes.find((o) => o.handoff)?.handoff;
   const records = outcomes.map(({ record, handoff: other }) =>
     other && other !== handoff

@@ -3,7 +3,7 @@
  * tool calls and backstops from a recording. Both are chosen by data in the run's input, which
  * histories recorded before them never carry, so their commands are unchanged. Workflow-safe.
  */
-import { ApplicationFailure, log, upsertSearchAttributes } from "@temporalio/workflow";
+import { log, upsertSearchAttributes } from "@temporalio/workflow";
 import type { AgentSpec } from "../core/agent-spec.js";
 import type { ForkArgs } from "../core/fork-args.js";
 import { unmatchedReason, type PlaybackAnswer, type PlaybackRecording } from "../core/playback.js";
@@ -11,6 +11,8 @@ import type { RunState } from "../core/run-state.js";
 import { SEARCH_ATTRIBUTES } from "../core/search-attributes.js";
 import { parseToolArguments } from "../core/tool-result.js";
 import type { RequestedToolCall } from "../core/types.js";
+import { UnmatchedToolCallError } from "../errors.js";
+import { toFailure } from "../core/typed-failures.js";
 
 /** Loads a fork's recorded prefix into a fresh run state (messages are already the run's input). */
 export function startFork(run: RunState, fork: ForkArgs, spec: AgentSpec): void {
@@ -34,6 +36,6 @@ export function playbackAnswer(recording: PlaybackRecording | undefined, call: R
   const mode = recording.args.unmatchedToolCalls;
   if (mode === "execute") return undefined;
   const reason = unmatchedReason(call.name, call.arguments);
-  if (mode === "fail") throw ApplicationFailure.create({ type: "UnmatchedToolCallError", message: reason, details: [{ tool: call.name, arguments: call.arguments }], nonRetryable: true });
+  if (mode === "fail") throw toFailure(new UnmatchedToolCallError(call.name, call.arguments, reason));
   return { unmatched: reason };
 }

@@ -4,7 +4,6 @@
  */
 import {
   ActivityFailure,
-  ApplicationFailure,
   CancellationScope,
   CancelledFailure,
   ChildWorkflowFailure,
@@ -15,11 +14,13 @@ import {
   log,
 } from "@temporalio/workflow";
 import { WorkflowExecutionAlreadyStartedError } from "@temporalio/common";
-import type { SubAgentRequest } from "../activities/tool-execute.js";
 import { ACTIVITY, WORKFLOW_NAME } from "../core/constants.js";
 import { recordChildUsage } from "../core/run-state.js";
+import type { SubAgentRequest } from "../core/tool-outcome.js";
 import { textOf, type RequestedToolCall, type ToolCallRecord } from "../core/types.js";
 import { remainingBudget, type RunUsage } from "../core/usage.js";
+import type { DurableAgentError } from "../errors.js";
+import { errorData, fromFailure, usageOfFailure } from "../core/typed-failures.js";
 import type { AgentRunArgs, AgentRunResult } from "./definitions.js";
 import type { TripLoop } from "./trip-context.js";
 
@@ -32,9 +33,10 @@ export function childWorkflowId(call: RequestedToolCall, trip: number): string {
  * Runs the sub-agent as a child workflow. Its answer (its typed `output`, when it has an output
  * schema) is the call's result; a child that stops without one (max-trips, budget, invalid-output,
  * cancelled, timed-out) or fails is a `failed` call the calling
- * model sees, not a failure of the calling run. Its usage counts in the calling run's.
+ * model sees, not a failure of the calling run; a failure's typed error is kept in the trace's
+ * `subagent.finished` entry as `error`. Its usage counts in the calling run's.
  */
-export async function runSubAgent(loop: TripLoop, call: RequestedToolCall, trip: number, request: SubAgentRequest["subAgentCall"]): Promise<ToolCallRecord> {
+export async function runSubAgent(loop: TripLoop, call: RequestedToolCall, trip: number, request: SubAgentRequest): Promise<ToolCallRecord> {
   const { run } = loop;
   const workflowId = childWorkflowId(call, trip);
   const budget = remainingBudget(loop.budget, run.requestUsage);
@@ -47,8 +49,8 @@ export async function runSubAgent(loop: TripLoop, call: RequestedToolCall, trip:
     ...(loop.ctx.context !== undefined ? { context: loop.ctx.context } : {}),
   };
   const record = { id: call.id, name: call.name, input: request.input, trip, subAgent: request.agent, childWorkflowId: workflowId };
-  const finished = (stopReason: AgentRunResult["stopReason"] | "failed", detail: string, usage?: RunUsage, trace?: AgentRunResult["trace"]) => {
-    run.trace.push({ trip, type: "subagent.finished", tool: call.name, callId: call.id, agent: request.agent, workflowId, stopReason, detail, ...(usage ? { usage } : {}), ...(trace ? { trace } : {}) });
+  const finished = (stopReason: AgentRunResult["stopReason"] | "failed", detail: string, usage?: RunUsage, trace?: AgentRunResult["trace"], error?: DurableAgentError) => {
+    run.trace.push({ trip, type: "subagent.finished", tool: call.name, callId: call.id, agent: request.agent, workflowId, stopReason, detail, ...(usage ? { usage } : {}), ...(trace ? { trace } : {}), ...(error ? { error: errorData(error) } : {}) });
     loop.events.syncTrace();
   };
   let result: AgentRunResult;
@@ -56,11 +58,10 @@ export async function runSubAgent(loop: TripLoop, call: RequestedToolCall, trip:
     result = await childResult(loop, workflowId, args, call, trip);
   } catch (error) {
     if (CancellationScope.current().consideredCancelled || !(error instanceof ChildWorkflowFailure || error instanceof ActivityFailure)) throw error;
-    const cause = error.cause;
-    const usage = cause instanceof ApplicationFailure ? usageIn(cause.details) : undefined;
+    const usage = usageOfFailure(error);
     recordChildUsage(run, usage, usage ? { [request.agent]: usage } : undefined);
-    const message = cause?.message ?? error.message;
-    finished("failed", message, usage);
+    const message = error.cause?.message ?? error.message;
+    finished("failed", message, usage, undefined, fromFailure(error));
     log.warn("sub-agent run failed", { agent: request.agent, workflowId, error: message });
     return { ...record, status: "failed", error: `The ${request.agent} agent failed: ${message}` };
   }
@@ -100,11 +101,6 @@ async function childResult(loop: TripLoop, workflowId: string, args: AgentRunArg
     started();
     return loop.tools[ACTIVITY.subAgentResult].executeWithOptions({ summary: `wait for ${args.agent} (${workflowId})` }, [{ workflowId }]);
   }
-}
-
-function usageIn(details: unknown[] | null | undefined): RunUsage | undefined {
-  const found = details?.find((d): d is { usage: RunUsage } => typeof d === "object" && d !== null && "usage" in d && !("name" in d));
-  return found?.usage;
 }
 
 function firstLine(args: AgentRunArgs): string {

@@ -1,11 +1,11 @@
 /** What the trips of a request work with, shared by the trip loop, sub-agent calls and handoffs. Workflow-safe. */
-import type { HandoffRequest } from "../activities/tool-execute.js";
 import type { AgentSpec } from "../core/agent-spec.js";
 import type { RunState } from "../core/run-state.js";
 import type { McpToolDefinition } from "../core/mcp-tools.js";
 import type { ToolCallRecord } from "../core/types.js";
 import type { Budget } from "../core/usage.js";
-import type { ModelSettings } from "../models/openai-model.js";
+import type { ModelSettings } from "../core/model-settings.js";
+import type { HandoffRequest } from "../core/tool-outcome.js";
 import type { ActivityProxies } from "./activity-proxies.js";
 import type { Approvals } from "../approvals/workflow/approval-waits.js";
 import type { DefinitionVersions } from "./definition-versions.js";
@@ -45,8 +45,8 @@ export interface TripLoop {
   view?: number;
 }
 
-/** A tool call's record, and the handoff it asks for when it is a handoff tool's. */
-export interface ToolOutcome {
+/** A finished tool call: its record, and the handoff it asks for when it is a handoff tool's. */
+export interface FinishedCall {
   record: ToolCallRecord;
   handoff?: PendingHandoff;
 }
@@ -54,5 +54,5 @@ export interface ToolOutcome {
 /** A handoff asked for by a call of the current answer. */
 export interface PendingHandoff {
   callId: string;
-  request: HandoffRequest["handoff"];
+  request: HandoffRequest;
 }

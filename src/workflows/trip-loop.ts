@@ -2,8 +2,7 @@
  * The trips of one request, shared by runs and sessions: model call, tool calls (approvals,
  * sub-agents and handoffs included), and the contract's judgement of an answer that would end the request.
  */
-import { ActivityFailure, ApplicationFailure, isCancellation, log } from "@temporalio/workflow";
-import type { HandoffRequest } from "../activities/tool-execute.js";
+import { ActivityFailure, isCancellation, log } from "@temporalio/workflow";
 import { ACTIVITY } from "../core/constants.js";
 import { DigestChain } from "../core/conversation-digest.js";
 import { updatePendingRefusals } from "../contract/decide.js";
@@ -11,13 +10,17 @@ import { failedCall, lastReply, recordAnswer, recordToolCalls } from "../core/ru
 import { budgetUsedUp } from "../core/usage.js";
 import type { Message, RequestedToolCall, ToolCallRecord } from "../core/types.js";
 import { mcpSource } from "../core/mcp-tools.js";
+import { defined } from "../core/defined.js";
 import { toolCallRecord } from "../core/tool-result.js";
+import { resultOf, toolOutcomeOf, unknownKind, type ToolOutcome } from "../core/tool-outcome.js";
 import { unwrapFailure } from "./activity-proxies.js";
+import { OutputValidationError } from "../errors.js";
+import { toFailure } from "../core/typed-failures.js";
 import { judgeAnswer, type ContractContext } from "./contract-steps.js";
 import { handOff, oneHandoffPerAnswer } from "./handoff-step.js";
 import { runSubAgent } from "./sub-agent-call.js";
 import { playbackAnswer } from "./recorded-run.js";
-import type { ToolOutcome, TripLoop } from "./trip-context.js";
+import type { FinishedCall, TripLoop } from "./trip-context.js";
 
 /** How the trips ended. */
 export interface TripsOutcome {
@@ -108,12 +111,7 @@ function invalidOutput(ctx: ContractContext, issues: string): TripsOutcome {
   const text = lastReply(ctx.run);
   log.warn("final answer is not valid output", { trip: ctx.run.trips, issues });
   if (ctx.spec.contract.output?.onFailure === "result") return { stopReason: "invalid-output", detail: `the final answer of trip ${ctx.run.trips} is not valid output: ${issues}` };
-  throw ApplicationFailure.create({
-    type: "OutputValidationError",
-    message: `The final answer is not valid output: ${issues}`,
-    details: [{ issues, text }],
-    nonRetryable: true,
-  });
+  throw toFailure(new OutputValidationError(issues, text));
 }
 
 /** The workflow's own last messages (input, re-prompts) up to this size go with the model call: no worker holds them. */
@@ -133,39 +131,67 @@ function workflowTail(messages: Message[]): Message[] {
  * workflow; a handoff tool's call is answered at once and hands the run over after the batch. A
  * call whose retries ran out is recorded as failed.
  */
-async function executeTool(loop: TripLoop, call: RequestedToolCall, trip: number): Promise<ToolOutcome> {
-  const { approvals, spec } = loop;
-  const tools = spec.localTools?.includes(call.name) ? loop.localTools : loop.tools;
+async function executeTool(loop: TripLoop, call: RequestedToolCall, trip: number): Promise<FinishedCall> {
   const mcpServer = loop.mcpTools.find((t) => t.name === call.name)?.server;
-  const summary = mcpServer === undefined ? `tool ${call.name}` : `tool ${call.name} (mcp ${mcpServer})`;
   const source = mcpServer === undefined ? {} : { source: mcpSource(mcpServer) };
-  const hasContext = loop.ctx.context !== undefined;
-  const replay = playbackAnswer(loop.ctx.playback, call); // in a playback: the recorded outcome, or a refusal
+  const execute = toolActivity(loop, call, trip, mcpServer);
   try {
-    // The call without its provider metadata: the answer in the history already holds it.
-    const execute = (approved: boolean) =>
-      tools[ACTIVITY.toolExecute].executeWithOptions({ summary: replay ? `${summary} (replayed)` : summary }, [{ agent: spec.name, call: { id: call.id, name: call.name, arguments: call.arguments }, trip, ...(approved ? { approved } : {}), ...(hasContext ? { hasContext } : {}), ...(replay ? { replay } : {}), ...(loop.view ? { view: loop.view } : {}) }]);
     let outcome = await execute(false);
-    if ("approvalRequired" in outcome) {
-      const { input, timeoutMs } = outcome.approvalRequired;
-      const decision = await approvals.wait(call, trip, input, timeoutMs);
-      if (!decision.approved) return { record: { id: call.id, name: call.name, input, status: "refused", reason: decision.reason, trip, ...source } };
+    if (outcome.kind === "approval-required") {
+      const { input, timeoutMs } = outcome;
+      const decision = await loop.approvals.wait(call, trip, input, timeoutMs);
+      if (!decision.approved) {
+        const { reason } = decision;
+        return { record: { id: call.id, name: call.name, input, status: "refused", reason, trip, ...source } };
+      }
       outcome = await execute(true);
-      if ("approvalRequired" in outcome) throw new Error("tool.execute asked again for an approved call");
     }
-    if ("subAgentCall" in outcome) return { record: await runSubAgent(loop, call, trip, outcome.subAgentCall) };
-    if ("handoff" in outcome) return handoffOutcome(call, trip, outcome);
-    return { record: toolCallRecord(call, trip, outcome) };
+    return await finishCall(loop, call, trip, outcome);
   } catch (error) {
     if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
     return { record: { ...failedCall(call, trip, error.cause?.message ?? error.message), ...source } };
   }
 }
 
-function handoffOutcome(call: RequestedToolCall, trip: number, { handoff }: HandoffRequest): ToolOutcome {
-  const record: ToolCallRecord = { id: call.id, name: call.name, input: handoff.input, status: "ok", output: { transferredTo: handoff.to }, trip };
-  return { record, handoff: { callId: call.id, request: handoff } };
+/** `tool.execute` for the call, approved or not; its result read as a tagged outcome, however it was recorded. */
+function toolActivity(loop: TripLoop, call: RequestedToolCall, trip: number, mcpServer: string | undefined) {
+  const { spec, ctx } = loop;
+  const tools = spec.localTools?.includes(call.name) ? loop.localTools : loop.tools;
+  const named = mcpServer === undefined ? `tool ${call.name}` : `tool ${call.name} (mcp ${mcpServer})`;
+  const replay = playbackAnswer(ctx.playback, call); // in a playback: the recorded outcome, or a refusal
+  const summary = replay ? `${named} (replayed)` : named;
+  const hasContext = ctx.context !== undefined || undefined; // flags are sent only when set
+  return (approved: boolean): Promise<ToolOutcome> => {
+    // The call without its provider metadata: the answer in the history already holds it.
+    const { id, name, arguments: args } = call;
+    const input = { agent: spec.name, call: { id, name, arguments: args }, trip, ...defined({ approved: approved || undefined, hasContext, replay, view: loop.view }) };
+    return tools[ACTIVITY.toolExecute].executeWithOptions({ summary }, [input]).then(toolOutcomeOf);
+  };
 }
 
+/** The call's record from what the tool came to: a result, a sub-agent's run (a child workflow), or a handoff. */
+async function finishCall(
+  loop: TripLoop,
+  call: RequestedToolCall,
+  trip: number,
+  outcome: ToolOutcome,
+): Promise<FinishedCall> {
+  switch (outcome.kind) {
+    case "result":
+      return { record: toolCallRecord(call, trip, resultOf(outcome)) };
+    case "sub-agent":
+      return { record: await runSubAgent(loop, call, trip, outcome) };
+    case "handoff": {
+      const { input, to } = outcome;
+      const output = { transferredTo: to };
+      const record: ToolCallRecord = { id: call.id, name: call.name, input, status: "ok", output, trip };
+      return { record, handoff: { callId: call.id, request: outcome } };
+    }
+    case "approval-required":
+      throw new Error("tool.execute asked again for an approved call");
+    default:
+      return unknownKind(outcome);
+  }
+}
 
 export type { TripLoop } from "./trip-context.js";

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { inject } from "vitest";
+import { main } from "../../src/cli/index.js";
 
 export interface Exit {
   code: number | null;
@@ -57,4 +58,12 @@ export function startCli(args: string[], env: Record<string, string> = {}, entry
 /** Runs the CLI to its end. */
 export function cli(args: string[], env: Record<string, string> = {}, entry?: string[]): Promise<Exit> {
   return startCli(args, env, entry).exited;
+}
+
+/** Runs the CLI's `main` in this process, capturing what it prints (no child process: for arguments it rejects, or commands against servers this process runs). */
+export async function runMain(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(args, { stdout: (line) => out.push(line), stderr: (line) => err.push(line), write: (text) => out.push(text) });
+  return { code, stdout: out.join("\n"), stderr: err.join("\n") };
 }

@@ -59,3 +59,24 @@ export async function replaysAndKeeps(handle: { workflow: WorkflowHandle }, fixt
   if (process.env.RECORD_FIXTURES) writeFileSync(new URL(`../fixtures/histories/${fixture}.json`, import.meta.url), JSON.stringify(history, null, 1) + "\n");
   await Worker.runReplayHistory({ workflowBundle: { codePath: inject("workflowBundlePath") }, replayName: "durable-agent-replay" }, historyFromJSON(history), fixture);
 }
+
+/**
+ * The shape of each `tool.execute` result a history (as JSON) recorded, activities and local
+ * activities alike: its `kind` when tagged, else which key told it apart before the tag
+ * (`untagged approvalRequired`, `untagged subAgentCall`, `untagged handoff`, or `untagged result`).
+ */
+export function toolExecuteShapes(history: unknown): string[] {
+  const events = (history as { events: temporal.api.history.v1.IHistoryEvent[] }).events;
+  const decode = (payload: unknown) => JSON.parse(Buffer.from((payload as { data: string }).data, "base64").toString("utf8")) as Record<string, unknown>;
+  const scheduled = new Map<string, string>();
+  const results: Record<string, unknown>[] = [];
+  for (const event of events) {
+    const s = event.activityTaskScheduledEventAttributes;
+    if (s) scheduled.set(String(event.eventId), s.activityType!.name!);
+    const c = event.activityTaskCompletedEventAttributes;
+    if (c && scheduled.get(String(c.scheduledEventId)) === "tool.execute") results.push(decode(c.result!.payloads![0]));
+    const details = event.markerRecordedEventAttributes?.details as Record<string, { payloads: unknown[] }> | undefined;
+    if (details?.data && decode(details.data.payloads[0]).activity_type === "tool.execute") results.push(decode(details.result!.payloads[0]));
+  }
+  return results.map((r) => (typeof r.kind === "string" ? r.kind : `untagged ${["approvalRequired", "subAgentCall", "handoff"].find((key) => key in r) ?? "result"}`));
+}

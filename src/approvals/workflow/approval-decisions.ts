@@ -1,6 +1,8 @@
 /** Decisions on waiting calls as data: how a call ended, the error for a late decision, a signalled decision's checks. Workflow-safe. */
-import { ApplicationFailure } from "@temporalio/workflow";
+import type { ApplicationFailure } from "@temporalio/workflow";
 import type { ApprovalDecision, ApprovalEnd, SignalledDecision } from "../../workflows/definitions.js";
+import { ApprovalNotWaitingError, InvalidDecisionError } from "../../errors.js";
+import { toFailure } from "../../core/typed-failures.js";
 
 /** How a call ended, as a late decision's error says it. */
 export function approvalEnd(outcome: "approved" | "rejected" | "timed-out", decision: ApprovalDecision, timeoutMs?: number): ApprovalEnd {
@@ -12,18 +14,12 @@ export function approvalEnd(outcome: "approved" | "rejected" | "timed-out", deci
 
 /** The failure of a decision for a call that no longer waits: it says which way the call ended, and nothing changes. */
 export function notWaiting(callId: string, ended: ApprovalEnd): ApplicationFailure {
-  return ApplicationFailure.create({
-    type: "ApprovalNotWaitingError",
-    message: `Tool call "${callId}" is no longer waiting for approval: it ${ended.detail}. Nothing was changed.`,
-    details: [{ callId, state: ended.state }],
-    nonRetryable: true,
-  });
+  return toFailure(new ApprovalNotWaitingError(callId, ended.state, `Tool call "${callId}" is no longer waiting for approval: it ${ended.detail}. Nothing was changed.`));
 }
 
 /** The decision a `decide` signal's JSON body stands for; throws (logged by the handler) when the body is not one. */
 export function decisionOfSignal(body: SignalledDecision | undefined): ApprovalDecision {
-  const fail = (problem: string) =>
-    ApplicationFailure.create({ type: "InvalidDecisionError", message: `The decide signal's body ${problem}; send {"callId": "...", "decision": "approve" | "reject", "by"?: "...", "note"?: "...", "reason"?: "..."}.`, nonRetryable: true });
+  const fail = (problem: string) => toFailure(new InvalidDecisionError(problem));
   if (typeof body !== "object" || body === null) throw fail("is not a JSON object");
   if (typeof body.callId !== "string" || body.callId === "") throw fail("has no callId");
   const by = typeof body.by === "string" && body.by !== "" ? { by: body.by } : {};

@@ -7,13 +7,15 @@
  * approve/reject Update on the root for a call that waits lower down is forwarded by signal
  * straight to the run that waits: both hops are recorded, so a decision survives worker crashes.
  */
-import { ApplicationFailure, CancellationScope, condition, getExternalWorkflowHandle, isCancellation, log, patched, setHandler, workflowInfo } from "@temporalio/workflow";
+import { CancellationScope, condition, getExternalWorkflowHandle, isCancellation, log, patched, setHandler, workflowInfo } from "@temporalio/workflow";
 import { ACTIVITY } from "../../core/constants.js";
 import type { RunState } from "../../core/run-state.js";
 import type { PendingApproval } from "../../core/types.js";
 import type { RunEventPublisher } from "../../workflows/run-event-publisher.js";
 import type { RunProgress } from "../../workflows/run-progress.js";
 import { local } from "../../workflows/activity-proxies.js";
+import { ApprovalRefusedError, UnknownApprovalError } from "../../errors.js";
+import { toFailure } from "../../core/typed-failures.js";
 import { approvalEnd, decisionOfSignal, notWaiting } from "./approval-decisions.js";
 import {
   approvalDecisionSignal,
@@ -157,9 +159,9 @@ export class Approvals {
     if (below.length === 1) return below[0]!;
     const ended = this.#ended.get(callId);
     if (ended && below.length === 0) throw notWaiting(callId, ended);
-    const waiting = [...this.#own.keys(), ...[...this.#below.values()].map((a) => `${a.callId} (${a.agent})`)].join(", ") || "none";
-    const problem = below.length > 1 ? `${below.length} runs of the tree wait on a call "${callId}" (${below.map((a) => a.workflowId).join(", ")})` : `No tool call "${callId}" is waiting for approval`;
-    throw ApplicationFailure.create({ type: "UnknownApprovalError", message: `${problem} (waiting: ${waiting}).`, nonRetryable: true });
+    const waiting = [...this.#own.keys(), ...[...this.#below.values()].map((a) => `${a.callId} (${a.agent})`)];
+    const ambiguous = `${below.length} runs of the tree wait on a call "${callId}" (${below.map((a) => a.workflowId).join(", ")}) (waiting: ${waiting.join(", ")}).`;
+    throw toFailure(below.length > 1 ? new UnknownApprovalError(callId, waiting, ambiguous) : new UnknownApprovalError(callId, waiting));
   }
 
   /**
@@ -174,12 +176,7 @@ export class Approvals {
       const answer = await local[ACTIVITY.approvalCanDecide]({ by: decision.by, tool: approval.tool, input: approval.input, agent: approval.agent, approve: decision.approved });
       if (!answer.allowed) {
         const who = decision.by === undefined ? "a decision without `by`" : `"${decision.by}"`;
-        throw ApplicationFailure.create({
-          type: "ApprovalRefusedError",
-          message: `canDecide refused ${who} for ${approval.tool} (${callId}): ${answer.why}. The call still waits for approval.`,
-          details: [{ callId, by: decision.by, why: answer.why }],
-          nonRetryable: true,
-        });
+        throw toFailure(new ApprovalRefusedError(callId, decision.by, answer.why, `canDecide refused ${who} for ${approval.tool} (${callId}): ${answer.why}. The call still waits for approval.`));
       }
       approval = this.find(callId); // it may have stopped waiting while canDecide ran
       stamped = { ...decision, decidedAt: new Date().toISOString() };
