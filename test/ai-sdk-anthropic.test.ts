@@ -17,6 +17,7 @@ import {
 import { updatePlanTool } from "./support/contract-helpers.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 import { replaysAndKeeps } from "./support/history-helpers.js";
+import { stdioToolset } from "./support/mcp-helpers.js";
 import {
   agentOfClaude,
   assistantBlocks,
@@ -513,6 +514,31 @@ describe("typed output and images on Claude", () => {
         ],
       });
     });
+  });
+});
+
+describe("MCP tools on Claude", () => {
+  it("an MCP server's tools are offered to Claude; its image comes back inside the tool_result, its resource as text", async () => {
+    await onClaude(
+      [{ toolCalls: [{ name: "show_chart", arguments: { bytes: 64 } }] }, "Twelve sets on Monday."],
+      async (server) => {
+        const agent = ai.agent({ name: "claude-mcp", model: claude(server.baseURL), tools: [stdioToolset()] });
+        const result = await run(agent, "Show my weekly volume");
+        expect(result.reply).toBe("Twelve sets on Monday.");
+        expect(server.requests[0]!.body.tools).toEqual(
+          expect.arrayContaining([expect.objectContaining({ name: "show_chart" })]),
+        );
+        const toolResult = (
+          server.requests[1]!.body.messages[2]!.content as Array<{ content: Array<Record<string, unknown>> }>
+        )[0]!.content;
+        expect(toolResult.map((block) => block.type)).toEqual(["text", "image", "text"]);
+        expect(toolResult[1]).toEqual({
+          type: "image",
+          source: { type: "base64", media_type: "image/png", data: Buffer.alloc(64, 7).toString("base64") },
+        });
+        expect(String(toolResult[2]!.text)).toContain("plan://week/volume.csv");
+      },
+    );
   });
 });
 
