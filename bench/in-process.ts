@@ -15,6 +15,7 @@ import { finish, initialState, recordAnswer, recordToolCalls } from "../src/core
 import { refusalReasonOf } from "../src/core/tool-result.js";
 import type { RequestedToolCall, RunResult, ToolCallRecord } from "../src/core/types.js";
 import { openaiClientFor, toChatMessages, toChatTools } from "../src/models/openai-client.js";
+import type { ModelReference } from "../src/models/openai-model.js";
 
 /** Runs `agent` on `input` in this process and returns the same result shape as a durable run. */
 export async function runInProcess(agent: Agent, input: string): Promise<RunResult> {
@@ -23,7 +24,7 @@ export async function runInProcess(agent: Agent, input: string): Promise<RunResu
   const run = initialState([{ role: "user", content: input }]);
   const contract = initialContractState();
   contract.actionRequest = options.actWhenAsked?.intents.some((intent) => matchesIntent(intent, input)) ?? false;
-  const client = openaiClientFor(options.model);
+  const client = openaiClientFor(options.model as ModelReference);
   const tools = toChatTools(agent.tools);
   const ids = { workflowId: "in-process", runId: "in-process" };
   while (run.trips < agent.maxTrips) {

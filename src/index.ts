@@ -8,6 +8,7 @@ import { defineTool } from "./agent/define-tool.js";
 import { getRun } from "./client/run-handle.js";
 import { connectClient } from "./client/connection.js";
 import { openai } from "./models/openai-model.js";
+import { model } from "./models/ai-sdk-model.js";
 import { defineMcp } from "./mcp/index.js";
 import { createAgentWorker } from "./lazy-worker.js";
 import { requiredToolCalled } from "./eval/scorers/required-tool-called.js";
@@ -29,6 +30,8 @@ export const ai = {
   mcp: defineMcp,
   /** A model reference for an OpenAI-compatible Chat Completions API. */
   openai,
+  /** An AI SDK language model (any provider package's: Anthropic, Gemini, OpenAI Responses, Bedrock, OpenAI-compatible) with settings. */
+  model,
   /** Creates a worker that runs the given agents' durable runs (the worker code loads on the first call). */
   worker: createAgentWorker,
   /** Re-attaches to a run by workflow id, from any process. */
@@ -62,6 +65,9 @@ export { McpToolset, MCP_IDEMPOTENCY_KEY, type McpOptions, type McpStdioOptions,
 export type { AsToolOptions, Handoff, HandoffOptions } from "./subagents/index.js";
 export type { ModelReference, OpenAIModelSettings } from "./models/openai-model.js";
 export type { ModelSettings } from "./core/model-settings.js";
+export type { AiSdkModelReference, AiSdkModelSettings, LanguageModel, LanguageModelSpecification, ProviderOptions } from "./models/ai-sdk-model.js";
+export { LANGUAGE_MODEL_SPECIFICATIONS } from "./models/ai-sdk-model.js";
+export type { AgentModel } from "./models/agent-model.js";
 export type { Budget, ModelPricing, RunUsage, Usage } from "./core/usage.js";
 export type { RunOptions } from "./client/start-run.js";
 export type { RunLogger } from "./client/no-worker-warning.js";

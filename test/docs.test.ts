@@ -38,6 +38,7 @@ const GUIDES = [
   "docs/several-agents.md",
   "docs/mcp.md",
   "docs/models-and-errors.md",
+  "docs/any-model.md",
   "docs/local-models.md",
   "docs/recorded-runs.md",
   "docs/operating-runs.md",

@@ -4,6 +4,7 @@
  * payload limit is refused on the client before the run starts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { ai, InvalidInputError, PayloadTooLargeError, type Message } from "../src/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
 import { swap, updatePlanTool } from "./support/contract-helpers.js";
@@ -69,5 +70,25 @@ describe("images in the input", () => {
     const agent = ai.agent({ name: "image-bad", model: ai.openai("gpt-test") });
     await expect(agent.start([{ role: "user", content: [{ type: "image_url", image_url: {} }] }] as never)).rejects.toSatisfy((e: unknown) => InvalidInputError.isInstance(e));
     await expect(agent.start([{ role: "user", content: [] }] as never)).rejects.toSatisfy((e: unknown) => InvalidInputError.isInstance(e));
+  });
+});
+
+describe("images tools return (issue 31), on ai.openai()", () => {
+  it("Chat Completions tool messages carry text: the image is named there without its base64, and sent in a user message after the tool results", async () => {
+    const png = Buffer.alloc(64, 2).toString("base64");
+    const snapshot = ai.tool({ name: "snapshot", input: z.object({}), execute: async () => ({ content: [{ type: "text", text: "Your squat:" }, { type: "image", data: png, mimeType: "image/png" }] }) });
+    const model = await startScriptedModel([{ toolCalls: [{ name: "snapshot", arguments: {} }, { name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Your knees cave in; lunges it is."]);
+    const agent = ai.agent({ name: "image-tool-result", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [snapshot, updatePlanTool()] });
+    const result = await withWorker(harness, [agent], ({ taskQueue }) => agent.run("Look at my squat", { client: harness.client, taskQueue }));
+    const sent = model.requests[1]!.body.messages;
+    expect(sent.map((m) => m.role)).toEqual(["user", "assistant", "tool", "tool", "user"]);
+    expect(JSON.parse(String(sent[2]!.content))).toEqual({ content: [{ type: "text", text: "Your squat:" }, { type: "image", mimeType: "image/png", data: "[image 1, image/png: sent as an image after the tool results]" }] });
+    expect(sent[4]!.content).toEqual([
+      { type: "text", text: "The images the tool results above returned (1 from snapshot), in order:" },
+      { type: "image_url", image_url: { url: `data:image/png;base64,${png}` } },
+    ]);
+    // The conversation keeps the result as the tool returned it.
+    expect(result.messages[2]).toMatchObject({ role: "tool", content: JSON.stringify({ content: [{ type: "text", text: "Your squat:" }, { type: "image", data: png, mimeType: "image/png" }] }) });
+    await model.close();
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Issue 18, item 1: every row of MODEL_ERROR_TABLE, each shown by an error the real `openai`
- * client (over Node's fetch, i.e. undici) raises against a real server that misbehaves that way.
+ * client (over Node's fetch, i.e. undici) raises against a real server that misbehaves that way;
+ * issue 31: the AI SDK rows by what the AI SDK path ends with when a real provider package does.
  * Only the rows no server can provoke build the error from its class, and say so.
  */
 import { execFileSync } from "node:child_process";
@@ -21,6 +22,7 @@ import { classifyModelError, MODEL_ERROR_TABLE, modelApiErrorFor, modelErrorMess
 import { openaiClientFor } from "../src/models/openai-client.js";
 import { validateAnswer } from "../src/models/validate-answer.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
+import { aiSdkExamples } from "./support/ai-sdk-error-examples.js";
 
 const closers: Array<() => Promise<unknown> | void> = [];
 afterEach(async () => {
@@ -238,6 +240,8 @@ const EXAMPLES: Record<string, Example[]> = {
     ex("built from its class (raised only for auto-parsed tools, which durable-agent does not send): length", async () => new LengthFinishReasonError()),
     ex("built from its class: content filter", async () => new ContentFilterFinishReasonError()),
   ],
+  // AI SDK models (ai.model()): real provider packages against the scripted servers.
+  ...aiSdkExamples(closers),
 };
 
 /** The undici Agent class behind Node's fetch (its global dispatcher), to set a short bodyTimeout. */

@@ -1,65 +1,60 @@
 import { ApplicationFailure, Context, log } from "@temporalio/activity";
 import { answerHeartbeat } from "./answer-heartbeat.js";
-import OpenAI from "openai";
-import type { Message } from "../core/types.js";
-import { usageFromOpenAI, type OpenAIUsage, type Usage } from "../core/usage.js";
+import type { Usage } from "../core/usage.js";
 import { failedAttemptSignal } from "../workflows/definitions.js";
 import { InstructionsError } from "../errors.js";
 import { limitsOf } from "../limits.js";
-import { streamChatCompletion } from "../models/chat-stream.js";
-import { classifyModelError, modelApiErrorFor } from "../models/model-error-table.js";
-import { openaiClientFor, toChatMessages, toChatTools } from "../models/openai-client.js";
+import { classifyModelError, modelApiErrorFor, responseHeadersOf } from "../models/model-error-table.js";
 import { runMcpTools } from "../mcp/run-tool-list.js";
-import { validateAnswer } from "../models/validate-answer.js";
-import { checkOutput, outputInstructions, outputRequestFor, responseFormatOf } from "../models/structured-output.js";
+import { checkOutput, outputRequestFor } from "../models/structured-output.js";
 import type { ModelCallInput, ModelCallOutput } from "../core/activity-types.js";
 import { lookupAgent, type AgentRegistry } from "./registry.js";
 import { toFailure } from "../core/typed-failures.js";
 import { contextFor, runRefOf } from "../client/run-reader.js";
 import type { ConversationCache } from "./conversation-cache.js";
 import type { Agent } from "../agent/define-agent.js";
-import { mergeModelSettings, requestFields } from "../models/request-settings.js";
+import { isAiSdkModel, resolveModel } from "../models/agent-model.js";
+import type { ModelCallRequest } from "../models/model-call-request.js";
+import { callOpenAI } from "../models/openai-call.js";
+import { callAiSdk } from "../models/ai-sdk-call.js";
 
-/** The `model.call` activity: one Chat Completions call, streamed, returning the whole answer. */
+/** The `model.call` activity: one model call (the `openai` client's, or an AI SDK model's), its text streamed, returning the whole answer. */
 export function createModelCall(registry: AgentRegistry, conversations: ConversationCache) {
   return async function modelCall(input: ModelCallInput): Promise<ModelCallOutput> {
     const agent = lookupAgent(registry, input.agent);
-    const model = agent.options.model;
+    const model = resolveModel(agent.options.model);
     const context = Context.current();
     const run = runRefOf(context);
     const check = input.conversationDigest === undefined ? input.conversationLength : { length: input.conversationLength, digest: input.conversationDigest, tail: input.conversationTail ?? [] };
     const { messages, source } = await conversations.read(context.client, { ...run, view: input.view }, check);
     const runContext = await contextFor(context, input.hasContext);
     const deltas = input.streamText ? await answerHeartbeat(input.trip, context.info.attempt) : undefined;
-    let reported: OpenAIUsage | undefined;
+    let reported: Usage | undefined;
     try {
-      const client = openaiClientFor(model);
-      const tools = toChatTools([...agent.tools, ...(agent.mcpToolsets.length ? await runMcpTools(context) : [])]);
-      const output = outputRequestFor(agent, input.output, { hasTools: tools.length > 0, responseFormatWithTools: model.settings.responseFormatWithTools });
-      const base = await instructionsFor(agent, input, runContext);
-      const instructions = output?.mode === "prompt" ? [base, outputInstructions(output)].filter(Boolean).join("\n\n") : base;
-      const completion = await streamChatCompletion(
-        client,
-        {
-          model: model.modelId,
-          messages: toChatMessages(instructions, messages),
-          ...(tools.length ? { tools } : {}),
-          ...(output?.mode === "json-schema" ? { response_format: responseFormatOf(output) } : {}),
-          ...requestFields(mergeModelSettings(model.settings, input.modelSettings), { hasTools: tools.length > 0, firstTrip: input.firstTrip === true }),
-          stream_options: { include_usage: true },
-        },
-        { signal: context.cancellationSignal, onTextDelta: deltas && ((text) => deltas.add(text)), onUsage: (usage) => (reported = usage) },
-      );
-      reported = completion.usage ?? reported;
-      const answer = validateAnswer(completion, { modelId: model.modelId, limits: limitsOf(agent.options) });
-      if (!answer.ok) throw answer.error;
+      const tools = [...agent.tools, ...(agent.mcpToolsets.length ? await runMcpTools(context) : [])];
+      const responseFormatWithTools = isAiSdkModel(model) ? undefined : model.settings.responseFormatWithTools;
+      const output = outputRequestFor(agent, input.output, { hasTools: tools.length > 0, responseFormatWithTools });
+      const request: ModelCallRequest = {
+        instructions: await instructionsFor(agent, input, runContext),
+        messages,
+        tools,
+        output,
+        runSettings: input.modelSettings,
+        firstTrip: input.firstTrip === true,
+        streamText: input.streamText === true,
+        signal: context.cancellationSignal,
+        ...(deltas ? { onTextDelta: (text: string) => deltas.add(text) } : {}),
+        onUsage: (usage) => (reported = usage),
+        limits: limitsOf(agent.options),
+      };
+      const answer = isAiSdkModel(model) ? await callAiSdk(model, request) : await callOpenAI(model, request);
       if (answer.adjustments.length) log.warn("model answer adjusted", { modelId: model.modelId, adjustments: answer.adjustments });
-      const usage = usageFromOpenAI(reported, model.settings.pricing);
       const outputCheck = output && !answer.message.toolCalls?.length ? checkOutput(output, answer.message.content) : undefined;
       conversations.answered({ runId: run.runId, view: input.view }, answer.message);
+      const { usage } = answer;
       return { message: answer.message, ...(usage ? { usage } : {}), ...(outputCheck ? { output: outputCheck } : {}), ...(source === "read" ? { conversationRead: true as const } : {}), agentVersion: agent.version };
     } catch (error) {
-      await reportFailedAttempt(input.trip, usageFromOpenAI(reported, model.settings.pricing));
+      await reportFailedAttempt(input.trip, reported);
       throw failureForModelError(error, model.modelId);
     } finally {
       deltas?.close();
@@ -107,7 +102,7 @@ function failureForModelError(error: unknown, modelId: string): unknown {
   const typed = modelApiErrorFor(error, modelId);
   const permanent = fault === "permanent";
   log.warn("model call failed", { modelId, error: typed.message, row: row?.error ?? "(not in the table: transient)", permanent });
-  const nextRetryDelay = !permanent && row?.retryAfter && error instanceof OpenAI.APIError ? retryAfterMs(error.headers) : undefined;
+  const nextRetryDelay = !permanent && row?.retryAfter ? retryAfterMs(responseHeadersOf(error)) : undefined;
   return toFailure(typed, { nonRetryable: permanent, nextRetryDelay });
 }
 

@@ -3,9 +3,9 @@
  * machine for the same definition. Pure: a function of the definition only (no paths, ports,
  * keys, clocks). Worker-side; the workflow only records the value a worker reports.
  *
- * Covered: the instructions (text, or the function's source), the model id and its request
+ * Covered: the instructions (text, or the function's source), the model's provider, id and request
  * settings (not `baseURL`, `apiKey` or `pricing`: where the model is and what it costs differ per
- * machine, not what it does), each tool's name, description, JSON schema and approval settings,
+ * machine, not what it does; an AI SDK model by its `provider` and `modelId`), each tool's name, description, JSON schema and approval settings,
  * MCP toolsets' names (their tools are listed at run time, so not their tools), the contract
  * options (callbacks by their source), the output schema and mode, and handoffs and sub-agents
  * by their own versions. Not covered: what a function's source does not show (the code it calls,
@@ -13,6 +13,7 @@
  */
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { describeModel } from "../models/agent-model.js";
 import { approvalTimeoutMsOf, type Tool } from "./define-tool.js";
 import type { AgentOptions } from "./options.js";
 
@@ -37,11 +38,10 @@ export function agentVersionOf(agent: VersionedDefinition, versionOf: (other: { 
 /** The parts of a definition that decide behaviour, as plain data. */
 function describeDefinition(agent: VersionedDefinition, versionOf: (other: { readonly name: string }) => string): unknown {
   const { options } = agent;
-  const { baseURL: _where, apiKey: _key, pricing: _price, ...settings } = options.model.settings;
   return {
     name: agent.name,
     instructions: options.instructions,
-    model: { provider: options.model.provider, id: options.model.modelId, settings },
+    model: describeModel(options.model),
     tools: [...agent.tools]
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       .map((tool) => ({

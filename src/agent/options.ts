@@ -1,7 +1,7 @@
 import type { Duration } from "@temporalio/common";
 import type { z } from "zod";
 import type { BackstopTurn } from "../core/backstop-turn.js";
-import type { ModelReference } from "../models/openai-model.js";
+import type { AgentModel } from "../models/agent-model.js";
 import type { McpToolset } from "../mcp/mcp-toolset.js";
 import type { Budget } from "../core/usage.js";
 import type { Execution, Tool } from "./define-tool.js";
@@ -146,8 +146,11 @@ export const AGENT_LIMIT_KEYS = { toolCallsPerAnswer: true, toolInputBytes: true
 export interface AgentOptions {
   /** How workers find the agent; keep it stable across deploys. Default `"agent"`. */
   name?: string;
-  /** The model, from `ai.openai()`. */
-  model: ModelReference;
+  /**
+   * The model: `ai.openai(...)` (the Chat Completions API), `ai.model(languageModel, settings)`,
+   * or an AI SDK language model as a provider package makes it (`anthropic("claude-sonnet-4-5")`).
+   */
+  model: AgentModel;
   /**
    * The system prompt: a string, or `({ input, context, trip, agent }) => string` called on the
    * worker before each model call (an error in it fails that call attempt, retried by Temporal).

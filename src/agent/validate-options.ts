@@ -9,8 +9,9 @@ import { checkAmount, checkCount, fail } from "./option-checks.js";
 import { ACT_WHEN_ASKED_KEYS, AGENT_LIMIT_KEYS, AGENT_OPTION_KEYS, AGENT_TIMEOUT_KEYS, BACKSTOP_KEYS, ON_TOOL_REFUSAL_KEYS, type AgentOptions } from "./options.js";
 import { handoffTools } from "../subagents/handoff-tools.js";
 import type { Budget } from "../core/usage.js";
-import type { ModelReference } from "../models/openai-model.js";
 import { validateModelSettings, validateToolChoice } from "../models/model-settings.js";
+import { checkLanguageModel, looksLikeLanguageModel } from "../models/ai-sdk-model.js";
+import { isAiSdkModel, pricingOf, resolveModel, type AgentModel } from "../models/agent-model.js";
 
 const ON_TOOL_REFUSAL = ["off", "retry-once-with-hint"];
 const AGENT = "ai.agent()";
@@ -22,10 +23,7 @@ export function validateAgentOptions(options: AgentOptions): void {
   if (options.name !== undefined && (typeof options.name !== "string" || !/^[\w.-]{1,100}$/.test(options.name))) {
     fail("name", `must be 1-100 letters, digits, "_", "-" or "." (got ${JSON.stringify(options.name)})`);
   }
-  const model = options.model as unknown;
-  if (!model || typeof model !== "object" || typeof (model as { modelId?: unknown }).modelId !== "string") {
-    fail("model", `agent "${options.name ?? DEFAULT_AGENT_NAME}" needs a model, e.g. ai.openai("gpt-4o-mini")`);
-  }
+  validateModel(options);
   const tools = options.tools ?? [];
   if (!Array.isArray(tools)) fail("tools", "must be an array of ai.tool() definitions");
   const seen = new Set<string>();
@@ -61,13 +59,27 @@ export function validateAgentOptions(options: AgentOptions): void {
   }
   validateContractOptions(options, seen, servers.size > 0);
   validateLimits(options);
-  validateModelSettings((model as ModelReference).settings, "model");
-  validateToolChoice((model as ModelReference).settings, seen, "model");
+  const model = resolveModel(options.model);
+  if (!isAiSdkModel(model)) validateModelSettings(model.settings, "model");
+  validateToolChoice(model.settings, seen, "model");
   validateBudget(options.budget, "budget", options.model);
   validateOutputOptions(options);
   if (options.contextSchema !== undefined && !isZodSchema(options.contextSchema)) fail("contextSchema", "must be a zod (v4) schema, e.g. z.object({ userId: z.string() })");
   if (options.instructions !== undefined && typeof options.instructions !== "string" && typeof options.instructions !== "function") {
     fail("instructions", "must be a string or a function ({ input, context, trip, agent }) => string");
+  }
+}
+
+/** The model is `ai.openai()`'s, `ai.model()`'s, or an AI SDK language model of a supported specification version. */
+function validateModel(options: AgentOptions): void {
+  const model = options.model as unknown;
+  if (!model || typeof model !== "object") {
+    fail("model", `agent "${options.name ?? DEFAULT_AGENT_NAME}" needs a model, e.g. ai.openai("gpt-4o-mini") or an AI SDK language model such as anthropic("claude-sonnet-4-5")`);
+  }
+  if (looksLikeLanguageModel(model)) return checkLanguageModel(model, "model");
+  if ("languageModel" in model) return checkLanguageModel((model as { languageModel: unknown }).languageModel, "model.languageModel");
+  if (typeof (model as { modelId?: unknown }).modelId !== "string" || typeof (model as { settings?: unknown }).settings !== "object") {
+    checkLanguageModel(model, "model"); // names what was expected
   }
 }
 
@@ -105,14 +117,15 @@ function validateOutputOptions(options: AgentOptions): void {
 }
 
 /** Checks a budget (the agent's, or a run's); `maxCostUsd` needs the model's pricing. */
-export function validateBudget(budget: Budget | undefined, field: string, model: ModelReference): void {
+export function validateBudget(budget: Budget | undefined, field: string, model: AgentModel): void {
   if (budget === undefined) return;
   if (typeof budget !== "object" || budget === null) fail(field, "must be { maxTokens?, maxCostUsd? }");
   for (const key of Object.keys(budget)) if (key !== "maxTokens" && key !== "maxCostUsd") fail(`${field}.${key}`, "is not a budget field (they are maxTokens, maxCostUsd)");
   checkCount(`${field}.maxTokens`, budget.maxTokens, 1);
   checkAmount(`${field}.maxCostUsd`, budget.maxCostUsd);
-  if (budget.maxCostUsd !== undefined && !model.settings?.pricing) {
-    fail(`${field}.maxCostUsd`, `needs prices to know what a call costs: ai.openai("${model.modelId}", { pricing: { inputPerMillion, outputPerMillion } })`);
+  if (budget.maxCostUsd !== undefined && !pricingOf(model)) {
+    const call = isAiSdkModel(resolveModel(model)) ? "ai.model(languageModel" : `ai.openai("${model.modelId}"`;
+    fail(`${field}.maxCostUsd`, `needs prices to know what a call costs: ${call}, { pricing: { inputPerMillion, outputPerMillion } })`);
   }
 }
 

@@ -5,21 +5,64 @@
 import type { ErrorData } from "../errors.js";
 import type { Budget, RunUsage, Usage } from "./usage.js";
 
+/**
+ * What a provider attached to a part of an answer and needs back with it on the next request,
+ * keyed by provider (as the AI SDK's `providerMetadata`): an Anthropic thinking block's
+ * `signature` or a redacted block's `redactedData`, an OpenAI Responses item's `itemId` and
+ * `reasoningEncryptedContent`, a Gemini part's `thoughtSignature`. Plain JSON, kept as it came.
+ */
+export type ProviderMetadata = Record<string, Record<string, unknown>>;
+
 /** A tool call the model asked for, as it arrived (arguments are the raw JSON text). */
 export interface RequestedToolCall {
   id: string;
   name: string;
   arguments: string;
+  /** What the provider attached to the call (e.g. Gemini's `thoughtSignature`, a Responses item id); sent back with it. */
+  providerMetadata?: ProviderMetadata;
 }
 
-/** A part of a user message, in the Chat Completions shape: text, or an image by URL (an https URL, or a `data:` URL). */
-export type ContentPart = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string; detail?: "auto" | "low" | "high" } };
+/**
+ * Reasoning the model did before its answer, as the provider reported it: the text (a summary,
+ * or empty when the provider keeps it hidden or redacted) and what the provider needs back to
+ * continue from it (`providerMetadata`).
+ */
+export interface ReasoningPart {
+  text: string;
+  providerMetadata?: ProviderMetadata;
+}
 
-/** One message of a conversation, in the shape of the Chat Completions API (camel-cased). */
+/**
+ * A part of a user message, in the Chat Completions shape: text, an image by URL (an https URL,
+ * or a `data:` URL), or a file (a `data:` URL, e.g. a PDF) with its name.
+ */
+export type ContentPart =
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string; detail?: "auto" | "low" | "high" } }
+  | { type: "file"; file: { file_data: string; filename?: string } };
+
+/**
+ * One message of a conversation. Its shape is the Chat Completions API's (camel-cased), which
+ * every recorded run has; an answer also carries, when the provider gave them, its reasoning
+ * parts and each part's provider metadata (`reasoning`, `textMetadata`, a tool call's
+ * `providerMetadata`). An answer's parts go back to a provider in the order reasoning, text, tool
+ * calls, the order every provider answers in. A tool message's `content` is the JSON of the
+ * tool's output; images in it (an MCP tool's `image` parts) reach the model as images where the
+ * provider takes them in tool results, and are sent after the tool results elsewhere.
+ */
 export type Message =
   | { role: "system"; content: string }
   | { role: "user"; content: string | ContentPart[] }
-  | { role: "assistant"; content: string | null; toolCalls?: RequestedToolCall[] }
+  | {
+      role: "assistant";
+      /** The answer's text (its text parts joined), or null when it only called tools. */
+      content: string | null;
+      toolCalls?: RequestedToolCall[];
+      /** The reasoning before the answer, in the order it came, when the provider reported any. */
+      reasoning?: ReasoningPart[];
+      /** What the provider attached to the answer's text (e.g. a Responses message item id, a Gemini thought signature). */
+      textMetadata?: ProviderMetadata;
+    }
   | { role: "tool"; toolCallId: string; name: string; content: string };
 
 /** What a tool call came to: `ok`, `failed` (threw) or `refused` (bad input, unknown tool, or a refusal result). */

@@ -11,6 +11,8 @@ export interface Usage {
   totalTokens: number;
   /** Input tokens served from the provider's prompt cache, when the server reports them. */
   cachedInputTokens?: number;
+  /** Input tokens written to the provider's prompt cache (Anthropic's cache writes), when the server reports them. Part of `inputTokens`. */
+  cacheWriteTokens?: number;
   /** Output tokens spent on reasoning, when the server reports them. */
   reasoningTokens?: number;
   /** What the call cost, when the model has `pricing`. */
@@ -42,9 +44,11 @@ export interface ModelPricing {
   outputPerMillion: number;
   /** Price of cached input tokens; default `inputPerMillion`. */
   cachedInputPerMillion?: number;
+  /** Price of input tokens written to the prompt cache (`cacheWriteTokens`); default `inputPerMillion`. */
+  cacheWritePerMillion?: number;
 }
 
-const OPTIONAL = ["cachedInputTokens", "reasoningTokens", "costUsd"] as const;
+const OPTIONAL = ["cachedInputTokens", "cacheWriteTokens", "reasoningTokens", "costUsd"] as const;
 
 /** The sum of two usages; an optional field is present when either has it. */
 export function sumUsage(a: Usage, b: Usage): Usage {
@@ -80,11 +84,16 @@ export function addRunUsage(a: RunUsage | undefined, b: RunUsage | undefined): R
   return next;
 }
 
-/** What a call cost under `pricing`; cached input tokens at their own price when given. */
+/** What a call cost under `pricing`; cached input tokens and cache writes at their own prices when given. */
 export function costOf(usage: Usage, pricing: ModelPricing): number {
   const cached = usage.cachedInputTokens ?? 0;
+  const written = usage.cacheWriteTokens ?? 0;
   const cost =
-    ((usage.inputTokens - cached) * pricing.inputPerMillion + cached * (pricing.cachedInputPerMillion ?? pricing.inputPerMillion) + usage.outputTokens * pricing.outputPerMillion) / 1e6;
+    ((usage.inputTokens - cached - written) * pricing.inputPerMillion +
+      cached * (pricing.cachedInputPerMillion ?? pricing.inputPerMillion) +
+      written * (pricing.cacheWritePerMillion ?? pricing.inputPerMillion) +
+      usage.outputTokens * pricing.outputPerMillion) /
+    1e6;
   return roundCost(cost, "costUsd");
 }
 

@@ -14,7 +14,7 @@ import { usageSchema } from "../eval/report-schema.js";
 const toolCallStatus = z.enum(["ok", "failed", "refused"]);
 const messageSchema = z
   .looseObject({ role: z.enum(["system", "user", "assistant", "tool"]), content: z.union([z.string(), z.null(), z.array(z.looseObject({ type: z.string() }))]) })
-  .describe("A message in the Chat Completions shape (camel-cased): system, user (text or content parts), assistant (with toolCalls), tool");
+  .describe("A message in the Chat Completions shape (camel-cased): system, user (text or content parts), assistant (with toolCalls, and its reasoning and provider metadata when the provider gave them), tool");
 
 const recordedToolCallSchema = z
   .object({

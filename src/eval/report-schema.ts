@@ -40,6 +40,7 @@ const tokens = {
   outputTokens: count,
   totalTokens: count,
   cachedInputTokens: count.optional(),
+  cacheWriteTokens: count.optional().describe("Input tokens written to the provider's prompt cache"),
   reasoningTokens: count.optional(),
   costUsd: z.number().min(0).optional().describe("With pricing on the model"),
 };

@@ -9,13 +9,17 @@
  *
  * Rows are tried in order; the first that matches decides. The errors come from the `openai`
  * client (v6: `APIError` and its status subclasses, `APIConnectionError`, the stream helpers'
- * `OpenAIError`s) and from undici under Node's `fetch` (`TypeError: fetch failed` before a
- * response, `TypeError: terminated` while reading one, each with the socket error as `cause`).
+ * `OpenAIError`s), from AI SDK provider packages (`APICallError` with its `statusCode`,
+ * `isRetryable` and response headers, `LoadAPIKeyError`, an error part inside the answer's
+ * stream; recognised by name and marker, as the library does not import `ai`) and from undici
+ * under Node's `fetch` (`TypeError: fetch failed` before a response, `TypeError: terminated` while
+ * reading one, each with the socket error as `cause`).
  */
 import OpenAI from "openai";
 import { ContentFilterFinishReasonError, LengthFinishReasonError } from "openai/error";
-import { DurableAgentError, ModelApiError, PayloadTooLargeError, TooManyToolCallsError } from "../errors.js";
+import { AgentOptionsError, DurableAgentError, ModelApiError, PayloadTooLargeError, TooManyToolCallsError } from "../errors.js";
 import { NotAnEventStreamError } from "./chat-stream.js";
+import { ContentFilterError, isAiSdkError, isApiCallError, PERMANENT_STREAM_ERRORS, ProviderStreamError, StreamCutError } from "./ai-sdk-errors.js";
 
 /** Whether retrying can fix an error. */
 export type ModelFault = "permanent" | "transient";
@@ -62,6 +66,11 @@ const UNTRUSTED_CERTIFICATE = /^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN
 /** HTTP statuses that retrying cannot fix. */
 const PERMANENT_STATUSES = new Set([400, 401, 403, 404, 422]);
 
+/** An AI SDK `APICallError` with this status. */
+const apiCallStatus = (test: (status: number) => boolean) => (error: unknown) => isApiCallError(error) && error.statusCode !== undefined && test(error.statusCode);
+/** One of the AI SDK's own errors, by name. */
+const aiSdk = (...names: string[]) => (error: unknown) => names.some((name) => isAiSdkError(error, name));
+
 /** The table. */
 export const MODEL_ERROR_TABLE: readonly ModelErrorRow[] = [
   // Raised by durable-agent itself on the worker.
@@ -104,6 +113,25 @@ export const MODEL_ERROR_TABLE: readonly ModelErrorRow[] = [
   { error: "APIConnectionError ← a response that is not HTTP/1.1 (HPE_*, UND_ERR_HEADERS_OVERFLOW)", fault: "transient", why: "a proxy sent garbage; the next connection may not", matches: both(connection, hasCode(/^(HPE_|UND_ERR_HEADERS_OVERFLOW$)/)) },
   { error: "APIConnectionError (any other cause)", fault: "transient", why: "no response: nothing says the next attempt fails too", matches: connection },
   { error: "an API key or header that is not a valid HTTP header value", fault: "permanent", why: "fetch refuses the request before sending it", matches: messageIn(/is an invalid header value/) },
+  // AI SDK models (ai.model()): the provider package's errors, and what the AI SDK path raises.
+  { error: "AgentOptionsError: a setting the provider does not support (its unsupported warning)", fault: "permanent", why: "the provider would ignore or change the setting on every attempt", matches: (e) => AgentOptionsError.isInstance(e) },
+  { error: "LoadAPIKeyError / LoadSettingError (AI SDK: no API key or setting for the provider)", fault: "permanent", why: "a setting of the worker", matches: aiSdk("AI_LoadAPIKeyError", "AI_LoadSettingError") },
+  {
+    error: "InvalidPromptError / InvalidArgumentError / UnsupportedFunctionalityError (AI SDK: the provider cannot take the request)",
+    fault: "permanent",
+    why: "the request is wrong for this provider; it would be built again unchanged",
+    matches: aiSdk("AI_InvalidPromptError", "AI_InvalidArgumentError", "AI_UnsupportedFunctionalityError"),
+  },
+  { error: "APICallError 400/401/403/404/422 (AI SDK: bad request, auth, no such model)", fault: "permanent", why: "retrying sends the same request and gets the same answer", matches: apiCallStatus((status) => PERMANENT_STATUSES.has(status)) },
+  { error: "APICallError 429 (AI SDK: rate limited)", fault: "transient", why: "rate limited; Retry-After is honoured", retryAfter: true, matches: apiCallStatus((status) => status === 429) },
+  { error: "APICallError 529 (AI SDK: Anthropic overloaded)", fault: "transient", why: "the provider is overloaded; Retry-After is honoured", retryAfter: true, matches: apiCallStatus((status) => status === 529) },
+  { error: "APICallError with isRetryable (AI SDK: 408, 409, 5xx, a failed fetch)", fault: "transient", why: "the provider package says retrying may help; Retry-After is honoured", retryAfter: true, matches: (e) => isApiCallError(e) && e.isRetryable === true },
+  { error: "APICallError without isRetryable (AI SDK: another status)", fault: "permanent", why: "the provider package says retrying will not help", matches: (e) => isApiCallError(e) && e.isRetryable === false },
+  { error: "an error part in the answer's stream naming a bad request or auth (AI SDK: invalid_request_error, authentication_error, ...)", fault: "permanent", why: "the provider says the request is wrong, mid-stream", matches: (e) => e instanceof ProviderStreamError && e.kind !== undefined && PERMANENT_STREAM_ERRORS.has(e.kind) },
+  { error: "an error part in the answer's stream (AI SDK: overloaded_error, rate_limit_error, api_error, ...)", fault: "transient", why: "the provider failed mid-answer", matches: (e) => e instanceof ProviderStreamError },
+  { error: "a stream cut mid-answer (AI SDK: no finish part, or finish reason interrupted / error)", fault: "transient", why: "a connection lost mid-answer", matches: (e) => e instanceof StreamCutError },
+  { error: "the provider's content filter stopped the answer (AI SDK: finish reason content-filter)", fault: "permanent", why: "the same request ends the same way", matches: (e) => e instanceof ContentFilterError },
+  { error: "JSONParseError / TypeValidationError / InvalidResponseDataError (AI SDK: a garbled chunk or answer)", fault: "transient", why: "a garbled answer; the next may be whole", matches: aiSdk("AI_JSONParseError", "AI_TypeValidationError", "AI_InvalidResponseDataError", "AI_EmptyResponseBodyError", "AI_NoContentGeneratedError") },
   // The stream broke after it started.
   { error: "terminated ← UND_ERR_SOCKET (the server or a proxy closed the socket mid-stream)", fault: "transient", why: "a connection lost mid-answer", matches: both(messageIn(/^terminated$/), hasCode(/^UND_ERR_SOCKET$/)) },
   { error: "terminated ← ECONNRESET / EPIPE (a TCP reset mid-stream)", fault: "transient", why: "a connection lost mid-answer", matches: both(messageIn(/^terminated$/), hasCode(/^(ECONNRESET|EPIPE)$/)) },
@@ -134,12 +162,26 @@ export function modelApiErrorFor(error: unknown, modelId: string): DurableAgentE
   if (typed) return typed as DurableAgentError;
   const body = notAnEventStream(error);
   if (body) return new ModelApiError(modelErrorMessage(error, modelId), body.status, modelId, { contentType: body.contentType, bodyStart: body.bodyStart });
-  return new ModelApiError(modelErrorMessage(error, modelId), error instanceof OpenAI.APIError ? error.status : undefined, modelId);
+  return new ModelApiError(modelErrorMessage(error, modelId), statusOf(error), modelId);
+}
+
+/** The HTTP status of a failed call, from either client's error. */
+function statusOf(error: unknown): number | undefined {
+  if (error instanceof OpenAI.APIError) return error.status;
+  return isApiCallError(error) ? error.statusCode : undefined;
+}
+
+/** The response headers of a failed call (for Retry-After), from either client's error. */
+export function responseHeadersOf(error: unknown): Headers | undefined {
+  if (error instanceof OpenAI.APIError) return error.headers;
+  if (isApiCallError(error) && error.responseHeaders) return new Headers(error.responseHeaders);
+  return undefined;
 }
 
 /** The message of the `ModelApiError` a failed model call ends with: the model, the status, and each cause. */
 export function modelErrorMessage(error: unknown, modelId: string): string {
   if (error instanceof OpenAI.APIError && error.status !== undefined) return `Model "${modelId}" API error ${error.status}: ${error.message}`;
+  if (isApiCallError(error) && error.statusCode !== undefined) return `Model "${modelId}" API error ${error.statusCode}: ${error.message}`;
   const body = notAnEventStream(error);
   if (body) return `Model "${modelId}": ${body.message}`;
   const detail = describeChain(error);

@@ -29,6 +29,7 @@ function checkNumber(field: string, value: unknown, min: number, max: number): v
 }
 
 const TOOL_CHOICES = ["auto", "required", "none"];
+const PRICES = ["inputPerMillion", "outputPerMillion", "cachedInputPerMillion", "cacheWritePerMillion"];
 const REASONING_EFFORTS = ["minimal", "low", "medium", "high"];
 
 /** Checks the sampling and tool settings (`ai.openai` settings, or a run's `modelSettings`); `field` is where they were given. */
@@ -67,15 +68,16 @@ export function validateModelSettings(settings: OpenAIModelSettings | undefined,
   if (typeof settings !== "object" || settings === null) fail(field, "model settings must be an object");
   validateSamplingSettings(settings, field);
   if (settings.responseFormatWithTools !== undefined && typeof settings.responseFormatWithTools !== "boolean") fail(`${field}.responseFormatWithTools`, "must be true or false");
-  const pricing = settings.pricing;
-  if (pricing !== undefined) {
-    if (typeof pricing !== "object" || pricing === null) fail(`${field}.pricing`, "must be { inputPerMillion, outputPerMillion, cachedInputPerMillion? }");
-    for (const key of Object.keys(pricing)) {
-      if (!["inputPerMillion", "outputPerMillion", "cachedInputPerMillion"].includes(key)) fail(`${field}.pricing.${key}`, "is not a price (prices are inputPerMillion, outputPerMillion, cachedInputPerMillion)");
-    }
-    if (pricing.inputPerMillion === undefined || pricing.outputPerMillion === undefined) fail(`${field}.pricing`, "needs inputPerMillion and outputPerMillion (US dollars per million tokens)");
-    checkAmount(`${field}.pricing.inputPerMillion`, pricing.inputPerMillion);
-    checkAmount(`${field}.pricing.outputPerMillion`, pricing.outputPerMillion);
-    checkAmount(`${field}.pricing.cachedInputPerMillion`, pricing.cachedInputPerMillion);
+  validatePricing(settings.pricing, `${field}.pricing`);
+}
+
+/** Checks a model's `pricing`, given at `field`. */
+export function validatePricing(pricing: ModelPricing | undefined, field: string): void {
+  if (pricing === undefined) return;
+  if (typeof pricing !== "object" || pricing === null) fail(field, "must be { inputPerMillion, outputPerMillion, cachedInputPerMillion?, cacheWritePerMillion? }");
+  for (const key of Object.keys(pricing)) {
+    if (!PRICES.includes(key)) fail(`${field}.${key}`, `is not a price (prices are ${PRICES.join(", ")})`);
   }
+  if (pricing.inputPerMillion === undefined || pricing.outputPerMillion === undefined) fail(field, "needs inputPerMillion and outputPerMillion (US dollars per million tokens)");
+  for (const key of PRICES) checkAmount(`${field}.${key}`, pricing[key as keyof ModelPricing]);
 }

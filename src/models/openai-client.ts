@@ -1,5 +1,5 @@
 /** Worker-side: the `openai` client for a model reference, and message conversion. */
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { Message } from "../core/types.js";
 import { ModelApiError } from "../errors.js";
@@ -7,6 +7,7 @@ import type { Tool } from "../agent/define-tool.js";
 import { createStreamingClient } from "./chat-stream.js";
 import type { McpToolDefinition } from "../core/mcp-tools.js";
 import type { ModelReference } from "./openai-model.js";
+import { imagesMessageText, toolResultImages, type ToolResultImage } from "./tool-result-media.js";
 
 const clients = new Map<string, OpenAI>();
 
@@ -35,28 +36,46 @@ export function openaiClientFor(model: ModelReference): OpenAI {
  * is always sent with string content: `""` when the model answered with tool calls only (its
  * `content` was null). OpenAI, Ollama, vLLM and LM Studio accept `""` as they accept null, while
  * llama.cpp's server with `response_format: json_schema` aborts on null ("Content path must be a
- * string"); docs/local-models.md.
+ * string"); docs/local-models.md. An answer's reasoning has no place in this API and is not sent.
+ * Chat Completions tool messages carry text only: images in tool results are named in them and
+ * sent in a user message after the tool results (`tool-result-media.ts`).
  */
 export function toChatMessages(instructions: string | undefined, messages: Message[]): ChatCompletionMessageParam[] {
-  const converted = messages.map((message): ChatCompletionMessageParam => {
+  const converted: ChatCompletionMessageParam[] = instructions ? [{ role: "system", content: instructions }] : [];
+  let withImages: Array<{ name: string; images: ToolResultImage[] }> = [];
+  const sendImages = () => {
+    if (withImages.length === 0) return;
+    const images = withImages.flatMap((call) => call.images.map((image) => ({ type: "image_url" as const, image_url: { url: `data:${image.mediaType};base64,${image.data}` } })));
+    converted.push({ role: "user", content: [{ type: "text", text: imagesMessageText(withImages.map((call) => ({ name: call.name, images: call.images.length }))) }, ...images] });
+    withImages = [];
+  };
+  for (const message of messages) {
+    if (message.role !== "tool") sendImages();
     switch (message.role) {
       case "assistant":
-        return {
+        converted.push({
           role: "assistant",
           content: message.content ?? "",
           ...(message.toolCalls?.length
             ? { tool_calls: message.toolCalls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })) }
             : {}),
-        };
-      case "tool":
-        return { role: "tool", tool_call_id: message.toolCallId, content: message.content };
+        });
+        break;
+      case "tool": {
+        const media = toolResultImages(message.content);
+        if (media) withImages.push({ name: message.name, images: media.images });
+        converted.push({ role: "tool", tool_call_id: message.toolCallId, content: media?.text ?? message.content });
+        break;
+      }
       case "user":
-        return { role: "user", content: message.content }; // text, or content parts as sent
+        converted.push({ role: "user", content: message.content }); // text, or content parts as sent
+        break;
       default:
-        return { role: message.role, content: message.content };
+        converted.push({ role: message.role, content: message.content });
     }
-  });
-  return instructions ? [{ role: "system", content: instructions }, ...converted] : converted;
+  }
+  sendImages();
+  return converted;
 }
 
 /** The agent's tools (and the run's MCP tools, with their own schemas) as Chat Completions function tools. */

@@ -15,7 +15,7 @@ export function mergeModelSettings(model: ModelSettings, run: ModelSettings | un
 }
 
 /** A tool choice that makes the model call a tool: kept on the first trip only unless `resetToolChoice` is false. */
-function forces(choice: ModelSettings["toolChoice"]): boolean {
+export function forcesToolCall(choice: ModelSettings["toolChoice"]): boolean {
   return choice === "required" || typeof choice === "object";
 }
 
@@ -34,7 +34,7 @@ export function requestFields(settings: ModelSettings, position: CallPosition): 
   if (position.hasTools) {
     set("parallel_tool_calls", settings.parallelToolCalls);
     const choice = settings.toolChoice;
-    const applies = choice !== undefined && (!forces(choice) || position.firstTrip || settings.resetToolChoice === false);
+    const applies = choice !== undefined && (!forcesToolCall(choice) || position.firstTrip || settings.resetToolChoice === false);
     if (applies) fields.tool_choice = typeof choice === "object" ? { type: "function", function: { name: choice.tool } } : choice;
   }
   return fields;

@@ -8,7 +8,7 @@
  */
 import type { ChatCompletion } from "openai/resources/chat/completions";
 import { PAYLOAD_LIMIT_BYTES } from "../core/constants.js";
-import type { Message, RequestedToolCall } from "../core/types.js";
+import type { Message, ProviderMetadata, ReasoningPart, RequestedToolCall } from "../core/types.js";
 import { ModelApiError, PayloadTooLargeError, TooManyToolCallsError } from "../errors.js";
 import { omittedArguments, utf8Bytes, type ResolvedLimits } from "../limits.js";
 
@@ -31,20 +31,34 @@ export type AnswerCheck =
 /** Longest tool name kept as sent (OpenAI's own limit); a longer one is cut, and matches no tool. */
 const MAX_TOOL_NAME = 64;
 
+/** An answer as a model client read it, before the checks: tool calls' fields as they came. */
+export interface AnswerDraft {
+  content: string | null;
+  toolCalls: Array<{ id: unknown; name: unknown; arguments: unknown; providerMetadata?: ProviderMetadata }>;
+  reasoning?: ReasoningPart[];
+  textMetadata?: ProviderMetadata;
+}
+
 /** Checks a completed Chat Completion against the agent's limits and returns the answer to record. */
-export function validateAnswer(completion: ChatCompletion, { modelId, limits }: ValidateAnswerOptions): AnswerCheck {
+export function validateAnswer(completion: ChatCompletion, options: ValidateAnswerOptions): AnswerCheck {
   const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
   if (!choice || typeof choice.message !== "object" || choice.message === null) {
-    return { ok: false, error: new ModelApiError(`Model "${modelId}" returned no choices.`, undefined, modelId) };
+    return { ok: false, error: new ModelApiError(`Model "${options.modelId}" returned no choices.`, undefined, options.modelId) };
   }
   const requested = (Array.isArray(choice.message.tool_calls) ? choice.message.tool_calls : []).filter((call) => call?.type === "function");
+  const toolCalls = requested.map((call) => ({ id: call.id, name: call.type === "function" ? call.function?.name : undefined, arguments: call.type === "function" ? call.function?.arguments : undefined }));
+  return checkAnswer({ content: typeof choice.message.content === "string" ? choice.message.content : null, toolCalls }, options);
+}
+
+/** Checks an answer (of any model client) against the agent's limits and returns the answer to record. */
+export function checkAnswer(draft: AnswerDraft, { modelId, limits }: ValidateAnswerOptions): AnswerCheck {
+  const requested = draft.toolCalls;
   if (requested.length > limits.toolCallsPerAnswer) {
     return { ok: false, error: new TooManyToolCallsError(modelId, requested.length, limits.toolCallsPerAnswer) };
   }
   const adjustments: string[] = [];
   const ids = new Set<string>();
   const toolCalls: RequestedToolCall[] = requested.map((call, index) => {
-    const fn = call.type === "function" ? call.function : undefined;
     let id = typeof call.id === "string" ? call.id : "";
     if (id === "" || ids.has(id)) {
       const fresh = uniqueId(id, index, ids);
@@ -52,21 +66,26 @@ export function validateAnswer(completion: ChatCompletion, { modelId, limits }: 
       id = fresh;
     }
     ids.add(id);
-    let name = typeof fn?.name === "string" ? fn.name : "";
+    let name = typeof call.name === "string" ? call.name : "";
     if (name.length > MAX_TOOL_NAME) {
       adjustments.push(`tool call #${index + 1}: a name of ${name.length} characters was cut to ${MAX_TOOL_NAME}`);
       name = `${name.slice(0, MAX_TOOL_NAME)}…`;
     }
-    let args = typeof fn?.arguments === "string" ? fn.arguments : JSON.stringify(fn?.arguments ?? {});
+    let args = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {});
     const bytes = utf8Bytes(args);
     if (bytes > limits.toolInputBytes) {
       adjustments.push(`tool call #${index + 1} (${name}): ${bytes} bytes of arguments omitted, over limits.toolInputBytes (${limits.toolInputBytes})`);
       args = omittedArguments(bytes, limits.toolInputBytes);
     }
-    return { id, name, arguments: args };
+    return { id, name, arguments: args, ...(call.providerMetadata ? { providerMetadata: call.providerMetadata } : {}) };
   });
-  const content = typeof choice.message.content === "string" ? choice.message.content : null;
-  const message: AssistantMessage = { role: "assistant", content, ...(toolCalls.length ? { toolCalls } : {}) };
+  const message: AssistantMessage = {
+    role: "assistant",
+    content: draft.content,
+    ...(toolCalls.length ? { toolCalls } : {}),
+    ...(draft.reasoning?.length ? { reasoning: draft.reasoning } : {}),
+    ...(draft.textMetadata ? { textMetadata: draft.textMetadata } : {}),
+  };
   const bytes = utf8Bytes(JSON.stringify(message));
   if (bytes > PAYLOAD_LIMIT_BYTES) return { ok: false, error: new PayloadTooLargeError(`The answer of model "${modelId}"`, bytes, PAYLOAD_LIMIT_BYTES) };
   return { ok: true, message, adjustments };

@@ -162,7 +162,9 @@ function toolActivity(loop: TripLoop, call: RequestedToolCall, trip: number, mcp
   const summary = replay ? `${named} (replayed)` : named;
   const hasContext = ctx.context !== undefined || undefined; // flags are sent only when set
   return (approved: boolean): Promise<ToolOutcome> => {
-    const input = { agent: spec.name, call, trip, ...defined({ approved: approved || undefined, hasContext, replay, view: loop.view }) };
+    // The call without its provider metadata: the answer in the history already holds it.
+    const { id, name, arguments: args } = call;
+    const input = { agent: spec.name, call: { id, name, arguments: args }, trip, ...defined({ approved: approved || undefined, hasContext, replay, view: loop.view }) };
     return tools[ACTIVITY.toolExecute].executeWithOptions({ summary }, [input]).then(toolOutcomeOf);
   };
 }

@@ -1,0 +1,97 @@
+/**
+ * Worker-side: the errors of an AI SDK model call, as the model error table reads them. The AI
+ * SDK's own errors (`APICallError`, `LoadAPIKeyError`, ...) are recognised by their name and
+ * their `Symbol.for("vercel.ai.error.<name>")` marker, as the AI SDK's `isInstance` does, since
+ * the library does not import `ai` or `@ai-sdk/provider`. The classes here are raised by the AI
+ * SDK path itself: the answer's stream ended early, or finished in a way the run cannot use.
+ */
+
+/** The fields of the AI SDK's `APICallError` the table reads. */
+export interface AiSdkApiCallError extends Error {
+  statusCode?: number;
+  isRetryable: boolean;
+  responseHeaders?: Record<string, string>;
+  responseBody?: string;
+}
+
+/** Whether `error` is the AI SDK error of that name (e.g. `AI_APICallError`), from any copy of the package. */
+export function isAiSdkError(error: unknown, name: string): error is Error {
+  if (typeof error !== "object" || error === null) return false;
+  const marker = Symbol.for(`vercel.ai.error.${name}`);
+  return (error as { name?: unknown }).name === name && (error as Record<symbol, unknown>)[marker] === true;
+}
+
+/** Whether `error` is any of the AI SDK's own errors (its `Symbol.for("vercel.ai.error")` marker). */
+export function isAnyAiSdkError(error: unknown): error is Error {
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    (error as Record<symbol, unknown>)[Symbol.for("vercel.ai.error")] === true
+  );
+}
+
+/** Whether `error` is the AI SDK's `APICallError` (an HTTP call to the provider failed). */
+export function isApiCallError(error: unknown): error is AiSdkApiCallError {
+  return isAiSdkError(error, "AI_APICallError");
+}
+
+/** The answer's stream ended before the provider said it finished (a connection cut mid-answer); retried. */
+export class StreamCutError extends Error {
+  override name = "StreamCutError";
+  constructor(readonly detail: string) {
+    super(`the answer's stream ended before it finished (${detail})`);
+  }
+}
+
+/**
+ * An error the provider sent inside the answer's stream (after its 200), as the stream's `error`
+ * part carried it: e.g. Anthropic's `{ type: "overloaded_error", message }`. `kind` is its type or code.
+ */
+export class ProviderStreamError extends Error {
+  override name = "ProviderStreamError";
+  readonly kind: string | undefined;
+  constructor(readonly error: unknown) {
+    super(`the provider sent an error mid-answer: ${describeStreamError(error)}`, {
+      cause: error instanceof Error ? error : undefined,
+    });
+    const fields = (typeof error === "object" && error !== null ? error : {}) as {
+      type?: unknown;
+      code?: unknown;
+      error?: { type?: unknown };
+    };
+    const kind = fields.error?.type ?? fields.type ?? fields.code;
+    this.kind = typeof kind === "string" || typeof kind === "number" ? String(kind) : undefined;
+  }
+}
+
+/** The provider stopped the answer with its content filter; the same request ends the same way. */
+export class ContentFilterError extends Error {
+  override name = "ContentFilterError";
+  constructor(raw: string | undefined) {
+    super(`the provider's content filter stopped the answer${raw ? ` (finish reason ${JSON.stringify(raw)})` : ""}`);
+  }
+}
+
+function describeStreamError(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === "string") return error;
+  try {
+    return JSON.stringify(error).slice(0, 500);
+  } catch {
+    return String(error);
+  }
+}
+
+/** Anthropic's error types (and the like) that retrying cannot fix, as a stream's error part names them. */
+export const PERMANENT_STREAM_ERRORS = new Set([
+  "invalid_request_error",
+  "authentication_error",
+  "permission_error",
+  "not_found_error",
+  "request_too_large",
+  "400",
+  "401",
+  "403",
+  "404",
+  "422",
+]);
