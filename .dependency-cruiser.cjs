@@ -35,7 +35,8 @@ module.exports = {
     },
     {
       name: "the-core-imports-only-the-core",
-      comment: "src/core, src/contract and src/errors.ts are plain data and pure functions: they import each other, fflate and @temporalio/common only.",
+      comment:
+        "src/core, src/contract and src/errors.ts are plain data and pure functions: they import each other, fflate and @temporalio/common only.",
       severity: "error",
       from: { path: CORE },
       to: { pathNot: [CORE, "^node_modules/(fflate|@temporalio/common)/"] },

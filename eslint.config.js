@@ -8,7 +8,13 @@ import tseslint from "typescript-eslint";
  * A spread whose condition is not its value (a flag, a derived value) is a real condition and stays.
  */
 const definedRule = {
-  meta: { type: "suggestion", messages: { useDefined: "Use defined({{{ fields }}}) from src/core/defined.ts: this spread only leaves out an undefined field." } },
+  meta: {
+    type: "suggestion",
+    messages: {
+      useDefined:
+        "Use defined({{{ fields }}}) from src/core/defined.ts: this spread only leaves out an undefined field.",
+    },
+  },
   create(context) {
     const text = (node) => context.sourceCode.getText(node);
     return {
@@ -18,32 +24,62 @@ const definedRule = {
         if (consequent.type !== "ObjectExpression" || consequent.properties.length !== 1) return;
         const prop = consequent.properties[0];
         if (prop.type !== "Property" || prop.computed) return;
-        const undefinedCheck = test.type === "BinaryExpression" && test.operator === "!==" && text(test.right) === "undefined";
+        const undefinedCheck =
+          test.type === "BinaryExpression" && test.operator === "!==" && text(test.right) === "undefined";
         const guard = text(undefinedCheck ? test.left : test);
         const value = text(prop.value);
-        if (undefinedCheck && (value === guard || value === guard + "!")) context.report({ node, messageId: "useDefined", data: { fields: ` ${text(prop)} ` } });
+        if (undefinedCheck && (value === guard || value === guard + "!"))
+          context.report({ node, messageId: "useDefined", data: { fields: ` ${text(prop)} ` } });
       },
     };
   },
 };
 
 export default tseslint.config(
-  { ignores: ["dist/**", "api-docs/**", "node_modules/**", "test/fixtures/**", "**/.next/**", "examples/**/.next/**"] },
+  {
+    ignores: [
+      "dist/**",
+      "api-docs/**",
+      "node_modules/**",
+      "test/fixtures/**",
+      "test-artifacts/**",
+      "bench-results/**",
+      "**/.next/**",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     files: ["**/*.ts", "**/*.tsx"],
     plugins: { local: { rules: { "use-defined": definedRule } } },
     rules: {
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_", caughtErrors: "none" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        {
+          args: "none",
+          varsIgnorePattern: "^_",
+          destructuredArrayIgnorePattern: "^_",
+          caughtErrors: "none",
+        },
+      ],
       "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
       "@typescript-eslint/no-explicit-any": "error",
       eqeqeq: ["error", "always", { null: "ignore" }],
+      "prefer-const": ["error", { ignoreReadBeforeAssign: true }],
       "local/use-defined": "error",
     },
   },
   {
     files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
-    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", module: "writable", require: "readonly", __dirname: "readonly" } },
+    languageOptions: {
+      globals: {
+        process: "readonly",
+        console: "readonly",
+        URL: "readonly",
+        module: "writable",
+        require: "readonly",
+        __dirname: "readonly",
+      },
+    },
   },
 );

@@ -3,7 +3,10 @@ import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   // The root loads the worker through the package's own name (src/lazy-worker.ts), which Vite does not resolve as Node does.
-  resolve: { conditions: ["durable-agent-source"], alias: { "durable-agent/worker": fileURLToPath(new URL("./src/worker.ts", import.meta.url)) } },
+  resolve: {
+    conditions: ["durable-agent-source"],
+    alias: { "durable-agent/worker": fileURLToPath(new URL("./src/worker.ts", import.meta.url)) },
+  },
   test: {
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
     // Tests that stand up the production topology: vitest.stack.config.ts (`npm run test:stack`); the packed tarball: vitest.package.config.ts (`npm run test:package`); a real model server: vitest.real-model.config.ts (`npm run test:real-model`).

@@ -17,39 +17,81 @@ import { round, startBench } from "./lib.js";
 
 const bench = await startBench();
 const runs = bench.quick ? 100 : 1000;
-const model = await startScriptedModel(({ body }) => (body.messages.at(-1)?.role === "tool" ? "Done." : { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }));
+const model = await startScriptedModel(({ body }) =>
+  body.messages.at(-1)?.role === "tool"
+    ? "Done."
+    : { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] },
+);
 const name = `dataset-${randomUUID().slice(0, 8)}`;
 const agent = ai.agent({
   name,
   model: ai.openai("gpt-test", { baseURL: model.baseURL }),
-  tools: [ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), execute: async ({ to }) => ({ ok: true, to }) })],
+  tools: [
+    ai.tool({
+      name: "update_plan",
+      input: z.object({ from: z.string(), to: z.string() }),
+      execute: async ({ to }) => ({ ok: true, to }),
+    }),
+  ],
 });
 const taskQueue = `bench-${randomUUID()}`;
-const worker = await ai.worker({ agents: [agent], connection: bench.connection, taskQueue, searchAttributes: true, workerOptions: { maxConcurrentWorkflowTaskExecutions: 100 } });
+const worker = await ai.worker({
+  agents: [agent],
+  connection: bench.connection,
+  taskQueue,
+  searchAttributes: true,
+  workerOptions: { maxConcurrentWorkflowTaskExecutions: 100 },
+});
 
 try {
   const startedRuns = Date.now();
   const limit = pLimit(50);
-  await worker.runUntil(Promise.all(Array.from({ length: runs }, (_, i) => limit(() => agent.run(`Swap squats for lunges #${i}`, { client: bench.client, taskQueue })))));
+  await worker.runUntil(
+    Promise.all(
+      Array.from({ length: runs }, (_, i) =>
+        limit(() => agent.run(`Swap squats for lunges #${i}`, { client: bench.client, taskQueue })),
+      ),
+    ),
+  );
   const runMs = Date.now() - startedRuns;
   const query = `DurableAgentName = "${name}"`;
-  while ((await bench.client.workflow.count(query)).count < runs) await new Promise((resolve) => setTimeout(resolve, 200)); // visibility catches up
+  while ((await bench.client.workflow.count(query)).count < runs)
+    await new Promise((resolve) => setTimeout(resolve, 200)); // visibility catches up
 
   const timed = async (concurrency: number) => {
     const heapBefore = process.memoryUsage().heapUsed;
     const started = Date.now();
     const cases = await ai.eval.casesFromRuns({ query, client: bench.client, concurrency });
-    return { concurrency, cases: cases.length, ms: Date.now() - started, heapMb: round((process.memoryUsage().heapUsed - heapBefore) / 1e6) };
+    return {
+      concurrency,
+      cases: cases.length,
+      ms: Date.now() - started,
+      heapMb: round((process.memoryUsage().heapUsed - heapBefore) / 1e6),
+    };
   };
   const api = [await timed(8), await timed(32)];
 
   const out = join(mkdtempSync(join(tmpdir(), "bench-dataset-")), "cases.jsonl");
   const startedCli = Date.now();
   const exit = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "--conditions=durable-agent-source", "src/cli/index.ts", "dataset", "--out", out, "--query", query], {
-      env: { ...process.env, TEMPORAL_ADDRESS: bench.server.address },
-      stdio: ["ignore", "inherit", "inherit"],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "--conditions=durable-agent-source",
+        "src/cli/index.ts",
+        "dataset",
+        "--out",
+        out,
+        "--query",
+        query,
+      ],
+      {
+        env: { ...process.env, TEMPORAL_ADDRESS: bench.server.address },
+        stdio: ["ignore", "inherit", "inherit"],
+      },
+    );
     child.on("error", reject);
     child.on("close", resolve);
   });

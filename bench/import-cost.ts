@@ -37,7 +37,9 @@ const figures = {
 };
 const counts = new Map<string, number>();
 for (const path of modules) counts.set(packageOf(path), (counts.get(packageOf(path)) ?? 0) + 1);
-const perPackage = [...counts].map(([name, count]) => ({ package: name, modules: count })).sort((a, b) => b.modules - a.modules);
+const perPackage = [...counts]
+  .map(([name, count]) => ({ package: name, modules: count }))
+  .sort((a, b) => b.modules - a.modules);
 
 const goals = [
   {
@@ -57,11 +59,23 @@ const goals = [
   },
 ];
 
-console.table([{ "import ms": figures.importMs, "CPU ms": figures.cpuMs, "RSS MB": figures.rssMiB, "heap MB": figures.heapMiB, modules: figures.modules, "worker modules": figures.workerModules }]);
+console.table([
+  {
+    "import ms": figures.importMs,
+    "CPU ms": figures.cpuMs,
+    "RSS MB": figures.rssMiB,
+    "heap MB": figures.heapMiB,
+    modules: figures.modules,
+    "worker modules": figures.workerModules,
+  },
+]);
 console.table(perPackage.slice(0, 12));
 console.table(goals.map((g) => ({ goal: g.goal, figure: g.figure, status: g.met ? "met" : "not met" })));
 mkdirSync("bench-results", { recursive: true });
-writeFileSync("bench-results/import-cost.json", JSON.stringify({ importCost: { ...figures, perPackage }, goals }, null, 2) + "\n");
+writeFileSync(
+  "bench-results/import-cost.json",
+  JSON.stringify({ importCost: { ...figures, perPackage }, goals }, null, 2) + "\n",
+);
 console.log("bench: import cost and goals in bench-results/import-cost.json");
 
 function round(value: number): number {

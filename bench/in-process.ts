@@ -9,7 +9,13 @@ import { z } from "zod";
 import type { Agent } from "../src/index.js";
 import { contractSpecOf, matchesIntent } from "../src/agent/contract-options.js";
 import { initialContractState } from "../src/core/contract-state.js";
-import { actWhenAskedCandidate, decideReprompt, refusalCandidate, spendBudget, updatePendingRefusals } from "../src/contract/decide.js";
+import {
+  actWhenAskedCandidate,
+  decideReprompt,
+  refusalCandidate,
+  spendBudget,
+  updatePendingRefusals,
+} from "../src/contract/decide.js";
 import { defaultActHint, defaultRefusalHint } from "../src/contract/hints.js";
 import { finish, initialState, recordAnswer, recordToolCalls } from "../src/core/run-state.js";
 import { refusalReasonOf } from "../src/core/tool-result.js";
@@ -30,7 +36,10 @@ export async function runInProcess(agent: Agent, input: string): Promise<RunResu
   while (run.trips < agent.maxTrips) {
     const stream = client.chat.completions.stream({
       model: options.model.modelId,
-      messages: toChatMessages(typeof options.instructions === "string" ? options.instructions : undefined, run.messages),
+      messages: toChatMessages(
+        typeof options.instructions === "string" ? options.instructions : undefined,
+        run.messages,
+      ),
       ...(tools.length ? { tools } : {}),
     });
     const choice = (await stream.finalChatCompletion()).choices[0];
@@ -38,7 +47,11 @@ export async function runInProcess(agent: Agent, input: string): Promise<RunResu
     const toolCalls: RequestedToolCall[] = (choice.message.tool_calls ?? []).flatMap((call) =>
       call.type === "function" ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : [],
     );
-    recordAnswer(run, { role: "assistant", content: choice.message.content ?? null, ...(toolCalls.length ? { toolCalls } : {}) });
+    recordAnswer(run, {
+      role: "assistant",
+      content: choice.message.content ?? null,
+      ...(toolCalls.length ? { toolCalls } : {}),
+    });
     if (toolCalls.length > 0) {
       const trip = run.trips;
       const records = await Promise.all(toolCalls.map((call) => executeTool(agent, call, trip)));
@@ -52,11 +65,14 @@ export async function runInProcess(agent: Agent, input: string): Promise<RunResu
       {
         backstopPrompts: [],
         ...(refusal ? { refusal: { tool: refusal.tool, text: defaultRefusalHint(refusal.tool, refusal.reason) } } : {}),
-        ...(act && spec.actWhenAsked ? { actWhenAsked: { text: defaultActHint(spec.actWhenAsked.requiredTools, spec.actWhenAsked.require) } } : {}),
+        ...(act && spec.actWhenAsked
+          ? { actWhenAsked: { text: defaultActHint(spec.actWhenAsked.requiredTools, spec.actWhenAsked.require) } }
+          : {}),
       },
       agent.maxTrips - run.trips,
     );
-    if (decision.type === "end") return finish(run, "answered", `the model answered without tool calls on trip ${run.trips}`, ids);
+    if (decision.type === "end")
+      return finish(run, "answered", `the model answered without tool calls on trip ${run.trips}`, ids);
     spendBudget(contract, decision.kind);
     run.messages.push({ role: "user", content: decision.text });
   }
@@ -72,7 +88,12 @@ async function executeTool(agent: Agent, call: RequestedToolCall, trip: number):
   try {
     raw = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
   } catch (error) {
-    return { ...base, input: call.arguments, status: "refused", reason: `Arguments are not valid JSON (${(error as Error).message}).` };
+    return {
+      ...base,
+      input: call.arguments,
+      status: "refused",
+      reason: `Arguments are not valid JSON (${(error as Error).message}).`,
+    };
   }
   const parsed = tool.input.safeParse(raw);
   if (!parsed.success) return { ...base, input: raw, status: "refused", reason: z.prettifyError(parsed.error) };
@@ -94,7 +115,9 @@ async function executeTool(agent: Agent, call: RequestedToolCall, trip: number):
       ),
     );
     const reason = refusalReasonOf(output);
-    return reason === undefined ? { ...base, input: raw, output, status: "ok" } : { ...base, input: raw, output, status: "refused", reason };
+    return reason === undefined
+      ? { ...base, input: raw, output, status: "ok" }
+      : { ...base, input: raw, output, status: "refused", reason };
   } catch (error) {
     return { ...base, input: raw, status: "failed", error: error instanceof Error ? error.message : String(error) };
   }

@@ -24,18 +24,33 @@ export const CLI_DEFAULT_DYNAMIC_CONFIG: Readonly<Record<string, string>> = {
 };
 
 /** `--dynamic-config-value key=value` flags for the values. */
-export const dynamicConfigFlags = (values: Readonly<Record<string, string>>): string[] => Object.entries(values).flatMap(([key, value]) => ["--dynamic-config-value", `${key}=${value}`]);
+export const dynamicConfigFlags = (values: Readonly<Record<string, string>>): string[] =>
+  Object.entries(values).flatMap(([key, value]) => ["--dynamic-config-value", `${key}=${value}`]);
 
 export async function startBench(extraArgs: string[] = []): Promise<Bench> {
   const server = await startDevServer({ extraArgs });
   const connection = await NativeConnection.connect({ address: server.address });
   const given = extraArgs.filter((_, i) => extraArgs[i - 1] === "--dynamic-config-value");
-  const dynamicConfig = { ...DEV_SERVER_DYNAMIC_CONFIG, ...Object.fromEntries(given.map((kv) => kv.split("=") as [string, string])) };
-  return { server, client: server.env.client, connection, quick: process.argv.includes("--quick"), dynamicConfig: Object.entries(dynamicConfig).map(([k, v]) => `${k}=${v}`) };
+  const dynamicConfig = {
+    ...DEV_SERVER_DYNAMIC_CONFIG,
+    ...Object.fromEntries(given.map((kv) => kv.split("=") as [string, string])),
+  };
+  return {
+    server,
+    client: server.env.client,
+    connection,
+    quick: process.argv.includes("--quick"),
+    dynamicConfig: Object.entries(dynamicConfig).map(([k, v]) => `${k}=${v}`),
+  };
 }
 
 /** Runs `fn` with a worker for the agents on a fresh task queue. */
-export async function withBenchWorker<T>(bench: Bench, agents: Agent[], fn: (taskQueue: string, worker: Worker) => Promise<T>, workerOptions = {}): Promise<T> {
+export async function withBenchWorker<T>(
+  bench: Bench,
+  agents: Agent[],
+  fn: (taskQueue: string, worker: Worker) => Promise<T>,
+  workerOptions = {},
+): Promise<T> {
   const taskQueue = `bench-${randomUUID()}`;
   const worker = await ai.worker({ agents, connection: bench.connection, taskQueue, workerOptions });
   return worker.runUntil(fn(taskQueue, worker));
@@ -50,16 +65,23 @@ export function percentile(values: number[], p: number): number {
 export async function historySize(handle: WorkflowHandle): Promise<{ events: number; bytes: number }> {
   const history = await handle.fetchHistory();
   const { temporal } = (await import("@temporalio/proto")).default;
-  return { events: history.events?.length ?? 0, bytes: temporal.api.history.v1.History.encode(history).finish().length };
+  return {
+    events: history.events?.length ?? 0,
+    bytes: temporal.api.history.v1.History.encode(history).finish().length,
+  };
 }
 
 export const round = (n: number, digits = 1) => Number(n.toFixed(digits));
 
 /** A history's size summed over a continue-as-new chain, from the first run; `runs` is the chain's length. */
-export async function chainHistorySize(client: Client, workflowId: string, firstRunId: string): Promise<{ events: number; bytes: number; runs: number }> {
+export async function chainHistorySize(
+  client: Client,
+  workflowId: string,
+  firstRunId: string,
+): Promise<{ events: number; bytes: number; runs: number }> {
   const { temporal } = (await import("@temporalio/proto")).default;
   const total = { events: 0, bytes: 0, runs: 0 };
-  for (let runId: string | undefined = firstRunId; runId; ) {
+  for (let runId: string | undefined = firstRunId; runId;) {
     const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     total.events += history.events?.length ?? 0;
     total.bytes += temporal.api.history.v1.History.encode(history).finish().length;
@@ -74,11 +96,21 @@ export async function chainHistorySize(client: Client, workflowId: string, first
  * (scheduled → completed, of which waiting: scheduled → started) and in each activity type
  * (scheduled → completed), and the whole run.
  */
-export async function historyTimeline(handle: WorkflowHandle): Promise<{ totalMs: number; workflowTasksMs: number; workflowTaskWaitMs: number; activitiesMs: Record<string, number> }> {
+export async function historyTimeline(handle: WorkflowHandle): Promise<{
+  totalMs: number;
+  workflowTasksMs: number;
+  workflowTaskWaitMs: number;
+  activitiesMs: Record<string, number>;
+}> {
   const events = (await handle.fetchHistory()).events ?? [];
   const ms = (e: (typeof events)[number]) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
   const byId = new Map(events.map((e) => [Number(e.eventId), e]));
-  const out = { totalMs: events.length ? round(ms(events.at(-1)!) - ms(events[0]!)) : 0, workflowTasksMs: 0, workflowTaskWaitMs: 0, activitiesMs: {} as Record<string, number> };
+  const out = {
+    totalMs: events.length ? round(ms(events.at(-1)!) - ms(events[0]!)) : 0,
+    workflowTasksMs: 0,
+    workflowTaskWaitMs: 0,
+    activitiesMs: {} as Record<string, number>,
+  };
   for (const e of events) {
     const wft = e.workflowTaskCompletedEventAttributes;
     if (wft) {

@@ -70,12 +70,22 @@ export async function probeImport(options: ProbeOptions): Promise<ImportProbe> {
   const file = join(dir, "resolved.txt");
   const target = /^[./]/.test(options.specifier) ? pathToFileURL(options.specifier).href : options.specifier;
   try {
-    const args = [...(options.nodeArgs ?? []), "--input-type=module", "--eval", PROBE, target, options.recordModules ? file : "-"];
+    const args = [
+      ...(options.nodeArgs ?? []),
+      "--input-type=module",
+      "--eval",
+      PROBE,
+      target,
+      options.recordModules ? file : "-",
+    ];
     const output = await run(args, `import("${target}")`, options.cwd);
     const line = output.trim().split("\n").at(-1)!;
     const { cjs, ...figures } = JSON.parse(line) as Omit<ImportProbe, "modules"> & { cjs: string[] };
     if (!options.recordModules) return figures;
-    const esm = readFileSync(file, "utf8").split("\n").filter(Boolean).map((url) => decodeURIComponent(new URL(url).pathname));
+    const esm = readFileSync(file, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((url) => decodeURIComponent(new URL(url).pathname));
     return { ...figures, modules: [...new Set([...esm, ...cjs])].sort() };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -96,6 +106,10 @@ function run(args: string[], label: string, cwd?: string): Promise<string> {
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${label} in a fresh node exited with ${code}: ${stderr.trim()}`))));
+    child.on("close", (code) =>
+      code === 0
+        ? resolve(stdout)
+        : reject(new Error(`${label} in a fresh node exited with ${code}: ${stderr.trim()}`)),
+    );
   });
 }

@@ -28,10 +28,22 @@ export async function benchLongRuns(bench: Bench, baseURL: string): Promise<Long
         const started = performance.now();
         const handle = await agent.start(inputFor(trips), { client: bench.client, taskQueue });
         const result = await handle.result();
-        if (result.trips !== trips || result.reply !== FINAL_ANSWER) throw new Error(`bench: a ${trips}-trip run made ${result.trips} trips (${result.stopReason})`);
+        if (result.trips !== trips || result.reply !== FINAL_ANSWER)
+          throw new Error(`bench: a ${trips}-trip run made ${result.trips} trips (${result.stopReason})`);
         const seconds = round((performance.now() - started) / 1000);
-        const size = await chainHistorySize(bench.client, handle.workflowId, (handle.workflow as WorkflowHandleWithFirstExecutionRunId).firstExecutionRunId);
-        return { trips, ...size, runsInChain: size.runs, eventsPerTrip: round(size.events / trips), bytesPerTrip: round(size.bytes / trips, 0), seconds };
+        const size = await chainHistorySize(
+          bench.client,
+          handle.workflowId,
+          (handle.workflow as WorkflowHandleWithFirstExecutionRunId).firstExecutionRunId,
+        );
+        return {
+          trips,
+          ...size,
+          runsInChain: size.runs,
+          eventsPerTrip: round(size.events / trips),
+          bytesPerTrip: round(size.bytes / trips, 0),
+          seconds,
+        };
       }),
     ).then((rows) => rows.map(({ runs: _runs, ...row }) => row)),
   );

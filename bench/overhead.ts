@@ -7,7 +7,15 @@ import type { WorkflowHandle } from "@temporalio/client";
 import { historySize, historyTimeline, percentile, round, withBenchWorker, type Bench } from "./lib.js";
 import { runInProcess } from "./in-process.js";
 import type { Peer } from "./peer.js";
-import { benchAgent, EXECUTION_LABEL, FINAL_ANSWER, inputFor, TOOL_NAME, TRIPS, type BenchExecution } from "./scenario.js";
+import {
+  benchAgent,
+  EXECUTION_LABEL,
+  FINAL_ANSWER,
+  inputFor,
+  TOOL_NAME,
+  TRIPS,
+  type BenchExecution,
+} from "./scenario.js";
 
 export interface OverheadFigures {
   runs: number;
@@ -17,9 +25,21 @@ export interface OverheadFigures {
   durableRunMs: { p50: number; p95: number };
   /** (durable run − in-process run) / trips, over the paired runs. */
   perTripOverheadMs: { p50: number; p95: number };
-  history: { events: number; bytes: number; eventsPerTrip: number; bytesPerTrip: number; eventsPerToolCall: number; bytesPerToolCall: number };
+  history: {
+    events: number;
+    bytes: number;
+    eventsPerTrip: number;
+    bytesPerTrip: number;
+    eventsPerToolCall: number;
+    bytesPerToolCall: number;
+  };
   /** Where a durable run's time went per trip, from its history's timestamps (mean over the measured runs). */
-  timelinePerTripMs: { run: number; workflowTasks: number; workflowTaskWait: number; activities: Record<string, number> };
+  timelinePerTripMs: {
+    run: number;
+    workflowTasks: number;
+    workflowTaskWait: number;
+    activities: Record<string, number>;
+  };
 }
 
 /** Discarded rounds before measuring (bundle caches, connection pools, JIT). */
@@ -31,7 +51,9 @@ interface Contender {
   durable(): Promise<WorkflowHandle>;
 }
 
-type Timing = Pick<OverheadFigures, "floorRunMs" | "durableRunMs" | "perTripOverheadMs" | "timelinePerTripMs"> & { last: WorkflowHandle };
+type Timing = Pick<OverheadFigures, "floorRunMs" | "durableRunMs" | "perTripOverheadMs" | "timelinePerTripMs"> & {
+  last: WorkflowHandle;
+};
 
 /**
  * Runs each contender's floor then its durable run, contender after contender, `runs` times after
@@ -44,7 +66,12 @@ async function measure(runs: number, warmupRuns: number, contenders: Contender[]
       await c.durable();
     }
   }
-  const samples = contenders.map(() => ({ floorMs: [] as number[], durableMs: [] as number[], overhead: [] as number[], handles: [] as WorkflowHandle[] }));
+  const samples = contenders.map(() => ({
+    floorMs: [] as number[],
+    durableMs: [] as number[],
+    overhead: [] as number[],
+    handles: [] as WorkflowHandle[],
+  }));
   for (let i = 0; i < runs; i++) {
     for (const [k, c] of contenders.entries()) {
       const s = samples[k]!;
@@ -75,7 +102,8 @@ async function meanTimeline(handles: WorkflowHandle[]): Promise<OverheadFigures[
   const timelines = await Promise.all(handles.map((handle) => historyTimeline(handle)));
   const per = (total: number) => round(total / timelines.length / TRIPS);
   const activities: Record<string, number> = {};
-  for (const name of new Set(timelines.flatMap((t) => Object.keys(t.activitiesMs)))) activities[name] = per(timelines.reduce((sum, t) => sum + (t.activitiesMs[name] ?? 0), 0));
+  for (const name of new Set(timelines.flatMap((t) => Object.keys(t.activitiesMs))))
+    activities[name] = per(timelines.reduce((sum, t) => sum + (t.activitiesMs[name] ?? 0), 0));
   return {
     run: per(timelines.reduce((sum, t) => sum + t.totalMs, 0)),
     workflowTasks: per(timelines.reduce((sum, t) => sum + t.workflowTasksMs, 0)),
@@ -107,10 +135,17 @@ export interface NamedContender extends Contender {
 }
 
 /** A contender's figures, or why it did not run. */
-export type ContenderFigures = (OverheadFigures & { name: string; library: string; modelActivity: string; toolActivity: string }) | { name: string; library: string; error: string };
+export type ContenderFigures =
+  | (OverheadFigures & { name: string; library: string; modelActivity: string; toolActivity: string })
+  | { name: string; library: string; error: string };
 
 /** Ours, in one execution setting: the durable run against the in-process driver of the same agent. */
-export function ourContender(bench: Bench, baseURL: string, execution: BenchExecution, taskQueue: () => string): NamedContender {
+export function ourContender(
+  bench: Bench,
+  baseURL: string,
+  execution: BenchExecution,
+  taskQueue: () => string,
+): NamedContender {
   const input = inputFor(TRIPS);
   const agent = benchAgent(baseURL, "bench-trips", 1000, execution);
   return {
@@ -132,7 +167,12 @@ export function ourContender(bench: Bench, baseURL: string, execution: BenchExec
 }
 
 /** A peer as a contender: started and tried once, or the reason it could not run. */
-async function peerContender(bench: Bench, name: string, start: () => Promise<Peer>, activities: { model: string; tool: string }): Promise<(NamedContender & { close(): Promise<void> }) | { name: string; library: string; error: string }> {
+async function peerContender(
+  bench: Bench,
+  name: string,
+  start: () => Promise<Peer>,
+  activities: { model: string; tool: string },
+): Promise<(NamedContender & { close(): Promise<void> }) | { name: string; library: string; error: string }> {
   const input = inputFor(TRIPS);
   try {
     const started = await start();
@@ -143,11 +183,17 @@ async function peerContender(bench: Bench, name: string, start: () => Promise<Pe
       toolActivity: activities.tool,
       async floor() {
         const result = await started.runInProcess(input, TRIPS);
-        check(result.steps === TRIPS && result.text === FINAL_ANSWER, `${name}: in-process run made ${result.steps} steps`);
+        check(
+          result.steps === TRIPS && result.text === FINAL_ANSWER,
+          `${name}: in-process run made ${result.steps} steps`,
+        );
       },
       async durable() {
         const { result, workflowId } = await started.run(input, TRIPS);
-        check(result.steps === TRIPS && result.text === FINAL_ANSWER, `${name}: durable run made ${result.steps} steps`);
+        check(
+          result.steps === TRIPS && result.text === FINAL_ANSWER,
+          `${name}: durable run made ${result.steps} steps`,
+        );
         return bench.client.workflow.getHandle(workflowId);
       },
       close: () => started.close(),
@@ -170,7 +216,11 @@ async function peerContender(bench: Bench, name: string, start: () => Promise<Pe
  * against its own in-process floor), measured in the same rounds. A peer that cannot be loaded or
  * run is reported with its error; the others go on.
  */
-export async function benchOverhead(bench: Bench, baseURL: string, executions: readonly BenchExecution[]): Promise<ContenderFigures[]> {
+export async function benchOverhead(
+  bench: Bench,
+  baseURL: string,
+  executions: readonly BenchExecution[],
+): Promise<ContenderFigures[]> {
   const runs = bench.quick ? 2 : 30;
   const toolCalls = TRIPS - 1;
   let taskQueue = "";
@@ -178,20 +228,39 @@ export async function benchOverhead(bench: Bench, baseURL: string, executions: r
   const { startPeer } = await import("./peer.js");
   const { startOpenAIAgentsPeer } = await import("./peer-openai-agents.js");
   const peers = [
-    await peerContender(bench, "@temporalio/ai-sdk", () => startPeer(bench, baseURL), { model: "invokeModel", tool: "recordStep" }),
-    await peerContender(bench, "@temporalio/openai-agents", () => startOpenAIAgentsPeer(bench, baseURL), { model: "invokeModelActivity", tool: TOOL_NAME }),
+    await peerContender(bench, "@temporalio/ai-sdk", () => startPeer(bench, baseURL), {
+      model: "invokeModel",
+      tool: "recordStep",
+    }),
+    await peerContender(bench, "@temporalio/openai-agents", () => startOpenAIAgentsPeer(bench, baseURL), {
+      model: "invokeModelActivity",
+      tool: TOOL_NAME,
+    }),
   ];
   try {
     // One worker serves every setting of ours (one agent per setting, by name).
     const agents = executions.map((execution) => benchAgent(baseURL, "bench-trips", 1000, execution));
     return await withBenchWorker(bench, agents, async (queue) => {
       taskQueue = queue;
-      const contenders = [...ours, ...peers.filter((p): p is NamedContender & { close(): Promise<void> } => !("error" in p))];
+      const contenders = [
+        ...ours,
+        ...peers.filter((p): p is NamedContender & { close(): Promise<void> } => !("error" in p)),
+      ];
       const timings = await measure(runs, warmup(bench), contenders);
       const figures = await Promise.all(
         timings.map(async ({ last, ...timing }, i): Promise<ContenderFigures> => {
           const c = contenders[i]!;
-          return { name: c.name, library: c.library, modelActivity: c.modelActivity, toolActivity: c.toolActivity, runs, trips: TRIPS, toolCalls, ...timing, history: historyFigures(await historySize(last), toolCalls) };
+          return {
+            name: c.name,
+            library: c.library,
+            modelActivity: c.modelActivity,
+            toolActivity: c.toolActivity,
+            runs,
+            trips: TRIPS,
+            toolCalls,
+            ...timing,
+            history: historyFigures(await historySize(last), toolCalls),
+          };
         }),
       );
       return [...figures, ...peers.flatMap((p) => ("error" in p ? [p] : []))];

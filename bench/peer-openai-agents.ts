@@ -27,10 +27,20 @@ function scriptedProvider(baseURL: string) {
 export function openaiAgentsPlugin(baseURL: string) {
   setTracingDisabled(true); // no trace export to OpenAI from this process
   const provider = scriptedProvider(baseURL);
-  return { provider, plugin: new OpenAIAgentsPlugin({ modelProvider: provider, modelParams: { startToCloseTimeout: "1 minute" } }) };
+  return {
+    provider,
+    plugin: new OpenAIAgentsPlugin({ modelProvider: provider, modelParams: { startToCloseTimeout: "1 minute" } }),
+  };
 }
 
-let prepared: { baseURL: string; provider: OpenAIProvider; plugin: OpenAIAgentsPlugin; bundle: ReturnType<typeof bundleWorkflowCode> } | undefined;
+let prepared:
+  | {
+      baseURL: string;
+      provider: OpenAIProvider;
+      plugin: OpenAIAgentsPlugin;
+      bundle: ReturnType<typeof bundleWorkflowCode>;
+    }
+  | undefined;
 
 /** The peer's provider, plugin and workflow bundle (bundled once; start it early, it takes seconds). */
 export function prepareOpenAIAgentsPeer(baseURL: string) {
@@ -41,7 +51,16 @@ export function prepareOpenAIAgentsPeer(baseURL: string) {
       plugins: [plugin],
       logger: quietBundlerLogger,
       // agents-core 0.11.7 imports its sandbox agent lazily; a workflow bundle is one script, so no chunks.
-      webpackConfigHook: (config) => ({ ...config, module: { ...config.module, parser: { ...config.module?.parser, javascript: { ...config.module?.parser?.javascript, dynamicImportMode: "eager" } } } }),
+      webpackConfigHook: (config) => ({
+        ...config,
+        module: {
+          ...config.module,
+          parser: {
+            ...config.module?.parser,
+            javascript: { ...config.module?.parser?.javascript, dynamicImportMode: "eager" },
+          },
+        },
+      }),
     });
     bundle.catch(() => undefined); // reported where it is awaited
     prepared = { baseURL, provider, plugin, bundle };
@@ -57,24 +76,45 @@ export async function startOpenAIAgentsPeer(bench: Bench, baseURL: string): Prom
   const { provider, plugin, bundle } = prepareOpenAIAgentsPeer(baseURL);
   const workflowBundle = await bundle;
   const taskQueue = `bench-openai-agents-${randomUUID()}`;
-  const worker = await Worker.create({ connection: bench.connection, taskQueue, workflowBundle, activities: openaiAgentsActivities, plugins: [plugin] });
+  const worker = await Worker.create({
+    connection: bench.connection,
+    taskQueue,
+    workflowBundle,
+    activities: openaiAgentsActivities,
+    plugins: [plugin],
+  });
   const running = worker.run();
   const agent = new Agent({
     name: "bench",
     instructions: "",
     model: MODEL_ID,
-    tools: [tool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, parameters: z.object({ step: z.number().int() }), execute: async (args) => recordStep(args) })],
+    tools: [
+      tool({
+        name: TOOL_NAME,
+        description: TOOL_DESCRIPTION,
+        parameters: z.object({ step: z.number().int() }),
+        execute: async (args) => recordStep(args),
+      }),
+    ],
   });
   const runner = new Runner({ modelProvider: provider, tracingDisabled: true });
   return {
     async run(input, maxSteps) {
       const workflowId = `peer-openai-agents-${randomUUID()}`;
-      const result = await bench.client.workflow.execute<typeof openaiAgentsTrips>("openaiAgentsTrips", { taskQueue, workflowId, args: [input, maxSteps] });
+      const result = await bench.client.workflow.execute<typeof openaiAgentsTrips>("openaiAgentsTrips", {
+        taskQueue,
+        workflowId,
+        args: [input, maxSteps],
+      });
       return { result, workflowId };
     },
     async runInProcess(input, maxSteps) {
       const result = await runner.run(agent, input, { maxTurns: maxSteps });
-      return { text: String(result.finalOutput ?? ""), steps: result.rawResponses.length, toolCalls: result.newItems.filter((item) => item.type === "tool_call_item").length };
+      return {
+        text: String(result.finalOutput ?? ""),
+        steps: result.rawResponses.length,
+        toolCalls: result.newItems.filter((item) => item.type === "tool_call_item").length,
+      };
     },
     async close() {
       worker.shutdown();

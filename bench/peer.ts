@@ -40,13 +40,24 @@ export function aiSdkPlugin(baseURL: string) {
 /** The activities of the peer's worker: the tool. */
 export const aiSdkActivities = { recordStep };
 
-let prepared: { baseURL: string; provider: ReturnType<typeof scriptedProvider>; plugin: AiSdkPlugin; bundle: ReturnType<typeof bundleWorkflowCode> } | undefined;
+let prepared:
+  | {
+      baseURL: string;
+      provider: ReturnType<typeof scriptedProvider>;
+      plugin: AiSdkPlugin;
+      bundle: ReturnType<typeof bundleWorkflowCode>;
+    }
+  | undefined;
 
 /** The peer's provider, plugin and workflow bundle (bundled once; start it early, it takes seconds). */
 export function preparePeer(baseURL: string) {
   if (prepared?.baseURL !== baseURL) {
     const { provider, plugin } = aiSdkPlugin(baseURL);
-    const bundle = bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL("./peer/workflows.ts", import.meta.url)), plugins: [plugin], logger: quietBundlerLogger });
+    const bundle = bundleWorkflowCode({
+      workflowsPath: fileURLToPath(new URL("./peer/workflows.ts", import.meta.url)),
+      plugins: [plugin],
+      logger: quietBundlerLogger,
+    });
     bundle.catch(() => undefined); // reported where it is awaited
     prepared = { baseURL, provider, plugin, bundle };
   }
@@ -58,22 +69,42 @@ export async function startPeer(bench: Bench, baseURL: string): Promise<Peer> {
   const { provider, plugin, bundle } = preparePeer(baseURL);
   const workflowBundle = await bundle;
   const taskQueue = `bench-peer-${randomUUID()}`;
-  const worker = await Worker.create({ connection: bench.connection, taskQueue, workflowBundle, activities: aiSdkActivities, plugins: [plugin] });
+  const worker = await Worker.create({
+    connection: bench.connection,
+    taskQueue,
+    workflowBundle,
+    activities: aiSdkActivities,
+    plugins: [plugin],
+  });
   const running = worker.run();
   return {
     async run(input, maxSteps) {
       const workflowId = `peer-${randomUUID()}`;
-      const result = await bench.client.workflow.execute<typeof peerTrips>("peerTrips", { taskQueue, workflowId, args: [input, maxSteps] });
+      const result = await bench.client.workflow.execute<typeof peerTrips>("peerTrips", {
+        taskQueue,
+        workflowId,
+        args: [input, maxSteps],
+      });
       return { result, workflowId };
     },
     async runInProcess(input, maxSteps) {
       const result = await generateText({
         model: provider.languageModel(MODEL_ID),
         prompt: input,
-        tools: { record_step: tool({ description: TOOL_DESCRIPTION, inputSchema: z.object({ step: z.number().int() }), execute: (args) => recordStep(args) }) },
+        tools: {
+          record_step: tool({
+            description: TOOL_DESCRIPTION,
+            inputSchema: z.object({ step: z.number().int() }),
+            execute: (args) => recordStep(args),
+          }),
+        },
         stopWhen: stepCountIs(maxSteps),
       });
-      return { text: result.text, steps: result.steps.length, toolCalls: result.steps.reduce((n, step) => n + step.toolCalls.length, 0) };
+      return {
+        text: result.text,
+        steps: result.steps.length,
+        toolCalls: result.steps.reduce((n, step) => n + step.toolCalls.length, 0),
+      };
     },
     async close() {
       worker.shutdown();
@@ -81,4 +112,3 @@ export async function startPeer(bench: Bench, baseURL: string): Promise<Peer> {
     },
   };
 }
-

@@ -21,18 +21,28 @@ const runsArg = process.argv.indexOf("--runs");
 const rounds = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 20;
 const model = await startScriptedModel(benchScript);
 const bench = await startBench();
-const bareActivities: BareActivities = { bareModel: async (trip, trips) => ({ toolCall: trip < trips }), bareTool: async (trip) => trip };
+const bareActivities: BareActivities = {
+  bareModel: async (trip, trips) => ({ toolCall: trip < trips }),
+  bareTool: async (trip) => trip,
+};
 try {
   const agent = benchAgent(model.baseURL, "bench-profile", 1000, "local");
   const bareQueue = `bare-${randomUUID()}`;
-  const bareWorker = await Worker.create({ connection: bench.connection, taskQueue: bareQueue, workflowsPath: fileURLToPath(new URL("./bare-trips-workflow.ts", import.meta.url)), activities: bareActivities });
+  const bareWorker = await Worker.create({
+    connection: bench.connection,
+    taskQueue: bareQueue,
+    workflowsPath: fileURLToPath(new URL("./bare-trips-workflow.ts", import.meta.url)),
+    activities: bareActivities,
+  });
   await bareWorker.runUntil(
     withBenchWorker(bench, [agent], async (taskQueue) => {
       const eagerClient = new Client({ connection: bench.connection });
       const variants: Record<string, () => Promise<unknown>> = {
         "durable-agent, local model and tools": () => agent.run(inputFor(TRIPS), { client: bench.client, taskQueue }),
-        "the same, started eagerly (client over the worker's NativeConnection)": () => agent.run(inputFor(TRIPS), { client: eagerClient, taskQueue }),
-        "bare Temporal workflow, local activities that return at once": () => bench.client.workflow.execute("bareTrips", { args: [TRIPS], taskQueue: bareQueue, workflowId: randomUUID() }),
+        "the same, started eagerly (client over the worker's NativeConnection)": () =>
+          agent.run(inputFor(TRIPS), { client: eagerClient, taskQueue }),
+        "bare Temporal workflow, local activities that return at once": () =>
+          bench.client.workflow.execute("bareTrips", { args: [TRIPS], taskQueue: bareQueue, workflowId: randomUUID() }),
         "durable-agent in-process (no Temporal)": () => runInProcess(agent, inputFor(TRIPS)),
       };
       const times: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
@@ -41,11 +51,13 @@ try {
           const started = performance.now();
           const result = await run();
           if (i > 0) times[name]!.push((performance.now() - started) / TRIPS); // round 0 warms up
-          if (typeof result === "object" && result && "reply" in result && result.reply !== FINAL_ANSWER) throw new Error(`${name} answered ${String(result.reply)}`);
+          if (typeof result === "object" && result && "reply" in result && result.reply !== FINAL_ANSWER)
+            throw new Error(`${name} answered ${String(result.reply)}`);
         }
       }
       console.log(`${rounds} interleaved rounds of ${TRIPS} trips, ms per trip (p50, p90):`);
-      for (const [name, values] of Object.entries(times)) console.log(`  ${name}: ${round(percentile(values, 50))}, ${round(percentile(values, 90))}`);
+      for (const [name, values] of Object.entries(times))
+        console.log(`  ${name}: ${round(percentile(values, 50))}, ${round(percentile(values, 90))}`);
     }),
   );
 } finally {

@@ -17,7 +17,14 @@ export interface ServerFigures {
 export type ServerSetting = "tuned" | "default";
 
 export interface BenchResults {
-  machine: { cpus: number; cpuModel?: string; memoryGiB: number; node: string; loadAverageAtStart?: number[]; loadAverageAtEnd?: number[] };
+  machine: {
+    cpus: number;
+    cpuModel?: string;
+    memoryGiB: number;
+    node: string;
+    loadAverageAtStart?: number[];
+    loadAverageAtEnd?: number[];
+  };
   quick: boolean;
   servers: ServerFigures[];
   streaming?: (StreamingFigures | StreamingError)[];
@@ -70,7 +77,9 @@ export function report(results: BenchResults): string {
               "durable run p95": f.durableRunMs.p95,
               "overhead/trip p50": f.perTripOverheadMs.p50,
               "overhead/trip p95": f.perTripOverheadMs.p95,
-              "÷ better peer (p50)": PEERS.includes(f.library) ? "" : ratio(f.perTripOverheadMs.p50, peer?.perTripOverheadMs.p50),
+              "÷ better peer (p50)": PEERS.includes(f.library)
+                ? ""
+                : ratio(f.perTripOverheadMs.p50, peer?.perTripOverheadMs.p50),
             },
       );
     }),
@@ -108,7 +117,9 @@ export function report(results: BenchResults): string {
 
   if (results.throughput?.length) {
     table(
-      `Throughput: N runs started at once, one worker per library (child process; every library at each level in turn; ${Object.entries(results.throughput[0]!.workerOptions)
+      `Throughput: N runs started at once, one worker per library (child process; every library at each level in turn; ${Object.entries(
+        results.throughput[0]!.workerOptions,
+      )
         .map(([k, v]) => `${k} ${v}`)
         .join(", ")}; ${tuned?.setting} server)`,
       results.throughput.flatMap((t) =>
@@ -131,20 +142,39 @@ export function report(results: BenchResults): string {
   if (results.longRuns) {
     table(
       "Long runs: history per trip as the conversation grows",
-      results.longRuns.map((r) => ({ trips: r.trips, events: r.events, bytes: r.bytes, "runs in chain": r.runsInChain, "events/trip": r.eventsPerTrip, "bytes/trip": r.bytesPerTrip })),
+      results.longRuns.map((r) => ({
+        trips: r.trips,
+        events: r.events,
+        bytes: r.bytes,
+        "runs in chain": r.runsInChain,
+        "events/trip": r.eventsPerTrip,
+        "bytes/trip": r.bytesPerTrip,
+      })),
     );
   }
 
-  if (results.streaming) table("Streaming: a 3-trip run, answers of 200 chunks at 200 chunks/s, one subscriber (per streamed trip)", streamingRows(results.streaming));
+  if (results.streaming)
+    table(
+      "Streaming: a 3-trip run, answers of 200 chunks at 200 chunks/s, one subscriber (per streamed trip)",
+      streamingRows(results.streaming),
+    );
 
   results.goals = goals(results);
   table(
     `Goals (reported, not tuned to; ${tuned?.setting} server)`,
-    results.goals.map((g) => ({ goal: g.goal, figure: g.figure, status: g.met === null ? "not measured" : g.met ? "met" : "not met" })),
+    results.goals.map((g) => ({
+      goal: g.goal,
+      figure: g.figure,
+      status: g.met === null ? "not measured" : g.met ? "met" : "not met",
+    })),
   );
   const m = results.machine;
-  const load = m.loadAverageAtStart ? `; load average ${m.loadAverageAtStart[0]} at the start, ${m.loadAverageAtEnd?.[0] ?? "?"} at the end` : "";
-  sections.unshift(`Machine: ${m.cpus} cores (${m.cpuModel ?? "?"}), ${m.memoryGiB} GiB, Node ${m.node}; Temporal dev server (SQLite in memory) on the same machine${load}${results.quick ? "; --quick" : ""}.`);
+  const load = m.loadAverageAtStart
+    ? `; load average ${m.loadAverageAtStart[0]} at the start, ${m.loadAverageAtEnd?.[0] ?? "?"} at the end`
+    : "";
+  sections.unshift(
+    `Machine: ${m.cpus} cores (${m.cpuModel ?? "?"}), ${m.memoryGiB} GiB, Node ${m.node}; Temporal dev server (SQLite in memory) on the same machine${load}${results.quick ? "; --quick" : ""}.`,
+  );
   return sections.join("\n\n") + "\n";
 }
 
@@ -152,25 +182,36 @@ export function report(results: BenchResults): string {
 export function goals(results: BenchResults): Goal[] {
   const tuned = results.servers.find((s) => s.setting === "tuned") ?? results.servers[0];
   const figures = measured(tuned?.overhead);
-  const ours = (execution: string) => figures.find((f) => f.library === "durable-agent" && f.name.endsWith(`(${execution})`));
+  const ours = (execution: string) =>
+    figures.find((f) => f.library === "durable-agent" && f.name.endsWith(`(${execution})`));
   const peer = betterPeer(tuned?.overhead ?? []);
   const peerName = peer ? `${peer.name}'s` : "the better peer's (not run)";
   const overheadVsPeer = (execution: string, factor: number): Goal => {
     const mine = ours(execution);
     return {
       goal: `per-trip overhead p50 with ${execution} ≤ ${factor}× the better peer's`,
-      figure: mine && peer ? `${mine.perTripOverheadMs.p50} ms vs ${peerName} ${peer.perTripOverheadMs.p50} ms (${ratio(mine.perTripOverheadMs.p50, peer.perTripOverheadMs.p50)}×)` : "not measured",
+      figure:
+        mine && peer
+          ? `${mine.perTripOverheadMs.p50} ms vs ${peerName} ${peer.perTripOverheadMs.p50} ms (${ratio(mine.perTripOverheadMs.p50, peer.perTripOverheadMs.p50)}×)`
+          : "not measured",
       met: mine && peer ? mine.perTripOverheadMs.p50 <= factor * peer.perTripOverheadMs.p50 : null,
     };
   };
   const local = ours("local model and tools");
-  const at200 = (library: string) => results.throughput?.find((t) => t.library === library && (t.execution ?? "activities") === "activities")?.levels.find((l) => l.concurrentRuns === 200);
+  const at200 = (library: string) =>
+    results.throughput
+      ?.find((t) => t.library === library && (t.execution ?? "activities") === "activities")
+      ?.levels.find((l) => l.concurrentRuns === 200);
   const mine200 = at200("durable-agent");
   const peers200 = PEERS.map((p) => ({ p, level: at200(p) })).filter((x) => x.level);
   const bestPeer200 = peers200.sort((a, b) => b.level!.runsPerSecond - a.level!.runsPerSecond)[0];
   const plain = ours("activities");
-  const bytesPeer = figures.filter((f) => PEERS.includes(f.library)).sort((a, b) => a.history.bytesPerTrip - b.history.bytesPerTrip)[0];
-  const thousand = results.throughput?.find((t) => t.library === "durable-agent")?.levels.find((l) => l.concurrentRuns === 1000);
+  const bytesPeer = figures
+    .filter((f) => PEERS.includes(f.library))
+    .sort((a, b) => a.history.bytesPerTrip - b.history.bytesPerTrip)[0];
+  const thousand = results.throughput
+    ?.find((t) => t.library === "durable-agent")
+    ?.levels.find((l) => l.concurrentRuns === 1000);
   return [
     {
       goal: "per-trip overhead p50 ≤ 10 ms over the floor with local model and tools",
@@ -181,17 +222,25 @@ export function goals(results: BenchResults): Goal[] {
     overheadVsPeer("activities", 1.0),
     {
       goal: "throughput at 200 concurrent runs ≥ 2× the better peer's (activities)",
-      figure: mine200 && bestPeer200 ? `${mine200.runsPerSecond} vs ${bestPeer200.p}'s ${bestPeer200.level!.runsPerSecond} runs/s (${ratio(mine200.runsPerSecond, bestPeer200.level!.runsPerSecond)}×)` : "not measured (--quick runs 10 at once)",
+      figure:
+        mine200 && bestPeer200
+          ? `${mine200.runsPerSecond} vs ${bestPeer200.p}'s ${bestPeer200.level!.runsPerSecond} runs/s (${ratio(mine200.runsPerSecond, bestPeer200.level!.runsPerSecond)}×)`
+          : "not measured (--quick runs 10 at once)",
       met: mine200 && bestPeer200 ? mine200.runsPerSecond >= 2 * bestPeer200.level!.runsPerSecond : null,
     },
     {
       goal: "history bytes per trip ≤ 0.5× the better peer's (activities)",
-      figure: plain && bytesPeer ? `${plain.history.bytesPerTrip} vs ${bytesPeer.name}'s ${bytesPeer.history.bytesPerTrip} (${ratio(plain.history.bytesPerTrip, bytesPeer.history.bytesPerTrip)}×)` : "not measured",
+      figure:
+        plain && bytesPeer
+          ? `${plain.history.bytesPerTrip} vs ${bytesPeer.name}'s ${bytesPeer.history.bytesPerTrip} (${ratio(plain.history.bytesPerTrip, bytesPeer.history.bytesPerTrip)}×)`
+          : "not measured",
       met: plain && bytesPeer ? plain.history.bytesPerTrip <= 0.5 * bytesPeer.history.bytesPerTrip : null,
     },
     {
       goal: "1,000 concurrent runs on one worker, no errors",
-      figure: thousand ? `${thousand.completed} completed, ${thousand.errors} errors, worker peak RSS ${thousand.workerRssMiB.peak} MiB` : "not run (--quick)",
+      figure: thousand
+        ? `${thousand.completed} completed, ${thousand.errors} errors, worker peak RSS ${thousand.workerRssMiB.peak} MiB`
+        : "not run (--quick)",
       met: thousand ? thousand.errors === 0 && thousand.completed === 1000 : null,
     },
     ...streamingGoals(results.streaming),

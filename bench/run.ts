@@ -17,6 +17,7 @@ import { report, type BenchResults, type ServerSetting } from "./report.js";
 import { BENCH_EXECUTIONS, benchScript } from "./scenario.js";
 import { benchStreaming } from "./streaming.js";
 import { benchThroughput, type ThroughputLibrary, type ThroughputSubject } from "./throughput.js";
+import { defined } from "../src/core/defined.js";
 
 /** The dev server as we start it, and as the CLI ships it (DEV_SERVER_DYNAMIC_CONFIG's keys at the server's defaults). */
 const SERVER_SETTINGS: { setting: ServerSetting; extraArgs: string[] }[] = [
@@ -33,9 +34,17 @@ const model = await startScriptedModel(benchScript);
 // Bundle every workflow set while the first dev server starts (a peer's may fail to load: reported later).
 void bundleAgentWorkflows().catch(() => undefined);
 void import("./peer.js").then((peer) => peer.preparePeer(model.baseURL)).catch(() => undefined);
-void import("./peer-openai-agents.js").then((peer) => peer.prepareOpenAIAgentsPeer(model.baseURL)).catch(() => undefined);
+void import("./peer-openai-agents.js")
+  .then((peer) => peer.prepareOpenAIAgentsPeer(model.baseURL))
+  .catch(() => undefined);
 const results: Partial<BenchResults> & Record<string, unknown> = {
-  machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, loadAverageAtStart: loadavg().map((n) => Number(n.toFixed(2))) },
+  machine: {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    loadAverageAtStart: loadavg().map((n) => Number(n.toFixed(2))),
+  },
   quick: process.argv.includes("--quick"),
   servers: [],
 };
@@ -56,16 +65,25 @@ try {
   for (const { setting, extraArgs } of SERVER_SETTINGS) {
     const bench = await startBench(extraArgs);
     try {
-      const overhead = await step(`${setting} server: per-trip overhead and history, ours and both peers`, () => benchOverhead(bench, model.baseURL, BENCH_EXECUTIONS));
+      const overhead = await step(`${setting} server: per-trip overhead and history, ours and both peers`, () =>
+        benchOverhead(bench, model.baseURL, BENCH_EXECUTIONS),
+      );
       for (const f of overhead) if ("error" in f) console.log(`bench: ${f.name} did not run: ${f.error}`);
       results.servers!.push({ setting, dynamicConfig: bench.dynamicConfig, overhead });
       if (setting !== "tuned") continue;
-      results.streaming = await step("streaming, ours and both peers' streaming modes", () => benchStreaming({ quick: bench.quick }));
+      results.streaming = await step("streaming, ours and both peers' streaming modes", () =>
+        benchStreaming({ quick: bench.quick }),
+      );
       results.longRuns = await step("long runs", () => benchLongRuns(bench, model.baseURL));
       // Every library at each level in turn (interleaved), so a drift of the machine's speed falls on all alike.
-      const subjects = LIBRARIES.flatMap((library): ThroughputSubject[] => (library === "durable-agent" ? BENCH_EXECUTIONS.map((execution) => ({ library, execution })) : [{ library }]));
+      const subjects = LIBRARIES.flatMap((library): ThroughputSubject[] =>
+        library === "durable-agent" ? BENCH_EXECUTIONS.map((execution) => ({ library, execution })) : [{ library }],
+      );
       results.throughput = await step("throughput, every library at each level in turn", () =>
-        benchThroughput({ ...bench, address: bench.server.address }, model.baseURL, subjects, { ...(LEVELS ? { levels: LEVELS } : {}), onLevel: (figures) => savePartial("throughput so far", figures) }),
+        benchThroughput({ ...bench, address: bench.server.address }, model.baseURL, subjects, {
+          ...defined({ levels: LEVELS }),
+          onLevel: (figures) => savePartial("throughput so far", figures),
+        }),
       );
     } finally {
       await bench.connection.close();
@@ -81,4 +99,6 @@ const markdown = report(results as BenchResults); // adds results.goals
 mkdirSync("bench-results", { recursive: true });
 writeFileSync("bench-results/latest.json", JSON.stringify(results, null, 2) + "\n");
 writeFileSync("bench-results/latest.md", markdown);
-console.log(`\nbench: ${results.durationSeconds} s; figures in bench-results/latest.json, tables in bench-results/latest.md`);
+console.log(
+  `\nbench: ${results.durationSeconds} s; figures in bench-results/latest.json, tables in bench-results/latest.md`,
+);

@@ -26,14 +26,19 @@ export const stepInput = z.object({ step: z.number().int() });
 /** The text of a message's content (a string, or its text parts joined). */
 export function textOf(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((part) => (typeof part === "object" && part && "text" in part ? String(part.text) : "")).join("");
+  if (Array.isArray(content))
+    return content
+      .map((part) => (typeof part === "object" && part && "text" in part ? String(part.text) : ""))
+      .join("");
   return "";
 }
 
 /** The scripted model: a tool call per trip until the conversation has `trips − 1` tool results, then the answer. */
 export function benchScript(request: ScriptedRequest): ScriptedTurn {
   const messages = request.body.messages;
-  const trips = Number(/Record (\d+) steps/.exec(textOf(messages.find((m) => m.role === "user")?.content))?.[1] ?? TRIPS);
+  const trips = Number(
+    /Record (\d+) steps/.exec(textOf(messages.find((m) => m.role === "user")?.content))?.[1] ?? TRIPS,
+  );
   const done = messages.filter((m) => m.role === "tool").length;
   if (done >= trips - 1) return FINAL_ANSWER;
   return { toolCalls: [{ name: TOOL_NAME, arguments: { step: done + 1 } }] };
@@ -41,12 +46,27 @@ export function benchScript(request: ScriptedRequest): ScriptedTurn {
 
 /** Where our agent's calls run: activities (the default), the tool as a local activity, or the model call and the tool as local activities. */
 export type BenchExecution = "activities" | "local-tools" | "local";
-export const EXECUTION_LABEL: Record<BenchExecution, string> = { activities: "activities", "local-tools": "local tools", local: "local model and tools" };
+export const EXECUTION_LABEL: Record<BenchExecution, string> = {
+  activities: "activities",
+  "local-tools": "local tools",
+  local: "local model and tools",
+};
 export const BENCH_EXECUTIONS: readonly BenchExecution[] = ["activities", "local-tools", "local"];
 
 /** Our agent for the conversation, against the scripted model at `baseURL` (named after its execution setting unless it is the default). */
-export function benchAgent(baseURL: string, name = "bench-trips", maxTrips = 1000, execution: BenchExecution = "activities"): Agent {
-  const tool = ai.tool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, input: stepInput, execute: recordStep, ...(execution !== "activities" ? { execution: "local" as const } : {}) });
+export function benchAgent(
+  baseURL: string,
+  name = "bench-trips",
+  maxTrips = 1000,
+  execution: BenchExecution = "activities",
+): Agent {
+  const tool = ai.tool({
+    name: TOOL_NAME,
+    description: TOOL_DESCRIPTION,
+    input: stepInput,
+    execute: recordStep,
+    ...(execution !== "activities" ? { execution: "local" as const } : {}),
+  });
   return ai.agent({
     name: execution === "activities" ? name : `${name}-${execution}`,
     model: ai.openai(MODEL_ID, { baseURL, apiKey: "bench" }),

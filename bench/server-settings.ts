@@ -27,12 +27,28 @@ const TIMERS = 3;
 const cli = CLI_DEFAULT_DYNAMIC_CONFIG;
 const SETTINGS: { name: string; values: Record<string, string> }[] = [
   { name: "CLI defaults", values: cli },
-  { name: "history.transferProcessorMaxPollRPS=1000", values: { ...cli, "history.transferProcessorMaxPollRPS": "1000" } },
+  {
+    name: "history.transferProcessorMaxPollRPS=1000",
+    values: { ...cli, "history.transferProcessorMaxPollRPS": "1000" },
+  },
   { name: "history.timerProcessorMaxPollRPS=1000", values: { ...cli, "history.timerProcessorMaxPollRPS": "1000" } },
-  { name: 'history.timerProcessorMaxTimeShift="10ms"', values: { ...cli, "history.timerProcessorMaxTimeShift": '"10ms"' } },
+  {
+    name: 'history.timerProcessorMaxTimeShift="10ms"',
+    values: { ...cli, "history.timerProcessorMaxTimeShift": '"10ms"' },
+  },
   { name: "ours (DEV_SERVER_DYNAMIC_CONFIG)", values: DEV_SERVER_DYNAMIC_CONFIG },
-  { name: "ours + history.visibilityProcessorMaxPollRPS=1000", values: { ...DEV_SERVER_DYNAMIC_CONFIG, "history.visibilityProcessorMaxPollRPS": "1000" } },
-  { name: "ours + one task queue partition", values: { ...DEV_SERVER_DYNAMIC_CONFIG, "matching.numTaskqueueReadPartitions": "1", "matching.numTaskqueueWritePartitions": "1" } },
+  {
+    name: "ours + history.visibilityProcessorMaxPollRPS=1000",
+    values: { ...DEV_SERVER_DYNAMIC_CONFIG, "history.visibilityProcessorMaxPollRPS": "1000" },
+  },
+  {
+    name: "ours + one task queue partition",
+    values: {
+      ...DEV_SERVER_DYNAMIC_CONFIG,
+      "matching.numTaskqueueReadPartitions": "1",
+      "matching.numTaskqueueWritePartitions": "1",
+    },
+  },
 ];
 
 const onlyArg = process.argv.indexOf("--only");
@@ -41,8 +57,13 @@ if (onlyArg > 0) {
   const keep = new Set(process.argv[onlyArg + 1]!.split(",").map(Number));
   for (let i = SETTINGS.length - 1; i >= 0; i--) if (!keep.has(i)) SETTINGS.splice(i, 1);
 }
-const activities: BareActivities = { bareModel: async (trip, trips) => ({ toolCall: trip < trips }), bareTool: async (trip) => trip };
-const servers = await Promise.all(SETTINGS.map(({ values }) => startDevServer({ extraArgs: dynamicConfigFlags(values) })));
+const activities: BareActivities = {
+  bareModel: async (trip, trips) => ({ toolCall: trip < trips }),
+  bareTool: async (trip) => trip,
+};
+const servers = await Promise.all(
+  SETTINGS.map(({ values }) => startDevServer({ extraArgs: dynamicConfigFlags(values) })),
+);
 const connections: NativeConnection[] = [];
 try {
   const subjects = await Promise.all(
@@ -50,12 +71,19 @@ try {
       const connection = await NativeConnection.connect({ address: server.address });
       connections.push(connection);
       const taskQueue = `settings-${randomUUID()}`;
-      const worker = await Worker.create({ connection, taskQueue, workflowsPath: fileURLToPath(new URL("./server-settings-workflows.ts", import.meta.url)), activities });
+      const worker = await Worker.create({
+        connection,
+        taskQueue,
+        workflowsPath: fileURLToPath(new URL("./server-settings-workflows.ts", import.meta.url)),
+        activities,
+      });
       return { server, taskQueue, worker, running: worker.run() };
     }),
   );
   const measures = ["ms per trip", "ms per timer", "visibility lag ms"] as const;
-  const times = SETTINGS.map(() => Object.fromEntries(measures.map((m) => [m, [] as number[]])) as Record<(typeof measures)[number], number[]>);
+  const times = SETTINGS.map(
+    () => Object.fromEntries(measures.map((m) => [m, [] as number[]])) as Record<(typeof measures)[number], number[]>,
+  );
   for (let round_ = 0; round_ <= ROUNDS; round_++) {
     for (const [i, { server, taskQueue }] of subjects.entries()) {
       const client = server.env.client;
@@ -73,7 +101,10 @@ try {
       const handle = await client.workflow.start("shortTimers", { taskQueue, workflowId, args: [0] });
       t = performance.now();
       for (;;) {
-        const page = await client.workflowService.listWorkflowExecutions({ namespace: "default", query: `WorkflowId = '${workflowId}'` });
+        const page = await client.workflowService.listWorkflowExecutions({
+          namespace: "default",
+          query: `WorkflowId = '${workflowId}'`,
+        });
         if (page.executions.length > 0) break;
       }
       record("visibility lag ms", performance.now() - t);
@@ -83,12 +114,24 @@ try {
   }
   const results = SETTINGS.map((setting, i) => ({
     ...setting,
-    figures: Object.fromEntries(measures.map((m) => [m, { p50: round(percentile(times[i]![m], 50)), p90: round(percentile(times[i]![m], 90)) }])) as Record<(typeof measures)[number], { p50: number; p90: number }>,
+    figures: Object.fromEntries(
+      measures.map((m) => [m, { p50: round(percentile(times[i]![m], 50)), p90: round(percentile(times[i]![m], 90)) }]),
+    ) as Record<(typeof measures)[number], { p50: number; p90: number }>,
   }));
   console.log(`${ROUNDS} interleaved rounds (p50 / p90):`);
-  console.table(Object.fromEntries(results.map((r) => [r.name, Object.fromEntries(measures.map((m) => [m, `${r.figures[m].p50} / ${r.figures[m].p90}`]))])));
+  console.table(
+    Object.fromEntries(
+      results.map((r) => [
+        r.name,
+        Object.fromEntries(measures.map((m) => [m, `${r.figures[m].p50} / ${r.figures[m].p90}`])),
+      ]),
+    ),
+  );
   mkdirSync("bench-results", { recursive: true });
-  writeFileSync("bench-results/server-settings.json", JSON.stringify({ rounds: ROUNDS, trips: TRIPS, timers: TIMERS, results }, null, 2) + "\n");
+  writeFileSync(
+    "bench-results/server-settings.json",
+    JSON.stringify({ rounds: ROUNDS, trips: TRIPS, timers: TIMERS, results }, null, 2) + "\n",
+  );
   for (const s of subjects) s.worker.shutdown();
   await Promise.all(subjects.map((s) => s.running));
 } finally {

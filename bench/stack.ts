@@ -20,15 +20,33 @@ const split = process.argv.includes("--split");
 const levels = quick ? [10, 100] : [50, 1000];
 const WORKERS = 2;
 const model = await startScriptedModel(benchScript);
-const results: Record<string, ThroughputFigures | Record<string, unknown>> = { machine: { cpus: cpus().length, loadAverageAtStart: loadavg().map((n) => Number(n.toFixed(2))), quick, split } };
+const results: Record<string, ThroughputFigures | Record<string, unknown>> = {
+  machine: { cpus: cpus().length, loadAverageAtStart: loadavg().map((n) => Number(n.toFixed(2))), quick, split },
+};
 
 const dir = mkdtempSync(join(tmpdir(), "bench-stack-"));
 chmodSync(dir, 0o755); // PostgreSQL runs as its own user under root
-const stack = await startStack({ dataDir: dir, split, port: await findFreeFrontendPort(), postgresPort: await findFreePort(), uiPort: false, log: (line) => console.log(`stack: ${line}`) });
+const stack = await startStack({
+  dataDir: dir,
+  split,
+  port: await findFreeFrontendPort(),
+  postgresPort: await findFreePort(),
+  uiPort: false,
+  log: (line) => console.log(`stack: ${line}`),
+});
 try {
   const connection = await Connection.connect({ address: stack.address });
-  console.log(`bench:stack: temporal-server ${stack.versions.temporal} on PostgreSQL (${split ? "a process per service" : "one process"}), ${WORKERS} workers, levels ${levels.join(", ")}...`);
-  results.stack = (await benchThroughput({ address: stack.address, client: new Client({ connection }), quick }, model.baseURL, [{ library: "durable-agent", execution: "activities" }], { levels, workers: WORKERS }))[0]!;
+  console.log(
+    `bench:stack: temporal-server ${stack.versions.temporal} on PostgreSQL (${split ? "a process per service" : "one process"}), ${WORKERS} workers, levels ${levels.join(", ")}...`,
+  );
+  results.stack = (
+    await benchThroughput(
+      { address: stack.address, client: new Client({ connection }), quick },
+      model.baseURL,
+      [{ library: "durable-agent", execution: "activities" }],
+      { levels, workers: WORKERS },
+    )
+  )[0]!;
   console.log(JSON.stringify((results.stack as ThroughputFigures).levels));
   // The connection stays open: a run that missed the deadline may still be polling for its result.
 } finally {
@@ -39,7 +57,14 @@ try {
 const dev = await startDevServer({ extraArgs: ["--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000"] });
 try {
   console.log(`bench:stack: the dev server (${dev.executable}), ${WORKERS} workers, levels ${levels.join(", ")}...`);
-  results.devServer = (await benchThroughput({ address: dev.address, client: dev.env.client, quick }, model.baseURL, [{ library: "durable-agent", execution: "activities" }], { levels, workers: WORKERS }))[0]!;
+  results.devServer = (
+    await benchThroughput(
+      { address: dev.address, client: dev.env.client, quick },
+      model.baseURL,
+      [{ library: "durable-agent", execution: "activities" }],
+      { levels, workers: WORKERS },
+    )
+  )[0]!;
   console.log(JSON.stringify((results.devServer as ThroughputFigures).levels));
 } finally {
   await dev.stop();
@@ -48,11 +73,20 @@ try {
 (results.machine as Record<string, unknown>).loadAverageAtEnd = loadavg().map((n) => Number(n.toFixed(2)));
 
 const rows = (["stack", "devServer"] as const).flatMap((server) =>
-  (results[server] as ThroughputFigures).levels.map((l) => `| ${server === "stack" ? `stack (PostgreSQL${split ? ", split" : ""})` : "dev server (SQLite)"} | ${l.concurrentRuns} | ${l.completed} | ${l.errors} | ${l.wallSeconds} | ${l.runsPerSecond} | ${l.tripsPerSecond} | ${l.latencyMs.p50} | ${l.latencyMs.p95} | ${l.latencyMs.max} | ${l.workerRssMiB.peak} |`),
+  (results[server] as ThroughputFigures).levels.map(
+    (l) =>
+      `| ${server === "stack" ? `stack (PostgreSQL${split ? ", split" : ""})` : "dev server (SQLite)"} | ${l.concurrentRuns} | ${l.completed} | ${l.errors} | ${l.wallSeconds} | ${l.runsPerSecond} | ${l.tripsPerSecond} | ${l.latencyMs.p50} | ${l.latencyMs.p95} | ${l.latencyMs.max} | ${l.workerRssMiB.peak} |`,
+  ),
 );
-const table = ["| server | runs | completed | errors | wall s | runs/s | trips/s | p50 ms | p95 ms | max ms | workers' peak RSS MiB |", "|---|---|---|---|---|---|---|---|---|---|---|", ...rows].join("\n");
+const table = [
+  "| server | runs | completed | errors | wall s | runs/s | trips/s | p50 ms | p95 ms | max ms | workers' peak RSS MiB |",
+  "|---|---|---|---|---|---|---|---|---|---|---|",
+  ...rows,
+].join("\n");
 console.log(`\n${table}\n`);
 mkdirSync("bench-results", { recursive: true });
 writeFileSync("bench-results/stack.json", JSON.stringify(results, null, 2) + "\n");
-const failed = (["stack", "devServer"] as const).some((s) => (results[s] as ThroughputFigures).levels.some((l) => l.errors > 0));
+const failed = (["stack", "devServer"] as const).some((s) =>
+  (results[s] as ThroughputFigures).levels.some((l) => l.errors > 0),
+);
 process.exit(failed ? 1 : 0);

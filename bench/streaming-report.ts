@@ -5,21 +5,25 @@ type Row = Record<string, string | number>;
 
 /** One row per subject, per streamed trip. */
 export function streamingRows(all: (StreamingFigures | StreamingError)[]): Row[] {
-  return all.map((f): Row => ("error" in f ? { subject: f.name, error: f.error } : {
-    subject: f.name,
-    "events/trip": f.perTrip.historyEvents,
-    "bytes/trip": f.perTrip.historyBytes,
-    "workflow tasks/trip": f.perTrip.workflowTasks,
-    "signals/trip": f.perTrip.signals,
-    "updates/trip": f.perTrip.updates,
-    "heartbeats/trip": f.perTrip.activityHeartbeats,
-    "billable actions/trip": f.perTrip.billableActions,
-    "queries/trip": f.perTrip.queries,
-    "first delta p50 ms": f.firstDeltaLatencyMs?.p50 ?? "",
-    "first delta p95 ms": f.firstDeltaLatencyMs?.p95 ?? "",
-    "last delta lag p50 ms": f.lastDeltaLagMs?.p50 ?? "",
-    "worker CPU ms/trip": f.perTrip.workerCpuMs,
-  }));
+  return all.map((f): Row =>
+    "error" in f
+      ? { subject: f.name, error: f.error }
+      : {
+          subject: f.name,
+          "events/trip": f.perTrip.historyEvents,
+          "bytes/trip": f.perTrip.historyBytes,
+          "workflow tasks/trip": f.perTrip.workflowTasks,
+          "signals/trip": f.perTrip.signals,
+          "updates/trip": f.perTrip.updates,
+          "heartbeats/trip": f.perTrip.activityHeartbeats,
+          "billable actions/trip": f.perTrip.billableActions,
+          "queries/trip": f.perTrip.queries,
+          "first delta p50 ms": f.firstDeltaLatencyMs?.p50 ?? "",
+          "first delta p95 ms": f.firstDeltaLatencyMs?.p95 ?? "",
+          "last delta lag p50 ms": f.lastDeltaLagMs?.p50 ?? "",
+          "worker CPU ms/trip": f.perTrip.workerCpuMs,
+        },
+  );
 }
 
 /** A goal: what it asks, the figure measured, and whether it was met (null: not measured). */
@@ -37,11 +41,15 @@ export function streamingGoals(all: (StreamingFigures | StreamingError)[] | unde
   const plain = find("durable-agent (unstreamed)");
   const peers = (figures ?? []).filter((f) => f.library !== "durable-agent");
   const cheapestPeer = [...peers].sort((a, b) => a.perTrip.billableActions - b.perTrip.billableActions)[0];
-  const added = ours && plain ? Math.round((ours.perTrip.historyEvents - plain.perTrip.historyEvents) * 10) / 10 : undefined;
+  const added =
+    ours && plain ? Math.round((ours.perTrip.historyEvents - plain.perTrip.historyEvents) * 10) / 10 : undefined;
   return [
     {
       goal: "a streamed trip has at most 4 more history events than the same trip unstreamed",
-      figure: added !== undefined ? `${added} more (${ours!.perTrip.historyEvents} vs ${plain!.perTrip.historyEvents} events/trip)` : "not measured",
+      figure:
+        added !== undefined
+          ? `${added} more (${ours!.perTrip.historyEvents} vs ${plain!.perTrip.historyEvents} events/trip)`
+          : "not measured",
       met: added !== undefined ? added <= 4 : null,
     },
     {
@@ -51,12 +59,16 @@ export function streamingGoals(all: (StreamingFigures | StreamingError)[] | unde
     },
     {
       goal: "first delta at the client p50 ≤ 150 ms after the model's first token (model at 200 tokens/s)",
-      figure: ours?.firstDeltaLatencyMs ? `p50 ${ours.firstDeltaLatencyMs.p50} ms, p95 ${ours.firstDeltaLatencyMs.p95} ms` : "not measured",
+      figure: ours?.firstDeltaLatencyMs
+        ? `p50 ${ours.firstDeltaLatencyMs.p50} ms, p95 ${ours.firstDeltaLatencyMs.p95} ms`
+        : "not measured",
       met: ours?.firstDeltaLatencyMs ? ours.firstDeltaLatencyMs.p50 <= 150 : null,
     },
     {
       goal: "the client keeps up with a model at 200 tokens/s: the answer's last text p50 ≤ 300 ms after the model's last chunk",
-      figure: ours?.lastDeltaLagMs ? `p50 ${ours.lastDeltaLagMs.p50} ms, p95 ${ours.lastDeltaLagMs.p95} ms` : "not measured",
+      figure: ours?.lastDeltaLagMs
+        ? `p50 ${ours.lastDeltaLagMs.p50} ms, p95 ${ours.lastDeltaLagMs.p95} ms`
+        : "not measured",
       met: ours?.lastDeltaLagMs ? ours.lastDeltaLagMs.p50 <= 300 : null,
     },
     {

@@ -19,12 +19,15 @@ export const STREAM_CHUNK_SIZE = 4;
 export const STREAM_AGENT = "bench-stream";
 
 /** The text of trip `trip`'s answer: STREAM_CHUNKS chunks of STREAM_CHUNK_SIZE characters. */
-export const streamAnswer = (trip: number) => Array.from({ length: STREAM_CHUNKS }, (_v, i) => `${trip}${String(i % 1000).padStart(3, "0")}`).join("");
+export const streamAnswer = (trip: number) =>
+  Array.from({ length: STREAM_CHUNKS }, (_v, i) => `${trip}${String(i % 1000).padStart(3, "0")}`).join("");
 
 /** The scripted model: text and a tool call per trip until the conversation has `trips − 1` tool results, then text alone. */
 export function streamScript(request: ScriptedRequest): ScriptedTurn {
   const messages = request.body.messages;
-  const trips = Number(/Record (\d+) steps/.exec(textOf(messages.find((m) => m.role === "user")?.content))?.[1] ?? STREAM_TRIPS);
+  const trips = Number(
+    /Record (\d+) steps/.exec(textOf(messages.find((m) => m.role === "user")?.content))?.[1] ?? STREAM_TRIPS,
+  );
   const done = messages.filter((m) => m.role === "tool").length;
   const text = streamAnswer(done + 1);
   return done >= trips - 1 ? text : { text, toolCalls: [{ name: TOOL_NAME, arguments: { step: done + 1 } }] };
@@ -32,5 +35,9 @@ export function streamScript(request: ScriptedRequest): ScriptedTurn {
 
 /** Our agent for the streamed conversation. */
 export function streamingAgent(baseURL: string, name = STREAM_AGENT): Agent {
-  return ai.agent({ name, model: ai.openai(MODEL_ID, { baseURL, apiKey: "bench" }), tools: [ai.tool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, input: stepInput, execute: recordStep })] });
+  return ai.agent({
+    name,
+    model: ai.openai(MODEL_ID, { baseURL, apiKey: "bench" }),
+    tools: [ai.tool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, input: stepInput, execute: recordStep })],
+  });
 }

@@ -20,13 +20,26 @@ const freePort = async () => {
   await new Promise((resolve) => server.close(resolve));
   return port;
 };
-const TEXT = "Lunges work the same muscles as squats with less load on the knees, so the swap keeps your plan balanced. ";
+const TEXT =
+  "Lunges work the same muscles as squats with less load on the knees, so the swap keeps your plan balanced. ";
 const server = await startDevServer({ uiPort: await freePort(), extraArgs: ["--ui-disable-news-fetch"] });
-const model = await startScriptedModel(({ body }) => (body.messages.some((m) => m.role === "tool") ? TEXT + "Done: squats are now lunges." : { text: TEXT, toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }), { chunkSize: 4, chunksPerSecond: 40 });
+const model = await startScriptedModel(
+  ({ body }) =>
+    body.messages.some((m) => m.role === "tool")
+      ? TEXT + "Done: squats are now lunges."
+      : { text: TEXT, toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] },
+  { chunkSize: 4, chunksPerSecond: 40 },
+);
 const coach = ai.agent({
   name: "coach",
   model: ai.openai("gpt-test", { baseURL: model.baseURL }),
-  tools: [ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), execute: async (input) => ({ ok: true, swapped: input }) })],
+  tools: [
+    ai.tool({
+      name: "update_plan",
+      input: z.object({ from: z.string(), to: z.string() }),
+      execute: async (input) => ({ ok: true, swapped: input }),
+    }),
+  ],
 });
 const connection = await NativeConnection.connect({ address: server.address });
 const worker = await ai.worker({ agents: [coach], connection, taskQueue: "screens" });
@@ -36,7 +49,11 @@ await worker.runUntil(async () => {
   for await (const event of stream) if (event.type === "run.finished") workflowId = event.result.workflowId;
   const { runId } = await server.env.client.workflow.getHandle(workflowId).describe();
   const { default: packaged } = await import("@sparticuz/chromium");
-  const browser = await chromium.launch({ executablePath: await packaged.executablePath(), args: ["--no-sandbox", "--disable-gpu"], headless: true });
+  const browser = await chromium.launch({
+    executablePath: await packaged.executablePath(),
+    args: ["--no-sandbox", "--disable-gpu"],
+    headless: true,
+  });
   const page = await browser.newPage({ viewport: { width: 1400, height: 1400 } });
   await page.goto(`${server.uiUrl}/namespaces/default/workflows/${workflowId}/${runId}/history`);
   await page.waitForFunction(() => document.body.innerText.includes("model.call"), undefined, { timeout: 60_000 });

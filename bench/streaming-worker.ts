@@ -11,7 +11,11 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/wo
 import { ai } from "../src/index.js";
 import { STREAM_AGENT, streamingAgent } from "./streaming-scenario.js";
 
-const env = (name: string) => process.env[name] ?? (() => { throw new Error(`${name} is not set`); })();
+const env = (name: string) =>
+  process.env[name] ??
+  (() => {
+    throw new Error(`${name} is not set`);
+  })();
 
 Runtime.install({ logger: new DefaultLogger("WARN") });
 const connection = await NativeConnection.connect({ address: env("TEMPORAL_ADDRESS") });
@@ -25,11 +29,25 @@ if (library === "durable-agent") {
 } else if (library === "@temporalio/ai-sdk") {
   const { preparePeer, aiSdkActivities } = await import("./peer.js");
   const { plugin, bundle } = preparePeer(baseURL);
-  worker = await Worker.create({ connection, taskQueue, workflowBundle: await bundle, activities: aiSdkActivities, plugins: [plugin], ...workerOptions });
+  worker = await Worker.create({
+    connection,
+    taskQueue,
+    workflowBundle: await bundle,
+    activities: aiSdkActivities,
+    plugins: [plugin],
+    ...workerOptions,
+  });
 } else if (library === "@temporalio/openai-agents") {
   const { prepareOpenAIAgentsPeer, openaiAgentsActivities } = await import("./peer-openai-agents.js");
   const { plugin, bundle } = prepareOpenAIAgentsPeer(baseURL);
-  worker = await Worker.create({ connection, taskQueue, workflowBundle: await bundle, activities: openaiAgentsActivities, plugins: [plugin], ...workerOptions });
+  worker = await Worker.create({
+    connection,
+    taskQueue,
+    workflowBundle: await bundle,
+    activities: openaiAgentsActivities,
+    plugins: [plugin],
+    ...workerOptions,
+  });
 } else throw new Error(`BENCH_LIBRARY: unknown library ${library}`);
 createInterface({ input: process.stdin }).on("line", (line) => {
   if (line.trim() !== "cpu") return;

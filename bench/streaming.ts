@@ -16,7 +16,13 @@ import { WorkflowStreamClient } from "@temporalio/workflow-streams/client";
 import { ai } from "../src/index.js";
 import { startDevServer, startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
 import { percentile, round } from "./lib.js";
-import { STREAM_AGENT, STREAM_CHUNK_SIZE, STREAM_CHUNKS_PER_SECOND, STREAM_TRIPS, streamScript } from "./streaming-scenario.js";
+import {
+  STREAM_AGENT,
+  STREAM_CHUNK_SIZE,
+  STREAM_CHUNKS_PER_SECOND,
+  STREAM_TRIPS,
+  streamScript,
+} from "./streaming-scenario.js";
 import { inputFor } from "./scenario.js";
 
 /** A streaming subject: a library's streaming mode, or ours with other settings (a candidate). */
@@ -101,10 +107,26 @@ async function settledCounts(metricsUrl: string): Promise<Record<string, number>
 
 /** A worker for the subject in its own process; `cpuMs()` reads its CPU time so far. */
 async function startWorker(address: string, baseURL: string, subject: StreamingSubject, taskQueue: string) {
-  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=durable-agent-source", new URL("./streaming-worker.ts", import.meta.url).pathname], {
-    env: { ...process.env, TEMPORAL_ADDRESS: address, BENCH_TASK_QUEUE: taskQueue, BENCH_MODEL_URL: baseURL, BENCH_LIBRARY: subject.library, BENCH_WORKER_OPTIONS: JSON.stringify(subject.workerOptions ?? {}) },
-    stdio: ["pipe", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "--conditions=durable-agent-source",
+      new URL("./streaming-worker.ts", import.meta.url).pathname,
+    ],
+    {
+      env: {
+        ...process.env,
+        TEMPORAL_ADDRESS: address,
+        BENCH_TASK_QUEUE: taskQueue,
+        BENCH_MODEL_URL: baseURL,
+        BENCH_LIBRARY: subject.library,
+        BENCH_WORKER_OPTIONS: JSON.stringify(subject.workerOptions ?? {}),
+      },
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
   const lines = createInterface({ input: child.stdout! });
   const next = (prefix: string) =>
     new Promise<string>((resolve, reject) => {
@@ -117,7 +139,9 @@ async function startWorker(address: string, baseURL: string, subject: StreamingS
       child.once("exit", (code) => reject(new Error(`streaming worker exited (${code})`)));
     });
   await next("ready");
-  const exited = new Promise<never>((_resolve, reject) => child.once("exit", (code) => reject(new Error(`the ${subject.library} worker exited (${code})`))));
+  const exited = new Promise<never>((_resolve, reject) =>
+    child.once("exit", (code) => reject(new Error(`the ${subject.library} worker exited (${code})`))),
+  );
   exited.catch(() => undefined);
   return {
     /** Rejects if the worker dies (a peer's worker has crashed under load): race a run against it. */
@@ -137,7 +161,11 @@ async function startWorker(address: string, baseURL: string, subject: StreamingS
 }
 
 /** One streamed run of the subject: its workflow handle and when the subscriber saw its first text delta. */
-async function streamedRun(client: Client, subject: StreamingSubject, taskQueue: string): Promise<{ handle: WorkflowHandle; firstDeltaAt?: number; lastDeltaAt?: number }> {
+async function streamedRun(
+  client: Client,
+  subject: StreamingSubject,
+  taskQueue: string,
+): Promise<{ handle: WorkflowHandle; firstDeltaAt?: number; lastDeltaAt?: number }> {
   const input = inputFor(STREAM_TRIPS);
   if (subject.library === "durable-agent") {
     const agent = ai.agent({ name: STREAM_AGENT, model: ai.openai("gpt-bench") }); // the client's view: the name is enough
@@ -158,13 +186,16 @@ async function streamedRun(client: Client, subject: StreamingSubject, taskQueue:
   const workflowId = `bench-stream-${randomUUID()}`;
   const workflow = subject.library === "@temporalio/ai-sdk" ? "peerStreamTrips" : "openaiAgentsStreamTrips";
   const handle = await client.workflow.start(workflow, { taskQueue, workflowId, args: [input, STREAM_TRIPS + 1] });
-  const isDelta = (part: { type?: string }) => (subject.library === "@temporalio/ai-sdk" ? part.type === "text-delta" : part.type === "output_text_delta");
+  const isDelta = (part: { type?: string }) =>
+    subject.library === "@temporalio/ai-sdk" ? part.type === "text-delta" : part.type === "output_text_delta";
   let firstDeltaAt: number | undefined;
   let lastDeltaAt: number | undefined;
   const subscribing = (async () => {
     for await (const item of WorkflowStreamClient.create(client, workflowId).topic("tokens").subscribe()) {
       const value: unknown = item.data; // decoded by the topic handle: the AI SDK's parts as JSON bytes, the Agents SDK's events as objects
-      const part = (value instanceof Uint8Array ? JSON.parse(new TextDecoder().decode(value)) : value) as { type?: string };
+      const part = (value instanceof Uint8Array ? JSON.parse(new TextDecoder().decode(value)) : value) as {
+        type?: string;
+      };
       if (!isDelta(part)) continue;
       lastDeltaAt = Date.now();
       firstDeltaAt ??= lastDeltaAt;
@@ -198,12 +229,18 @@ export interface StreamingError {
 }
 
 /** Measures each subject in turn on a dev server of its own (metrics on), `runs` streamed runs each after a warm-up. */
-export async function benchStreaming(options: { quick: boolean; subjects?: StreamingSubject[] }): Promise<(StreamingFigures | StreamingError)[]> {
+export async function benchStreaming(options: {
+  quick: boolean;
+  subjects?: StreamingSubject[];
+}): Promise<(StreamingFigures | StreamingError)[]> {
   const runs = options.quick ? 3 : 10;
   const metricsPort = await freePort();
   const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   const server = await startDevServer({ extraArgs: ["--metrics-port", String(metricsPort)] });
-  const model: ScriptedModel = await startScriptedModel(streamScript, { chunkSize: STREAM_CHUNK_SIZE, chunksPerSecond: STREAM_CHUNKS_PER_SECOND });
+  const model: ScriptedModel = await startScriptedModel(streamScript, {
+    chunkSize: STREAM_CHUNK_SIZE,
+    chunksPerSecond: STREAM_CHUNKS_PER_SECOND,
+  });
   const figures: (StreamingFigures | StreamingError)[] = [];
   try {
     for (const subject of options.subjects ?? STREAMING_SUBJECTS) {
@@ -247,7 +284,9 @@ export async function benchStreaming(options: { quick: boolean; subjects?: Strea
             queries: perTrip(delta("QueryWorkflow")),
             workerCpuMs: perTrip(cpuMs),
           },
-          ...(latencies.length ? { firstDeltaLatencyMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95) } } : {}),
+          ...(latencies.length
+            ? { firstDeltaLatencyMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95) } }
+            : {}),
           ...(lags.length ? { lastDeltaLagMs: { p50: percentile(lags, 50), p95: percentile(lags, 95) } } : {}),
         });
         console.log(`bench: streaming: ${subject.name}: ${JSON.stringify(figures.at(-1))}`);

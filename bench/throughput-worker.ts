@@ -9,23 +9,46 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/wo
 import { ai } from "../src/index.js";
 import { benchAgent, THROUGHPUT_WORKER_OPTIONS, type BenchExecution } from "./scenario.js";
 
-const env = (name: string) => process.env[name] ?? (() => { throw new Error(`${name} is not set`); })();
+const env = (name: string) =>
+  process.env[name] ??
+  (() => {
+    throw new Error(`${name} is not set`);
+  })();
 
 Runtime.install({ logger: new DefaultLogger("WARN") });
 const connection = await NativeConnection.connect({ address: env("TEMPORAL_ADDRESS") });
-const common = { connection, taskQueue: env("BENCH_TASK_QUEUE"), workflowBundle: { codePath: env("BENCH_WORKFLOW_BUNDLE") } };
+const common = {
+  connection,
+  taskQueue: env("BENCH_TASK_QUEUE"),
+  workflowBundle: { codePath: env("BENCH_WORKFLOW_BUNDLE") },
+};
 const library = env("BENCH_LIBRARY");
 const baseURL = env("BENCH_MODEL_URL");
 let worker: { run(): Promise<void> };
 if (library === "durable-agent") {
-  const agent = benchAgent(baseURL, "bench-trips", 1000, (process.env.BENCH_EXECUTION ?? "activities") as BenchExecution);
+  const agent = benchAgent(
+    baseURL,
+    "bench-trips",
+    1000,
+    (process.env.BENCH_EXECUTION ?? "activities") as BenchExecution,
+  );
   worker = await ai.worker({ ...common, agents: [agent], workerOptions: THROUGHPUT_WORKER_OPTIONS });
 } else if (library === "@temporalio/ai-sdk") {
   const { aiSdkPlugin, aiSdkActivities } = await import("./peer.js");
-  worker = await Worker.create({ ...common, ...THROUGHPUT_WORKER_OPTIONS, activities: aiSdkActivities, plugins: [aiSdkPlugin(baseURL).plugin] });
+  worker = await Worker.create({
+    ...common,
+    ...THROUGHPUT_WORKER_OPTIONS,
+    activities: aiSdkActivities,
+    plugins: [aiSdkPlugin(baseURL).plugin],
+  });
 } else if (library === "@temporalio/openai-agents") {
   const { openaiAgentsPlugin, openaiAgentsActivities } = await import("./peer-openai-agents.js");
-  worker = await Worker.create({ ...common, ...THROUGHPUT_WORKER_OPTIONS, activities: openaiAgentsActivities, plugins: [openaiAgentsPlugin(baseURL).plugin] });
+  worker = await Worker.create({
+    ...common,
+    ...THROUGHPUT_WORKER_OPTIONS,
+    activities: openaiAgentsActivities,
+    plugins: [openaiAgentsPlugin(baseURL).plugin],
+  });
 } else throw new Error(`BENCH_LIBRARY: unknown library ${library}`);
 const running = worker.run();
 console.log("ready");

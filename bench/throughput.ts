@@ -13,7 +13,14 @@ import { fileURLToPath } from "node:url";
 import { bundleAgentWorkflows } from "../src/index.js";
 import { percentile, round, type Bench } from "./lib.js";
 import type { PeerResult } from "./peer/workflows.js";
-import { benchAgent, FINAL_ANSWER, inputFor, THROUGHPUT_WORKER_OPTIONS, TRIPS, type BenchExecution } from "./scenario.js";
+import {
+  benchAgent,
+  FINAL_ANSWER,
+  inputFor,
+  THROUGHPUT_WORKER_OPTIONS,
+  TRIPS,
+  type BenchExecution,
+} from "./scenario.js";
 
 export interface ThroughputLevel {
   concurrentRuns: number;
@@ -47,7 +54,13 @@ export interface ThroughputOptions {
 }
 
 /** How the parent starts one run of a library and checks its result; the library's prebuilt workflow bundle. */
-async function libraryUnderTest(bench: Pick<Bench, "client">, baseURL: string, library: ThroughputLibrary, execution: BenchExecution, taskQueue: string) {
+async function libraryUnderTest(
+  bench: Pick<Bench, "client">,
+  baseURL: string,
+  library: ThroughputLibrary,
+  execution: BenchExecution,
+  taskQueue: string,
+) {
   const input = inputFor(TRIPS);
   if (library === "durable-agent") {
     const agent = benchAgent(baseURL, "bench-trips", 1000, execution);
@@ -55,21 +68,34 @@ async function libraryUnderTest(bench: Pick<Bench, "client">, baseURL: string, l
       code: (await bundleAgentWorkflows()).code,
       async run(deadline: number) {
         const handle = await agent.start(input, { client: bench.client, taskQueue });
-        const result = await withDeadline(deadline, (signal) => bench.client.withAbortSignal(signal, () => handle.result()));
-        if (result.trips !== TRIPS || result.reply !== FINAL_ANSWER) throw new Error(`run ended after ${result.trips} trips (${result.stopReason})`);
+        const result = await withDeadline(deadline, (signal) =>
+          bench.client.withAbortSignal(signal, () => handle.result()),
+        );
+        if (result.trips !== TRIPS || result.reply !== FINAL_ANSWER)
+          throw new Error(`run ended after ${result.trips} trips (${result.stopReason})`);
       },
     };
   }
   const { workflowType, bundle } =
     library === "@temporalio/ai-sdk"
       ? { workflowType: "peerTrips", bundle: (await import("./peer.js")).preparePeer(baseURL).bundle }
-      : { workflowType: "openaiAgentsTrips", bundle: (await import("./peer-openai-agents.js")).prepareOpenAIAgentsPeer(baseURL).bundle };
+      : {
+          workflowType: "openaiAgentsTrips",
+          bundle: (await import("./peer-openai-agents.js")).prepareOpenAIAgentsPeer(baseURL).bundle,
+        };
   return {
     code: (await bundle).code,
     async run(deadline: number) {
-      const handle = await bench.client.workflow.start(workflowType, { taskQueue, workflowId: `throughput-${randomUUID()}`, args: [input, TRIPS] });
-      const result = (await withDeadline(deadline, (signal) => bench.client.withAbortSignal(signal, () => handle.result()))) as PeerResult;
-      if (result.steps !== TRIPS || result.text !== FINAL_ANSWER) throw new Error(`run ended after ${result.steps} steps`);
+      const handle = await bench.client.workflow.start(workflowType, {
+        taskQueue,
+        workflowId: `throughput-${randomUUID()}`,
+        args: [input, TRIPS],
+      });
+      const result = (await withDeadline(deadline, (signal) =>
+        bench.client.withAbortSignal(signal, () => handle.result()),
+      )) as PeerResult;
+      if (result.steps !== TRIPS || result.text !== FINAL_ANSWER)
+        throw new Error(`run ended after ${result.steps} steps`);
     },
   };
 }
@@ -108,10 +134,26 @@ export async function benchThroughput(
       const taskQueue = `bench-throughput-${randomUUID()}`;
       const subject = await libraryUnderTest(bench, baseURL, library, execution, taskQueue);
       writeFileSync(codePath, subject.code);
-      const workerEnv = { TEMPORAL_ADDRESS: bench.address, BENCH_TASK_QUEUE: taskQueue, BENCH_MODEL_URL: baseURL, BENCH_WORKFLOW_BUNDLE: codePath, BENCH_LIBRARY: library, BENCH_EXECUTION: execution };
+      const workerEnv = {
+        TEMPORAL_ADDRESS: bench.address,
+        BENCH_TASK_QUEUE: taskQueue,
+        BENCH_MODEL_URL: baseURL,
+        BENCH_WORKFLOW_BUNDLE: codePath,
+        BENCH_LIBRARY: library,
+        BENCH_EXECUTION: execution,
+      };
       const children = await Promise.all(Array.from({ length: options.workers ?? 1 }, () => startWorker(workerEnv)));
-      const workers = children.length === 1 ? "one child process" : `${children.length} child processes on one task queue (RSS summed)`;
-      const figures: ThroughputFigures = { library, ...(library === "durable-agent" ? { execution } : {}), worker: `${workers} (node --import tsx) for all levels, prebuilt workflow bundle`, workerOptions: THROUGHPUT_WORKER_OPTIONS, levels: [] };
+      const workers =
+        children.length === 1
+          ? "one child process"
+          : `${children.length} child processes on one task queue (RSS summed)`;
+      const figures: ThroughputFigures = {
+        library,
+        ...(library === "durable-agent" ? { execution } : {}),
+        worker: `${workers} (node --import tsx) for all levels, prebuilt workflow bundle`,
+        workerOptions: THROUGHPUT_WORKER_OPTIONS,
+        levels: [],
+      };
       running.push({ subject, children, figures, peakResets: true });
     }
     for (const n of levels) {
@@ -125,8 +167,13 @@ export async function benchThroughput(
     rmSync(dir, { recursive: true, force: true });
   }
   return running.map(({ figures, peakResets }) => {
-    const peak = peakResets ? "VmHWM after the level, reset before it" : "VmHWM after the level (could not be reset: peak since the worker started)";
-    return { ...figures, worker: `${figures.worker}; RSS from /proc/<pid>/status: idle = VmRSS before the level, peak = ${peak}` };
+    const peak = peakResets
+      ? "VmHWM after the level, reset before it"
+      : "VmHWM after the level (could not be reset: peak since the worker started)";
+    return {
+      ...figures,
+      worker: `${figures.worker}; RSS from /proc/<pid>/status: idle = VmRSS before the level, peak = ${peak}`,
+    };
   });
 }
 
@@ -157,7 +204,11 @@ async function runLevel(bench: Pick<Bench, "quick">, entry: RunningSubject, n: n
     wallSeconds: round(wall),
     runsPerSecond: round(latencies.length / wall),
     tripsPerSecond: round((latencies.length * TRIPS) / wall, 0),
-    latencyMs: { p50: round(percentile(latencies, 50), 0), p95: round(percentile(latencies, 95), 0), max: round(Math.max(...latencies), 0) },
+    latencyMs: {
+      p50: round(percentile(latencies, 50), 0),
+      p95: round(percentile(latencies, 95), 0),
+      max: round(Math.max(...latencies), 0),
+    },
     workerRssMiB: { idle: round(idle / 1024, 0), peak: round(sumKiB("VmHWM") / 1024, 0) },
   };
 }
@@ -180,7 +231,9 @@ function startWorker(env: Record<string, string>): Promise<ChildProcess> {
       }
     };
     child.stdout!.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`the throughput worker exited (${code}) before it was ready: ${out}`)));
+    child.once("exit", (code) =>
+      reject(new Error(`the throughput worker exited (${code}) before it was ready: ${out}`)),
+    );
     child.once("error", reject);
   });
 }
@@ -219,10 +272,13 @@ function withDeadline<T>(deadline: number, wait: (signal: AbortSignal) => Promis
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      reject(new Error("not finished by the benchmark's deadline"));
-    }, Math.max(0, deadline - Date.now()));
+    timer = setTimeout(
+      () => {
+        controller.abort();
+        reject(new Error("not finished by the benchmark's deadline"));
+      },
+      Math.max(0, deadline - Date.now()),
+    );
   });
   const waiting = wait(controller.signal);
   waiting.catch(() => undefined); // after the deadline its rejection (the abort) is expected

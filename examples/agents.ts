@@ -13,8 +13,12 @@ export const plan = { exercises: ["squats", "push-ups", "planks"] };
 
 export const updatePlan = ai.tool({
   name: "update_plan",
-  description: "Replace one exercise of the user's plan with another. Call this to make a change; do not just offer it.",
-  input: z.object({ from: z.string().describe("the exercise to remove"), to: z.string().describe("the exercise to add") }),
+  description:
+    "Replace one exercise of the user's plan with another. Call this to make a change; do not just offer it.",
+  input: z.object({
+    from: z.string().describe("the exercise to remove"),
+    to: z.string().describe("the exercise to add"),
+  }),
   execute: async ({ from, to }) => {
     const index = plan.exercises.findIndex((name) => name.toLowerCase() === from.toLowerCase());
     if (index < 0) return { ok: false, reason: `"${from}" is not in the plan (${plan.exercises.join(", ")})` };

@@ -37,7 +37,11 @@ export class DurableAgentError extends Error {
 export class AgentOptionsError extends DurableAgentError {
   override readonly name = "AgentOptionsError";
   static override isInstance = errorGuard<AgentOptionsError>("AgentOptionsError");
-  constructor(readonly field: string, problem: string, readonly suggestion?: string) {
+  constructor(
+    readonly field: string,
+    problem: string,
+    readonly suggestion?: string,
+  ) {
     super(`Invalid option \`${field}\`: ${problem}`);
   }
 }
@@ -55,7 +59,10 @@ export class InvalidInputError extends DurableAgentError {
 export class UnknownAgentError extends DurableAgentError {
   override readonly name = "UnknownAgentError";
   static override isInstance = errorGuard<UnknownAgentError>("UnknownAgentError");
-  constructor(readonly agent: string, readonly registered: string[]) {
+  constructor(
+    readonly agent: string,
+    readonly registered: string[],
+  ) {
     super(
       `No agent named "${agent}" is registered on this worker (registered: ${registered.map((n) => `"${n}"`).join(", ") || "none"}). ` +
         `Pass it in ai.worker({ agents }) or check the agent's name.`,
@@ -67,8 +74,13 @@ export class UnknownAgentError extends DurableAgentError {
 export class DuplicateAgentError extends DurableAgentError {
   override readonly name = "DuplicateAgentError";
   static override isInstance = errorGuard<DuplicateAgentError>("DuplicateAgentError");
-  constructor(readonly agent: string, via?: string) {
-    super(`Two agents given to ai.worker()${via ? ` (one of them ${via})` : ""} are named "${agent}"; give each a unique \`name\`.`);
+  constructor(
+    readonly agent: string,
+    via?: string,
+  ) {
+    super(
+      `Two agents given to ai.worker()${via ? ` (one of them ${via})` : ""} are named "${agent}"; give each a unique \`name\`.`,
+    );
   }
 }
 
@@ -76,7 +88,10 @@ export class DuplicateAgentError extends DurableAgentError {
 export class TemporalConnectionError extends DurableAgentError {
   override readonly name = "TemporalConnectionError";
   static override isInstance = errorGuard<TemporalConnectionError>("TemporalConnectionError");
-  constructor(readonly address: string, cause: unknown) {
+  constructor(
+    readonly address: string,
+    cause: unknown,
+  ) {
     super(
       `Cannot reach the Temporal server at ${address}: ${cause instanceof Error ? cause.message : String(cause)}. ` +
         `Start one (\`temporal server start-dev\`) or set TEMPORAL_ADDRESS.`,
@@ -95,7 +110,12 @@ export class ModelApiError extends DurableAgentError {
   static override isInstance = errorGuard<ModelApiError>("ModelApiError");
   readonly contentType?: string | null;
   readonly bodyStart?: string;
-  constructor(message: string, readonly status: number | undefined, readonly modelId: string, response?: { contentType: string | null; bodyStart: string }) {
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+    readonly modelId: string,
+    response?: { contentType: string | null; bodyStart: string },
+  ) {
     super(message);
     if (response) {
       this.contentType = response.contentType;
@@ -108,7 +128,12 @@ export class ModelApiError extends DurableAgentError {
 export class PayloadTooLargeError extends DurableAgentError {
   override readonly name = "PayloadTooLargeError";
   static override isInstance = errorGuard<PayloadTooLargeError>("PayloadTooLargeError");
-  constructor(readonly what: string, readonly bytes: number, readonly limit: number, readonly hint?: string) {
+  constructor(
+    readonly what: string,
+    readonly bytes: number,
+    readonly limit: number,
+    readonly hint?: string,
+  ) {
     super(`${what} is ${bytes} bytes, over Temporal's payload limit of ${limit} bytes; ${hint ?? "make it smaller."}`);
   }
 }
@@ -117,7 +142,10 @@ export class PayloadTooLargeError extends DurableAgentError {
 export class ToolOutputError extends DurableAgentError {
   override readonly name = "ToolOutputError";
   static override isInstance = errorGuard<ToolOutputError>("ToolOutputError");
-  constructor(readonly tool: string, problem: string) {
+  constructor(
+    readonly tool: string,
+    problem: string,
+  ) {
     super(`Tool "${tool}" returned a value that cannot be serialised to JSON (${problem}); return plain data.`);
   }
 }
@@ -135,8 +163,14 @@ export class RetryableToolError extends DurableAgentError {
 export class TooManyToolCallsError extends DurableAgentError {
   override readonly name = "TooManyToolCallsError";
   static override isInstance = errorGuard<TooManyToolCallsError>("TooManyToolCallsError");
-  constructor(readonly modelId: string, readonly count: number, readonly limit: number) {
-    super(`Model "${modelId}" asked for ${count} tool calls in one answer, over limits.toolCallsPerAnswer (${limit}); none was executed.`);
+  constructor(
+    readonly modelId: string,
+    readonly count: number,
+    readonly limit: number,
+  ) {
+    super(
+      `Model "${modelId}" asked for ${count} tool calls in one answer, over limits.toolCallsPerAnswer (${limit}); none was executed.`,
+    );
   }
 }
 
@@ -144,7 +178,10 @@ export class TooManyToolCallsError extends DurableAgentError {
 export class PayloadCodecError extends DurableAgentError {
   override readonly name = "PayloadCodecError";
   static override isInstance = errorGuard<PayloadCodecError>("PayloadCodecError");
-  constructor(problem: string, readonly keyId?: string) {
+  constructor(
+    problem: string,
+    readonly keyId?: string,
+  ) {
     super(`Payload codec: ${problem}`);
   }
 }
@@ -153,7 +190,11 @@ export class PayloadCodecError extends DurableAgentError {
 export class TlsConfigError extends DurableAgentError {
   override readonly name = "TlsConfigError";
   static override isInstance = errorGuard<TlsConfigError>("TlsConfigError");
-  constructor(readonly variable: string, readonly path: string | undefined, problem: string) {
+  constructor(
+    readonly variable: string,
+    readonly path: string | undefined,
+    problem: string,
+  ) {
     super(`TLS for the Temporal connection: ${problem}`);
   }
 }
@@ -166,7 +207,12 @@ export class TlsConfigError extends DurableAgentError {
 export class McpServerError extends DurableAgentError {
   override readonly name = "McpServerError";
   static override isInstance = errorGuard<McpServerError>("McpServerError");
-  constructor(readonly server: string, readonly target: string, problem: string, readonly retryable: boolean) {
+  constructor(
+    readonly server: string,
+    readonly target: string,
+    problem: string,
+    readonly retryable: boolean,
+  ) {
     super(`MCP server "${server}" (${target}): ${problem}`);
   }
 }
@@ -174,8 +220,16 @@ export class McpServerError extends DurableAgentError {
 /** `approve` or `reject` named a tool call that is not waiting for approval; the subclasses say why. */
 export class ApprovalError extends DurableAgentError {
   override readonly name: string = "ApprovalError";
-  static override isInstance = errorGuard<ApprovalError>("ApprovalError", "ApprovalNotWaitingError", "ApprovalRefusedError", "UnknownApprovalError");
-  constructor(readonly callId: string, message: string) {
+  static override isInstance = errorGuard<ApprovalError>(
+    "ApprovalError",
+    "ApprovalNotWaitingError",
+    "ApprovalRefusedError",
+    "UnknownApprovalError",
+  );
+  constructor(
+    readonly callId: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -192,7 +246,9 @@ export class AgentDefinitionChangedError extends DurableAgentError {
     readonly to: string,
     readonly trip: number,
   ) {
-    super(`The definition of agent "${agent}" changed during the run (version ${from} → ${to}, at trip ${trip}) and it has onDefinitionChange: "fail".`);
+    super(
+      `The definition of agent "${agent}" changed during the run (version ${from} → ${to}, at trip ${trip}) and it has onDefinitionChange: "fail".`,
+    );
   }
 }
 
@@ -200,7 +256,11 @@ export class AgentDefinitionChangedError extends DurableAgentError {
 export class ApprovalNotWaitingError extends ApprovalError {
   override readonly name = "ApprovalNotWaitingError";
   static override isInstance = errorGuard<ApprovalNotWaitingError>("ApprovalNotWaitingError");
-  constructor(callId: string, readonly state: "approved" | "rejected" | "timed-out" | "cancelled", message: string) {
+  constructor(
+    callId: string,
+    readonly state: "approved" | "rejected" | "timed-out" | "cancelled",
+    message: string,
+  ) {
     super(callId, message);
   }
 }
@@ -209,7 +269,12 @@ export class ApprovalNotWaitingError extends ApprovalError {
 export class ApprovalRefusedError extends ApprovalError {
   override readonly name = "ApprovalRefusedError";
   static override isInstance = errorGuard<ApprovalRefusedError>("ApprovalRefusedError");
-  constructor(callId: string, readonly by: string | undefined, readonly why: string, message: string) {
+  constructor(
+    callId: string,
+    readonly by: string | undefined,
+    readonly why: string,
+    message: string,
+  ) {
     super(callId, message);
   }
 }
@@ -239,7 +304,9 @@ export class InvalidDecisionError extends DurableAgentError {
   override readonly name = "InvalidDecisionError";
   static override isInstance = errorGuard<InvalidDecisionError>("InvalidDecisionError");
   constructor(problem: string) {
-    super(`The decide signal's body ${problem}; send {"callId": "...", "decision": "approve" | "reject", "by"?: "...", "note"?: "...", "reason"?: "..."}.`);
+    super(
+      `The decide signal's body ${problem}; send {"callId": "...", "decision": "approve" | "reject", "by"?: "...", "note"?: "...", "reason"?: "..."}.`,
+    );
   }
 }
 
@@ -270,7 +337,10 @@ export class OutputValidationError extends DurableAgentError {
 export class InstructionsError extends DurableAgentError {
   override readonly name = "InstructionsError";
   static override isInstance = errorGuard<InstructionsError>("InstructionsError");
-  constructor(readonly agent: string, problem: string) {
+  constructor(
+    readonly agent: string,
+    problem: string,
+  ) {
     super(`The instructions function of agent "${agent}" threw: ${problem}`);
   }
 }
@@ -288,7 +358,11 @@ export class ContextValidationError extends DurableAgentError {
 export class RunFailedError extends DurableAgentError {
   override readonly name = "RunFailedError";
   static override isInstance = errorGuard<RunFailedError>("RunFailedError");
-  constructor(readonly workflowId: string, message: string, cause?: unknown) {
+  constructor(
+    readonly workflowId: string,
+    message: string,
+    cause?: unknown,
+  ) {
     super(`Run ${workflowId} failed: ${message}`, { cause });
   }
 }
@@ -310,8 +384,13 @@ export class TemporalCliNotFoundError extends DurableAgentError {
 export class DevServerStartError extends DurableAgentError {
   override readonly name = "DevServerStartError";
   static override isInstance = errorGuard<DevServerStartError>("DevServerStartError");
-  constructor(what: string, readonly output: string) {
-    super(`The Temporal dev server ${what}.${output.trim() ? ` Its last output:\n${output.trim()}` : ""}\nFix: check its flags and ports, or set TEMPORAL_CLI_PATH to a working \`temporal\` binary.`);
+  constructor(
+    what: string,
+    readonly output: string,
+  ) {
+    super(
+      `The Temporal dev server ${what}.${output.trim() ? ` Its last output:\n${output.trim()}` : ""}\nFix: check its flags and ports, or set TEMPORAL_CLI_PATH to a working \`temporal\` binary.`,
+    );
   }
 }
 
@@ -319,7 +398,11 @@ export class DevServerStartError extends DurableAgentError {
 export class PortInUseError extends DurableAgentError {
   override readonly name = "PortInUseError";
   static override isInstance = errorGuard<PortInUseError>("PortInUseError");
-  constructor(readonly port: number, readonly holder: string | undefined, readonly hint: string) {
+  constructor(
+    readonly port: number,
+    readonly holder: string | undefined,
+    readonly hint: string,
+  ) {
     super(`Port ${port} is taken${holder ? ` by ${holder}` : ""}. ${hint}`);
   }
 }
@@ -328,7 +411,11 @@ export class PortInUseError extends DurableAgentError {
 export class UnmatchedToolCallError extends DurableAgentError {
   override readonly name = "UnmatchedToolCallError";
   static override isInstance = errorGuard<UnmatchedToolCallError>("UnmatchedToolCallError");
-  constructor(readonly tool: string, readonly arguments_: string, message: string) {
+  constructor(
+    readonly tool: string,
+    readonly arguments_: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -337,7 +424,10 @@ export class UnmatchedToolCallError extends DurableAgentError {
 export class ForkError extends DurableAgentError {
   override readonly name = "ForkError";
   static override isInstance = errorGuard<ForkError>("ForkError");
-  constructor(readonly workflowId: string, problem: string) {
+  constructor(
+    readonly workflowId: string,
+    problem: string,
+  ) {
     super(`Cannot fork run ${workflowId}: ${problem}.`);
   }
 }

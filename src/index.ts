@@ -61,11 +61,29 @@ export const ai = {
 export { Agent, type OutputOf, type ContextOf } from "./agent/define-agent.js";
 export type { Tool, ToolContext, ToolOptions, Execution, SubAgentLink, HandoffLink } from "./agent/define-tool.js";
 export type * from "./agent/options.js";
-export { McpToolset, MCP_IDEMPOTENCY_KEY, type McpOptions, type McpStdioOptions, type McpHttpOptions, type McpCommonOptions, type McpListedTool, type McpApprovalCandidate, type McpToolOutput, type McpContentPart, type McpToolDefinition } from "./mcp/index.js";
+export {
+  McpToolset,
+  MCP_IDEMPOTENCY_KEY,
+  type McpOptions,
+  type McpStdioOptions,
+  type McpHttpOptions,
+  type McpCommonOptions,
+  type McpListedTool,
+  type McpApprovalCandidate,
+  type McpToolOutput,
+  type McpContentPart,
+  type McpToolDefinition,
+} from "./mcp/index.js";
 export type { AsToolOptions, Handoff, HandoffOptions } from "./subagents/index.js";
 export type { ModelReference, OpenAIModelSettings } from "./models/openai-model.js";
 export type { ModelSettings } from "./core/model-settings.js";
-export type { AiSdkModelReference, AiSdkModelSettings, LanguageModel, LanguageModelSpecification, ProviderOptions } from "./models/ai-sdk-model.js";
+export type {
+  AiSdkModelReference,
+  AiSdkModelSettings,
+  LanguageModel,
+  LanguageModelSpecification,
+  ProviderOptions,
+} from "./models/ai-sdk-model.js";
 export { LANGUAGE_MODEL_SPECIFICATIONS } from "./models/ai-sdk-model.js";
 export type { AgentModel } from "./models/agent-model.js";
 export type { Budget, ModelPricing, RunUsage, Usage } from "./core/usage.js";
@@ -83,7 +101,12 @@ export * from "./codec/index.js";
 export * from "./telemetry/index.js";
 export { DEFAULT_LIMITS, type ResolvedLimits } from "./limits.js";
 export type { AgentWorkerOptions } from "./worker.js";
-export type { WorkerDeployment, DeploymentBuild, DeploymentCallOptions, DeploymentDescription } from "./deployments/index.js";
+export type {
+  WorkerDeployment,
+  DeploymentBuild,
+  DeploymentCallOptions,
+  DeploymentDescription,
+} from "./deployments/index.js";
 export { bundleAgentWorkflows, bundleTelemetryWorkflows } from "./lazy-worker.js";
 export type * from "./core/types.js";
 export * from "./errors.js";

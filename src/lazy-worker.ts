@@ -7,6 +7,7 @@
  */
 import type { Worker, WorkflowBundleWithSourceMap } from "@temporalio/worker";
 import type { AgentWorkerOptions } from "./worker.js";
+import type * as WorkerModule from "./worker.js";
 
 /**
  * A package self-reference, held in a variable and marked for webpack and Turbopack to leave
@@ -15,11 +16,13 @@ import type { AgentWorkerOptions } from "./worker.js";
  */
 const WORKER_ENTRY = "durable-agent/worker";
 
-let loaded: Promise<typeof import("./worker.js")> | undefined;
+let loaded: Promise<typeof WorkerModule> | undefined;
 
 /** The worker entry's module, imported once per process. */
-export function loadWorker(): Promise<typeof import("./worker.js")> {
-  loaded ??= import(/* webpackIgnore: true */ /* turbopackIgnore: true */ /* @vite-ignore */ WORKER_ENTRY) as Promise<typeof import("./worker.js")>;
+export function loadWorker(): Promise<typeof WorkerModule> {
+  loaded ??= import(/* webpackIgnore: true */ /* turbopackIgnore: true */ /* @vite-ignore */ WORKER_ENTRY) as Promise<
+    typeof WorkerModule
+  >;
   return loaded;
 }
 

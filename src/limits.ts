@@ -73,6 +73,9 @@ export function truncateOutput(tool: string, json: string, limit: number): strin
   const bytes = utf8Bytes(json);
   const marker = ` …[truncated by durable-agent: the output of tool "${tool}" was ${bytes} bytes, over limits.toolOutputBytes (${limit})]`;
   const budget = Math.max(0, limit - utf8Bytes(marker));
-  const head = Buffer.from(json, "utf8").subarray(0, budget).toString("utf8").replace(/\uFFFD$/, "");
+  const head = Buffer.from(json, "utf8")
+    .subarray(0, budget)
+    .toString("utf8")
+    .replace(/\uFFFD$/, "");
   return head + marker;
 }

@@ -20,6 +20,7 @@ import { bundleAgentWorkflows } from "./workflow-bundle.js";
 import type { TelemetryOptions } from "./telemetry/telemetry-options.js";
 import { bundleTelemetryWorkflows } from "./telemetry/telemetry-workflow-bundle.js";
 import { telemetryWorkerOptions } from "./telemetry/worker-telemetry.js";
+import { defined } from "./core/defined.js";
 import { STREAMING_HEARTBEAT_INTERVAL } from "./activities/answer-heartbeat.js"; // the cadence of streamed text
 
 export { bundleAgentWorkflows, workflowsPath } from "./workflow-bundle.js";
@@ -75,7 +76,12 @@ export interface AgentWorkerOptions {
    * Passed through to Temporal's `Worker.create` (for example `maxCachedWorkflows`).
    * `maxHeartbeatThrottleInterval` defaults to 250 ms here: the cadence of streamed text deltas.
    */
-  workerOptions?: Partial<Omit<WorkerOptions, "taskQueue" | "connection" | "namespace" | "activities" | "workflowBundle" | "workflowsPath" | "dataConverter">>;
+  workerOptions?: Partial<
+    Omit<
+      WorkerOptions,
+      "taskQueue" | "connection" | "namespace" | "activities" | "workflowBundle" | "workflowsPath" | "dataConverter"
+    >
+  >;
 }
 
 /** Creates a Temporal worker that runs the given agents. Call `run()` (or `runUntil()`) on it. */
@@ -85,20 +91,28 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   const settings = temporalSettings({ taskQueue: options.taskQueue, namespace: options.namespace });
   const dataConverter = options.dataConverter ?? dataConverterFromEnv();
   const connection = options.connection ?? (await connectNative(settings.address, temporalSecurity(options)));
-  const telemetry = options.telemetry ? telemetryWorkerOptions(options.telemetry, agents, options.workerOptions) : undefined;
+  const telemetry = options.telemetry
+    ? telemetryWorkerOptions(options.telemetry, agents, options.workerOptions)
+    : undefined;
   return Worker.create({
     // Streamed answers reach subscribers through the model call's heartbeats: this is their cadence.
     maxHeartbeatThrottleInterval: STREAMING_HEARTBEAT_INTERVAL,
     ...options.workerOptions,
     ...telemetry,
-    ...(dataConverter ? { dataConverter } : {}),
+    ...defined({ dataConverter }),
     ...(options.deployment ? { workerDeploymentOptions: workerDeploymentOptionsOf(options.deployment) } : {}),
     connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
     workflowBundle: options.workflowBundle ?? (await (telemetry ? bundleTelemetryWorkflows() : bundleAgentWorkflows())),
-    activities: createActivities(registry, { searchAttributes: options.searchAttributes, approvals: options.approvals }),
-    plugins: [...(options.workerOptions?.plugins ?? []), ...(agents.some((agent) => agent.mcpToolsets.length) ? [mcpConnectionsPlugin(agents)] : [])],
+    activities: createActivities(registry, {
+      searchAttributes: options.searchAttributes,
+      approvals: options.approvals,
+    }),
+    plugins: [
+      ...(options.workerOptions?.plugins ?? []),
+      ...(agents.some((agent) => agent.mcpToolsets.length) ? [mcpConnectionsPlugin(agents)] : []),
+    ],
   });
 }
 
@@ -112,7 +126,8 @@ async function connectNative(address: string, security: TemporalSecurity): Promi
 
 async function main(): Promise<void> {
   const modulePath = process.env.DURABLE_AGENT_AGENTS;
-  if (!modulePath) throw new Error("Set DURABLE_AGENT_AGENTS to a module that exports your agents (ai.agent(...) values).");
+  if (!modulePath)
+    throw new Error("Set DURABLE_AGENT_AGENTS to a module that exports your agents (ai.agent(...) values).");
   const { loadAgents } = await import("./cli/load-agents.js");
   const agents = await loadAgents(modulePath);
   const worker = await createAgentWorker({ agents });

@@ -18,7 +18,11 @@ let build: { code: number; output: string };
 
 beforeAll(async () => {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ["node_modules/typedoc/bin/typedoc", "--out", out], { maxBuffer: 16 * 1024 * 1024 });
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ["node_modules/typedoc/bin/typedoc", "--out", out],
+      { maxBuffer: 16 * 1024 * 1024 },
+    );
     build = { code: 0, output: stdout + stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };

@@ -17,7 +17,6 @@ import { freePort } from "./support/ops-helpers.js";
 
 const ARTIFACTS = new URL("../test-artifacts/", import.meta.url);
 
-
 describe("the Temporal UI through the codec server", () => {
   it("shows an encrypted run's input and reply in plaintext (screenshot in test-artifacts/codec-ui.png)", async () => {
     (await connectHarness()).close(); // installs the suite's quiet runtime once
@@ -26,8 +25,16 @@ describe("the Temporal UI through the codec server", () => {
     const uiPort = await freePort();
     const uiOrigins = [`http://localhost:${uiPort}`, `http://127.0.0.1:${uiPort}`];
     const codecRequests: string[] = [];
-    const codec = await startCodecServer({ keys, port: 0, corsOrigins: uiOrigins, authorize: (req) => (codecRequests.push(`${req.method} ${req.url} from ${req.headers.origin}`), true) });
-    const server = await startDevServer({ uiPort, extraArgs: ["--ui-codec-endpoint", codec.url, "--ui-disable-news-fetch"] });
+    const codec = await startCodecServer({
+      keys,
+      port: 0,
+      corsOrigins: uiOrigins,
+      authorize: (req) => (codecRequests.push(`${req.method} ${req.url} from ${req.headers.origin}`), true),
+    });
+    const server = await startDevServer({
+      uiPort,
+      extraArgs: ["--ui-codec-endpoint", codec.url, "--ui-disable-news-fetch"],
+    });
     const model = await startScriptedModel(["UI-REPLY: lunges it is, go easy on that knee."]);
     const browser = await launchChromium();
     const connection = await NativeConnection.connect({ address: server.address });
@@ -35,27 +42,43 @@ describe("the Temporal UI through the codec server", () => {
     try {
       const agent = ai.agent({ name: "codec-ui", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
       const queue = taskQueue();
-      const worker = await createAgentWorker({ agents: [agent], connection, taskQueue: queue, workflowBundle: { codePath: inject("workflowBundlePath") }, dataConverter });
+      const worker = await createAgentWorker({
+        agents: [agent],
+        connection,
+        taskQueue: queue,
+        workflowBundle: { codePath: inject("workflowBundlePath") },
+        dataConverter,
+      });
       const client = new Client({ connection: clientConnection, dataConverter });
       const input = "UI-MESSAGE: swap squats for lunges, my knee hurts";
       const result = await worker.runUntil(agent.run(input, { client, taskQueue: queue }));
 
       // What the server holds, and what the UI gets before the codec: ciphertext only.
-      const history = await new Client({ connection: clientConnection }).workflow.getHandle(result.workflowId, result.runId).fetchHistory();
-      expect(payloadsOf(history).filter(({ payload }) => meta(payload, "encoding") === "binary/encrypted").length).toBeGreaterThan(3);
+      const history = await new Client({ connection: clientConnection }).workflow
+        .getHandle(result.workflowId, result.runId)
+        .fetchHistory();
+      expect(
+        payloadsOf(history).filter(({ payload }) => meta(payload, "encoding") === "binary/encrypted").length,
+      ).toBeGreaterThan(3);
       const stored = storedText(history);
       expect(stored).not.toContain("UI-MESSAGE");
       expect(stored).not.toContain("UI-REPLY");
 
       const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
       await page.goto(`${server.uiUrl}/namespaces/default/workflows/${result.workflowId}/${result.runId}/history`);
-      await page.waitForFunction(() => document.body.innerText.includes("UI-MESSAGE") && document.body.innerText.includes("UI-REPLY"), undefined, { timeout: 30_000 });
+      await page.waitForFunction(
+        () => document.body.innerText.includes("UI-MESSAGE") && document.body.innerText.includes("UI-REPLY"),
+        undefined,
+        { timeout: 30_000 },
+      );
       mkdirSync(ARTIFACTS, { recursive: true });
       await page.screenshot({ path: new URL("codec-ui.png", ARTIFACTS).pathname, fullPage: true });
       const text = await page.evaluate(() => document.body.innerText);
       expect(text).toContain(input);
       expect(text).toContain(result.reply);
-      expect(codecRequests).toContainEqual(expect.stringMatching(/^POST \/decode[? ].*from http:\/\/(localhost|127\.0\.0\.1):\d+$/)); // the browser asked the codec server
+      expect(codecRequests).toContainEqual(
+        expect.stringMatching(/^POST \/decode[? ].*from http:\/\/(localhost|127\.0\.0\.1):\d+$/),
+      ); // the browser asked the codec server
     } finally {
       await browser.close();
       await clientConnection.close();

@@ -32,7 +32,13 @@ describe("run context", () => {
         return to === "moonwalks" ? { ok: false, reason: "not in the library" } : { ok: true };
       },
     });
-    const model = await startScriptedModel([swap("moonwalks"), "Sorry.", "Want me to swap it?", swap("lunges"), "Done."]);
+    const model = await startScriptedModel([
+      swap("moonwalks"),
+      "Sorry.",
+      "Want me to swap it?",
+      swap("lunges"),
+      "Done.",
+    ]);
     const agent = ai.agent({
       name: "context-coach",
       model: ai.openai("gpt-test", { baseURL: model.baseURL }),
@@ -40,17 +46,37 @@ describe("run context", () => {
       contextSchema: UserContext,
       instructions: ({ context, trip }) => `Coach user ${(context as UserContext).userId} (trip ${trip}).`,
       onToolRefusal: {
-        hint: ({ tool, reason, context }) => (seen.push(["refusal hint", (context as UserContext).userId]), `${tool}: ${reason}`),
+        hint: ({ tool, reason, context }) => (
+          seen.push(["refusal hint", (context as UserContext).userId]),
+          `${tool}: ${reason}`
+        ),
         isRefusal: (call) => (seen.push(["isRefusal", (call.context as UserContext).userId]), false),
       },
-      actWhenAsked: { intents: ["swap"], requiredTools: ["update_plan"], hint: ({ context }) => (seen.push(["act hint", (context as UserContext).tier]), "Call it now.") },
+      actWhenAsked: {
+        intents: ["swap"],
+        requiredTools: ["update_plan"],
+        hint: ({ context }) => (seen.push(["act hint", (context as UserContext).tier]), "Call it now."),
+      },
       backstops: [
-        { name: "tier", phase: "before", detect: (turn) => (seen.push(["detect", (turn.context as UserContext).tier]), true), run: ({ context }) => (seen.push(["run", (context as UserContext).tier]), undefined) },
+        {
+          name: "tier",
+          phase: "before",
+          detect: (turn) => (seen.push(["detect", (turn.context as UserContext).tier]), true),
+          run: ({ context }) => (seen.push(["run", (context as UserContext).tier]), undefined),
+        },
       ],
     });
-    expectTypeOf(agent.run).parameter(1).toMatchTypeOf<{ context?: { userId: string; tier: "free" | "pro" } } | undefined>();
+    expectTypeOf(agent.run)
+      .parameter(1)
+      .toMatchTypeOf<{ context?: { userId: string; tier: "free" | "pro" } } | undefined>();
     const marker = "user-7f3c9a";
-    const result = await withWorker(harness, [agent], ({ taskQueue }) => agent.run("Swap squats for lunges", { client: harness.client, taskQueue, context: { userId: marker, tier: "pro" } }));
+    const result = await withWorker(harness, [agent], ({ taskQueue }) =>
+      agent.run("Swap squats for lunges", {
+        client: harness.client,
+        taskQueue,
+        context: { userId: marker, tier: "pro" },
+      }),
+    );
     expect(result).toMatchObject({ stopReason: "answered", reply: "Done." });
     expect(seen).toEqual([
       ["detect", "pro"],
@@ -62,7 +88,9 @@ describe("run context", () => {
       ["tool", marker],
       ["isRefusal", marker],
     ]);
-    expect(model.requests.map((r) => r.body.messages[0])).toEqual([1, 2, 3, 4, 5].map((trip) => ({ role: "system", content: `Coach user ${marker} (trip ${trip}).` })));
+    expect(model.requests.map((r) => r.body.messages[0])).toEqual(
+      [1, 2, 3, 4, 5].map((trip) => ({ role: "system", content: `Coach user ${marker} (trip ${trip}).` })),
+    );
     const history = decodedHistory(await harness.client.workflow.getHandle(result.workflowId).fetchHistory());
     expect(history.split(marker)).toHaveLength(2); // once: the workflow input
     await model.close();
@@ -74,17 +102,36 @@ describe("run context", () => {
     expect(ContextValidationError.isInstance(error)).toBe(true);
     expect((error as ContextValidationError).issues).toMatch(/expected string, received number → at userId .*tier/);
     const loose = ai.agent({ name: "context-loose", model: ai.openai("gpt-test") });
-    await expect(loose.start("hi", { context: { n: 1n } })).rejects.toMatchObject({ name: "ContextValidationError", message: expect.stringContaining("cannot be serialised to JSON") });
-    await expect(loose.start("hi", { context: () => 1 })).rejects.toMatchObject({ name: "ContextValidationError", message: expect.stringContaining("a function is not a JSON value") });
+    await expect(loose.start("hi", { context: { n: 1n } })).rejects.toMatchObject({
+      name: "ContextValidationError",
+      message: expect.stringContaining("cannot be serialised to JSON"),
+    });
+    await expect(loose.start("hi", { context: () => 1 })).rejects.toMatchObject({
+      name: "ContextValidationError",
+      message: expect.stringContaining("a function is not a JSON value"),
+    });
   });
 
   it("sessions take it on session(id, { context })", async () => {
     const users: unknown[] = [];
-    const whoami = ai.tool({ name: "whoami", input: z.object({}), execute: async (_input, ctx) => (users.push(ctx.context), { ok: true }) });
+    const whoami = ai.tool({
+      name: "whoami",
+      input: z.object({}),
+      execute: async (_input, ctx) => (users.push(ctx.context), { ok: true }),
+    });
     const model = await startScriptedModel([{ toolCalls: [{ name: "whoami" }] }, "You are you."]);
-    const agent = ai.agent({ name: "context-session", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [whoami], contextSchema: UserContext });
+    const agent = ai.agent({
+      name: "context-session",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [whoami],
+      contextSchema: UserContext,
+    });
     await withWorker(harness, [agent], async ({ taskQueue }) => {
-      const session = agent.session(`ctx-${Date.now()}`, { client: harness.client, taskQueue, context: { userId: "u1", tier: "free" } });
+      const session = agent.session(`ctx-${Date.now()}`, {
+        client: harness.client,
+        taskQueue,
+        context: { userId: "u1", tier: "free" },
+      });
       await session.send("Who am I?");
       await session.end();
     });
@@ -105,13 +152,22 @@ describe("dynamic instructions", () => {
         return `You are ${agent}; the user said ${JSON.stringify(input)}.`;
       },
     });
-    const result = await withWorker(harness, [agent], ({ taskQueue }) => agent.run("Hi there", { client: harness.client, taskQueue }));
+    const result = await withWorker(harness, [agent], ({ taskQueue }) =>
+      agent.run("Hi there", { client: harness.client, taskQueue }),
+    );
     expect(result.reply).toBe("Hello.");
     expect(model.requests).toHaveLength(1);
-    expect(model.requests[0]!.body.messages[0]).toEqual({ role: "system", content: 'You are instructions-flaky; the user said "Hi there".' });
+    expect(model.requests[0]!.body.messages[0]).toEqual({
+      role: "system",
+      content: 'You are instructions-flaky; the user said "Hi there".',
+    });
     const history = await harness.client.workflow.getHandle(result.workflowId).fetchHistory();
-    const retried = history.events!.find((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 0) > 1)!.activityTaskStartedEventAttributes!;
-    expect(retried.lastFailure?.message).toBe('The instructions function of agent "instructions-flaky" threw: the prompt store is down');
+    const retried = history.events!.find(
+      (e) => (e.activityTaskStartedEventAttributes?.attempt ?? 0) > 1,
+    )!.activityTaskStartedEventAttributes!;
+    expect(retried.lastFailure?.message).toBe(
+      'The instructions function of agent "instructions-flaky" threw: the prompt store is down',
+    );
     expect(retried.lastFailure?.applicationFailureInfo?.type).toBe("InstructionsError");
     await model.close();
   });

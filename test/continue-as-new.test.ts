@@ -21,7 +21,9 @@ let connection: NativeConnection;
 let client: Client;
 beforeAll(async () => {
   harness = await connectHarness(); // installs the quiet runtime
-  server = await startDevServer({ extraArgs: ["--dynamic-config-value", "limit.historyCount.suggestContinueAsNew=40"] });
+  server = await startDevServer({
+    extraArgs: ["--dynamic-config-value", "limit.historyCount.suggestContinueAsNew=40"],
+  });
   connection = await NativeConnection.connect({ address: server.address });
   client = server.env.client;
 });
@@ -33,19 +35,41 @@ afterAll(async () => {
 
 async function withCanWorker<T>(agents: Agent[], fn: (taskQueue: string) => Promise<T>): Promise<T> {
   const taskQueue = `can-${randomUUID()}`;
-  const worker = await createAgentWorker({ agents, connection, taskQueue, workflowBundle: { codePath: inject("workflowBundlePath") } });
+  const worker = await createAgentWorker({
+    agents,
+    connection,
+    taskQueue,
+    workflowBundle: { codePath: inject("workflowBundlePath") },
+  });
   return worker.runUntil(fn(taskQueue));
 }
 
 const logTool = ai.tool({ name: "log", input: z.object({ n: z.number() }), execute: async ({ n }) => ({ logged: n }) });
-const logTrips = (from: number, count: number): ScriptedTurn[] => Array.from({ length: count }, (_v, i) => ({ toolCalls: [{ name: "log", arguments: { n: from + i } }] }));
+const logTrips = (from: number, count: number): ScriptedTurn[] =>
+  Array.from({ length: count }, (_v, i) => ({ toolCalls: [{ name: "log", arguments: { n: from + i } }] }));
 
 describe("continue-as-new", () => {
   it("crossed several times mid-run: budgets, pending refusals, backstops that ran and their shared state, and the stream carry over", async () => {
     const effects: string[] = [];
     const backstops: Backstop[] = [
-      { name: "injury", phase: "before", detect: (t) => /hurt/.test(t.input), run: ({ state }) => { effects.push("injury"); state.injury = "knee"; return { prompt: "Mind the knee." }; } },
-      { name: "audit", detect: (t) => t.reply === "AUDIT", run: ({ state }) => { effects.push("audit"); return { prompt: `Audit: injury=${String(state.injury)}` }; } },
+      {
+        name: "injury",
+        phase: "before",
+        detect: (t) => /hurt/.test(t.input),
+        run: ({ state }) => {
+          effects.push("injury");
+          state.injury = "knee";
+          return { prompt: "Mind the knee." };
+        },
+      },
+      {
+        name: "audit",
+        detect: (t) => t.reply === "AUDIT",
+        run: ({ state }) => {
+          effects.push("audit");
+          return { prompt: `Audit: injury=${String(state.injury)}` };
+        },
+      },
     ];
     const script: ScriptedTurn[] = [
       swap("moonwalks"), // trip 1: refused; the refusal stays pending across the boundaries below
@@ -78,11 +102,13 @@ describe("continue-as-new", () => {
     expect(chain.length).toBeGreaterThanOrEqual(4);
     expect(result).toMatchObject({ stopReason: "answered", trips: 21, reply: "Want me to?" });
     expect(effects).toEqual(["injury", "audit"]);
-    expect(result.trace.filter((e) => e.type === "reprompt").map((e) => [e.trip, e.kind, e.text.slice(0, 40)])).toEqual([
-      [12, "refusal-retry", expect.stringContaining("`update_plan` tool refused")],
-      [13, "act-when-asked", expect.stringContaining("You answered without making")],
-      [20, "backstop", "Audit: injury=knee"],
-    ]);
+    expect(result.trace.filter((e) => e.type === "reprompt").map((e) => [e.trip, e.kind, e.text.slice(0, 40)])).toEqual(
+      [
+        [12, "refusal-retry", expect.stringContaining("`update_plan` tool refused")],
+        [13, "act-when-asked", expect.stringContaining("You answered without making")],
+        [20, "backstop", "Audit: injury=knee"],
+      ],
+    );
     expect(result.messages).toHaveLength(1 + 1 + 17 * 2 + 4 + 3); // input, before prompt, 17 tool trips, 4 answers, 3 re-prompts
     expect(result.toolCalls).toHaveLength(17);
     // the stream: consecutive offsets of its durable events across every boundary, every trip, ending
@@ -90,20 +116,34 @@ describe("continue-as-new", () => {
     const durable = events.filter((e) => e.type !== "text.delta");
     expect(durable.map((e) => e.offset)).toEqual(durable.map((_e, i) => i));
     events.forEach((e, i) => {
-      if (e.type === "text.delta") expect(e.offset).toBe(events.slice(0, i).findLast((d) => d.type !== "text.delta")?.offset);
+      if (e.type === "text.delta")
+        expect(e.offset).toBe(events.slice(0, i).findLast((d) => d.type !== "text.delta")?.offset);
     });
-    expect(events.filter((e) => e.type === "trip.started").map((e) => (e as { trip: number }).trip)).toEqual(Array.from({ length: 21 }, (_v, i) => i + 1));
+    expect(events.filter((e) => e.type === "trip.started").map((e) => (e as { trip: number }).trip)).toEqual(
+      Array.from({ length: 21 }, (_v, i) => i + 1),
+    );
     expect(events.at(-1)).toMatchObject({ type: "run.finished", result: { trips: 21 } });
   }, 120_000);
 
   it("usage and the budget carry over: failed attempts included, the run stops where the budget says, not later", async () => {
     // Every answer reports 10 tokens; the fifth request is cut off after reporting 5 (a failed attempt, retried).
-    const cut = 'data: {"id":"c","created":1,"model":"m","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"half"},"finish_reason":null}]}\n\n' +
+    const cut =
+      'data: {"id":"c","created":1,"model":"m","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"half"},"finish_reason":null}]}\n\n' +
       'data: {"id":"c","created":1,"model":"m","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":4,"completion_tokens":1,"total_tokens":5}}\n\n';
-    const model = await startScriptedModel(({ index }) => (index === 4 ? { raw: cut, hangUp: true } : { toolCalls: [{ name: "log", arguments: { n: index } }] }), {
-      usage: { prompt_tokens: 8, completion_tokens: 2 },
+    const model = await startScriptedModel(
+      ({ index }) =>
+        index === 4 ? { raw: cut, hangUp: true } : { toolCalls: [{ name: "log", arguments: { n: index } }] },
+      {
+        usage: { prompt_tokens: 8, completion_tokens: 2 },
+      },
+    );
+    const agent = ai.agent({
+      name: "can-budget",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [logTool],
+      maxTrips: 30,
+      budget: { maxTokens: 155 },
     });
-    const agent = ai.agent({ name: "can-budget", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [logTool], maxTrips: 30, budget: { maxTokens: 155 } });
     const { result, chain } = await withCanWorker([agent], async (taskQueue) => {
       const handle = await agent.start("Log until the budget says stop", { client, taskQueue });
       const firstRunId = (await handle.workflow.describe()).runId;
@@ -113,20 +153,36 @@ describe("continue-as-new", () => {
     expect(chain.length).toBeGreaterThanOrEqual(3);
     // 10 per trip + 5 failed: 155 after trip 15
     expect(result).toMatchObject({ stopReason: "budget", trips: 15 });
-    expect(result.usage).toEqual({ inputTokens: 124, outputTokens: 31, totalTokens: 155, modelCalls: 16, failedAttempts: { inputTokens: 4, outputTokens: 1, totalTokens: 5, attempts: 1 } });
+    expect(result.usage).toEqual({
+      inputTokens: 124,
+      outputTokens: 31,
+      totalTokens: 155,
+      modelCalls: 16,
+      failedAttempts: { inputTokens: 4, outputTokens: 1, totalTokens: 5, attempts: 1 },
+    });
     expect(model.requests).toHaveLength(16);
   }, 120_000);
 
   it("state too large to carry in one payload (incompressible tool outputs) is loaded by the new run in pages", async () => {
-    const blob = ai.tool({ name: "blob", input: z.object({}), execute: async () => ({ data: randomBytes(600 * 1024).toString("base64") }) });
+    const blob = ai.tool({
+      name: "blob",
+      input: z.object({}),
+      execute: async () => ({ data: randomBytes(600 * 1024).toString("base64") }),
+    });
     const model = await startScriptedModel([...Array(4).fill({ toolCalls: [{ name: "blob" }] }), "Got them."]);
-    const agent = ai.agent({ name: "can-blobs", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [blob] });
+    const agent = ai.agent({
+      name: "can-blobs",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [blob],
+    });
     const { result, loads, chain } = await withCanWorker([agent], async (taskQueue) => {
       const handle = await agent.start("Fetch the blobs", { client, taskQueue });
       const firstRunId = (await handle.workflow.describe()).runId;
       const result = await handle.result();
       const events = await historyEvents(client, handle.workflowId, result.runId);
-      const loads = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === "run.load").length;
+      const loads = events.filter(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === "run.load",
+      ).length;
       return { result, loads, chain: await runChain(client, handle.workflowId, firstRunId) };
     });
     await model.close();
@@ -134,7 +190,9 @@ describe("continue-as-new", () => {
     expect(loads).toBeGreaterThan(1);
     expect(result).toMatchObject({ stopReason: "answered", trips: 5, reply: "Got them." });
     expect(result.toolCalls).toHaveLength(4);
-    expect(result.toolCalls.every((c) => c.status === "ok" && (c.output as { data: string }).data.length > 400_000)).toBe(true);
+    expect(
+      result.toolCalls.every((c) => c.status === "ok" && (c.output as { data: string }).data.length > 400_000),
+    ).toBe(true);
   }, 120_000);
 });
 
@@ -142,9 +200,21 @@ describe("MCP tools across continue-as-new", () => {
   it("the run's MCP tool list is carried: listed once for the whole chain, unchanged when the server changes its tools", async () => {
     const http = await startHttpMcpServer();
     const gym = ai.mcp({ name: "gym", url: http.url });
-    const lookups: ScriptedTurn[] = Array.from({ length: 8 }, () => ({ toolCalls: [{ name: "lookup_exercise", arguments: { name: "lunges" } }] }));
-    const model = await startScriptedModel([{ toolCalls: [{ name: "add_tool", arguments: { name: "new_tool" } }] }, ...lookups, { toolCalls: [{ name: "new_tool" }] }, "Done."]);
-    const agent = ai.agent({ name: "can-mcp", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [gym], maxTrips: 20 });
+    const lookups: ScriptedTurn[] = Array.from({ length: 8 }, () => ({
+      toolCalls: [{ name: "lookup_exercise", arguments: { name: "lunges" } }],
+    }));
+    const model = await startScriptedModel([
+      { toolCalls: [{ name: "add_tool", arguments: { name: "new_tool" } }] },
+      ...lookups,
+      { toolCalls: [{ name: "new_tool" }] },
+      "Done.",
+    ]);
+    const agent = ai.agent({
+      name: "can-mcp",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [gym],
+      maxTrips: 20,
+    });
     try {
       const { result, lists, chain } = await withCanWorker([agent], async (taskQueue) => {
         const handle = await agent.start("Add a tool, then look things up", { client, taskQueue });
@@ -152,15 +222,23 @@ describe("MCP tools across continue-as-new", () => {
         const result = await handle.result();
         const chain = await runChain(client, handle.workflowId, firstRunId);
         let lists = 0;
-        for (const runId of chain) lists += (await historyEvents(client, handle.workflowId, runId)).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === "mcp.list").length;
+        for (const runId of chain)
+          lists += (await historyEvents(client, handle.workflowId, runId)).filter(
+            (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === "mcp.list",
+          ).length;
         return { result, lists, chain };
       });
       expect(chain.length).toBeGreaterThan(1);
       expect(lists).toBe(1);
       expect(result).toMatchObject({ stopReason: "answered", trips: 11, reply: "Done." });
       expect(result.toolCalls.slice(0, 9).every((c) => c.status === "ok" && c.source === "mcp:gym")).toBe(true);
-      expect(result.toolCalls.at(-1)).toMatchObject({ name: "new_tool", status: "refused", reason: expect.stringMatching(/^Unknown tool "new_tool"/) });
-      const names = (i: number) => (model.requests[i]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
+      expect(result.toolCalls.at(-1)).toMatchObject({
+        name: "new_tool",
+        status: "refused",
+        reason: expect.stringMatching(/^Unknown tool "new_tool"/),
+      });
+      const names = (i: number) =>
+        (model.requests[i]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
       for (let i = 1; i < model.requests.length; i++) expect(names(i)).toEqual(names(0));
     } finally {
       await gym.close();
@@ -172,7 +250,9 @@ describe("MCP tools across continue-as-new", () => {
 
 describe("sessions across continue-as-new", () => {
   it("a session of 200 messages crosses continue-as-new and keeps its whole conversation", async () => {
-    const model = await startScriptedModel((request) => `echo ${String(request.body.messages.at(-1)!.content)}`, { usage: { prompt_tokens: 2, completion_tokens: 1 } });
+    const model = await startScriptedModel((request) => `echo ${String(request.body.messages.at(-1)!.content)}`, {
+      usage: { prompt_tokens: 2, completion_tokens: 1 },
+    });
     const agent = ai.agent({ name: "can-session", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
     const { replies, history, chain, perMessage, summary } = await withCanWorker([agent], async (taskQueue) => {
       const session = agent.session(`long-${Date.now()}`, { client, taskQueue });
@@ -184,28 +264,44 @@ describe("sessions across continue-as-new", () => {
         perMessage.add(result.usage?.totalTokens);
       }
       const history = await session.history();
-      const firstRunId = (await client.workflow.getHandle(session.workflowId).describe()).raw.workflowExecutionInfo!.firstRunId!;
+      const firstRunId = (await client.workflow.getHandle(session.workflowId).describe()).raw.workflowExecutionInfo!
+        .firstRunId!;
       const chain = await runChain(client, session.workflowId, firstRunId);
       await session.end();
-      return { replies, history, chain, perMessage, summary: await client.workflow.getHandle(session.workflowId).result() };
+      return {
+        replies,
+        history,
+        chain,
+        perMessage,
+        summary: await client.workflow.getHandle(session.workflowId).result(),
+      };
     });
     // usage per message, and for the whole session across every boundary
     expect([...perMessage]).toEqual([3]);
-    expect(summary).toMatchObject({ usage: { inputTokens: 400, outputTokens: 200, totalTokens: 600, modelCalls: 200 } });
+    expect(summary).toMatchObject({
+      usage: { inputTokens: 400, outputTokens: 200, totalTokens: 600, modelCalls: 200 },
+    });
     await model.close();
     expect(replies).toEqual(Array.from({ length: 200 }, (_v, i) => `echo m${i}`));
     expect(history).toHaveLength(400);
-    expect(history.filter((m) => m.role === "user").map((m) => m.content)).toEqual(Array.from({ length: 200 }, (_v, i) => `m${i}`));
+    expect(history.filter((m) => m.role === "user").map((m) => m.content)).toEqual(
+      Array.from({ length: 200 }, (_v, i) => `m${i}`),
+    );
     expect(chain.length).toBeGreaterThan(10);
     // every model call saw the whole conversation before it, across every boundary
-    expect(model.requests.map((r) => r.body.messages.length)).toEqual(Array.from({ length: 200 }, (_v, i) => 2 * i + 1));
+    expect(model.requests.map((r) => r.body.messages.length)).toEqual(
+      Array.from({ length: 200 }, (_v, i) => 2 * i + 1),
+    );
   }, 180_000);
 });
 
 describe("a streamed session across continue-as-new", () => {
   it("one subscriber follows a streamed session through several continue-as-new: every durable event once, in order, and each answer's deltas add up to it", async () => {
     const replyOf = (message: string) => `Answer to ${message}: ` + "lunges, not squats. ".repeat(12);
-    const model = await startScriptedModel((request) => replyOf(String(request.body.messages.at(-1)!.content)), { chunkSize: 4, chunksPerSecond: 400 });
+    const model = await startScriptedModel((request) => replyOf(String(request.body.messages.at(-1)!.content)), {
+      chunkSize: 4,
+      chunksPerSecond: 400,
+    });
     const agent = ai.agent({ name: "can-stream-session", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
     const messages = Array.from({ length: 60 }, (_v, i) => `m${i}`);
     const { events, chain } = await withCanWorker([agent], async (taskQueue) => {
@@ -221,7 +317,8 @@ describe("a streamed session across continue-as-new", () => {
       })();
       for (const message of messages.slice(1)) await session.send(message);
       await reading;
-      const firstRunId = (await client.workflow.getHandle(session.workflowId).describe()).raw.workflowExecutionInfo!.firstRunId!;
+      const firstRunId = (await client.workflow.getHandle(session.workflowId).describe()).raw.workflowExecutionInfo!
+        .firstRunId!;
       const chain = await runChain(client, session.workflowId, firstRunId);
       await session.end();
       return { events, chain };
@@ -230,9 +327,16 @@ describe("a streamed session across continue-as-new", () => {
     expect(chain.length).toBeGreaterThan(5);
     const durable = events.filter((e) => e.type !== "text.delta");
     expect(durable.map((e) => e.offset)).toEqual(durable.map((_e, i) => i));
-    expect(durable.filter((e) => e.type === "model.answered").map((e) => e.trip)).toEqual(messages.map((_m, i) => i + 1));
+    expect(durable.filter((e) => e.type === "model.answered").map((e) => e.trip)).toEqual(
+      messages.map((_m, i) => i + 1),
+    );
     for (const [i, message] of messages.entries()) {
-      const text = events.filter((e): e is Extract<StreamedRunEvent, { type: "text.delta" }> => e.type === "text.delta" && e.trip === i + 1).map((e) => e.text).join("");
+      const text = events
+        .filter(
+          (e): e is Extract<StreamedRunEvent, { type: "text.delta" }> => e.type === "text.delta" && e.trip === i + 1,
+        )
+        .map((e) => e.text)
+        .join("");
       expect(text).toBe(replyOf(message));
     }
     // the messages after the subscriber attached streamed as they were produced, not only whole

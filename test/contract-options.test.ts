@@ -31,8 +31,12 @@ describe("invalid contract options throw AgentOptionsError at ai.agent() time, n
   });
 
   it("the messages say what to fix", () => {
-    expect(() => ai.agent({ ...base, actWhenAsked: { ...act, requiredTools: ["delete_plan"] } })).toThrow(/names "delete_plan", which is not one of the agent's tools \(update_plan\)/);
-    expect(() => ai.agent({ ...base, onToolRefusal: "retry-twice" as never })).toThrow(/must be "off", "retry-once-with-hint" or an object \(got "retry-twice"\)/);
+    expect(() => ai.agent({ ...base, actWhenAsked: { ...act, requiredTools: ["delete_plan"] } })).toThrow(
+      /names "delete_plan", which is not one of the agent's tools \(update_plan\)/,
+    );
+    expect(() => ai.agent({ ...base, onToolRefusal: "retry-twice" as never })).toThrow(
+      /must be "off", "retry-once-with-hint" or an object \(got "retry-twice"\)/,
+    );
   });
 
   it("valid options, all off by default, are accepted", () => {

@@ -20,7 +20,12 @@ beforeAll(async () => {
 afterAll(() => harness.close());
 
 const script = (): ScriptedTurn[] => [
-  { toolCalls: [{ name: "log_set", arguments: { reps: 10 } }, { name: "log_set", arguments: { reps: 8 } }] },
+  {
+    toolCalls: [
+      { name: "log_set", arguments: { reps: 10 } },
+      { name: "log_set", arguments: { reps: 8 } },
+    ],
+  },
   { toolCalls: [{ name: "log_set", arguments: { reps: 6 } }] },
   "Three sets logged.",
 ];
@@ -28,7 +33,9 @@ const script = (): ScriptedTurn[] => [
 /** Per model.call of a run, in trip order: whether the worker read part of the conversation from the run. */
 async function conversationReads(handle: WorkflowHandle): Promise<boolean[]> {
   const events = (await handle.fetchHistory()).events ?? [];
-  const types = new Map(events.map((e) => [Number(e.eventId), e.activityTaskScheduledEventAttributes?.activityType?.name]));
+  const types = new Map(
+    events.map((e) => [Number(e.eventId), e.activityTaskScheduledEventAttributes?.activityType?.name]),
+  );
   return events.flatMap((e) => {
     const done = e.activityTaskCompletedEventAttributes;
     if (!done || types.get(Number(done.scheduledEventId)) !== "model.call") return [];
@@ -79,7 +86,9 @@ describe("model.call's conversation", () => {
     first.shutdown(); // stops polling; the running tool calls finish
     release();
     await firstRunning;
-    await withWorker(harness, [agentB], async () => expect((await handle.result()).reply).toBe("Three sets logged."), { taskQueue: queue });
+    await withWorker(harness, [agentB], async () => expect((await handle.result()).reply).toBe("Three sets logged."), {
+      taskQueue: queue,
+    });
     // Trip 2 ran on the second worker, which held nothing of the run: it read the conversation. Trip 3 it produced itself.
     expect(await conversationReads(handle.workflow)).toEqual([false, true, false]);
 
@@ -91,15 +100,25 @@ describe("model.call's conversation", () => {
   });
 
   it("stays held after a handoff with an inputFilter: the next agent's tool results are kept where its model calls look", async () => {
-    const logSet = ai.tool({ name: "log_set", input: z.object({ reps: z.number() }), execute: async ({ reps }) => ({ logged: reps }) });
+    const logSet = ai.tool({
+      name: "log_set",
+      input: z.object({ reps: z.number() }),
+      execute: async ({ reps }) => ({ logged: reps }),
+    });
     const model = await startScriptedModel(
       byAgent({
         "cache-triage": [{ toolCalls: [{ name: "transfer_to_cache-logger", arguments: {} }] }],
-        "cache-logger": [{ toolCalls: [{ name: "log_set", arguments: { reps: 10 } }] }, { toolCalls: [{ name: "log_set", arguments: { reps: 8 } }] }, "Two sets logged."],
+        "cache-logger": [
+          { toolCalls: [{ name: "log_set", arguments: { reps: 10 } }] },
+          { toolCalls: [{ name: "log_set", arguments: { reps: 8 } }] },
+          "Two sets logged.",
+        ],
       }),
     );
     const logger = testAgent("cache-logger", model.baseURL, { tools: [logSet] });
-    const triage = testAgent("cache-triage", model.baseURL, { handoffs: [{ agent: logger, inputFilter: (messages) => messages.filter((m) => m.role === "user") }] });
+    const triage = testAgent("cache-triage", model.baseURL, {
+      handoffs: [{ agent: logger, inputFilter: (messages) => messages.filter((m) => m.role === "user") }],
+    });
     const reads = await withWorker(harness, [triage], async ({ taskQueue }) => {
       const handle = await triage.start("Log my sets", { client: harness.client, taskQueue });
       expect(await handle.result()).toMatchObject({ reply: "Two sets logged.", agent: "cache-logger" });

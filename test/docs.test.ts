@@ -88,7 +88,13 @@ function writeSnippets(): Snippet[] {
       mkdirSync(dirname(file), { recursive: true });
       mkdirSync(dirname(runFile), { recursive: true });
       writeFileSync(file, block.code);
-      writeFileSync(runFile, block.code.replace(/from "(durable-agent(?:\/testing)?)"/g, (_, name: keyof typeof SOURCE) => `from ${JSON.stringify(SOURCE[name])}`));
+      writeFileSync(
+        runFile,
+        block.code.replace(
+          /from "(durable-agent(?:\/testing)?)"/g,
+          (_, name: keyof typeof SOURCE) => `from ${JSON.stringify(SOURCE[name])}`,
+        ),
+      );
       snippets.push({ ...block, file, runFile });
     }
   }
@@ -102,28 +108,41 @@ describe("the README", () => {
   it(`stays a page: at most ${README_MAX_LINES} lines`, () => {
     const text = readFileSync("README.md", "utf8");
     const lines = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
-    expect(lines, `README.md has ${lines} lines; move what does not teach in a page to a guide in docs/`).toBeLessThanOrEqual(README_MAX_LINES);
+    expect(
+      lines,
+      `README.md has ${lines} lines; move what does not teach in a page to a guide in docs/`,
+    ).toBeLessThanOrEqual(README_MAX_LINES);
   });
 
   it("opens with the two commands: its first code block is ```sh with exactly two command lines, as .ci/fresh-path.sh reads them", () => {
     const first = codeBlocks("README.md")[0];
     expect(first?.lang).toBe("sh");
     // As .ci/fresh-path.sh: comments dropped, then empty lines.
-    const commands = first!.code.split("\n").map((line) => line.replace(/ *#.*$/, "")).filter((line) => line !== "");
+    const commands = first!.code
+      .split("\n")
+      .map((line) => line.replace(/ *#.*$/, ""))
+      .filter((line) => line !== "");
     expect(commands).toEqual(["npm install && npm start", "npm test"]);
   });
 });
 
 describe("the docs' TypeScript blocks", () => {
   it("follow the convention: ```ts (compiles), ```ts run (compiles and runs), ```ts partial (a fragment)", () => {
-    const odd = docFiles().flatMap((doc) => typeScriptBlocks(doc).filter((b) => b.flags.some((f) => f !== "run" && f !== "partial")).map(where));
+    const odd = docFiles().flatMap((doc) =>
+      typeScriptBlocks(doc)
+        .filter((b) => b.flags.some((f) => f !== "run" && f !== "partial"))
+        .map(where),
+    );
     expect(odd).toEqual([]);
   });
 
   it("compile against the package, every block but the partial ones", () => {
     const config = ts.readConfigFile("tsconfig.json", ts.sys.readFile).config;
     const parsed = ts.parseJsonConfigFileContent({ ...config, include: [] }, ts.sys, process.cwd());
-    const program = ts.createProgram(snippets.map((s) => s.file), { ...parsed.options, noEmit: true });
+    const program = ts.createProgram(
+      snippets.map((s) => s.file),
+      { ...parsed.options, noEmit: true },
+    );
     const byFile = new Map(snippets.map((s) => [resolve(s.file), s]));
     const errors = ts.getPreEmitDiagnostics(program).flatMap((d) => {
       const snippet = d.file && byFile.get(resolve(d.file.fileName));
@@ -133,7 +152,13 @@ describe("the docs' TypeScript blocks", () => {
     });
     expect(errors).toEqual([]);
     expect(snippets.length).toBeGreaterThan(GUIDES.length);
-    console.log(`docs: ${snippets.length} TypeScript blocks compiled, ${snippets.filter((s) => s.flags.includes("run")).length} of them run; ${docFiles().flatMap(typeScriptBlocks).filter((b) => b.flags.includes("partial")).length} partial blocks left out`);
+    console.log(
+      `docs: ${snippets.length} TypeScript blocks compiled, ${snippets.filter((s) => s.flags.includes("run")).length} of them run; ${
+        docFiles()
+          .flatMap(typeScriptBlocks)
+          .filter((b) => b.flags.includes("partial")).length
+      } partial blocks left out`,
+    );
   }, 120_000);
 
   it("place every doc: a guide, or a report or reference that says why it is not one", () => {
@@ -144,7 +169,9 @@ describe("the docs' TypeScript blocks", () => {
   it("include a runnable block in the README and in every guide, first among the guide's TypeScript blocks", () => {
     const missing = GUIDES.filter((doc) => !snippets.some((s) => s.doc === doc && s.flags.includes("run")));
     expect(missing).toEqual([]);
-    const notFirst = GUIDES.filter((doc) => doc !== "README.md").filter((doc) => typeScriptBlocks(doc)[0]?.flags.includes("partial"));
+    const notFirst = GUIDES.filter((doc) => doc !== "README.md").filter((doc) =>
+      typeScriptBlocks(doc)[0]?.flags.includes("partial"),
+    );
     expect(notFirst).toEqual([]);
   });
 });
@@ -157,7 +184,12 @@ describe("the docs' runnable blocks (```ts run), against the dev server and a sc
   beforeAll(async () => {
     harness = await connectHarness();
     model = await startScriptedModel(() => "Done: squats are now lunges.");
-    Object.assign(process.env, { TEMPORAL_ADDRESS: inject("temporalAddress"), TEMPORAL_NAMESPACE: "default", OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "sk-docs-test" });
+    Object.assign(process.env, {
+      TEMPORAL_ADDRESS: inject("temporalAddress"),
+      TEMPORAL_NAMESPACE: "default",
+      OPENAI_BASE_URL: model.baseURL,
+      OPENAI_API_KEY: "sk-docs-test",
+    });
   });
 
   afterAll(async () => {
@@ -173,7 +205,10 @@ describe("the docs' runnable blocks (```ts run), against the dev server and a sc
       const agents: Agent[] = [];
       for (const [, specifier] of snippet.code.matchAll(/from\s+"(\.\/[\w.-]+)\.js"/g)) {
         const sibling = join(dirname(snippet.runFile), `${specifier}.ts`);
-        expect(existsSync(sibling), `${where(snippet)} imports ${specifier}.js, which no block of ${snippet.doc} names`).toBe(true);
+        expect(
+          existsSync(sibling),
+          `${where(snippet)} imports ${specifier}.js, which no block of ${snippet.doc} names`,
+        ).toBe(true);
         const exports = (await import(pathToFileURL(resolve(sibling)).href)) as Record<string, unknown>;
         agents.push(...Object.values(exports).filter((value): value is Agent => value instanceof Agent));
       }
@@ -204,7 +239,8 @@ describe("links between the docs", () => {
         const target = path === "" ? doc : join(dirname(doc), decodeURIComponent(path));
         const at = `${doc}:${link.line} → ${link.target}`;
         if (!existsSync(target)) broken.push(`${at}: no file ${relative(".", target)}`);
-        else if (anchor !== undefined && target.endsWith(".md") && !anchors(target).has(anchor)) broken.push(`${at}: no heading with that anchor in ${relative(".", target)}`);
+        else if (anchor !== undefined && target.endsWith(".md") && !anchors(target).has(anchor))
+          broken.push(`${at}: no heading with that anchor in ${relative(".", target)}`);
       }
     }
     expect(broken).toEqual([]);
@@ -217,14 +253,18 @@ describe("tests you can find", () => {
     const named = new Set<string>();
     const missing: string[] = [];
     for (const doc of guides) {
-      const line = readFileSync(doc, "utf8").split("\n").find((l) => l.startsWith("Tested by: "));
+      const line = readFileSync(doc, "utf8")
+        .split("\n")
+        .find((l) => l.startsWith("Tested by: "));
       if (!line) missing.push(`${doc}: no "Tested by:" line`);
       for (const [, file] of (line ?? "").matchAll(/\]\(\.\.\/(test\/[^)]+\.test\.ts)\)/g)) {
         if (!existsSync(file!)) missing.push(`${doc}: names ${file}, which does not exist`);
         named.add(file!);
       }
     }
-    const tests = readdirSync("test").filter((f) => f.endsWith(".test.ts")).map((f) => `test/${f}`);
+    const tests = readdirSync("test")
+      .filter((f) => f.endsWith(".test.ts"))
+      .map((f) => `test/${f}`);
     for (const file of tests) if (!named.has(file)) missing.push(`${file}: named by no guide's "Tested by:" line`);
     expect(missing).toEqual([]);
   });
@@ -237,6 +277,7 @@ describe("facts the docs state", () => {
     const registered = loop.split(" ").map((pair) => pair.replace(":", "=").toUpperCase());
     const set = Object.values(SEARCH_ATTRIBUTES).map(({ name, type }) => `${name}=${type}`.toUpperCase());
     expect(registered).toEqual(set);
-    for (const { name } of Object.values(SEARCH_ATTRIBUTES)) expect(text, `docs/operating-runs.md names ${name}`).toContain(`\`${name}\``);
+    for (const { name } of Object.values(SEARCH_ATTRIBUTES))
+      expect(text, `docs/operating-runs.md names ${name}`).toContain(`\`${name}\``);
   });
 });

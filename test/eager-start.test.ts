@@ -22,7 +22,10 @@ it("starts eagerly through a client over the worker's NativeConnection, and ordi
   const agent = ai.agent({ name: "eager-coach", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
   try {
     await withWorker(harness, [agent], async ({ taskQueue }) => {
-      const native = await agent.start("Swap squats for lunges", { client: new Client({ connection: harness.connection }), taskQueue });
+      const native = await agent.start("Swap squats for lunges", {
+        client: new Client({ connection: harness.connection }),
+        taskQueue,
+      });
       const grpc = await agent.start("Swap squats for lunges", { client: harness.client, taskQueue });
       expect([eagerly(native), eagerly(grpc)]).toEqual([true, false]);
       expect((await native.result()).reply).toBe("Lunges.");
@@ -38,7 +41,11 @@ it("with no worker of this process on the task queue, the start is ordinary and 
   const agent = ai.agent({ name: "eager-coach", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
   const queue = taskQueue();
   try {
-    const handle = await agent.start("Swap squats for lunges", { client: new Client({ connection: harness.connection }), taskQueue: queue, noWorkerWarningAfter: false });
+    const handle = await agent.start("Swap squats for lunges", {
+      client: new Client({ connection: harness.connection }),
+      taskQueue: queue,
+      noWorkerWarningAfter: false,
+    });
     expect(eagerly(handle)).toBe(false);
     const result = await withWorker(harness, [agent], () => handle.result(), { taskQueue: queue });
     expect(result).toMatchObject({ stopReason: "answered", reply: "Lunges." });

@@ -153,7 +153,10 @@ describe("defaultClaimPatterns", () => {
       text: "I've swapped them in your plan.",
       pattern: "first-person-perfect",
     });
-    expect(findClaim("Done — squats are now lunges.")).toEqual({ text: "Done — squats are now lunges.", pattern: "done" });
+    expect(findClaim("Done — squats are now lunges.")).toEqual({
+      text: "Done — squats are now lunges.",
+      pattern: "done",
+    });
   });
 
   it("every default pattern is exercised by some claiming reply of the table", () => {
@@ -170,8 +173,14 @@ describe("defaultClaimPatterns", () => {
 describe("findClaim with custom claims", () => {
   it("a RegExp, a substring or a function is tried on the whole reply, without the negation rules", () => {
     expect(findClaim("Not booked yet.", [/\bbooked\b/i])).toEqual({ text: "booked", pattern: "pattern:\\bbooked\\b" });
-    expect(findClaim("Your slot: CONFIRMED", ["confirmed"])).toEqual({ text: "CONFIRMED", pattern: "substring:confirmed" });
-    expect(findClaim("ticket #42 filed", [(reply) => /#\d+/.exec(reply)?.[0]])).toEqual({ text: "#42", pattern: "function" });
+    expect(findClaim("Your slot: CONFIRMED", ["confirmed"])).toEqual({
+      text: "CONFIRMED",
+      pattern: "substring:confirmed",
+    });
+    expect(findClaim("ticket #42 filed", [(reply) => /#\d+/.exec(reply)?.[0]])).toEqual({
+      text: "#42",
+      pattern: "function",
+    });
     expect(findClaim("all good", [(reply) => reply === "all good"])).toEqual({ text: "all good", pattern: "function" });
   });
 

@@ -23,18 +23,31 @@ afterAll(async () => {
 
 function evalCoach(contract: boolean): Promise<EvalReport> {
   const coach = createCoach({ contract, model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
-  return withWorker(harness, [coach], ({ taskQueue }) => coach.eval({ cases, scorers, client: harness.client, taskQueue }));
+  return withWorker(harness, [coach], ({ taskQueue }) =>
+    coach.eval({ cases, scorers, client: harness.client, taskQueue }),
+  );
 }
 
-const statusOf = (report: EvalReport, caseName: string, scorer: string) => report.rows.find((r) => r.case === caseName && r.scorer === scorer)?.status;
+const statusOf = (report: EvalReport, caseName: string, scorer: string) =>
+  report.rows.find((r) => r.case === caseName && r.scorer === scorer)?.status;
 
 describe("the example eval suite (examples/evals)", () => {
   it("with the contract options off, the checks catch the offer and the unbacked claim, and assertPassed throws a readable summary", async () => {
     const report = await evalCoach(false);
     const offer = report.rows.find((r) => r.case === "offers-instead-of-acting" && r.scorer === "requiredToolCalled");
-    expect(offer).toMatchObject({ status: "fail", reason: "required tool not called", evidence: { toolCalls: [], missingTools: ["update_plan"] } });
-    const claim = report.rows.find((r) => r.case === "claims-without-tool-call" && r.scorer === "changeClaimedWithoutToolCall");
-    expect(claim).toMatchObject({ status: "fail", reason: "change claimed without a tool call", evidence: { claim: "Done — push-ups are now burpees.", claimPattern: "done", toolCalls: [] } });
+    expect(offer).toMatchObject({
+      status: "fail",
+      reason: "required tool not called",
+      evidence: { toolCalls: [], missingTools: ["update_plan"] },
+    });
+    const claim = report.rows.find(
+      (r) => r.case === "claims-without-tool-call" && r.scorer === "changeClaimedWithoutToolCall",
+    );
+    expect(claim).toMatchObject({
+      status: "fail",
+      reason: "change claimed without a tool call",
+      evidence: { claim: "Done — push-ups are now burpees.", claimPattern: "done", toolCalls: [] },
+    });
     expect(statusOf(report, "offers-instead-of-acting", "changeClaimedWithoutToolCall")).toBe("pass");
     expect(statusOf(report, "acts-at-once", "requiredToolCalled")).toBe("pass");
     expect(statusOf(report, "question", "requiredToolCalled")).toBe("not-applicable");
@@ -50,7 +63,9 @@ describe("the example eval suite (examples/evals)", () => {
     const message = (thrown as Error).message;
     expect(message).toContain('Eval of agent "coach" did not pass: pass rate 72.7% (8 of 11) is below 100%.');
     expect(message).toContain("x offers-instead-of-acting (trial 1) requiredToolCalled: required tool not called");
-    expect(message).toContain("x claims-without-tool-call (trial 1) changeClaimedWithoutToolCall: change claimed without a tool call");
+    expect(message).toContain(
+      "x claims-without-tool-call (trial 1) changeClaimedWithoutToolCall: change claimed without a tool call",
+    );
     expect(message).toContain('claim: "Done — push-ups are now burpees." (done)');
     expect(message).toContain('reply: "Lunges are a great swap for squats. Want me to swap that?"');
   });
@@ -60,6 +75,10 @@ describe("the example eval suite (examples/evals)", () => {
     expect(() => report.assertPassed()).not.toThrow();
     expect(report.totals).toMatchObject({ failed: 0, passed: 11, notApplicable: 1, passRate: 1 });
     const run = report.runs.find((r) => r.case === "offers-instead-of-acting");
-    expect(run).toMatchObject({ status: "completed", reply: "Done — squats are now lunges.", toolCalls: [expect.objectContaining({ name: "update_plan", status: "ok" })] });
+    expect(run).toMatchObject({
+      status: "completed",
+      reply: "Done — squats are now lunges.",
+      toolCalls: [expect.objectContaining({ name: "update_plan", status: "ok" })],
+    });
   });
 });

@@ -2,7 +2,12 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import { ai, defineScorer, EvalOptionsError, notApplicable, type EvalRecord, type Scorer } from "../src/index.js";
-import { startScriptedModel, type ScriptedModel, type ScriptedRequest, type ScriptedTurn } from "../src/testing/index.js";
+import {
+  startScriptedModel,
+  type ScriptedModel,
+  type ScriptedRequest,
+  type ScriptedTurn,
+} from "../src/testing/index.js";
 import { swap, updatePlanTool } from "./support/contract-helpers.js";
 import { connectHarness, taskQueue, withWorker, type Harness } from "./support/harness.js";
 
@@ -11,21 +16,27 @@ function byInput(): (request: ScriptedRequest) => ScriptedTurn | Promise<Scripte
   let flips = 0;
   return ({ body }) => {
     const keyword = /^(act|refused|offer|claim|question|boom|hang|flip)\b/;
-    const input = String(body.messages.findLast((m) => m.role === "user" && keyword.test(String(m.content)))?.content ?? "");
+    const input = String(
+      body.messages.findLast((m) => m.role === "user" && keyword.test(String(m.content)))?.content ?? "",
+    );
     const afterTool = body.messages.at(-1)?.role === "tool";
     if (input.startsWith("act")) return afterTool ? "Done: squats are now lunges." : swap();
     if (input.startsWith("refused")) return afterTool ? "Done!" : swap("moonwalks");
     if (input.startsWith("offer")) return "Want me to swap that?";
     if (input.startsWith("claim")) return "Done — squats are now lunges.";
     if (input.startsWith("question")) return "Squats work your legs.";
-    if (input.startsWith("boom")) return { status: 401, body: { error: { message: "Incorrect API key provided", type: "invalid_request_error" } } };
+    if (input.startsWith("boom"))
+      return { status: 401, body: { error: { message: "Incorrect API key provided", type: "invalid_request_error" } } };
     if (input.startsWith("hang")) return new Promise<ScriptedTurn>(() => undefined);
     if (input.startsWith("flip")) return afterTool ? "Done." : flips++ % 2 === 0 ? "Want me to swap that?" : swap();
     return "I don't know.";
   };
 }
 
-const requiredToolCalled = ai.eval.requiredToolCalled({ tools: ["update_plan"], intents: [/\b(swap|act|offer|claim|refused|flip)\b/i] });
+const requiredToolCalled = ai.eval.requiredToolCalled({
+  tools: ["update_plan"],
+  intents: [/\b(swap|act|offer|claim|refused|flip)\b/i],
+});
 const changeClaimedWithoutToolCall = ai.eval.changeClaimedWithoutToolCall({ tools: ["update_plan"] });
 
 let harness: Harness;
@@ -39,7 +50,8 @@ afterAll(async () => {
   await harness.close();
 });
 
-const coach = (name = "eval-coach") => ai.agent({ name, model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [updatePlanTool()] });
+const coach = (name = "eval-coach") =>
+  ai.agent({ name, model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [updatePlanTool()] });
 
 describe("agent.eval({ cases, scorers, trials, concurrency })", () => {
   it("The seed's example runs as written (client and task queue from TEMPORAL_ADDRESS and TEMPORAL_TASK_QUEUE)", async () => {
@@ -49,7 +61,11 @@ describe("agent.eval({ cases, scorers, trials, concurrency })", () => {
     process.env.TEMPORAL_TASK_QUEUE = queue;
     try {
       const swapModel = await startScriptedModel([swap(), "Done: squats are now lunges."]);
-      const coach = ai.agent({ name: "coach", model: ai.openai("gpt-test", { baseURL: swapModel.baseURL }), tools: [updatePlanTool()] });
+      const coach = ai.agent({
+        name: "coach",
+        model: ai.openai("gpt-test", { baseURL: swapModel.baseURL }),
+        tools: [updatePlanTool()],
+      });
       const report = await withWorker(
         harness,
         [coach],
@@ -70,7 +86,11 @@ describe("agent.eval({ cases, scorers, trials, concurrency })", () => {
         ["requiredToolCalled", "pass"],
         ["changeClaimedWithoutToolCall", "pass"],
       ]);
-      expect(report.runs[0]).toMatchObject({ status: "completed", reply: "Done: squats are now lunges.", toolCalls: [{ name: "update_plan", status: "ok" }] });
+      expect(report.runs[0]).toMatchObject({
+        status: "completed",
+        reply: "Done: squats are now lunges.",
+        toolCalls: [{ name: "update_plan", status: "ok" }],
+      });
     } finally {
       if (saved.address === undefined) delete process.env.TEMPORAL_ADDRESS;
       else process.env.TEMPORAL_ADDRESS = saved.address;
@@ -81,22 +101,33 @@ describe("agent.eval({ cases, scorers, trials, concurrency })", () => {
 
   it("each case trial is a real durable run: its own agentRun workflow, completed on Temporal", async () => {
     const agent = coach();
-    const report = await withWorker(harness, [agent], ({ taskQueue }) => agent.eval({ cases: [{ name: "act", input: "act: swap squats" }], scorers: [requiredToolCalled], trials: 3, client: harness.client, taskQueue }));
+    const report = await withWorker(harness, [agent], ({ taskQueue }) =>
+      agent.eval({
+        cases: [{ name: "act", input: "act: swap squats" }],
+        scorers: [requiredToolCalled],
+        trials: 3,
+        client: harness.client,
+        taskQueue,
+      }),
+    );
     const ids = report.runs.map((r) => r.workflowId);
     expect(new Set(ids).size).toBe(3);
     for (const id of ids) {
       const description = await harness.client.workflow.getHandle(id).describe();
       expect(description).toMatchObject({ type: "agentRun", status: { name: "COMPLETED" } });
     }
-    expect(report.runs.map((r) => r.runId)).toEqual(await Promise.all(ids.map(async (id) => (await harness.client.workflow.getHandle(id).describe()).runId)));
+    expect(report.runs.map((r) => r.runId)).toEqual(
+      await Promise.all(ids.map(async (id) => (await harness.client.workflow.getHandle(id).describe()).runId)),
+    );
   });
 
   it("every scorer gets the same record for a case and trial: { case, input, reply, toolCalls (with status), messages, trace, stopReason }", async () => {
     const seen: Array<[string, EvalRecord]> = [];
-    const spy = (name: string): Scorer => defineScorer(name, (record) => {
-      seen.push([name, record]);
-      return { pass: true };
-    });
+    const spy = (name: string): Scorer =>
+      defineScorer(name, (record) => {
+        seen.push([name, record]);
+        return { pass: true };
+      });
     const agent = coach();
     const conversation = [
       { role: "user" as const, content: "hello" },
@@ -104,13 +135,27 @@ describe("agent.eval({ cases, scorers, trials, concurrency })", () => {
       { role: "user" as const, content: "refused: swap squats" },
     ];
     await withWorker(harness, [agent], ({ taskQueue }) =>
-      agent.eval({ cases: [{ name: "refused", input: conversation, owner: "team-a" }], scorers: [spy("first"), spy("second")], client: harness.client, taskQueue }),
+      agent.eval({
+        cases: [{ name: "refused", input: conversation, owner: "team-a" }],
+        scorers: [spy("first"), spy("second")],
+        client: harness.client,
+        taskQueue,
+      }),
     );
     expect(seen.map(([name]) => name).sort()).toEqual(["first", "second"]);
     expect(seen[0]![1]).toBe(seen[1]![1]);
     const record = seen[0]![1];
-    expect(record).toMatchObject({ case: { name: "refused", owner: "team-a" }, input: "refused: swap squats", trial: 1, reply: "Done!", stopReason: "answered", trips: 2 });
-    expect(record.toolCalls).toEqual([expect.objectContaining({ name: "update_plan", status: "refused", reason: "moonwalks is not in the library" })]);
+    expect(record).toMatchObject({
+      case: { name: "refused", owner: "team-a" },
+      input: "refused: swap squats",
+      trial: 1,
+      reply: "Done!",
+      stopReason: "answered",
+      trips: 2,
+    });
+    expect(record.toolCalls).toEqual([
+      expect.objectContaining({ name: "update_plan", status: "refused", reason: "moonwalks is not in the library" }),
+    ]);
     expect(record.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "tool", "assistant"]);
     expect(record.trace).toContainEqual(expect.objectContaining({ type: "tool.finished", status: "refused" }));
   });
@@ -120,12 +165,16 @@ describe("agent.eval({ cases, scorers, trials, concurrency })", () => {
     const progress: unknown[] = [];
     await withWorker(harness, [agent], ({ taskQueue }) =>
       agent.eval({
-        cases: [{ name: "offer", input: "offer: swap" }, { name: "act", input: "act: swap" }],
+        cases: [
+          { name: "offer", input: "offer: swap" },
+          { name: "act", input: "act: swap" },
+        ],
         scorers: [requiredToolCalled],
         trials: 2,
         client: harness.client,
         taskQueue,
-        onCaseFinished: (p) => progress.push({ case: p.case, outcomes: p.outcomes, finished: p.finished, total: p.total }),
+        onCaseFinished: (p) =>
+          progress.push({ case: p.case, outcomes: p.outcomes, finished: p.finished, total: p.total }),
       }),
     );
     expect(progress).toHaveLength(2);
@@ -147,7 +196,9 @@ describe("agent.eval({ cases, scorers, trials, concurrency })", () => {
     });
     const agent = ai.agent({ name: "paired", model: ai.openai("gpt-test", { baseURL: paired.baseURL }) });
     const cases = Array.from({ length: 6 }, (_, i) => ({ name: `case-${i}`, input: `question ${i}` }));
-    const report = await withWorker(harness, [agent], ({ taskQueue }) => agent.eval({ cases, scorers: [changeClaimedWithoutToolCall], concurrency: 2, client: harness.client, taskQueue }));
+    const report = await withWorker(harness, [agent], ({ taskQueue }) =>
+      agent.eval({ cases, scorers: [changeClaimedWithoutToolCall], concurrency: 2, client: harness.client, taskQueue }),
+    );
     await paired.close();
     const spans = await Promise.all(
       report.runs.map(async (run) => {
@@ -162,11 +213,33 @@ describe("agent.eval({ cases, scorers, trials, concurrency })", () => {
   it("trials > 1: a case that passes some trials and fails others is flagged flaky, with pass@1 and pass^k", async () => {
     const agent = coach();
     const report = await withWorker(harness, [agent], ({ taskQueue }) =>
-      agent.eval({ cases: [{ name: "flip", input: "flip: swap squats" }, { name: "act", input: "act: swap squats" }], scorers: [requiredToolCalled], trials: 4, concurrency: 1, client: harness.client, taskQueue }),
+      agent.eval({
+        cases: [
+          { name: "flip", input: "flip: swap squats" },
+          { name: "act", input: "act: swap squats" },
+        ],
+        scorers: [requiredToolCalled],
+        trials: 4,
+        concurrency: 1,
+        client: harness.client,
+        taskQueue,
+      }),
     );
     expect(report.cases).toEqual([
-      expect.objectContaining({ case: "flip", outcomes: ["fail", "pass", "fail", "pass"], passAt1: 0.5, passHatK: false, flaky: true }),
-      expect.objectContaining({ case: "act", outcomes: ["pass", "pass", "pass", "pass"], passAt1: 1, passHatK: true, flaky: false }),
+      expect.objectContaining({
+        case: "flip",
+        outcomes: ["fail", "pass", "fail", "pass"],
+        passAt1: 0.5,
+        passHatK: false,
+        flaky: true,
+      }),
+      expect.objectContaining({
+        case: "act",
+        outcomes: ["pass", "pass", "pass", "pass"],
+        passAt1: 1,
+        passHatK: true,
+        flaky: false,
+      }),
     ]);
     expect(report.totals).toMatchObject({ flakyCases: 1, passHatKRate: 0.5 });
   });
@@ -177,11 +250,21 @@ describe("custom scorers", () => {
     const replyLength = function replyLength(record: EvalRecord) {
       return { pass: record.reply.length < 100, score: record.reply.length / 100 };
     };
-    const polite: Scorer = { name: "polite", score: (record) => ({ pass: !/\bno\b/i.test(record.reply), reason: "checked for 'no'" }) };
-    const asyncScorer = defineScorer("async", async (record) => (record.toolCalls.length > 0 ? { pass: true } : notApplicable("no tool calls")));
+    const polite: Scorer = {
+      name: "polite",
+      score: (record) => ({ pass: !/\bno\b/i.test(record.reply), reason: "checked for 'no'" }),
+    };
+    const asyncScorer = defineScorer("async", async (record) =>
+      record.toolCalls.length > 0 ? { pass: true } : notApplicable("no tool calls"),
+    );
     const agent = coach();
     const report = await withWorker(harness, [agent], ({ taskQueue }) =>
-      agent.eval({ cases: [{ name: "question", input: "question: squats?" }], scorers: [replyLength, polite, asyncScorer], client: harness.client, taskQueue }),
+      agent.eval({
+        cases: [{ name: "question", input: "question: squats?" }],
+        scorers: [replyLength, polite, asyncScorer],
+        client: harness.client,
+        taskQueue,
+      }),
     );
     expect(report.rows.map(({ scorer, status, score, reason }) => ({ scorer, status, score, reason }))).toEqual([
       { scorer: "replyLength", status: "pass", score: 0.22, reason: undefined },
@@ -197,11 +280,27 @@ describe("custom scorers", () => {
     const malformed = defineScorer("malformed", () => ({ ok: true }) as never);
     const agent = coach();
     const report = await withWorker(harness, [agent], ({ taskQueue }) =>
-      agent.eval({ cases: [{ name: "offer", input: "offer: swap" }], scorers: [throws, malformed, requiredToolCalled], client: harness.client, taskQueue }),
+      agent.eval({
+        cases: [{ name: "offer", input: "offer: swap" }],
+        scorers: [throws, malformed, requiredToolCalled],
+        client: harness.client,
+        taskQueue,
+      }),
     );
     expect(report.rows).toEqual([
-      expect.objectContaining({ scorer: "throws", status: "error", error: { name: "TypeError", message: "cannot read reply" } }),
-      expect.objectContaining({ scorer: "malformed", status: "error", error: { name: "ScorerResultError", message: expect.stringContaining('Scorer "malformed" returned an object without a boolean `pass`') } }),
+      expect.objectContaining({
+        scorer: "throws",
+        status: "error",
+        error: { name: "TypeError", message: "cannot read reply" },
+      }),
+      expect.objectContaining({
+        scorer: "malformed",
+        status: "error",
+        error: {
+          name: "ScorerResultError",
+          message: expect.stringContaining('Scorer "malformed" returned an object without a boolean `pass`'),
+        },
+      }),
       expect.objectContaining({ scorer: "requiredToolCalled", status: "fail", reason: "required tool not called" }),
     ]);
     expect(report.totals).toMatchObject({ errors: 2, failed: 1, passRate: 0 });
@@ -213,10 +312,25 @@ describe("infrastructure errors", () => {
   it("a run that rejects (the model API refuses the key) is counted apart from quality failures; the other cases are judged", async () => {
     const agent = coach();
     const report = await withWorker(harness, [agent], ({ taskQueue }) =>
-      agent.eval({ cases: [{ name: "down", input: "boom: swap" }, { name: "claim", input: "claim: swap" }], scorers: [requiredToolCalled, changeClaimedWithoutToolCall], client: harness.client, taskQueue }),
+      agent.eval({
+        cases: [
+          { name: "down", input: "boom: swap" },
+          { name: "claim", input: "claim: swap" },
+        ],
+        scorers: [requiredToolCalled, changeClaimedWithoutToolCall],
+        client: harness.client,
+        taskQueue,
+      }),
     );
-    expect(report.runs[0]).toMatchObject({ case: "down", status: "infrastructure-error", error: { name: "ModelApiError", message: expect.stringContaining("401") } });
-    expect(report.rows.filter((r) => r.case === "down").map((r) => r.status)).toEqual(["infrastructure-error", "infrastructure-error"]);
+    expect(report.runs[0]).toMatchObject({
+      case: "down",
+      status: "infrastructure-error",
+      error: { name: "ModelApiError", message: expect.stringContaining("401") },
+    });
+    expect(report.rows.filter((r) => r.case === "down").map((r) => r.status)).toEqual([
+      "infrastructure-error",
+      "infrastructure-error",
+    ]);
     expect(report.totals).toMatchObject({ infrastructureErrors: 1, failed: 2, passed: 0, passRate: 0 });
     expect(report.check()).toMatchObject({ exitCode: 2, passed: false });
   });
@@ -224,9 +338,18 @@ describe("infrastructure errors", () => {
   it("a run that does not finish within `timeout` is terminated and counted as an EvalTimeoutError", async () => {
     const agent = coach();
     const report = await withWorker(harness, [agent], ({ taskQueue }) =>
-      agent.eval({ cases: [{ name: "hang", input: "hang: swap" }], scorers: [requiredToolCalled], timeout: 1500, client: harness.client, taskQueue }),
+      agent.eval({
+        cases: [{ name: "hang", input: "hang: swap" }],
+        scorers: [requiredToolCalled],
+        timeout: 1500,
+        client: harness.client,
+        taskQueue,
+      }),
     );
-    expect(report.runs[0]).toMatchObject({ status: "infrastructure-error", error: { name: "EvalTimeoutError", message: expect.stringContaining("did not finish within 1500 ms") } });
+    expect(report.runs[0]).toMatchObject({
+      status: "infrastructure-error",
+      error: { name: "EvalTimeoutError", message: expect.stringContaining("did not finish within 1500 ms") },
+    });
     const description = await harness.client.workflow.getHandle(report.runs[0]!.workflowId).describe();
     expect(description.status.name).toBe("TERMINATED");
   });
@@ -234,16 +357,26 @@ describe("infrastructure errors", () => {
 
 describe("hand-written cases", () => {
   it("a case's context reaches the run: an agent with a contextSchema passes a case that gives it", async () => {
-    const echo = await startScriptedModel(({ body }) => `system: ${String(body.messages.find((m) => m.role === "system")?.content)}`);
+    const echo = await startScriptedModel(
+      ({ body }) => `system: ${String(body.messages.find((m) => m.role === "system")?.content)}`,
+    );
     const agent = ai.agent({
       name: "eval-context",
       model: ai.openai("gpt-test", { baseURL: echo.baseURL }),
       contextSchema: z.object({ userId: z.string() }),
       instructions: ({ context }) => `Coach user ${(context as { userId: string }).userId}.`,
     });
-    const greetsTheUser = defineScorer("greetsTheUser", (record) => ({ pass: record.reply.includes("u-7"), reason: record.reply }));
+    const greetsTheUser = defineScorer("greetsTheUser", (record) => ({
+      pass: record.reply.includes("u-7"),
+      reason: record.reply,
+    }));
     const report = await withWorker(harness, [agent], ({ taskQueue }) =>
-      agent.eval({ cases: [{ name: "with-context", input: "Plan my week", context: { userId: "u-7" } }], scorers: [greetsTheUser], client: harness.client, taskQueue }),
+      agent.eval({
+        cases: [{ name: "with-context", input: "Plan my week", context: { userId: "u-7" } }],
+        scorers: [greetsTheUser],
+        client: harness.client,
+        taskQueue,
+      }),
     );
     await echo.close();
     expect(report.runs[0]).toMatchObject({ status: "completed", reply: "system: Coach user u-7." });
@@ -257,7 +390,15 @@ describe("approvals", () => {
     ai.agent({
       name,
       model: ai.openai("gpt-test", { baseURL }),
-      tools: [ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), needsApproval: true, approvalTimeout: "20 seconds", execute: async (input) => (executed.push(input), { ok: true }) })],
+      tools: [
+        ai.tool({
+          name: "update_plan",
+          input: z.object({ from: z.string(), to: z.string() }),
+          needsApproval: true,
+          approvalTimeout: "20 seconds",
+          execute: async (input) => (executed.push(input), { ok: true }),
+        }),
+      ],
     });
   /** "Swap squats for X": a call of update_plan to X, then "Done." after its result. */
   const swapper = () =>
@@ -274,12 +415,30 @@ describe("approvals", () => {
     const cases = [{ name: "swap", input: "Swap squats for lunges" }];
     const scorers = [ai.eval.requiredToolCalled({ tools: ["update_plan"] })];
     const [approved, rejected] = await withWorker(harness, [agent], ({ taskQueue }) =>
-      Promise.all([agent.eval({ cases, scorers, approvals: "approve", client: harness.client, taskQueue }), agent.eval({ cases, scorers, approvals: "reject", client: harness.client, taskQueue })]),
+      Promise.all([
+        agent.eval({ cases, scorers, approvals: "approve", client: harness.client, taskQueue }),
+        agent.eval({ cases, scorers, approvals: "reject", client: harness.client, taskQueue }),
+      ]),
     );
     await model.close();
-    expect(approved.runs[0]).toMatchObject({ status: "completed", toolCalls: [{ name: "update_plan", status: "ok" }], approvals: [{ tool: "update_plan", outcome: "approved", by: "eval" }] });
+    expect(approved.runs[0]).toMatchObject({
+      status: "completed",
+      toolCalls: [{ name: "update_plan", status: "ok" }],
+      approvals: [{ tool: "update_plan", outcome: "approved", by: "eval" }],
+    });
     expect(approved.rows.map((r) => r.status)).toEqual(["pass"]);
-    expect(rejected.runs[0]).toMatchObject({ status: "completed", toolCalls: [{ name: "update_plan", status: "refused" }], approvals: [{ tool: "update_plan", outcome: "rejected", by: "eval", reason: expect.stringContaining("the eval's approval policy") }] });
+    expect(rejected.runs[0]).toMatchObject({
+      status: "completed",
+      toolCalls: [{ name: "update_plan", status: "refused" }],
+      approvals: [
+        {
+          tool: "update_plan",
+          outcome: "rejected",
+          by: "eval",
+          reason: expect.stringContaining("the eval's approval policy"),
+        },
+      ],
+    });
     expect(rejected.rows.map((r) => r.status)).toEqual(["fail"]);
     expect(executed).toEqual([{ from: "squats", to: "lunges" }]);
   });
@@ -298,19 +457,35 @@ describe("approvals", () => {
       { name: "burpees", input: "Swap squats for burpees" },
       { name: "planks", input: "Swap squats for planks" },
     ];
-    const report = await withWorker(harness, [agent], ({ taskQueue }) => agent.eval({ cases, scorers: [ai.eval.requiredToolCalled({ tools: ["update_plan"] })], approvals: policy, client: harness.client, taskQueue }));
+    const report = await withWorker(harness, [agent], ({ taskQueue }) =>
+      agent.eval({
+        cases,
+        scorers: [ai.eval.requiredToolCalled({ tools: ["update_plan"] })],
+        approvals: policy,
+        client: harness.client,
+        taskQueue,
+      }),
+    );
     await model.close();
     const run = (name: string) => report.runs.find((r) => r.case === name)!;
     expect(run("lunges")).toMatchObject({ status: "completed", approvals: [{ outcome: "approved", by: "eval" }] });
     expect(run("burpees")).toMatchObject({ status: "completed", approvals: [{ outcome: "rejected", by: "eval" }] });
-    expect(run("planks")).toMatchObject({ status: "infrastructure-error", error: { name: "EvalOptionsError", message: expect.stringContaining('returned "maybe"') } });
-    expect((await harness.client.workflow.getHandle(run("planks").workflowId).describe()).status.name).toBe("TERMINATED");
-    expect(seen.map((c) => c.input).sort((a, b) => String((a as { to: string }).to).localeCompare((b as { to: string }).to))).toEqual([
+    expect(run("planks")).toMatchObject({
+      status: "infrastructure-error",
+      error: { name: "EvalOptionsError", message: expect.stringContaining('returned "maybe"') },
+    });
+    expect((await harness.client.workflow.getHandle(run("planks").workflowId).describe()).status.name).toBe(
+      "TERMINATED",
+    );
+    expect(
+      seen.map((c) => c.input).sort((a, b) => String((a as { to: string }).to).localeCompare((b as { to: string }).to)),
+    ).toEqual([
       { from: "squats", to: "burpees" },
       { from: "squats", to: "lunges" },
       { from: "squats", to: "planks" },
     ]);
-    for (const call of seen) expect(call).toEqual({ toolName: "update_plan", input: expect.any(Object), callId: expect.any(String) });
+    for (const call of seen)
+      expect(call).toEqual({ toolName: "update_plan", input: expect.any(Object), callId: expect.any(String) });
   });
 });
 

@@ -18,13 +18,16 @@ declare module "vitest" {
 
 export default async function setup(project: TestProject) {
   // host:port of a running server to use instead of a dev server (`npm run test:stack`).
-  if (process.env.DURABLE_AGENT_TEST_TEMPORAL) return useExistingServer(project, process.env.DURABLE_AGENT_TEST_TEMPORAL);
+  if (process.env.DURABLE_AGENT_TEST_TEMPORAL)
+    return useExistingServer(project, process.env.DURABLE_AGENT_TEST_TEMPORAL);
   const [server, bundle, chromium] = await Promise.all([startDevServer(), bundleAgentWorkflows(), resolveChromium()]);
   const bundlePath = join(mkdtempSync(join(tmpdir(), "durable-agent-")), "workflow-bundle.js");
   writeFileSync(bundlePath, bundle.code);
   project.provide("temporalAddress", server.address);
   project.provide("workflowBundlePath", bundlePath);
   project.provide("chromium", chromium);
-  console.log(`Temporal dev server at ${server.address} (CLI from ${server.cliSource}: ${server.executable}); Chromium from ${chromium.source}: ${chromium.executablePath}`);
+  console.log(
+    `Temporal dev server at ${server.address} (CLI from ${server.cliSource}: ${server.executable}); Chromium from ${chromium.source}: ${chromium.executablePath}`,
+  );
   return () => server.stop();
 }

@@ -9,7 +9,9 @@ import { cruise, type ICruiseResult, type IForbiddenRuleType } from "dependency-
 import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 
-const { forbidden } = createRequire(import.meta.url)("../.dependency-cruiser.cjs") as { forbidden: IForbiddenRuleType[] };
+const { forbidden } = createRequire(import.meta.url)("../.dependency-cruiser.cjs") as {
+  forbidden: IForbiddenRuleType[];
+};
 const ROOT_RULE = "the-root-entry-loads-no-worker-code";
 const tsConfig = ts.readConfigFile("tsconfig.json", ts.sys.readFile).config;
 
@@ -19,9 +21,30 @@ const tsConfig = ts.readConfigFile("tsconfig.json", ts.sys.readFile).config;
  * load code at import time: no type-only ones, no dynamic `import()`.
  */
 async function check(baseDir: string): Promise<{ all: ICruiseResult; loaded: ICruiseResult }> {
-  const options = { doNotFollow: { path: "node_modules" }, tsConfig: { fileName: "tsconfig.json" }, validate: true, baseDir, exclude: { path: "\\.test\\.ts$" } };
-  const all = await cruise(["src"], { ...options, tsPreCompilationDeps: true, ruleSet: { forbidden: forbidden.filter((r) => r.name !== ROOT_RULE) } }, {}, { tsConfig });
-  const loaded = await cruise(["src"], { ...options, tsPreCompilationDeps: false, exclude: { path: "\\.test\\.ts$", dynamic: true }, ruleSet: { forbidden: forbidden.filter((r) => r.name === ROOT_RULE) } }, {}, { tsConfig });
+  const options = {
+    doNotFollow: { path: "node_modules" },
+    tsConfig: { fileName: "tsconfig.json" },
+    validate: true,
+    baseDir,
+    exclude: { path: "\\.test\\.ts$" },
+  };
+  const all = await cruise(
+    ["src"],
+    { ...options, tsPreCompilationDeps: true, ruleSet: { forbidden: forbidden.filter((r) => r.name !== ROOT_RULE) } },
+    {},
+    { tsConfig },
+  );
+  const loaded = await cruise(
+    ["src"],
+    {
+      ...options,
+      tsPreCompilationDeps: false,
+      exclude: { path: "\\.test\\.ts$", dynamic: true },
+      ruleSet: { forbidden: forbidden.filter((r) => r.name === ROOT_RULE) },
+    },
+    {},
+    { tsConfig },
+  );
   return { all: all.output as ICruiseResult, loaded: loaded.output as ICruiseResult };
 }
 
@@ -37,7 +60,10 @@ let src: { all: ICruiseResult; loaded: ICruiseResult };
 let broken: { all: ICruiseResult; loaded: ICruiseResult };
 
 beforeAll(async () => {
-  [src, broken] = await Promise.all([check(process.cwd()), check(new URL("fixtures/import-graph/", import.meta.url).pathname)]);
+  [src, broken] = await Promise.all([
+    check(process.cwd()),
+    check(new URL("fixtures/import-graph/", import.meta.url).pathname),
+  ]);
 });
 
 describe("the src/ import graph", () => {
@@ -55,8 +81,15 @@ describe("the src/ import graph", () => {
   });
 
   it("fails on an import that breaks each rule", () => {
-    const names = new Set([...broken.all.summary.violations, ...broken.loaded.summary.violations].map((v) => v.rule.name));
-    expect([...names].sort()).toEqual(forbidden.map((r) => r.name).filter((n) => n !== "no-circular").sort());
+    const names = new Set(
+      [...broken.all.summary.violations, ...broken.loaded.summary.violations].map((v) => v.rule.name),
+    );
+    expect([...names].sort()).toEqual(
+      forbidden
+        .map((r) => r.name)
+        .filter((n) => n !== "no-circular")
+        .sort(),
+    );
     // The root's dynamic import of workflow code is not a load at import time; its static re-export of an activity is.
     expect(violations(broken.loaded)).toEqual([`${ROOT_RULE}: src/index.ts → src/activities/load-plan.ts`]);
   });

@@ -15,14 +15,21 @@ describe("history grows linearly", () => {
   it("300 trips with 4 KB tool results (a conversation over 2 MB) run to completion, each message written at most once per run's history", async () => {
     const TRIPS = 300;
     const model = await startScriptedModel(({ index }) =>
-      index < TRIPS ? { toolCalls: [0, 1].map((i) => ({ name: "fetch_page", arguments: { trip: index + 1, i } })) } : "Read them all.",
+      index < TRIPS
+        ? { toolCalls: [0, 1].map((i) => ({ name: "fetch_page", arguments: { trip: index + 1, i } })) }
+        : "Read them all.",
     );
     const fetchPage = ai.tool({
       name: "fetch_page",
       input: z.object({ trip: z.number(), i: z.number() }),
       execute: async ({ trip, i }) => ({ page: `<page ${trip}.${i}>`.padEnd(4096, "x") }),
     });
-    const agent = ai.agent({ name: "long-reader", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [fetchPage], maxTrips: TRIPS + 1 });
+    const agent = ai.agent({
+      name: "long-reader",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [fetchPage],
+      maxTrips: TRIPS + 1,
+    });
     const { result, chain } = await withWorker(harness, [agent], async ({ taskQueue }) => {
       const handle = await agent.start("Read every page", { client: harness.client, taskQueue });
       const firstRunId = (await handle.workflow.describe()).runId;

@@ -20,7 +20,10 @@ const gym = () => ai.mcp({ name: "gym", url: http.url, prefix: true });
 
 beforeAll(async () => {
   harness = await connectHarness();
-  http = await startHttpMcpServer({ onCancelled: (tool) => cancelled.push(tool), onLongCallStarted: () => longCallStarted() });
+  http = await startHttpMcpServer({
+    onCancelled: (tool) => cancelled.push(tool),
+    onLongCallStarted: () => longCallStarted(),
+  });
 });
 afterAll(async () => {
   await library.close();
@@ -39,7 +42,10 @@ const updatePlan = ai.tool({
 });
 
 /** Runs one agent (a fresh model script) on a fresh worker; returns the result, the model's requests and the history. */
-async function runAgent(script: ScriptedTurn[], options: Partial<Parameters<typeof ai.agent>[0]> & { input?: string } = {}) {
+async function runAgent(
+  script: ScriptedTurn[],
+  options: Partial<Parameters<typeof ai.agent>[0]> & { input?: string } = {},
+) {
   return (await runAgentSeries([script], options))[0]!;
 }
 
@@ -47,16 +53,29 @@ async function runAgent(script: ScriptedTurn[], options: Partial<Parameters<type
  * Runs one after another on one worker (its MCP connections stay open between them), each with its
  * part of the script; each run's figures carry the model's requests so far.
  */
-async function runAgentSeries(scripts: ScriptedTurn[][], options: Partial<Parameters<typeof ai.agent>[0]> & { input?: string } = {}, between?: (previous: RunResult) => void) {
+async function runAgentSeries(
+  scripts: ScriptedTurn[][],
+  options: Partial<Parameters<typeof ai.agent>[0]> & { input?: string } = {},
+  between?: (previous: RunResult) => void,
+) {
   const model = await startScriptedModel(scripts.flat());
   const { input = "Swap squats for lunges", ...agentOptions } = options;
-  const agent = ai.agent({ name: "mcp-coach", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [library, gym(), updatePlan], ...agentOptions });
+  const agent = ai.agent({
+    name: "mcp-coach",
+    model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+    tools: [library, gym(), updatePlan],
+    ...agentOptions,
+  });
   try {
     return await withWorker(harness, [agent], async ({ taskQueue }) => {
       const runs = [];
       for (const _ of scripts) {
         const handle = await agent.start(input, { client: harness.client, taskQueue });
-        runs.push({ result: await handle.result(), requests: model.requests, history: await handle.workflow.fetchHistory() });
+        runs.push({
+          result: await handle.result(),
+          requests: model.requests,
+          history: await handle.workflow.fetchHistory(),
+        });
         if (runs.length < scripts.length) between?.(runs.at(-1)!.result);
       }
       return runs;
@@ -73,7 +92,9 @@ function toolAttempts(history: Awaited<ReturnType<typeof runAgent>>["history"]):
   const events = history.events ?? [];
   return events.flatMap((e) => {
     const started = e.activityTaskStartedEventAttributes;
-    const scheduled = started && events.find((s) => Number(s.eventId) === Number(started.scheduledEventId))?.activityTaskScheduledEventAttributes;
+    const scheduled =
+      started &&
+      events.find((s) => Number(s.eventId) === Number(started.scheduledEventId))?.activityTaskScheduledEventAttributes;
     return started && scheduled?.activityType?.name === "tool.execute" ? [started.attempt ?? 0] : [];
   });
 }
@@ -81,25 +102,63 @@ function toolAttempts(history: Awaited<ReturnType<typeof runAgent>>["history"]):
 describe("an agent with MCP tools", () => {
   it("uses a stdio server, an HTTP server and an ai.tool in one run: each MCP call is a tool.execute activity naming its server", async () => {
     const { result, requests, history } = await runAgent([
-      { toolCalls: [call("lookup_exercise", { name: "lunges" }), call("gym__lookup_exercise", { name: "step-ups" }), call("update_plan", { from: "squats", to: "lunges" })] },
+      {
+        toolCalls: [
+          call("lookup_exercise", { name: "lunges" }),
+          call("gym__lookup_exercise", { name: "step-ups" }),
+          call("update_plan", { from: "squats", to: "lunges" }),
+        ],
+      },
       "Swapped squats for lunges.",
     ]);
     expect(result).toMatchObject({ stopReason: "answered", reply: "Swapped squats for lunges.", trips: 2 });
     expect(result.toolCalls).toMatchObject([
-      { name: "lookup_exercise", source: "mcp:library", status: "ok", trip: 1, input: { name: "lunges" }, output: { content: [{ type: "text", text: "lunges: a lower-body exercise" }] } },
-      { name: "gym__lookup_exercise", source: "mcp:gym", status: "ok", output: { content: [{ type: "text", text: "step-ups: a lower-body exercise" }] } },
+      {
+        name: "lookup_exercise",
+        source: "mcp:library",
+        status: "ok",
+        trip: 1,
+        input: { name: "lunges" },
+        output: { content: [{ type: "text", text: "lunges: a lower-body exercise" }] },
+      },
+      {
+        name: "gym__lookup_exercise",
+        source: "mcp:gym",
+        status: "ok",
+        output: { content: [{ type: "text", text: "step-ups: a lower-body exercise" }] },
+      },
       { name: "update_plan", status: "ok", output: { ok: true } },
     ]);
     expect(result.toolCalls[2]).not.toHaveProperty("source");
     // The model sees each MCP tool under its own name (or the prefixed one), with its own description and JSON schema.
-    const offered = requests[0]!.body.tools as Array<{ function: { name: string; description?: string; parameters: { properties?: Record<string, unknown>; required?: string[] } } }>;
+    const offered = requests[0]!.body.tools as Array<{
+      function: {
+        name: string;
+        description?: string;
+        parameters: { properties?: Record<string, unknown>; required?: string[] };
+      };
+    }>;
     const lookup = offered.find((t) => t.function.name === "lookup_exercise")!;
     expect(lookup.function.description).toBe("Looks an exercise up in the library.");
-    expect(lookup.function.parameters).toMatchObject({ type: "object", properties: { name: { type: "string", minLength: 1 } }, required: ["name"] });
-    expect(offered.map((t) => t.function.name)).toEqual(expect.arrayContaining(["update_plan", "lookup_exercise", "gym__lookup_exercise", "gym__show_chart", "show_chart"]));
+    expect(lookup.function.parameters).toMatchObject({
+      type: "object",
+      properties: { name: { type: "string", minLength: 1 } },
+      required: ["name"],
+    });
+    expect(offered.map((t) => t.function.name)).toEqual(
+      expect.arrayContaining([
+        "update_plan",
+        "lookup_exercise",
+        "gym__lookup_exercise",
+        "gym__show_chart",
+        "show_chart",
+      ]),
+    );
     expect(requests[1]!.body.tools).toEqual(requests[0]!.body.tools);
     // The tool message the model gets is the MCP content.
-    expect(requests[1]!.body.messages.find((m) => m.role === "tool")?.content).toBe(JSON.stringify({ content: [{ type: "text", text: "lunges: a lower-body exercise" }] }));
+    expect(requests[1]!.body.messages.find((m) => m.role === "tool")?.content).toBe(
+      JSON.stringify({ content: [{ type: "text", text: "lunges: a lower-body exercise" }] }),
+    );
     const summaries = activitySummaries(history);
     expect(summaries).toEqual([
       "mcp list tools (library, gym)",
@@ -112,7 +171,9 @@ describe("an agent with MCP tools", () => {
     const durations = activityDurations(history);
     const listMs = durations.find((d) => d.type === "mcp.list")!.ms;
     const callMs = durations.filter((d) => d.type === "tool.execute").map((d) => d.ms);
-    console.log(`MCP figures (first run on a worker: stdio server started, HTTP session opened): mcp.list ${listMs} ms; tool.execute stdio ${callMs[0]} ms, http ${callMs[1]} ms, ai.tool ${callMs[2]} ms`);
+    console.log(
+      `MCP figures (first run on a worker: stdio server started, HTTP session opened): mcp.list ${listMs} ms; tool.execute stdio ${callMs[0]} ms, http ${callMs[1]} ms, ai.tool ${callMs[2]} ms`,
+    );
   });
 
   it("a second run reuses the worker's connections: the same stdio server process answers (figures for listing and one call logged)", async () => {
@@ -126,13 +187,22 @@ describe("an agent with MCP tools", () => {
     const durations = activityDurations(history);
     const listMs = durations.find((d) => d.type === "mcp.list")!.ms;
     const callMs = durations.filter((d) => d.type === "tool.execute").map((d) => d.ms);
-    console.log(`MCP figures (warm connections): mcp.list of both servers ${listMs} ms; tool.execute stdio ${callMs[0]} ms, http ${callMs[1]} ms`);
+    console.log(
+      `MCP figures (warm connections): mcp.list of both servers ${listMs} ms; tool.execute stdio ${callMs[0]} ms, http ${callMs[1]} ms`,
+    );
   });
 
   it("isError results and throwing tools are refusals with their text as the reason; invalid input is refused before the call; onToolRefusal applies", async () => {
     const { result, requests } = await runAgent(
       [
-        { toolCalls: [call("locked_plan"), call("gym__explode"), call("lookup_exercise", { name: 5 }), call("lookup_exercise", { name: "moonwalks" })] },
+        {
+          toolCalls: [
+            call("locked_plan"),
+            call("gym__explode"),
+            call("lookup_exercise", { name: 5 }),
+            call("lookup_exercise", { name: "moonwalks" }),
+          ],
+        },
         "Sorry, nothing worked.",
         { toolCalls: [call("lookup_exercise", { name: "lunges" })] },
         "Lunges it is.",
@@ -141,24 +211,52 @@ describe("an agent with MCP tools", () => {
     );
     expect(result.toolCalls.slice(0, 4)).toMatchObject([
       { name: "locked_plan", status: "refused", reason: "the plan is locked until Monday", source: "mcp:library" },
-      { name: "gym__explode", status: "refused", reason: "kaboom: the exercise database is offline", source: "mcp:gym" },
-      { name: "lookup_exercise", status: "refused", reason: expect.stringMatching(/^Invalid input for "lookup_exercise": data\/name must be string/) },
+      {
+        name: "gym__explode",
+        status: "refused",
+        reason: "kaboom: the exercise database is offline",
+        source: "mcp:gym",
+      },
+      {
+        name: "lookup_exercise",
+        status: "refused",
+        reason: expect.stringMatching(/^Invalid input for "lookup_exercise": data\/name must be string/),
+      },
       { name: "lookup_exercise", status: "refused", reason: '"moonwalks" is not in the library' },
     ]);
-    expect(result.trace.filter((e) => e.type === "reprompt").map((e) => (e as { kind: string }).kind)).toEqual(["refusal-retry"]);
+    expect(result.trace.filter((e) => e.type === "reprompt").map((e) => (e as { kind: string }).kind)).toEqual([
+      "refusal-retry",
+    ]);
     expect(requests[2]!.body.messages.at(-1)!.content).toMatch(/lookup_exercise/);
     expect(result).toMatchObject({ stopReason: "answered", reply: "Lunges it is." });
   });
 
   it("results keep images and resources as MCP content parts up to limits.toolOutputBytes, with a marker beyond it", async () => {
-    const { result } = await runAgent([{ toolCalls: [call("show_chart", { bytes: 300 }), call("gym__show_chart", { bytes: 20_000 })] }, "Here is your chart."], { limits: { toolOutputBytes: 4096 } });
+    const { result } = await runAgent(
+      [
+        { toolCalls: [call("show_chart", { bytes: 300 }), call("gym__show_chart", { bytes: 20_000 })] },
+        "Here is your chart.",
+      ],
+      { limits: { toolOutputBytes: 4096 } },
+    );
     const [small, large] = result.toolCalls as Array<{ output: { content: Array<Record<string, unknown>> } }>;
     expect(small!.output.content.map((p) => p.type)).toEqual(["text", "image", "resource"]);
-    expect(small!.output.content[1]).toMatchObject({ type: "image", mimeType: "image/png", data: Buffer.alloc(300, 7).toString("base64") });
-    expect(small!.output.content[2]).toMatchObject({ resource: { uri: "plan://week/volume.csv", text: "day,sets\nmon,12\n" } });
+    expect(small!.output.content[1]).toMatchObject({
+      type: "image",
+      mimeType: "image/png",
+      data: Buffer.alloc(300, 7).toString("base64"),
+    });
+    expect(small!.output.content[2]).toMatchObject({
+      resource: { uri: "plan://week/volume.csv", text: "day,sets\nmon,12\n" },
+    });
     expect(large!.output.content).toEqual([
       { type: "text", text: "Your weekly volume:" },
-      { type: "text", text: expect.stringMatching(/^\[durable-agent: image image\/png, \d+ bytes and 1 more part\(s\) omitted, over limits\.toolOutputBytes \(4096\)\]$/) },
+      {
+        type: "text",
+        text: expect.stringMatching(
+          /^\[durable-agent: image image\/png, \d+ bytes and 1 more part\(s\) omitted, over limits\.toolOutputBytes \(4096\)\]$/,
+        ),
+      },
     ]);
     expect(Buffer.byteLength(JSON.stringify(large!.output))).toBeLessThanOrEqual(4096);
   });
@@ -169,39 +267,77 @@ describe("ai.mcp options", () => {
     const clash = ai.tool({ name: "lookup_exercise", input: z.object({}), execute: () => "mine" });
     const failure = await runAgent(["never reached"], { tools: [library, clash] }).catch((error: unknown) => error);
     expect(AgentOptionsError.isInstance(failure)).toBe(true);
-    expect((failure as Error).message).toMatch(/tool "lookup_exercise" of MCP server "library" clashes with the agent's tool "lookup_exercise" \(ai\.tool\).*prefix: true/);
-    const twoServers = await runAgent(["never reached"], { tools: [library, ai.mcp({ name: "gym", url: http.url })] }).catch((error: unknown) => error);
-    expect((twoServers as Error).message).toMatch(/tool "lookup_exercise" of MCP server "gym" clashes with tool "lookup_exercise" of MCP server "library"/);
-    const { result } = await runAgent([{ toolCalls: [call("library__lookup_exercise", { name: "lunges" }), call("lookup_exercise")] }, "Done."], {
-      tools: [stdioToolset({ prefix: true, tools: ["lookup_exercise"] }), clash],
-    });
-    expect(result.toolCalls).toMatchObject([{ name: "library__lookup_exercise", status: "ok", source: "mcp:library" }, { name: "lookup_exercise", status: "ok", output: "mine" }]);
+    expect((failure as Error).message).toMatch(
+      /tool "lookup_exercise" of MCP server "library" clashes with the agent's tool "lookup_exercise" \(ai\.tool\).*prefix: true/,
+    );
+    const twoServers = await runAgent(["never reached"], {
+      tools: [library, ai.mcp({ name: "gym", url: http.url })],
+    }).catch((error: unknown) => error);
+    expect((twoServers as Error).message).toMatch(
+      /tool "lookup_exercise" of MCP server "gym" clashes with tool "lookup_exercise" of MCP server "library"/,
+    );
+    const { result } = await runAgent(
+      [{ toolCalls: [call("library__lookup_exercise", { name: "lunges" }), call("lookup_exercise")] }, "Done."],
+      {
+        tools: [stdioToolset({ prefix: true, tools: ["lookup_exercise"] }), clash],
+      },
+    );
+    expect(result.toolCalls).toMatchObject([
+      { name: "library__lookup_exercise", status: "ok", source: "mcp:library" },
+      { name: "lookup_exercise", status: "ok", output: "mine" },
+    ]);
   });
 
   it("`tools` exposes only some tools (names or a predicate); a name the server lacks, or a requiredTools entry naming no tool, fails the run at its start", async () => {
-    const { result, requests } = await runAgent([{ toolCalls: [call("whoami")] }, "Done."], { tools: [library, ai.mcp({ name: "gym", url: http.url, prefix: true, tools: (t) => t.name.startsWith("lookup") })] });
+    const { result, requests } = await runAgent([{ toolCalls: [call("whoami")] }, "Done."], {
+      tools: [library, ai.mcp({ name: "gym", url: http.url, prefix: true, tools: (t) => t.name.startsWith("lookup") })],
+    });
     expect(result.toolCalls).toMatchObject([{ name: "whoami", status: "ok" }]);
-    expect((requests[0]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name).filter((n) => n.startsWith("gym__"))).toEqual(["gym__lookup_exercise"]);
-    const missing = await runAgent(["never reached"], { tools: [ai.mcp({ name: "gym", url: http.url, tools: ["lookup_exercise", "teleport"] })] }).catch((error: unknown) => error);
-    expect((missing as Error).message).toMatch(/MCP server "gym" has no tool "teleport" \(it lists "lookup_exercise", /);
-    const required = await runAgent(["never reached"], { tools: [library], actWhenAsked: { intents: ["swap"], requiredTools: ["update_plan"] } }).catch((error: unknown) => error);
+    expect(
+      (requests[0]!.body.tools as Array<{ function: { name: string } }>)
+        .map((t) => t.function.name)
+        .filter((n) => n.startsWith("gym__")),
+    ).toEqual(["gym__lookup_exercise"]);
+    const missing = await runAgent(["never reached"], {
+      tools: [ai.mcp({ name: "gym", url: http.url, tools: ["lookup_exercise", "teleport"] })],
+    }).catch((error: unknown) => error);
+    expect((missing as Error).message).toMatch(
+      /MCP server "gym" has no tool "teleport" \(it lists "lookup_exercise", /,
+    );
+    const required = await runAgent(["never reached"], {
+      tools: [library],
+      actWhenAsked: { intents: ["swap"], requiredTools: ["update_plan"] },
+    }).catch((error: unknown) => error);
     expect(AgentOptionsError.isInstance(required) && required.field).toBe("actWhenAsked.requiredTools");
   });
 
   it("bad options throw AgentOptionsError naming the field", () => {
-    expect(() => ai.mcp({ name: "x", command: "a", url: "http://b" } as never)).toThrow(/Invalid option `mcp.url`: MCP server "x" needs either a command/);
+    expect(() => ai.mcp({ name: "x", command: "a", url: "http://b" } as never)).toThrow(
+      /Invalid option `mcp.url`: MCP server "x" needs either a command/,
+    );
     expect(() => ai.mcp({ name: "x", url: "ftp://b" })).toThrow(/`mcp.url`: must be an http\(s\) URL/);
-    expect(() => ai.mcp({ name: "x", url: "http://b", retries: 3 } as never)).toThrow(/`mcp.retries`: is not an option of ai.mcp\(\)/);
+    expect(() => ai.mcp({ name: "x", url: "http://b", retries: 3 } as never)).toThrow(
+      /`mcp.retries`: is not an option of ai.mcp\(\)/,
+    );
     expect(() => ai.mcp({ name: "x", url: "http://b", timeout: "soon" })).toThrow(/`mcp.timeout`: must be a duration/);
-    expect(() => ai.agent({ model: ai.openai("m"), tools: [library, stdioToolset()] })).toThrow(/two MCP toolsets are named "library"/);
+    expect(() => ai.agent({ model: ai.openai("m"), tools: [library, stdioToolset()] })).toThrow(
+      /two MCP toolsets are named "library"/,
+    );
   });
 });
 
 /** Resolves with the first approval request the run's stream shows. */
 describe("MCP calls in a durable run", () => {
   it("needsApproval (a list of names) pauses before an MCP call; approve runs it, reject refuses it without calling", async () => {
-    const model = await startScriptedModel([{ toolCalls: [call("gym__lookup_exercise", { name: "lunges" }), call("gym__whoami")] }, "Looked it up."]);
-    const agent = ai.agent({ name: "mcp-approval", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [ai.mcp({ name: "gym", url: http.url, prefix: true, needsApproval: ["lookup_exercise"] })] });
+    const model = await startScriptedModel([
+      { toolCalls: [call("gym__lookup_exercise", { name: "lunges" }), call("gym__whoami")] },
+      "Looked it up.",
+    ]);
+    const agent = ai.agent({
+      name: "mcp-approval",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [ai.mcp({ name: "gym", url: http.url, prefix: true, needsApproval: ["lookup_exercise"] })],
+    });
     const result = await withWorker(harness, [agent], async ({ taskQueue }) => {
       const handle = await agent.start("Look up lunges", { client: harness.client, taskQueue });
       const event = await approvalRequested(handle);
@@ -213,32 +349,59 @@ describe("MCP calls in a durable run", () => {
       { name: "gym__lookup_exercise", status: "ok", source: "mcp:gym" },
       { name: "gym__whoami", status: "ok" },
     ]);
-    expect(result.trace.filter((e) => e.type === "approval").map((e) => (e as { outcome: string }).outcome)).toEqual(["requested", "approved"]);
+    expect(result.trace.filter((e) => e.type === "approval").map((e) => (e as { outcome: string }).outcome)).toEqual([
+      "requested",
+      "approved",
+    ]);
     await model.close();
 
-    const rejecting = await startScriptedModel([{ toolCalls: [call("lookup_exercise", { name: "lunges" })] }, "Not allowed."]);
-    const strict = ai.agent({ name: "mcp-approval", model: ai.openai("gpt-test", { baseURL: rejecting.baseURL }), tools: [stdioToolset({ needsApproval: ({ input }) => (input as { name: string }).name === "lunges" })] });
+    const rejecting = await startScriptedModel([
+      { toolCalls: [call("lookup_exercise", { name: "lunges" })] },
+      "Not allowed.",
+    ]);
+    const strict = ai.agent({
+      name: "mcp-approval",
+      model: ai.openai("gpt-test", { baseURL: rejecting.baseURL }),
+      tools: [stdioToolset({ needsApproval: ({ input }) => (input as { name: string }).name === "lunges" })],
+    });
     const rejected = await withWorker(harness, [strict], async ({ taskQueue }) => {
       const handle = await strict.start("Look up lunges", { client: harness.client, taskQueue });
       await handle.reject((await approvalRequested(handle)).callId, "not today");
       return handle.result();
     });
-    expect(rejected.toolCalls).toMatchObject([{ name: "lookup_exercise", status: "refused", reason: "rejected by a person: not today", source: "mcp:library" }]);
+    expect(rejected.toolCalls).toMatchObject([
+      { name: "lookup_exercise", status: "refused", reason: "rejected by a person: not today", source: "mcp:library" },
+    ]);
     await rejecting.close();
   });
 
   it("progress notifications keep a long call alive past `timeout`; a call with no answer within `timeout` is failed", async () => {
-    const { result, history } = await runAgent([{ toolCalls: [call("count_slowly", { steps: 6, delayMs: 150 }), call("wait_forever")] }, "Counted."], { tools: [stdioToolset({ name: "slow", timeout: "500 milliseconds" })] });
+    const { result, history } = await runAgent(
+      [{ toolCalls: [call("count_slowly", { steps: 6, delayMs: 150 }), call("wait_forever")] }, "Counted."],
+      { tools: [stdioToolset({ name: "slow", timeout: "500 milliseconds" })] },
+    );
     expect(toolAttempts(history)).toEqual([1, 1]); // the server answered (or let the time pass): not retried
     expect(result.toolCalls).toMatchObject([
       { name: "count_slowly", status: "ok", output: { content: [{ type: "text", text: "counted to 6" }] } },
-      { name: "wait_forever", status: "failed", source: "mcp:slow", error: expect.stringMatching(/^MCP server "slow" \(.*stdio-server\.ts\): no answer within 500 ms \(the `timeout` option\)$/) },
+      {
+        name: "wait_forever",
+        status: "failed",
+        source: "mcp:slow",
+        error: expect.stringMatching(
+          /^MCP server "slow" \(.*stdio-server\.ts\): no answer within 500 ms \(the `timeout` option\)$/,
+        ),
+      },
     ]);
   });
 
   it("cancelling the run sends MCP cancellation to the server", async () => {
     const model = await startScriptedModel([{ toolCalls: [call("gym__wait_forever")] }, "unreachable"]);
-    const agent = ai.agent({ name: "mcp-cancel", model: ai.openai("gpt-test", { baseURL: model.baseURL }), timeouts: { heartbeat: "2 seconds" }, tools: [gym()] });
+    const agent = ai.agent({
+      name: "mcp-cancel",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      timeouts: { heartbeat: "2 seconds" },
+      tools: [gym()],
+    });
     cancelled = [];
     const started = new Promise<void>((resolve) => (longCallStarted = resolve));
     const result = await withWorker(harness, [agent], async ({ taskQueue }) => {
@@ -253,7 +416,10 @@ describe("MCP calls in a durable run", () => {
   });
 
   it("each call carries its idempotency key in _meta (durable-agent/idempotencyKey), the tools' ctx.idempotencyKey, over stdio and HTTP", async () => {
-    const { result } = await runAgent([{ toolCalls: [call("idempotency_key"), call("gym__idempotency_key")] }, "Keys."]);
+    const { result } = await runAgent([
+      { toolCalls: [call("idempotency_key"), call("gym__idempotency_key")] },
+      "Keys.",
+    ]);
     expect(MCP_IDEMPOTENCY_KEY).toBe("durable-agent/idempotencyKey");
     const keys = result.toolCalls.map((c) => (c.output as { content: Array<{ text: string }> }).content[0]!.text);
     expect(keys).toEqual(result.toolCalls.map((c) => `${result.workflowId}/trip-1/${c.id}`));
@@ -263,9 +429,13 @@ describe("MCP calls in a durable run", () => {
     const first = await startHttpMcpServer();
     await first.close();
     const toolset = ai.mcp({ name: "restarting", url: first.url });
-    const back = new Promise((resolve) => setTimeout(resolve, 4_000)).then(() => startHttpMcpServer({}, { port: first.port }));
+    const back = new Promise((resolve) => setTimeout(resolve, 4_000)).then(() =>
+      startHttpMcpServer({}, { port: first.port }),
+    );
     try {
-      const { result } = await runAgent([{ toolCalls: [call("lookup_exercise", { name: "lunges" })] }, "Listed."], { tools: [toolset] });
+      const { result } = await runAgent([{ toolCalls: [call("lookup_exercise", { name: "lunges" })] }, "Listed."], {
+        tools: [toolset],
+      });
       expect(result.toolCalls).toMatchObject([{ status: "ok", source: "mcp:restarting" }]);
     } finally {
       await (await back).close();
@@ -284,7 +454,9 @@ describe("MCP calls in a durable run", () => {
       });
       const second = runs[1]!;
       expect(second.result.toolCalls).toMatchObject([{ status: "ok" }]);
-      const newPid = Number((second.result.toolCalls[0]!.output as { content: Array<{ text: string }> }).content[0]!.text);
+      const newPid = Number(
+        (second.result.toolCalls[0]!.output as { content: Array<{ text: string }> }).content[0]!.text,
+      );
       expect(newPid).not.toBe(pid);
       expect(newPid).toBeGreaterThan(0);
     } finally {
@@ -305,16 +477,28 @@ describe("MCP calls in a durable run", () => {
     const cached = ai.mcp({ name: "flaky", url: server.url, cacheToolsFor: "1 hour" });
     await runAgent([{ toolCalls: [call("whoami")] }, "Up."], { tools: [cached] });
     await server.close();
-    const down = await runAgent([{ toolCalls: [call("lookup_exercise", { name: "lunges" })] }, "It was down."], { tools: [cached] });
-    expect(down.result.toolCalls).toMatchObject([{ status: "failed", source: "mcp:flaky", error: expect.stringContaining(`MCP server "flaky" (${server.url}): `) }]);
+    const down = await runAgent([{ toolCalls: [call("lookup_exercise", { name: "lunges" })] }, "It was down."], {
+      tools: [cached],
+    });
+    expect(down.result.toolCalls).toMatchObject([
+      { status: "failed", source: "mcp:flaky", error: expect.stringContaining(`MCP server "flaky" (${server.url}): `) },
+    ]);
     expect(toolAttempts(down.history)).toEqual([3]); // a lost connection is retried by Temporal (3 attempts)
-    const failure = await runAgent(["never reached"], { tools: [ai.mcp({ name: "flaky", url: server.url })] }).catch((error: unknown) => error);
+    const failure = await runAgent(["never reached"], { tools: [ai.mcp({ name: "flaky", url: server.url })] }).catch(
+      (error: unknown) => error,
+    );
     expect(McpServerError.isInstance(failure)).toBe(true);
-    expect((failure as Error).message).toMatch(new RegExp(`^MCP server "flaky" \\(${server.url.replace(/[.]/g, "\\.")}\\): could not connect: .*ECONNREFUSED`));
+    expect((failure as Error).message).toMatch(
+      new RegExp(`^MCP server "flaky" \\(${server.url.replace(/[.]/g, "\\.")}\\): could not connect: .*ECONNREFUSED`),
+    );
     const back = await startHttpMcpServer({}, { port: server.port });
     try {
-      const again = await runAgent([{ toolCalls: [call("lookup_exercise", { name: "lunges" })] }, "Back."], { tools: [cached] });
-      expect(again.result.toolCalls).toMatchObject([{ status: "ok", output: { content: [{ text: "lunges: a lower-body exercise" }] } }]);
+      const again = await runAgent([{ toolCalls: [call("lookup_exercise", { name: "lunges" })] }, "Back."], {
+        tools: [cached],
+      });
+      expect(again.result.toolCalls).toMatchObject([
+        { status: "ok", output: { content: [{ text: "lunges: a lower-body exercise" }] } },
+      ]);
     } finally {
       await back.close();
       await cached.close();
@@ -325,8 +509,12 @@ describe("MCP calls in a durable run", () => {
     const sse = await startSseMcpServer();
     const toolset = ai.mcp({ name: "legacy", url: sse.url });
     try {
-      const { result } = await runAgent([{ toolCalls: [call("lookup_exercise", { name: "lunges" })] }, "Done."], { tools: [toolset] });
-      expect(result.toolCalls).toMatchObject([{ status: "ok", source: "mcp:legacy", output: { content: [{ text: "lunges: a lower-body exercise" }] } }]);
+      const { result } = await runAgent([{ toolCalls: [call("lookup_exercise", { name: "lunges" })] }, "Done."], {
+        tools: [toolset],
+      });
+      expect(result.toolCalls).toMatchObject([
+        { status: "ok", source: "mcp:legacy", output: { content: [{ text: "lunges: a lower-body exercise" }] } },
+      ]);
     } finally {
       await toolset.close();
       await sse.close();
@@ -334,18 +522,36 @@ describe("MCP calls in a durable run", () => {
   });
 
   it("actWhenAsked.requiredTools may name an MCP tool: an answer that only offers the change is re-prompted", async () => {
-    const { result } = await runAgent(["Want me to look lunges up?", { toolCalls: [call("lookup_exercise", { name: "lunges" })] }, "Lunges are a lower-body exercise."], {
-      input: "Look up lunges",
-      actWhenAsked: { intents: ["look up"], requiredTools: ["lookup_exercise"] },
-    });
-    expect(result.trace.filter((e) => e.type === "reprompt").map((e) => (e as { kind: string }).kind)).toEqual(["act-when-asked"]);
+    const { result } = await runAgent(
+      [
+        "Want me to look lunges up?",
+        { toolCalls: [call("lookup_exercise", { name: "lunges" })] },
+        "Lunges are a lower-body exercise.",
+      ],
+      {
+        input: "Look up lunges",
+        actWhenAsked: { intents: ["look up"], requiredTools: ["lookup_exercise"] },
+      },
+    );
+    expect(result.trace.filter((e) => e.type === "reprompt").map((e) => (e as { kind: string }).kind)).toEqual([
+      "act-when-asked",
+    ]);
     expect(result.toolCalls).toMatchObject([{ name: "lookup_exercise", status: "ok", source: "mcp:library" }]);
     expect(result.reply).toBe("Lunges are a lower-body exercise.");
   });
 
   it("a session lists its MCP tools once and uses them for every message", async () => {
-    const model = await startScriptedModel([{ toolCalls: [call("lookup_exercise", { name: "lunges" })] }, "Lunges: legs.", { toolCalls: [call("gym__lookup_exercise", { name: "planks" })] }, "Planks: core."]);
-    const agent = ai.agent({ name: "mcp-session", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [library, gym()] });
+    const model = await startScriptedModel([
+      { toolCalls: [call("lookup_exercise", { name: "lunges" })] },
+      "Lunges: legs.",
+      { toolCalls: [call("gym__lookup_exercise", { name: "planks" })] },
+      "Planks: core.",
+    ]);
+    const agent = ai.agent({
+      name: "mcp-session",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [library, gym()],
+    });
     const { replies, calls, history } = await withWorker(harness, [agent], async ({ taskQueue }) => {
       const session = agent.session(`mcp-session-${Date.now()}`, { client: harness.client, taskQueue });
       const first = await session.send("What are lunges?");
@@ -355,8 +561,13 @@ describe("MCP calls in a durable run", () => {
       return { replies: [first.reply, second.reply], calls: [...first.toolCalls, ...second.toolCalls], history };
     });
     expect(replies).toEqual(["Lunges: legs.", "Planks: core."]);
-    expect(calls).toMatchObject([{ source: "mcp:library", status: "ok" }, { source: "mcp:gym", status: "ok" }]);
-    expect(activitySummaries(history).filter((s) => s.startsWith("mcp list"))).toEqual(["mcp list tools (library, gym)"]);
+    expect(calls).toMatchObject([
+      { source: "mcp:library", status: "ok" },
+      { source: "mcp:gym", status: "ok" },
+    ]);
+    expect(activitySummaries(history).filter((s) => s.startsWith("mcp list"))).toEqual([
+      "mcp list tools (library, gym)",
+    ]);
     await model.close();
   });
 
@@ -367,7 +578,11 @@ describe("MCP calls in a durable run", () => {
       if (user.includes("look up") && !answered) return { toolCalls: [call("lookup_exercise", { name: "lunges" })] };
       return "Lunges work the legs.";
     });
-    const agent = ai.agent({ name: "mcp-eval", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [library] });
+    const agent = ai.agent({
+      name: "mcp-eval",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [library],
+    });
     const report = await withWorker(harness, [agent], ({ taskQueue }) =>
       agent.eval({
         cases: [

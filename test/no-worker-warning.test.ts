@@ -24,10 +24,17 @@ describe("options.noWorkerWarningAfter", () => {
     const warnings: string[] = [];
     let warned!: () => void;
     const firstWarning = new Promise<void>((resolve) => (warned = resolve));
-    const handle = await agent.start("Hi", { client: harness.client, taskQueue: queue, noWorkerWarningAfter: "100ms", logger: { warn: (message) => (warnings.push(message), warned()) } });
+    const handle = await agent.start("Hi", {
+      client: harness.client,
+      taskQueue: queue,
+      noWorkerWarningAfter: "100ms",
+      logger: { warn: (message) => (warnings.push(message), warned()) },
+    });
     await firstWarning;
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain(`No worker polls task queue "${queue}": run ${handle.workflowId} of agent "lonely" is waiting for one`);
+    expect(warnings[0]).toContain(
+      `No worker polls task queue "${queue}": run ${handle.workflowId} of agent "lonely" is waiting for one`,
+    );
     expect(warnings[0]).toContain(`npx durable-agent worker ./agents.js --task-queue ${queue}`);
     const result = await withWorker(harness, [agent], () => handle.result(), { taskQueue: queue });
     expect(result).toMatchObject({ stopReason: "answered", reply: "Hello, I was waiting for a worker." });
@@ -46,15 +53,32 @@ describe("options.noWorkerWarningAfter", () => {
       [agent],
       async () => {
         // A started worker polls a moment later (seconds on a loaded machine): check once the server lists its poller.
-        while (!(await hasWorkflowPollers(harness.client, queue))) await new Promise((resolve) => setTimeout(resolve, 50));
-        return watchForNoWorker(harness.client, harness.client.workflow.getHandle(handle.workflowId), { agent: agent.name, taskQueue: queue, after: 0, logger });
+        while (!(await hasWorkflowPollers(harness.client, queue)))
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        return watchForNoWorker(harness.client, harness.client.workflow.getHandle(handle.workflowId), {
+          agent: agent.name,
+          taskQueue: queue,
+          after: 0,
+          logger,
+        });
       },
       { taskQueue: queue },
     );
     expect({ warned, warnings }).toEqual({ warned: false, warnings: [] });
     // And the same check on a queue that nothing polls does warn.
-    const orphan = await agent.start("Hi", { client: harness.client, taskQueue: taskQueue(), noWorkerWarningAfter: false });
-    expect(await watchForNoWorker(harness.client, harness.client.workflow.getHandle(orphan.workflowId), { agent: agent.name, taskQueue: "nobody-polls-this", after: 0, logger })).toBe(true);
+    const orphan = await agent.start("Hi", {
+      client: harness.client,
+      taskQueue: taskQueue(),
+      noWorkerWarningAfter: false,
+    });
+    expect(
+      await watchForNoWorker(harness.client, harness.client.workflow.getHandle(orphan.workflowId), {
+        agent: agent.name,
+        taskQueue: "nobody-polls-this",
+        after: 0,
+        logger,
+      }),
+    ).toBe(true);
     await harness.client.workflow.getHandle(orphan.workflowId).terminate("test over");
   });
 });

@@ -28,7 +28,12 @@ async function stallingModel() {
 describe("cancellation and time limits", () => {
   it("handle.cancel() cancels the in-flight model call and ends the run with stopReason cancelled and a trace that says where", async () => {
     const { model, second } = await stallingModel();
-    const agent = ai.agent({ name: "cancel-me", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [updatePlanTool()], timeouts: { heartbeat: "1 second" } });
+    const agent = ai.agent({
+      name: "cancel-me",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [updatePlanTool()],
+      timeouts: { heartbeat: "1 second" },
+    });
     const result = await withWorker(harness, [agent], async ({ taskQueue }) => {
       const handle = await agent.start("Swap squats", { client: harness.client, taskQueue });
       const request = await second;
@@ -40,7 +45,12 @@ describe("cancellation and time limits", () => {
     expect(result.stopReason).toBe("cancelled");
     expect(result.trips).toBe(1);
     expect(result.toolCalls).toMatchObject([{ name: "update_plan", status: "ok" }]);
-    expect(result.trace.at(-1)).toEqual({ trip: 1, type: "run.stopped", stopReason: "cancelled", detail: "cancelled during trip 2: model call" });
+    expect(result.trace.at(-1)).toEqual({
+      trip: 1,
+      type: "run.stopped",
+      stopReason: "cancelled",
+      detail: "cancelled during trip 2: model call",
+    });
     await model.close();
   });
 
@@ -59,7 +69,12 @@ describe("cancellation and time limits", () => {
           started();
         }),
     });
-    const agent = ai.agent({ name: "cancel-tool", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [wait], timeouts: { heartbeat: "1 second" } });
+    const agent = ai.agent({
+      name: "cancel-tool",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [wait],
+      timeouts: { heartbeat: "1 second" },
+    });
     const result = await cancelWhileToolWaits(harness, agent, toolStarted, toolAborted);
     expect(result).toMatchObject({ stopReason: "cancelled", trips: 1 });
     expect(result.trace.at(-1)).toMatchObject({ detail: "cancelled during trip 1: tool calls wait" });
@@ -68,10 +83,22 @@ describe("cancellation and time limits", () => {
 
   it('the timeout run option ends the run the same way with "timed-out"', async () => {
     const { model } = await stallingModel();
-    const agent = ai.agent({ name: "slowpoke", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [updatePlanTool()], timeouts: { heartbeat: "1 second" } });
-    const result = await withWorker(harness, [agent], async ({ taskQueue }) => agent.run("Swap squats", { client: harness.client, taskQueue, timeout: "1 second" }));
+    const agent = ai.agent({
+      name: "slowpoke",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [updatePlanTool()],
+      timeouts: { heartbeat: "1 second" },
+    });
+    const result = await withWorker(harness, [agent], async ({ taskQueue }) =>
+      agent.run("Swap squats", { client: harness.client, taskQueue, timeout: "1 second" }),
+    );
     expect(result.stopReason).toBe("timed-out");
-    expect(result.trace.at(-1)).toEqual({ trip: 1, type: "run.stopped", stopReason: "timed-out", detail: "timed out after 1000 ms during trip 2: model call" });
+    expect(result.trace.at(-1)).toEqual({
+      trip: 1,
+      type: "run.stopped",
+      stopReason: "timed-out",
+      detail: "timed out after 1000 ms during trip 2: model call",
+    });
     await model.close();
   });
 });
@@ -79,7 +106,12 @@ describe("cancellation and time limits", () => {
 describe("watching a run in the Temporal UI", () => {
   it("workflow ids say what they are; current details show the trip, the last tool call and re-prompts; search attributes record the outcome", async () => {
     const { model, second } = await stallingModel();
-    const agent = ai.agent({ name: "watched", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [updatePlanTool()], timeouts: { heartbeat: "1 second" } });
+    const agent = ai.agent({
+      name: "watched",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [updatePlanTool()],
+      timeouts: { heartbeat: "1 second" },
+    });
     const id = `run-${Date.now()}`;
     const { details, described } = await withWorker(
       harness,

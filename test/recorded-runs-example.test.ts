@@ -43,7 +43,13 @@ describe("the recorded-runs example: offers → dataset → actWhenAsked → rep
     expect(loop.replay.scorers[0]).toMatchObject({ passed: 6, failed: 1 });
     expect(loop.comparison.regressions).toEqual([]);
     expect(loop.comparison.fixes).toHaveLength(6);
-    expect(loop.comparison.scorers[0]).toMatchObject({ scorer: "requiredToolCalled", verdict: "better", significant: true, baseline: { passed: 0, total: 7 }, current: { passed: 6, total: 7 } });
+    expect(loop.comparison.scorers[0]).toMatchObject({
+      scorer: "requiredToolCalled",
+      verdict: "better",
+      significant: true,
+      baseline: { passed: 0, total: 7 },
+      current: { passed: 6, total: 7 },
+    });
     expect(loop.comparison.scorers[0]!.pValue!).toBeLessThan(0.05);
     expect(loop.gate).toEqual({ passed: true, problems: [] });
   });
@@ -55,7 +61,9 @@ describe("the recorded-runs example: offers → dataset → actWhenAsked → rep
     expect(loop.cost.replay.toolExecutions).toBe(unmatched); // executed: only the unmatched
     expect(loop.cost.live.toolExecutions).toBe(loop.live.runs.reduce((sum, run) => sum + run.toolCalls.length, 0));
     expect(loop.cost.replay.toolExecutions).toBeLessThan(loop.cost.live.toolExecutions);
-    console.log(`replay: ${loop.cost.replay.toolExecutions} tool executions, ${loop.cost.replay.wallMs} ms; live: ${loop.cost.live.toolExecutions} tool executions, ${loop.cost.live.wallMs} ms (noisy: shared machine)`);
+    console.log(
+      `replay: ${loop.cost.replay.toolExecutions} tool executions, ${loop.cost.replay.wallMs} ms; live: ${loop.cost.live.toolExecutions} tool executions, ${loop.cost.live.wallMs} ms (noisy: shared machine)`,
+    );
   });
 
   it("report.toHtml() renders in Chromium as one page with no network: pass rates, the changes against the baseline, the failing case's tool calls and reason", async () => {
@@ -68,13 +76,19 @@ describe("the recorded-runs example: offers → dataset → actWhenAsked → rep
       page.on("request", (request) => requests.push(request.url()));
       await page.setContent(html, { waitUntil: "load" });
       expect(await page.title()).toMatch(/^Eval report: coach-/);
-      expect(await page.locator("table.scorers").innerText()).toMatch(/requiredToolCalled\s+6\s+1[\s\S]*6\/7 \(86%, 95% CI 49%–97%\)/);
-      expect(await page.locator(".scorer-changes").innerText()).toMatch(/0\/7 .* → 6\/7 .*: better \(two-sided Fisher exact p = 0\.005/);
+      expect(await page.locator("table.scorers").innerText()).toMatch(
+        /requiredToolCalled\s+6\s+1[\s\S]*6\/7 \(86%, 95% CI 49%–97%\)/,
+      );
+      expect(await page.locator(".scorer-changes").innerText()).toMatch(
+        /0\/7 .* → 6\/7 .*: better \(two-sided Fisher exact p = 0\.005/,
+      );
       const failure = page.locator(".failure").first();
       await expect(failure.innerText()).resolves.toMatch(/required tool not called/);
       const calls = await failure.locator("table.tool-calls").innerText();
       expect(calls).toMatch(/get_plan\(\{"user":"u-1"\}\)\s+ok/);
-      expect(calls).toMatch(/update_plan\(\{"from":"squats","to":"moonwalks"\}\)\s+refused\s+moonwalks is not in the library/);
+      expect(calls).toMatch(
+        /update_plan\(\{"from":"squats","to":"moonwalks"\}\)\s+refused\s+moonwalks is not in the library/,
+      );
       expect(await failure.locator(".msg.reprompt").count()).toBeGreaterThan(0);
       expect(requests.filter((url) => !url.startsWith("about:") && !url.startsWith("data:"))).toEqual([]);
       mkdirSync(ARTIFACTS, { recursive: true });

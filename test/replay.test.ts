@@ -9,7 +9,15 @@ import { historyFromJSON, historyToJSON } from "@temporalio/common/lib/proto-uti
 import { Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
-import { ai, type Agent, type AgentOptions, type Backstop, type RunInput, type RunOptions, type RunResult } from "../src/index.js";
+import {
+  ai,
+  type Agent,
+  type AgentOptions,
+  type Backstop,
+  type RunInput,
+  type RunOptions,
+  type RunResult,
+} from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 import { committedFixtures, toolExecuteShapes } from "./support/history-helpers.js";
@@ -28,28 +36,74 @@ afterAll(() => harness.close());
 const updatePlan = ai.tool({
   name: "update_plan",
   input: z.object({ from: z.string(), to: z.string() }),
-  execute: async ({ to }) => (to === "moonwalks" ? { ok: false, reason: "moonwalks is not in the library" } : { ok: true }),
+  execute: async ({ to }) =>
+    to === "moonwalks" ? { ok: false, reason: "moonwalks is not in the library" } : { ok: true },
 });
-const localUpdatePlan = ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), execution: "local", execute: async () => ({ ok: true }) });
-const crashy = ai.tool({ name: "crashy", input: z.object({}), execute: async () => { throw new Error("boom"); } });
+const localUpdatePlan = ai.tool({
+  name: "update_plan",
+  input: z.object({ from: z.string(), to: z.string() }),
+  execution: "local",
+  execute: async () => ({ ok: true }),
+});
+const crashy = ai.tool({
+  name: "crashy",
+  input: z.object({}),
+  execute: async () => {
+    throw new Error("boom");
+  },
+});
 
-const swap = (to: string): ScriptedTurn => ({ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to } }] });
+const swap = (to: string): ScriptedTurn => ({
+  toolCalls: [{ name: "update_plan", arguments: { from: "squats", to } }],
+});
 const backstops: Backstop[] = [
-  { name: "injury-capture", phase: "before", detect: (t) => /hurt/.test(t.input), run: () => ({ prompt: "Acknowledge the injury." }) },
-  { name: "audit", detect: (t) => t.reply === "Audit me.", run: ({ state }) => ({ prompt: `Audited ${Object.keys(state).length}.` }) },
+  {
+    name: "injury-capture",
+    phase: "before",
+    detect: (t) => /hurt/.test(t.input),
+    run: () => ({ prompt: "Acknowledge the injury." }),
+  },
+  {
+    name: "audit",
+    detect: (t) => t.reply === "Audit me.",
+    run: ({ state }) => ({ prompt: `Audited ${Object.keys(state).length}.` }),
+  },
 ];
 
 /** Scenarios covering each path of the trip loop and each kind of re-prompt. */
-const usage = (prompt: number, completion: number) => ({ usage: { prompt_tokens: prompt, completion_tokens: completion } });
+const usage = (prompt: number, completion: number) => ({
+  usage: { prompt_tokens: prompt, completion_tokens: completion },
+});
 const cutAfterUsage =
   'data: {"id":"c","created":1,"model":"m","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"half"},"finish_reason":null}]}\n\n' +
   'data: {"id":"c","created":1,"model":"m","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":4,"completion_tokens":1,"total_tokens":5}}\n\n';
 
-const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; input?: RunInput; options?: Partial<AgentOptions>; searchAttributes?: boolean; run?: RunOptions }> = {
+const scenarios: Record<
+  string,
+  {
+    script: ScriptedTurn[];
+    maxTrips?: number;
+    input?: RunInput;
+    options?: Partial<AgentOptions>;
+    searchAttributes?: boolean;
+    run?: RunOptions;
+  }
+> = {
   "answer-only": { script: ["Hello there."] },
   // Text deltas ride on the model call's heartbeats: nothing of them in the history (streamed-text.json is a run of before, with publish signals and poll updates).
-  "streamed-text": { script: [{ text: "Lunges it is: same muscles, kinder to the knees.", toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Swapped."], run: { streamText: true } },
-  "tool-call": { script: [{ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Swapped."] },
+  "streamed-text": {
+    script: [
+      {
+        text: "Lunges it is: same muscles, kinder to the knees.",
+        toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }],
+      },
+      "Swapped.",
+    ],
+    run: { streamText: true },
+  },
+  "tool-call": {
+    script: [{ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Swapped."],
+  },
   "refused-failed-and-parallel": {
     script: [
       {
@@ -63,37 +117,75 @@ const scenarios: Record<string, { script: ScriptedTurn[]; maxTrips?: number; inp
       "Nothing worked.",
     ],
   },
-  "max-trips": { script: Array(2).fill({ toolCalls: [{ name: "update_plan", arguments: { from: "a", to: "b" } }] }), maxTrips: 2 },
+  "max-trips": {
+    script: Array(2).fill({ toolCalls: [{ name: "update_plan", arguments: { from: "a", to: "b" } }] }),
+    maxTrips: 2,
+  },
   "reprompt-act-when-asked": {
     script: ["Want me to swap that?", swap("lunges"), "Done."],
     options: { actWhenAsked: { intents: [/\bswap\b/i], requiredTools: ["update_plan"] } },
   },
-  "reprompt-refusal-retry": { script: [swap("moonwalks"), "Sorry.", swap("lunges"), "Done."], options: { onToolRefusal: "retry-once-with-hint" } },
-  "reprompt-backstops": { script: ["Audit me.", "Audited."], input: "I hurt my knee, swap squats", options: { backstops } },
-  "local-model-and-tools": { script: [swap("lunges"), "Swapped."], options: { modelExecution: "local", tools: [localUpdatePlan] } },
+  "reprompt-refusal-retry": {
+    script: [swap("moonwalks"), "Sorry.", swap("lunges"), "Done."],
+    options: { onToolRefusal: "retry-once-with-hint" },
+  },
+  "reprompt-backstops": {
+    script: ["Audit me.", "Audited."],
+    input: "I hurt my knee, swap squats",
+    options: { backstops },
+  },
+  "local-model-and-tools": {
+    script: [swap("lunges"), "Swapped."],
+    options: { modelExecution: "local", tools: [localUpdatePlan] },
+  },
   "reprompt-all-three": {
     script: [swap("moonwalks"), "Audit me.", "Sorry.", "Want me to?", "Final."],
-    options: { backstops, onToolRefusal: "retry-once-with-hint", actWhenAsked: { intents: ["swap"], requiredTools: ["update_plan"] } },
+    options: {
+      backstops,
+      onToolRefusal: "retry-once-with-hint",
+      actWhenAsked: { intents: ["swap"], requiredTools: ["update_plan"] },
+    },
   },
   // Typed output: an invalid answer, the output repair re-prompt, a valid one.
-  "output-repair": { script: ['{"exercise":"lunges"}', '{"exercise":"lunges","sets":3}'], options: { output: z.object({ exercise: z.string(), sets: z.number() }) } },
+  "output-repair": {
+    script: ['{"exercise":"lunges"}', '{"exercise":"lunges","sets":3}'],
+    options: { output: z.object({ exercise: z.string(), sets: z.number() }) },
+  },
   // Run context (read by query) and dynamic instructions (the input passed to each model call).
   "context-instructions": {
     script: [swap("lunges"), "Done."],
-    options: { instructions: ({ context, trip }) => `Coach ${String((context as { user: string }).user)}, trip ${trip}.`, backstops: [{ name: "ctx", phase: "before", detect: (t) => t.context !== undefined, run: () => undefined }] },
+    options: {
+      instructions: ({ context, trip }) => `Coach ${String((context as { user: string }).user)}, trip ${trip}.`,
+      backstops: [{ name: "ctx", phase: "before", detect: (t) => t.context !== undefined, run: () => undefined }],
+    },
     run: { context: { user: "u-1" } },
   },
   // Images in the input: content parts; intents see the text parts joined.
   "image-input": {
     script: ["Want me to swap that?", swap("lunges"), "Done."],
-    input: [{ role: "user", content: [{ type: "text", text: "Swap this one" }, { type: "image_url", image_url: { url: "https://example.com/squat.png" } }] }],
+    input: [
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Swap this one" },
+          { type: "image_url", image_url: { url: "https://example.com/squat.png" } },
+        ],
+      },
+    ],
     options: { actWhenAsked: { intents: [/\bswap\b/i], requiredTools: ["update_plan"] } },
   },
   // A run's model settings, sent with each model call; a forcing toolChoice on the first trip only.
   "model-settings": { script: [swap("lunges"), "Done."], run: { modelSettings: { toolChoice: "required", seed: 7 } } },
   // Usage: a failed attempt's usage (signal), per-answer usage, DurableAgentTokens (patched), and a budget stop.
   "usage-budget": {
-    script: [{ raw: cutAfterUsage, hangUp: true }, ...[1, 2].map(() => ({ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }], ...usage(8, 2) })), "Unreached."],
+    script: [
+      { raw: cutAfterUsage, hangUp: true },
+      ...[1, 2].map(() => ({
+        toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }],
+        ...usage(8, 2),
+      })),
+      "Unreached.",
+    ],
     options: { budget: { maxTokens: 25 } },
     searchAttributes: true,
   },
@@ -103,12 +195,28 @@ async function record(name: string): Promise<{ history: unknown; result: RunResu
   const { script, maxTrips, input = "Swap squats", options, searchAttributes, run } = scenarios[name]!;
   const model = await startScriptedModel(script);
   try {
-    const agent: Agent = ai.agent({ name: "replay-coach", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [updatePlan, crashy], maxTrips, ...options });
-    return await withWorker(harness, [agent], async ({ taskQueue }) => {
-      const handle = await agent.start(input, { ...run, client: harness.client, taskQueue, workflowId: `replay-${name}` + `-${Date.now()}` });
-      const result = await handle.result();
-      return { result, history: JSON.parse(historyToJSON(await handle.workflow.fetchHistory())) };
-    }, { searchAttributes: searchAttributes === true });
+    const agent: Agent = ai.agent({
+      name: "replay-coach",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [updatePlan, crashy],
+      maxTrips,
+      ...options,
+    });
+    return await withWorker(
+      harness,
+      [agent],
+      async ({ taskQueue }) => {
+        const handle = await agent.start(input, {
+          ...run,
+          client: harness.client,
+          taskQueue,
+          workflowId: `replay-${name}` + `-${Date.now()}`,
+        });
+        const result = await handle.result();
+        return { result, history: JSON.parse(historyToJSON(await handle.workflow.fetchHistory())) };
+      },
+      { searchAttributes: searchAttributes === true },
+    );
   } finally {
     await model.close();
   }
@@ -126,8 +234,17 @@ async function replay(histories: Array<{ workflowId: string; history: unknown }>
 }
 
 /** Multi-agent scenarios: the calling run's history and each child's, replayed apart (a child's events are in its own history). */
-const lookup = ai.tool({ name: "lookup_invoice", input: z.object({ id: z.string() }), execute: async ({ id }) => ({ id, amount: 42 }) });
-const refund = ai.tool({ name: "refund", input: z.object({ amount: z.number() }), needsApproval: true, execute: async () => ({ ok: true }) });
+const lookup = ai.tool({
+  name: "lookup_invoice",
+  input: z.object({ id: z.string() }),
+  execute: async ({ id }) => ({ id, amount: 42 }),
+});
+const refund = ai.tool({
+  name: "refund",
+  input: z.object({ amount: z.number() }),
+  needsApproval: true,
+  execute: async () => ({ ok: true }),
+});
 type TreeScenario = {
   script: Parameters<typeof byAgent>[0];
   agents: (baseURL: string) => Agent;
@@ -137,23 +254,40 @@ type TreeScenario = {
 const treeScenarios: Record<string, TreeScenario> = {
   "subagents-parallel-handoff": {
     script: {
-      triage: [{ toolCalls: [ask("billing", "Invoice 7?"), ask("support", "Plan active?")] }, { toolCalls: [{ name: "transfer_to_closer", arguments: {} }] }],
+      triage: [
+        { toolCalls: [ask("billing", "Invoice 7?"), ask("support", "Plan active?")] },
+        { toolCalls: [{ name: "transfer_to_closer", arguments: {} }] },
+      ],
       billing: [{ toolCalls: [{ name: "lookup_invoice", arguments: { id: "7" } }] }, "Invoice 7 is $42."],
       support: ["Active."],
       closer: ["All sorted."],
     },
     agents: (baseURL) => {
       const billing = testAgent("billing", baseURL, { tools: [lookup] });
-      return testAgent("triage", baseURL, { tools: [billing.asTool(), testAgent("support", baseURL).asTool()], handoffs: [testAgent("closer", baseURL)] });
+      return testAgent("triage", baseURL, {
+        tools: [billing.asTool(), testAgent("support", baseURL).asTool()],
+        handoffs: [testAgent("closer", baseURL)],
+      });
     },
   },
   "subagents-three-levels": {
-    script: { lead: [{ toolCalls: [ask("manager", "Plan")] }, "Planned."], manager: [{ toolCalls: [ask("worker", "Tasks?")] }, "Two tasks."], worker: ["A and B."] },
-    agents: (baseURL) => testAgent("lead", baseURL, { tools: [testAgent("manager", baseURL, { tools: [testAgent("worker", baseURL).asTool()] }).asTool()] }),
+    script: {
+      lead: [{ toolCalls: [ask("manager", "Plan")] }, "Planned."],
+      manager: [{ toolCalls: [ask("worker", "Tasks?")] }, "Two tasks."],
+      worker: ["A and B."],
+    },
+    agents: (baseURL) =>
+      testAgent("lead", baseURL, {
+        tools: [testAgent("manager", baseURL, { tools: [testAgent("worker", baseURL).asTool()] }).asTool()],
+      }),
   },
   "subagents-approval": {
-    script: { triage: [{ toolCalls: [ask("billing", "Refund $42")] }, "Refunded."], billing: [{ toolCalls: [{ name: "refund", arguments: { amount: 42 } }] }, "Done."] },
-    agents: (baseURL) => testAgent("triage", baseURL, { tools: [testAgent("billing", baseURL, { tools: [refund] }).asTool()] }),
+    script: {
+      triage: [{ toolCalls: [ask("billing", "Refund $42")] }, "Refunded."],
+      billing: [{ toolCalls: [{ name: "refund", arguments: { amount: 42 } }] }, "Done."],
+    },
+    agents: (baseURL) =>
+      testAgent("triage", baseURL, { tools: [testAgent("billing", baseURL, { tools: [refund] }).asTool()] }),
     drive: async (handle) => {
       for await (const event of handle.stream()) if (event.type === "approval" && event.outcome === "requested") break;
       await handle.approve((await handle.pendingApprovals())[0]!.callId);
@@ -161,39 +295,63 @@ const treeScenarios: Record<string, TreeScenario> = {
   },
   "subagents-budget-and-failure": {
     script: {
-      triage: [{ toolCalls: [ask("billing", "All invoices"), ask("broken", "Go")] }, { toolCalls: [{ name: "transfer_to_billing", arguments: {} }] }, "Unreached."],
+      triage: [
+        { toolCalls: [ask("billing", "All invoices"), ask("broken", "Go")] },
+        { toolCalls: [{ name: "transfer_to_billing", arguments: {} }] },
+        "Unreached.",
+      ],
       billing: [...Array(4).fill({ toolCalls: [{ name: "lookup_invoice", arguments: { id: "1" } }] })],
       broken: [{ status: 401 }],
     },
     agents: (baseURL) => {
       const billing = testAgent("billing", baseURL, { tools: [lookup], budget: { maxTokens: 150 } });
-      return testAgent("triage", baseURL, { tools: [billing.asTool(), testAgent("broken", baseURL).asTool()], handoffs: [{ agent: billing, inputFilter: (m) => m.filter((x) => x.role === "user") }], budget: { maxTokens: 400 } });
+      return testAgent("triage", baseURL, {
+        tools: [billing.asTool(), testAgent("broken", baseURL).asTool()],
+        handoffs: [{ agent: billing, inputFilter: (m) => m.filter((x) => x.role === "user") }],
+        budget: { maxTokens: 400 },
+      });
     },
   },
   "subagents-cancel": {
-    script: { triage: [{ toolCalls: [ask("slow", "Wait")] }], slow: [async (request) => (await request.closed, "never")] },
+    script: {
+      triage: [{ toolCalls: [ask("slow", "Wait")] }],
+      slow: [async (request) => (await request.closed, "never")],
+    },
     agents: (baseURL) => testAgent("triage", baseURL, { tools: [testAgent("slow", baseURL).asTool()] }),
     drive: async (handle) => {
-      for await (const event of handle.stream()) if (event.type === "trip.started" && event.agents?.at(-1) === "slow") break;
+      for await (const event of handle.stream())
+        if (event.type === "trip.started" && event.agents?.at(-1) === "slow") break;
       await handle.cancel();
     },
   },
 };
 
-async function recordTree(name: string): Promise<{ histories: Array<{ file: string; workflowId: string; history: unknown }>; result: RunResult }> {
+async function recordTree(
+  name: string,
+): Promise<{ histories: Array<{ file: string; workflowId: string; history: unknown }>; result: RunResult }> {
   const { script, agents, drive } = treeScenarios[name]!;
-  const model = await startScriptedModel(byAgent(script), { usage: usageByAgent({ triage: 10, billing: 100, support: 1, closer: 1, lead: 1, manager: 1, worker: 1 }) });
+  const model = await startScriptedModel(byAgent(script), {
+    usage: usageByAgent({ triage: 10, billing: 100, support: 1, closer: 1, lead: 1, manager: 1, worker: 1 }),
+  });
   try {
     const root = agents(model.baseURL);
     return await withWorker(harness, [root], async ({ taskQueue }) => {
-      const handle = await root.start("Help me", { client: harness.client, taskQueue, workflowId: `replay-${name}-${Date.now()}` });
+      const handle = await root.start("Help me", {
+        client: harness.client,
+        taskQueue,
+        workflowId: `replay-${name}-${Date.now()}`,
+      });
       await drive?.(handle);
       const result = await handle.result();
       const ids = [result.workflowId, ...childIds(result.trace)];
       const histories = [];
       for (const [i, id] of ids.entries()) {
         // Replayed under their own workflow ids: a child's id derives from its caller's.
-        histories.push({ file: i === 0 ? name : `${name}.child-${i}`, workflowId: id, history: JSON.parse(historyToJSON(await harness.client.workflow.getHandle(id).fetchHistory())) });
+        histories.push({
+          file: i === 0 ? name : `${name}.child-${i}`,
+          workflowId: id,
+          history: JSON.parse(historyToJSON(await harness.client.workflow.getHandle(id).fetchHistory())),
+        });
       }
       return { histories, result };
     });
@@ -213,10 +371,23 @@ describe("replay", () => {
       const { histories, result } = await recordTree(name);
       expect(histories.length).toBeGreaterThan(1);
       if (name === "subagents-cancel") expect(result.stopReason).toBe("cancelled");
-      if (name === "subagents-budget-and-failure") expect(result).toMatchObject({ stopReason: "budget", agent: "billing", toolCalls: [{ status: "failed" }, { status: "failed" }, { name: "transfer_to_billing", status: "ok" }, { status: "ok" }, { status: "ok" }] });
+      if (name === "subagents-budget-and-failure")
+        expect(result).toMatchObject({
+          stopReason: "budget",
+          agent: "billing",
+          toolCalls: [
+            { status: "failed" },
+            { status: "failed" },
+            { name: "transfer_to_billing", status: "ok" },
+            { status: "ok" },
+            { status: "ok" },
+          ],
+        });
       all.push(...histories);
       // Multi-agent fixtures keep their workflow id beside the history: replaying under another id would derive other child ids.
-      if (process.env.RECORD_FIXTURES) for (const { file, workflowId, history } of histories) writeFileSync(new URL(`${file}.json`, FIXTURES), JSON.stringify({ workflowId, history }, null, 1) + "\n");
+      if (process.env.RECORD_FIXTURES)
+        for (const { file, workflowId, history } of histories)
+          writeFileSync(new URL(`${file}.json`, FIXTURES), JSON.stringify({ workflowId, history }, null, 1) + "\n");
     }
     expect(await replay(all)).toEqual([]);
   });
@@ -231,7 +402,11 @@ describe("replay", () => {
       stopReasons.set(name, result.stopReason);
       histories.push({ workflowId: name, history });
       const change = process.env.RECORD_FIXTURES;
-      if (change) writeFileSync(new URL(change === "1" ? `${name}.json` : `${name}.${change}.json`, FIXTURES), JSON.stringify(history, null, 1) + "\n");
+      if (change)
+        writeFileSync(
+          new URL(change === "1" ? `${name}.json` : `${name}.${change}.json`, FIXTURES),
+          JSON.stringify(history, null, 1) + "\n",
+        );
     }
     expect(histories).toHaveLength(Object.keys(scenarios).length);
     expect([...repromptKinds].sort()).toEqual(["act-when-asked", "backstop", "output-repair", "refusal-retry"]);
@@ -259,27 +434,46 @@ describe("replay of tool.execute's tagged outcomes", () => {
   it("a run with an approval, a sub-agent call and a handoff records each tool.execute result by its kind; the records carry no tag; it replays", async () => {
     const model = await startScriptedModel(
       byAgent({
-        triage: [{ toolCalls: [{ name: "refund", arguments: { amount: 42 } }, ask("billing", "Invoice 7?")] }, { toolCalls: [{ name: "transfer_to_closer", arguments: {} }] }],
+        triage: [
+          { toolCalls: [{ name: "refund", arguments: { amount: 42 } }, ask("billing", "Invoice 7?")] },
+          { toolCalls: [{ name: "transfer_to_closer", arguments: {} }] },
+        ],
         billing: [{ toolCalls: [{ name: "lookup_invoice", arguments: { id: "7" } }] }, "Invoice 7 is $42."],
         closer: ["All sorted."],
       }),
     );
     const billing = testAgent("billing", model.baseURL, { tools: [lookup] });
-    const closer = { agent: testAgent("closer", model.baseURL), inputFilter: (m: Message[]) => m.filter((x) => x.role === "user") };
+    const closer = {
+      agent: testAgent("closer", model.baseURL),
+      inputFilter: (m: Message[]) => m.filter((x) => x.role === "user"),
+    };
     const root = testAgent("triage", model.baseURL, { tools: [refund, billing.asTool()], handoffs: [closer] });
     try {
       const { result, histories } = await withWorker(harness, [root], async ({ taskQueue }) => {
-        const handle = await root.start("Help me", { client: harness.client, taskQueue, workflowId: `replay-tool-outcomes-${Date.now()}` });
-        for await (const event of handle.stream()) if (event.type === "approval" && event.outcome === "requested") break;
+        const handle = await root.start("Help me", {
+          client: harness.client,
+          taskQueue,
+          workflowId: `replay-tool-outcomes-${Date.now()}`,
+        });
+        for await (const event of handle.stream())
+          if (event.type === "approval" && event.outcome === "requested") break;
         await handle.approve((await handle.pendingApprovals())[0]!.callId);
         const result = await handle.result();
         const ids = [result.workflowId, ...childIds(result.trace)];
         const histories = [];
-        for (const id of ids) histories.push({ workflowId: id, history: JSON.parse(historyToJSON(await harness.client.workflow.getHandle(id).fetchHistory())) });
+        for (const id of ids)
+          histories.push({
+            workflowId: id,
+            history: JSON.parse(historyToJSON(await harness.client.workflow.getHandle(id).fetchHistory())),
+          });
         return { result, histories };
       });
       expect(result).toMatchObject({ stopReason: "answered", agent: "closer", reply: "All sorted." });
-      expect(result.toolCalls.map(({ name, status }) => `${name} ${status}`)).toEqual(["refund ok", "billing ok", "transfer_to_closer ok"]);
+      expect(result.toolCalls.map(({ name, status }) => `${name} ${status}`)).toEqual([
+        "refund ok",
+        "billing ok",
+        "transfer_to_closer ok",
+      ]);
       for (const call of result.toolCalls) expect(call).not.toHaveProperty("kind");
       const [caller, child] = histories.map(({ history }) => toolExecuteShapes(history).sort());
       expect(caller).toEqual(["approval-required", "handoff", "result", "sub-agent"]);
@@ -317,11 +511,25 @@ describe("replay of runs with MCP tools", () => {
   it("a server that changes its tools between two trips changes nothing for the run; its history replays after the change", async () => {
     const http = await startHttpMcpServer();
     const gym = ai.mcp({ name: "gym", url: http.url });
-    const model = await startScriptedModel([{ toolCalls: [{ name: "add_tool", arguments: { name: "new_tool" } }] }, { toolCalls: [{ name: "new_tool" }] }, "Done.", { toolCalls: [{ name: "new_tool" }] }, "Done again."]);
-    const agent = ai.agent({ name: "replay-mcp", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [gym] });
+    const model = await startScriptedModel([
+      { toolCalls: [{ name: "add_tool", arguments: { name: "new_tool" } }] },
+      { toolCalls: [{ name: "new_tool" }] },
+      "Done.",
+      { toolCalls: [{ name: "new_tool" }] },
+      "Done again.",
+    ]);
+    const agent = ai.agent({
+      name: "replay-mcp",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [gym],
+    });
     try {
       const { first, second, history } = await withWorker(harness, [agent], async ({ taskQueue }) => {
-        const handle = await agent.start("Add a tool", { client: harness.client, taskQueue, workflowId: `replay-mcp-list-changed-${Date.now()}` });
+        const handle = await agent.start("Add a tool", {
+          client: harness.client,
+          taskQueue,
+          workflowId: `replay-mcp-list-changed-${Date.now()}`,
+        });
         const first = await handle.result();
         const history = JSON.parse(historyToJSON(await handle.workflow.fetchHistory()));
         const second = await agent.run("Use it", { client: harness.client, taskQueue });
@@ -332,14 +540,21 @@ describe("replay of runs with MCP tools", () => {
       expect(names(model.requests[0]!.body.tools)).not.toContain("new_tool");
       expect(first.toolCalls).toMatchObject([
         { name: "add_tool", status: "ok", output: { content: [{ text: "added new_tool" }] } },
-        { name: "new_tool", status: "refused", reason: expect.stringMatching(/^Unknown tool "new_tool"\. Available tools: lookup_exercise, /) },
+        {
+          name: "new_tool",
+          status: "refused",
+          reason: expect.stringMatching(/^Unknown tool "new_tool"\. Available tools: lookup_exercise, /),
+        },
       ]);
       // A new run lists the tools afresh and may call the new one.
       expect(names(model.requests[3]!.body.tools)).toContain("new_tool");
-      expect(second.toolCalls).toMatchObject([{ name: "new_tool", status: "ok", source: "mcp:gym", output: { content: [{ text: "new_tool ran" }] } }]);
+      expect(second.toolCalls).toMatchObject([
+        { name: "new_tool", status: "ok", source: "mcp:gym", output: { content: [{ text: "new_tool ran" }] } },
+      ]);
       // Replayed after the change (the server now lists new_tool): no determinism error.
       expect(await replay([{ workflowId: "mcp-list-changed", history }])).toEqual([]);
-      if (process.env.RECORD_FIXTURES) writeFileSync(new URL("mcp-list-changed.json", FIXTURES), JSON.stringify(history, null, 1) + "\n");
+      if (process.env.RECORD_FIXTURES)
+        writeFileSync(new URL("mcp-list-changed.json", FIXTURES), JSON.stringify(history, null, 1) + "\n");
     } finally {
       await gym.close();
       await http.close();
@@ -362,15 +577,27 @@ describe("replay of runs with MCP tools", () => {
       },
       "Done.",
     ]);
-    const agent = ai.agent({ name: "replay-mcp", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [gym, updatePlan] });
+    const agent = ai.agent({
+      name: "replay-mcp",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [gym, updatePlan],
+    });
     try {
       const { result, history } = await withWorker(harness, [agent], async ({ taskQueue }) => {
-        const handle = await agent.start("Swap squats", { client: harness.client, taskQueue, workflowId: `replay-mcp-calls-${Date.now()}` });
-        return { result: await handle.result(), history: JSON.parse(historyToJSON(await handle.workflow.fetchHistory())) };
+        const handle = await agent.start("Swap squats", {
+          client: harness.client,
+          taskQueue,
+          workflowId: `replay-mcp-calls-${Date.now()}`,
+        });
+        return {
+          result: await handle.result(),
+          history: JSON.parse(historyToJSON(await handle.workflow.fetchHistory())),
+        };
       });
       expect(result.toolCalls.map((c) => c.status)).toEqual(["ok", "refused", "refused", "failed", "ok"]);
       expect(await replay([{ workflowId: "mcp-calls", history }])).toEqual([]);
-      if (process.env.RECORD_FIXTURES) writeFileSync(new URL("mcp-calls.json", FIXTURES), JSON.stringify(history, null, 1) + "\n");
+      if (process.env.RECORD_FIXTURES)
+        writeFileSync(new URL("mcp-calls.json", FIXTURES), JSON.stringify(history, null, 1) + "\n");
     } finally {
       await gym.close();
       await http.close();

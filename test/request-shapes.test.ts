@@ -17,11 +17,17 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-async function requestsOf(shape: RequestShape, script: ScriptedTurn[], input: Parameters<ReturnType<typeof ai.agent>["run"]>[0] = conversation): Promise<ScriptedRequest[]> {
+async function requestsOf(
+  shape: RequestShape,
+  script: ScriptedTurn[],
+  input: Parameters<ReturnType<typeof ai.agent>["run"]>[0] = conversation,
+): Promise<ScriptedRequest[]> {
   const model = await startScriptedModel(script);
   try {
     const agent = ai.agent({ ...shapeOptions(shape), model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
-    const result = await withWorker(harness, [agent], ({ taskQueue }) => agent.run(input, { client: harness.client, taskQueue }));
+    const result = await withWorker(harness, [agent], ({ taskQueue }) =>
+      agent.run(input, { client: harness.client, taskQueue }),
+    );
     expect(result.stopReason).toBe("answered");
     return model.requests;
   } finally {
@@ -29,7 +35,8 @@ async function requestsOf(shape: RequestShape, script: ScriptedTurn[], input: Pa
   }
 }
 
-const answerFor = (shape: RequestShape) => (shape.output ? JSON.stringify({ exercise: "lunges", sets: 3 }) : "Lunges, 3 sets.");
+const answerFor = (shape: RequestShape) =>
+  shape.output ? JSON.stringify({ exercise: "lunges", sets: 3 }) : "Lunges, 3 sets.";
 
 /** Every assistant message of a request: content is a string, and a tool call has the Chat Completions shape. */
 function expectStringAssistantContent(request: ScriptedRequest) {
@@ -44,25 +51,67 @@ describe("request shapes (issue 27)", () => {
       const [request] = await requestsOf(shape, [answerFor(shape)]);
       const messages = request!.body.messages;
       expect(messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant", "user"]);
-      expect(messages[2]).toEqual({ role: "assistant", content: "", tool_calls: [{ id: "call_1", type: "function", function: { name: "update_plan", arguments: '{"from":"squats","to":"lunges"}' } }] });
-      expect(messages[3]).toEqual({ role: "tool", tool_call_id: "call_1", content: '{"ok":true,"replaced":"squats","with":"lunges"}' });
+      expect(messages[2]).toEqual({
+        role: "assistant",
+        content: "",
+        tool_calls: [
+          {
+            id: "call_1",
+            type: "function",
+            function: { name: "update_plan", arguments: '{"from":"squats","to":"lunges"}' },
+          },
+        ],
+      });
+      expect(messages[3]).toEqual({
+        role: "tool",
+        tool_call_id: "call_1",
+        content: '{"ok":true,"replaced":"squats","with":"lunges"}',
+      });
       expect(messages[4]).toEqual({ role: "assistant", content: "Done: squats are now lunges." });
-      expect(messages[5]).toEqual({ role: "user", content: [{ type: "text", text: "Now give me one exercise for my legs" }, { type: "text", text: "and how many sets." }] });
+      expect(messages[5]).toEqual({
+        role: "user",
+        content: [
+          { type: "text", text: "Now give me one exercise for my legs" },
+          { type: "text", text: "and how many sets." },
+        ],
+      });
       expect(request!.body.tools !== undefined).toBe(shape.tools);
-      expect((request!.body.response_format as { type?: string } | undefined)?.type).toBe(shape.output ? "json_schema" : undefined);
+      expect((request!.body.response_format as { type?: string } | undefined)?.type).toBe(
+        shape.output ? "json_schema" : undefined,
+      );
       expectStringAssistantContent(request!);
     });
   }
 
-  it("output-with-tools: the model's own tool-call-only answer (content null on the wire) comes back on the next trip with content \"\", beside response_format", async () => {
+  it('output-with-tools: the model\'s own tool-call-only answer (content null on the wire) comes back on the next trip with content "", beside response_format', async () => {
     const shape = requestShapes.find((s) => s.name === "output-with-tools")!;
-    const requests = await requestsOf(shape, [{ toolCalls: [{ id: "call_9", name: "update_plan", arguments: { from: "planks", to: "side planks" } }] }, answerFor(shape)], "Swap planks for side planks");
+    const requests = await requestsOf(
+      shape,
+      [
+        { toolCalls: [{ id: "call_9", name: "update_plan", arguments: { from: "planks", to: "side planks" } }] },
+        answerFor(shape),
+      ],
+      "Swap planks for side planks",
+    );
     expect(requests).toHaveLength(2);
     const second = requests[1]!;
-    expect(second.body.response_format).toMatchObject({ type: "json_schema", json_schema: { name: "output", strict: true } });
+    expect(second.body.response_format).toMatchObject({
+      type: "json_schema",
+      json_schema: { name: "output", strict: true },
+    });
     expect(second.body.messages.slice(1)).toEqual([
       { role: "user", content: "Swap planks for side planks" },
-      { role: "assistant", content: "", tool_calls: [{ id: "call_9", type: "function", function: { name: "update_plan", arguments: '{"from":"planks","to":"side planks"}' } }] },
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: [
+          {
+            id: "call_9",
+            type: "function",
+            function: { name: "update_plan", arguments: '{"from":"planks","to":"side planks"}' },
+          },
+        ],
+      },
       { role: "tool", tool_call_id: "call_9", content: '{"ok":true,"replaced":"planks","with":"side planks"}' },
     ]);
   });
@@ -71,15 +120,23 @@ describe("request shapes (issue 27)", () => {
     for (const shape of requestShapes.filter((s) => s.output)) {
       const model = await startScriptedModel([answerFor(shape)]);
       try {
-        const agent = ai.agent({ ...shapeOptions(shape), name: `${shapeOptions(shape).name}-no-rf`, model: ai.openai("gpt-test", { baseURL: model.baseURL, responseFormatWithTools: false }) });
-        const result = await withWorker(harness, [agent], ({ taskQueue }) => agent.run(conversation, { client: harness.client, taskQueue }));
+        const agent = ai.agent({
+          ...shapeOptions(shape),
+          name: `${shapeOptions(shape).name}-no-rf`,
+          model: ai.openai("gpt-test", { baseURL: model.baseURL, responseFormatWithTools: false }),
+        });
+        const result = await withWorker(harness, [agent], ({ taskQueue }) =>
+          agent.run(conversation, { client: harness.client, taskQueue }),
+        );
         expect(result.output).toEqual({ exercise: "lunges", sets: 3 });
         const [request] = model.requests;
         const system = String(request!.body.messages[0]!.content);
         if (shape.tools) {
           expect(request!.body.tools).toHaveLength(1);
           expect(request!.body.response_format).toBeUndefined();
-          expect(system).toContain("reply with only a JSON value (no prose, no code fence) that matches this JSON schema:");
+          expect(system).toContain(
+            "reply with only a JSON value (no prose, no code fence) that matches this JSON schema:",
+          );
         } else {
           expect(request!.body.response_format).toMatchObject({ type: "json_schema" });
           expect(system).not.toContain("JSON schema");
@@ -91,6 +148,8 @@ describe("request shapes (issue 27)", () => {
   });
 
   it("responseFormatWithTools must be a boolean", () => {
-    expect(() => ai.openai("gpt-test", { responseFormatWithTools: "no" as never })).toThrow(/responseFormatWithTools.*must be true or false/);
+    expect(() => ai.openai("gpt-test", { responseFormatWithTools: "no" as never })).toThrow(
+      /responseFormatWithTools.*must be true or false/,
+    );
   });
 });

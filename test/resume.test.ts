@@ -47,7 +47,10 @@ async function restartableServer(clientOptions: Omit<ConnectionOptions, "address
 describe("a Temporal server restart mid-run", () => {
   it("the run completes: the tool call in flight while the server was down reports its result to the restarted server, and runs once", async () => {
     const env = await restartableServer();
-    const model = await startScriptedModel([{ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Done: squats are now lunges."]);
+    const model = await startScriptedModel([
+      { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] },
+      "Done: squats are now lunges.",
+    ]);
     const toolStarted = deferred();
     const release = deferred();
     const executions: number[] = [];
@@ -78,7 +81,9 @@ describe("a Temporal server restart mid-run", () => {
         return (await ai.getRun(handle.workflowId, { client })).result();
       });
       expect(result).toMatchObject({ stopReason: "answered", reply: "Done: squats are now lunges.", trips: 2 });
-      expect(result.toolCalls).toMatchObject([{ name: "update_plan", status: "ok", output: { ok: true, swapped: { from: "squats", to: "lunges" } } }]);
+      expect(result.toolCalls).toMatchObject([
+        { name: "update_plan", status: "ok", output: { ok: true, swapped: { from: "squats", to: "lunges" } } },
+      ]);
       expect(executions).toEqual([1]);
       expect(model.requests).toHaveLength(2);
       const handle = client.workflow.getHandle(result.workflowId);
@@ -92,12 +97,21 @@ describe("a Temporal server restart mid-run", () => {
   }, 120_000);
 
   it("a stream read through the outage misses nothing: while the server is unreachable it waits, then goes on from where it was", async () => {
-    const model = await startScriptedModel([{ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Done: squats are now lunges."]);
+    const model = await startScriptedModel([
+      { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] },
+      "Done: squats are now lunges.",
+    ]);
     const release = deferred();
     const agent = ai.agent({
       name: "restart-stream-coach",
       model: ai.openai("gpt-test", { baseURL: model.baseURL }),
-      tools: [ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), execute: async () => (await release.promise, { ok: true }) })],
+      tools: [
+        ai.tool({
+          name: "update_plan",
+          input: z.object({ from: z.string(), to: z.string() }),
+          execute: async () => (await release.promise, { ok: true }),
+        }),
+      ],
     });
     // The stream's client does not retry its calls, so the outage outlasts them at once; it counts the calls the server did not answer.
     let unanswered = 0;
@@ -134,9 +148,14 @@ describe("a Temporal server restart mid-run", () => {
         return read;
       });
       expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i)); // every event once, in order, none skipped
-      expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(["tool.started", "tool.finished", "run.finished"]));
+      expect(events.map((e) => e.type)).toEqual(
+        expect.arrayContaining(["tool.started", "tool.finished", "run.finished"]),
+      );
       expect(events.filter((e) => e.type === "trip.started")).toHaveLength(2);
-      expect(events.at(-1)).toMatchObject({ type: "run.finished", result: { stopReason: "answered", reply: "Done: squats are now lunges." } });
+      expect(events.at(-1)).toMatchObject({
+        type: "run.finished",
+        result: { stopReason: "answered", reply: "Done: squats are now lunges." },
+      });
     } finally {
       release.resolve();
       await env.close();
@@ -152,20 +171,31 @@ describe("a model API outage", () => {
     let succeeded = 0;
     const model = await startScriptedModel(({ index }) => {
       arrivals.push(Date.now());
-      if (index === 0) return succeeded++, { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] };
+      if (index === 0)
+        return (succeeded++, { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] });
       // Trip 2: the API is down for OUTAGE_REQUESTS requests, then back.
-      if (index <= OUTAGE_REQUESTS) return { status: 503, body: { error: { message: "The server is overloaded", type: "server_error" } } };
-      return succeeded++, "Done: squats are now lunges.";
+      if (index <= OUTAGE_REQUESTS)
+        return { status: 503, body: { error: { message: "The server is overloaded", type: "server_error" } } };
+      return (succeeded++, "Done: squats are now lunges.");
     });
     const agent = ai.agent({
       name: "outage-coach",
       model: ai.openai("gpt-test", { baseURL: model.baseURL }),
-      tools: [ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), execute: async (input) => ({ ok: true, swapped: input }) })],
+      tools: [
+        ai.tool({
+          name: "update_plan",
+          input: z.object({ from: z.string(), to: z.string() }),
+          execute: async (input) => ({ ok: true, swapped: input }),
+        }),
+      ],
     });
     try {
       const { result, counts } = await withWorker(harness, [agent], async ({ taskQueue }) => {
         const result = await agent.run("Swap squats for lunges", { client: harness.client, taskQueue });
-        return { result, counts: await activityCounts(harness.client.workflow.getHandle(result.workflowId), "model.call") };
+        return {
+          result,
+          counts: await activityCounts(harness.client.workflow.getHandle(result.workflowId), "model.call"),
+        };
       });
       expect(result).toMatchObject({ stopReason: "answered", reply: "Done: squats are now lunges.", trips: 2 });
       expect(model.requests).toHaveLength(2 + OUTAGE_REQUESTS);
@@ -174,7 +204,10 @@ describe("a model API outage", () => {
       expect(counts).toEqual({ scheduled: result.trips, attempts: [1, OUTAGE_REQUESTS + 1], completed: result.trips });
       expect(result.trace.filter((e) => e.type === "model.answered").map((e) => e.trip)).toEqual([1, 2]);
       // Temporal's backoff (1 s, then doubling): each wait during the outage is longer than the one before.
-      const waits = arrivals.slice(1, 2 + OUTAGE_REQUESTS).map((at, i) => at - arrivals[i]!).slice(1);
+      const waits = arrivals
+        .slice(1, 2 + OUTAGE_REQUESTS)
+        .map((at, i) => at - arrivals[i]!)
+        .slice(1);
       expect(waits[0]).toBeGreaterThanOrEqual(900);
       for (let i = 1; i < waits.length; i++) expect(waits[i]).toBeGreaterThan(waits[i - 1]!);
     } finally {

@@ -15,10 +15,19 @@ import { packageOf, probeImport } from "../bench/loaded-modules.js";
 /** Packages of worker code: the worker, its native core bridge, and the workflow bundler's webpack and swc. */
 const WORKER_PACKAGES = ["@temporalio/worker", "@temporalio/core-bridge", "webpack", "@swc/core", "swc-loader"];
 /** Our worker-only modules (the worker entry and what only it imports). */
-const WORKER_MODULES = ["src/worker.ts", "src/workflow-bundle.ts", "src/telemetry/telemetry-workflow-bundle.ts", "src/activities/index.ts", "src/activities/model-call.ts"];
+const WORKER_MODULES = [
+  "src/worker.ts",
+  "src/workflow-bundle.ts",
+  "src/telemetry/telemetry-workflow-bundle.ts",
+  "src/activities/index.ts",
+  "src/activities/model-call.ts",
+];
 const FROM_SOURCE = ["--import", "tsx", "--conditions=durable-agent-source"];
 
-const isWorkerCode = (path: string) => WORKER_PACKAGES.includes(packageOf(path)) || packageOf(path).startsWith("@swc/") || WORKER_MODULES.some((m) => path === m || path.endsWith(`/${m}`));
+const isWorkerCode = (path: string) =>
+  WORKER_PACKAGES.includes(packageOf(path)) ||
+  packageOf(path).startsWith("@swc/") ||
+  WORKER_MODULES.some((m) => path === m || path.endsWith(`/${m}`));
 
 describe('import "durable-agent" in a fresh process', () => {
   let root: string[];
@@ -26,7 +35,9 @@ describe('import "durable-agent" in a fresh process', () => {
   beforeAll(async () => {
     [root, worker] = await Promise.all([
       probeImport({ specifier: "durable-agent", nodeArgs: FROM_SOURCE, recordModules: true }).then((p) => p.modules!),
-      probeImport({ specifier: "durable-agent/worker", nodeArgs: FROM_SOURCE, recordModules: true }).then((p) => p.modules!),
+      probeImport({ specifier: "durable-agent/worker", nodeArgs: FROM_SOURCE, recordModules: true }).then(
+        (p) => p.modules!,
+      ),
     ]);
   });
 
@@ -41,7 +52,11 @@ describe('import "durable-agent" in a fresh process', () => {
   });
 
   it("the worker entry, which ai.worker() loads, does load them (so the check above could fail)", () => {
-    for (const name of ["@temporalio/worker", "@temporalio/core-bridge"]) expect(worker.some((path) => packageOf(path) === name), name).toBe(true);
+    for (const name of ["@temporalio/worker", "@temporalio/core-bridge"])
+      expect(
+        worker.some((path) => packageOf(path) === name),
+        name,
+      ).toBe(true);
     expect(worker.some((path) => path.endsWith("/src/worker.ts"))).toBe(true);
   });
 });
@@ -50,10 +65,20 @@ describe("the root's import graph, as a bundler follows it", () => {
   let graph: Map<string, string[]>;
   beforeAll(async () => {
     const tsConfig = ts.readConfigFile("tsconfig.json", ts.sys.readFile).config;
-    const cruised = await cruise(["src/index.ts"], { doNotFollow: { path: "node_modules" }, tsPreCompilationDeps: true, tsConfig: { fileName: "tsconfig.json" } }, {}, { tsConfig });
+    const cruised = await cruise(
+      ["src/index.ts"],
+      { doNotFollow: { path: "node_modules" }, tsPreCompilationDeps: true, tsConfig: { fileName: "tsconfig.json" } },
+      {},
+      { tsConfig },
+    );
     // Type-only imports are erased before bundling; static and dynamic imports with a literal specifier are followed.
     graph = new Map(
-      (cruised.output as ICruiseResult).modules.map((m) => [m.source, m.dependencies.filter((d) => !d.dependencyTypes.some((t) => t === "type-only" || t === "type-import")).map((d) => d.resolved)]),
+      (cruised.output as ICruiseResult).modules.map((m) => [
+        m.source,
+        m.dependencies
+          .filter((d) => !d.dependencyTypes.some((t) => t === "type-only" || t === "type-import"))
+          .map((d) => d.resolved),
+      ]),
     );
   });
 

@@ -6,7 +6,17 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { afterEach, describe, expect, it } from "vitest";
 import { startScriptedAnthropic, type ScriptedAnthropic, type ScriptedProviderTurn } from "../src/testing/index.js";
-import { apiCallError, ask, contentOf, deltas, finishOf, nextTrip, planSchema, streamParts, weatherTool } from "./support/provider-helpers.js";
+import {
+  apiCallError,
+  ask,
+  contentOf,
+  deltas,
+  finishOf,
+  nextTrip,
+  planSchema,
+  streamParts,
+  weatherTool,
+} from "./support/provider-helpers.js";
 
 let server: ScriptedAnthropic;
 afterEach(() => server.close());
@@ -46,7 +56,12 @@ describe("text and usage", () => {
 });
 
 describe("tool calls", () => {
-  const calls = { toolCalls: [{ name: "weather", arguments: { city: "Oslo" } }, { name: "weather", arguments: { city: "Rome" }, id: "toolu_given" }] };
+  const calls = {
+    toolCalls: [
+      { name: "weather", arguments: { city: "Oslo" } },
+      { name: "weather", arguments: { city: "Rome" }, id: "toolu_given" },
+    ],
+  };
 
   it("parallel tool calls, whole: tool_use blocks with ids, tool_use as tool-calls", async () => {
     const model = await claude([calls]);
@@ -64,8 +79,18 @@ describe("tool calls", () => {
     const parts = await streamParts(model, { prompt: ask("Weather?"), tools: [weatherTool] });
     expect(parts.filter((part) => part.type === "tool-input-delta").length).toBeGreaterThan(4);
     expect(contentOf(parts)).toEqual([
-      expect.objectContaining({ type: "tool-call", toolCallId: "toolu_scripted_0_0", toolName: "weather", input: '{"city":"Oslo"}' }),
-      expect.objectContaining({ type: "tool-call", toolCallId: "toolu_given", toolName: "weather", input: '{"city":"Rome"}' }),
+      expect.objectContaining({
+        type: "tool-call",
+        toolCallId: "toolu_scripted_0_0",
+        toolName: "weather",
+        input: '{"city":"Oslo"}',
+      }),
+      expect.objectContaining({
+        type: "tool-call",
+        toolCallId: "toolu_given",
+        toolName: "weather",
+        input: '{"city":"Rome"}',
+      }),
     ]);
     expect(finishOf(parts).finishReason.unified).toBe("tool-calls");
   });
@@ -73,7 +98,10 @@ describe("tool calls", () => {
 
 describe("reasoning", () => {
   const trip1: ScriptedProviderTurn = {
-    reasoning: [{ text: "The user wants the weather.", signature: "sig-trip-1" }, { redacted: true, signature: "redacted-data-1" }],
+    reasoning: [
+      { text: "The user wants the weather.", signature: "sig-trip-1" },
+      { redacted: true, signature: "redacted-data-1" },
+    ],
     toolCalls: [{ name: "weather", arguments: { city: "Oslo" } }],
   };
 
@@ -81,9 +109,14 @@ describe("reasoning", () => {
     it(`${streamed ? "streamed" : "whole"}: a thinking block's signature and a redacted block's data come back on trip 2 as the same blocks`, async () => {
       const model = await claude([trip1, "Oslo: 4°C."]);
       const options = { tools: [weatherTool], providerOptions: { anthropic: { thinking } } };
-      const answer = streamed ? contentOf(await streamParts(model, { prompt: ask("Weather in Oslo?"), ...options })) : (await model.doGenerate({ prompt: ask("Weather in Oslo?"), ...options })).content;
+      const answer = streamed
+        ? contentOf(await streamParts(model, { prompt: ask("Weather in Oslo?"), ...options }))
+        : (await model.doGenerate({ prompt: ask("Weather in Oslo?"), ...options })).content;
       expect(answer.filter((part) => part.type === "reasoning")).toEqual([
-        expect.objectContaining({ text: "The user wants the weather.", providerMetadata: { anthropic: { signature: "sig-trip-1" } } }),
+        expect.objectContaining({
+          text: "The user wants the weather.",
+          providerMetadata: { anthropic: { signature: "sig-trip-1" } },
+        }),
         expect.objectContaining({ text: "", providerMetadata: { anthropic: { redactedData: "redacted-data-1" } } }),
       ]);
       await model.doGenerate({ prompt: nextTrip("Weather in Oslo?", answer, { weather: { celsius: 4 } }), ...options });
@@ -97,7 +130,10 @@ describe("reasoning", () => {
           { type: "tool_use", id: "toolu_scripted_0_0", name: "weather", input: { city: "Oslo" } },
         ],
       });
-      expect(sent.messages[2]).toEqual({ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_scripted_0_0", content: '{"celsius":4}' }] });
+      expect(sent.messages[2]).toEqual({
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "toolu_scripted_0_0", content: '{"celsius":4}' }],
+      });
     });
   }
 
@@ -112,19 +148,31 @@ describe("reasoning", () => {
 describe("structured output", () => {
   it("a model with native structured output asks with output_config.format and reads the JSON text", async () => {
     const model = await claude([{ json: { day: "legs", sets: 5 } }]);
-    const result = await model.doGenerate({ prompt: ask("Plan"), responseFormat: { type: "json", schema: planSchema } });
+    const result = await model.doGenerate({
+      prompt: ask("Plan"),
+      responseFormat: { type: "json", schema: planSchema },
+    });
     expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual({ day: "legs", sets: 5 });
     expect(server.requests[0]!.body.output_config).toMatchObject({ format: { type: "json_schema" } });
   });
 
   it("an older model asks through a json tool it requires, and the server answers with that tool's call, read as text", async () => {
-    const model = await claude([{ json: { day: "legs", sets: 5 } }, { json: { day: "arms", sets: 3 } }], "claude-3-haiku-20240307");
-    const result = await model.doGenerate({ prompt: ask("Plan"), responseFormat: { type: "json", schema: planSchema } });
+    const model = await claude(
+      [{ json: { day: "legs", sets: 5 } }, { json: { day: "arms", sets: 3 } }],
+      "claude-3-haiku-20240307",
+    );
+    const result = await model.doGenerate({
+      prompt: ask("Plan"),
+      responseFormat: { type: "json", schema: planSchema },
+    });
     expect(server.requests[0]!.body.tool_choice).toMatchObject({ type: "any" });
     expect(server.requests[0]!.body.tools).toEqual([expect.objectContaining({ name: "json" })]);
     expect(result.content).toEqual([{ type: "text", text: '{"day":"legs","sets":5}' }]);
     expect(result.finishReason.unified).toBe("stop");
-    const parts = await streamParts(model, { prompt: ask("Plan"), responseFormat: { type: "json", schema: planSchema } });
+    const parts = await streamParts(model, {
+      prompt: ask("Plan"),
+      responseFormat: { type: "json", schema: planSchema },
+    });
     expect(deltas(parts, "text-delta").join("")).toBe('{"day":"arms","sets":3}');
   });
 });
@@ -140,28 +188,60 @@ describe("errors, as the package classifies them", () => {
 
   it("529 overloaded_error: retryable, streamed or not", async () => {
     const model = await claude([{ error: "overloaded" }, { error: "overloaded" }]);
-    expect(await apiCallError(model.doGenerate({ prompt: ask("hi") }))).toMatchObject({ statusCode: 529, isRetryable: true, message: "Overloaded" });
-    expect(await apiCallError(model.doStream({ prompt: ask("hi") }))).toMatchObject({ statusCode: 529, isRetryable: true });
+    expect(await apiCallError(model.doGenerate({ prompt: ask("hi") }))).toMatchObject({
+      statusCode: 529,
+      isRetryable: true,
+      message: "Overloaded",
+    });
+    expect(await apiCallError(model.doStream({ prompt: ask("hi") }))).toMatchObject({
+      statusCode: 529,
+      isRetryable: true,
+    });
   });
 
   it("400 invalid_request_error and 401 authentication_error: not retryable", async () => {
     const model = await claude([{ error: "bad-request" }, { error: "auth" }]);
-    expect(await apiCallError(model.doGenerate({ prompt: ask("hi") }))).toMatchObject({ statusCode: 400, isRetryable: false, data: { error: { type: "invalid_request_error" } } });
-    expect(await apiCallError(model.doGenerate({ prompt: ask("hi") }))).toMatchObject({ statusCode: 401, isRetryable: false, data: { error: { type: "authentication_error" } } });
+    expect(await apiCallError(model.doGenerate({ prompt: ask("hi") }))).toMatchObject({
+      statusCode: 400,
+      isRetryable: false,
+      data: { error: { type: "invalid_request_error" } },
+    });
+    expect(await apiCallError(model.doGenerate({ prompt: ask("hi") }))).toMatchObject({
+      statusCode: 401,
+      isRetryable: false,
+      data: { error: { type: "authentication_error" } },
+    });
   });
 
   it("an overloaded error event inside a started stream: an error part with status 529, retryable, after the text so far", async () => {
-    const model = await claude([{ text: "Leg day: squats.", failAfterEvents: 5 }, { text: "Leg day", failAfterEvents: 0 }]);
+    const model = await claude([
+      { text: "Leg day: squats.", failAfterEvents: 5 },
+      { text: "Leg day", failAfterEvents: 0 },
+    ]);
     const parts = await streamParts(model, { prompt: ask("hi") });
     expect(deltas(parts, "text-delta")).toEqual(["Leg ", "day:"]); // message_start, content_block_start, ping, 2 deltas
-    expect(parts.find((part) => part.type === "error")).toMatchObject({ error: { type: "overloaded_error", message: "Overloaded", statusCode: 529, isRetryable: true } });
-    expect(await apiCallError(model.doStream({ prompt: ask("hi") }))).toMatchObject({ statusCode: 529, isRetryable: true }); // the error as the first event
+    expect(parts.find((part) => part.type === "error")).toMatchObject({
+      error: { type: "overloaded_error", message: "Overloaded", statusCode: 529, isRetryable: true },
+    });
+    expect(await apiCallError(model.doStream({ prompt: ask("hi") }))).toMatchObject({
+      statusCode: 529,
+      isRetryable: true,
+    }); // the error as the first event
   });
 
   it("a refusal is the content filter", async () => {
-    const model = await claude([{ text: "I can't help with that.", finish: "content-filter" }, { finish: "length", text: "Cut" }]);
-    expect((await model.doGenerate({ prompt: ask("hi") })).finishReason).toMatchObject({ unified: "content-filter", raw: "refusal" });
-    expect((await model.doGenerate({ prompt: ask("hi") })).finishReason).toMatchObject({ unified: "length", raw: "max_tokens" });
+    const model = await claude([
+      { text: "I can't help with that.", finish: "content-filter" },
+      { finish: "length", text: "Cut" },
+    ]);
+    expect((await model.doGenerate({ prompt: ask("hi") })).finishReason).toMatchObject({
+      unified: "content-filter",
+      raw: "refusal",
+    });
+    expect((await model.doGenerate({ prompt: ask("hi") })).finishReason).toMatchObject({
+      unified: "length",
+      raw: "max_tokens",
+    });
   });
 
   it("a request past the end of the script gets a 400 saying so", async () => {

@@ -24,7 +24,12 @@ beforeAll(async () => {
 afterAll(() => model.close());
 
 async function streamed(): Promise<{ text: string; chunkTimes: number[]; usage?: OpenAI.CompletionUsage }> {
-  const stream = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }], stream: true, stream_options: { include_usage: true } });
+  const stream = await client.chat.completions.create({
+    model: "m",
+    messages: [{ role: "user", content: "hi" }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   let text = "";
   const chunkTimes: number[] = [];
   let reported: OpenAI.CompletionUsage | undefined;

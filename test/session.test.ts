@@ -11,7 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-const lastUser = (request: ScriptedRequest) => String(request.body.messages.findLast((m) => m.role === "user")?.content ?? "");
+const lastUser = (request: ScriptedRequest) =>
+  String(request.body.messages.findLast((m) => m.role === "user")?.content ?? "");
 
 describe("agent.session", () => {
   it("the first send starts the session; each send runs the trip loop with the contract applying per message; history reads the conversation; end closes it", async () => {
@@ -19,8 +20,9 @@ describe("agent.session", () => {
     const model = await startScriptedModel((request) => {
       const text = lastUser(request);
       if (text === "Hello") return "Hi! How can I help?";
-      if (text.startsWith("Swap") && !offered) return (offered = true), "Want me to swap squats for lunges?";
-      if (request.body.messages.at(-1)!.role === "user") return { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] };
+      if (text.startsWith("Swap") && !offered) return ((offered = true), "Want me to swap squats for lunges?");
+      if (request.body.messages.at(-1)!.role === "user")
+        return { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] };
       return "Done: lunges are in.";
     });
     const agent = ai.agent({
@@ -41,9 +43,21 @@ describe("agent.session", () => {
       expect(reprompts(second).map((r) => r.kind)).toEqual(["act-when-asked"]);
       expect(second.messages[0]).toEqual({ role: "user", content: "Swap squats for lunges" });
       const history = await session.history();
-      expect(history.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant", "tool", "assistant"]);
+      expect(history.map((m) => m.role)).toEqual([
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+      ]);
       // the model saw the earlier exchange when answering the second message
-      expect(model.requests[1]!.body.messages.slice(0, 2)).toEqual([{ role: "user", content: "Hello" }, expect.objectContaining({ role: "assistant", content: "Hi! How can I help?" })]);
+      expect(model.requests[1]!.body.messages.slice(0, 2)).toEqual([
+        { role: "user", content: "Hello" },
+        expect.objectContaining({ role: "assistant", content: "Hi! How can I help?" }),
+      ]);
       await session.end();
       await expect(session.send("Still there?")).rejects.toBeInstanceOf(SessionEndedError);
     });

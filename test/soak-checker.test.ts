@@ -39,7 +39,8 @@ function history(activities: FakeRun["activities"]): temporal.api.history.v1.IHi
     const scheduled = ++id;
     events.push({ eventId: scheduled, activityTaskScheduledEventAttributes: { activityType: { name: type } } });
     events.push({ eventId: ++id, activityTaskStartedEventAttributes: { scheduledEventId: scheduled, attempt } });
-    for (let i = 0; i < completions; i++) events.push({ eventId: ++id, activityTaskCompletedEventAttributes: { scheduledEventId: scheduled } });
+    for (let i = 0; i < completions; i++)
+      events.push({ eventId: ++id, activityTaskCompletedEventAttributes: { scheduledEventId: scheduled } });
   }
   return temporal.api.history.v1.History.fromObject({ events });
 }
@@ -68,16 +69,36 @@ let requestIndex = 0;
 function served(key: string, scenario: ScenarioKind | "child", tokens: number): ScriptedRequest {
   return {
     index: requestIndex++,
-    body: { model: "soak-model", messages: [{ role: "system", content: "You are the soak coach." }, { role: "user", content: `${marker(key, scenario)} please` }] },
+    body: {
+      model: "soak-model",
+      messages: [
+        { role: "system", content: "You are the soak coach." },
+        { role: "user", content: `${marker(key, scenario)} please` },
+      ],
+    },
     authorization: undefined,
     closed: Promise.resolve(),
     usageServed: { prompt_tokens: tokens - 10, completion_tokens: 10, total_tokens: tokens },
   };
 }
 
-const row = (key: string, workflowId: string, kind: LedgerRow["kind"] = "tool", execution = 1): LedgerRow => ({ key, execution, kind, workflowId, pid: 1, at: new Date(0) });
+const row = (key: string, workflowId: string, kind: LedgerRow["kind"] = "tool", execution = 1): LedgerRow => ({
+  key,
+  execution,
+  kind,
+  workflowId,
+  pid: 1,
+  at: new Date(0),
+});
 const usage = (total: number) => ({ inputTokens: total - 10, outputTokens: 10, totalTokens: total });
-const ok = (id: string, name: string, trip = 1): ToolCallRecord => ({ id, name, input: { note: "soak" }, output: { ok: true }, status: "ok", trip });
+const ok = (id: string, name: string, trip = 1): ToolCallRecord => ({
+  id,
+  name,
+  input: { note: "soak" },
+  output: { ok: true },
+  status: "ok",
+  trip,
+});
 const STREAM = ["run.started", "model.answered", "tool.finished", "model.answered", "run.finished"];
 
 let runCount = 0;
@@ -87,7 +108,13 @@ function cleanRun(scenario: ScenarioKind): FakeRun {
   const workflowId = `${scenario === "typed-failure" ? "soak-typed" : "soak-coach"}-${key}`;
   const answers = scenario === "budget" ? [40, 45, 40] : scenario === "act-when-asked" ? [30, 40, 35] : [40, 30];
   const childAnswers = scenario === "subagent" ? [20, 15] : [];
-  const trace: TraceEvent[] = answers.map((tokens, i) => ({ trip: i + 1, type: "model.answered", text: null, toolCalls: [], usage: usage(tokens) }));
+  const trace: TraceEvent[] = answers.map((tokens, i) => ({
+    trip: i + 1,
+    type: "model.answered",
+    text: null,
+    toolCalls: [],
+    usage: usage(tokens),
+  }));
   const toolCalls: ToolCallRecord[] = [];
   const rows: LedgerRow[] = [];
   const activities: FakeRun["activities"] = answers.map(() => ({ type: "model.call" }));
@@ -96,10 +123,13 @@ function cleanRun(scenario: ScenarioKind): FakeRun {
   const calls = scenario === "budget" ? 3 : scenario === "subagent" || scenario === "typed-failure" ? 0 : 1;
   for (let trip = 1; trip <= calls; trip++) {
     toolCalls.push(ok(`call_${trip}`, effectTool, trip));
-    rows.push(row(`${workflowId}/trip-${trip}/call_${trip}`, workflowId, scenario === "local-tool" ? "local-tool" : "tool"));
+    rows.push(
+      row(`${workflowId}/trip-${trip}/call_${trip}`, workflowId, scenario === "local-tool" ? "local-tool" : "tool"),
+    );
     activities.push({ type: "tool.execute" });
   }
-  if (scenario === "act-when-asked") trace.push({ trip: 1, type: "reprompt", kind: "act-when-asked", text: "Make the change with update_plan." });
+  if (scenario === "act-when-asked")
+    trace.push({ trip: 1, type: "reprompt", kind: "act-when-asked", text: "Make the change with update_plan." });
   if (scenario === "backstop") {
     trace.unshift({ trip: 1, type: "backstop", name: "injury-capture", phase: "before", outcome: "prompted" });
     rows.push(row(`${workflowId}/backstop/injury-capture`, workflowId, "backstop"));
@@ -108,7 +138,14 @@ function cleanRun(scenario: ScenarioKind): FakeRun {
   if (scenario === "subagent") {
     const child = `${workflowId}/trip-1/call_1`;
     toolCalls.push({ ...ok("call_1", "ask_specialist"), subAgent: "soak-specialist", childWorkflowId: child });
-    trace.push({ trip: 1, type: "subagent.started", tool: "ask_specialist", callId: "call_1", agent: "soak-specialist", workflowId: child });
+    trace.push({
+      trip: 1,
+      type: "subagent.started",
+      tool: "ask_specialist",
+      callId: "call_1",
+      agent: "soak-specialist",
+      workflowId: child,
+    });
     rows.push(row(`${child}/trip-1/call_c1`, child, "child-tool"));
     children[child] = [{ type: "model.call" }, { type: "tool.execute" }, { type: "model.call" }];
   }
@@ -126,11 +163,19 @@ function cleanRun(scenario: ScenarioKind): FakeRun {
     agent: "soak-coach",
   };
   const record: RunRecord = { key, scenario, workflowId, dueMs: 0, retried: [], startedAt: 0, endedAt: 1_000 };
-  if (scenario === "typed-failure") record.error = { name: "OutputValidationError", message: "the output did not match its schema", usage: { ...usage(total), modelCalls: answers.length } };
+  if (scenario === "typed-failure")
+    record.error = {
+      name: "OutputValidationError",
+      message: "the output did not match its schema",
+      usage: { ...usage(total), modelCalls: answers.length },
+    };
   else record.results = [result];
   const events = scenario === "stream" ? STREAM.map((type, offset) => ({ offset, type })) : [];
   if (scenario === "stream") record.subscriber = subscriber(events.map((e) => e.offset));
-  const requests = [...answers.map((t) => served(key, scenario, t)), ...childAnswers.map((t) => served(key, "child", t))];
+  const requests = [
+    ...answers.map((t) => served(key, scenario, t)),
+    ...childAnswers.map((t) => served(key, "child", t)),
+  ];
   return { record, rows, requests, status: "closed", activities, children, events };
 }
 
@@ -139,13 +184,27 @@ function subscriber(offsets: number[]): SubscriberLog {
   return { offsets, types: offsets.map((o) => STREAM[o]!), disconnects: 2, pauses: 1, errors: [], pausedUntil: 0 };
 }
 
-const CLEAN: ScenarioKind[] = ["tool", "local-tool", "backstop", "act-when-asked", "subagent", "stream", "budget", "typed-failure"];
+const CLEAN: ScenarioKind[] = [
+  "tool",
+  "local-tool",
+  "backstop",
+  "act-when-asked",
+  "subagent",
+  "stream",
+  "budget",
+  "typed-failure",
+];
 const cleanRuns = () => CLEAN.map(cleanRun);
 
 /** The checker's verdict on the clean runs plus `bad`: its violations must be `expected`, all about `bad`. */
-async function verdictWith(bad: FakeRun, expected: Array<{ check: Violation["check"]; detail: RegExp }>): Promise<Verdict> {
+async function verdictWith(
+  bad: FakeRun,
+  expected: Array<{ check: Violation["check"]; detail: RegExp }>,
+): Promise<Verdict> {
   const verdict = await checkRuns([...cleanRuns(), bad]);
-  expect(verdict.violations).toEqual(expected.map(({ check, detail }) => ({ run: bad.record.workflowId, check, detail: expect.stringMatching(detail) })));
+  expect(verdict.violations).toEqual(
+    expected.map(({ check, detail }) => ({ run: bad.record.workflowId, check, detail: expect.stringMatching(detail) })),
+  );
   return verdict;
 }
 
@@ -203,8 +262,15 @@ describe("the soak's checker", () => {
 
     it("a ledger row of no run: an effects violation", async () => {
       const runs = cleanRuns();
-      const verdict = await check(runs.map((r) => r.record), [...runs.flatMap((r) => r.rows), row("soak-coach-r9999/trip-1/call_1", "soak-coach-r9999")], runs.flatMap((r) => r.requests), source(runs));
-      expect(verdict.violations).toEqual([{ check: "effects", detail: expect.stringMatching(/ledger row of no run: soak-coach-r9999\/trip-1\/call_1/) }]);
+      const verdict = await check(
+        runs.map((r) => r.record),
+        [...runs.flatMap((r) => r.rows), row("soak-coach-r9999/trip-1/call_1", "soak-coach-r9999")],
+        runs.flatMap((r) => r.requests),
+        source(runs),
+      );
+      expect(verdict.violations).toEqual([
+        { check: "effects", detail: expect.stringMatching(/ledger row of no run: soak-coach-r9999\/trip-1\/call_1/) },
+      ]);
     });
   });
 
@@ -212,7 +278,13 @@ describe("the soak's checker", () => {
     it("a backstop that ran twice (the history's backstop.run completed twice, the trace has two runs): two backstop violations", async () => {
       const run = cleanRun("backstop");
       run.activities.find((a) => a.type === "backstop.run")!.completions = 2;
-      run.record.results![0]!.trace.unshift({ trip: 1, type: "backstop", name: "injury-capture", phase: "before", outcome: "ran" });
+      run.record.results![0]!.trace.unshift({
+        trip: 1,
+        type: "backstop",
+        name: "injury-capture",
+        phase: "before",
+        outcome: "ran",
+      });
       run.rows.push({ ...run.rows.find((r) => r.kind === "backstop")!, execution: 2 });
       const verdict = await verdictWith(run, [
         { check: "backstop", detail: /backstop\.run completed 2 times in the history/ },
@@ -234,7 +306,9 @@ describe("the soak's checker", () => {
     it("a run the server does not know: lost, and not completed", async () => {
       const run = cleanRun("tool");
       run.status = "not found";
-      const verdict = await verdictWith(run, [{ check: "lost", detail: /the server has no run .* \(the client got a result\)/ }]);
+      const verdict = await verdictWith(run, [
+        { check: "lost", detail: /the server has no run .* \(the client got a result\)/ },
+      ]);
       expect(verdict).toMatchObject({ lost: 1, stuck: 0, completed: CLEAN.length });
     });
 
@@ -281,7 +355,9 @@ describe("the soak's checker", () => {
     it("a run that counted fewer tokens than the server served, with no failed attempt: a usage violation", async () => {
       const run = cleanRun("tool");
       run.record.results![0]!.usage!.totalTokens -= 7;
-      const verdict = await verdictWith(run, [{ check: "usage", detail: /counted 63 tokens, the model server served 70.* its 0 failed model\.call attempts/ }]);
+      const verdict = await verdictWith(run, [
+        { check: "usage", detail: /counted 63 tokens, the model server served 70.* its 0 failed model\.call attempts/ },
+      ]);
       expect(verdict.tokens.servedToLostAttempts).toBe(0);
     });
 
@@ -306,7 +382,12 @@ describe("the soak's checker", () => {
       run.requests.push(served(run.record.key, "tool", 40));
       run.activities[0]!.attempt = 2;
       run.record.results![0]!.usage!.totalTokens -= 1;
-      await verdictWith(run, [{ check: "usage", detail: /counted 69 tokens, the model server served 110.* its 1 failed model\.call attempts/ }]);
+      await verdictWith(run, [
+        {
+          check: "usage",
+          detail: /counted 69 tokens, the model server served 110.* its 1 failed model\.call attempts/,
+        },
+      ]);
     });
 
     it("a sub-agent's lost attempt counts toward the bound (the child's history is read)", async () => {
@@ -327,7 +408,10 @@ describe("the soak's checker", () => {
     trace.push({ trip: 4, type: "model.answered", text: null, toolCalls: [], usage: usage(40) }); // a 4th trip, started with 125 of 100 used
     run.requests.push(served(run.record.key, "budget", 40));
     run.record.results![0]!.usage!.totalTokens += 40;
-    await verdictWith(run, [{ check: "budget", detail: /a trip started with 125 tokens used of a 100 budget/ }, { check: "budget", detail: /used 165 of 100, more than one trip \(40\) over/ }]);
+    await verdictWith(run, [
+      { check: "budget", detail: /a trip started with 125 tokens used of a 100 budget/ },
+      { check: "budget", detail: /used 165 of 100, more than one trip \(40\) over/ },
+    ]);
   });
 
   it("re-prompts past their limit or other than the script makes: re-prompt violations", async () => {
@@ -343,7 +427,13 @@ describe("the soak's checker", () => {
     const duplicated = cleanRun("tool");
     duplicated.rows.push(row(`${duplicated.record.workflowId}/trip-2/call_1`, duplicated.record.workflowId));
     const childTwice = cleanRun("subagent");
-    childTwice.rows.push(row(`${childTwice.record.workflowId}/trip-1/call_1/trip-2/call_c2`, `${childTwice.record.workflowId}/trip-1/call_1`, "child-tool"));
+    childTwice.rows.push(
+      row(
+        `${childTwice.record.workflowId}/trip-1/call_1/trip-2/call_c2`,
+        `${childTwice.record.workflowId}/trip-1/call_1`,
+        "child-tool",
+      ),
+    );
     const lost = { ...cleanRun("stream"), status: "not found" as const };
     const stuck = { ...cleanRun("backstop"), status: "running" as const };
     const verdict = await checkRuns([...cleanRuns(), duplicated, childTwice, lost, stuck]);
@@ -366,19 +456,50 @@ describe("the soak's report", () => {
       { run: "soak-coach-r0002", check: "lost", detail: "the server has no run soak-coach-r0002" },
     ],
   };
-  const fault = (kind: Fault["kind"], injectedMs?: number, repairedMs?: number): Fault => ({ kind, dueMs: injectedMs ?? 0, durationMs: 1_000, ...(injectedMs === undefined ? {} : { injectedMs, repairedMs }) });
-  const faults = [fault("worker-kill", 1_000, 3_000), fault("worker-kill", 4_000, 9_500), fault("model-503", 2_000, 5_000), fault("mcp-kill"), fault("postgres-stop", 20_000, 25_000)];
-  const report = buildReport({ seed: 10, minutes: 3, runs: 10 }, verdict, faults, [2_500, 3_500, 10_000], { scenarios: { tool: 10 } });
+  const fault = (kind: Fault["kind"], injectedMs?: number, repairedMs?: number): Fault => ({
+    kind,
+    dueMs: injectedMs ?? 0,
+    durationMs: 1_000,
+    ...(injectedMs === undefined ? {} : { injectedMs, repairedMs }),
+  });
+  const faults = [
+    fault("worker-kill", 1_000, 3_000),
+    fault("worker-kill", 4_000, 9_500),
+    fault("model-503", 2_000, 5_000),
+    fault("mcp-kill"),
+    fault("postgres-stop", 20_000, 25_000),
+  ];
+  const report = buildReport({ seed: 10, minutes: 3, runs: 10 }, verdict, faults, [2_500, 3_500, 10_000], {
+    scenarios: { tool: 10 },
+  });
 
   it("carries the verdict's counts and its violations, and executions per effect", () => {
-    expect(report).toMatchObject({ seed: 10, minutes: 3, runs: 10, completed: 9, lost: 1, stuck: 0, duplicateEffects: 1, executionsPerEffect: 1.25, violations: verdict.violations });
-    expect(report.details).toMatchObject({ effects: 8, executions: 10, tokens: verdict.tokens, scenarios: { tool: 10 } });
+    expect(report).toMatchObject({
+      seed: 10,
+      minutes: 3,
+      runs: 10,
+      completed: 9,
+      lost: 1,
+      stuck: 0,
+      duplicateEffects: 1,
+      executionsPerEffect: 1.25,
+      violations: verdict.violations,
+    });
+    expect(report.details).toMatchObject({
+      effects: 8,
+      executions: 10,
+      tokens: verdict.tokens,
+      scenarios: { tool: 10 },
+    });
   });
 
   it("counts the faults injected, by kind, and their recovery: injection to the first run end after the repair", () => {
     expect(report.faults).toEqual({ "worker-kill": 2, "model-503": 1, "postgres-stop": 1 }); // mcp-kill was never injected
     // worker-kill: 3,500 - 1,000 and 10,000 - 4,000; model-503: 10,000 - 2,000; postgres-stop: no run ended after its repair.
-    expect(report.recoveryMs).toEqual({ "worker-kill": { p50: 2_500, p95: 6_000 }, "model-503": { p50: 8_000, p95: 8_000 } });
+    expect(report.recoveryMs).toEqual({
+      "worker-kill": { p50: 2_500, p95: 6_000 },
+      "model-503": { p50: 8_000, p95: 8_000 },
+    });
   });
 
   it("prints the same figures as a table, with the violations", () => {
@@ -394,7 +515,8 @@ describe("the soak's report", () => {
 });
 
 describe("the soak's plan, drawn from the seed", () => {
-  const count = <T extends string>(xs: T[]) => xs.reduce<Record<string, number>>((acc, x) => ({ ...acc, [x]: (acc[x] ?? 0) + 1 }), {});
+  const count = <T extends string>(xs: T[]) =>
+    xs.reduce<Record<string, number>>((acc, x) => ({ ...acc, [x]: (acc[x] ?? 0) + 1 }), {});
   const THREE_MINUTES = 3 * 60_000;
 
   it("is the same for the same seed: the mix, the fault schedule, and the drivers' draws", () => {
@@ -419,7 +541,11 @@ describe("the soak's plan, drawn from the seed", () => {
     expect(gaps.every((gap) => gap >= 5_000 && gap <= 20_000)).toBe(true);
     expect(faults.at(-1)!.dueMs).toBeLessThan(THREE_MINUTES);
     expect(THREE_MINUTES - faults.at(-1)!.dueMs).toBeLessThanOrEqual(20_000);
-    const range = { "postgres-stop": [2_000, 10_000], "model-503": [2_000, 8_000], "subscriber-pause": [3_000, 8_000] } as Record<string, [number, number]>;
+    const range = {
+      "postgres-stop": [2_000, 10_000],
+      "model-503": [2_000, 8_000],
+      "subscriber-pause": [3_000, 8_000],
+    } as Record<string, [number, number]>;
     for (const f of faults) {
       const [min, max] = range[f.kind] ?? [500, 3_000];
       expect(f.durationMs, f.kind).toBeGreaterThanOrEqual(min);
@@ -436,11 +562,31 @@ describe("the soak's plan, drawn from the seed", () => {
   it("gives docs/reliability.md's run (seed 2026, 10 minutes, 500 runs) the mix and the 50 faults its table shows", () => {
     const { records, faults } = planSoak(2026, 500, 10 * 60_000);
     expect(count(records.map((r) => r.scenario))).toEqual({
-      "local-tool": 53, tool: 51, stream: 45, "refusal-retry": 44, backstop: 43, subagent: 41, "act-when-asked": 38,
-      mcp: 37, approval: 35, handoff: 30, "output-repair": 26, budget: 24, session: 21, "typed-failure": 12,
+      "local-tool": 53,
+      tool: 51,
+      stream: 45,
+      "refusal-retry": 44,
+      backstop: 43,
+      subagent: 41,
+      "act-when-asked": 38,
+      mcp: 37,
+      approval: 35,
+      handoff: 30,
+      "output-repair": 26,
+      budget: 24,
+      session: 21,
+      "typed-failure": 12,
     });
     expect(count(faults.map((f) => f.kind))).toEqual({
-      "postgres-stop": 6, "mcp-kill": 8, "history-kill": 9, "model-stall": 6, "worker-kill": 5, "server-restart": 3, "model-cut": 5, "model-503": 3, "subscriber-pause": 5,
+      "postgres-stop": 6,
+      "mcp-kill": 8,
+      "history-kill": 9,
+      "model-stall": 6,
+      "worker-kill": 5,
+      "server-restart": 3,
+      "model-cut": 5,
+      "model-503": 3,
+      "subscriber-pause": 5,
     });
   });
 });

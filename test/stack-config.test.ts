@@ -30,13 +30,22 @@ const host: HostSettings = { postgresPort: 55432, ports: portsFrom(7233), dynami
 function composeEnvironment(file: ComposeFile, service: string): Record<string, string> {
   const spec = file.services[service]!;
   const envFiles = spec.env_file === undefined ? [] : [spec.env_file].flat();
-  const fromFiles = Object.assign({}, ...envFiles.map((f) => parseEnv(readFileSync(join(dirname(COMPOSE_FILE), f), "utf8"))));
-  const substitute = (value: string) => value.replace(/\$\{(\w+):-([^}]*)\}/g, (_m, name: string, fallback: string) => process.env[name] || fallback);
-  const inline = Object.fromEntries(Object.entries(spec.environment ?? {}).filter(([, v]) => v !== null).map(([k, v]) => [k, substitute(String(v))]));
+  const fromFiles = Object.assign(
+    {},
+    ...envFiles.map((f) => parseEnv(readFileSync(join(dirname(COMPOSE_FILE), f), "utf8"))),
+  );
+  const substitute = (value: string) =>
+    value.replace(/\$\{(\w+):-([^}]*)\}/g, (_m, name: string, fallback: string) => process.env[name] || fallback);
+  const inline = Object.fromEntries(
+    Object.entries(spec.environment ?? {})
+      .filter(([, v]) => v !== null)
+      .map(([k, v]) => [k, substitute(String(v))]),
+  );
   return { ...fromFiles, ...inline };
 }
 
-const withoutHostValues = (env: Record<string, string>) => Object.fromEntries(Object.entries(env).filter(([key]) => !(HOST_OVERRIDES as readonly string[]).includes(key)));
+const withoutHostValues = (env: Record<string, string>) =>
+  Object.fromEntries(Object.entries(env).filter(([key]) => !(HOST_OVERRIDES as readonly string[]).includes(key)));
 
 describe("docker-compose.yml and npm run stack", () => {
   it("build the compose file's image versions: server and admin-tools (the schema) on one version, and the UI's", () => {
@@ -53,19 +62,30 @@ describe("docker-compose.yml and npm run stack", () => {
   });
 
   it("run deploy/scripts/setup-postgres.sh and create-namespace.sh with the one-shot services' environments", () => {
-    expect(withoutHostValues(schemaSetupEnvironment(host, "/schema"))).toEqual(withoutHostValues(composeEnvironment(compose, "temporal-admin-tools")));
-    expect(withoutHostValues(namespaceSetupEnvironment(host))).toEqual(withoutHostValues(composeEnvironment(compose, "temporal-create-namespace")));
+    expect(withoutHostValues(schemaSetupEnvironment(host, "/schema"))).toEqual(
+      withoutHostValues(composeEnvironment(compose, "temporal-admin-tools")),
+    );
+    expect(withoutHostValues(namespaceSetupEnvironment(host))).toEqual(
+      withoutHostValues(composeEnvironment(compose, "temporal-create-namespace")),
+    );
   });
 
   it("use the same dynamic config file, the UI's settings and the worker's namespace, task queue and agents module", () => {
     const composed = composeEnvironment(compose, "temporal");
     expect(composed.DYNAMIC_CONFIG_FILE_PATH!.split("/").at(-1)).toBe(DYNAMIC_CONFIG_FILE.split("/").at(-1));
-    expect(JSON.stringify(compose.services.temporal)).toContain("./deploy/dynamicconfig:/etc/temporal/config/dynamicconfig");
+    expect(JSON.stringify(compose.services.temporal)).toContain(
+      "./deploy/dynamicconfig:/etc/temporal/config/dynamicconfig",
+    );
     const { TEMPORAL_ADDRESS: _a, TEMPORAL_UI_PORT: _p, ...ui } = uiEnvironment(host, 8080);
     expect(composeEnvironment(compose, "temporal-ui")).toMatchObject(ui);
     const worker = workerEnvironment(host);
     const composedWorker = composeEnvironment(compose, "worker");
-    expect(composedWorker).toMatchObject({ TEMPORAL_NAMESPACE: worker.TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE: worker.TEMPORAL_TASK_QUEUE });
-    expect(relative("/app", composedWorker.DURABLE_AGENT_AGENTS!)).toBe(relative(REPO_ROOT, worker.DURABLE_AGENT_AGENTS!));
+    expect(composedWorker).toMatchObject({
+      TEMPORAL_NAMESPACE: worker.TEMPORAL_NAMESPACE,
+      TEMPORAL_TASK_QUEUE: worker.TEMPORAL_TASK_QUEUE,
+    });
+    expect(relative("/app", composedWorker.DURABLE_AGENT_AGENTS!)).toBe(
+      relative(REPO_ROOT, worker.DURABLE_AGENT_AGENTS!),
+    );
   });
 });

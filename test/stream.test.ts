@@ -13,7 +13,10 @@ afterAll(() => harness.close());
 const LONG = "Lunges work the same muscles as squats with less load on the knees. I will swap them.";
 
 /** Collects a stream's events until it ends. */
-async function collect(stream: AsyncIterable<StreamedRunEvent>, until?: (e: StreamedRunEvent) => boolean): Promise<StreamedRunEvent[]> {
+async function collect(
+  stream: AsyncIterable<StreamedRunEvent>,
+  until?: (e: StreamedRunEvent) => boolean,
+): Promise<StreamedRunEvent[]> {
   const events: StreamedRunEvent[] = [];
   for await (const event of stream) {
     events.push(event);
@@ -27,23 +30,35 @@ function expectOffsets(events: StreamedRunEvent[], from = 0) {
   const durable = events.filter((e) => e.type !== "text.delta");
   expect(durable.map((e) => e.offset)).toEqual(durable.map((_e, i) => from + i));
   events.forEach((e, i) => {
-    if (e.type === "text.delta") expect(e.offset).toBe(events.slice(0, i).findLast((d) => d.type !== "text.delta")?.offset ?? from - 1);
+    if (e.type === "text.delta")
+      expect(e.offset).toBe(events.slice(0, i).findLast((d) => d.type !== "text.delta")?.offset ?? from - 1);
   });
 }
 
 const textOf = (events: StreamedRunEvent[], trip: number) =>
-  events.filter((e): e is Extract<StreamedRunEvent, { type: "text.delta" }> => e.type === "text.delta" && e.trip === trip).map((e) => e.text).join("");
+  events
+    .filter((e): e is Extract<StreamedRunEvent, { type: "text.delta" }> => e.type === "text.delta" && e.trip === trip)
+    .map((e) => e.text)
+    .join("");
 
 describe("agent.stream", () => {
   it("text deltas arrive before the run finishes: the model's next call waits until the client has seen them", async () => {
     let sawTrip1Delta!: () => void;
     const clientSawDelta = new Promise<void>((resolve) => (sawTrip1Delta = resolve));
-    const model = await startScriptedModel(async ({ index }) => {
-      if (index === 0) return { text: LONG, toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] };
-      await clientSawDelta; // deadlocks (and the test times out) unless deltas stream before the run ends
-      return "Done: lunges are in.";
-    }, { chunksPerSecond: 15 }); // trip 1's text takes about 750 ms: several heartbeats
-    const agent = ai.agent({ name: "stream-order", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [updatePlanTool()] });
+    const model = await startScriptedModel(
+      async ({ index }) => {
+        if (index === 0)
+          return { text: LONG, toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] };
+        await clientSawDelta; // deadlocks (and the test times out) unless deltas stream before the run ends
+        return "Done: lunges are in.";
+      },
+      { chunksPerSecond: 15 },
+    ); // trip 1's text takes about 750 ms: several heartbeats
+    const agent = ai.agent({
+      name: "stream-order",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [updatePlanTool()],
+    });
     const events = await withWorker(harness, [agent], async ({ taskQueue }) => {
       const stream = await agent.stream("Swap squats for lunges", { client: harness.client, taskQueue });
       return collect({
@@ -60,8 +75,16 @@ describe("agent.stream", () => {
     expect(textOf(events, 2)).toBe("Done: lunges are in.");
     const types = events.map((e) => e.type).filter((t, i, all) => t !== "text.delta" || all[i - 1] !== "text.delta");
     expect(types).toEqual([
-      "trip.started", "text.delta", "model.answered", "tool.started", "tool.finished",
-      "trip.started", "text.delta", "model.answered", "run.stopped", "run.finished",
+      "trip.started",
+      "text.delta",
+      "model.answered",
+      "tool.started",
+      "tool.finished",
+      "trip.started",
+      "text.delta",
+      "model.answered",
+      "run.stopped",
+      "run.finished",
     ]);
     expectOffsets(events);
     const finished = events.at(-1) as Extract<StreamedRunEvent, { type: "run.finished" }>;
@@ -82,7 +105,13 @@ describe("agent.stream", () => {
     // A worker comes back (as after a restart) while the subscriber is asking.
     const events = await withWorker(harness, [agent], () => read, { taskQueue });
     // Unstreamed, the answer's text is one durable event: every event has its own offset.
-    expect(events.map((e) => [e.type, e.offset])).toEqual([["trip.started", 0], ["text.delta", 1], ["model.answered", 2], ["run.stopped", 3], ["run.finished", 4]]);
+    expect(events.map((e) => [e.type, e.offset])).toEqual([
+      ["trip.started", 0],
+      ["text.delta", 1],
+      ["model.answered", 2],
+      ["run.stopped", 3],
+      ["run.finished", 4],
+    ]);
     await model.close();
   });
 
@@ -90,13 +119,22 @@ describe("agent.stream", () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     const model = await startScriptedModel(async ({ index }) => {
-      if (index === 0) return { text: LONG, toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] };
+      if (index === 0)
+        return { text: LONG, toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] };
       await released;
       return "All done.";
     });
-    const agent = ai.agent({ name: "stream-reconnect", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [updatePlanTool()] });
+    const agent = ai.agent({
+      name: "stream-reconnect",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [updatePlanTool()],
+    });
     const { first, rest, control } = await withWorker(harness, [agent], async ({ taskQueue }) => {
-      const handle = await agent.start("Swap squats for lunges", { client: harness.client, taskQueue, streamText: true });
+      const handle = await agent.start("Swap squats for lunges", {
+        client: harness.client,
+        taskQueue,
+        streamText: true,
+      });
       const controlEvents = collect(handle.stream());
       const firstPart = await collect(handle.stream(), (e) => e.type === "tool.finished");
       const resumed = collect(handle.stream({ fromOffset: firstPart.at(-1)!.offset + 1 }));
@@ -137,11 +175,23 @@ describe("agent.stream", () => {
       expect(response.headers.get("content-type")).toBe("text/event-stream");
       return response.text();
     });
-    const frames = body.trim().split("\n\n").map((frame) => Object.fromEntries(frame.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)])));
+    const frames = body
+      .trim()
+      .split("\n\n")
+      .map((frame) =>
+        Object.fromEntries(
+          frame.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]),
+        ),
+      );
     const durable = frames.filter((f) => f.event !== "text.delta");
     expect(durable.map((f) => Number(f.id))).toEqual(durable.map((_f, i) => i));
     expect(frames.at(-1)!.event).toBe("run.finished");
-    expect(frames.filter((f) => f.event === "text.delta").map((f) => JSON.parse(f.data!).text).join("")).toBe(LONG);
+    expect(
+      frames
+        .filter((f) => f.event === "text.delta")
+        .map((f) => JSON.parse(f.data!).text)
+        .join(""),
+    ).toBe(LONG);
     await model.close();
   });
 });
@@ -159,7 +209,9 @@ describe("As the seed says: when a re-prompt follows an answer, the first answer
       actWhenAsked: { intents: ["swap"], requiredTools: ["update_plan"] },
       backstops: [backstop],
     });
-    const events = await withWorker(harness, [agent], async ({ taskQueue }) => collect(await agent.stream("Swap squats", { client: harness.client, taskQueue })));
+    const events = await withWorker(harness, [agent], async ({ taskQueue }) =>
+      collect(await agent.stream("Swap squats", { client: harness.client, taskQueue })),
+    );
     const reprompts = events.filter((e): e is Extract<StreamedRunEvent, { type: "reprompt" }> => e.type === "reprompt");
     expect(reprompts.map((r) => r.kind)).toEqual(["backstop", "refusal-retry", "act-when-asked"]);
     for (const reprompt of reprompts) {

@@ -17,7 +17,8 @@ beforeAll(async () => {
 afterAll(() => harness.close());
 
 /** Answer `trip` of the scripted conversation: 200 chunks of 4 characters each. */
-const answerText = (trip: number) => Array.from({ length: 200 }, (_v, i) => `t${trip}${String(i % 100).padStart(2, "0")}`).join("");
+const answerText = (trip: number) =>
+  Array.from({ length: 200 }, (_v, i) => `t${trip}${String(i % 100).padStart(2, "0")}`).join("");
 const logTool = ai.tool({ name: "log", input: z.object({ n: z.number() }), execute: async ({ n }) => ({ logged: n }) });
 /** Three trips (text and a tool call, text and a tool call, text), chosen by the conversation so far: the same answers whatever the order of runs. */
 const threeTrips = (request: ScriptedRequest): ScriptedTurn => {
@@ -27,8 +28,14 @@ const threeTrips = (request: ScriptedRequest): ScriptedTurn => {
 
 type Delta = Extract<StreamedRunEvent, { type: "text.delta" }>;
 const isDelta = (e: StreamedRunEvent): e is Delta => e.type === "text.delta";
-const durableOf = (events: StreamedRunEvent[]) => events.filter((e) => !isDelta(e)).map(({ offset, type }) => ({ offset, type }));
-const textOf = (events: StreamedRunEvent[], trip: number) => events.filter(isDelta).filter((e) => e.trip === trip).map((e) => e.text).join("");
+const durableOf = (events: StreamedRunEvent[]) =>
+  events.filter((e) => !isDelta(e)).map(({ offset, type }) => ({ offset, type }));
+const textOf = (events: StreamedRunEvent[], trip: number) =>
+  events
+    .filter(isDelta)
+    .filter((e) => e.trip === trip)
+    .map((e) => e.text)
+    .join("");
 
 async function collect(stream: AsyncIterable<StreamedRunEvent>): Promise<StreamedRunEvent[]> {
   const events: StreamedRunEvent[] = [];
@@ -41,15 +48,25 @@ async function historyCounts(handle: WorkflowHandle) {
   const events = (await handle.fetchHistory()).events ?? [];
   return {
     events: events.length,
-    pollUpdates: events.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === "__temporal_workflow_stream_poll").length,
-    publishSignals: events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === "__temporal_workflow_stream_publish").length,
+    pollUpdates: events.filter(
+      (e) =>
+        e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ===
+        "__temporal_workflow_stream_poll",
+    ).length,
+    publishSignals: events.filter(
+      (e) => e.workflowExecutionSignaledEventAttributes?.signalName === "__temporal_workflow_stream_publish",
+    ).length,
   };
 }
 
 describe("streaming costs the history O(1) events per answer", () => {
   it("a streamed run of 3 trips with answers of 200 chunks: no poll updates, no publish signals, at most 4 more events per trip than unstreamed, deltas add up to each answer", async () => {
     const model = await startScriptedModel(threeTrips, { chunkSize: 4, chunksPerSecond: 400 });
-    const agent = ai.agent({ name: "stream-cost", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [logTool] });
+    const agent = ai.agent({
+      name: "stream-cost",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [logTool],
+    });
     const { plain, plainRead, streamed, events } = await withWorker(harness, [agent], async ({ taskQueue }) => {
       const unread = await agent.start("Log twice", { client: harness.client, taskQueue });
       await unread.result();
@@ -57,7 +74,12 @@ describe("streaming costs the history O(1) events per answer", () => {
       await collect(read.stream()); // a subscriber on an unstreamed run
       const handle = await agent.start("Log twice", { client: harness.client, taskQueue, streamText: true });
       const events = await collect(handle.stream());
-      return { plain: await historyCounts(unread.workflow), plainRead: await historyCounts(read.workflow), streamed: await historyCounts(handle.workflow), events };
+      return {
+        plain: await historyCounts(unread.workflow),
+        plainRead: await historyCounts(read.workflow),
+        streamed: await historyCounts(handle.workflow),
+        events,
+      };
     });
     await model.close();
 
@@ -77,7 +99,11 @@ describe("streaming costs the history O(1) events per answer", () => {
 
   it("three concurrent subscribers, one reconnecting twice mid-answer from its last offset, all see every durable event once, in order; the reconnected one gets the answer in flight again from its start", async () => {
     const model = await startScriptedModel(threeTrips, { chunkSize: 4, chunksPerSecond: 400 });
-    const agent = ai.agent({ name: "stream-subscribers", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [logTool] });
+    const agent = ai.agent({
+      name: "stream-subscribers",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [logTool],
+    });
     const { a, b, reconnecting, reconnects, after } = await withWorker(harness, [agent], async ({ taskQueue }) => {
       const handle = await agent.start("Log twice", { client: harness.client, taskQueue, streamText: true });
       const a = collect(handle.stream());
@@ -107,9 +133,18 @@ describe("streaming costs the history O(1) events per answer", () => {
     expect(reconnects).toHaveLength(2);
     const all = durableOf(after);
     expect(all.map((e) => e.type)).toEqual([
-      "trip.started", "model.answered", "tool.started", "tool.finished",
-      "trip.started", "model.answered", "tool.started", "tool.finished",
-      "trip.started", "model.answered", "run.stopped", "run.finished",
+      "trip.started",
+      "model.answered",
+      "tool.started",
+      "tool.finished",
+      "trip.started",
+      "model.answered",
+      "tool.started",
+      "tool.finished",
+      "trip.started",
+      "model.answered",
+      "run.stopped",
+      "run.finished",
     ]);
     for (const events of [a, b, reconnecting]) expect(durableOf(events)).toEqual(all);
     for (const trip of [1, 2, 3]) {

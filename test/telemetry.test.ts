@@ -4,13 +4,24 @@
  * that led to a re-prompt, their durable_agent.* attributes, and their parent links.
  */
 import * as otel from "@opentelemetry/api";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from "@opentelemetry/sdk-trace-base";
 import type { WorkflowHandle } from "@temporalio/client";
 import { historyFromJSON } from "@temporalio/common/lib/proto-utils.js";
 import { Worker, type WorkerOptions } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
-import { ai, bundleTelemetryWorkflows, GEN_AI_ATTRIBUTE, SPAN_ATTRIBUTE, telemetryWorkerOptions } from "../src/index.js";
+import {
+  ai,
+  bundleTelemetryWorkflows,
+  GEN_AI_ATTRIBUTE,
+  SPAN_ATTRIBUTE,
+  telemetryWorkerOptions,
+} from "../src/index.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 import { committedFixtures } from "./support/history-helpers.js";
@@ -20,11 +31,14 @@ let model: ScriptedModel;
 beforeAll(async () => {
   harness = await connectHarness();
   // Offers instead of acting (re-prompted by actWhenAsked), then calls the tool, then confirms.
-  model = await startScriptedModel([
-    "Lunges are a great swap. Want me to swap that?",
-    { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] },
-    "Done: squats are now lunges. Go easy on that knee.",
-  ], { usage: ({ index }) => ({ prompt_tokens: 100 + index, completion_tokens: 10 + index }) });
+  model = await startScriptedModel(
+    [
+      "Lunges are a great swap. Want me to swap that?",
+      { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] },
+      "Done: squats are now lunges. Go easy on that knee.",
+    ],
+    { usage: ({ index }) => ({ prompt_tokens: 100 + index, completion_tokens: 10 + index }) },
+  );
 });
 afterAll(async () => {
   await model.close();
@@ -35,16 +49,36 @@ const coach = () =>
   ai.agent({
     name: "otel-coach",
     model: ai.openai("gpt-test", { baseURL: model.baseURL }),
-    tools: [ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), execute: async (input) => ({ ok: true, swapped: input }) })],
+    tools: [
+      ai.tool({
+        name: "update_plan",
+        input: z.object({ from: z.string(), to: z.string() }),
+        execute: async (input) => ({ ok: true, swapped: input }),
+      }),
+    ],
     actWhenAsked: { intents: [/\bswap\b/i], requiredTools: ["update_plan"] },
-    backstops: [{ name: "injury-capture", phase: "before", detect: (turn) => /hurts/.test(turn.input), run: async () => ({ prompt: "Acknowledge the injury first." }) }],
+    backstops: [
+      {
+        name: "injury-capture",
+        phase: "before",
+        detect: (turn) => /hurts/.test(turn.input),
+        run: async () => ({ prompt: "Acknowledge the injury first." }),
+      },
+    ],
   });
 
 let recorded: { workflowId: string; history: Awaited<ReturnType<WorkflowHandle["fetchHistory"]>> } | undefined;
 
-async function replayFailures(workflowBundle: WorkerOptions["workflowBundle"], histories: Array<{ workflowId: string; history: unknown }>, sinks?: WorkerOptions["sinks"]) {
+async function replayFailures(
+  workflowBundle: WorkerOptions["workflowBundle"],
+  histories: Array<{ workflowId: string; history: unknown }>,
+  sinks?: WorkerOptions["sinks"],
+) {
   const failures: string[] = [];
-  for await (const result of Worker.runReplayHistories({ workflowBundle, sinks, replayName: "telemetry-replay" }, histories as never)) {
+  for await (const result of Worker.runReplayHistories(
+    { workflowBundle, sinks, replayName: "telemetry-replay" },
+    histories as never,
+  )) {
     if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
   }
   return failures;
@@ -58,9 +92,17 @@ describe("telemetry", () => {
     const offModel = await startScriptedModel(["Hi."]);
     try {
       const agent = ai.agent({ name: "otel-off", model: ai.openai("gpt-test", { baseURL: offModel.baseURL }) });
-      const result = await withWorker(harness, [agent], ({ taskQueue }) => agent.run("Hello", { client: harness.client, taskQueue }));
+      const result = await withWorker(harness, [agent], ({ taskQueue }) =>
+        agent.run("Hello", { client: harness.client, taskQueue }),
+      );
       const history = await harness.client.workflow.getHandle(result.workflowId).fetchHistory();
-      const headers = history.events!.flatMap((e) => Object.keys(e.workflowExecutionStartedEventAttributes?.header?.fields ?? e.activityTaskScheduledEventAttributes?.header?.fields ?? {}));
+      const headers = history.events!.flatMap((e) =>
+        Object.keys(
+          e.workflowExecutionStartedEventAttributes?.header?.fields ??
+            e.activityTaskScheduledEventAttributes?.header?.fields ??
+            {},
+        ),
+      );
       expect(headers).not.toContain("_tracer-data");
       expect(exporter.getFinishedSpans()).toEqual([]);
     } finally {
@@ -76,10 +118,20 @@ describe("telemetry", () => {
     const client = await ai.connect({ address: harness.address, telemetry });
     try {
       // No workflowBundle: the worker bundles the workflow with Temporal's OpenTelemetry workflow interceptors.
-      const result = await withWorker(harness, [agent], ({ taskQueue }) => agent.run("Swap squats for lunges, my knee hurts", { client, taskQueue }), { telemetry, workflowBundle: undefined });
+      const result = await withWorker(
+        harness,
+        [agent],
+        ({ taskQueue }) => agent.run("Swap squats for lunges, my knee hurts", { client, taskQueue }),
+        { telemetry, workflowBundle: undefined },
+      );
       expect(result).toMatchObject({ stopReason: "answered", trips: 3 });
-      recorded = { workflowId: result.workflowId, history: await client.workflow.getHandle(result.workflowId).fetchHistory() };
-      expect(result.trace.filter((e) => e.type === "reprompt").map((e) => e.type === "reprompt" && e.kind)).toEqual(["act-when-asked"]);
+      recorded = {
+        workflowId: result.workflowId,
+        history: await client.workflow.getHandle(result.workflowId).fetchHistory(),
+      };
+      expect(result.trace.filter((e) => e.type === "reprompt").map((e) => e.type === "reprompt" && e.kind)).toEqual([
+        "act-when-asked",
+      ]);
     } finally {
       await client.connection.close();
     }
@@ -91,7 +143,8 @@ describe("telemetry", () => {
       expect(found, name).toHaveLength(1);
       return found[0]!;
     };
-    const parentOf = (span: ReadableSpan) => spans.find((candidate) => candidate.spanContext().spanId === span.parentSpanId);
+    const parentOf = (span: ReadableSpan) =>
+      spans.find((candidate) => candidate.spanContext().spanId === span.parentSpanId);
 
     // The run: the client's start span is the root; the workflow's run span is its child.
     const start = one("StartWorkflow:agentRun");
@@ -99,11 +152,31 @@ describe("telemetry", () => {
     expect(start.attributes).toMatchObject({ [SPAN_ATTRIBUTE.kind]: "run", [SPAN_ATTRIBUTE.agent]: "otel-coach" });
     const run = one("RunWorkflow:agentRun");
     expect(parentOf(run)).toBe(start);
-    expect(run.attributes).toMatchObject({ [SPAN_ATTRIBUTE.kind]: "run", [SPAN_ATTRIBUTE.agent]: "otel-coach", [SPAN_ATTRIBUTE.stopReason]: "answered", [SPAN_ATTRIBUTE.trips]: 3, [SPAN_ATTRIBUTE.reprompts]: 1 });
+    expect(run.attributes).toMatchObject({
+      [SPAN_ATTRIBUTE.kind]: "run",
+      [SPAN_ATTRIBUTE.agent]: "otel-coach",
+      [SPAN_ATTRIBUTE.stopReason]: "answered",
+      [SPAN_ATTRIBUTE.trips]: 3,
+      [SPAN_ATTRIBUTE.reprompts]: 1,
+    });
     // Re-prompts and backstops are decided in the workflow: events on the run span, from the run's trace.
     expect(run.events.map((event) => [event.name, event.attributes])).toEqual([
-      ["durable_agent.backstop", { [SPAN_ATTRIBUTE.trip]: 0, [SPAN_ATTRIBUTE.backstop]: "injury-capture", [SPAN_ATTRIBUTE.backstopOutcome]: "detected" }],
-      ["durable_agent.backstop", { [SPAN_ATTRIBUTE.trip]: 0, [SPAN_ATTRIBUTE.backstop]: "injury-capture", [SPAN_ATTRIBUTE.backstopOutcome]: "prompted" }],
+      [
+        "durable_agent.backstop",
+        {
+          [SPAN_ATTRIBUTE.trip]: 0,
+          [SPAN_ATTRIBUTE.backstop]: "injury-capture",
+          [SPAN_ATTRIBUTE.backstopOutcome]: "detected",
+        },
+      ],
+      [
+        "durable_agent.backstop",
+        {
+          [SPAN_ATTRIBUTE.trip]: 0,
+          [SPAN_ATTRIBUTE.backstop]: "injury-capture",
+          [SPAN_ATTRIBUTE.backstopOutcome]: "prompted",
+        },
+      ],
       ["durable_agent.reprompt", { [SPAN_ATTRIBUTE.trip]: 1, [SPAN_ATTRIBUTE.repromptKind]: "act-when-asked" }],
     ]);
     expect(new Set(spans.map((span) => span.spanContext().traceId))).toEqual(new Set([start.spanContext().traceId]));
@@ -118,25 +191,57 @@ describe("telemetry", () => {
       });
 
     // Trips: one model call each, numbered, with the model, what the answer asked for and the tokens it reported (GenAI conventions).
-    expect(executed("model.call").sort((a, b) => Number(a[SPAN_ATTRIBUTE.trip]) - Number(b[SPAN_ATTRIBUTE.trip]))).toEqual([1, 2, 3].map((trip) => expect.objectContaining({
-      [SPAN_ATTRIBUTE.kind]: "trip",
-      [SPAN_ATTRIBUTE.agent]: "otel-coach",
-      [SPAN_ATTRIBUTE.trip]: trip,
-      [SPAN_ATTRIBUTE.model]: "gpt-test",
-      [SPAN_ATTRIBUTE.answerToolCalls]: trip === 2 ? 1 : 0,
-      [GEN_AI_ATTRIBUTE.inputTokens]: 100 + trip - 1,
-      [GEN_AI_ATTRIBUTE.outputTokens]: 10 + trip - 1,
-    })));
+    expect(
+      executed("model.call").sort((a, b) => Number(a[SPAN_ATTRIBUTE.trip]) - Number(b[SPAN_ATTRIBUTE.trip])),
+    ).toEqual(
+      [1, 2, 3].map((trip) =>
+        expect.objectContaining({
+          [SPAN_ATTRIBUTE.kind]: "trip",
+          [SPAN_ATTRIBUTE.agent]: "otel-coach",
+          [SPAN_ATTRIBUTE.trip]: trip,
+          [SPAN_ATTRIBUTE.model]: "gpt-test",
+          [SPAN_ATTRIBUTE.answerToolCalls]: trip === 2 ? 1 : 0,
+          [GEN_AI_ATTRIBUTE.inputTokens]: 100 + trip - 1,
+          [GEN_AI_ATTRIBUTE.outputTokens]: 10 + trip - 1,
+        }),
+      ),
+    );
     // The tool call, with its outcome.
     expect(executed("tool.execute")).toEqual([
-      expect.objectContaining({ [SPAN_ATTRIBUTE.kind]: "tool-call", [SPAN_ATTRIBUTE.tool]: "update_plan", [SPAN_ATTRIBUTE.trip]: 2, [SPAN_ATTRIBUTE.toolCallStatus]: "ok", [SPAN_ATTRIBUTE.toolCallId]: expect.any(String) }),
+      expect.objectContaining({
+        [SPAN_ATTRIBUTE.kind]: "tool-call",
+        [SPAN_ATTRIBUTE.tool]: "update_plan",
+        [SPAN_ATTRIBUTE.trip]: 2,
+        [SPAN_ATTRIBUTE.toolCallStatus]: "ok",
+        [SPAN_ATTRIBUTE.toolCallId]: expect.any(String),
+      }),
     ]);
     // The backstop, which prompted.
-    expect(executed("backstop.run")).toEqual([expect.objectContaining({ [SPAN_ATTRIBUTE.kind]: "backstop", [SPAN_ATTRIBUTE.backstop]: "injury-capture", [SPAN_ATTRIBUTE.trip]: 0, [SPAN_ATTRIBUTE.backstopPrompted]: true })]);
+    expect(executed("backstop.run")).toEqual([
+      expect.objectContaining({
+        [SPAN_ATTRIBUTE.kind]: "backstop",
+        [SPAN_ATTRIBUTE.backstop]: "injury-capture",
+        [SPAN_ATTRIBUTE.trip]: 0,
+        [SPAN_ATTRIBUTE.backstopPrompted]: true,
+      }),
+    ]);
     // The contract checks (local activities): the backstop detected before trip 1, the act-when-asked re-prompt after it.
     const contract = executed("contract.evaluate");
-    expect(contract).toContainEqual(expect.objectContaining({ [SPAN_ATTRIBUTE.kind]: "contract", [SPAN_ATTRIBUTE.trip]: 0, [SPAN_ATTRIBUTE.detected]: ["injury-capture"], [SPAN_ATTRIBUTE.repromptCandidates]: [] }));
-    expect(contract).toContainEqual(expect.objectContaining({ [SPAN_ATTRIBUTE.kind]: "contract", [SPAN_ATTRIBUTE.trip]: 1, [SPAN_ATTRIBUTE.repromptCandidates]: ["act-when-asked"] }));
+    expect(contract).toContainEqual(
+      expect.objectContaining({
+        [SPAN_ATTRIBUTE.kind]: "contract",
+        [SPAN_ATTRIBUTE.trip]: 0,
+        [SPAN_ATTRIBUTE.detected]: ["injury-capture"],
+        [SPAN_ATTRIBUTE.repromptCandidates]: [],
+      }),
+    );
+    expect(contract).toContainEqual(
+      expect.objectContaining({
+        [SPAN_ATTRIBUTE.kind]: "contract",
+        [SPAN_ATTRIBUTE.trip]: 1,
+        [SPAN_ATTRIBUTE.repromptCandidates]: ["act-when-asked"],
+      }),
+    );
   }, 120_000);
 
   it("replay is unaffected: the committed fixtures replay on a telemetry worker, and a run recorded with telemetry replays without it", async () => {
@@ -148,7 +253,10 @@ describe("telemetry", () => {
       .filter(({ workflowId }) => workflowId !== "streamed-text.json")
       .map(({ workflowId, history }) => ({ workflowId, history: historyFromJSON(history) }));
     expect(histories.length).toBeGreaterThan(0);
-    const { sinks } = telemetryWorkerOptions({ spanProcessor: new SimpleSpanProcessor(new InMemorySpanExporter()) }, []);
+    const { sinks } = telemetryWorkerOptions(
+      { spanProcessor: new SimpleSpanProcessor(new InMemorySpanExporter()) },
+      [],
+    );
     expect(await replayFailures(await bundleTelemetryWorkflows(), histories, sinks)).toEqual([]);
     expect(recorded, "the spans test records a history").toBeDefined();
     expect(await replayFailures({ codePath: inject("workflowBundlePath") }, [recorded!])).toEqual([]);

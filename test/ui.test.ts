@@ -40,7 +40,11 @@ describe("the Temporal Web UI", () => {
     const uiPort = await freePort();
     const server = await startDevServer({ uiPort, extraArgs: ["--ui-disable-news-fetch"] });
     const model = await startScriptedModel(({ body }) =>
-      body.messages.some((m) => m.role === "tool") ? "Done: squats are now lunges." : /Swap/.test(String(body.messages.at(-1)?.content)) ? { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] } : "Hello.",
+      body.messages.some((m) => m.role === "tool")
+        ? "Done: squats are now lunges."
+        : /Swap/.test(String(body.messages.at(-1)?.content))
+          ? { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }
+          : "Hello.",
     );
     const browser = await launchChromium();
     const connection = await NativeConnection.connect({ address: server.address });
@@ -51,11 +55,23 @@ describe("the Temporal Web UI", () => {
       const coach = ai.agent({
         name: "ui-coach",
         model: modelRef,
-        tools: [ai.tool({ name: "update_plan", input: z.object({ from: z.string(), to: z.string() }), execute: async (input) => ({ ok: true, swapped: input }) })],
+        tools: [
+          ai.tool({
+            name: "update_plan",
+            input: z.object({ from: z.string(), to: z.string() }),
+            execute: async (input) => ({ ok: true, swapped: input }),
+          }),
+        ],
       });
       const other = ai.agent({ name: "ui-other", model: modelRef });
       const queue = taskQueue();
-      const worker = await createAgentWorker({ agents: [coach, other], connection, taskQueue: queue, workflowBundle: { codePath: inject("workflowBundlePath") }, searchAttributes: true });
+      const worker = await createAgentWorker({
+        agents: [coach, other],
+        connection,
+        taskQueue: queue,
+        workflowBundle: { codePath: inject("workflowBundlePath") },
+        searchAttributes: true,
+      });
       // The worker stays up while the browser looks: the UI's queries are answered by a worker.
       await worker.runUntil(async () => {
         const result = await coach.run("Swap squats for lunges", { client, taskQueue: queue });
@@ -76,7 +92,9 @@ describe("the Temporal Web UI", () => {
 
         // 2. The run: an activity summary for each trip and each tool call.
         await link.click();
-        await page.waitForFunction(() => document.body.innerText.includes("model gpt-test · trip 2"), undefined, { timeout: UI_TIMEOUT });
+        await page.waitForFunction(() => document.body.innerText.includes("model gpt-test · trip 2"), undefined, {
+          timeout: UI_TIMEOUT,
+        });
         const run = await page.evaluate(() => document.body.innerText);
         expect(run).toContain("model.call • model gpt-test · trip 1");
         expect(run).toContain("tool.execute • tool update_plan");
@@ -88,7 +106,9 @@ describe("the Temporal Web UI", () => {
         await page.getByTestId("query-select-button").click();
         await page.getByRole("option", { name: "trace", exact: true }).click();
         await page.getByRole("button", { name: "Run Query" }).click();
-        await page.waitForFunction(() => document.body.innerText.includes('"run.stopped"'), undefined, { timeout: UI_TIMEOUT });
+        await page.waitForFunction(() => document.body.innerText.includes('"run.stopped"'), undefined, {
+          timeout: UI_TIMEOUT,
+        });
         const shown = await page.evaluate(() => document.body.innerText);
         for (const event of result.trace) {
           expect(shown).toContain(`"type": "${event.type}"`);

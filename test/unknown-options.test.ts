@@ -20,9 +20,13 @@ function thrown(fn: () => unknown): AgentOptionsError {
 
 describe("unknown keys in ai.agent() options", () => {
   it("a typo (actWhenAsk) names the key and the closest known one", () => {
-    const error = thrown(() => ai.agent({ ...base, actWhenAsk: { intents: ["swap"], requiredTools: ["noop"] } } as never));
+    const error = thrown(() =>
+      ai.agent({ ...base, actWhenAsk: { intents: ["swap"], requiredTools: ["noop"] } } as never),
+    );
     expect(error).toMatchObject({ field: "actWhenAsk", suggestion: "actWhenAsked" });
-    expect(error.message).toBe("Invalid option `actWhenAsk`: ai.agent() has no option `actWhenAsk`; did you mean `actWhenAsked`?");
+    expect(error.message).toBe(
+      "Invalid option `actWhenAsk`: ai.agent() has no option `actWhenAsk`; did you mean `actWhenAsked`?",
+    );
   });
 
   it.each([
@@ -38,13 +42,25 @@ describe("unknown keys in ai.agent() options", () => {
   it("a key near no option lists the options instead of guessing", () => {
     const error = thrown(() => ai.agent({ ...base, colour: "blue" } as never));
     expect(error.suggestion).toBeUndefined();
-    expect(error.message).toBe(`Invalid option \`colour\`: ai.agent() has no option \`colour\` (its options are ${Object.keys(AGENT_OPTION_KEYS).map((k) => `\`${k}\``).join(", ")})`);
+    expect(error.message).toBe(
+      `Invalid option \`colour\`: ai.agent() has no option \`colour\` (its options are ${Object.keys(AGENT_OPTION_KEYS)
+        .map((k) => `\`${k}\``)
+        .join(", ")})`,
+    );
   });
 
   it.each([
-    ["actWhenAsked.maxRepromts", { actWhenAsked: { intents: ["swap"], requiredTools: ["noop"], maxRepromts: 2 } }, "maxReprompts"],
+    [
+      "actWhenAsked.maxRepromts",
+      { actWhenAsked: { intents: ["swap"], requiredTools: ["noop"], maxRepromts: 2 } },
+      "maxReprompts",
+    ],
     ["onToolRefusal.retry", { onToolRefusal: { retry: 2 } }, "retries"],
-    ["backstops[0].detekt", { backstops: [{ name: "b", detekt: () => true, detect: () => true, run: () => undefined }] }, "detect"],
+    [
+      "backstops[0].detekt",
+      { backstops: [{ name: "b", detekt: () => true, detect: () => true, run: () => undefined }] },
+      "detect",
+    ],
     ["timeouts.heartbeats", { timeouts: { heartbeats: "5 seconds" } }, "heartbeat"],
     ["limits.toolCallPerAnswer", { limits: { toolCallPerAnswer: 3 } }, "toolCallsPerAnswer"],
   ])("nested: %s", (field, options, suggestion) => {
@@ -76,9 +92,13 @@ describe("unknown keys in ai.tool() options", () => {
     ["needApproval", "needsApproval"],
     ["descripton", "description"],
   ])("%s → did you mean %s", (key, suggestion) => {
-    const error = thrown(() => ai.tool({ name: "t", input: z.object({}), execute: async () => 1, [key]: true } as never));
+    const error = thrown(() =>
+      ai.tool({ name: "t", input: z.object({}), execute: async () => 1, [key]: true } as never),
+    );
     expect(error).toMatchObject({ field: key, suggestion });
-    expect(error.message).toBe(`Invalid option \`${key}\`: ai.tool() "t" has no option \`${key}\`; did you mean \`${suggestion}\`?`);
+    expect(error.message).toBe(
+      `Invalid option \`${key}\`: ai.tool() "t" has no option \`${key}\`; did you mean \`${suggestion}\`?`,
+    );
   });
 });
 
@@ -91,11 +111,16 @@ describe("unknown keys in ai.openai() settings", () => {
   ])("%s → did you mean %s", (key, suggestion) => {
     const error = thrown(() => ai.openai("gpt-test", { [key]: "x" } as never));
     expect(error).toMatchObject({ field: key, suggestion });
-    expect(error.message).toBe(`Invalid option \`${key}\`: ai.openai("gpt-test") has no option \`${key}\`; did you mean \`${suggestion}\`?`);
+    expect(error.message).toBe(
+      `Invalid option \`${key}\`: ai.openai("gpt-test") has no option \`${key}\`; did you mean \`${suggestion}\`?`,
+    );
   });
 
   it("known settings pass", () => {
-    expect(ai.openai("gpt-test", { baseURL: "http://localhost:8080/v1", apiKey: "k", temperature: 0, maxTokens: 100 }).modelId).toBe("gpt-test");
+    expect(
+      ai.openai("gpt-test", { baseURL: "http://localhost:8080/v1", apiKey: "k", temperature: 0, maxTokens: 100 })
+        .modelId,
+    ).toBe("gpt-test");
   });
 });
 

@@ -17,7 +17,11 @@ beforeAll(async () => {
 });
 afterAll(() => harness.close());
 
-const usage = (prompt: number, completion: number, extra: Partial<ScriptedUsage> = {}): ScriptedUsage => ({ prompt_tokens: prompt, completion_tokens: completion, ...extra });
+const usage = (prompt: number, completion: number, extra: Partial<ScriptedUsage> = {}): ScriptedUsage => ({
+  prompt_tokens: prompt,
+  completion_tokens: completion,
+  ...extra,
+});
 
 /** An SSE body: text deltas, then (optionally) a usage chunk, each a `data:` line. */
 function sse(text: string, reported?: ScriptedUsage, { done = true }: { done?: boolean } = {}): string {
@@ -25,7 +29,15 @@ function sse(text: string, reported?: ScriptedUsage, { done = true }: { done?: b
   const lines = [
     { ...ids, choices: [{ index: 0, delta: { role: "assistant", content: text }, finish_reason: null }] },
     { ...ids, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
-    ...(reported ? [{ ...ids, choices: [], usage: { ...reported, total_tokens: reported.prompt_tokens + reported.completion_tokens } }] : []),
+    ...(reported
+      ? [
+          {
+            ...ids,
+            choices: [],
+            usage: { ...reported, total_tokens: reported.prompt_tokens + reported.completion_tokens },
+          },
+        ]
+      : []),
   ].map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`);
   return lines.join("") + (done ? "data: [DONE]\n\n" : "");
 }
@@ -33,32 +45,63 @@ function sse(text: string, reported?: ScriptedUsage, { done = true }: { done?: b
 describe("usage per model call", () => {
   it("each answer's usage is in its trace entry and in the model.answered event; result.usage is the total; the request asks for it", async () => {
     const model = await startScriptedModel([
-      { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }], usage: usage(120, 30, { prompt_tokens_details: { cached_tokens: 100 } }) },
-      { text: "Done: squats are now lunges.", usage: usage(170, 12, { completion_tokens_details: { reasoning_tokens: 5 } }) },
+      {
+        toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }],
+        usage: usage(120, 30, { prompt_tokens_details: { cached_tokens: 100 } }),
+      },
+      {
+        text: "Done: squats are now lunges.",
+        usage: usage(170, 12, { completion_tokens_details: { reasoning_tokens: 5 } }),
+      },
     ]);
-    const agent = ai.agent({ name: "usage-coach", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [updatePlanTool()] });
+    const agent = ai.agent({
+      name: "usage-coach",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [updatePlanTool()],
+    });
     const events: StreamedRunEvent[] = [];
     const result = await withWorker(harness, [agent], async ({ taskQueue }) => {
-      for await (const event of await agent.stream("Swap squats for lunges", { client: harness.client, taskQueue })) events.push(event);
+      for await (const event of await agent.stream("Swap squats for lunges", { client: harness.client, taskQueue }))
+        events.push(event);
       return (events.at(-1) as Extract<StreamedRunEvent, { type: "run.finished" }>).result;
     });
-    expect(model.requests.map((r) => r.body.stream_options)).toEqual([{ include_usage: true }, { include_usage: true }]);
+    expect(model.requests.map((r) => r.body.stream_options)).toEqual([
+      { include_usage: true },
+      { include_usage: true },
+    ]);
     const answered = result.trace.filter((e) => e.type === "model.answered");
     expect(answered.map((e) => e.usage)).toEqual([
       { inputTokens: 120, outputTokens: 30, totalTokens: 150, cachedInputTokens: 100 },
       { inputTokens: 170, outputTokens: 12, totalTokens: 182, reasoningTokens: 5 },
     ]);
-    expect(result.usage).toEqual({ inputTokens: 290, outputTokens: 42, totalTokens: 332, cachedInputTokens: 100, reasoningTokens: 5, modelCalls: 2 });
-    expect(events.filter((e) => e.type === "model.answered").map((e) => e.type === "model.answered" && e.usage?.totalTokens)).toEqual([150, 182]);
+    expect(result.usage).toEqual({
+      inputTokens: 290,
+      outputTokens: 42,
+      totalTokens: 332,
+      cachedInputTokens: 100,
+      reasoningTokens: 5,
+      modelCalls: 2,
+    });
+    expect(
+      events.filter((e) => e.type === "model.answered").map((e) => e.type === "model.answered" && e.usage?.totalTokens),
+    ).toEqual([150, 182]);
     await model.close();
   });
 
   it("a server that reports no usage gives undefined, not zeros", async () => {
     const model = await startScriptedModel(["Hello."]);
     const agent = ai.agent({ name: "usage-none", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
-    const result = await withWorker(harness, [agent], ({ taskQueue }) => agent.run("Hi", { client: harness.client, taskQueue }));
+    const result = await withWorker(harness, [agent], ({ taskQueue }) =>
+      agent.run("Hi", { client: harness.client, taskQueue }),
+    );
     expect(result.usage).toBeUndefined();
-    expect(result.trace[0]).toEqual({ trip: 1, type: "model.answered", text: "Hello.", toolCalls: [], agentVersion: agent.version });
+    expect(result.trace[0]).toEqual({
+      trip: 1,
+      type: "model.answered",
+      text: "Hello.",
+      toolCalls: [],
+      agentVersion: agent.version,
+    });
     await model.close();
   });
 
@@ -68,12 +111,20 @@ describe("usage per model call", () => {
     let reached!: () => void;
     const secondRequested = new Promise<void>((resolve) => (reached = resolve));
     const model = await startScriptedModel(async ({ index }) => {
-      if (index === 0) return { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }], usage: usage(100, 20) };
+      if (index === 0)
+        return {
+          toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }],
+          usage: usage(100, 20),
+        };
       reached();
       await held;
       return { text: "Done.", usage: usage(130, 5) };
     });
-    const agent = ai.agent({ name: "usage-watched", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [updatePlanTool()] });
+    const agent = ai.agent({
+      name: "usage-watched",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [updatePlanTool()],
+    });
     const { details, during, after } = await withWorker(
       harness,
       [agent],
@@ -84,7 +135,11 @@ describe("usage per model call", () => {
         const tokensDuring = (await handle.workflow.describe()).typedSearchAttributes.get(SEARCH_ATTRIBUTES.tokens);
         release();
         await handle.result();
-        return { details: metadata.currentDetails, during: tokensDuring, after: (await handle.workflow.describe()).typedSearchAttributes.get(SEARCH_ATTRIBUTES.tokens) };
+        return {
+          details: metadata.currentDetails,
+          during: tokensDuring,
+          after: (await handle.workflow.describe()).typedSearchAttributes.get(SEARCH_ATTRIBUTES.tokens),
+        };
       },
       { searchAttributes: true },
     );
@@ -98,30 +153,63 @@ describe("usage per model call", () => {
 describe("usage of failed attempts", () => {
   it("a stream cut off after its usage chunk is retried; the tokens it reported are counted in failedAttempts and the total", async () => {
     const model = await startScriptedModel(({ index }) =>
-      index === 0 ? { raw: sse("Half an ans", usage(90, 7), { done: false }), hangUp: true } : { text: "A whole answer.", usage: usage(90, 11) },
+      index === 0
+        ? { raw: sse("Half an ans", usage(90, 7), { done: false }), hangUp: true }
+        : { text: "A whole answer.", usage: usage(90, 11) },
     );
     const agent = ai.agent({ name: "usage-cut", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
-    const result = await withWorker(harness, [agent], ({ taskQueue }) => agent.run("Hi", { client: harness.client, taskQueue }));
+    const result = await withWorker(harness, [agent], ({ taskQueue }) =>
+      agent.run("Hi", { client: harness.client, taskQueue }),
+    );
     expect(model.requests).toHaveLength(2);
     expect(result.reply).toBe("A whole answer.");
-    expect(result.trace.find((e) => e.type === "model.answered")).toMatchObject({ usage: { inputTokens: 90, outputTokens: 11, totalTokens: 101 } });
-    expect(result.usage).toEqual({ inputTokens: 180, outputTokens: 18, totalTokens: 198, modelCalls: 2, failedAttempts: { inputTokens: 90, outputTokens: 7, totalTokens: 97, attempts: 1 } });
+    expect(result.trace.find((e) => e.type === "model.answered")).toMatchObject({
+      usage: { inputTokens: 90, outputTokens: 11, totalTokens: 101 },
+    });
+    expect(result.usage).toEqual({
+      inputTokens: 180,
+      outputTokens: 18,
+      totalTokens: 198,
+      modelCalls: 2,
+      failedAttempts: { inputTokens: 90, outputTokens: 7, totalTokens: 97, attempts: 1 },
+    });
     await model.close();
   });
 
   it("an answer rejected by the worker's checks (too many tool calls) fails the run; the error carries the usage, failed attempt included", async () => {
-    const model = await startScriptedModel([{ toolCalls: ["a", "b"].map((to) => ({ name: "update_plan", arguments: { from: "squats", to } })), usage: usage(50, 40) }]);
-    const agent = ai.agent({ name: "usage-rejected", model: ai.openai("gpt-test", { baseURL: model.baseURL }), tools: [updatePlanTool()], limits: { toolCallsPerAnswer: 1 } });
-    const error = await withWorker(harness, [agent], ({ taskQueue }) => agent.run("Swap", { client: harness.client, taskQueue }).catch((e: unknown) => e));
+    const model = await startScriptedModel([
+      {
+        toolCalls: ["a", "b"].map((to) => ({ name: "update_plan", arguments: { from: "squats", to } })),
+        usage: usage(50, 40),
+      },
+    ]);
+    const agent = ai.agent({
+      name: "usage-rejected",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [updatePlanTool()],
+      limits: { toolCallsPerAnswer: 1 },
+    });
+    const error = await withWorker(harness, [agent], ({ taskQueue }) =>
+      agent.run("Swap", { client: harness.client, taskQueue }).catch((e: unknown) => e),
+    );
     expect(TooManyToolCallsError.isInstance(error)).toBe(true);
-    expect((error as TooManyToolCallsError).usage).toEqual({ inputTokens: 50, outputTokens: 40, totalTokens: 90, modelCalls: 1, failedAttempts: { inputTokens: 50, outputTokens: 40, totalTokens: 90, attempts: 1 } });
+    expect((error as TooManyToolCallsError).usage).toEqual({
+      inputTokens: 50,
+      outputTokens: 40,
+      totalTokens: 90,
+      modelCalls: 1,
+      failedAttempts: { inputTokens: 50, outputTokens: 40, totalTokens: 90, attempts: 1 },
+    });
     await model.close();
   });
 });
 
 describe("usage in sessions", () => {
   it("each message's result has its own usage; the session's summary has the total", async () => {
-    const model = await startScriptedModel([{ text: "One.", usage: usage(10, 1) }, { text: "Two.", usage: usage(20, 2) }]);
+    const model = await startScriptedModel([
+      { text: "One.", usage: usage(10, 1) },
+      { text: "Two.", usage: usage(20, 2) },
+    ]);
     const agent = ai.agent({ name: "usage-session", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
     const { first, second, summary } = await withWorker(harness, [agent], async ({ taskQueue }) => {
       const session = agent.session(`s-${Date.now()}`, { client: harness.client, taskQueue });
@@ -139,13 +227,24 @@ describe("usage in sessions", () => {
 
 describe("usage in evals", () => {
   it("scorers see each run's usage; the report has it per run, per case and in total", async () => {
-    const model = await startScriptedModel(({ body }) => ({ text: "Fine.", usage: usage(String(body.messages.at(-1)?.content) === "long" ? 200 : 100, 10) }));
+    const model = await startScriptedModel(({ body }) => ({
+      text: "Fine.",
+      usage: usage(String(body.messages.at(-1)?.content) === "long" ? 200 : 100, 10),
+    }));
     const agent = ai.agent({ name: "usage-eval", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
     const seen: number[] = [];
     const report = await withWorker(harness, [agent], ({ taskQueue }) =>
       agent.eval({
-        cases: [{ name: "short", input: "short" }, { name: "long", input: "long" }],
-        scorers: [{ name: "spends", score: (record) => (seen.push(record.usage!.totalTokens), { pass: record.usage!.totalTokens < 150 }) }],
+        cases: [
+          { name: "short", input: "short" },
+          { name: "long", input: "long" },
+        ],
+        scorers: [
+          {
+            name: "spends",
+            score: (record) => (seen.push(record.usage!.totalTokens), { pass: record.usage!.totalTokens < 150 }),
+          },
+        ],
         trials: 2,
         client: harness.client,
         taskQueue,

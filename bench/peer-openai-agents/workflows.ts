@@ -14,7 +14,12 @@ export async function openaiAgentsTrips(input: string, maxTurns: number): Promis
     {
       name: "record_step", // the activity registered under the tool's name (the scripted model calls record_step)
       description: "Records one step of the plan.",
-      parameters: { type: "object", properties: { step: { type: "integer" } }, required: ["step"], additionalProperties: false },
+      parameters: {
+        type: "object",
+        properties: { step: { type: "integer" } },
+        required: ["step"],
+        additionalProperties: false,
+      },
     },
     { startToCloseTimeout: "1 minute" },
   );
@@ -35,12 +40,19 @@ export async function openaiAgentsStreamTrips(input: string, maxTurns: number): 
     {
       name: "record_step",
       description: "Records one step of the plan.",
-      parameters: { type: "object", properties: { step: { type: "integer" } }, required: ["step"], additionalProperties: false },
+      parameters: {
+        type: "object",
+        properties: { step: { type: "integer" } },
+        required: ["step"],
+        additionalProperties: false,
+      },
     },
     { startToCloseTimeout: "1 minute" },
   );
   const agent = new Agent({ name: "bench", instructions: "", model: "gpt-bench", tools: [recordStep] });
-  const result = await new TemporalOpenAIRunner({ defaultModelParams: { startToCloseTimeout: "1 minute", streamingTopic: OPENAI_AGENTS_STREAM_TOPIC } }).run(agent, input, { maxTurns, stream: true });
+  const result = await new TemporalOpenAIRunner({
+    defaultModelParams: { startToCloseTimeout: "1 minute", streamingTopic: OPENAI_AGENTS_STREAM_TOPIC },
+  }).run(agent, input, { maxTurns, stream: true });
   for await (const _event of result); // the run goes on as its events are consumed
   await result.completed;
   const toolCalls = result.newItems.filter((item) => item.type === "tool_call_item").length;

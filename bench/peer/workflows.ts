@@ -32,7 +32,11 @@ export async function peerTrips(input: string, maxSteps: number): Promise<PeerRe
     },
     stopWhen: stepCountIs(maxSteps),
   });
-  return { text: result.text, steps: result.steps.length, toolCalls: result.steps.reduce((n, step) => n + step.toolCalls.length, 0) };
+  return {
+    text: result.text,
+    steps: result.steps.length,
+    toolCalls: result.steps.reduce((n, step) => n + step.toolCalls.length, 0),
+  };
 }
 
 /** The stream topic the peer's streaming model activity publishes its stream parts on. */
@@ -44,9 +48,19 @@ export async function peerStreamTrips(input: string, maxSteps: number): Promise<
   const result = streamText({
     model: new TemporalProvider({ languageModel: { streamingTopic: PEER_STREAM_TOPIC } }).languageModel("gpt-bench"),
     prompt: input,
-    tools: { record_step: tool({ description: "Records one step of the plan.", inputSchema: z.object({ step: z.number().int() }), execute: (args) => recordStep(args) }) },
+    tools: {
+      record_step: tool({
+        description: "Records one step of the plan.",
+        inputSchema: z.object({ step: z.number().int() }),
+        execute: (args) => recordStep(args),
+      }),
+    },
     stopWhen: stepCountIs(maxSteps),
   });
   const steps = await result.steps;
-  return { text: await result.text, steps: steps.length, toolCalls: steps.reduce((n, step) => n + step.toolCalls.length, 0) };
+  return {
+    text: await result.text,
+    steps: steps.length,
+    toolCalls: steps.reduce((n, step) => n + step.toolCalls.length, 0),
+  };
 }

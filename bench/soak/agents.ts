@@ -20,29 +20,72 @@ const noteInput = z.object({ note: z.string().min(1) });
 /** Writes the call's ledger row; a database that stays away past the deadline is a retryable failure. */
 async function effect(kind: EffectKind, ctx: ToolContext, note: string) {
   try {
-    const execution = await ledger.record(ctx.idempotencyKey, kind, ctx.workflowId, { signal: ctx.signal, onRetry: () => ctx.heartbeat() });
+    const execution = await ledger.record(ctx.idempotencyKey, kind, ctx.workflowId, {
+      signal: ctx.signal,
+      onRetry: () => ctx.heartbeat(),
+    });
     return { ok: true, note, execution };
   } catch (error) {
     throw new RetryableToolError(`ledger unreachable: ${(error as Error).message}`);
   }
 }
 
-const updatePlan = ai.tool({ name: "update_plan", description: "Change the plan", input: noteInput, execute: ({ note }, ctx) => effect("tool", ctx, note) });
-const logSet = ai.tool({ name: "log_set", description: "Log a set (fast)", input: noteInput, execution: "local", execute: ({ note }, ctx) => effect("local-tool", ctx, note) });
-const refund = ai.tool({ name: "refund", description: "Refund a charge (needs approval)", input: noteInput, needsApproval: true, execute: ({ note }, ctx) => effect("approved-tool", ctx, note) });
-const childTool = ai.tool({ name: "check_form", description: "Check the exercise form", input: noteInput, execute: ({ note }, ctx) => effect("child-tool", ctx, note) });
+const updatePlan = ai.tool({
+  name: "update_plan",
+  description: "Change the plan",
+  input: noteInput,
+  execute: ({ note }, ctx) => effect("tool", ctx, note),
+});
+const logSet = ai.tool({
+  name: "log_set",
+  description: "Log a set (fast)",
+  input: noteInput,
+  execution: "local",
+  execute: ({ note }, ctx) => effect("local-tool", ctx, note),
+});
+const refund = ai.tool({
+  name: "refund",
+  description: "Refund a charge (needs approval)",
+  input: noteInput,
+  needsApproval: true,
+  execute: ({ note }, ctx) => effect("approved-tool", ctx, note),
+});
+const childTool = ai.tool({
+  name: "check_form",
+  description: "Check the exercise form",
+  input: noteInput,
+  execute: ({ note }, ctx) => effect("child-tool", ctx, note),
+});
 
 /** The sub-agent, called as the tool `ask_specialist`. */
-export const specialist = ai.agent({ name: "soak-specialist", model, instructions: "You are the form specialist.", tools: [childTool], timeouts, maxTrips: 4 });
+export const specialist = ai.agent({
+  name: "soak-specialist",
+  model,
+  instructions: "You are the form specialist.",
+  tools: [childTool],
+  timeouts,
+  maxTrips: 4,
+});
 /** The handoff's target. */
-export const closer = ai.agent({ name: "soak-closer", model, instructions: "You are the closer: wrap the conversation up.", timeouts, maxTrips: 3 });
+export const closer = ai.agent({
+  name: "soak-closer",
+  model,
+  instructions: "You are the closer: wrap the conversation up.",
+  timeouts,
+  maxTrips: 3,
+});
 
 /** The agent of most scenarios: tools, a backstop, the tool-use contract, a sub-agent and a handoff. */
 export const coach = ai.agent({
   name: "soak-coach",
   model,
   instructions: "You are the soak coach.",
-  tools: [updatePlan, logSet, refund, specialist.asTool({ name: "ask_specialist", description: "Ask the form specialist" })],
+  tools: [
+    updatePlan,
+    logSet,
+    refund,
+    specialist.asTool({ name: "ask_specialist", description: "Ask the form specialist" }),
+  ],
   handoffs: [closer],
   maxTrips: 8,
   timeouts,
@@ -54,7 +97,11 @@ export const coach = ai.agent({
       phase: "before",
       detect: (turn) => /\bhurt\b/i.test(turn.input),
       run: async ({ idempotencyKey }) => {
-        await ledger.record(idempotencyKey, "backstop", idempotencyKey.slice(0, idempotencyKey.lastIndexOf("/backstop/")));
+        await ledger.record(
+          idempotencyKey,
+          "backstop",
+          idempotencyKey.slice(0, idempotencyKey.lastIndexOf("/backstop/")),
+        );
         return { prompt: "The user reported an injury. Acknowledge it first." };
       },
     },
@@ -74,4 +121,11 @@ export const mcpCoach = ai.agent({
 /** The typed output of `soak-typed`. */
 export const Plan = z.object({ exercise: z.string(), sets: z.number().int() });
 /** Typed output: a repair re-prompt, then valid output (or, scripted so, OutputValidationError). */
-export const typed = ai.agent({ name: "soak-typed", model, instructions: "Answer with the plan as JSON.", output: Plan, maxTrips: 4, timeouts });
+export const typed = ai.agent({
+  name: "soak-typed",
+  model,
+  instructions: "Answer with the plan as JSON.",
+  output: Plan,
+  maxTrips: 4,
+  timeouts,
+});

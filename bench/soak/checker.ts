@@ -67,7 +67,8 @@ export function temporalRuns(client: Client): RunSource {
     async events(workflowId) {
       const whole: Array<{ offset: number; type: string }> = [];
       const handle = await ai.getRun(workflowId, { client });
-      for await (const event of handle.stream({ subAgents: false })) if (event.type !== "text.delta") whole.push({ offset: event.offset, type: event.type });
+      for await (const event of handle.stream({ subAgents: false }))
+        if (event.type !== "text.delta") whole.push({ offset: event.offset, type: event.type });
       return whole;
     },
   };
@@ -84,43 +85,69 @@ const EXPECTED_REPROMPTS: Partial<Record<ScenarioKind, Record<string, number>>> 
   "output-repair": { "output-repair": 1 },
 };
 /** The most re-prompts of each kind a run may send (the agents' limits). */
-const REPROMPT_LIMITS: Record<string, number> = { "act-when-asked": 1, "refusal-retry": 1, "output-repair": 1, backstop: 1 };
+const REPROMPT_LIMITS: Record<string, number> = {
+  "act-when-asked": 1,
+  "refusal-retry": 1,
+  "output-repair": 1,
+  backstop: 1,
+};
 
 function expectEnd(record: RunRecord): string | undefined {
   const { scenario, results, error } = record;
-  if (scenario === "typed-failure") return error?.name === "OutputValidationError" ? undefined : `expected OutputValidationError, got ${error ? `${error.name}: ${error.message}` : `a result (${results?.[0]?.stopReason})`}`;
+  if (scenario === "typed-failure")
+    return error?.name === "OutputValidationError"
+      ? undefined
+      : `expected OutputValidationError, got ${error ? `${error.name}: ${error.message}` : `a result (${results?.[0]?.stopReason})`}`;
   if (error) return `failed: ${error.name}: ${error.message}`;
   if (!results?.length) return "no result";
-  if (scenario === "session" && results.length !== SESSION_MESSAGES) return `${results.length} of ${SESSION_MESSAGES} messages answered`;
+  if (scenario === "session" && results.length !== SESSION_MESSAGES)
+    return `${results.length} of ${SESSION_MESSAGES} messages answered`;
   for (const result of results) {
     const want = scenario === "budget" ? "budget" : "answered";
     if (result.stopReason !== want) return `stopReason ${result.stopReason}, expected ${want}`;
-    const bad = result.toolCalls.filter((c) => c.status !== "ok" && !(scenario === "refusal-retry" && c.status === "refused") && !(scenario === "approval" && record.decision?.approve === false && c.status === "refused"));
-    if (bad.length) return `tool calls ${bad.map((c) => `${c.name} ${c.status}${c.error ? ` (${c.error.slice(0, 200)})` : ""}`).join(", ")}`;
+    const bad = result.toolCalls.filter(
+      (c) =>
+        c.status !== "ok" &&
+        !(scenario === "refusal-retry" && c.status === "refused") &&
+        !(scenario === "approval" && record.decision?.approve === false && c.status === "refused"),
+    );
+    if (bad.length)
+      return `tool calls ${bad.map((c) => `${c.name} ${c.status}${c.error ? ` (${c.error.slice(0, 200)})` : ""}`).join(", ")}`;
   }
   const result = results[0]!;
-  if (scenario === "handoff" && result.agent !== "soak-closer") return `answered by ${result.agent}, expected soak-closer after the handoff`;
-  if (scenario === "output-repair" && JSON.stringify(result.output) !== JSON.stringify({ exercise: "lunges", sets: 3 })) return `output ${JSON.stringify(result.output)}`;
-  if (scenario === "subagent" && !result.toolCalls.some((c) => c.name === "ask_specialist" && c.status === "ok")) return "no sub-agent call";
+  if (scenario === "handoff" && result.agent !== "soak-closer")
+    return `answered by ${result.agent}, expected soak-closer after the handoff`;
+  if (scenario === "output-repair" && JSON.stringify(result.output) !== JSON.stringify({ exercise: "lunges", sets: 3 }))
+    return `output ${JSON.stringify(result.output)}`;
+  if (scenario === "subagent" && !result.toolCalls.some((c) => c.name === "ask_specialist" && c.status === "ok"))
+    return "no sub-agent call";
   if (scenario === "approval") {
     const refund = result.toolCalls.find((c) => c.name === "refund");
     const want = record.decision?.approve ? "ok" : "refused";
-    if (refund?.status !== want) return `refund ${refund?.status ?? "never called"}, expected ${want} (the driver ${record.decision?.approve ? "approved" : "rejected"} it)`;
+    if (refund?.status !== want)
+      return `refund ${refund?.status ?? "never called"}, expected ${want} (the driver ${record.decision?.approve ? "approved" : "rejected"} it)`;
   }
   return undefined;
 }
 
 /** Checks every run; `requests` are the model server's, `runs` what the Temporal server has. */
-export async function check(records: RunRecord[], ledger: LedgerRow[], requests: ScriptedRequest[], runs: RunSource): Promise<Verdict> {
+export async function check(
+  records: RunRecord[],
+  ledger: LedgerRow[],
+  requests: ScriptedRequest[],
+  runs: RunSource,
+): Promise<Verdict> {
   const violations: Violation[] = [];
-  const add = (record: RunRecord | undefined, check: Violation["check"], detail: string) => violations.push({ ...(record ? { run: record.workflowId } : {}), check, detail });
+  const add = (record: RunRecord | undefined, check: Violation["check"], detail: string) =>
+    violations.push({ ...(record ? { run: record.workflowId } : {}), check, detail });
   let completed = 0;
   let lost = 0;
   let stuck = 0;
   let duplicateEffects = 0;
 
   const rowsByRun = new Map<string, LedgerRow[]>();
-  const owner = (workflowId: string) => records.find((r) => workflowId === r.workflowId || workflowId.startsWith(`${r.workflowId}/`));
+  const owner = (workflowId: string) =>
+    records.find((r) => workflowId === r.workflowId || workflowId.startsWith(`${r.workflowId}/`));
   for (const row of ledger) {
     const record = owner(row.workflowId);
     if (!record) {
@@ -137,12 +164,20 @@ export async function check(records: RunRecord[], ledger: LedgerRow[], requests:
     const status = await runs.status(record.workflowId);
     if (status === "not found") {
       lost += 1;
-      add(record, "lost", `the server has no run ${record.workflowId} (the client ${record.results ? "got a result" : record.error ? `saw ${record.error.name}` : "saw nothing"})`);
+      add(
+        record,
+        "lost",
+        `the server has no run ${record.workflowId} (the client ${record.results ? "got a result" : record.error ? `saw ${record.error.name}` : "saw nothing"})`,
+      );
       continue;
     }
     if (status === "running") {
       stuck += 1;
-      add(record, "stuck", `still running at the end (${record.scenario}; client retried: ${record.retried.slice(-3).join(" | ") || "nothing"})`);
+      add(
+        record,
+        "stuck",
+        `still running at the end (${record.scenario}; client retried: ${record.retried.slice(-3).join(" | ") || "nothing"})`,
+      );
       continue;
     }
     const endProblem = expectEnd(record);
@@ -156,7 +191,9 @@ export async function check(records: RunRecord[], ledger: LedgerRow[], requests:
     for (const row of rows) keys.set(row.key, [...(keys.get(row.key) ?? []), row]);
     const results = record.results ?? [];
     const expected: string[] = [];
-    for (const result of results) for (const call of result.toolCalls) if (call.status === "ok" && EFFECT_TOOLS.has(call.name)) expected.push(`/${call.id}`);
+    for (const result of results)
+      for (const call of result.toolCalls)
+        if (call.status === "ok" && EFFECT_TOOLS.has(call.name)) expected.push(`/${call.id}`);
     const matched = new Set<string>();
     for (const suffix of expected) {
       const found = [...keys.keys()].filter((k) => k.endsWith(suffix) && !k.includes("/backstop/"));
@@ -170,7 +207,8 @@ export async function check(records: RunRecord[], ledger: LedgerRow[], requests:
     const backstopKeys = [...keys.keys()].filter((k) => k.includes("/backstop/"));
     const childKeys = [...keys.keys()].filter((k) => keys.get(k)![0]!.kind === "child-tool");
     const wantBackstop = record.scenario === "backstop" ? 1 : 0;
-    if (backstopKeys.length !== wantBackstop) add(record, "backstop", `${backstopKeys.length} backstop effects, expected ${wantBackstop}`);
+    if (backstopKeys.length !== wantBackstop)
+      add(record, "backstop", `${backstopKeys.length} backstop effects, expected ${wantBackstop}`);
     duplicateEffects += Math.max(0, backstopKeys.length - wantBackstop);
     const wantChild = record.scenario === "subagent" && !endProblem ? 1 : 0;
     if (childKeys.length !== wantChild && !endProblem) {
@@ -194,66 +232,114 @@ export async function check(records: RunRecord[], ledger: LedgerRow[], requests:
     // Budget: overspent by at most the last trip's usage (a trip does not start once it is used up).
     if (record.scenario === "budget" && results[0]) {
       const used = results[0].usage?.totalTokens ?? 0;
-      const trips = results[0].trace.filter((e): e is Extract<TraceEvent, { type: "model.answered" }> => e.type === "model.answered");
+      const trips = results[0].trace.filter(
+        (e): e is Extract<TraceEvent, { type: "model.answered" }> => e.type === "model.answered",
+      );
       const last = trips.at(-1)?.usage?.totalTokens ?? 0;
-      if (used - last >= BUDGET_TOKENS) add(record, "budget", `a trip started with ${used - last} tokens used of a ${BUDGET_TOKENS} budget`);
-      if (used > BUDGET_TOKENS + last) add(record, "budget", `used ${used} of ${BUDGET_TOKENS}, more than one trip (${last}) over`);
+      if (used - last >= BUDGET_TOKENS)
+        add(record, "budget", `a trip started with ${used - last} tokens used of a ${BUDGET_TOKENS} budget`);
+      if (used > BUDGET_TOKENS + last)
+        add(record, "budget", `used ${used} of ${BUDGET_TOKENS}, more than one trip (${last}) over`);
     }
 
     // Usage: what the run counted equals what the model server served to it, less the answers served
     // to model.call attempts that were lost (their worker killed before it reported): the bound.
-    const counted = results.reduce((sum, r) => sum + (r.usage?.totalTokens ?? 0), 0) + (record.error?.usage?.totalTokens ?? 0);
-    const servedToRun = requests.filter((r) => r.usageServed && runKeyOf(r) === record.key).map((r) => r.usageServed!.total_tokens ?? 0);
+    const counted =
+      results.reduce((sum, r) => sum + (r.usage?.totalTokens ?? 0), 0) + (record.error?.usage?.totalTokens ?? 0);
+    const servedToRun = requests
+      .filter((r) => r.usageServed && runKeyOf(r) === record.key)
+      .map((r) => r.usageServed!.total_tokens ?? 0);
     const servedHere = servedToRun.reduce((a, b) => a + b, 0);
     servedTotal += servedHere;
     countedTotal += counted;
     if (counted !== servedHere) {
       const lostAttempts = await failedModelAttempts(runs, record, history);
-      if (counted < servedHere && explainedByLostAttempts(servedToRun, servedHere - counted, lostAttempts)) uncounted += servedHere - counted;
-      else add(record, "usage", `counted ${counted} tokens, the model server served ${servedHere}, which the answers served to its ${lostAttempts} failed model.call attempts do not explain`);
+      if (counted < servedHere && explainedByLostAttempts(servedToRun, servedHere - counted, lostAttempts))
+        uncounted += servedHere - counted;
+      else
+        add(
+          record,
+          "usage",
+          `counted ${counted} tokens, the model server served ${servedHere}, which the answers served to its ${lostAttempts} failed model.call attempts do not explain`,
+        );
     }
   }
   const effects = new Set(ledger.map((r) => r.key)).size;
-  return { completed, lost, stuck, effects, executions: ledger.length, duplicateEffects, tokens: { served: servedTotal, counted: countedTotal, servedToLostAttempts: uncounted }, violations };
+  return {
+    completed,
+    lost,
+    stuck,
+    effects,
+    executions: ledger.length,
+    duplicateEffects,
+    tokens: { served: servedTotal, counted: countedTotal, servedToLostAttempts: uncounted },
+    violations,
+  };
 }
 
-function checkReprompts(record: RunRecord, trace: TraceEvent[], add: (record: RunRecord, check: Violation["check"], detail: string) => void): void {
+function checkReprompts(
+  record: RunRecord,
+  trace: TraceEvent[],
+  add: (record: RunRecord, check: Violation["check"], detail: string) => void,
+): void {
   const counts: Record<string, number> = {};
   for (const e of trace) if (e.type === "reprompt") counts[e.kind] = (counts[e.kind] ?? 0) + 1;
-  for (const [kind, n] of Object.entries(counts)) if (n > (REPROMPT_LIMITS[kind] ?? 0)) add(record, "reprompts", `${n} ${kind} re-prompts, over the limit of ${REPROMPT_LIMITS[kind] ?? 0}`);
+  for (const [kind, n] of Object.entries(counts))
+    if (n > (REPROMPT_LIMITS[kind] ?? 0))
+      add(record, "reprompts", `${n} ${kind} re-prompts, over the limit of ${REPROMPT_LIMITS[kind] ?? 0}`);
   const expected = EXPECTED_REPROMPTS[record.scenario];
   const approvalRejected = record.scenario === "approval" && record.decision?.approve === false;
   for (const kind of Object.keys(REPROMPT_LIMITS)) {
     const want = expected?.[kind] ?? (approvalRejected && kind === "refusal-retry" ? 1 : 0);
-    if ((counts[kind] ?? 0) !== want) add(record, "reprompts", `${counts[kind] ?? 0} ${kind} re-prompts, the script makes ${want}`);
+    if ((counts[kind] ?? 0) !== want)
+      add(record, "reprompts", `${counts[kind] ?? 0} ${kind} re-prompts, the script makes ${want}`);
   }
-  const backstops = trace.filter((e) => e.type === "backstop" && (e.outcome === "ran" || e.outcome === "prompted")).length;
+  const backstops = trace.filter(
+    (e) => e.type === "backstop" && (e.outcome === "ran" || e.outcome === "prompted"),
+  ).length;
   if (backstops > 1) add(record, "backstop", `the backstop ran ${backstops} times (trace)`);
 }
 
 /** Every durable event once, in order (text deltas are not durable: a reconnect may send the answer in flight again). */
-function checkStream(record: RunRecord, whole: Array<{ offset: number; type: string }>, add: (record: RunRecord, check: Violation["check"], detail: string) => void): void {
+function checkStream(
+  record: RunRecord,
+  whole: Array<{ offset: number; type: string }>,
+  add: (record: RunRecord, check: Violation["check"], detail: string) => void,
+): void {
   const seen = record.subscriber!;
   const offsets = seen.offsets.join(",");
-  if (offsets !== whole.map((e) => e.offset).join(",")) add(record, "stream", `the subscriber saw offsets ${abbreviate(seen.offsets)}; the stream has ${abbreviate(whole.map((e) => e.offset))} (${seen.disconnects} disconnects, ${seen.pauses} pauses)`);
-  else if (seen.types.join(",") !== whole.map((e) => e.type).join(",")) add(record, "stream", "the subscriber saw other events than the stream holds");
-  if (seen.types.at(-1) !== "run.finished") add(record, "stream", `the subscriber's last event is ${seen.types.at(-1)}, not run.finished`);
+  if (offsets !== whole.map((e) => e.offset).join(","))
+    add(
+      record,
+      "stream",
+      `the subscriber saw offsets ${abbreviate(seen.offsets)}; the stream has ${abbreviate(whole.map((e) => e.offset))} (${seen.disconnects} disconnects, ${seen.pauses} pauses)`,
+    );
+  else if (seen.types.join(",") !== whole.map((e) => e.type).join(","))
+    add(record, "stream", "the subscriber saw other events than the stream holds");
+  if (seen.types.at(-1) !== "run.finished")
+    add(record, "stream", `the subscriber's last event is ${seen.types.at(-1)}, not run.finished`);
 }
 
-const abbreviate = (xs: number[]) => (xs.length > 12 ? `${xs.slice(0, 6).join(",")},…,${xs.slice(-4).join(",")} (${xs.length})` : xs.join(","));
+const abbreviate = (xs: number[]) =>
+  xs.length > 12 ? `${xs.slice(0, 6).join(",")},…,${xs.slice(-4).join(",")} (${xs.length})` : xs.join(",");
 
 function completedActivities(history: History, type: string): number {
   const events = history.events ?? [];
   return events.filter((e) => {
     const done = e.activityTaskCompletedEventAttributes;
-    return done && events.find((s) => Number(s.eventId) === Number(done.scheduledEventId))?.activityTaskScheduledEventAttributes?.activityType?.name === type;
+    return (
+      done &&
+      events.find((s) => Number(s.eventId) === Number(done.scheduledEventId))?.activityTaskScheduledEventAttributes
+        ?.activityType?.name === type
+    );
   }).length;
 }
 
 /** Whether the answers of at most `attempts` of the served answers add up to exactly `missing` tokens. */
 function explainedByLostAttempts(served: number[], missing: number, attempts: number): boolean {
   const search = (from: number, left: number, budget: number): boolean =>
-    left === 0 || (budget > 0 && served.some((tokens, i) => i >= from && tokens <= left && search(i + 1, left - tokens, budget - 1)));
+    left === 0 ||
+    (budget > 0 && served.some((tokens, i) => i >= from && tokens <= left && search(i + 1, left - tokens, budget - 1)));
   return attempts > 0 && search(0, missing, attempts);
 }
 
@@ -273,7 +359,9 @@ async function failedModelAttempts(runs: RunSource, record: RunRecord, history: 
     for (const e of events) {
       const started = e.activityTaskStartedEventAttributes;
       if (!started || (started.attempt ?? 1) <= 1) continue;
-      const scheduled = events.find((s) => Number(s.eventId) === Number(started.scheduledEventId))?.activityTaskScheduledEventAttributes;
+      const scheduled = events.find(
+        (s) => Number(s.eventId) === Number(started.scheduledEventId),
+      )?.activityTaskScheduledEventAttributes;
       if (scheduled?.activityType?.name === "model.call") count += started.attempt! - 1;
     }
   }

@@ -55,7 +55,14 @@ export function planFaults(rng: Prng, windowMs: number): Fault[] {
   const faults: Fault[] = [];
   for (let at = rng.int(5_000, 20_000); at < windowMs; at += rng.int(5_000, 20_000)) {
     const kind = rng.pick(FAULT_MIX);
-    const durationMs = kind === "postgres-stop" ? rng.int(2_000, 10_000) : kind === "model-503" ? rng.int(2_000, 8_000) : kind === "subscriber-pause" ? rng.int(3_000, 8_000) : rng.int(500, 3_000);
+    const durationMs =
+      kind === "postgres-stop"
+        ? rng.int(2_000, 10_000)
+        : kind === "model-503"
+          ? rng.int(2_000, 8_000)
+          : kind === "subscriber-pause"
+            ? rng.int(3_000, 8_000)
+            : rng.int(500, 3_000);
     faults.push({ kind, dueMs: at, durationMs });
   }
   return faults;
@@ -74,10 +81,17 @@ export interface FaultTargets {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs the schedule from `began` (epoch ms); resolves when every fault has been repaired. */
-export async function runFaults(faults: Fault[], targets: FaultTargets, rng: Prng, began: number, log: (line: string) => void): Promise<void> {
+export async function runFaults(
+  faults: Fault[],
+  targets: FaultTargets,
+  rng: Prng,
+  began: number,
+  log: (line: string) => void,
+): Promise<void> {
   const busy = new Map<string, Promise<void>>();
   const now = () => Date.now() - began;
-  const stamp = (ms: number) => `${String(Math.floor(ms / 60_000)).padStart(2, "0")}:${((ms % 60_000) / 1000).toFixed(1).padStart(4, "0")}`;
+  const stamp = (ms: number) =>
+    `${String(Math.floor(ms / 60_000)).padStart(2, "0")}:${((ms % 60_000) / 1000).toFixed(1).padStart(4, "0")}`;
   const running: Promise<void>[] = [];
   for (const fault of faults) {
     await sleep(Math.max(0, fault.dueMs - now()));
@@ -93,7 +107,9 @@ export async function runFaults(faults: Fault[], targets: FaultTargets, rng: Prn
           fault.error = (error as Error).message.slice(0, 300);
         }
         fault.repairedMs = now();
-        log(`${stamp(fault.injectedMs)} fault ${fault.kind}${fault.detail ? ` (${fault.detail})` : ""}, repaired at ${stamp(fault.repairedMs)}${fault.error ? `; ERROR ${fault.error}` : ""}`);
+        log(
+          `${stamp(fault.injectedMs)} fault ${fault.kind}${fault.detail ? ` (${fault.detail})` : ""}, repaired at ${stamp(fault.repairedMs)}${fault.error ? `; ERROR ${fault.error}` : ""}`,
+        );
       })();
       busy.set(component, done);
       await done;
@@ -105,7 +121,11 @@ export async function runFaults(faults: Fault[], targets: FaultTargets, rng: Prn
 }
 
 /** Breaks the component and repairs it; returns what it did. `choice` in [0, 1) picks among candidates. */
-async function inject(fault: Fault, { stack, model, mcp, subscribers, addWorker }: FaultTargets, choice: number): Promise<string> {
+async function inject(
+  fault: Fault,
+  { stack, model, mcp, subscribers, addWorker }: FaultTargets,
+  choice: number,
+): Promise<string> {
   switch (fault.kind) {
     case "worker-kill": {
       const alive = stack.workers.filter((w) => w.running);

@@ -22,11 +22,19 @@ import { planSoak } from "./plan.js";
 import { buildReport, formatReport } from "./report.js";
 import { Driver } from "./scenarios.js";
 
-const { values } = parseArgs({ options: { minutes: { type: "string", default: "10" }, runs: { type: "string", default: "500" }, seed: { type: "string" }, "drain-minutes": { type: "string", default: "3" } } });
+const { values } = parseArgs({
+  options: {
+    minutes: { type: "string", default: "10" },
+    runs: { type: "string", default: "500" },
+    seed: { type: "string" },
+    "drain-minutes": { type: "string", default: "3" },
+  },
+});
 const minutes = Number(values.minutes);
 const runs = Number(values.runs);
 const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
-if (!(minutes > 0) || !Number.isInteger(runs) || runs < 1 || !Number.isInteger(seed)) throw new Error("usage: npm run soak -- [--minutes <m>] [--runs <n>] [--seed <integer>] [--drain-minutes <d>]");
+if (!(minutes > 0) || !Number.isInteger(runs) || runs < 1 || !Number.isInteger(seed))
+  throw new Error("usage: npm run soak -- [--minutes <m>] [--runs <n>] [--seed <integer>] [--drain-minutes <d>]");
 const windowMs = minutes * 60_000;
 const drainMs = Number(values["drain-minutes"]) * 60_000;
 const TASK_QUEUE = "soak";
@@ -50,7 +58,13 @@ const stack = await startStack({
 });
 const mcpPort = await findFreePort();
 const ledgerUrl = await createLedger({ host: "127.0.0.1", port: stack.postgres.port, ...databaseCredentials() });
-const workerEnv = { TEMPORAL_TASK_QUEUE: TASK_QUEUE, OPENAI_BASE_URL: model.server.baseURL, OPENAI_API_KEY: "soak", SOAK_LEDGER_URL: ledgerUrl, SOAK_MCP_URL: `http://127.0.0.1:${mcpPort}/mcp` };
+const workerEnv = {
+  TEMPORAL_TASK_QUEUE: TASK_QUEUE,
+  OPENAI_BASE_URL: model.server.baseURL,
+  OPENAI_API_KEY: "soak",
+  SOAK_LEDGER_URL: ledgerUrl,
+  SOAK_MCP_URL: `http://127.0.0.1:${mcpPort}/mcp`,
+};
 const mcp = new ManagedProcess({
   name: "soak-mcp-server",
   command: process.execPath,
@@ -65,47 +79,87 @@ await Promise.all([mcp.waitForLine(/listening/), addWorker(), addWorker(), addWo
 const connection = await Connection.connect({ address: stack.address });
 const client = new Client({ connection, namespace: stack.namespace });
 const setupSeconds = (performance.now() - setupStarted) / 1000;
-log(`stack up in ${setupSeconds.toFixed(1)} s (${Object.entries(stack.timings).map(([k, v]) => `${k} ${v}`).join(", ")}); logs in ${stack.logDir}`);
+log(
+  `stack up in ${setupSeconds.toFixed(1)} s (${Object.entries(stack.timings)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ")}); logs in ${stack.logDir}`,
+);
 
 const began = Date.now();
 const deadline = began + windowMs + drainMs;
 const driver = new Driver(client, TASK_QUEUE, driverRng, () => deadline);
-const faultsDone = runFaults(faults, { stack, model, mcp, subscribers: driver.subscribers, addWorker }, faultRng, began, log);
-const runsDone = Promise.all(records.map(async (record) => {
-  await sleep(record.dueMs - (Date.now() - began));
-  await driver.run(record);
-}));
+const faultsDone = runFaults(
+  faults,
+  { stack, model, mcp, subscribers: driver.subscribers, addWorker },
+  faultRng,
+  began,
+  log,
+);
+const runsDone = Promise.all(
+  records.map(async (record) => {
+    await sleep(record.dueMs - (Date.now() - began));
+    await driver.run(record);
+  }),
+);
 const progress = setInterval(() => {
   const ended = records.filter((r) => r.endedAt).length;
   const started = records.filter((r) => r.startedAt).length;
-  log(`${((Date.now() - began) / 1000).toFixed(0)} s: ${started} started, ${ended} ended, ${started - ended} in flight; ${model.server.requests.length} model requests`);
+  log(
+    `${((Date.now() - began) / 1000).toFixed(0)} s: ${started} started, ${ended} ended, ${started - ended} in flight; ${model.server.requests.length} model requests`,
+  );
 }, 30_000);
 await faultsDone;
-const allEnded = await Promise.race([runsDone.then(() => true), sleep(Math.max(0, deadline - Date.now())).then(() => false)]);
+const allEnded = await Promise.race([
+  runsDone.then(() => true),
+  sleep(Math.max(0, deadline - Date.now())).then(() => false),
+]);
 clearInterval(progress);
 const soakSeconds = (Date.now() - began) / 1000;
-log(`${allEnded ? "every run ended" : "the drain deadline passed with runs in flight"} after ${soakSeconds.toFixed(0)} s; checking`);
+log(
+  `${allEnded ? "every run ended" : "the drain deadline passed with runs in flight"} after ${soakSeconds.toFixed(0)} s; checking`,
+);
 
 const ledger = new Ledger(ledgerUrl);
 const verdict = await check(records, await ledger.rows(), model.server.requests, temporalRuns(client));
 await ledger.close();
-for (const fault of faults) if (fault.error) verdict.violations.push({ check: "fault", detail: `${fault.kind} at ${fault.injectedMs} ms could not be injected or repaired: ${fault.error}` });
+for (const fault of faults)
+  if (fault.error)
+    verdict.violations.push({
+      check: "fault",
+      detail: `${fault.kind} at ${fault.injectedMs} ms could not be injected or repaired: ${fault.error}`,
+    });
 const scenarios: Record<string, number> = {};
 for (const r of records) scenarios[r.scenario] = (scenarios[r.scenario] ?? 0) + 1;
-const report = buildReport({ seed, minutes, runs }, verdict, faults, records.flatMap((r) => (r.endedAt ? [r.endedAt - began] : [])), {
-  scenarios,
-  modelFaultsDealt: model.faults.dealt,
-  modelRequests: model.server.requests.length,
-  clientRetries: records.reduce((n, r) => n + r.retried.length, 0),
-  subscriberDisconnects: records.reduce((n, r) => n + (r.subscriber?.disconnects ?? 0), 0),
-  subscriberPauses: records.reduce((n, r) => n + (r.subscriber?.pauses ?? 0), 0),
-  setupSeconds: Number(setupSeconds.toFixed(1)),
-  soakSeconds: Number(soakSeconds.toFixed(1)),
-  faultLog: faults.filter((f) => f.injectedMs !== undefined).map((f) => ({ kind: f.kind, atMs: f.injectedMs, repairedMs: f.repairedMs, detail: f.detail, ...(f.error ? { error: f.error } : {}) })),
-});
+const report = buildReport(
+  { seed, minutes, runs },
+  verdict,
+  faults,
+  records.flatMap((r) => (r.endedAt ? [r.endedAt - began] : [])),
+  {
+    scenarios,
+    modelFaultsDealt: model.faults.dealt,
+    modelRequests: model.server.requests.length,
+    clientRetries: records.reduce((n, r) => n + r.retried.length, 0),
+    subscriberDisconnects: records.reduce((n, r) => n + (r.subscriber?.disconnects ?? 0), 0),
+    subscriberPauses: records.reduce((n, r) => n + (r.subscriber?.pauses ?? 0), 0),
+    setupSeconds: Number(setupSeconds.toFixed(1)),
+    soakSeconds: Number(soakSeconds.toFixed(1)),
+    faultLog: faults
+      .filter((f) => f.injectedMs !== undefined)
+      .map((f) => ({
+        kind: f.kind,
+        atMs: f.injectedMs,
+        repairedMs: f.repairedMs,
+        detail: f.detail,
+        ...(f.error ? { error: f.error } : {}),
+      })),
+  },
+);
 mkdirSync(join(REPO_ROOT, "bench-results"), { recursive: true });
 writeFileSync(join(REPO_ROOT, "bench-results", "soak.json"), `${JSON.stringify(report, null, 2)}\n`);
-console.log(`\nsoak: ${report.violations.length ? "FAILED" : "passed"} (bench-results/soak.json)\n${formatReport(report)}`);
+console.log(
+  `\nsoak: ${report.violations.length ? "FAILED" : "passed"} (bench-results/soak.json)\n${formatReport(report)}`,
+);
 
 // The connection stays open: the result reads of stuck runs still poll on it until the exit.
 await mcp.stop("SIGKILL");

@@ -32,7 +32,12 @@ const CREATE = `CREATE TABLE IF NOT EXISTS soak_ledger (
 )`;
 
 /** Creates the ledger's database (`soak`) and table on the stack's PostgreSQL; returns the database's URL. */
-export async function createLedger(server: { host: string; port: number; user: string; password: string }): Promise<string> {
+export async function createLedger(server: {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+}): Promise<string> {
   const admin = new pg.Client({ ...server, database: "postgres" });
   await admin.connect();
   try {
@@ -70,7 +75,12 @@ export class Ledger {
    * Records one execution of the effect `key`; retries for up to `deadlineMs` while the database
    * cannot be reached (calling `onRetry` each time, e.g. to heartbeat). Returns the execution's number.
    */
-  async record(key: string, kind: EffectKind, workflowId: string, options: { signal?: AbortSignal; onRetry?: () => void; deadlineMs?: number } = {}): Promise<number> {
+  async record(
+    key: string,
+    kind: EffectKind,
+    workflowId: string,
+    options: { signal?: AbortSignal; onRetry?: () => void; deadlineMs?: number } = {},
+  ): Promise<number> {
     const deadline = Date.now() + (options.deadlineMs ?? 60_000);
     for (let pause = 100; ; pause = Math.min(pause * 2, 1_000)) {
       try {
@@ -91,8 +101,22 @@ export class Ledger {
 
   /** Every row, in order of key and execution. */
   async rows(): Promise<LedgerRow[]> {
-    const { rows } = await this.pool.query<{ key: string; execution: number; kind: EffectKind; workflow_id: string; pid: number; at: Date }>("SELECT * FROM soak_ledger ORDER BY key, execution");
-    return rows.map((r) => ({ key: r.key, execution: r.execution, kind: r.kind, workflowId: r.workflow_id, pid: r.pid, at: r.at }));
+    const { rows } = await this.pool.query<{
+      key: string;
+      execution: number;
+      kind: EffectKind;
+      workflow_id: string;
+      pid: number;
+      at: Date;
+    }>("SELECT * FROM soak_ledger ORDER BY key, execution");
+    return rows.map((r) => ({
+      key: r.key,
+      execution: r.execution,
+      kind: r.kind,
+      workflowId: r.workflow_id,
+      pid: r.pid,
+      at: r.at,
+    }));
   }
 
   async close(): Promise<void> {

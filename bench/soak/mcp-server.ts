@@ -17,12 +17,20 @@ const ledger = new Ledger(process.env.SOAK_LEDGER_URL!);
 
 function gymServer(): McpServer {
   const server = new McpServer({ name: "soak-gym", version: "1.0.0" });
-  server.registerTool("book_class", { description: "Book a class", inputSchema: { note: z.string().min(1) } }, async ({ note }, extra) => {
-    const key = extra._meta?.[MCP_IDEMPOTENCY_KEY];
-    if (typeof key !== "string") return { content: [{ type: "text", text: "no idempotency key in _meta: refusing to book twice by accident" }], isError: true };
-    const execution = await ledger.record(key, "mcp", key.slice(0, key.indexOf("/trip-")));
-    return { content: [{ type: "text", text: `booked ${note} (execution ${execution})` }] };
-  });
+  server.registerTool(
+    "book_class",
+    { description: "Book a class", inputSchema: { note: z.string().min(1) } },
+    async ({ note }, extra) => {
+      const key = extra._meta?.[MCP_IDEMPOTENCY_KEY];
+      if (typeof key !== "string")
+        return {
+          content: [{ type: "text", text: "no idempotency key in _meta: refusing to book twice by accident" }],
+          isError: true,
+        };
+      const execution = await ledger.record(key, "mcp", key.slice(0, key.indexOf("/trip-")));
+      return { content: [{ type: "text", text: `booked ${note} (execution ${execution})` }] };
+    },
+  );
   return server;
 }
 
@@ -38,4 +46,6 @@ const http = createServer(async (req, res) => {
   await server.connect(transport);
   await transport.handleRequest(req, res);
 });
-http.listen(Number(process.env.SOAK_MCP_PORT), "127.0.0.1", () => console.log(`soak mcp server: listening on ${process.env.SOAK_MCP_PORT}`));
+http.listen(Number(process.env.SOAK_MCP_PORT), "127.0.0.1", () =>
+  console.log(`soak mcp server: listening on ${process.env.SOAK_MCP_PORT}`),
+);

@@ -5,7 +5,12 @@
  * stalls. Every answer reports usage, so the checker can compare the runs' usage with the server's
  * own count of tokens served (`usageServed` of each request).
  */
-import { startScriptedModel, type ScriptedModel, type ScriptedRequest, type ScriptedTurn } from "../../src/testing/index.js";
+import {
+  startScriptedModel,
+  type ScriptedModel,
+  type ScriptedRequest,
+  type ScriptedTurn,
+} from "../../src/testing/index.js";
 
 /** The scenarios' names, as they appear in the marker. */
 export type ScenarioKind =
@@ -42,14 +47,18 @@ export function runKeyOf(request: ScriptedRequest): string | undefined {
 
 /** What the model answers, by scenario and by how far the conversation got. */
 function answer(messages: Message[]): ScriptedTurn {
-  const system = messages.filter((m) => m.role === "system").map(textOf).join("\n");
+  const system = messages
+    .filter((m) => m.role === "system")
+    .map(textOf)
+    .join("\n");
   const scenario = messages.map((m) => (m.role === "user" ? MARKER.exec(textOf(m)) : null)).find(Boolean)?.[2] ?? "?";
   const assistants = messages.filter((m) => m.role === "assistant").length;
   const last = messages.at(-1)!;
   const afterTool = last.role === "tool";
   const call = (name: string, args: unknown) => ({ toolCalls: [{ name, arguments: args }] });
   const note = { note: `soak ${scenario} ${assistants}` };
-  if (system.includes("form specialist")) return afterTool ? "Form checked: keep the back straight." : call("check_form", note);
+  if (system.includes("form specialist"))
+    return afterTool ? "Form checked: keep the back straight." : call("check_form", note);
   if (system.includes("the closer")) return "All wrapped up: see you next week.";
   if (system.includes("book classes")) return afterTool ? "Your class is booked." : call("book_class", note);
   if (system.includes("plan as JSON")) {
@@ -69,8 +78,16 @@ function answer(messages: Message[]): ScriptedTurn {
       if (assistants === 1) return "I could not change the plan.";
       return afterTool ? "Plan changed after all." : call("update_plan", note);
     case "subagent": {
-      const key = MARKER.exec(messages.filter((m) => m.role === "user").map(textOf).join("\n"))?.[1] ?? "?";
-      return afterTool ? "The specialist checked your form." : call("ask_specialist", { message: `${marker(key, "child")} check the squat form` });
+      const key =
+        MARKER.exec(
+          messages
+            .filter((m) => m.role === "user")
+            .map(textOf)
+            .join("\n"),
+        )?.[1] ?? "?";
+      return afterTool
+        ? "The specialist checked your form."
+        : call("ask_specialist", { message: `${marker(key, "child")} check the squat form` });
     }
     case "handoff":
       return call("transfer_to_soak-closer", {});

@@ -35,13 +35,21 @@ export function recoveries(faults: Fault[], runEnds: number[]): SoakReport["reco
     if (next === undefined) continue;
     byKind.set(fault.kind, [...(byKind.get(fault.kind) ?? []), next - fault.injectedMs]);
   }
-  return Object.fromEntries([...byKind].map(([kind, ms]) => {
-    const sorted = ms.sort((a, b) => a - b);
-    return [kind, { p50: percentile(sorted, 50), p95: percentile(sorted, 95) }];
-  }));
+  return Object.fromEntries(
+    [...byKind].map(([kind, ms]) => {
+      const sorted = ms.sort((a, b) => a - b);
+      return [kind, { p50: percentile(sorted, 50), p95: percentile(sorted, 95) }];
+    }),
+  );
 }
 
-export function buildReport(options: { seed: number; minutes: number; runs: number }, verdict: Verdict, faults: Fault[], runEnds: number[], details: Record<string, unknown>): SoakReport {
+export function buildReport(
+  options: { seed: number; minutes: number; runs: number },
+  verdict: Verdict,
+  faults: Fault[],
+  runEnds: number[],
+  details: Record<string, unknown>,
+): SoakReport {
   const counts: Partial<Record<FaultKind, number>> = {};
   for (const fault of faults) if (fault.injectedMs !== undefined) counts[fault.kind] = (counts[fault.kind] ?? 0) + 1;
   return {
@@ -68,7 +76,10 @@ export function formatReport(report: SoakReport): string {
     ["lost", String(report.lost)],
     ["stuck", String(report.stuck)],
     ["duplicateEffects", String(report.duplicateEffects)],
-    ["executionsPerEffect", `${report.executionsPerEffect} (${String(report.details.executions)} executions / ${String(report.details.effects)} effects)`],
+    [
+      "executionsPerEffect",
+      `${report.executionsPerEffect} (${String(report.details.executions)} executions / ${String(report.details.effects)} effects)`,
+    ],
     ["violations", String(report.violations.length)],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
@@ -76,7 +87,9 @@ export function formatReport(report: SoakReport): string {
   lines.push("", "  fault              count   recovery p50   p95");
   for (const [kind, count] of Object.entries(report.faults)) {
     const r = report.recoveryMs[kind as FaultKind];
-    lines.push(`  ${kind.padEnd(18)} ${String(count).padStart(5)}   ${r ? `${(r.p50 / 1000).toFixed(1)} s`.padStart(12) : "           -"}   ${r ? `${(r.p95 / 1000).toFixed(1)} s` : "-"}`);
+    lines.push(
+      `  ${kind.padEnd(18)} ${String(count).padStart(5)}   ${r ? `${(r.p50 / 1000).toFixed(1)} s`.padStart(12) : "           -"}   ${r ? `${(r.p95 / 1000).toFixed(1)} s` : "-"}`,
+    );
   }
   if (report.violations.length) {
     lines.push("", "  violations:");

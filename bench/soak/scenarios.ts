@@ -10,6 +10,7 @@ import { ai, DurableAgentError, type Agent, type RunHandle, type RunResult, type
 import { coach, mcpCoach, typed } from "./agents.js";
 import { marker, type ScenarioKind } from "./model.js";
 import type { Prng } from "./prng.js";
+import { defined } from "../../src/core/defined.js";
 
 /** How often each scenario is drawn. */
 export const MIX: Record<ScenarioKind, number> = {
@@ -131,13 +132,22 @@ export class Driver {
       if (record.scenario === "session") await this.session(record);
       else {
         const handle = await this.start(record);
-        const side = record.scenario === "approval" ? this.approve(record, handle, rng) : record.scenario === "stream" ? this.subscribe(record, handle, rng) : undefined;
+        const side =
+          record.scenario === "approval"
+            ? this.approve(record, handle, rng)
+            : record.scenario === "stream"
+              ? this.subscribe(record, handle, rng)
+              : undefined;
         record.results = [await this.retry(record, "result", () => handle.result())];
         await side;
       }
     } catch (error) {
       const typedError = error as DurableAgentError;
-      record.error = { name: typedError.name, message: typedError.message.slice(0, 500), ...(typedError.usage ? { usage: typedError.usage } : {}) };
+      record.error = {
+        name: typedError.name,
+        message: typedError.message.slice(0, 500),
+        ...defined({ usage: typedError.usage }),
+      };
     }
     record.endedAt = Date.now();
   }
@@ -157,7 +167,8 @@ export class Driver {
       try {
         return await agent.start(inputOf(record), options);
       } catch (error) {
-        if (attempt > 1 && /already started|AlreadyStarted/i.test(describe(error))) return ai.getRun(record.workflowId, { client: this.client });
+        if (attempt > 1 && /already started|AlreadyStarted/i.test(describe(error)))
+          return ai.getRun(record.workflowId, { client: this.client });
         throw error;
       }
     });
@@ -178,7 +189,9 @@ export class Driver {
     await sleep(afterMs);
     await this.retry(record, "approval", async (attempt) => {
       try {
-        await (approve ? handle.approve(callId, { by: "soak-driver" }) : handle.reject(callId, { by: "soak-driver", reason: "soak: rejected by the driver" }));
+        await (approve
+          ? handle.approve(callId, { by: "soak-driver" })
+          : handle.reject(callId, { by: "soak-driver", reason: "soak: rejected by the driver" }));
       } catch (error) {
         // A decision whose answer was lost: the retry finds no call waiting, as the first one applied.
         const stillPending = attempt > 1 ? (await handle.pendingApprovals()).some((p) => p.callId === callId) : true;

@@ -44,7 +44,9 @@ durable-agent stack: temporal-server ${stack.versions.temporal} on PostgreSQL, u
   PostgreSQL      127.0.0.1:${stack.postgres.port}  (data: ${stack.postgres.dataDir})
   Workers         ${stack.workers.length} × src/worker.ts (pids ${stack.workers.map((w) => w.pid).join(", ") || "-"})
   Logs            ${stack.logDir}
-  Stand-up (s)    ${Object.entries(stack.timings).map(([k, v]) => `${k} ${v}`).join(", ")}
+  Stand-up (s)    ${Object.entries(stack.timings)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ")}
 Ctrl-C stops everything.`);
 
 let stopping = false;

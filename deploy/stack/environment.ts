@@ -49,7 +49,10 @@ function imageTag(compose: ComposeFile, service: string, image: string): string 
 export function stackVersions(compose = readComposeFile()): StackVersions {
   const temporal = imageTag(compose, "temporal", "temporalio/server");
   const adminTools = imageTag(compose, "temporal-admin-tools", "temporalio/admin-tools");
-  if (adminTools !== temporal) throw new Error(`docker-compose.yml: temporalio/admin-tools ${adminTools} carries the schema of another server than temporalio/server ${temporal}; use one version`);
+  if (adminTools !== temporal)
+    throw new Error(
+      `docker-compose.yml: temporalio/admin-tools ${adminTools} carries the schema of another server than temporalio/server ${temporal}; use one version`,
+    );
   return { temporal, ui: imageTag(compose, "temporal-ui", "temporalio/ui") };
 }
 
@@ -123,7 +126,13 @@ export function databaseCredentials(env: NodeJS.ProcessEnv = process.env): { use
 
 function hostDatabase(host: HostSettings): Record<string, string> {
   const { user, password } = databaseCredentials();
-  return { ...sharedEnvironment(), POSTGRES_USER: user, POSTGRES_PWD: password, POSTGRES_SEEDS: "127.0.0.1", DB_PORT: String(host.postgresPort) };
+  return {
+    ...sharedEnvironment(),
+    POSTGRES_USER: user,
+    POSTGRES_PWD: password,
+    POSTGRES_SEEDS: "127.0.0.1",
+    DB_PORT: String(host.postgresPort),
+  };
 }
 
 /** The environment of `temporal-server start`, as the compose file's `temporal` service sets it. */
@@ -158,10 +167,22 @@ export function namespaceSetupEnvironment(host: HostSettings): Record<string, st
 
 /** The environment of the UI server, as the compose file's `temporal-ui` service sets it. */
 export function uiEnvironment(host: HostSettings, uiPort: number): Record<string, string> {
-  return { TEMPORAL_ADDRESS: `127.0.0.1:${host.ports.frontend}`, TEMPORAL_UI_PORT: String(uiPort), TEMPORAL_CORS_ORIGINS: "http://localhost:3000" };
+  return {
+    TEMPORAL_ADDRESS: `127.0.0.1:${host.ports.frontend}`,
+    TEMPORAL_UI_PORT: String(uiPort),
+    TEMPORAL_CORS_ORIGINS: "http://localhost:3000",
+  };
 }
 
 /** The environment of a worker process, as the compose file's `worker` service sets it (the agents module relative to the repository). */
-export function workerEnvironment(host: HostSettings, agentsModule = join(REPO_ROOT, "examples", "agents.ts")): Record<string, string> {
-  return { TEMPORAL_ADDRESS: `127.0.0.1:${host.ports.frontend}`, TEMPORAL_NAMESPACE: sharedEnvironment().DEFAULT_NAMESPACE ?? "default", TEMPORAL_TASK_QUEUE: "durable-agent", DURABLE_AGENT_AGENTS: agentsModule };
+export function workerEnvironment(
+  host: HostSettings,
+  agentsModule = join(REPO_ROOT, "examples", "agents.ts"),
+): Record<string, string> {
+  return {
+    TEMPORAL_ADDRESS: `127.0.0.1:${host.ports.frontend}`,
+    TEMPORAL_NAMESPACE: sharedEnvironment().DEFAULT_NAMESPACE ?? "default",
+    TEMPORAL_TASK_QUEUE: "durable-agent",
+    DURABLE_AGENT_AGENTS: agentsModule,
+  };
 }

@@ -7,7 +7,21 @@
  */
 import { chmodSync, mkdirSync, rmSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { DYNAMIC_CONFIG_FILE, namespaceSetupEnvironment, portsFrom, REPO_ROOT, schemaSetupEnvironment, SCRIPTS_DIR, serverEnvironment, stackVersions, databaseCredentials, uiEnvironment, workerEnvironment, type HostSettings, type StackVersions } from "./environment.js";
+import {
+  DYNAMIC_CONFIG_FILE,
+  namespaceSetupEnvironment,
+  portsFrom,
+  REPO_ROOT,
+  schemaSetupEnvironment,
+  SCRIPTS_DIR,
+  serverEnvironment,
+  stackVersions,
+  databaseCredentials,
+  uiEnvironment,
+  workerEnvironment,
+  type HostSettings,
+  type StackVersions,
+} from "./environment.js";
 import { CACHE_ROOT, ensureSystemPackages, ensureTemporalBuild, ensureUiBuild, temporalCliDir } from "./install.js";
 import { PostgresCluster } from "./postgres.js";
 import { ManagedProcess, runToCompletion, waitForPort } from "./processes.js";
@@ -82,12 +96,29 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const logDir = join(dataDir, "logs");
   mkdirSync(logDir, { recursive: true });
   chmodSync(dataDir, 0o755); // PostgreSQL's own user must reach its data directory
-  const host: HostSettings = { postgresPort: options.postgresPort ?? 55432, ports: portsFrom(options.port ?? 7233), dynamicConfigFile: DYNAMIC_CONFIG_FILE };
+  const host: HostSettings = {
+    postgresPort: options.postgresPort ?? 55432,
+    ports: portsFrom(options.port ?? 7233),
+    dynamicConfigFile: DYNAMIC_CONFIG_FILE,
+  };
   const path = [build.binDir, cliDir, process.env.PATH].join(delimiter);
   const credentials = databaseCredentials();
 
-  const postgres = await step("postgres init", () => PostgresCluster.create({ bin: postgresBin, dataDir: join(dataDir, "postgres"), port: host.postgresPort, ...credentials }));
-  const server = new TemporalServer({ binDir: build.binDir, env: serverEnvironment(host), ports: host.ports, logDir, split: options.split ?? false });
+  const postgres = await step("postgres init", () =>
+    PostgresCluster.create({
+      bin: postgresBin,
+      dataDir: join(dataDir, "postgres"),
+      port: host.postgresPort,
+      ...credentials,
+    }),
+  );
+  const server = new TemporalServer({
+    binDir: build.binDir,
+    env: serverEnvironment(host),
+    ports: host.ports,
+    logDir,
+    split: options.split ?? false,
+  });
   let ui: ManagedProcess | undefined;
   const workers: ManagedProcess[] = [];
   const stop = async () => {
@@ -102,7 +133,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       postgres.start();
     });
     const script = (name: string, env: Record<string, string>) =>
-      runToCompletion({ name, command: "/bin/sh", args: [join(SCRIPTS_DIR, name)], env: { PATH: path, HOME: process.env.HOME, ...env }, logFile: join(logDir, `${name}.log`) });
+      runToCompletion({
+        name,
+        command: "/bin/sh",
+        args: [join(SCRIPTS_DIR, name)],
+        env: { PATH: path, HOME: process.env.HOME, ...env },
+        logFile: join(logDir, `${name}.log`),
+      });
     await step("schema", () => script("setup-postgres.sh", schemaSetupEnvironment(host, build.schemaRoot)));
     await step("server start", () => server.start());
     await step("namespace", () => script("create-namespace.sh", namespaceSetupEnvironment(host)));
@@ -156,4 +193,3 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     throw error;
   }
 }
-

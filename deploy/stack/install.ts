@@ -5,7 +5,17 @@
  */
 import { findTemporalCli, installTemporalCliWithPip } from "../../src/testing/temporal-cli.js";
 import { execFileSync, spawnSync } from "node:child_process";
-import { accessSync, constants, cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync } from "node:fs";
+import {
+  accessSync,
+  constants,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
 import { delimiter, join } from "node:path";
 import { REPO_ROOT } from "./environment.js";
 
@@ -29,23 +39,33 @@ function onPath(name: string): string | undefined {
 
 /** Installs Debian packages (as root, with apt-get); throws naming them when that is not possible. */
 function aptInstall(packages: string[], log: Log): void {
-  if (process.getuid?.() !== 0 || !onPath("apt-get")) throw new Error(`The stack needs ${packages.join(", ")}: install them (for example \`sudo apt-get install ${packages.join(" ")}\`) and run it again.`);
+  if (process.getuid?.() !== 0 || !onPath("apt-get"))
+    throw new Error(
+      `The stack needs ${packages.join(", ")}: install them (for example \`sudo apt-get install ${packages.join(" ")}\`) and run it again.`,
+    );
   log(`installing ${packages.join(", ")} with apt-get...`);
   const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  const install = () => spawnSync("apt-get", ["install", "-y", "--no-install-recommends", ...packages], { env, stdio: ["ignore", "ignore", "pipe"] });
+  const install = () =>
+    spawnSync("apt-get", ["install", "-y", "--no-install-recommends", ...packages], {
+      env,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
   let result = install();
   if (result.status !== 0) {
     spawnSync("apt-get", ["update"], { env, stdio: "ignore" });
     result = install();
   }
-  if (result.status !== 0) throw new Error(`apt-get install ${packages.join(" ")} failed: ${result.stderr.toString().slice(-2000)}`);
+  if (result.status !== 0)
+    throw new Error(`apt-get install ${packages.join(" ")} failed: ${result.stderr.toString().slice(-2000)}`);
 }
 
 /** The newest installed PostgreSQL's bin directory (Debian keeps each major under /usr/lib/postgresql). */
 function findPostgresBin(): string | undefined {
   const root = "/usr/lib/postgresql";
   if (!existsSync(root)) return onPath("initdb") ? onPath("initdb")!.replace(/\/initdb$/, "") : undefined;
-  const majors = readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a));
+  const majors = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, "bin", "initdb")))
+    .sort((a, b) => Number(b) - Number(a));
   return majors[0] ? join(root, majors[0], "bin") : undefined;
 }
 
@@ -69,8 +89,13 @@ function goInstall(dir: string, packages: string[], log: Log): void {
   mkdirSync(partial, { recursive: true });
   log(`building ${packages.join(" ")} (once per version; the first build takes minutes and ~2.5 GB of memory)...`);
   const started = Date.now();
-  const result = spawnSync(go, ["install", ...packages], { env: { ...process.env, GOBIN: partial, GOTOOLCHAIN: "local" }, stdio: ["ignore", "ignore", "pipe"], maxBuffer: 64 * 2 ** 20 });
-  if (result.status !== 0) throw new Error(`go install ${packages.join(" ")} failed: ${result.stderr.toString().slice(-3000)}`);
+  const result = spawnSync(go, ["install", ...packages], {
+    env: { ...process.env, GOBIN: partial, GOTOOLCHAIN: "local" },
+    stdio: ["ignore", "ignore", "pipe"],
+    maxBuffer: 64 * 2 ** 20,
+  });
+  if (result.status !== 0)
+    throw new Error(`go install ${packages.join(" ")} failed: ${result.stderr.toString().slice(-3000)}`);
   renameSync(partial, bin);
   log(`built in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
@@ -88,7 +113,10 @@ export function ensureTemporalBuild(version: string, log: Log): TemporalBuild {
   const module = `go.temporal.io/server`;
   goInstall(dir, [`${module}/cmd/server@v${version}`, `${module}/cmd/tools/sql@v${version}`], log);
   const binDir = join(dir, "bin");
-  for (const [name, built] of [["temporal-server", "server"], ["temporal-sql-tool", "sql"]] as const) {
+  for (const [name, built] of [
+    ["temporal-server", "server"],
+    ["temporal-sql-tool", "sql"],
+  ] as const) {
     if (!existsSync(join(binDir, name))) symlinkSync(built, join(binDir, name));
   }
   const schemaRoot = join(dir, "schema", "postgresql", "v12");
@@ -120,7 +148,8 @@ function copyFromModuleCache(moduleAtVersion: string, path: string, target: stri
   if (existsSync(target)) return;
   const modCache = execFileSync(goBinary(), ["env", "GOMODCACHE"], { encoding: "utf8" }).trim();
   const source = join(modCache, moduleAtVersion, path);
-  if (!existsSync(source)) throw new Error(`${source} is not in the Go module cache; remove ${buildDir} to build again.`);
+  if (!existsSync(source))
+    throw new Error(`${source} is not in the Go module cache; remove ${buildDir} to build again.`);
   cpSync(source, `${target}.partial`, { recursive: true });
   execFileSync("chmod", ["-R", "u+w", `${target}.partial`]);
   renameSync(`${target}.partial`, target);
@@ -140,4 +169,3 @@ export async function temporalCliDir(): Promise<string> {
   symlinkSync(cli, link);
   return dir;
 }
-

@@ -21,7 +21,10 @@ export interface PostgresOptions {
 }
 
 export class PostgresCluster {
-  private constructor(private readonly options: PostgresOptions, private readonly runAs: string | undefined) {}
+  private constructor(
+    private readonly options: PostgresOptions,
+    private readonly runAs: string | undefined,
+  ) {}
 
   /** Initialises the data directory when it is new (an existing cluster keeps its data). */
   static create(options: PostgresOptions): PostgresCluster {
@@ -63,13 +66,34 @@ export class PostgresCluster {
       chownSync(pwfile, uid, gid);
     }
     try {
-      this.run("initdb", ["-D", dataDir, "-U", user, `--pwfile=${pwfile}`, "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--no-instructions"]);
+      this.run("initdb", [
+        "-D",
+        dataDir,
+        "-U",
+        user,
+        `--pwfile=${pwfile}`,
+        "--auth-local=trust",
+        "--auth-host=scram-sha-256",
+        "-E",
+        "UTF8",
+        "--no-instructions",
+      ]);
     } finally {
       rmSync(secrets, { recursive: true, force: true });
     }
     // Temporal opens up to 20 + 10 connections per service (SQL_MAX_CONNS, SQL_VIS_MAX_CONNS): four
     // services in separate processes need more than PostgreSQL's default of 100.
-    appendFileSync(join(dataDir, "postgresql.conf"), [``, `# durable-agent stack`, `listen_addresses = '127.0.0.1'`, `unix_socket_directories = '${dataDir}'`, `max_connections = 300`, ``].join("\n"));
+    appendFileSync(
+      join(dataDir, "postgresql.conf"),
+      [
+        ``,
+        `# durable-agent stack`,
+        `listen_addresses = '127.0.0.1'`,
+        `unix_socket_directories = '${dataDir}'`,
+        `max_connections = 300`,
+        ``,
+      ].join("\n"),
+    );
   }
 
   /** pg_ctl's common arguments; the port is given each time, so a kept cluster may move to another. */

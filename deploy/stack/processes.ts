@@ -62,10 +62,12 @@ export class ManagedProcess {
         for (const listener of this.listeners) listener(line);
       });
     }
-    this.exited = new Promise((resolve) => child.once("exit", () => {
-      log?.end();
-      resolve();
-    }));
+    this.exited = new Promise((resolve) =>
+      child.once("exit", () => {
+        log?.end();
+        resolve();
+      }),
+    );
     this.child = child;
   }
 
@@ -120,7 +122,11 @@ export function runToCompletion(options: ManagedProcessOptions): Promise<void> {
   const process = new ManagedProcess({ ...options, onLine: (line) => lines.push(line) });
   process.start();
   return new Promise((resolve, reject) => {
-    process.child!.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${options.name} failed (exit ${code}):\n${lines.slice(-30).join("\n")}`))));
+    process.child!.once("exit", (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`${options.name} failed (exit ${code}):\n${lines.slice(-30).join("\n")}`)),
+    );
     process.child!.once("error", reject);
   });
 }

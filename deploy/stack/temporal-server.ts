@@ -28,14 +28,17 @@ export class TemporalServer {
     const groups: (TemporalService | "all")[] = options.split ? TEMPORAL_SERVICES : ["all"];
     for (const group of groups) {
       const services = group === "all" ? TEMPORAL_SERVICES : [group];
-      this.processes.set(group, new ManagedProcess({
-        name: group === "all" ? "temporal-server" : `temporal-server (${group})`,
-        command: join(options.binDir, "temporal-server"),
-        args: ["start", ...services.flatMap((s) => ["--service", s])],
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
-        logFile: join(options.logDir, `temporal-${group}.log`),
-        direct: true,
-      }));
+      this.processes.set(
+        group,
+        new ManagedProcess({
+          name: group === "all" ? "temporal-server" : `temporal-server (${group})`,
+          command: join(options.binDir, "temporal-server"),
+          args: ["start", ...services.flatMap((s) => ["--service", s])],
+          env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
+          logFile: join(options.logDir, `temporal-${group}.log`),
+          direct: true,
+        }),
+      );
     }
   }
 

@@ -11,10 +11,15 @@ export const LIBRARY = ["squats", "lunges", "push-ups", "burpees", "planks", "si
 /** Swaps one exercise for another. Stateless, so runs of an eval can go in parallel. */
 export const updatePlan = ai.tool({
   name: "update_plan",
-  description: "Replace one exercise of the user's plan with another. Call this to make a change; do not just offer it.",
-  input: z.object({ from: z.string().describe("the exercise to remove"), to: z.string().describe("the exercise to add") }),
+  description:
+    "Replace one exercise of the user's plan with another. Call this to make a change; do not just offer it.",
+  input: z.object({
+    from: z.string().describe("the exercise to remove"),
+    to: z.string().describe("the exercise to add"),
+  }),
   execute: async ({ from, to }) => {
-    if (!LIBRARY.includes(to.toLowerCase())) return { ok: false, reason: `${to} is not in the library (${LIBRARY.join(", ")})` };
+    if (!LIBRARY.includes(to.toLowerCase()))
+      return { ok: false, reason: `${to} is not in the library (${LIBRARY.join(", ")})` };
     return { ok: true, replaced: from, with: to };
   },
 });
@@ -24,7 +29,8 @@ export function createCoach(options: { contract: boolean; model?: ModelReference
   return ai.agent({
     name: "coach",
     model: options.model ?? ai.openai(process.env.OPENAI_MODEL ?? "gpt-4o-mini"),
-    instructions: "You are a fitness coach. The user's plan is: squats, push-ups, planks. Use update_plan to change it.",
+    instructions:
+      "You are a fitness coach. The user's plan is: squats, push-ups, planks. Use update_plan to change it.",
     tools: [updatePlan],
     maxTrips: 6,
     ...(options.contract

@@ -12,5 +12,7 @@ export const scorers = [
   ai.eval.requiredToolCalled({ tools: ["update_plan"], intents: [/\b(swap|replace|change|add|remove)\b/i] }),
   ai.eval.changeClaimedWithoutToolCall({ tools: ["update_plan"] }),
   // A custom scorer: a named function of the record.
-  defineScorer("answered", (record) => (record.stopReason === "answered" ? { pass: true } : { pass: false, reason: `stopped: ${record.stopReason}` })),
+  defineScorer("answered", (record) =>
+    record.stopReason === "answered" ? { pass: true } : { pass: false, reason: `stopped: ${record.stopReason}` },
+  ),
 ];

@@ -19,7 +19,8 @@ export const misbehavingCoachModel: ScriptHandler = ({ body }: ScriptedRequest) 
   if (!change) return "Squats work your quads, glutes and hamstrings.";
   const act = { toolCalls: [{ name: "update_plan", arguments: change }] };
   if (users.length > 1) return act; // re-prompted by the contract
-  if (/^swap/i.test(input)) return `${change.to[0]!.toUpperCase()}${change.to.slice(1)} are a great swap for ${change.from}. Want me to swap that?`;
+  if (/^swap/i.test(input))
+    return `${change.to[0]!.toUpperCase()}${change.to.slice(1)} are a great swap for ${change.from}. Want me to swap that?`;
   if (/^replace/i.test(input)) return `Done — ${change.from} are now ${change.to}.`;
   return act;
 };

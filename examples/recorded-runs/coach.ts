@@ -43,7 +43,9 @@ export function createCoach(options: { actWhenAsked: boolean; model: ModelRefere
     instructions: "You are a fitness coach. Read the plan with get_plan, change it with update_plan.",
     tools: [getPlan, updatePlan],
     maxTrips: 6,
-    ...(options.actWhenAsked ? { actWhenAsked: { intents: [/\b(swap|change)\b/i], requiredTools: ["update_plan"] } } : {}),
+    ...(options.actWhenAsked
+      ? { actWhenAsked: { intents: [/\b(swap|change)\b/i], requiredTools: ["update_plan"] } }
+      : {}),
   });
 }
 
@@ -55,12 +57,15 @@ export const offeringCoachModel: ScriptHandler = ({ body }) => {
   const input = String(body.messages.find((m) => m.role === "user")?.content ?? "");
   const match = /^(swap|change) (\S+) (?:for|to) (\S+?)\.?$/i.exec(input);
   const last = body.messages.at(-1);
-  const tools = body.messages.flatMap((m) => (m.tool_calls ?? []).map((c) => (c as { function: { name: string } }).function.name)); // tools called so far
+  const tools = body.messages.flatMap((m) =>
+    (m.tool_calls ?? []).map((c) => (c as { function: { name: string } }).function.name),
+  ); // tools called so far
   if (tools.length === 0) return { toolCalls: [{ name: "get_plan", arguments: { user: "u-1" } }] };
   if (!match) return "Squats work your legs.";
   const [, verb, from, to] = match;
   if (tools.includes("update_plan") && last?.role === "tool") return `Done: ${from} are now ${to}.`;
   // Asked to change, or re-prompted by actWhenAsked (the last message is the re-prompt): it acts.
-  if (verb!.toLowerCase() === "change" || last?.role === "user") return { toolCalls: [{ name: "update_plan", arguments: { from: from!, to: to! } }] };
+  if (verb!.toLowerCase() === "change" || last?.role === "user")
+    return { toolCalls: [{ name: "update_plan", arguments: { from: from!, to: to! } }] };
   return `${to} are a great swap for ${from}. Want me to swap that?`;
 };

@@ -16,8 +16,18 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Client } from "@temporalio/client";
 import type { NativeConnection } from "@temporalio/worker";
-import { ai, compareReports, readCases, recordedBaseline, writeCases, type EvalReport, type ModelReference, type ReportComparison } from "../../src/index.js"; // in your project: from "durable-agent"
+import {
+  ai,
+  compareReports,
+  readCases,
+  recordedBaseline,
+  writeCases,
+  type EvalReport,
+  type ModelReference,
+  type ReportComparison,
+} from "../../src/index.js"; // in your project: from "durable-agent"
 import { createCoach, executions } from "./coach.js";
+import { defined } from "../../src/core/defined.js";
 
 /** The traffic the coach served: six swaps it only offered, changes it made, one it could not, a question. */
 export const TRAFFIC = [
@@ -33,7 +43,10 @@ export const TRAFFIC = [
   "What do squats work?",
 ];
 
-export const requiredToolCalled = ai.eval.requiredToolCalled({ tools: ["update_plan"], intents: [/\b(swap|change)\b/i] });
+export const requiredToolCalled = ai.eval.requiredToolCalled({
+  tools: ["update_plan"],
+  intents: [/\b(swap|change)\b/i],
+});
 
 /** What the loop needs: a Temporal client and a worker connection, the model, where to write the dataset. */
 export interface LoopOptions {
@@ -64,15 +77,25 @@ export interface LoopResult {
 }
 
 async function waitForRuns(client: Client, query: string, count: number): Promise<void> {
-  for (let i = 0; i < 400 && (await client.workflow.count(query)).count < count; i++) await new Promise((resolve) => setTimeout(resolve, 50)); // visibility catches up
+  for (let i = 0; i < 400 && (await client.workflow.count(query)).count < count; i++)
+    await new Promise((resolve) => setTimeout(resolve, 50)); // visibility catches up
 }
 
 /** CI's gate: no case that passed in the baseline fails now, and the scorer's pass rate is significantly better. */
-export function gate(comparison: ReportComparison, scorer = "requiredToolCalled"): { passed: boolean; problems: string[] } {
+export function gate(
+  comparison: ReportComparison,
+  scorer = "requiredToolCalled",
+): { passed: boolean; problems: string[] } {
   const problems: string[] = [];
-  if (comparison.regressions.length > 0) problems.push(`${comparison.regressions.length} regression(s): ${comparison.regressions.map((r) => r.case).join(", ")}`);
+  if (comparison.regressions.length > 0)
+    problems.push(
+      `${comparison.regressions.length} regression(s): ${comparison.regressions.map((r) => r.case).join(", ")}`,
+    );
   const change = comparison.scorers.find((s) => s.scorer === scorer);
-  if (change?.verdict !== "better") problems.push(`${scorer} is not significantly better (${change?.verdict ?? "not compared"}, p = ${change?.pValue?.toFixed(3) ?? "–"})`);
+  if (change?.verdict !== "better")
+    problems.push(
+      `${scorer} is not significantly better (${change?.verdict ?? "not compared"}, p = ${change?.pValue?.toFixed(3) ?? "–"})`,
+    );
   return { passed: problems.length === 0, problems };
 }
 
@@ -80,12 +103,20 @@ export async function recordedRunsLoop(options: LoopOptions): Promise<LoopResult
   const { client, connection, model, workflowBundle } = options;
   const name = options.name ?? "coach";
   const worker = async (agent: ReturnType<typeof createCoach>, queue: string) =>
-    ai.worker({ agents: [agent], connection, taskQueue: queue, searchAttributes: true, ...(workflowBundle ? { workflowBundle } : {}) });
+    ai.worker({
+      agents: [agent],
+      connection,
+      taskQueue: queue,
+      searchAttributes: true,
+      ...defined({ workflowBundle }),
+    });
 
   // 1. Production: the coach without actWhenAsked.
   const before = createCoach({ actWhenAsked: false, model, name });
   const production = await worker(before, `${name}-production`);
-  await production.runUntil(Promise.all(TRAFFIC.map((input) => before.run(input, { client, taskQueue: `${name}-production` }))));
+  await production.runUntil(
+    Promise.all(TRAFFIC.map((input) => before.run(input, { client, taskQueue: `${name}-production` }))),
+  );
 
   // 2. The dataset: every run of the coach, scored as recorded; the ones where requiredToolCalled failed.
   const query = `DurableAgentName = "${name}"`;
@@ -94,7 +125,10 @@ export async function recordedRunsLoop(options: LoopOptions): Promise<LoopResult
   const scored = await recordedBaseline(recorded, [requiredToolCalled], { agent: name });
   const failed = new Set(scored.rows.filter((row) => row.status === "fail").map((row) => row.case));
   const datasetFile = join(options.dir ?? mkdtempSync(join(tmpdir(), "recorded-runs-")), "cases.jsonl");
-  await writeCases(datasetFile, recorded.filter((c) => failed.has(c.name)));
+  await writeCases(
+    datasetFile,
+    recorded.filter((c) => failed.has(c.name)),
+  );
 
   // 3-4. actWhenAsked on; replay the dataset with recorded tools, then (to compare the cost) live.
   const cases = await readCases(datasetFile);
@@ -104,8 +138,18 @@ export async function recordedRunsLoop(options: LoopOptions): Promise<LoopResult
   const measure = async (tools: "recorded" | "live") => {
     const executed = executions.get_plan + executions.update_plan;
     const started = Date.now();
-    const report = await after.eval({ cases, scorers: [requiredToolCalled], tools, unmatchedToolCalls: "execute", client, taskQueue: `${name}-fixed` });
-    return { report, cost: { toolExecutions: executions.get_plan + executions.update_plan - executed, wallMs: Date.now() - started } };
+    const report = await after.eval({
+      cases,
+      scorers: [requiredToolCalled],
+      tools,
+      unmatchedToolCalls: "execute",
+      client,
+      taskQueue: `${name}-fixed`,
+    });
+    return {
+      report,
+      cost: { toolExecutions: executions.get_plan + executions.update_plan - executed, wallMs: Date.now() - started },
+    };
   };
   const { replay, live } = await fixed.runUntil(async () => {
     await measure("recorded"); // warm the worker up, so neither measurement pays for its first tasks
@@ -116,7 +160,16 @@ export async function recordedRunsLoop(options: LoopOptions): Promise<LoopResult
 
   // 5. The gate.
   const comparison = compareReports(baseline, replay.report);
-  return { datasetFile, dataset: cases.length, baseline, replay: replay.report, live: live.report, comparison, gate: gate(comparison), cost: { replay: replay.cost, live: live.cost } };
+  return {
+    datasetFile,
+    dataset: cases.length,
+    baseline,
+    replay: replay.report,
+    live: live.report,
+    comparison,
+    gate: gate(comparison),
+    cost: { replay: replay.cost, live: live.cost },
+  };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
@@ -128,11 +181,21 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const { NativeConnection } = await import("@temporalio/worker");
   const connection = await NativeConnection.connect({ address: server.address });
   try {
-    const result = await recordedRunsLoop({ client: server.env.client, connection, model: ai.openai("gpt-test", { baseURL: scripted.baseURL }) });
+    const result = await recordedRunsLoop({
+      client: server.env.client,
+      connection,
+      model: ai.openai("gpt-test", { baseURL: scripted.baseURL }),
+    });
     console.log(`Dataset: ${result.dataset} case(s) where requiredToolCalled failed, in ${result.datasetFile}`);
     console.log(formatComparison(result.comparison));
-    console.log(`Replay: ${result.cost.replay.toolExecutions} tool executions, ${result.cost.replay.wallMs} ms; live: ${result.cost.live.toolExecutions} tool executions, ${result.cost.live.wallMs} ms`);
-    console.log(result.gate.passed ? "GATE PASSED: no regressions, the fixed cases significant" : `GATE FAILED: ${result.gate.problems.join("; ")}`);
+    console.log(
+      `Replay: ${result.cost.replay.toolExecutions} tool executions, ${result.cost.replay.wallMs} ms; live: ${result.cost.live.toolExecutions} tool executions, ${result.cost.live.wallMs} ms`,
+    );
+    console.log(
+      result.gate.passed
+        ? "GATE PASSED: no regressions, the fixed cases significant"
+        : `GATE FAILED: ${result.gate.problems.join("; ")}`,
+    );
     process.exitCode = result.gate.passed ? 0 : 1;
   } finally {
     await connection.close();

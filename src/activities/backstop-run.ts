@@ -5,6 +5,7 @@ import type { Message, ToolCallRecord } from "../core/types.js";
 import { lookupAgent, type AgentRegistry } from "./registry.js";
 import { toFailure } from "../core/typed-failures.js";
 import { contextFor, readRunPart, runRefOf } from "../client/run-reader.js";
+import { defined } from "../core/defined.js";
 
 /**
  * The `backstop.run` activity: a backstop's side effect. The workflow schedules it at most once per
@@ -29,13 +30,14 @@ export function createBackstopRun(registry: AgentRegistry) {
         ...input.turn,
         messages,
         toolCalls,
-        ...(runContext !== undefined ? { context: runContext } : {}),
+        ...defined({ context: runContext }),
         agent: agent.name,
         state,
         idempotencyKey: `${ref.workflowId}/backstop/${input.name}`,
       });
       const prompt = returned && typeof returned === "object" ? returned.prompt : undefined;
-      if (prompt !== undefined && typeof prompt !== "string") return { state: toJson(state), error: "run must return { prompt?: string }" };
+      if (prompt !== undefined && typeof prompt !== "string")
+        return { state: toJson(state), error: "run must return { prompt?: string }" };
       return { ...(prompt ? { prompt } : {}), state: toJson(state) };
     } catch (error) {
       if (RetryableToolError.isInstance(error)) throw toFailure(error, { nonRetryable: false });

@@ -25,23 +25,49 @@ export function createContractEvaluate(registry: AgentRegistry) {
     const output: ContractEvaluateOutput = { detected: [], errors };
     const act = options.actWhenAsked;
     if (input.intents && act) {
-      output.actionRequest = await attempt("actWhenAsked.intents", () => act.intents.some((intent) => matchesIntent(intent, input.turn.input)), false);
+      output.actionRequest = await attempt(
+        "actWhenAsked.intents",
+        () => act.intents.some((intent) => matchesIntent(intent, input.turn.input)),
+        false,
+      );
     }
     for (const name of input.detect) {
       const backstop = options.backstops?.find((b) => b.name === name);
-      if (backstop && (await attempt(`backstop ${name}: detect`, () => backstop.detect(structuredClone(input.turn)), false, name)) === true) output.detected.push(name);
+      if (
+        backstop &&
+        (await attempt(`backstop ${name}: detect`, () => backstop.detect(structuredClone(input.turn)), false, name)) ===
+          true
+      )
+        output.detected.push(name);
     }
     if (input.refusal) {
       const { tool, reason } = input.refusal;
       const hint = refusalOptions(options.onToolRefusal)?.hint;
-      output.refusalHint = hint ? await attempt("onToolRefusal.hint", () => hint({ tool, reason, context: input.turn.context }), defaultRefusalHint(tool, reason)) : defaultRefusalHint(tool, reason);
+      output.refusalHint = hint
+        ? await attempt(
+            "onToolRefusal.hint",
+            () => hint({ tool, reason, context: input.turn.context }),
+            defaultRefusalHint(tool, reason),
+          )
+        : defaultRefusalHint(tool, reason);
     }
     if (input.actWhenAsked && act) {
       const fallback = defaultActHint(act.requiredTools, act.require ?? "any");
       const hint = act.hint;
       output.actHint =
         typeof hint === "function"
-          ? await attempt("actWhenAsked.hint", () => hint({ input: input.turn.input, reply: input.turn.reply ?? "", requiredTools: act.requiredTools, tripIndex: input.turn.tripIndex, context: input.turn.context }), fallback)
+          ? await attempt(
+              "actWhenAsked.hint",
+              () =>
+                hint({
+                  input: input.turn.input,
+                  reply: input.turn.reply ?? "",
+                  requiredTools: act.requiredTools,
+                  tripIndex: input.turn.tripIndex,
+                  context: input.turn.context,
+                }),
+              fallback,
+            )
           : (hint ?? fallback);
     }
     if (input.outputRepair) {
@@ -50,7 +76,11 @@ export function createContractEvaluate(registry: AgentRegistry) {
       const hint = options.onInvalidOutput?.hint;
       output.outputHint =
         typeof hint === "function"
-          ? await attempt("onInvalidOutput.hint", () => hint({ issues, text: input.turn.reply ?? "", context: input.turn.context }), fallback)
+          ? await attempt(
+              "onInvalidOutput.hint",
+              () => hint({ issues, text: input.turn.reply ?? "", context: input.turn.context }),
+              fallback,
+            )
           : hint !== undefined
             ? `${hint}\n\nValidation error: ${issues}`
             : fallback;

@@ -50,7 +50,11 @@ export class ConversationCache {
   readonly #runs = new Map<string, HeldConversation>();
 
   /** The first `check.length` messages of the run's conversation (in its `view`), and whether the worker had to read any. */
-  async read(client: Client, ref: Required<RunRef> & ConversationRef, check: (ConversationCheck & { tail: Message[] }) | number): Promise<{ messages: Message[]; source: ConversationSource }> {
+  async read(
+    client: Client,
+    ref: Required<RunRef> & ConversationRef,
+    check: (ConversationCheck & { tail: Message[] }) | number,
+  ): Promise<{ messages: Message[]; source: ConversationSource }> {
     const length = typeof check === "number" ? check : check.length;
     const held = this.#held(ref);
     let source: ConversationSource = "held";
@@ -78,7 +82,12 @@ export class ConversationCache {
   /** A tool call's result on this worker: a message of the conversation after the answer that asked for it. */
   toolFinished(conversation: ConversationRef, call: RequestedToolCall, result: ToolCallResult): void {
     const held = this.#held(conversation);
-    held.toolResults.set(call.id, { role: "tool", toolCallId: call.id, name: call.name, content: toolResultContent(asRecorded(result)) });
+    held.toolResults.set(call.id, {
+      role: "tool",
+      toolCallId: call.id,
+      name: call.name,
+      content: toolResultContent(asRecorded(result)),
+    });
   }
 
   /** Appends the answer, its tool results and the workflow's tail if they make the conversation the workflow described. */

@@ -2,6 +2,7 @@ import { contractSpecOf } from "../agent/contract-options.js";
 import { DEFAULT_TIMEOUTS } from "../core/constants.js";
 import type { AgentSpec } from "../core/agent-spec.js";
 import { lookupAgent, type AgentRegistry, type WorkerFeatures } from "./registry.js";
+import { defined } from "../core/defined.js";
 
 /** The `agent.describe` local activity: the plain-data view of an agent the workflow needs. */
 export function createDescribeAgent(registry: AgentRegistry, options: WorkerFeatures) {
@@ -19,7 +20,7 @@ export function createDescribeAgent(registry: AgentRegistry, options: WorkerFeat
       },
       contract: contractSpecOf(agent.options),
       ...(agent.mcpToolsets.length ? { mcpServers: agent.mcpToolsets.map((toolset) => toolset.name) } : {}),
-      ...(agent.options.budget ? { budget: agent.options.budget } : {}),
+      ...defined({ budget: agent.options.budget }),
       ...(typeof agent.options.instructions === "function" ? { dynamicInstructions: true } : {}),
       searchAttributes: options.searchAttributes === true,
       ...(agent.options.modelExecution === "local" ? { localModel: true as const } : {}),

@@ -37,11 +37,15 @@ export function createActivities(registry: AgentRegistry, features: WorkerFeatur
 }
 
 /** Keeps each finished tool call's result in the worker's conversation cache, for the next model call. */
-function heldResults(toolExecute: ReturnType<typeof createToolExecute>, conversations: ConversationCache): ReturnType<typeof createToolExecute> {
+function heldResults(
+  toolExecute: ReturnType<typeof createToolExecute>,
+  conversations: ConversationCache,
+): ReturnType<typeof createToolExecute> {
   return async (input) => {
     const result = await toolExecute(input);
     // Sub-agent calls and handoffs are finished by the workflow: their records are not this worker's to hold.
-    if (result.kind === "result") conversations.toolFinished({ runId: runRefOf(Context.current()).runId, view: input.view }, input.call, result);
+    if (result.kind === "result")
+      conversations.toolFinished({ runId: runRefOf(Context.current()).runId, view: input.view }, input.call, result);
     return result;
   };
 }

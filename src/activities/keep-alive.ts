@@ -18,7 +18,9 @@ export function keepAlive<A extends unknown[], R>(activity: (...args: A) => Prom
   return async (...args: A) => {
     const context = Context.current();
     const timeout = context.info.heartbeatTimeoutMs;
-    const timer = timeout ? setInterval(() => context.heartbeat(lastDetails.get(context)), Math.max(100, timeout / 3)) : undefined;
+    const timer = timeout
+      ? setInterval(() => context.heartbeat(lastDetails.get(context)), Math.max(100, timeout / 3))
+      : undefined;
     try {
       return await activity(...args);
     } finally {

@@ -17,6 +17,7 @@ import { isAiSdkModel, resolveModel } from "../models/agent-model.js";
 import type { ModelCallRequest } from "../models/model-call-request.js";
 import { callOpenAI } from "../models/openai-call.js";
 import { callAiSdk } from "../models/ai-sdk-call.js";
+import { defined } from "../core/defined.js";
 
 /** The `model.call` activity: one model call (the `openai` client's, or an AI SDK model's), its text streamed, returning the whole answer. */
 export function createModelCall(registry: AgentRegistry, conversations: ConversationCache) {
@@ -25,7 +26,10 @@ export function createModelCall(registry: AgentRegistry, conversations: Conversa
     const model = resolveModel(agent.options.model);
     const context = Context.current();
     const run = runRefOf(context);
-    const check = input.conversationDigest === undefined ? input.conversationLength : { length: input.conversationLength, digest: input.conversationDigest, tail: input.conversationTail ?? [] };
+    const check =
+      input.conversationDigest === undefined
+        ? input.conversationLength
+        : { length: input.conversationLength, digest: input.conversationDigest, tail: input.conversationTail ?? [] };
     const { messages, source } = await conversations.read(context.client, { ...run, view: input.view }, check);
     const runContext = await contextFor(context, input.hasContext);
     const deltas = input.streamText ? await answerHeartbeat(input.trip, context.info.attempt) : undefined;
@@ -48,11 +52,18 @@ export function createModelCall(registry: AgentRegistry, conversations: Conversa
         limits: limitsOf(agent.options),
       };
       const answer = isAiSdkModel(model) ? await callAiSdk(model, request) : await callOpenAI(model, request);
-      if (answer.adjustments.length) log.warn("model answer adjusted", { modelId: model.modelId, adjustments: answer.adjustments });
-      const outputCheck = output && !answer.message.toolCalls?.length ? checkOutput(output, answer.message.content) : undefined;
+      if (answer.adjustments.length)
+        log.warn("model answer adjusted", { modelId: model.modelId, adjustments: answer.adjustments });
+      const outputCheck =
+        output && !answer.message.toolCalls?.length ? checkOutput(output, answer.message.content) : undefined;
       conversations.answered({ runId: run.runId, view: input.view }, answer.message);
       const { usage } = answer;
-      return { message: answer.message, ...(usage ? { usage } : {}), ...(outputCheck ? { output: outputCheck } : {}), ...(source === "read" ? { conversationRead: true as const } : {}), agentVersion: agent.version };
+      return {
+        message: answer.message,
+        ...defined({ usage, output: outputCheck }),
+        ...(source === "read" ? { conversationRead: true as const } : {}),
+        agentVersion: agent.version,
+      };
     } catch (error) {
       await reportFailedAttempt(input.trip, reported);
       throw failureForModelError(error, model.modelId);
@@ -70,9 +81,14 @@ async function instructionsFor(agent: Agent, input: ModelCallInput, context: unk
   try {
     text = await instructions({ input: input.input ?? "", context, trip: input.trip, agent: agent.name });
   } catch (error) {
-    throw toFailure(new InstructionsError(agent.name, error instanceof Error ? error.message : String(error)), { nonRetryable: false });
+    throw toFailure(new InstructionsError(agent.name, error instanceof Error ? error.message : String(error)), {
+      nonRetryable: false,
+    });
   }
-  if (typeof text !== "string") throw toFailure(new InstructionsError(agent.name, `it returned ${typeof text}, not a string`), { nonRetryable: false });
+  if (typeof text !== "string")
+    throw toFailure(new InstructionsError(agent.name, `it returned ${typeof text}, not a string`), {
+      nonRetryable: false,
+    });
   return text;
 }
 
@@ -86,7 +102,9 @@ async function reportFailedAttempt(trip: number, usage: Usage | undefined): Prom
   const context = Context.current();
   const { workflowId, runId } = runRefOf(context);
   try {
-    await context.client.workflow.getHandle(workflowId, runId).signal(failedAttemptSignal, { trip, attempt: context.info.attempt, usage });
+    await context.client.workflow
+      .getHandle(workflowId, runId)
+      .signal(failedAttemptSignal, { trip, attempt: context.info.attempt, usage });
   } catch (error) {
     log.warn("could not report the usage of a failed model call attempt", { trip, error: (error as Error).message });
   }
@@ -101,7 +119,12 @@ function failureForModelError(error: unknown, modelId: string): unknown {
   const { row, fault } = classifyModelError(error);
   const typed = modelApiErrorFor(error, modelId);
   const permanent = fault === "permanent";
-  log.warn("model call failed", { modelId, error: typed.message, row: row?.error ?? "(not in the table: transient)", permanent });
+  log.warn("model call failed", {
+    modelId,
+    error: typed.message,
+    row: row?.error ?? "(not in the table: transient)",
+    permanent,
+  });
   const nextRetryDelay = !permanent && row?.retryAfter ? retryAfterMs(responseHeadersOf(error)) : undefined;
   return toFailure(typed, { nonRetryable: permanent, nextRetryDelay });
 }

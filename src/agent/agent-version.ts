@@ -29,14 +29,22 @@ export interface VersionedDefinition {
 const VERSION_HEX_DIGITS = 16;
 
 /** The agent's version: `options.version` when given, else the fingerprint of its definition. */
-export function agentVersionOf(agent: VersionedDefinition, versionOf: (other: { readonly name: string }) => string): string {
+export function agentVersionOf(
+  agent: VersionedDefinition,
+  versionOf: (other: { readonly name: string }) => string,
+): string {
   if (agent.options.version !== undefined) return agent.options.version;
-  const hash = createHash("sha256").update(canonicalJson(describeDefinition(agent, versionOf))).digest("hex");
+  const hash = createHash("sha256")
+    .update(canonicalJson(describeDefinition(agent, versionOf)))
+    .digest("hex");
   return hash.slice(0, VERSION_HEX_DIGITS);
 }
 
 /** The parts of a definition that decide behaviour, as plain data. */
-function describeDefinition(agent: VersionedDefinition, versionOf: (other: { readonly name: string }) => string): unknown {
+function describeDefinition(
+  agent: VersionedDefinition,
+  versionOf: (other: { readonly name: string }) => string,
+): unknown {
   const { options } = agent;
   return {
     name: agent.name,
@@ -51,7 +59,9 @@ function describeDefinition(agent: VersionedDefinition, versionOf: (other: { rea
         needsApproval: tool.needsApproval,
         approvalTimeoutMs: approvalTimeoutMsOf(tool), // in ms, as versions were fingerprinted before
         ...(tool.subAgent ? { subAgent: versionOf(tool.subAgent.agent) } : {}),
-        ...(tool.handoff ? { handoff: { agent: versionOf(tool.handoff.agent), inputFilter: tool.handoff.inputFilter } } : {}),
+        ...(tool.handoff
+          ? { handoff: { agent: versionOf(tool.handoff.agent), inputFilter: tool.handoff.inputFilter } }
+          : {}),
       })),
     mcp: agent.mcpToolsets.map((toolset) => toolset.name).sort(),
     contract: {
@@ -64,7 +74,13 @@ function describeDefinition(agent: VersionedDefinition, versionOf: (other: { rea
       limits: options.limits,
       onDefinitionChange: options.onDefinitionChange,
     },
-    output: options.output ? { schema: z.toJSONSchema(options.output, { io: "output", unrepresentable: "any" }), mode: options.outputMode, strict: options.outputStrict } : undefined,
+    output: options.output
+      ? {
+          schema: z.toJSONSchema(options.output, { io: "output", unrepresentable: "any" }),
+          mode: options.outputMode,
+          strict: options.outputStrict,
+        }
+      : undefined,
   };
 }
 

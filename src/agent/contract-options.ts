@@ -14,10 +14,21 @@ export function contractSpecOf(options: AgentOptions): ContractSpec {
   const act = options.actWhenAsked;
   const refusal = refusalOptions(options.onToolRefusal);
   return {
-    ...(act ? { actWhenAsked: { requiredTools: act.requiredTools, require: act.require ?? "any", maxReprompts: act.maxReprompts ?? 1 } } : {}),
+    ...(act
+      ? {
+          actWhenAsked: {
+            requiredTools: act.requiredTools,
+            require: act.require ?? "any",
+            maxReprompts: act.maxReprompts ?? 1,
+          },
+        }
+      : {}),
     ...(refusal ? { refusal: { retries: refusal.retries ?? 1 } } : {}),
     backstops: (options.backstops ?? []).map((b) => ({ name: b.name, phase: b.phase ?? "after" })),
-    output: { retries: options.onInvalidOutput?.retries ?? 1, onFailure: options.onInvalidOutput?.onFailure ?? "error" },
+    output: {
+      retries: options.onInvalidOutput?.retries ?? 1,
+      onFailure: options.onInvalidOutput?.onFailure ?? "error",
+    },
   };
 }
 

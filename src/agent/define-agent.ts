@@ -41,7 +41,9 @@ export class Agent<Output = unknown, Context = unknown> implements AgentDefiniti
     this.name = agentName(options);
     this.maxTrips = maxTripsOf(options);
     const tools = [...(options.tools ?? []), ...handoffTools(options.handoffs)];
-    this.#tools = new Map(tools.filter((tool): tool is Tool => !(tool instanceof McpToolset)).map((tool) => [tool.name, tool]));
+    this.#tools = new Map(
+      tools.filter((tool): tool is Tool => !(tool instanceof McpToolset)).map((tool) => [tool.name, tool]),
+    );
     this.#mcpToolsets = tools.filter((tool): tool is McpToolset => tool instanceof McpToolset);
   }
 
@@ -50,7 +52,9 @@ export class Agent<Output = unknown, Context = unknown> implements AgentDefiniti
    * run (its own trips, contract, trace and history), and its answer is the tool's result. Workers
    * serving the caller serve this agent too.
    */
-  asTool<Schema extends z.ZodType = z.ZodType<{ message: string }>>(options?: AsToolOptions<Schema>): Tool<z.output<Schema>, unknown> {
+  asTool<Schema extends z.ZodType = z.ZodType<{ message: string }>>(
+    options?: AsToolOptions<Schema>,
+  ): Tool<z.output<Schema>, unknown> {
     return subAgentTool(this, options);
   }
 
@@ -83,7 +87,10 @@ export class Agent<Output = unknown, Context = unknown> implements AgentDefiniti
   /** Starts a durable run and returns its handle at once. */
   async start(input: RunInput, options?: RunOptions<Context>): Promise<RunHandle> {
     if (options?.streamText && this.options.modelExecution === "local") {
-      throw new AgentOptionsError("streamText", `agent "${this.name}" calls its model as a local activity (modelExecution: "local"), which cannot stream tokens to the run; leave streamText off (events and whole answers still stream) or use modelExecution: "activity"`);
+      throw new AgentOptionsError(
+        "streamText",
+        `agent "${this.name}" calls its model as a local activity (modelExecution: "local"), which cannot stream tokens to the run; leave streamText off (events and whole answers still stream) or use modelExecution: "activity"`,
+      );
     }
     return startRun(this, input, options);
   }
@@ -97,13 +104,19 @@ export class Agent<Output = unknown, Context = unknown> implements AgentDefiniti
   /** A long-lived conversation with this agent, by id: `send` messages to it, read its `history`, `end` it. */
   session(id: string, options?: SessionOptions & { context?: Context }): AgentSession {
     if (options?.streamText && this.options.modelExecution === "local") {
-      throw new AgentOptionsError("streamText", `agent "${this.name}" calls its model as a local activity (modelExecution: "local"), which cannot stream tokens to the session; leave streamText off or use modelExecution: "activity"`);
+      throw new AgentOptionsError(
+        "streamText",
+        `agent "${this.name}" calls its model as a local activity (modelExecution: "local"), which cannot stream tokens to the session; leave streamText off or use modelExecution: "activity"`,
+      );
     }
     return new AgentSession(this.name, id, options, this.options.contextSchema);
   }
 
   /** Runs the agent durably on a worker and resolves to the result; with `output` in the options, `result.output` has that schema's type. */
-  async run<S extends z.ZodType>(input: RunInput, options: RunOptions<Context> & { output: S }): Promise<RunResult<z.output<S>>>;
+  async run<S extends z.ZodType>(
+    input: RunInput,
+    options: RunOptions<Context> & { output: S },
+  ): Promise<RunResult<z.output<S>>>;
   async run(input: RunInput, options?: RunOptions<Context>): Promise<RunResult<Output>>;
   async run(input: RunInput, options?: RunOptions<Context>): Promise<RunResult<unknown>> {
     return (await this.start(input, options)).result();

@@ -68,6 +68,7 @@ export const TOOL_OPTION_KEYS = {
 } as const satisfies Record<keyof ToolOptions<z.ZodType, unknown>, true> & KnownKeys;
 
 /** A tool an agent may call. Create with `ai.tool()`. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a tool of any input fits where tools are listed (Input is contravariant)
 export interface Tool<Input = any, Output = unknown> {
   readonly name: string;
   readonly description: string | undefined;
@@ -116,32 +117,63 @@ export function approvalTimeoutMsOf(tool: Tool): number | undefined {
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 function isZodSchema(value: unknown): value is z.ZodType {
-  return typeof value === "object" && value !== null && "_zod" in value && typeof (value as z.ZodType).safeParse === "function";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    "_zod" in value &&
+    typeof (value as z.ZodType).safeParse === "function"
+  );
 }
 
 /** Defines a tool: a name, a zod input schema and an `execute` function run as an activity. */
-export function defineTool<Schema extends z.ZodType, Output, Context = unknown>(options: ToolOptions<Schema, Output, Context>): Tool<z.output<Schema>, Output> {
-  if (!options || typeof options !== "object") throw new AgentOptionsError("options", "ai.tool() needs an options object { name, input, execute }");
-  checkKnownKeys(options, TOOL_OPTION_KEYS, typeof options.name === "string" ? `ai.tool() "${options.name}"` : "ai.tool()");
+export function defineTool<Schema extends z.ZodType, Output, Context = unknown>(
+  options: ToolOptions<Schema, Output, Context>,
+): Tool<z.output<Schema>, Output> {
+  if (!options || typeof options !== "object")
+    throw new AgentOptionsError("options", "ai.tool() needs an options object { name, input, execute }");
+  checkKnownKeys(
+    options,
+    TOOL_OPTION_KEYS,
+    typeof options.name === "string" ? `ai.tool() "${options.name}"` : "ai.tool()",
+  );
   if (typeof options?.name !== "string" || !TOOL_NAME.test(options.name)) {
-    throw new AgentOptionsError("name", `tool names are 1-64 letters, digits, "_" or "-" (got ${JSON.stringify(options?.name)})`);
+    throw new AgentOptionsError(
+      "name",
+      `tool names are 1-64 letters, digits, "_" or "-" (got ${JSON.stringify(options?.name)})`,
+    );
   }
   if (!isZodSchema(options.input)) {
     throw new AgentOptionsError("input", `tool "${options.name}" needs a zod (v4) schema, e.g. z.object({ ... })`);
   }
-  if (options.needsApproval !== undefined && typeof options.needsApproval !== "boolean" && typeof options.needsApproval !== "function") {
-    throw new AgentOptionsError("needsApproval", `tool "${options.name}": needsApproval is true, false or (input) => boolean`);
+  if (
+    options.needsApproval !== undefined &&
+    typeof options.needsApproval !== "boolean" &&
+    typeof options.needsApproval !== "function"
+  ) {
+    throw new AgentOptionsError(
+      "needsApproval",
+      `tool "${options.name}": needsApproval is true, false or (input) => boolean`,
+    );
   }
   if (options.execution !== undefined && options.execution !== "activity" && options.execution !== "local") {
-    throw new AgentOptionsError("execution", `tool "${options.name}": execution is "activity" or "local" (got ${JSON.stringify(options.execution)})`);
+    throw new AgentOptionsError(
+      "execution",
+      `tool "${options.name}": execution is "activity" or "local" (got ${JSON.stringify(options.execution)})`,
+    );
   }
   if (options.approvalTimeout !== undefined && durationMs(options.approvalTimeout) === undefined) {
-    throw new AgentOptionsError("approvalTimeout", `tool "${options.name}": ${durationProblem(options.approvalTimeout)}`);
+    throw new AgentOptionsError(
+      "approvalTimeout",
+      `tool "${options.name}": ${durationProblem(options.approvalTimeout)}`,
+    );
   }
   if (typeof options.execute !== "function") {
     throw new AgentOptionsError("execute", `tool "${options.name}" needs an execute(input, context) function`);
   }
-  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(options.input, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(options.input, {
+    io: "input",
+    unrepresentable: "any",
+  }) as Record<string, unknown>;
   return {
     name: options.name,
     description: options.description,

@@ -21,7 +21,9 @@ export function checkKnownKeys(value: object, known: KnownKeys, call: string, pa
       field,
       suggestion
         ? `${where} has no option \`${key}\`; did you mean \`${suggestion}\`?`
-        : `${where} has no option \`${key}\` (its options are ${Object.keys(known).map((k) => `\`${k}\``).join(", ")})`,
+        : `${where} has no option \`${key}\` (its options are ${Object.keys(known)
+            .map((k) => `\`${k}\``)
+            .join(", ")})`,
       suggestion,
     );
   }

@@ -15,5 +15,6 @@ export function checkCount(field: string, value: unknown, min: number): void {
 
 /** A finite number ≥ 0, if given. */
 export function checkAmount(field: string, value: unknown): void {
-  if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value < 0)) fail(field, `must be a number ≥ 0 (got ${JSON.stringify(value)})`);
+  if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value < 0))
+    fail(field, `must be a number ≥ 0 (got ${JSON.stringify(value)})`);
 }

@@ -39,7 +39,13 @@ export interface ActWhenAskedOptions {
   maxReprompts?: number;
 }
 /** The keys of `ActWhenAskedOptions`: add a new one here too (the typecheck insists). */
-export const ACT_WHEN_ASKED_KEYS = { intents: true, requiredTools: true, require: true, hint: true, maxReprompts: true } as const satisfies Record<keyof ActWhenAskedOptions, true> & KnownKeys;
+export const ACT_WHEN_ASKED_KEYS = {
+  intents: true,
+  requiredTools: true,
+  require: true,
+  hint: true,
+  maxReprompts: true,
+} as const satisfies Record<keyof ActWhenAskedOptions, true> & KnownKeys;
 
 /** A tool call as `isRefusal` sees it. */
 export interface RefusalCandidate {
@@ -63,7 +69,11 @@ export type OnToolRefusal =
       isRefusal?: (call: RefusalCandidate) => string | false | null | undefined;
     };
 /** The keys of the object form of `onToolRefusal`. */
-export const ON_TOOL_REFUSAL_KEYS = { retries: true, hint: true, isRefusal: true } as const satisfies Record<keyof Exclude<OnToolRefusal, string>, true> & KnownKeys;
+export const ON_TOOL_REFUSAL_KEYS = { retries: true, hint: true, isRefusal: true } as const satisfies Record<
+  keyof Exclude<OnToolRefusal, string>,
+  true
+> &
+  KnownKeys;
 
 /** What a backstop's `run` receives. */
 export interface BackstopContext extends BackstopTurn {
@@ -87,7 +97,11 @@ export interface Backstop {
   run: (context: BackstopContext) => Promise<{ prompt?: string } | void> | { prompt?: string } | void;
 }
 /** The keys of a `Backstop`. */
-export const BACKSTOP_KEYS = { name: true, phase: true, detect: true, run: true } as const satisfies Record<keyof Backstop, true> & KnownKeys;
+export const BACKSTOP_KEYS = { name: true, phase: true, detect: true, run: true } as const satisfies Record<
+  keyof Backstop,
+  true
+> &
+  KnownKeys;
 
 /** What an `onInvalidOutput.hint` function receives. */
 export interface OutputHintArgs {
@@ -137,10 +151,18 @@ export interface AgentTimeouts {
   heartbeat?: Duration;
 }
 /** The keys of `AgentTimeouts`. */
-export const AGENT_TIMEOUT_KEYS = { model: true, tool: true, heartbeat: true } as const satisfies Record<keyof AgentTimeouts, true> & KnownKeys;
+export const AGENT_TIMEOUT_KEYS = { model: true, tool: true, heartbeat: true } as const satisfies Record<
+  keyof AgentTimeouts,
+  true
+> &
+  KnownKeys;
 
 /** The keys of `AgentLimits`. */
-export const AGENT_LIMIT_KEYS = { toolCallsPerAnswer: true, toolInputBytes: true, toolOutputBytes: true } as const satisfies Record<keyof AgentLimits, true> & KnownKeys;
+export const AGENT_LIMIT_KEYS = {
+  toolCallsPerAnswer: true,
+  toolInputBytes: true,
+  toolOutputBytes: true,
+} as const satisfies Record<keyof AgentLimits, true> & KnownKeys;
 
 /** Options of `ai.agent()`. */
 export interface AgentOptions {

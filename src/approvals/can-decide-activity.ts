@@ -7,7 +7,9 @@ export function createCanDecide(options: ApprovalOptions | undefined) {
   return async function canDecide(candidate: ApprovalCandidate): Promise<CanDecideAnswer> {
     if (!options?.canDecide) return { allowed: true };
     try {
-      return (await options.canDecide(candidate)) === true ? { allowed: true } : { allowed: false, why: "canDecide returned false" };
+      return (await options.canDecide(candidate)) === true
+        ? { allowed: true }
+        : { allowed: false, why: "canDecide returned false" };
     } catch (error) {
       return { allowed: false, why: `canDecide threw: ${error instanceof Error ? error.message : String(error)}` };
     }

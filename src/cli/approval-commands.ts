@@ -9,6 +9,7 @@ import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import type { CliConnection } from "./connection-options.js";
 import { noSuchRun } from "./no-such-run.js";
 import { parseOptions } from "./parse-options.js";
+import { defined } from "../core/defined.js";
 
 const EXIT_CODES = `Exit codes: 0 recorded; 1 no such run, or the run refused the decision (no such call waits, it no
 longer waits, or the worker's canDecide refused the approver: the error is printed); 2 Temporal
@@ -41,18 +42,27 @@ ${EXIT_CODES}`;
 
 /** The run and the call the command names, from its two arguments. */
 function target(what: "approve" | "reject", positionals: string[]): [string, string] {
-  if (positionals.length !== 2) throw new UsageError(`Name the run and the call: durable-agent ${what} <workflowId> <callId> (got ${positionals.length} argument(s)).`);
+  if (positionals.length !== 2)
+    throw new UsageError(
+      `Name the run and the call: durable-agent ${what} <workflowId> <callId> (got ${positionals.length} argument(s)).`,
+    );
   return positionals as [string, string];
 }
 
 /** Sends the decision; a refusal or a missing run is printed and exits 1. */
-async function decide(workflowId: string, connection: CliConnection, io: CommandIO, send: (handle: RunHandle) => Promise<void>): Promise<number> {
+async function decide(
+  workflowId: string,
+  connection: CliConnection,
+  io: CommandIO,
+  send: (handle: RunHandle) => Promise<void>,
+): Promise<number> {
   const handle = await getRun(workflowId, { client: await connection.client() });
   try {
     await send(handle);
     return EXIT.ok;
   } catch (error) {
-    if (DurableAgentError.isInstance(error)) io.stderr(`${error.name}: ${error.message}`); // ApprovalError and its kin: the run refused the decision
+    if (DurableAgentError.isInstance(error))
+      io.stderr(`${error.name}: ${error.message}`); // ApprovalError and its kin: the run refused the decision
     else if (error instanceof WorkflowNotFoundError) io.stderr(noSuchRun(workflowId, connection));
     else throw error;
     return EXIT.failed;
@@ -65,10 +75,15 @@ export const approveCommand: Command = {
   usage: APPROVE_USAGE,
   async run(argv, io, connection) {
     const { values, positionals } = parseOptions(argv, { by: { type: "string" }, note: { type: "string" } });
-    if (values.help) return io.stdout(APPROVE_USAGE), EXIT.ok;
+    if (values.help) return (io.stdout(APPROVE_USAGE), EXIT.ok);
     const [workflowId, callId] = target("approve", positionals);
-    const code = await decide(workflowId, connection, io, (handle) => handle.approve(callId, { ...(values.by !== undefined ? { by: values.by } : {}), ...(values.note !== undefined ? { note: values.note } : {}) }));
-    if (code === EXIT.ok) io.stdout(`Approved tool call ${callId} of run ${workflowId}${values.by !== undefined ? ` (by ${values.by})` : ""}.`);
+    const code = await decide(workflowId, connection, io, (handle) =>
+      handle.approve(callId, { ...defined({ by: values.by, note: values.note }) }),
+    );
+    if (code === EXIT.ok)
+      io.stdout(
+        `Approved tool call ${callId} of run ${workflowId}${values.by !== undefined ? ` (by ${values.by})` : ""}.`,
+      );
     return code;
   },
 };
@@ -79,12 +94,17 @@ export const rejectCommand: Command = {
   usage: REJECT_USAGE,
   async run(argv, io, connection) {
     const { values, positionals } = parseOptions(argv, { by: { type: "string" }, reason: { type: "string" } });
-    if (values.help) return io.stdout(REJECT_USAGE), EXIT.ok;
+    if (values.help) return (io.stdout(REJECT_USAGE), EXIT.ok);
     const [workflowId, callId] = target("reject", positionals);
     const reason = values.reason ?? "no reason given";
     if (reason.trim() === "") throw new UsageError("--reason is empty: say why, or leave it out.");
-    const code = await decide(workflowId, connection, io, (handle) => handle.reject(callId, { reason, ...(values.by !== undefined ? { by: values.by } : {}) }));
-    if (code === EXIT.ok) io.stdout(`Rejected tool call ${callId} of run ${workflowId}${values.by !== undefined ? ` (by ${values.by})` : ""}: ${reason}`);
+    const code = await decide(workflowId, connection, io, (handle) =>
+      handle.reject(callId, { reason, ...defined({ by: values.by }) }),
+    );
+    if (code === EXIT.ok)
+      io.stdout(
+        `Rejected tool call ${callId} of run ${workflowId}${values.by !== undefined ? ` (by ${values.by})` : ""}: ${reason}`,
+      );
     return code;
   },
 };

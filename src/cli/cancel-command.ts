@@ -19,12 +19,13 @@ unreachable; 64 bad arguments.`;
 
 /** `durable-agent cancel`. */
 export const cancelCommand: Command = {
-  summary: "cancel a run (it ends with stopReason \"cancelled\")",
+  summary: 'cancel a run (it ends with stopReason "cancelled")',
   usage: USAGE,
   async run(argv, io, connection) {
     const { values, positionals } = parseOptions(argv, {});
-    if (values.help) return io.stdout(USAGE), EXIT.ok;
-    if (positionals.length !== 1) throw new UsageError(`Name the run: durable-agent cancel <workflowId> (got ${positionals.length} argument(s)).`);
+    if (values.help) return (io.stdout(USAGE), EXIT.ok);
+    if (positionals.length !== 1)
+      throw new UsageError(`Name the run: durable-agent cancel <workflowId> (got ${positionals.length} argument(s)).`);
     const workflowId = positionals[0]!;
     const handle = await getRun(workflowId, { client: await connection.client() });
     let status: string;

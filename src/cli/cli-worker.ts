@@ -7,6 +7,7 @@ import type { Agent } from "../agent/define-agent.js";
 import { DuplicateAgentError } from "../errors.js";
 import { installCliRuntime } from "./cli-runtime.js";
 import { UsageError } from "./command.js";
+import { defined } from "../core/defined.js";
 
 /** Options of `createCliWorker`. */
 export interface CliWorkerOptions {
@@ -28,18 +29,21 @@ export interface CliWorkerOptions {
  * shuts it down gracefully on SIGINT/SIGTERM (Temporal's runtime handles those signals).
  */
 export async function createCliWorker(agents: Agent[], options: CliWorkerOptions): Promise<Worker> {
-  if (options.workflowBundle !== undefined && !existsSync(options.workflowBundle)) throw new UsageError(`--workflow-bundle ${options.workflowBundle}: no such file.`);
+  if (options.workflowBundle !== undefined && !existsSync(options.workflowBundle))
+    throw new UsageError(`--workflow-bundle ${options.workflowBundle}: no such file.`);
   await installCliRuntime();
   const { createAgentWorker } = await import("../worker.js");
   try {
     return await createAgentWorker({
       agents,
-      ...(options.taskQueue !== undefined ? { taskQueue: options.taskQueue } : {}),
+      ...defined({ taskQueue: options.taskQueue }),
       connection: await options.connect(),
-      ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
-      ...(options.workflowBundle !== undefined ? { workflowBundle: { codePath: resolve(options.workflowBundle) } } : {}),
+      ...defined({ namespace: options.namespace }),
+      ...(options.workflowBundle !== undefined
+        ? { workflowBundle: { codePath: resolve(options.workflowBundle) } }
+        : {}),
       ...(options.searchAttributes ? { searchAttributes: true } : {}),
-      ...(options.deployment ? { deployment: options.deployment } : {}),
+      ...defined({ deployment: options.deployment }),
     });
   } catch (error) {
     if (DuplicateAgentError.isInstance(error)) throw new UsageError(error.message);

@@ -5,7 +5,13 @@
  */
 import type { Client } from "@temporalio/client";
 import type { NativeConnection } from "@temporalio/worker";
-import { connectClient, temporalSecurityFromEnv, temporalSettings, type TemporalSecurity, type TemporalSettings } from "../client/connection.js";
+import {
+  connectClient,
+  temporalSecurityFromEnv,
+  temporalSettings,
+  type TemporalSecurity,
+  type TemporalSettings,
+} from "../client/connection.js";
 import { TemporalConnectionError, TlsConfigError } from "../errors.js";
 import { installCliRuntime } from "./cli-runtime.js";
 
@@ -20,18 +26,68 @@ interface ConnectionOption {
 
 /** The connection options, in the order the help lists them. */
 export const CONNECTION_OPTIONS: readonly ConnectionOption[] = [
-  { flag: "address", type: "string", variable: "TEMPORAL_ADDRESS", value: "<host:port>", help: "the Temporal server (default localhost:7233)" },
-  { flag: "namespace", type: "string", variable: "TEMPORAL_NAMESPACE", value: "<name>", help: "the namespace (default default)" },
-  { flag: "api-key", type: "string", variable: "TEMPORAL_API_KEY", value: "<key>", help: "sent as a bearer token; turns TLS on (Temporal Cloud)" },
-  { flag: "tls", type: "boolean", variable: "TEMPORAL_TLS", value: "", help: "connect with TLS (the system's roots, unless --tls-ca-path)" },
-  { flag: "tls-cert-path", type: "string", variable: "TEMPORAL_TLS_CERT", value: "<file>", help: "client certificate for mTLS (with --tls-key-path)" },
-  { flag: "tls-key-path", type: "string", variable: "TEMPORAL_TLS_KEY", value: "<file>", help: "the client certificate's private key" },
-  { flag: "tls-ca-path", type: "string", variable: "TEMPORAL_TLS_CA", value: "<file>", help: "the server's root CA certificate" },
-  { flag: "tls-server-name", type: "string", variable: "TEMPORAL_TLS_SERVER_NAME", value: "<name>", help: "the name the server's certificate must carry" },
+  {
+    flag: "address",
+    type: "string",
+    variable: "TEMPORAL_ADDRESS",
+    value: "<host:port>",
+    help: "the Temporal server (default localhost:7233)",
+  },
+  {
+    flag: "namespace",
+    type: "string",
+    variable: "TEMPORAL_NAMESPACE",
+    value: "<name>",
+    help: "the namespace (default default)",
+  },
+  {
+    flag: "api-key",
+    type: "string",
+    variable: "TEMPORAL_API_KEY",
+    value: "<key>",
+    help: "sent as a bearer token; turns TLS on (Temporal Cloud)",
+  },
+  {
+    flag: "tls",
+    type: "boolean",
+    variable: "TEMPORAL_TLS",
+    value: "",
+    help: "connect with TLS (the system's roots, unless --tls-ca-path)",
+  },
+  {
+    flag: "tls-cert-path",
+    type: "string",
+    variable: "TEMPORAL_TLS_CERT",
+    value: "<file>",
+    help: "client certificate for mTLS (with --tls-key-path)",
+  },
+  {
+    flag: "tls-key-path",
+    type: "string",
+    variable: "TEMPORAL_TLS_KEY",
+    value: "<file>",
+    help: "the client certificate's private key",
+  },
+  {
+    flag: "tls-ca-path",
+    type: "string",
+    variable: "TEMPORAL_TLS_CA",
+    value: "<file>",
+    help: "the server's root CA certificate",
+  },
+  {
+    flag: "tls-server-name",
+    type: "string",
+    variable: "TEMPORAL_TLS_SERVER_NAME",
+    value: "<name>",
+    help: "the name the server's certificate must carry",
+  },
 ];
 
 /** The connection options as `node:util` `parseArgs` takes them. */
-export const CONNECTION_PARSE_OPTIONS: Record<string, { type: "string" | "boolean" }> = Object.fromEntries(CONNECTION_OPTIONS.map((option) => [option.flag, { type: option.type }]));
+export const CONNECTION_PARSE_OPTIONS: Record<string, { type: "string" | "boolean" }> = Object.fromEntries(
+  CONNECTION_OPTIONS.map((option) => [option.flag, { type: option.type }]),
+);
 
 /** The help's lines for the connection options. */
 export function connectionHelp(): string[] {
@@ -42,7 +98,9 @@ export function connectionHelp(): string[] {
 
 /** What the CLI prints for a connection that failed: the typed error's message, and where the CLI takes the address from. */
 export function connectionProblem(error: TemporalConnectionError | TlsConfigError): string {
-  return TemporalConnectionError.isInstance(error) ? `${error.message} (Or give --address <host:port>.)` : error.message;
+  return TemporalConnectionError.isInstance(error)
+    ? `${error.message} (Or give --address <host:port>.)`
+    : error.message;
 }
 
 /** Values of the connection options given, by flag name (`address`, `tls`, ...). */
@@ -78,7 +136,11 @@ export class CliConnection {
 
   /** Address, namespace, and the task queue (`--task-queue`, else TEMPORAL_TASK_QUEUE, else the default). */
   settings(taskQueue?: string): TemporalSettings {
-    return temporalSettings({ address: this.#env.TEMPORAL_ADDRESS, namespace: this.#env.TEMPORAL_NAMESPACE, taskQueue: taskQueue ?? this.#env.TEMPORAL_TASK_QUEUE });
+    return temporalSettings({
+      address: this.#env.TEMPORAL_ADDRESS,
+      namespace: this.#env.TEMPORAL_NAMESPACE,
+      taskQueue: taskQueue ?? this.#env.TEMPORAL_TASK_QUEUE,
+    });
   }
 
   /** TLS and API key; a `TlsConfigError` names the option (or the variable) to fix. */
@@ -88,7 +150,8 @@ export class CliConnection {
     } catch (error) {
       if (!TlsConfigError.isInstance(error) || this.#flagOf.size === 0) throw error;
       let message = error.message.replace(/^TLS for the Temporal connection: /, "");
-      for (const [variable, flag] of this.#flagOf) message = message.replace(new RegExp(`\\b${variable}\\b`, "g"), flag);
+      for (const [variable, flag] of this.#flagOf)
+        message = message.replace(new RegExp(`\\b${variable}\\b`, "g"), flag);
       throw new TlsConfigError(this.#flagOf.get(error.variable) ?? error.variable, error.path, message);
     }
   }
@@ -120,7 +183,10 @@ export class CliConnection {
 
   /** Closes the client's and the worker's connections, if they were opened. */
   async close(): Promise<void> {
-    const opened = [this.#client?.then((client) => client.connection.close()), this.#workerConnection?.then((connection) => connection.close())];
+    const opened = [
+      this.#client?.then((client) => client.connection.close()),
+      this.#workerConnection?.then((connection) => connection.close()),
+    ];
     await Promise.all(opened.map((closing) => closing?.catch(() => undefined)));
   }
 }

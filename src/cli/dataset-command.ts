@@ -8,6 +8,7 @@ import { DatasetError } from "../datasets/errors.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import type { CliConnection } from "./connection-options.js";
 import { parseOptions, positiveInteger } from "./parse-options.js";
+import { defined } from "../core/defined.js";
 
 const USAGE = `Usage: durable-agent dataset --out <file> (--workflow-id <id>... | --query <query>) [options]
 
@@ -36,11 +37,12 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
     agent: { type: "string" },
     limit: { type: "string" },
   });
-  if (values.help) return io.stdout(USAGE), EXIT.ok;
+  if (values.help) return (io.stdout(USAGE), EXIT.ok);
   if (positionals.length > 0) throw new UsageError(`Unexpected argument(s): ${positionals.join(" ")}.`);
   if (!values.out) throw new UsageError("Name the case file to write: --out <file>.");
   const workflowIds = values["workflow-id"] ?? [];
-  if (workflowIds.length === 0 && values.query === undefined) throw new UsageError("Choose the runs: --workflow-id <id> (repeatable) or --query <query>.");
+  if (workflowIds.length === 0 && values.query === undefined)
+    throw new UsageError("Choose the runs: --workflow-id <id> (repeatable) or --query <query>.");
   const limit = positiveInteger("limit", values.limit);
   const tty = process.stderr.isTTY === true;
   const started = Date.now();
@@ -49,10 +51,15 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
     const cases = await casesFromRuns({
       client,
       ...(workflowIds.length ? { workflowIds } : {}),
-      ...(values.query !== undefined ? { query: values.query } : {}),
-      ...(values.agent !== undefined ? { agent: values.agent } : {}),
-      ...(limit !== undefined ? { limit } : {}),
-      ...(tty ? { onProgress: ({ runs, cases }: { runs: number; cases: number }) => void process.stderr.write(`\rRead ${runs} run(s), ${cases} case(s) (${((Date.now() - started) / 1000).toFixed(1)}s)`) } : {}),
+      ...defined({ query: values.query, agent: values.agent, limit }),
+      ...(tty
+        ? {
+            onProgress: ({ runs, cases }: { runs: number; cases: number }) =>
+              void process.stderr.write(
+                `\rRead ${runs} run(s), ${cases} case(s) (${((Date.now() - started) / 1000).toFixed(1)}s)`,
+              ),
+          }
+        : {}),
     });
     if (tty) process.stderr.write("\n");
     await writeCases(values.out, cases);

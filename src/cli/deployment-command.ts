@@ -23,18 +23,35 @@ const CALLER_ERRORS = new Set([3, 5, 9]);
 
 function table(description: DeploymentDescription): string[] {
   const header = ["BUILD", "STATUS", "CURRENT", "OPEN RUNS", "CREATED"];
-  const cells = description.builds.map((b) => [b.buildId, b.status, b.current ? "yes" : "", String(b.openRuns), b.createdAt ?? "-"]);
+  const cells = description.builds.map((b) => [
+    b.buildId,
+    b.status,
+    b.current ? "yes" : "",
+    String(b.openRuns),
+    b.createdAt ?? "-",
+  ]);
   const widths = header.map((title, i) => Math.max(title.length, ...cells.map((cell) => cell[i]!.length)));
-  return [`Deployment ${description.name}: current build ${description.currentBuildId ?? "(none)"}`, ...[header, ...cells].map((cell) => cell.map((text, i) => text.padEnd(widths[i]!)).join("  ").trimEnd())];
+  return [
+    `Deployment ${description.name}: current build ${description.currentBuildId ?? "(none)"}`,
+    ...[header, ...cells].map((cell) =>
+      cell
+        .map((text, i) => text.padEnd(widths[i]!))
+        .join("  ")
+        .trimEnd(),
+    ),
+  ];
 }
 
 async function run(argv: string[], io: CommandIO, connection: CliConnection): Promise<number> {
   const { values, positionals } = parseOptions(argv, { json: { type: "boolean" } });
-  if (values.help) return io.stdout(USAGE), EXIT.ok;
+  if (values.help) return (io.stdout(USAGE), EXIT.ok);
   const [action, name, buildId, ...rest] = positionals;
-  if (action === "set-current" && (!name || !buildId || rest.length)) throw new UsageError("set-current takes a deployment name and a build id.");
-  else if (action === "describe" && (!name || buildId !== undefined)) throw new UsageError("describe takes a deployment name.");
-  else if (action !== "set-current" && action !== "describe") throw new UsageError(`Unknown action ${JSON.stringify(action ?? "")}: use set-current or describe.`);
+  if (action === "set-current" && (!name || !buildId || rest.length))
+    throw new UsageError("set-current takes a deployment name and a build id.");
+  else if (action === "describe" && (!name || buildId !== undefined))
+    throw new UsageError("describe takes a deployment name.");
+  else if (action !== "set-current" && action !== "describe")
+    throw new UsageError(`Unknown action ${JSON.stringify(action ?? "")}: use set-current or describe.`);
   const client = await connection.client();
   try {
     if (action === "set-current") {

@@ -37,8 +37,13 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
     "task-queue": { type: "string" },
     "workflow-bundle": { type: "string" },
   });
-  if (values.help) return io.stdout(USAGE), EXIT.ok;
-  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? "Name the module that exports your agents: durable-agent dev <module>." : `Expected one module, got ${positionals.length}: ${positionals.join(" ")}.`);
+  if (values.help) return (io.stdout(USAGE), EXIT.ok);
+  if (positionals.length !== 1)
+    throw new UsageError(
+      positionals.length === 0
+        ? "Name the module that exports your agents: durable-agent dev <module>."
+        : `Expected one module, got ${positionals.length}: ${positionals.join(" ")}.`,
+    );
   const grpcPort = port("port", values.port) ?? 7233;
   const uiPort = port("ui-port", values["ui-port"]) ?? grpcPort + 1000;
   if (uiPort === grpcPort) throw new UsageError(`--ui-port must differ from --port (both ${grpcPort}).`);
@@ -50,16 +55,27 @@ async function run(argv: string[], io: CommandIO): Promise<number> {
     server = await startDevServer({ port: grpcPort, uiPort, dbFilename: values["db-filename"] });
   } catch (error) {
     // PortInUseError and TemporalCliNotFoundError say what to fix; anything else is the CLI's own words.
-    io.stderr(DurableAgentError.isInstance(error) ? error.message : `The Temporal dev server did not start on port ${grpcPort} (UI ${uiPort}): ${(error as Error).message}`);
+    io.stderr(
+      DurableAgentError.isInstance(error)
+        ? error.message
+        : `The Temporal dev server did not start on port ${grpcPort} (UI ${uiPort}): ${(error as Error).message}`,
+    );
     return EXIT.infrastructure;
   }
   const connection = await NativeConnection.connect({ address: server.address });
   try {
     const taskQueue = temporalSettings({ taskQueue: values["task-queue"] }).taskQueue;
-    const worker = await createCliWorker(agents, { taskQueue, connect: async () => connection, workflowBundle: values["workflow-bundle"], searchAttributes: true });
+    const worker = await createCliWorker(agents, {
+      taskQueue,
+      connect: async () => connection,
+      workflowBundle: values["workflow-bundle"],
+      searchAttributes: true,
+    });
     io.stdout(`Temporal dev server at ${server.address} (${server.executable}); Web UI at ${server.uiUrl}`);
     io.stdout(`Worker serving ${agents.map((agent) => `"${agent.name}"`).join(", ")} on task queue ${taskQueue}`);
-    io.stdout(`Try: npx durable-agent run ${agents[0]!.name} "Hello" --address ${server.address} --task-queue ${taskQueue}`);
+    io.stdout(
+      `Try: npx durable-agent run ${agents[0]!.name} "Hello" --address ${server.address} --task-queue ${taskQueue}`,
+    );
     io.stdout("Ctrl-C to stop.");
     await worker.run();
     io.stdout("Stopped.");

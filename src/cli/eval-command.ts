@@ -28,6 +28,7 @@ import type { Scorer } from "../eval/scorer.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import { connectionProblem, type CliConnection } from "./connection-options.js";
 import { duration } from "./parse-options.js";
+import { defined } from "../core/defined.js";
 
 const USAGE = `Usage: durable-agent eval <module> [options]
 
@@ -98,10 +99,16 @@ interface EvalArgs {
   workflowBundle?: string;
 }
 
-function number(flag: string, text: string | undefined, check: (n: number) => boolean, expected: string): number | undefined {
+function number(
+  flag: string,
+  text: string | undefined,
+  check: (n: number) => boolean,
+  expected: string,
+): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (text.trim() === "" || !Number.isFinite(value) || !check(value)) throw new UsageError(`--${flag} must be ${expected} (got "${text}").`);
+  if (text.trim() === "" || !Number.isFinite(value) || !check(value))
+    throw new UsageError(`--${flag} must be ${expected} (got "${text}").`);
   return value;
 }
 
@@ -136,20 +143,30 @@ function parse(args: string[]): EvalArgs | "help" {
   }
   const { values, positionals } = parsed;
   if (values.help) return "help";
-  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? "Name the eval module: durable-agent eval <module>." : `Expected one module, got ${positionals.length}: ${positionals.join(" ")}.`);
+  if (positionals.length !== 1)
+    throw new UsageError(
+      positionals.length === 0
+        ? "Name the eval module: durable-agent eval <module>."
+        : `Expected one module, got ${positionals.length}: ${positionals.join(" ")}.`,
+    );
   const integer = (n: number) => Number.isInteger(n) && n >= 1;
   const tools = values.tools;
-  if (tools !== undefined && tools !== "live" && tools !== "recorded") throw new UsageError(`--tools must be live or recorded (got "${tools}").`);
+  if (tools !== undefined && tools !== "live" && tools !== "recorded")
+    throw new UsageError(`--tools must be live or recorded (got "${tools}").`);
   const unmatched = values["unmatched-tool-calls"];
-  if (unmatched !== undefined && !["refuse", "execute", "fail"].includes(unmatched)) throw new UsageError(`--unmatched-tool-calls must be refuse, execute or fail (got "${unmatched}").`);
+  if (unmatched !== undefined && !["refuse", "execute", "fail"].includes(unmatched))
+    throw new UsageError(`--unmatched-tool-calls must be refuse, execute or fail (got "${unmatched}").`);
   const approvals = values.approvals;
-  if (approvals !== undefined && approvals !== "approve" && approvals !== "reject") throw new UsageError(`--approvals must be approve or reject (got "${approvals}").`);
+  if (approvals !== undefined && approvals !== "approve" && approvals !== "reject")
+    throw new UsageError(`--approvals must be approve or reject (got "${approvals}").`);
   return {
     module: positionals[0]!,
     cases: values.cases,
-    ...(tools !== undefined ? { tools } : {}),
-    ...(unmatched !== undefined ? { unmatchedToolCalls: unmatched as UnmatchedToolCalls } : {}),
-    ...(approvals !== undefined ? { approvals } : {}),
+    ...defined({
+      tools: tools as EvalArgs["tools"],
+      unmatchedToolCalls: unmatched as UnmatchedToolCalls | undefined,
+      approvals: approvals as EvalArgs["approvals"],
+    }),
     html: values.html,
     trials: number("trials", values.trials, integer, "a positive integer"),
     concurrency: number("concurrency", values.concurrency, integer, "a positive integer"),
@@ -166,16 +183,22 @@ function parse(args: string[]): EvalArgs | "help" {
 
 /** \`--timeout\`: a duration; a bare number is the old form, in seconds. Default 10 minutes. */
 function timeoutOf(text: string | undefined): { timeoutMs: number; warnings: string[] } {
-  if (text === undefined || !/^\s*\d+(\.\d+)?\s*$/.test(text)) return { timeoutMs: duration("timeout", text) ?? 600_000, warnings: [] };
+  if (text === undefined || !/^\s*\d+(\.\d+)?\s*$/.test(text))
+    return { timeoutMs: duration("timeout", text) ?? 600_000, warnings: [] };
   const seconds = number("timeout", text, (n) => n > 0, 'a positive duration such as 90s, 10m or "1 hour"') as number;
-  return { timeoutMs: seconds * 1000, warnings: [`--timeout ${text.trim()} (bare seconds) is deprecated: write --timeout ${text.trim()}s.`] };
+  return {
+    timeoutMs: seconds * 1000,
+    warnings: [`--timeout ${text.trim()} (bare seconds) is deprecated: write --timeout ${text.trim()}s.`],
+  };
 }
 
 async function readCaseFile(path: string): Promise<EvalCase[]> {
   try {
     return await readCases(path);
   } catch (error) {
-    throw new UsageError(`--cases ${path}: ${CaseFileError.isInstance(error) ? error.message : `cannot read it (${(error as Error).message})`}`);
+    throw new UsageError(
+      `--cases ${path}: ${CaseFileError.isInstance(error) ? error.message : `cannot read it (${(error as Error).message})`}`,
+    );
   }
 }
 
@@ -194,7 +217,8 @@ async function loadModule(path: string, casesFromFile = false): Promise<EvalModu
     ...(Array.isArray(exported.scorers) ? [] : ["`scorers` (an array of scorers)"]),
   ];
   if (missing.length > 0) throw new UsageError(`The eval module ${path} must export ${missing.join(", ")}.`);
-  if (exported.trials !== undefined && !(Number.isInteger(exported.trials) && (exported.trials as number) >= 1)) throw new UsageError(`The eval module's \`trials\` must be a positive integer.`);
+  if (exported.trials !== undefined && !(Number.isInteger(exported.trials) && (exported.trials as number) >= 1))
+    throw new UsageError(`The eval module's \`trials\` must be a positive integer.`);
   return exported as unknown as EvalModule;
 }
 
@@ -203,7 +227,9 @@ async function readBaseline(path: string | undefined): Promise<EvalReport | unde
   try {
     return parseReport(await readFile(path, "utf8"));
   } catch (error) {
-    const problem = EvalReportFormatError.isInstance(error) ? error.message : `cannot read it (${(error as Error).message})`;
+    const problem = EvalReportFormatError.isInstance(error)
+      ? error.message
+      : `cannot read it (${(error as Error).message})`;
     throw new UsageError(`--baseline ${path}: ${problem}`);
   }
 }
@@ -215,13 +241,29 @@ async function write(path: string, text: string): Promise<void> {
 
 function progressLine(progress: EvalProgress): string {
   const counts = (outcome: string) => progress.outcomes.filter((o) => o === outcome).length;
-  const verdict = counts("infrastructure-error") > 0 ? "INFRA" : counts("fail") > 0 ? (counts("pass") > 0 ? "FLAKY" : "FAIL") : counts("error") > 0 ? "ERROR" : counts("pass") > 0 ? "pass" : "n/a";
+  const verdict =
+    counts("infrastructure-error") > 0
+      ? "INFRA"
+      : counts("fail") > 0
+        ? counts("pass") > 0
+          ? "FLAKY"
+          : "FAIL"
+        : counts("error") > 0
+          ? "ERROR"
+          : counts("pass") > 0
+            ? "pass"
+            : "n/a";
   const trials = progress.outcomes.length > 1 ? ` [${progress.outcomes.join(", ")}]` : "";
   return `[${progress.finished}/${progress.total}] ${verdict.padEnd(5)} ${progress.case}${trials} (${(progress.durationMs / 1000).toFixed(1)}s)`;
 }
 
 /** Runs the eval with a worker in this process, or on the given task queue. */
-async function runWithWorker(module: EvalModule, args: EvalArgs, connection: CliConnection, io: CommandIO): Promise<EvalReport> {
+async function runWithWorker(
+  module: EvalModule,
+  args: EvalArgs,
+  connection: CliConnection,
+  io: CommandIO,
+): Promise<EvalReport> {
   const client = await connection.client();
   const options = {
     cases: module.cases,
@@ -236,12 +278,19 @@ async function runWithWorker(module: EvalModule, args: EvalArgs, connection: Cli
     onCaseFinished: (progress: EvalProgress) => io.stdout(progressLine(progress)),
   };
   if (args.taskQueue !== undefined) {
-    io.stdout(`Running ${module.cases.length} case(s) of agent "${module.agent.name}" on task queue ${args.taskQueue} (your workers)...`);
+    io.stdout(
+      `Running ${module.cases.length} case(s) of agent "${module.agent.name}" on task queue ${args.taskQueue} (your workers)...`,
+    );
     return module.agent.eval({ ...options, taskQueue: args.taskQueue });
   }
   const taskQueue = `durable-agent-eval-${randomUUID()}`;
   io.stdout(`Starting a worker for agent "${module.agent.name}" on task queue ${taskQueue}...`);
-  const worker = await createCliWorker([module.agent], { taskQueue, namespace: connection.settings().namespace, connect: () => connection.workerConnection(), workflowBundle: args.workflowBundle });
+  const worker = await createCliWorker([module.agent], {
+    taskQueue,
+    namespace: connection.settings().namespace,
+    connect: () => connection.workerConnection(),
+    workflowBundle: args.workflowBundle,
+  });
   io.stdout(`Running ${module.cases.length} case(s)...`);
   return worker.runUntil(module.agent.eval({ ...options, taskQueue }));
 }
@@ -253,7 +302,8 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
     return EXIT.ok;
   }
   for (const warning of args.warnings) io.stderr(`Warning: ${warning}`);
-  if (args.workflowBundle !== undefined && !existsSync(args.workflowBundle)) throw new UsageError(`--workflow-bundle ${args.workflowBundle}: no such file.`);
+  if (args.workflowBundle !== undefined && !existsSync(args.workflowBundle))
+    throw new UsageError(`--workflow-bundle ${args.workflowBundle}: no such file.`);
   const module = { ...(await loadModule(args.module, args.cases !== undefined)) };
   if (args.cases !== undefined) {
     module.cases = await readCaseFile(args.cases);
@@ -262,13 +312,20 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
   let baseline = await readBaseline(args.baseline);
   if (args.baseline === "recorded") {
     const recorded = module.cases.filter(isRecordedCase);
-    if (recorded.length !== module.cases.length) throw new UsageError("--baseline recorded compares with recordings: give --cases <file> (or a module whose cases come from casesFromRuns).");
+    if (recorded.length !== module.cases.length)
+      throw new UsageError(
+        "--baseline recorded compares with recordings: give --cases <file> (or a module whose cases come from casesFromRuns).",
+      );
     baseline = await recordedBaseline(recorded, module.scorers, { agent: module.agent.name });
   }
   try {
     await connection.client();
   } catch (error) {
-    io.stderr(TemporalConnectionError.isInstance(error) || TlsConfigError.isInstance(error) ? connectionProblem(error) : `Cannot connect to Temporal at ${connection.settings().address}: ${(error as Error).message}`);
+    io.stderr(
+      TemporalConnectionError.isInstance(error) || TlsConfigError.isInstance(error)
+        ? connectionProblem(error)
+        : `Cannot connect to Temporal at ${connection.settings().address}: ${(error as Error).message}`,
+    );
     return EXIT.infrastructure;
   }
   let report: EvalReport;

@@ -16,7 +16,9 @@ export async function followRun(handle: RunHandle, io: CommandIO, what: string):
     }
   } catch (error) {
     renderer.endLine();
-    io.stderr(`The ${what} failed: ${DurableAgentError.isInstance(error) ? `${error.name}: ${error.message}` : (error as Error).message}`);
+    io.stderr(
+      `The ${what} failed: ${DurableAgentError.isInstance(error) ? `${error.name}: ${error.message}` : (error as Error).message}`,
+    );
     return EXIT.failed;
   }
   result ??= await handle.result();

@@ -13,6 +13,7 @@ import type { CliConnection } from "./connection-options.js";
 import { followRun } from "./follow-run.js";
 import { loadAgents } from "./load-agents.js";
 import { parseOptions, positiveInteger } from "./parse-options.js";
+import { defined } from "../core/defined.js";
 
 const USAGE = `Usage: durable-agent fork <workflowId> --trip <n> [options]
 
@@ -38,21 +39,37 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
     module: { type: "string" },
     "workflow-bundle": { type: "string" },
   });
-  if (values.help) return io.stdout(USAGE), EXIT.ok;
-  if (positionals.length !== 1) throw new UsageError(`Name the run to fork: durable-agent fork <workflowId> --trip <n> (got ${positionals.length} argument(s)).`);
+  if (values.help) return (io.stdout(USAGE), EXIT.ok);
+  if (positionals.length !== 1)
+    throw new UsageError(
+      `Name the run to fork: durable-agent fork <workflowId> --trip <n> (got ${positionals.length} argument(s)).`,
+    );
   const atTrip = positiveInteger("trip", values.trip);
   if (atTrip === undefined) throw new UsageError("Say which trip to fork at: --trip <n> (trips count from 1).");
   const { taskQueue, namespace } = connection.settings(values["task-queue"]);
   let worker: Worker | undefined;
-  if (values.module !== undefined) worker = await createCliWorker(await loadAgents(values.module), { taskQueue, namespace, workflowBundle: values["workflow-bundle"], connect: () => connection.workerConnection() });
+  if (values.module !== undefined)
+    worker = await createCliWorker(await loadAgents(values.module), {
+      taskQueue,
+      namespace,
+      workflowBundle: values["workflow-bundle"],
+      connect: () => connection.workerConnection(),
+    });
   const watching = watch(positionals[0]!, atTrip, values.agent, taskQueue, await connection.client(), io);
   return await (worker ? worker.runUntil(watching) : watching);
 }
 
-async function watch(workflowId: string, atTrip: number, agent: string | undefined, taskQueue: string, client: Client, io: CommandIO): Promise<number> {
+async function watch(
+  workflowId: string,
+  atTrip: number,
+  agent: string | undefined,
+  taskQueue: string,
+  client: Client,
+  io: CommandIO,
+): Promise<number> {
   let handle;
   try {
-    handle = await forkRun(workflowId, { atTrip, client, taskQueue, ...(agent !== undefined ? { agent } : {}) });
+    handle = await forkRun(workflowId, { atTrip, client, taskQueue, ...defined({ agent }) });
   } catch (error) {
     if (!ForkError.isInstance(error)) throw error;
     io.stderr(error.message);

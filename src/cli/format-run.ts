@@ -10,7 +10,11 @@ export function formatTraceEvent(event: TraceEvent): string {
     switch (event.type) {
       case "model.answered": {
         const tokens = event.usage ? ` [${event.usage.totalTokens} tokens]` : "";
-        return (event.toolCalls.length > 0 ? `model asked for ${event.toolCalls.join(", ")}${event.text ? ` and said ${quote(event.text)}` : ""}` : `model answered ${quote(event.text ?? "")}`) + tokens;
+        return (
+          (event.toolCalls.length > 0
+            ? `model asked for ${event.toolCalls.join(", ")}${event.text ? ` and said ${quote(event.text)}` : ""}`
+            : `model answered ${quote(event.text ?? "")}`) + tokens
+        );
       }
       case "budget.used-up":
         return `budget used up: ${event.used}`;
@@ -47,14 +51,19 @@ export function formatTraceEvent(event: TraceEvent): string {
 export function formatTrace(trace: TraceEvent[], indent = ""): string[] {
   if (trace.length === 0) return indent ? [] : ["(the trace is empty)"];
   return trace.flatMap((event) => {
-    const nested = (event.type === "subagent.finished" || event.type === "subagent.started") && event.trace ? formatTrace(event.trace, `${indent}    `) : [];
+    const nested =
+      (event.type === "subagent.finished" || event.type === "subagent.started") && event.trace
+        ? formatTrace(event.trace, `${indent}    `)
+        : [];
     return [`${indent}${formatTraceEvent(event)}`, ...nested];
   });
 }
 
 /** One line summing up a finished run. */
 export function formatOutcome(result: RunResult): string {
-  const tokens = result.usage ? `, ${result.usage.totalTokens} tokens${result.usage.costUsd !== undefined ? ` ($${result.usage.costUsd})` : ""}` : "";
+  const tokens = result.usage
+    ? `, ${result.usage.totalTokens} tokens${result.usage.costUsd !== undefined ? ` ($${result.usage.costUsd})` : ""}`
+    : "";
   return `stopped: ${result.stopReason} after ${result.trips} trip(s), ${result.toolCalls.length} tool call(s)${tokens}`;
 }
 
@@ -77,7 +86,10 @@ export class RunEventRenderer {
   render(event: StreamedRunEvent): void {
     // A sub-agent's events (merged into the stream) get its agent path; its answer text shows in its trace entry.
     if (event.workflowId !== undefined) {
-      if (event.type !== "text.delta" && event.type !== "model.answered" && event.type !== "run.stopped") this.line(`[${(event.agents ?? []).join(" › ")}] ${formatTraceEvent(event as TraceEvent).replace(/^trip \S+\s+/, "")}`);
+      if (event.type !== "text.delta" && event.type !== "model.answered" && event.type !== "run.stopped")
+        this.line(
+          `[${(event.agents ?? []).join(" › ")}] ${formatTraceEvent(event as TraceEvent).replace(/^trip \S+\s+/, "")}`,
+        );
       return;
     }
     switch (event.type) {
@@ -88,13 +100,17 @@ export class RunEventRenderer {
       case "trip.started":
         return this.line(`── trip ${event.trip} ──`);
       case "trip.retry":
-        return this.line(`(the model call of trip ${event.trip} is retried, attempt ${event.attempt}: text above from the failed attempt is dropped)`);
+        return this.line(
+          `(the model call of trip ${event.trip} is retried, attempt ${event.attempt}: text above from the failed attempt is dropped)`,
+        );
       case "tool.started":
         return this.line(`→ tool ${event.tool} (${event.callId})`);
       case "model.answered":
         return this.endLine();
       case "tool.finished":
-        return this.line(`← tool ${event.tool}: ${event.status}${event.reason ? ` (${event.reason})` : ""}${event.error ? ` (${event.error})` : ""}`);
+        return this.line(
+          `← tool ${event.tool}: ${event.status}${event.reason ? ` (${event.reason})` : ""}${event.error ? ` (${event.error})` : ""}`,
+        );
       case "reprompt":
         return this.line(`↻ re-prompt (${event.kind}): ${quote(event.text)}`);
       case "reprompt.withheld":

@@ -10,7 +10,13 @@ import { UsageError } from "./command.js";
 const TYPESCRIPT = /\.[cm]?tsx?$/i;
 
 /** Errors of a native import that a TypeScript loader may fix. */
-const LOADER_MAY_FIX = new Set(["ERR_UNKNOWN_FILE_EXTENSION", "ERR_MODULE_NOT_FOUND", "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX", "ERR_INVALID_TYPESCRIPT_SYNTAX", "ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING"]);
+const LOADER_MAY_FIX = new Set([
+  "ERR_UNKNOWN_FILE_EXTENSION",
+  "ERR_MODULE_NOT_FOUND",
+  "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX",
+  "ERR_INVALID_TYPESCRIPT_SYNTAX",
+  "ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING",
+]);
 
 interface TsxApi {
   tsImport(specifier: string, parent: string): Promise<unknown>;

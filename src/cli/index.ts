@@ -64,7 +64,11 @@ function packageVersion(): string {
   return (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
 }
 
-const CONSOLE: CommandIO = { stdout: (line) => console.log(line), stderr: (line) => console.error(line), write: (text) => process.stdout.write(text) };
+const CONSOLE: CommandIO = {
+  stdout: (line) => console.log(line),
+  stderr: (line) => console.error(line),
+  write: (text) => process.stdout.write(text),
+};
 
 /** Runs the CLI with the arguments after the executable; resolves to the exit code. */
 export async function main(argv: string[], io: CommandIO = CONSOLE): Promise<number> {
@@ -76,7 +80,7 @@ export async function main(argv: string[], io: CommandIO = CONSOLE): Promise<num
     io.stderr(`${error.message}\n\n${help()}`);
     return EXIT.usage;
   }
-  if (split.version) return io.stdout(packageVersion()), EXIT.ok;
+  if (split.version) return (io.stdout(packageVersion()), EXIT.ok);
   if (split.command === undefined) {
     (split.help ? io.stdout : io.stderr)(help());
     return split.help ? EXIT.ok : EXIT.usage;
@@ -90,7 +94,10 @@ export async function main(argv: string[], io: CommandIO = CONSOLE): Promise<num
   const connection = new CliConnection(split.connection);
   try {
     const given = connection.given;
-    if (command.noConnection && given.length > 0) throw new UsageError(`${given.join(", ")} ${given.length > 1 ? "do" : "does"} not apply: ${command.noConnection}.`);
+    if (command.noConnection && given.length > 0)
+      throw new UsageError(
+        `${given.join(", ")} ${given.length > 1 ? "do" : "does"} not apply: ${command.noConnection}.`,
+      );
     return await command.run(split.args, io, connection);
   } catch (error) {
     if (error instanceof UsageError) {

@@ -6,7 +6,15 @@ import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import type { CliConnection } from "./connection-options.js";
 import { parseOptions, positiveInteger } from "./parse-options.js";
 
-const STATUSES = { running: "Running", completed: "Completed", failed: "Failed", cancelled: "Canceled", terminated: "Terminated", "timed-out": "TimedOut", "continued-as-new": "ContinuedAsNew" } as const;
+const STATUSES = {
+  running: "Running",
+  completed: "Completed",
+  failed: "Failed",
+  cancelled: "Canceled",
+  terminated: "Terminated",
+  "timed-out": "TimedOut",
+  "continued-as-new": "ContinuedAsNew",
+} as const;
 
 const USAGE = `Usage: durable-agent list [options]
 
@@ -32,14 +40,16 @@ const quoted = (value: string) => `'${value.replace(/\\/g, "\\\\").replace(/'/g,
 /** The visibility query for the options. */
 export function listQuery(options: { agent?: string; status?: string; query?: string }): string {
   if (options.query !== undefined) {
-    if (options.agent !== undefined || options.status !== undefined) throw new UsageError("--query replaces --agent and --status: add those conditions to the query instead.");
+    if (options.agent !== undefined || options.status !== undefined)
+      throw new UsageError("--query replaces --agent and --status: add those conditions to the query instead.");
     return options.query;
   }
   const conditions = [`WorkflowType = ${quoted(WORKFLOW_NAME)}`];
   if (options.agent !== undefined) conditions.push(`${SEARCH_ATTRIBUTES.agent.name} = ${quoted(options.agent)}`);
   if (options.status !== undefined) {
     const status = STATUSES[options.status as keyof typeof STATUSES];
-    if (!status) throw new UsageError(`--status must be one of ${Object.keys(STATUSES).join(", ")} (got "${options.status}").`);
+    if (!status)
+      throw new UsageError(`--status must be one of ${Object.keys(STATUSES).join(", ")} (got "${options.status}").`);
     conditions.push(`ExecutionStatus = ${quoted(status)}`);
   }
   return conditions.join(" AND ");
@@ -71,9 +81,21 @@ function rowOf(info: WorkflowExecutionInfo): Row {
 
 function table(rows: Row[]): string[] {
   const header = ["WORKFLOW ID", "STATUS", "STARTED", "AGENT", "STOP REASON", "TRIPS"];
-  const cells = rows.map((row) => [row.workflowId, row.status, row.startTime, row.agent ?? "-", row.stopReason ?? "-", row.trips === undefined ? "-" : String(row.trips)]);
+  const cells = rows.map((row) => [
+    row.workflowId,
+    row.status,
+    row.startTime,
+    row.agent ?? "-",
+    row.stopReason ?? "-",
+    row.trips === undefined ? "-" : String(row.trips),
+  ]);
   const widths = header.map((title, i) => Math.max(title.length, ...cells.map((cell) => cell[i]!.length)));
-  return [header, ...cells].map((cell) => cell.map((text, i) => text.padEnd(widths[i]!)).join("  ").trimEnd());
+  return [header, ...cells].map((cell) =>
+    cell
+      .map((text, i) => text.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd(),
+  );
 }
 
 async function run(argv: string[], io: CommandIO, connection: CliConnection): Promise<number> {
@@ -84,8 +106,11 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
     limit: { type: "string" },
     json: { type: "boolean" },
   });
-  if (values.help) return io.stdout(USAGE), EXIT.ok;
-  if (positionals.length > 0) throw new UsageError(`list takes no arguments (got ${positionals.join(" ")}); filter with --agent, --status or --query.`);
+  if (values.help) return (io.stdout(USAGE), EXIT.ok);
+  if (positionals.length > 0)
+    throw new UsageError(
+      `list takes no arguments (got ${positionals.join(" ")}); filter with --agent, --status or --query.`,
+    );
   const limit = positiveInteger("limit", values.limit) ?? 20;
   const query = listQuery(values);
   const client = await connection.client();
@@ -96,7 +121,9 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
       if (rows.length >= limit) break;
     }
   } catch (error) {
-    const invalid = (error as { code?: number; cause?: { code?: number } }).cause?.code === INVALID_ARGUMENT || (error as { code?: number }).code === INVALID_ARGUMENT;
+    const invalid =
+      (error as { code?: number; cause?: { code?: number } }).cause?.code === INVALID_ARGUMENT ||
+      (error as { code?: number }).code === INVALID_ARGUMENT;
     if (!invalid) throw error;
     io.stderr(`The server rejected the visibility query ${JSON.stringify(query)}: ${(error as Error).message}`);
     return EXIT.usage;

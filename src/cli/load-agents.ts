@@ -7,7 +7,13 @@ function isAgent(value: unknown): value is Agent {
   if (value instanceof Agent) return true;
   // An Agent from another copy of the package (a module that imports its own durable-agent).
   const candidate = value as Partial<Agent> | null;
-  return typeof candidate === "object" && candidate !== null && typeof candidate.name === "string" && typeof candidate.start === "function" && typeof candidate.options === "object";
+  return (
+    typeof candidate === "object" &&
+    candidate !== null &&
+    typeof candidate.name === "string" &&
+    typeof candidate.start === "function" &&
+    typeof candidate.options === "object"
+  );
 }
 
 /**
@@ -23,7 +29,11 @@ export async function loadAgents(path: string): Promise<Agent[]> {
     throw new UsageError(`Cannot load the agents module ${path}: ${(error as Error).message}`);
   }
   const agents = new Set<Agent>();
-  for (const value of Object.values(exported)) for (const item of Array.isArray(value) ? value : [value]) if (isAgent(item)) agents.add(item);
-  if (agents.size === 0) throw new UsageError(`The module ${path} exports no agent: export the values of ai.agent(...), e.g. \`export const coach = ai.agent({ ... })\`.`);
+  for (const value of Object.values(exported))
+    for (const item of Array.isArray(value) ? value : [value]) if (isAgent(item)) agents.add(item);
+  if (agents.size === 0)
+    throw new UsageError(
+      `The module ${path} exports no agent: export the values of ai.agent(...), e.g. \`export const coach = ai.agent({ ... })\`.`,
+    );
   return [...agents];
 }

@@ -9,7 +9,12 @@ import { UsageError } from "./command.js";
 import { CONNECTION_PARSE_OPTIONS, type ConnectionValues } from "./connection-options.js";
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
-type Config<O extends Options> = { args: string[]; options: O & { help: { type: "boolean"; short: "h" } }; allowPositionals: true; strict: true };
+type Config<O extends Options> = {
+  args: string[];
+  options: O & { help: { type: "boolean"; short: "h" } };
+  allowPositionals: true;
+  strict: true;
+};
 
 /** `durable-agent [options] <command> [arguments]`, the top level's options taken out. */
 export interface SplitArguments {
@@ -25,7 +30,11 @@ export interface SplitArguments {
   version: boolean;
 }
 
-const TOP_LEVEL = { ...CONNECTION_PARSE_OPTIONS, help: { type: "boolean", short: "h" }, version: { type: "boolean" } } as const satisfies Options;
+const TOP_LEVEL = {
+  ...CONNECTION_PARSE_OPTIONS,
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
+} as const satisfies Options;
 
 /**
  * Takes the connection options, `--help` and `--version` out of the arguments: the connection
@@ -45,15 +54,23 @@ export function splitArguments(argv: string[]): SplitArguments {
       continue;
     }
     if (token.kind === "positional") {
-      if (commandIndex === undefined) (commandIndex = token.index), (split.command = token.value), taken.add(token.index);
+      if (commandIndex === undefined) {
+        commandIndex = token.index;
+        split.command = token.value;
+        taken.add(token.index);
+      }
       continue;
     }
     if (ended) continue;
     const beforeCommand = commandIndex === undefined;
     if (token.name === "help" && beforeCommand) split.help = true;
     else if (token.name === "version") split.version = true;
-    else if (token.name in CONNECTION_PARSE_OPTIONS) split.connection[token.name] = optionValue(token.name, token.rawName, token.value, token.inlineValue);
-    else if (beforeCommand) throw new UsageError(`${token.rawName} goes after the command's name: only the connection options, --help and --version go before it.`);
+    else if (token.name in CONNECTION_PARSE_OPTIONS)
+      split.connection[token.name] = optionValue(token.name, token.rawName, token.value, token.inlineValue);
+    else if (beforeCommand)
+      throw new UsageError(
+        `${token.rawName} goes after the command's name: only the connection options, --help and --version go before it.`,
+      );
     else continue;
     taken.add(token.index);
     if (token.value !== undefined && !token.inlineValue) taken.add(token.index + 1);
@@ -63,19 +80,32 @@ export function splitArguments(argv: string[]): SplitArguments {
 }
 
 /** A connection option's value: a string option needs one, `--tls` takes none. */
-function optionValue(name: string, rawName: string, value: string | undefined, inline: boolean | undefined): string | boolean {
+function optionValue(
+  name: string,
+  rawName: string,
+  value: string | undefined,
+  inline: boolean | undefined,
+): string | boolean {
   if (CONNECTION_PARSE_OPTIONS[name]!.type === "boolean") {
     if (value !== undefined) throw new UsageError(`${rawName} takes no value (got "${value}").`);
     return true;
   }
-  if (value === undefined || (!inline && value.startsWith("-"))) throw new UsageError(`${rawName} needs a value, e.g. ${rawName} ${name === "address" ? "localhost:7233" : "<value>"} (or ${rawName}=<value>).`);
+  if (value === undefined || (!inline && value.startsWith("-")))
+    throw new UsageError(
+      `${rawName} needs a value, e.g. ${rawName} ${name === "address" ? "localhost:7233" : "<value>"} (or ${rawName}=<value>).`,
+    );
   return value;
 }
 
 /** Parses a command's arguments; an unknown option or a missing value is a `UsageError`. */
 export function parseOptions<O extends Options>(args: string[], options: O): ReturnType<typeof parseArgs<Config<O>>> {
   try {
-    return parseArgs<Config<O>>({ args, options: { ...options, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+    return parseArgs<Config<O>>({
+      args,
+      options: { ...options, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -85,7 +115,8 @@ export function parseOptions<O extends Options>(args: string[], options: O): Ret
 export function positiveInteger(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isInteger(value) || value < 1) throw new UsageError(`--${flag} must be a positive integer (got "${text}").`);
+  if (!/^\d+$/.test(text.trim()) || !Number.isInteger(value) || value < 1)
+    throw new UsageError(`--${flag} must be a positive integer (got "${text}").`);
   return value;
 }
 
@@ -93,13 +124,15 @@ export function positiveInteger(flag: string, text: string | undefined): number 
 export function duration(flag: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const ms = durationMs(text.trim(), true);
-  if (ms === undefined) throw new UsageError(`--${flag} must be a positive duration such as 90s, 10m or "1 hour" (got "${text}").`);
+  if (ms === undefined)
+    throw new UsageError(`--${flag} must be a positive duration such as 90s, 10m or "1 hour" (got "${text}").`);
   return ms;
 }
 
 /** A TCP port option, or undefined when absent. */
 export function port(flag: string, text: string | undefined): number | undefined {
   const value = positiveInteger(flag, text);
-  if (value !== undefined && value > 65535) throw new UsageError(`--${flag} must be a port from 1 to 65535 (got "${text}").`);
+  if (value !== undefined && value > 65535)
+    throw new UsageError(`--${flag} must be a port from 1 to 65535 (got "${text}").`);
   return value;
 }

@@ -13,6 +13,7 @@ import type { CliConnection } from "./connection-options.js";
 import { followRun } from "./follow-run.js";
 import { loadAgents } from "./load-agents.js";
 import { parseOptions } from "./parse-options.js";
+import { defined } from "../core/defined.js";
 
 const USAGE = `Usage: durable-agent run <agent> "<input>" [options]
 
@@ -47,24 +48,44 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
     "workflow-bundle": { type: "string" },
     "no-stream-text": { type: "boolean" },
   });
-  if (values.help) return io.stdout(USAGE), EXIT.ok;
+  if (values.help) return (io.stdout(USAGE), EXIT.ok);
   if (positionals.length !== 2) {
-    throw new UsageError(positionals.length < 2 ? `Name the agent and the input: durable-agent run <agent> "<input>" (got ${positionals.length} argument(s)).` : `Expected <agent> and one "<input>", got ${positionals.length} arguments: quote the input.`);
+    throw new UsageError(
+      positionals.length < 2
+        ? `Name the agent and the input: durable-agent run <agent> "<input>" (got ${positionals.length} argument(s)).`
+        : `Expected <agent> and one "<input>", got ${positionals.length} arguments: quote the input.`,
+    );
   }
   const [agentName, input] = positionals as [string, string];
   if (input.trim() === "") throw new UsageError("The input is empty: give the user's message in quotes.");
-  if (values["workflow-bundle"] !== undefined && values.module === undefined) throw new UsageError("--workflow-bundle is for the worker that --module starts: add --module <file>.");
+  if (values["workflow-bundle"] !== undefined && values.module === undefined)
+    throw new UsageError("--workflow-bundle is for the worker that --module starts: add --module <file>.");
   const context = values.context === undefined ? undefined : parseContext(values.context);
   const taskQueue = connection.settings(values["task-queue"]).taskQueue;
   let worker: Worker | undefined;
   if (values.module !== undefined) {
     const agents = await loadAgents(values.module);
     const agent = agents.find((candidate) => candidate.name === agentName);
-    if (!agent) throw new UsageError(`The module ${values.module} has no agent named "${agentName}" (it exports ${agents.map((a) => `"${a.name}"`).join(", ")}).`);
+    if (!agent)
+      throw new UsageError(
+        `The module ${values.module} has no agent named "${agentName}" (it exports ${agents.map((a) => `"${a.name}"`).join(", ")}).`,
+      );
     if (context !== undefined) checkedContext(agent, context);
-    worker = await createCliWorker(agents, { taskQueue, workflowBundle: values["workflow-bundle"], connect: () => connection.workerConnection(), namespace: connection.settings().namespace });
+    worker = await createCliWorker(agents, {
+      taskQueue,
+      workflowBundle: values["workflow-bundle"],
+      connect: () => connection.workerConnection(),
+      namespace: connection.settings().namespace,
+    });
   }
-  const options: WatchOptions = { taskQueue, id: values.id, context, streamText: !values["no-stream-text"] && !values.json, json: values.json === true, localWorker: worker !== undefined };
+  const options: WatchOptions = {
+    taskQueue,
+    id: values.id,
+    context,
+    streamText: !values["no-stream-text"] && !values.json,
+    json: values.json === true,
+    localWorker: worker !== undefined,
+  };
   const watching = watch(agentName, input, options, connection, io);
   return await (worker ? worker.runUntil(watching) : watching);
 }
@@ -97,13 +118,18 @@ interface WatchOptions {
   localWorker: boolean;
 }
 
-async function watch(agent: string, input: string, options: WatchOptions, connection: CliConnection, io: CommandIO): Promise<number> {
+async function watch(
+  agent: string,
+  input: string,
+  options: WatchOptions,
+  connection: CliConnection,
+  io: CommandIO,
+): Promise<number> {
   const handle = await startRun(agent, input, {
     client: await connection.client(),
     taskQueue: options.taskQueue,
     streamText: options.streamText,
-    ...(options.id !== undefined ? { id: options.id } : {}),
-    ...(options.context !== undefined ? { context: options.context } : {}),
+    ...defined({ id: options.id, context: options.context }),
     // With a worker in this process the check is moot; else it runs at once (the CLI knows no worker is starting).
     noWorkerWarningAfter: options.localWorker ? false : 0,
     logger: { warn: (message) => io.stderr(`Warning: ${message} (Or give this command --module <file>.)`) },
@@ -119,7 +145,9 @@ async function printResult(handle: Awaited<ReturnType<typeof startRun>>, io: Com
     io.stdout(JSON.stringify(await handle.result(), null, 2));
     return EXIT.ok;
   } catch (error) {
-    io.stderr(`The run failed: ${DurableAgentError.isInstance(error) ? `${error.name}: ${error.message}` : (error as Error).message}`);
+    io.stderr(
+      `The run failed: ${DurableAgentError.isInstance(error) ? `${error.name}: ${error.message}` : (error as Error).message}`,
+    );
     return EXIT.failed;
   }
 }

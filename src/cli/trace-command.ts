@@ -27,8 +27,13 @@ const QUERY_DEADLINE_MS = 10_000;
 
 async function run(argv: string[], io: CommandIO, connection: CliConnection): Promise<number> {
   const { values, positionals } = parseOptions(argv, { json: { type: "boolean" } });
-  if (values.help) return io.stdout(USAGE), EXIT.ok;
-  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? "Name the run: durable-agent trace <workflowId> (`durable-agent list` shows recent runs)." : `Expected one workflow id, got ${positionals.length}.`);
+  if (values.help) return (io.stdout(USAGE), EXIT.ok);
+  if (positionals.length !== 1)
+    throw new UsageError(
+      positionals.length === 0
+        ? "Name the run: durable-agent trace <workflowId> (`durable-agent list` shows recent runs)."
+        : `Expected one workflow id, got ${positionals.length}.`,
+    );
   const workflowId = positionals[0]!;
   const client = await connection.client();
   const handle = await getRun(workflowId, { client });
@@ -48,7 +53,9 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
   try {
     ({ trace, outcome } = await readTrace(client, workflowId, status));
   } catch (error) {
-    io.stderr(`Run ${workflowId}: ${DurableAgentError.isInstance(error) ? `${error.name}: ${error.message}` : (error as Error).message}`);
+    io.stderr(
+      `Run ${workflowId}: ${DurableAgentError.isInstance(error) ? `${error.name}: ${error.message}` : (error as Error).message}`,
+    );
     return EXIT.failed;
   }
   if (values.json) {
@@ -61,19 +68,32 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
   return EXIT.ok;
 }
 
-async function readTrace(client: Client, workflowId: string, status: string): Promise<{ trace: TraceEvent[]; outcome: string }> {
+async function readTrace(
+  client: Client,
+  workflowId: string,
+  status: string,
+): Promise<{ trace: TraceEvent[]; outcome: string }> {
   const handle = await getRun(workflowId, { client });
   if (status === "COMPLETED") {
     const result: RunResult = await handle.result();
     return { trace: result.trace, outcome: formatOutcome(result) };
   }
   // Running, or ended without a result: the query (a worker answers it, replaying a closed run).
-  const failure = status === "RUNNING" ? "" : await handle.result().then(() => "", (error: Error) => `: ${error.message}`);
+  const failure =
+    status === "RUNNING"
+      ? ""
+      : await handle.result().then(
+          () => "",
+          (error: Error) => `: ${error.message}`,
+        );
   try {
     const trace = await client.withDeadline(Date.now() + QUERY_DEADLINE_MS, () => handle.trace());
     return { trace, outcome: `${status.toLowerCase()}${failure}` };
   } catch (error) {
-    throw new Error(`${status.toLowerCase()}${failure}; the trace query got no answer (${(error as Error).message}): a worker serving the agent answers it`);
+    throw new Error(
+      `${status.toLowerCase()}${failure}; the trace query got no answer (${(error as Error).message}): a worker serving the agent answers it`,
+      { cause: error },
+    );
   }
 }
 

@@ -5,6 +5,7 @@ import type { CliConnection } from "./connection-options.js";
 import { loadAgents } from "./load-agents.js";
 import { parseOptions } from "./parse-options.js";
 import type { WorkerDeployment } from "../deployments/deployment-options.js";
+import { defined } from "../core/defined.js";
 
 const USAGE = `Usage: durable-agent worker <module> [options]
 
@@ -36,23 +37,43 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
     "build-id": { type: "string" },
     versioning: { type: "string" },
   });
-  if (values.help) return io.stdout(USAGE), EXIT.ok;
-  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? "Name the module that exports your agents: durable-agent worker <module>." : `Expected one module, got ${positionals.length}: ${positionals.join(" ")}.`);
+  if (values.help) return (io.stdout(USAGE), EXIT.ok);
+  if (positionals.length !== 1)
+    throw new UsageError(
+      positionals.length === 0
+        ? "Name the module that exports your agents: durable-agent worker <module>."
+        : `Expected one module, got ${positionals.length}: ${positionals.join(" ")}.`,
+    );
   const deployment = deploymentOf(values.deployment, values["build-id"], values.versioning);
   const agents = await loadAgents(positionals[0]!);
   const { taskQueue, namespace, address } = connection.settings(values["task-queue"]);
-  const worker = await createCliWorker(agents, { taskQueue, namespace, connect: () => connection.workerConnection(), workflowBundle: values["workflow-bundle"], searchAttributes: values["search-attributes"], ...(deployment ? { deployment } : {}) });
-  io.stdout(`durable-agent worker: serving ${agents.map((agent) => `"${agent.name}"`).join(", ")} on task queue ${taskQueue} at ${address} (Ctrl-C to stop)`);
+  const worker = await createCliWorker(agents, {
+    taskQueue,
+    namespace,
+    connect: () => connection.workerConnection(),
+    workflowBundle: values["workflow-bundle"],
+    searchAttributes: values["search-attributes"],
+    ...defined({ deployment }),
+  });
+  io.stdout(
+    `durable-agent worker: serving ${agents.map((agent) => `"${agent.name}"`).join(", ")} on task queue ${taskQueue} at ${address} (Ctrl-C to stop)`,
+  );
   await worker.run();
   io.stdout("durable-agent worker: stopped");
   return EXIT.ok;
 }
 
 /** The worker's deployment from `--deployment`, `--build-id` and `--versioning`, or none. */
-function deploymentOf(name: string | undefined, buildId: string | undefined, versioning: string | undefined): WorkerDeployment | undefined {
+function deploymentOf(
+  name: string | undefined,
+  buildId: string | undefined,
+  versioning: string | undefined,
+): WorkerDeployment | undefined {
   if (name === undefined && buildId === undefined && versioning === undefined) return undefined;
-  if (name === undefined || buildId === undefined) throw new UsageError("--deployment and --build-id go together: name the deployment and this build.");
-  if (versioning !== undefined && versioning !== "pinned" && versioning !== "auto-upgrade") throw new UsageError(`--versioning is pinned or auto-upgrade (got "${versioning}").`);
+  if (name === undefined || buildId === undefined)
+    throw new UsageError("--deployment and --build-id go together: name the deployment and this build.");
+  if (versioning !== undefined && versioning !== "pinned" && versioning !== "auto-upgrade")
+    throw new UsageError(`--versioning is pinned or auto-upgrade (got "${versioning}").`);
   return { name, buildId, ...(versioning ? { behavior: versioning } : {}) };
 }
 

@@ -25,7 +25,9 @@ describe("AnswerDeltas", () => {
     expect(deltas.fromPartial({ trip: 1, attempt: 1, from: 0, text: "This fir" })).toEqual([]);
     const sent = deltas.fromPartial({ trip: 1, attempt: 2, from: 0, text: "The" });
     expect(sent).toEqual([{ type: "text.delta", trip: 1, attempt: 2, text: "The" }]);
-    expect(deltas.beforeDurable(answered(1, "The second."))).toEqual([{ type: "text.delta", trip: 1, attempt: 2, text: " second." }]);
+    expect(deltas.beforeDurable(answered(1, "The second."))).toEqual([
+      { type: "text.delta", trip: 1, attempt: 2, text: " second." },
+    ]);
   });
 
   it("after trip.retry with no heartbeat of the new attempt seen, the whole answer comes with model.answered, as that attempt's", () => {
@@ -33,7 +35,9 @@ describe("AnswerDeltas", () => {
     deltas.beforeDurable({ type: "trip.started", trip: 1 });
     deltas.fromPartial({ trip: 1, attempt: 1, from: 0, text: "This fir" });
     deltas.beforeDurable({ type: "trip.retry", trip: 1, attempt: 2 });
-    expect(deltas.beforeDurable(answered(1, "The second."))).toEqual([{ type: "text.delta", trip: 1, attempt: 2, text: "The second." }]);
+    expect(deltas.beforeDurable(answered(1, "The second."))).toEqual([
+      { type: "text.delta", trip: 1, attempt: 2, text: "The second." },
+    ]);
   });
 
   it("a run that does not stream text has its text in durable deltas: model.answered adds nothing", () => {

@@ -13,8 +13,13 @@ import type { PartialAnswer, RunEvent } from "../core/run-events.js";
 type TextDelta = Extract<RunEvent, { type: "text.delta" }>;
 
 /** The answer in flight, from a description of the run: the pending model call's last heartbeat details. */
-export async function partialAnswerOf(description: WorkflowExecutionDescription, converter: LoadedDataConverter): Promise<PartialAnswer | undefined> {
-  const pending = description.raw.pendingActivities?.find((activity) => activity.activityType?.name === ACTIVITY.modelCall);
+export async function partialAnswerOf(
+  description: WorkflowExecutionDescription,
+  converter: LoadedDataConverter,
+): Promise<PartialAnswer | undefined> {
+  const pending = description.raw.pendingActivities?.find(
+    (activity) => activity.activityType?.name === ACTIVITY.modelCall,
+  );
   const payloads = pending?.heartbeatDetails?.payloads;
   if (!payloads?.length) return undefined;
   // The client's codec first (an encrypting one, say), then its payload converter.
@@ -26,7 +31,14 @@ export async function partialAnswerOf(description: WorkflowExecutionDescription,
 
 function isPartialAnswer(value: unknown): value is PartialAnswer {
   const v = value as PartialAnswer | undefined;
-  return typeof v === "object" && v !== null && typeof v.trip === "number" && typeof v.attempt === "number" && typeof v.from === "number" && typeof v.text === "string";
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof v.trip === "number" &&
+    typeof v.attempt === "number" &&
+    typeof v.from === "number" &&
+    typeof v.text === "string"
+  );
 }
 
 /** What one subscriber has shown of the answers: the deltas to send for each partial answer and durable event. */
@@ -81,7 +93,11 @@ export class AnswerDeltas {
       // A run that does not stream text puts each answer's text in its durable stream, whole.
       const before = this.#shown?.trip === event.trip ? this.#shown.length : 0;
       // (Its attempt is 0: counted as the latest, so model.answered does not send the text again.)
-      this.#shown = { trip: event.trip, attempt: Math.max(event.attempt, this.#retried.get(event.trip) ?? 1), length: before + event.text.length };
+      this.#shown = {
+        trip: event.trip,
+        attempt: Math.max(event.attempt, this.#retried.get(event.trip) ?? 1),
+        length: before + event.text.length,
+      };
       return [];
     }
     if (event.type !== "model.answered") return [];

@@ -6,6 +6,7 @@ import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE, DEFAULT_TEMPORAL_ADDRESS } from 
 import { TemporalConnectionError, TlsConfigError } from "../errors.js";
 import { telemetryClientInterceptors } from "../telemetry/client-telemetry.js";
 import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
+import { defined } from "../core/defined.js";
 
 /** Where the Temporal server is. Defaults: `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_TASK_QUEUE`, else localhost:7233, default, durable-agent. */
 export interface TemporalSettings {
@@ -53,16 +54,33 @@ export function temporalSecurityFromEnv(env: NodeJS.ProcessEnv = process.env): T
   const ca = env.TEMPORAL_TLS_CA || undefined;
   const serverName = env.TEMPORAL_TLS_SERVER_NAME || undefined;
   const flag = env.TEMPORAL_TLS?.trim().toLowerCase();
-  if (flag && !["true", "1", "false", "0"].includes(flag)) throw new TlsConfigError("TEMPORAL_TLS", undefined, `TEMPORAL_TLS must be true or false (got ${JSON.stringify(env.TEMPORAL_TLS)}).`);
+  if (flag && !["true", "1", "false", "0"].includes(flag))
+    throw new TlsConfigError(
+      "TEMPORAL_TLS",
+      undefined,
+      `TEMPORAL_TLS must be true or false (got ${JSON.stringify(env.TEMPORAL_TLS)}).`,
+    );
   const explicitOff = flag === "false" || flag === "0";
   const wanted = flag === "true" || flag === "1" || Boolean(cert || key || ca || serverName);
   if (explicitOff || !wanted) return apiKey ? { apiKey, ...(explicitOff ? { tls: false } : {}) } : {};
-  if (cert && !key) throw new TlsConfigError("TEMPORAL_TLS_KEY", undefined, "TEMPORAL_TLS_CERT is set but TEMPORAL_TLS_KEY is not; mTLS needs the client certificate's private key too.");
-  if (key && !cert) throw new TlsConfigError("TEMPORAL_TLS_CERT", undefined, "TEMPORAL_TLS_KEY is set but TEMPORAL_TLS_CERT is not; mTLS needs the client certificate too.");
+  if (cert && !key)
+    throw new TlsConfigError(
+      "TEMPORAL_TLS_KEY",
+      undefined,
+      "TEMPORAL_TLS_CERT is set but TEMPORAL_TLS_KEY is not; mTLS needs the client certificate's private key too.",
+    );
+  if (key && !cert)
+    throw new TlsConfigError(
+      "TEMPORAL_TLS_CERT",
+      undefined,
+      "TEMPORAL_TLS_KEY is set but TEMPORAL_TLS_CERT is not; mTLS needs the client certificate too.",
+    );
   const tls: TLSConfig = {
     ...(serverName ? { serverNameOverride: serverName } : {}),
     ...(ca ? { serverRootCACertificate: readTlsFile("TEMPORAL_TLS_CA", ca) } : {}),
-    ...(cert && key ? { clientCertPair: { crt: readTlsFile("TEMPORAL_TLS_CERT", cert), key: readTlsFile("TEMPORAL_TLS_KEY", key) } } : {}),
+    ...(cert && key
+      ? { clientCertPair: { crt: readTlsFile("TEMPORAL_TLS_CERT", cert), key: readTlsFile("TEMPORAL_TLS_KEY", key) } }
+      : {}),
   };
   return { tls: Object.keys(tls).length ? tls : true, ...(apiKey ? { apiKey } : {}) };
 }
@@ -72,17 +90,23 @@ function readTlsFile(variable: string, path: string): Buffer {
     return readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const problem = code === "ENOENT" ? "does not exist" : code === "EACCES" ? "cannot be read (permission denied)" : `cannot be read (${(error as Error).message})`;
+    const problem =
+      code === "ENOENT"
+        ? "does not exist"
+        : code === "EACCES"
+          ? "cannot be read (permission denied)"
+          : `cannot be read (${(error as Error).message})`;
     throw new TlsConfigError(variable, path, `${variable} names ${path}, which ${problem}.`);
   }
 }
 
 /** Security from options, else from the environment. */
 export function temporalSecurity(options: TemporalSecurity = {}): TemporalSecurity {
-  const fromEnv = options.tls === undefined ? temporalSecurityFromEnv() : { apiKey: process.env.TEMPORAL_API_KEY || undefined };
+  const fromEnv =
+    options.tls === undefined ? temporalSecurityFromEnv() : { apiKey: process.env.TEMPORAL_API_KEY || undefined };
   const tls = options.tls ?? fromEnv.tls;
   const apiKey = options.apiKey ?? fromEnv.apiKey;
-  return { ...(tls !== undefined ? { tls } : {}), ...(apiKey !== undefined ? { apiKey } : {}) };
+  return { ...defined({ tls, apiKey }) };
 }
 
 /**
@@ -96,7 +120,7 @@ export async function connectClient(overrides: ConnectOptions = {}): Promise<Cli
   const interceptors = overrides.telemetry ? telemetryClientInterceptors(overrides.telemetry) : undefined;
   try {
     const connection = await Connection.connect({ address, connectTimeout: "5s", ...security });
-    return new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}), ...(interceptors ? { interceptors } : {}) });
+    return new Client({ connection, namespace, ...defined({ dataConverter, interceptors }) });
   } catch (error) {
     throw new TemporalConnectionError(address, error);
   }

@@ -27,7 +27,11 @@ async function firstTaskStarted(handle: WorkflowHandle): Promise<boolean> {
  * Schedules the one check of a run started on `taskQueue`; never keeps the process alive. Resolves
  * when the check is done: true when it warned.
  */
-export function watchForNoWorker(client: Client, handle: WorkflowHandle, run: { agent: string; taskQueue: string; after: Duration; logger: RunLogger }): Promise<boolean> {
+export function watchForNoWorker(
+  client: Client,
+  handle: WorkflowHandle,
+  run: { agent: string; taskQueue: string; after: Duration; logger: RunLogger },
+): Promise<boolean> {
   return new Promise<boolean>((resolve) => {
     const check = async (): Promise<boolean> => {
       if ((await firstTaskStarted(handle)) || (await hasWorkflowPollers(client, run.taskQueue))) return false;

@@ -3,11 +3,22 @@ import type { Message } from "../core/types.js";
 import { InvalidInputError } from "../errors.js";
 
 const providerMetadata = z.record(z.string(), z.record(z.string(), z.unknown()));
-const toolCall = z.object({ id: z.string(), name: z.string(), arguments: z.string(), providerMetadata: providerMetadata.optional() });
+const toolCall = z.object({
+  id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+  providerMetadata: providerMetadata.optional(),
+});
 const contentPart = z.discriminatedUnion("type", [
   z.object({ type: z.literal("text"), text: z.string() }),
-  z.object({ type: z.literal("image_url"), image_url: z.object({ url: z.string().min(1), detail: z.enum(["auto", "low", "high"]).optional() }) }),
-  z.object({ type: z.literal("file"), file: z.object({ file_data: z.string().min(1), filename: z.string().optional() }) }),
+  z.object({
+    type: z.literal("image_url"),
+    image_url: z.object({ url: z.string().min(1), detail: z.enum(["auto", "low", "high"]).optional() }),
+  }),
+  z.object({
+    type: z.literal("file"),
+    file: z.object({ file_data: z.string().min(1), filename: z.string().optional() }),
+  }),
 ]);
 const message = z.discriminatedUnion("role", [
   z.object({ role: z.literal("system"), content: z.string() }),

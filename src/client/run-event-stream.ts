@@ -33,11 +33,14 @@ const CLOSED_TAIL_PATIENCE_MS = 30_000;
 
 /** A stream item's data (a base64 `Payload` proto) as a run event. */
 function decodeEvent(data: string): RunEvent {
-  return defaultPayloadConverter.fromPayload<RunEvent>(proto.temporal.api.common.v1.Payload.decode(Buffer.from(data, "base64")));
+  return defaultPayloadConverter.fromPayload<RunEvent>(
+    proto.temporal.api.common.v1.Payload.decode(Buffer.from(data, "base64")),
+  );
 }
 
 /** The pause after the `failures`-th failed read in a row. */
-const retryPause = (failures: number) => Math.min(MAX_RETRY_PAUSE_MS, ANSWER_PAUSE_MS * 2 ** Math.min(failures - 1, 16));
+const retryPause = (failures: number) =>
+  Math.min(MAX_RETRY_PAUSE_MS, ANSWER_PAUSE_MS * 2 ** Math.min(failures - 1, 16));
 
 /** Options of `handle.stream()`. */
 export interface StreamOptions {
@@ -67,7 +70,13 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
   /** The events, in order, as they happen (`for await`). */
   [Symbol.asyncIterator](): AsyncIterator<StreamedRunEvent> {
     if (this.options.subAgents === false) return this.ownEvents();
-    return withSubAgentStreams(this.ownEvents(), (workflowId) => new RunEventStream(this.client, workflowId, async () => completeResult(this.client, await this.client.workflow.getHandle(workflowId).result())));
+    return withSubAgentStreams(
+      this.ownEvents(),
+      (workflowId) =>
+        new RunEventStream(this.client, workflowId, async () =>
+          completeResult(this.client, await this.client.workflow.getHandle(workflowId).result()),
+        ),
+    );
   }
 
   /**
@@ -82,7 +91,7 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
     let seen: string | undefined; // the run id and history length the durable events were last read at
     let idlePause = ANSWER_PAUSE_MS;
     let answering = false; // a model call is under way: read at the answer's pace
-    for (let failures = 0; ; ) {
+    for (let failures = 0; ;) {
       let description: WorkflowExecutionDescription;
       try {
         description = await handle.describe();
@@ -160,7 +169,9 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
     const giveUpAt = Date.now() + CLOSED_TAIL_PATIENCE_MS;
     for (let failures = 1; ; failures++) {
       try {
-        const tail: StreamTail = await this.client.workflow.getHandle(this.workflowId).query(streamTailQuery, fromOffset);
+        const tail: StreamTail = await this.client.workflow
+          .getHandle(this.workflowId)
+          .query(streamTailQuery, fromOffset);
         return tail.items.map(({ offset, data }) => ({ ...decodeEvent(data), offset }));
       } catch {
         if (Date.now() >= giveUpAt) return []; // no worker to answer: the result alone still ends the stream
@@ -182,7 +193,8 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
       } else if (event.type === "run.finished") {
         // A subscriber that attached after the last deltas still gets the whole final answer.
         const last = sent.get(event.result.trips) ?? "";
-        if (event.result.reply.startsWith(last) && event.result.reply.length > last.length) yield event.result.reply.slice(last.length);
+        if (event.result.reply.startsWith(last) && event.result.reply.length > last.length)
+          yield event.result.reply.slice(last.length);
       }
     }
   }
@@ -211,13 +223,20 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
     const body = this.toReadableStream().pipeThrough(
       new TransformStream<StreamedRunEvent, Uint8Array>({
         transform(event, controller) {
-          controller.enqueue(encoder.encode(`id: ${event.offset}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`));
+          controller.enqueue(
+            encoder.encode(`id: ${event.offset}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`),
+          );
         },
       }),
     );
     return new Response(body, {
       ...init,
-      headers: { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive", ...init.headers },
+      headers: {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache",
+        connection: "keep-alive",
+        ...init.headers,
+      },
     });
   }
 }

@@ -1,12 +1,27 @@
-import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowExecutionStatusName, type WorkflowHandle } from "@temporalio/client";
+import {
+  ApplicationFailure,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+  type WorkflowExecutionStatusName,
+  type WorkflowHandle,
+} from "@temporalio/client";
 import type { PendingApproval, RunResult, TraceEvent } from "../core/types.js";
 import { ApprovalError, ApprovalNotWaitingError, RunFailedError, UnknownApprovalError } from "../errors.js";
 import { fromFailure, usageOfFailure } from "../core/typed-failures.js";
-import { approveUpdate, pendingApprovalsQuery, rejectUpdate, traceQuery, type AgentRunResult } from "../workflows/definitions.js";
+import {
+  approveUpdate,
+  pendingApprovalsQuery,
+  rejectUpdate,
+  traceQuery,
+  type AgentRunResult,
+} from "../workflows/definitions.js";
 import { nestedTrace } from "../subagents/nested-trace.js";
 import { completeResult } from "./complete-result.js";
 import { getDefaultClient } from "./connection.js";
 import { RunEventStream, type StreamOptions } from "./run-event-stream.js";
+import { defined } from "../core/defined.js";
 
 /** A started run: await its result, or read its trace while it is live. */
 export class RunHandle {
@@ -50,14 +65,20 @@ export class RunHandle {
    * its message says how the run closed), `UnknownApprovalError` when no such call waits.
    */
   async approve(callId: string, options: ApproveOptions = {}): Promise<void> {
-    const details = { ...(options.by !== undefined ? { by: options.by } : {}), ...(options.note !== undefined ? { note: options.note } : {}) };
-    await this.decide(callId, () => this.workflow.executeUpdate(approveUpdate, { args: Object.keys(details).length ? [callId, details] : [callId] }));
+    const details = { ...defined({ by: options.by, note: options.note }) };
+    await this.decide(callId, () =>
+      this.workflow.executeUpdate(approveUpdate, { args: Object.keys(details).length ? [callId, details] : [callId] }),
+    );
   }
 
   /** Rejects a tool call that waits for approval; the reason reaches the model as a refusal. Fails as `approve` does. */
   async reject(callId: string, options: RejectOptions | string): Promise<void> {
     const { reason, by } = typeof options === "string" ? { reason: options, by: undefined } : options;
-    await this.decide(callId, () => this.workflow.executeUpdate(rejectUpdate, { args: by !== undefined ? [callId, reason, { by }] : [callId, reason] }));
+    await this.decide(callId, () =>
+      this.workflow.executeUpdate(rejectUpdate, {
+        args: by !== undefined ? [callId, reason, { by }] : [callId, reason],
+      }),
+    );
   }
 
   private async decide(callId: string, update: () => Promise<void>): Promise<void> {
@@ -77,7 +98,13 @@ export class RunHandle {
       () => undefined, // no such workflow at all: the original error says so
     );
     if (status === undefined || !CLOSED_RUN[status]) return undefined;
-    const result = status === "COMPLETED" ? await this.workflow.result().then((r) => r as AgentRunResult, () => undefined) : undefined;
+    const result =
+      status === "COMPLETED"
+        ? await this.workflow.result().then(
+            (r) => r as AgentRunResult,
+            () => undefined,
+          )
+        : undefined;
     return decisionOnClosedRun(callId, this.workflowId, status, result);
   }
 
@@ -138,33 +165,62 @@ type ApprovalEntry = Extract<TraceEvent, { type: "approval" }>;
  * time limit): "cancelled". A run that closed otherwise (failed, terminated, timed out) took its
  * waiting calls with it: "cancelled" too. Nothing was changed in any case.
  */
-export function decisionOnClosedRun(callId: string, workflowId: string, status: WorkflowExecutionStatusName, result: AgentRunResult | undefined): ApprovalError {
+export function decisionOnClosedRun(
+  callId: string,
+  workflowId: string,
+  status: WorkflowExecutionStatusName,
+  result: AgentRunResult | undefined,
+): ApprovalError {
   const again = "start a new run, or ai.fork() this one, to ask again";
-  if (status === "CONTINUED_AS_NEW") return new ApprovalError(callId, `Run ${workflowId} continued as new: send the decision to its latest run (ai.getRun("${workflowId}"), a handle without a run id). Nothing was changed.`);
+  if (status === "CONTINUED_AS_NEW")
+    return new ApprovalError(
+      callId,
+      `Run ${workflowId} continued as new: send the decision to its latest run (ai.getRun("${workflowId}"), a handle without a run id). Nothing was changed.`,
+    );
   if (status !== "COMPLETED" || !result || !Array.isArray(result.trace)) {
-    return new ApprovalNotWaitingError(callId, "cancelled", `Tool call "${callId}" is no longer waiting for approval: run ${workflowId} ${CLOSED_RUN[status] ?? status.toLowerCase()}, and no call of a closed run waits. Nothing was changed; ${again}.`);
+    return new ApprovalNotWaitingError(
+      callId,
+      "cancelled",
+      `Tool call "${callId}" is no longer waiting for approval: run ${workflowId} ${CLOSED_RUN[status] ?? status.toLowerCase()}, and no call of a closed run waits. Nothing was changed; ${again}.`,
+    );
   }
   const entries = approvalEntries(result.trace, callId);
   const stopped = `stopReason "${result.stopReason}"`;
   const decided = entries.findLast((e) => e.outcome !== "requested");
   if (decided) {
     const state = decided.outcome as Exclude<ApprovalEntry["outcome"], "requested">;
-    const how = state === "timed-out" ? `timed out without a decision (${decided.reason ?? "no approval in time"})` : `was already ${state}${decided.by !== undefined ? ` by ${decided.by}` : ""}${decided.decidedAt !== undefined ? ` at ${decided.decidedAt}` : ""}`;
-    return new ApprovalNotWaitingError(callId, state, `Tool call "${callId}" is no longer waiting for approval: it ${how}, and run ${workflowId} has since completed (${stopped}). Nothing was changed.`);
+    const how =
+      state === "timed-out"
+        ? `timed out without a decision (${decided.reason ?? "no approval in time"})`
+        : `was already ${state}${decided.by !== undefined ? ` by ${decided.by}` : ""}${decided.decidedAt !== undefined ? ` at ${decided.decidedAt}` : ""}`;
+    return new ApprovalNotWaitingError(
+      callId,
+      state,
+      `Tool call "${callId}" is no longer waiting for approval: it ${how}, and run ${workflowId} has since completed (${stopped}). Nothing was changed.`,
+    );
   }
   if (entries.length > 0) {
     const detail = result.trace.findLast((e) => e.type === "run.stopped");
     const why = detail?.type === "run.stopped" ? `${stopped}: ${detail.detail}` : stopped;
-    return new ApprovalNotWaitingError(callId, "cancelled", `Tool call "${callId}" is no longer waiting for approval: run ${workflowId} stopped while it waited (${why}), so nobody decided it and it never ran. Nothing was changed; ${again}.`);
+    return new ApprovalNotWaitingError(
+      callId,
+      "cancelled",
+      `Tool call "${callId}" is no longer waiting for approval: run ${workflowId} stopped while it waited (${why}), so nobody decided it and it never ran. Nothing was changed; ${again}.`,
+    );
   }
-  return new UnknownApprovalError(callId, [], `No tool call "${callId}" waited for approval in run ${workflowId}, which has completed (${stopped}). Nothing was changed.`);
+  return new UnknownApprovalError(
+    callId,
+    [],
+    `No tool call "${callId}" waited for approval in run ${workflowId}, which has completed (${stopped}). Nothing was changed.`,
+  );
 }
 
 /** The approval entries of a call, in the trace and the nested traces of its sub-agents' runs. */
 function approvalEntries(trace: readonly TraceEvent[], callId: string): ApprovalEntry[] {
   return trace.flatMap((e): ApprovalEntry[] => {
     if (e.type === "approval") return e.callId === callId ? [e] : [];
-    if ((e.type === "subagent.finished" || e.type === "subagent.started") && e.trace) return approvalEntries(e.trace, callId);
+    if ((e.type === "subagent.finished" || e.type === "subagent.started") && e.trace)
+      return approvalEntries(e.trace, callId);
     return [];
   });
 }

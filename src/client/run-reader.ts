@@ -21,19 +21,26 @@ export function runRefOf(context: Context): Required<RunRef> {
 }
 
 /** Reads `part` of a run from `from` up to `to` (exclusive; default: all of it), page by page. */
-export async function readRunPart<T>(client: Client, ref: RunRef, part: RunPart, from: number, to?: number, maxBytes?: number): Promise<T[]> {
+export async function readRunPart<T>(
+  client: Client,
+  ref: RunRef,
+  part: RunPart,
+  from: number,
+  to?: number,
+  maxBytes?: number,
+): Promise<T[]> {
   const handle = client.workflow.getHandle(ref.workflowId, ref.runId);
   const items: T[] = [];
-  for (let next = from, end = to ?? Infinity; next < end; ) {
+  for (let next = from, end = to ?? Infinity; next < end;) {
     const page = (await handle.query(runPageQuery, part, next, maxBytes)) as RunPage<T>;
     if (to === undefined) end = page.total;
-    else if (page.items.length === 0) throw new Error(`run ${ref.runId} has ${page.total} ${part}, fewer than the ${to} asked for`);
+    else if (page.items.length === 0)
+      throw new Error(`run ${ref.runId} has ${page.total} ${part}, fewer than the ${to} asked for`);
     items.push(...page.items.slice(0, end - next));
     next = page.next;
   }
   return items;
 }
-
 
 const CACHED_RUNS = 256;
 const contexts = new Map<string, unknown>();

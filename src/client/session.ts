@@ -9,6 +9,7 @@ import { endUpdate, sendUpdate, type AgentSessionArgs } from "../workflows/defin
 import { getDefaultClient, temporalSettings } from "./connection.js";
 import { checkContext } from "./start-run.js";
 import type { z } from "zod";
+import { defined } from "../core/defined.js";
 
 /** Options of `agent.session()`. */
 export interface SessionOptions {
@@ -48,9 +49,14 @@ export class AgentSession {
    * `handle.result()` does); a session that has ended, with `SessionEndedError`.
    */
   async send(message: string): Promise<RunResult> {
-    if (typeof message !== "string" || message.trim() === "") throw new InvalidInputError("a session message is a non-empty string");
+    if (typeof message !== "string" || message.trim() === "")
+      throw new InvalidInputError("a session message is a non-empty string");
     const client = await this.client();
-    const args: AgentSessionArgs = { agent: this.agent, ...(this.options.streamText ? { streamText: true } : {}), ...(this.#context !== undefined ? { context: this.#context } : {}) };
+    const args: AgentSessionArgs = {
+      agent: this.agent,
+      ...(this.options.streamText ? { streamText: true } : {}),
+      ...defined({ context: this.#context }),
+    };
     const start = new WithStartWorkflowOperation(SESSION_WORKFLOW_NAME, {
       workflowId: this.workflowId,
       taskQueue: temporalSettings({ taskQueue: this.options.taskQueue }).taskQueue,
@@ -60,18 +66,29 @@ export class AgentSession {
       staticSummary: `${this.agent} session ${this.id}`,
     });
     try {
-      return await client.workflow.executeUpdateWithStart(sendUpdate, { args: [message], startWorkflowOperation: start });
+      return await client.workflow.executeUpdateWithStart(sendUpdate, {
+        args: [message],
+        startWorkflowOperation: start,
+      });
     } catch (error) {
       const typed = fromFailure(error);
       // An ended session's id is not reused: a send after the end finds its closed workflow, or the session's own refusal.
-      if (error instanceof WorkflowExecutionAlreadyStartedError || SessionEndedError.isInstance(typed)) throw new SessionEndedError(this.workflowId);
+      if (error instanceof WorkflowExecutionAlreadyStartedError || SessionEndedError.isInstance(typed))
+        throw new SessionEndedError(this.workflowId);
       throw typed ?? error;
     }
   }
 
   /** The whole conversation so far. */
   async history(): Promise<Message[]> {
-    return readRunPart<Message>(await this.client(), { workflowId: this.workflowId }, "messages", 0, undefined, MAX_PAGE_BYTES);
+    return readRunPart<Message>(
+      await this.client(),
+      { workflowId: this.workflowId },
+      "messages",
+      0,
+      undefined,
+      MAX_PAGE_BYTES,
+    );
   }
 
   /** Ends the session once the messages already sent are answered. */

@@ -19,6 +19,7 @@ import { outputJsonSchema } from "../models/structured-output.js";
 import { z } from "zod";
 import { textOf, type Message } from "../core/types.js";
 import type { Budget } from "../core/usage.js";
+import { defined } from "../core/defined.js";
 
 /**
  * Whether the client talks through a `NativeConnection`, which a worker in this process may share:
@@ -64,10 +65,16 @@ export interface RunOptions<Context = unknown> {
   modelSettings?: ModelSettings;
 }
 
-const DATA_URL_HINT = "Images given as data: URLs are part of the run's input and count against the limit; pass an https URL to the image instead.";
+const DATA_URL_HINT =
+  "Images given as data: URLs are part of the run's input and count against the limit; pass an https URL to the image instead.";
 
 function hasDataUrl(messages: Message[]): boolean {
-  return messages.some((m) => m.role === "user" && Array.isArray(m.content) && m.content.some((part) => part.type === "image_url" && part.image_url.url.startsWith("data:")));
+  return messages.some(
+    (m) =>
+      m.role === "user" &&
+      Array.isArray(m.content) &&
+      m.content.some((part) => part.type === "image_url" && part.image_url.url.startsWith("data:")),
+  );
 }
 
 /** The context as the run records it: validated with the schema (its output), and plain JSON; throws `ContextValidationError`. */
@@ -94,33 +101,46 @@ export function checkContext(schema: z.ZodType | undefined, context: unknown): u
  * agent's module), options that need the definition to be checked are checked by the worker.
  * `recorded` carries a replay's recording or a fork's prefix into the run's input.
  */
-export async function startRun(agent: AgentDefinition | string, input: unknown, options: RunOptions = {}, recorded: Pick<AgentRunArgs, "replay" | "fork" | "output"> = {}): Promise<RunHandle> {
+export async function startRun(
+  agent: AgentDefinition | string,
+  input: unknown,
+  options: RunOptions = {},
+  recorded: Pick<AgentRunArgs, "replay" | "fork" | "output"> = {},
+): Promise<RunHandle> {
   const name = typeof agent === "string" ? agent : agent.name;
   if (typeof agent !== "string") validateBudget(options.budget, "budget", agent.options.model);
   validateOutputSchema(options.output, "output");
   if (options.modelSettings !== undefined) {
-    if (typeof options.modelSettings !== "object" || options.modelSettings === null) throw new AgentOptionsError("modelSettings", "must be an object");
+    if (typeof options.modelSettings !== "object" || options.modelSettings === null)
+      throw new AgentOptionsError("modelSettings", "must be an object");
     validateSamplingSettings(options.modelSettings, "modelSettings");
-    if (typeof agent !== "string") validateToolChoice(options.modelSettings, new Set(agent.tools.map((t) => t.name)), "modelSettings");
+    if (typeof agent !== "string")
+      validateToolChoice(options.modelSettings, new Set(agent.tools.map((t) => t.name)), "modelSettings");
   }
   const timeoutMs = options.timeout === undefined ? undefined : durationMs(options.timeout, true);
-  if (options.timeout !== undefined && timeoutMs === undefined) throw new AgentOptionsError("timeout", durationProblem(options.timeout, true));
+  if (options.timeout !== undefined && timeoutMs === undefined)
+    throw new AgentOptionsError("timeout", durationProblem(options.timeout, true));
   const warnAfter = options.noWorkerWarningAfter ?? NO_WORKER_WARNING_AFTER;
-  if (warnAfter !== false && durationMs(warnAfter) === undefined) throw new AgentOptionsError("noWorkerWarningAfter", `${durationProblem(warnAfter)}, or false`);
+  if (warnAfter !== false && durationMs(warnAfter) === undefined)
+    throw new AgentOptionsError("noWorkerWarningAfter", `${durationProblem(warnAfter)}, or false`);
   const context = checkContext(typeof agent === "string" ? undefined : agent.options.contextSchema, options.context);
   const args: AgentRunArgs = {
     agent: name,
     messages: normalizeInput(input),
     ...(options.streamText ? { streamText: true } : {}),
-    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-    ...(options.budget ? { budget: options.budget } : {}),
+    ...defined({ timeoutMs, budget: options.budget }),
     ...(options.output ? { output: outputJsonSchema(options.output) } : {}),
-    ...(context !== undefined ? { context } : {}),
-    ...(options.modelSettings ? { modelSettings: options.modelSettings } : {}),
+    ...defined({ context, modelSettings: options.modelSettings }),
     ...recorded, // a replay's recording, or a fork's recorded prefix (src/datasets, src/fork)
   };
   const bytes = Buffer.byteLength(JSON.stringify(args));
-  if (bytes > PAYLOAD_LIMIT_BYTES) throw new PayloadTooLargeError("The run input", bytes, PAYLOAD_LIMIT_BYTES, hasDataUrl(args.messages) ? DATA_URL_HINT : undefined);
+  if (bytes > PAYLOAD_LIMIT_BYTES)
+    throw new PayloadTooLargeError(
+      "The run input",
+      bytes,
+      PAYLOAD_LIMIT_BYTES,
+      hasDataUrl(args.messages) ? DATA_URL_HINT : undefined,
+    );
   const client = options.client ?? (await getDefaultClient());
   const last = args.messages.findLast((m) => m.role === "user");
   const firstLine = (last ? textOf(last.content) : "").split("\n")[0] ?? "";
@@ -133,7 +153,12 @@ export async function startRun(agent: AgentDefinition | string, input: unknown, 
     ...(sharesAWorkerConnection(client) ? { requestEagerStart: true } : {}),
   });
   if (warnAfter !== false) {
-    void watchForNoWorker(client, workflow, { agent: name, taskQueue, after: warnAfter, logger: options.logger ?? console });
+    void watchForNoWorker(client, workflow, {
+      agent: name,
+      taskQueue,
+      after: warnAfter,
+      logger: options.logger ?? console,
+    });
   }
   return new RunHandle(workflow, client);
 }

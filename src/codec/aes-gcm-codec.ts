@@ -44,7 +44,11 @@ export class AesGcmPayloadCodec implements PayloadCodec {
       const plain = PayloadProto.encode(payload).finish();
       const data = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
       return {
-        metadata: { encoding: utf8.encode(ENCRYPTED_ENCODING), [KEY_ID_METADATA]: utf8.encode(keyId), [CIPHER_METADATA]: utf8.encode(CIPHER) },
+        metadata: {
+          encoding: utf8.encode(ENCRYPTED_ENCODING),
+          [KEY_ID_METADATA]: utf8.encode(keyId),
+          [CIPHER_METADATA]: utf8.encode(CIPHER),
+        },
         data: new Uint8Array(data),
       };
     });
@@ -55,7 +59,8 @@ export class AesGcmPayloadCodec implements PayloadCodec {
     return payloads.map((payload) => {
       if (text(payload.metadata?.encoding) !== ENCRYPTED_ENCODING) return payload;
       const keyId = text(payload.metadata?.[KEY_ID_METADATA]);
-      if (!keyId) throw new PayloadCodecError(`an encrypted payload names no key (metadata "${KEY_ID_METADATA}" is missing).`);
+      if (!keyId)
+        throw new PayloadCodecError(`an encrypted payload names no key (metadata "${KEY_ID_METADATA}" is missing).`);
       const key = this.keyring.keys.get(keyId);
       if (!key) {
         throw new PayloadCodecError(
@@ -65,15 +70,22 @@ export class AesGcmPayloadCodec implements PayloadCodec {
         );
       }
       const data = payload.data ?? new Uint8Array();
-      if (data.length < IV_BYTES + TAG_BYTES) throw new PayloadCodecError(`an encrypted payload is too short to be one (${data.length} bytes).`, keyId);
+      if (data.length < IV_BYTES + TAG_BYTES)
+        throw new PayloadCodecError(`an encrypted payload is too short to be one (${data.length} bytes).`, keyId);
       try {
         const decipher = createDecipheriv(CIPHER, key, data.subarray(0, IV_BYTES));
         decipher.setAAD(utf8.encode(keyId));
         decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
-        const plain = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
+        const plain = Buffer.concat([
+          decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)),
+          decipher.final(),
+        ]);
         return PayloadProto.decode(plain) as Payload;
       } catch {
-        throw new PayloadCodecError(`a payload could not be decrypted with key "${keyId}": the key is wrong or the payload was altered.`, keyId);
+        throw new PayloadCodecError(
+          `a payload could not be decrypted with key "${keyId}": the key is wrong or the payload was altered.`,
+          keyId,
+        );
       }
     });
   }

@@ -72,7 +72,11 @@ export async function startCodecServer(options: CodecServerOptions = {}): Promis
       res.setHeader("vary", "Origin");
     }
     if (req.method === "OPTIONS") {
-      if (!origin || !origins.has(origin)) throw new HttpError(403, `origin ${origin ?? "(none)"} is not allowed; add it to corsOrigins or DURABLE_AGENT_CODEC_CORS_ORIGINS`);
+      if (!origin || !origins.has(origin))
+        throw new HttpError(
+          403,
+          `origin ${origin ?? "(none)"} is not allowed; add it to corsOrigins or DURABLE_AGENT_CODEC_CORS_ORIGINS`,
+        );
       res.writeHead(204, {
         "access-control-allow-methods": "POST, OPTIONS",
         "access-control-allow-headers": "Content-Type, X-Namespace, Authorization",
@@ -82,9 +86,12 @@ export async function startCodecServer(options: CodecServerOptions = {}): Promis
       res.end();
       return;
     }
-    const operation = new URL(req.url ?? "/", "http://codec").pathname.match(/\/(encode|decode)\/?$/)?.[1] as "encode" | "decode" | undefined;
-    if (req.method !== "POST" || !operation) throw new HttpError(404, `no route ${req.method} ${req.url}; use POST /encode or POST /decode`);
-    if (options.authorize && !(await options.authorize(req))) throw new HttpError(401, "not authorised to use this codec server");
+    const operation = new URL(req.url ?? "/", "http://codec").pathname.match(/\/(encode|decode)\/?$/)?.[1] as
+      "encode" | "decode" | undefined;
+    if (req.method !== "POST" || !operation)
+      throw new HttpError(404, `no route ${req.method} ${req.url}; use POST /encode or POST /decode`);
+    if (options.authorize && !(await options.authorize(req)))
+      throw new HttpError(401, "not authorised to use this codec server");
     const body = await readJson(req, maxBodyBytes);
     const payloads = fromJsonPayloads(body);
     const result = operation === "encode" ? await codec.encode(payloads) : await codec.decode(payloads);
@@ -109,20 +116,29 @@ export async function startCodecServer(options: CodecServerOptions = {}): Promis
 }
 
 class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
 
 function requireEnvKeys(): CodecKeyring {
   const keys = codecKeysFromEnv();
-  if (!keys) throw new PayloadCodecError("no keys: set DURABLE_AGENT_CODEC_KEYS (id:base64key, comma-separated) or pass keys.");
+  if (!keys)
+    throw new PayloadCodecError("no keys: set DURABLE_AGENT_CODEC_KEYS (id:base64key, comma-separated) or pass keys.");
   return keys;
 }
 
 function corsOriginsFromEnv(): string[] | undefined {
   const value = process.env.DURABLE_AGENT_CODEC_CORS_ORIGINS;
-  return value ? value.split(",").map((origin) => origin.trim()).filter(Boolean) : undefined;
+  return value
+    ? value
+        .split(",")
+        .map((origin) => origin.trim())
+        .filter(Boolean)
+    : undefined;
 }
 
 function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
@@ -161,18 +177,21 @@ function fromJsonPayloads(body: unknown): Payload[] {
   return payloads.map((raw: JsonPayload, index) => {
     if (typeof raw !== "object" || raw === null) throw new HttpError(400, `payload #${index + 1} is not an object`);
     const metadata: Record<string, Uint8Array> = {};
-    for (const [key, value] of Object.entries(raw.metadata ?? {})) metadata[key] = base64(value, `payload #${index + 1} metadata "${key}"`);
+    for (const [key, value] of Object.entries(raw.metadata ?? {}))
+      metadata[key] = base64(value, `payload #${index + 1} metadata "${key}"`);
     return { metadata, data: base64(raw.data ?? "", `payload #${index + 1} data`) };
   });
 }
 
 function base64(value: unknown, what: string): Uint8Array {
-  if (typeof value !== "string" || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(value)) throw new HttpError(400, `${what} is not base64`);
+  if (typeof value !== "string" || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(value))
+    throw new HttpError(400, `${what} is not base64`);
   return new Uint8Array(Buffer.from(value, "base64"));
 }
 
 function toJsonPayload(payload: Payload): JsonPayload {
   const metadata: Record<string, string> = {};
-  for (const [key, value] of Object.entries(payload.metadata ?? {})) if (value) metadata[key] = Buffer.from(value).toString("base64");
+  for (const [key, value] of Object.entries(payload.metadata ?? {}))
+    if (value) metadata[key] = Buffer.from(value).toString("base64");
   return { metadata, data: Buffer.from(payload.data ?? new Uint8Array()).toString("base64") };
 }

@@ -32,12 +32,20 @@ Environment:
 Exit codes: 0 stopped by a signal; 2 the server did not start; 64 bad arguments, or no keys.`;
 
 /** Starts the codec server from command-line arguments; `UsageError` for bad ones, `"help"` for --help. */
-export async function startCodecServerFromArgs(args: string[], log: (line: string) => void): Promise<CodecServer | "help"> {
+export async function startCodecServerFromArgs(
+  args: string[],
+  log: (line: string) => void,
+): Promise<CodecServer | "help"> {
   let values: { port?: string; host?: string; "cors-origin"?: string[]; help?: boolean };
   try {
     ({ values } = parseArgs({
       args,
-      options: { port: { type: "string" }, host: { type: "string" }, "cors-origin": { type: "string", multiple: true }, help: { type: "boolean", short: "h" } },
+      options: {
+        port: { type: "string" },
+        host: { type: "string" },
+        "cors-origin": { type: "string", multiple: true },
+        help: { type: "boolean", short: "h" },
+      },
     }));
   } catch (error) {
     throw new UsageError((error as Error).message);
@@ -45,11 +53,17 @@ export async function startCodecServerFromArgs(args: string[], log: (line: strin
   if (values.help) return "help";
   const portText = values.port ?? process.env.DURABLE_AGENT_CODEC_SERVER_PORT;
   const port = portText === undefined ? undefined : Number(portText);
-  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) throw new UsageError(`--port must be a port number (got "${portText}").`);
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
+    throw new UsageError(`--port must be a port number (got "${portText}").`);
   const keys = codecKeysFromEnv();
-  if (!keys) throw new UsageError("No keys: set DURABLE_AGENT_CODEC_KEYS=id:base64key (for a new key: openssl rand -base64 32).");
+  if (!keys)
+    throw new UsageError(
+      "No keys: set DURABLE_AGENT_CODEC_KEYS=id:base64key (for a new key: openssl rand -base64 32).",
+    );
   const server = await startCodecServer({ keys, port, host: values.host, corsOrigins: values["cors-origin"] });
-  log(`durable-agent codec server on ${server.url} (keys: ${[...keys.keys.keys()].join(", ")}; new payloads use "${keys.encryptKeyId}")`);
+  log(
+    `durable-agent codec server on ${server.url} (keys: ${[...keys.keys.keys()].join(", ")}; new payloads use "${keys.encryptKeyId}")`,
+  );
   log(`Point the Temporal UI's codec endpoint at ${server.url}`);
   return server;
 }
@@ -86,7 +100,13 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   serve(process.argv.slice(2), io).then(
     (code) => process.exit(code),
     (error: unknown) => {
-      io.stderr(error instanceof UsageError ? `${error.message}\n\n${USAGE}` : error instanceof Error ? error.message : String(error));
+      io.stderr(
+        error instanceof UsageError
+          ? `${error.message}\n\n${USAGE}`
+          : error instanceof Error
+            ? error.message
+            : String(error),
+      );
       process.exit(error instanceof UsageError ? EXIT.usage : EXIT.infrastructure);
     },
   );

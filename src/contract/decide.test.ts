@@ -1,13 +1,33 @@
 import { describe, expect, it } from "vitest";
 import { initialContractState, type ContractSpec } from "../core/contract-state.js";
-import { actWhenAskedCandidate, backstopsToDetect, decideReprompt, outputRepairCandidate, refusalCandidate, requiredToolsSatisfied, spendBudget, updatePendingRefusals } from "./decide.js";
+import {
+  actWhenAskedCandidate,
+  backstopsToDetect,
+  decideReprompt,
+  outputRepairCandidate,
+  refusalCandidate,
+  requiredToolsSatisfied,
+  spendBudget,
+  updatePendingRefusals,
+} from "./decide.js";
 import type { ToolCallRecord, ToolCallStatus } from "../core/types.js";
 
-const call = (name: string, status: ToolCallStatus, reason?: string): ToolCallRecord => ({ id: name, name, input: {}, status, trip: 1, ...(reason ? { reason } : {}) });
+const call = (name: string, status: ToolCallStatus, reason?: string): ToolCallRecord => ({
+  id: name,
+  name,
+  input: {},
+  status,
+  trip: 1,
+  ...(reason ? { reason } : {}),
+});
 const spec: ContractSpec = {
   actWhenAsked: { requiredTools: ["a", "b"], require: "any", maxReprompts: 1 },
   refusal: { retries: 1 },
-  backstops: [{ name: "x", phase: "before" }, { name: "y", phase: "after" }, { name: "z", phase: "after" }],
+  backstops: [
+    { name: "x", phase: "before" },
+    { name: "y", phase: "after" },
+    { name: "z", phase: "after" },
+  ],
 };
 
 describe("requiredToolsSatisfied", () => {
@@ -23,9 +43,15 @@ describe("requiredToolsSatisfied", () => {
 describe("updatePendingRefusals", () => {
   it("remembers the latest refusal per tool, and a later success of the same tool clears it", () => {
     let pending = updatePendingRefusals([], [call("a", "refused", "r1"), call("b", "refused", "r2")]);
-    expect(pending).toEqual([{ tool: "a", reason: "r1" }, { tool: "b", reason: "r2" }]);
+    expect(pending).toEqual([
+      { tool: "a", reason: "r1" },
+      { tool: "b", reason: "r2" },
+    ]);
     pending = updatePendingRefusals(pending, [call("a", "refused", "r3")]);
-    expect(pending).toEqual([{ tool: "b", reason: "r2" }, { tool: "a", reason: "r3" }]);
+    expect(pending).toEqual([
+      { tool: "b", reason: "r2" },
+      { tool: "a", reason: "r3" },
+    ]);
     pending = updatePendingRefusals(pending, [call("a", "ok"), call("b", "failed")]);
     expect(pending).toEqual([{ tool: "b", reason: "r2" }]);
   });
@@ -33,7 +59,13 @@ describe("updatePendingRefusals", () => {
 
 describe("candidates", () => {
   it("refusal: the latest pending refusal while retries are left; none when the option is off", () => {
-    const state = { ...initialContractState(), pendingRefusals: [{ tool: "a", reason: "r1" }, { tool: "b", reason: "r2" }] };
+    const state = {
+      ...initialContractState(),
+      pendingRefusals: [
+        { tool: "a", reason: "r1" },
+        { tool: "b", reason: "r2" },
+      ],
+    };
     expect(refusalCandidate(spec, state)).toEqual({ tool: "b", reason: "r2" });
     expect(refusalCandidate({ ...spec, refusal: undefined }, state)).toBeUndefined();
     expect(refusalCandidate(spec, { ...state, refusalRetries: 1 })).toBeUndefined();
@@ -45,7 +77,13 @@ describe("candidates", () => {
     expect(actWhenAskedCandidate(spec, state, [call("b", "ok")])).toBe(false);
     expect(actWhenAskedCandidate(spec, { ...state, actionRequest: false }, [])).toBe(false);
     expect(actWhenAskedCandidate(spec, { ...state, actReprompts: 1 }, [])).toBe(false);
-    expect(actWhenAskedCandidate({ ...spec, actWhenAsked: { requiredTools: ["a"], require: "any", maxReprompts: 0 } }, state, [])).toBe(false);
+    expect(
+      actWhenAskedCandidate(
+        { ...spec, actWhenAsked: { requiredTools: ["a"], require: "any", maxReprompts: 0 } },
+        state,
+        [],
+      ),
+    ).toBe(false);
   });
 
   it("backstops: those of the phase that have not run, in declaration order", () => {
@@ -56,7 +94,14 @@ describe("candidates", () => {
 });
 
 describe("decideReprompt", () => {
-  const all = { backstopPrompts: [{ name: "y", prompt: "P1" }, { name: "z", prompt: "P2" }], refusal: { tool: "a", text: "R" }, actWhenAsked: { text: "A" } };
+  const all = {
+    backstopPrompts: [
+      { name: "y", prompt: "P1" },
+      { name: "z", prompt: "P2" },
+    ],
+    refusal: { tool: "a", text: "R" },
+    actWhenAsked: { text: "A" },
+  };
 
   it("backstops go first, joining their prompts in declaration order", () => {
     expect(decideReprompt(all, 1)).toEqual({ type: "reprompt", kind: "backstop", text: "P1\n\nP2", source: "y, z" });
@@ -64,7 +109,11 @@ describe("decideReprompt", () => {
   it("the output repair goes after the refusal retry and before actWhenAsked", () => {
     const repair = { outputRepair: { text: "O" } };
     expect(decideReprompt({ ...all, ...repair, backstopPrompts: [] }, 1)).toMatchObject({ kind: "refusal-retry" });
-    expect(decideReprompt({ backstopPrompts: [], ...repair, actWhenAsked: { text: "A" } }, 1)).toEqual({ type: "reprompt", kind: "output-repair", text: "O" });
+    expect(decideReprompt({ backstopPrompts: [], ...repair, actWhenAsked: { text: "A" } }, 1)).toEqual({
+      type: "reprompt",
+      kind: "output-repair",
+      text: "O",
+    });
     expect(decideReprompt({ backstopPrompts: [], ...repair }, 0)).toEqual({ type: "end", withheld: "output-repair" });
   });
   it("output repair: only for an invalid answer, with an output schema and repairs left", () => {
@@ -77,15 +126,27 @@ describe("decideReprompt", () => {
     expect(outputRepairCandidate(spec, state, { ok: false, issues: "x" })).toBe(false);
   });
   it("then the refusal retry, then actWhenAsked", () => {
-    expect(decideReprompt({ ...all, backstopPrompts: [] }, 1)).toEqual({ type: "reprompt", kind: "refusal-retry", text: "R", source: "a" });
-    expect(decideReprompt({ backstopPrompts: [], actWhenAsked: { text: "A" } }, 1)).toEqual({ type: "reprompt", kind: "act-when-asked", text: "A" });
+    expect(decideReprompt({ ...all, backstopPrompts: [] }, 1)).toEqual({
+      type: "reprompt",
+      kind: "refusal-retry",
+      text: "R",
+      source: "a",
+    });
+    expect(decideReprompt({ backstopPrompts: [], actWhenAsked: { text: "A" } }, 1)).toEqual({
+      type: "reprompt",
+      kind: "act-when-asked",
+      text: "A",
+    });
   });
   it("ends when nothing fires", () => {
     expect(decideReprompt({ backstopPrompts: [] }, 5)).toEqual({ type: "end" });
   });
   it("with no trip left, nothing is sent and the would-be re-prompt is reported as withheld", () => {
     expect(decideReprompt(all, 0)).toEqual({ type: "end", withheld: "backstop" });
-    expect(decideReprompt({ backstopPrompts: [], actWhenAsked: { text: "A" } }, 0)).toEqual({ type: "end", withheld: "act-when-asked" });
+    expect(decideReprompt({ backstopPrompts: [], actWhenAsked: { text: "A" } }, 0)).toEqual({
+      type: "end",
+      withheld: "act-when-asked",
+    });
   });
 });
 

@@ -11,16 +11,23 @@ import type { OutputCheck } from "../core/activity-types.js";
 import type { RepromptKind, ToolCallRecord } from "../core/types.js";
 
 /** Whether the run has acted: a required tool call succeeded (`any`), or each of them did (`all`). */
-export function requiredToolsSatisfied(requiredTools: string[], require: "any" | "all", toolCalls: ToolCallRecord[]): boolean {
+export function requiredToolsSatisfied(
+  requiredTools: string[],
+  require: "any" | "all",
+  toolCalls: ToolCallRecord[],
+): boolean {
   const succeeded = new Set(toolCalls.filter((call) => call.status === "ok").map((call) => call.name));
-  return require === "all" ? requiredTools.every((tool) => succeeded.has(tool)) : requiredTools.some((tool) => succeeded.has(tool));
+  return require === "all"
+    ? requiredTools.every((tool) => succeeded.has(tool))
+    : requiredTools.some((tool) => succeeded.has(tool));
 }
 
 /** Updates pending refusals with a batch of calls: a refusal is remembered, a later success of the same tool clears it. */
 export function updatePendingRefusals(pending: PendingRefusal[], calls: ToolCallRecord[]): PendingRefusal[] {
   let next = pending;
   for (const call of calls) {
-    if (call.status === "refused") next = [...next.filter((r) => r.tool !== call.name), { tool: call.name, reason: call.reason ?? "refused" }];
+    if (call.status === "refused")
+      next = [...next.filter((r) => r.tool !== call.name), { tool: call.name, reason: call.reason ?? "refused" }];
     else if (call.status === "ok") next = next.filter((r) => r.tool !== call.name);
   }
   return next;
@@ -54,13 +61,17 @@ export interface RepromptOffers {
 
 /** The decision on an answer that would end the run. */
 export type Decision =
-  | { type: "end"; withheld?: RepromptKind }
-  | { type: "reprompt"; kind: RepromptKind; text: string; source?: string };
+  { type: "end"; withheld?: RepromptKind } | { type: "reprompt"; kind: RepromptKind; text: string; source?: string };
 
 /** Picks the one re-prompt to send, by precedence, if a trip is left; otherwise the run ends. */
 export function decideReprompt(offers: RepromptOffers, tripsLeft: number): Decision {
   const chosen: Decision | undefined = offers.backstopPrompts.length
-    ? { type: "reprompt", kind: "backstop", text: offers.backstopPrompts.map((b) => b.prompt).join("\n\n"), source: offers.backstopPrompts.map((b) => b.name).join(", ") }
+    ? {
+        type: "reprompt",
+        kind: "backstop",
+        text: offers.backstopPrompts.map((b) => b.prompt).join("\n\n"),
+        source: offers.backstopPrompts.map((b) => b.name).join(", "),
+      }
     : offers.refusal
       ? { type: "reprompt", kind: "refusal-retry", text: offers.refusal.text, source: offers.refusal.tool }
       : offers.outputRepair
@@ -80,9 +91,12 @@ export function spendBudget(state: ContractState, kind: RepromptKind): void {
   if (kind === "output-repair") state.outputRepairs = (state.outputRepairs ?? 0) + 1;
 }
 
-
 /** Whether an output repair would re-prompt now: the answer is invalid and repairs are left. */
-export function outputRepairCandidate(spec: ContractSpec, state: ContractState, check: OutputCheck | undefined): check is { ok: false; issues: string } {
+export function outputRepairCandidate(
+  spec: ContractSpec,
+  state: ContractState,
+  check: OutputCheck | undefined,
+): check is { ok: false; issues: string } {
   if (!check || check.ok || !spec.output) return false;
   return (state.outputRepairs ?? 0) < spec.output.retries;
 }

@@ -36,5 +36,12 @@ export interface ContractState {
 
 /** A fresh contract state. */
 export function initialContractState(): ContractState {
-  return { actionRequest: false, actReprompts: 0, refusalRetries: 0, pendingRefusals: [], backstopsRan: [], backstopState: {} };
+  return {
+    actionRequest: false,
+    actReprompts: 0,
+    refusalRetries: 0,
+    pendingRefusals: [],
+    backstopsRan: [],
+    backstopState: {},
+  };
 }

@@ -17,7 +17,10 @@ const LEVEL = 1;
 function estimatePacked(bytes: Uint8Array): number {
   if (bytes.length <= 3 * SAMPLE_BYTES) return 0;
   const starts = [0, Math.floor(bytes.length / 2), bytes.length - SAMPLE_BYTES];
-  const packed = starts.reduce((sum, start) => sum + gzipSync(bytes.subarray(start, start + SAMPLE_BYTES), { level: LEVEL, mtime: 0 }).length, 0);
+  const packed = starts.reduce(
+    (sum, start) => sum + gzipSync(bytes.subarray(start, start + SAMPLE_BYTES), { level: LEVEL, mtime: 0 }).length,
+    0,
+  );
   return (packed / (3 * SAMPLE_BYTES)) * bytes.length;
 }
 

@@ -45,10 +45,14 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((item, i) => jsonEqual(item, (b as unknown[])[i]));
+  if (Array.isArray(a))
+    return a.length === (b as unknown[]).length && a.every((item, i) => jsonEqual(item, (b as unknown[])[i]));
   const keysA = Object.keys(a).filter((k) => (a as Record<string, unknown>)[k] !== undefined);
   const keysB = Object.keys(b).filter((k) => (b as Record<string, unknown>)[k] !== undefined);
-  return keysA.length === keysB.length && keysA.every((k) => jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return (
+    keysA.length === keysB.length &&
+    keysA.every((k) => jsonEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]))
+  );
 }
 
 /** The recorded calls a replay answers from: each is used once, the first unused one that matches. */
@@ -61,7 +65,9 @@ export class PlaybackRecording {
 
   /** Takes the first unused recorded call with this name and an equal input, if there is one. */
   take(name: string, input: unknown): RecordedToolCall | undefined {
-    const index = this.args.toolCalls.findIndex((call, i) => !this.#used.has(i) && call.name === name && jsonEqual(call.input, input));
+    const index = this.args.toolCalls.findIndex(
+      (call, i) => !this.#used.has(i) && call.name === name && jsonEqual(call.input, input),
+    );
     if (index < 0) return undefined;
     this.#used.add(index);
     return this.args.toolCalls[index];

@@ -1,7 +1,16 @@
 /** The run's state as plain data, and the pure steps that change it. Workflow-safe. */
 import { toolResultContent } from "./tool-result.js";
-import type { ForkedFrom, Message, RequestedToolCall, RunResult, StopReason, ToolCallRecord, TraceEvent } from "./types.js";
+import type {
+  ForkedFrom,
+  Message,
+  RequestedToolCall,
+  RunResult,
+  StopReason,
+  ToolCallRecord,
+  TraceEvent,
+} from "./types.js";
 import { addRunUsage, addUsage, type RunUsage, type Usage } from "./usage.js";
+import { defined } from "./defined.js";
 
 /** Everything a run has done so far. */
 export interface RunState {
@@ -35,11 +44,19 @@ export function initialState(messages: Message[], trips = 0, usage?: RunUsage): 
 export function recordUsage(state: RunState, usage: Usage, failedAttempt = false): void {
   state.usage = addUsage(state.usage, usage, failedAttempt);
   state.requestUsage = addUsage(state.requestUsage, usage, failedAttempt);
-  if (state.agent !== undefined) state.usageByAgent = { ...state.usageByAgent, [state.agent]: addUsage(state.usageByAgent?.[state.agent], usage, failedAttempt) };
+  if (state.agent !== undefined)
+    state.usageByAgent = {
+      ...state.usageByAgent,
+      [state.agent]: addUsage(state.usageByAgent?.[state.agent], usage, failedAttempt),
+    };
 }
 
 /** Counts a sub-agent run's usage (its failed attempts and its own sub-agents included) in the run's totals. */
-export function recordChildUsage(state: RunState, usage: RunUsage | undefined, byAgent: Record<string, RunUsage> | undefined): void {
+export function recordChildUsage(
+  state: RunState,
+  usage: RunUsage | undefined,
+  byAgent: Record<string, RunUsage> | undefined,
+): void {
   if (!usage) return;
   state.usage = addRunUsage(state.usage, usage);
   state.requestUsage = addRunUsage(state.requestUsage, usage);
@@ -49,7 +66,12 @@ export function recordChildUsage(state: RunState, usage: RunUsage | undefined, b
 }
 
 /** Records a model answer as the next trip, with the usage it reported and the `agent.version` that answered. */
-export function recordAnswer(state: RunState, answer: Extract<Message, { role: "assistant" }>, usage?: Usage, agentVersion?: string): void {
+export function recordAnswer(
+  state: RunState,
+  answer: Extract<Message, { role: "assistant" }>,
+  usage?: Usage,
+  agentVersion?: string,
+): void {
   state.trips += 1;
   state.messages.push(answer);
   if (usage) recordUsage(state, usage);
@@ -58,8 +80,7 @@ export function recordAnswer(state: RunState, answer: Extract<Message, { role: "
     type: "model.answered",
     text: answer.content,
     toolCalls: (answer.toolCalls ?? []).map((call) => call.name),
-    ...(usage ? { usage } : {}),
-    ...(agentVersion !== undefined ? { agentVersion } : {}),
+    ...defined({ usage, agentVersion }),
   });
 }
 
@@ -74,8 +95,7 @@ export function recordToolCalls(state: RunState, calls: ToolCallRecord[]): void 
       tool: call.name,
       callId: call.id,
       status: call.status,
-      ...(call.reason !== undefined ? { reason: call.reason } : {}),
-      ...(call.error !== undefined ? { error: call.error } : {}),
+      ...defined({ reason: call.reason, error: call.error }),
     });
   }
 }
@@ -101,7 +121,12 @@ export function lastReply(state: RunState): string {
 }
 
 /** Ends the run: records why in the trace and builds the result. */
-export function finish(state: RunState, stopReason: StopReason, detail: string, ids: { workflowId: string; runId: string }): RunResult {
+export function finish(
+  state: RunState,
+  stopReason: StopReason,
+  detail: string,
+  ids: { workflowId: string; runId: string },
+): RunResult {
   state.trace.push({ trip: state.trips, type: "run.stopped", stopReason, detail });
   return {
     ...ids,
@@ -111,11 +136,13 @@ export function finish(state: RunState, stopReason: StopReason, detail: string, 
     toolCalls: state.toolCalls,
     trips: state.trips,
     trace: state.trace,
-    ...(state.usage ? { usage: state.usage } : {}),
-    ...(state.agent !== undefined ? { agent: state.agent } : {}),
-    ...(state.usageByAgent ? { usageByAgent: state.usageByAgent } : {}),
-    ...(state.output !== undefined ? { output: state.output } : {}),
-    ...(state.agentVersion !== undefined ? { agentVersion: state.agentVersion } : {}),
-    ...(state.forkedFrom ? { forkedFrom: state.forkedFrom } : {}),
+    ...defined({
+      usage: state.usage,
+      agent: state.agent,
+      usageByAgent: state.usageByAgent,
+      output: state.output,
+      agentVersion: state.agentVersion,
+      forkedFrom: state.forkedFrom,
+    }),
   };
 }

@@ -22,7 +22,8 @@ export function refusalReasonOf(output: unknown): string | undefined {
 /** The tool message content the model sees for a call (from its outcome alone). */
 export function toolResultContent(call: Pick<ToolCallRecord, "status" | "output" | "error" | "reason">): string {
   if (call.status === "failed") return JSON.stringify({ error: call.error });
-  if (call.status === "refused" && call.output === undefined) return JSON.stringify({ refused: true, reason: call.reason });
+  if (call.status === "refused" && call.output === undefined)
+    return JSON.stringify({ refused: true, reason: call.reason });
   return JSON.stringify(call.output ?? null);
 }
 
@@ -50,8 +51,18 @@ export function toolCallResult(fields: ToolCallResult & { input: unknown }, pars
 }
 
 /** The whole record of `call` on `trip` from what `tool.execute` returned (a result, or a whole record from an older history). */
-export function toolCallRecord(call: RequestedToolCall, trip: number, result: ToolCallResult | ToolCallRecord): ToolCallRecord {
+export function toolCallRecord(
+  call: RequestedToolCall,
+  trip: number,
+  result: ToolCallResult | ToolCallRecord,
+): ToolCallRecord {
   const { input, ...rest } = result;
   const parsed = "input" in result ? input : parseToolArguments(call);
-  return { id: call.id, name: call.name, trip, input: parsed instanceof SyntaxError ? call.arguments : parsed, ...rest };
+  return {
+    id: call.id,
+    name: call.name,
+    trip,
+    input: parsed instanceof SyntaxError ? call.arguments : parsed,
+    ...rest,
+  };
 }

@@ -118,7 +118,15 @@ export type TraceEvent =
       /** The `agent.version` of the definition that gave this answer, as the worker that made the model call reported it; absent in runs of workers before versions. */
       agentVersion?: string;
     }
-  | { trip: number; type: "tool.finished"; tool: string; callId: string; status: ToolCallStatus; reason?: string; error?: string }
+  | {
+      trip: number;
+      type: "tool.finished";
+      tool: string;
+      callId: string;
+      status: ToolCallStatus;
+      reason?: string;
+      error?: string;
+    }
   | { trip: number; type: "reprompt"; kind: RepromptKind; text: string; source?: string }
   | { trip: number; type: "reprompt.withheld"; kind: RepromptKind; detail: string }
   | {
@@ -150,7 +158,15 @@ export type TraceEvent =
     }
   | { trip: number; type: "budget.used-up"; used: string; budget: Budget; usage?: RunUsage }
   | { trip: number; type: "run.stopped"; stopReason: StopReason; detail: string }
-  | { trip: number; type: "subagent.started"; tool: string; callId: string; agent: string; workflowId: string; trace?: TraceEvent[] }
+  | {
+      trip: number;
+      type: "subagent.started";
+      tool: string;
+      callId: string;
+      agent: string;
+      workflowId: string;
+      trace?: TraceEvent[];
+    }
   | {
       trip: number;
       type: "subagent.finished";

@@ -1,3 +1,4 @@
+import { defined } from "./defined.js";
 /**
  * Token usage and budgets as plain data: what each model call reported, the run's total, and
  * whether the run's budget lets another trip start. Pure functions; workflow-safe. A parent run
@@ -52,8 +53,13 @@ const OPTIONAL = ["cachedInputTokens", "cacheWriteTokens", "reasoningTokens", "c
 
 /** The sum of two usages; an optional field is present when either has it. */
 export function sumUsage(a: Usage, b: Usage): Usage {
-  const sum: Usage = { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens, totalTokens: a.totalTokens + b.totalTokens };
-  for (const key of OPTIONAL) if (a[key] !== undefined || b[key] !== undefined) sum[key] = roundCost((a[key] ?? 0) + (b[key] ?? 0), key);
+  const sum: Usage = {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+  for (const key of OPTIONAL)
+    if (a[key] !== undefined || b[key] !== undefined) sum[key] = roundCost((a[key] ?? 0) + (b[key] ?? 0), key);
   return sum;
 }
 
@@ -106,8 +112,10 @@ function roundCost(value: number, key: string): number {
 export function budgetUsedUp(budget: Budget | undefined, usage: RunUsage | undefined): string | undefined {
   if (!budget) return undefined;
   const used: string[] = [];
-  if (budget.maxTokens !== undefined && (usage?.totalTokens ?? 0) >= budget.maxTokens) used.push(`${usage?.totalTokens ?? 0} of ${budget.maxTokens} tokens`);
-  if (budget.maxCostUsd !== undefined && (usage?.costUsd ?? 0) >= budget.maxCostUsd) used.push(`$${usage?.costUsd ?? 0} of $${budget.maxCostUsd}`);
+  if (budget.maxTokens !== undefined && (usage?.totalTokens ?? 0) >= budget.maxTokens)
+    used.push(`${usage?.totalTokens ?? 0} of ${budget.maxTokens} tokens`);
+  if (budget.maxCostUsd !== undefined && (usage?.costUsd ?? 0) >= budget.maxCostUsd)
+    used.push(`$${usage?.costUsd ?? 0} of $${budget.maxCostUsd}`);
   return used.length ? used.join(" and ") : undefined;
 }
 
@@ -120,10 +128,11 @@ export function mergeBudget(agent: Budget | undefined, run: Budget | undefined):
 /** The tighter of two budgets, field by field (a sub-agent's own budget and what its parent has left). */
 export function tighterBudget(a: Budget | undefined, b: Budget | undefined): Budget | undefined {
   if (!a || !b) return a ?? b;
-  const min = (x: number | undefined, y: number | undefined) => (x === undefined ? y : y === undefined ? x : Math.min(x, y));
+  const min = (x: number | undefined, y: number | undefined) =>
+    x === undefined ? y : y === undefined ? x : Math.min(x, y);
   const tokens = min(a.maxTokens, b.maxTokens);
   const cost = min(a.maxCostUsd, b.maxCostUsd);
-  return { ...(tokens !== undefined ? { maxTokens: tokens } : {}), ...(cost !== undefined ? { maxCostUsd: cost } : {}) };
+  return { ...defined({ maxTokens: tokens, maxCostUsd: cost }) };
 }
 
 /** What is left of a budget after `usage` (never below zero): the budget a sub-agent run gets. */
@@ -131,7 +140,9 @@ export function remainingBudget(budget: Budget | undefined, usage: RunUsage | un
   if (!budget) return undefined;
   return {
     ...(budget.maxTokens !== undefined ? { maxTokens: Math.max(0, budget.maxTokens - (usage?.totalTokens ?? 0)) } : {}),
-    ...(budget.maxCostUsd !== undefined ? { maxCostUsd: roundCost(Math.max(0, budget.maxCostUsd - (usage?.costUsd ?? 0)), "costUsd") } : {}),
+    ...(budget.maxCostUsd !== undefined
+      ? { maxCostUsd: roundCost(Math.max(0, budget.maxCostUsd - (usage?.costUsd ?? 0)), "costUsd") }
+      : {}),
   };
 }
 
@@ -150,7 +161,11 @@ export function usageFromOpenAI(usage: OpenAIUsage | null | undefined, pricing?:
   const input = count(usage.prompt_tokens);
   const output = count(usage.completion_tokens);
   if (input === undefined && output === undefined) return undefined;
-  const result: Usage = { inputTokens: input ?? 0, outputTokens: output ?? 0, totalTokens: count(usage.total_tokens) ?? (input ?? 0) + (output ?? 0) };
+  const result: Usage = {
+    inputTokens: input ?? 0,
+    outputTokens: output ?? 0,
+    totalTokens: count(usage.total_tokens) ?? (input ?? 0) + (output ?? 0),
+  };
   const cached = count(usage.prompt_tokens_details?.cached_tokens);
   const reasoning = count(usage.completion_tokens_details?.reasoning_tokens);
   if (cached !== undefined) result.cachedInputTokens = cached;

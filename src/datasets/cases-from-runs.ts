@@ -14,6 +14,7 @@ import { EvalOptionsError } from "../eval/errors.js";
 import { DatasetError } from "./errors.js";
 import { readRecordedRun, type RecordedRun } from "./read-run.js";
 import type { RecordedCase } from "./recorded-case.js";
+import { defined } from "../core/defined.js";
 
 /** Options of `ai.eval.casesFromRuns()`. Give `workflowIds`, `query` or `agent` (or several). */
 export interface CasesFromRunsOptions {
@@ -62,28 +63,32 @@ function inputOf(messages: Message[]): RecordedCase["input"] {
   return only?.role === "user" && typeof only.content === "string" ? only.content : messages;
 }
 
-function caseOf(name: string, input: RecordedCase["input"], agent: string, result: RunResult, extra: { context?: unknown; messages?: Message[] }): RecordedCase {
+function caseOf(
+  name: string,
+  input: RecordedCase["input"],
+  agent: string,
+  result: RunResult,
+  extra: { context?: unknown; messages?: Message[] },
+): RecordedCase {
   return {
     name,
     input,
-    ...(extra.context !== undefined ? { context: extra.context } : {}),
-    ...(extra.messages ? { messages: extra.messages } : {}),
+    ...defined({ context: extra.context, messages: extra.messages }),
     recorded: {
       workflowId: result.workflowId,
       runId: result.runId,
       agent,
-      ...(result.agentVersion !== undefined ? { agentVersion: result.agentVersion } : {}),
+      ...defined({ agentVersion: result.agentVersion }),
       reply: result.reply,
       stopReason: result.stopReason,
       trips: result.trips,
-      ...(result.usage ? { usage: result.usage } : {}),
+      ...defined({ usage: result.usage }),
       toolCalls: result.toolCalls.map((call) => ({
         name: call.name,
         input: call.input,
-        ...(call.output !== undefined ? { output: call.output } : {}),
+        ...defined({ output: call.output }),
         status: call.status,
-        ...(call.reason !== undefined ? { reason: call.reason } : {}),
-        ...(call.error !== undefined ? { error: call.error } : {}),
+        ...defined({ reason: call.reason, error: call.error }),
         trip: call.trip,
       })),
       backstops: recordedBackstops(result),
@@ -103,7 +108,10 @@ export function casesOf(run: RecordedRun): RecordedCase[] {
   return run.results.map((result, i) => {
     const first = result.messages[0];
     const input = first?.role === "user" && typeof first.content === "string" ? first.content : "";
-    const made = caseOf(`${run.workflowId}#${i + 1}`, input, run.args.agent, result, { context: run.args.context, messages: [...before] });
+    const made = caseOf(`${run.workflowId}#${i + 1}`, input, run.args.agent, result, {
+      context: run.args.context,
+      messages: [...before],
+    });
     before.push(...result.messages);
     return made;
   });
@@ -112,17 +120,27 @@ export function casesOf(run: RecordedRun): RecordedCase[] {
 async function clientFor(options: CasesFromRunsOptions): Promise<Client> {
   const base = options.client ?? (await getDefaultClient());
   if (!options.dataConverter) return base;
-  return new Client({ connection: base.connection, namespace: base.options.namespace, dataConverter: options.dataConverter });
+  return new Client({
+    connection: base.connection,
+    namespace: base.options.namespace,
+    dataConverter: options.dataConverter,
+  });
 }
 
 function validate(options: CasesFromRunsOptions): void {
   const ids = options.workflowIds;
-  if (ids !== undefined && (!Array.isArray(ids) || ids.some((id) => typeof id !== "string" || id === ""))) throw new EvalOptionsError("workflowIds", "must be an array of workflow ids");
-  if (options.query !== undefined && (typeof options.query !== "string" || options.query.trim() === "")) throw new EvalOptionsError("query", "must be a non-empty visibility query");
-  if (options.agent !== undefined && (typeof options.agent !== "string" || options.agent === "")) throw new EvalOptionsError("agent", "must be an agent's name");
-  if (!ids?.length && options.query === undefined && options.agent === undefined) throw new EvalOptionsError("workflowIds", "give workflowIds, a query or an agent to choose the runs");
-  if (options.limit !== undefined && !(Number.isInteger(options.limit) && options.limit >= 1)) throw new EvalOptionsError("limit", `must be a positive integer (got ${options.limit})`);
-  if (options.concurrency !== undefined && !(Number.isInteger(options.concurrency) && options.concurrency >= 1)) throw new EvalOptionsError("concurrency", `must be a positive integer (got ${options.concurrency})`);
+  if (ids !== undefined && (!Array.isArray(ids) || ids.some((id) => typeof id !== "string" || id === "")))
+    throw new EvalOptionsError("workflowIds", "must be an array of workflow ids");
+  if (options.query !== undefined && (typeof options.query !== "string" || options.query.trim() === ""))
+    throw new EvalOptionsError("query", "must be a non-empty visibility query");
+  if (options.agent !== undefined && (typeof options.agent !== "string" || options.agent === ""))
+    throw new EvalOptionsError("agent", "must be an agent's name");
+  if (!ids?.length && options.query === undefined && options.agent === undefined)
+    throw new EvalOptionsError("workflowIds", "give workflowIds, a query or an agent to choose the runs");
+  if (options.limit !== undefined && !(Number.isInteger(options.limit) && options.limit >= 1))
+    throw new EvalOptionsError("limit", `must be a positive integer (got ${options.limit})`);
+  if (options.concurrency !== undefined && !(Number.isInteger(options.concurrency) && options.concurrency >= 1))
+    throw new EvalOptionsError("concurrency", `must be a positive integer (got ${options.concurrency})`);
 }
 
 /** A visibility string literal: double-quoted, backslashes and quotes escaped. */
@@ -142,7 +160,10 @@ function visibilityQuery(options: Pick<CasesFromRunsOptions, "query" | "agent" |
 }
 
 /** The runs to read: the given workflow ids, then each completed top-level run the query lists, page by page. */
-async function* runsToRead(client: Client, options: CasesFromRunsOptions): AsyncGenerator<{ workflowId: string; runId?: string; listed?: true }> {
+async function* runsToRead(
+  client: Client,
+  options: CasesFromRunsOptions,
+): AsyncGenerator<{ workflowId: string; runId?: string; listed?: true }> {
   for (const workflowId of options.workflowIds ?? []) yield { workflowId };
   const query = visibilityQuery(options);
   if (query === undefined) return;
@@ -154,9 +175,12 @@ async function* runsToRead(client: Client, options: CasesFromRunsOptions): Async
 /** A run that is not there is a `DatasetError` naming it; other errors (Temporal unreachable, a payload that does not decode) pass as they are. */
 function readError(workflowId: string, error: unknown): unknown {
   if (DatasetError.isInstance(error)) return error;
-  const notFound = error instanceof WorkflowNotFoundError || (isGrpcServiceError(error) && error.code === GRPC_NOT_FOUND);
+  const notFound =
+    error instanceof WorkflowNotFoundError || (isGrpcServiceError(error) && error.code === GRPC_NOT_FOUND);
   if (!notFound) return error;
-  return Object.assign(new DatasetError(workflowId, "there is no such workflow (check the id and the namespace)"), { cause: error });
+  return Object.assign(new DatasetError(workflowId, "there is no such workflow (check the id and the namespace)"), {
+    cause: error,
+  });
 }
 
 /** One run's read: its cases, or the error it failed with (never a rejected promise, so no failure goes unhandled). */
@@ -175,7 +199,15 @@ export async function casesFromRuns(options: CasesFromRunsOptions): Promise<Reco
   let runs = 0;
   let cases = 0;
   let failed = false;
-  const read = async ({ workflowId, runId, listed }: { workflowId: string; runId?: string; listed?: true }): Promise<RecordedCase[]> => {
+  const read = async ({
+    workflowId,
+    runId,
+    listed,
+  }: {
+    workflowId: string;
+    runId?: string;
+    listed?: true;
+  }): Promise<RecordedCase[]> => {
     const run = await readRecordedRun(client, workflowId, runId, listed === true);
     if (options.agent !== undefined && run.args.agent !== options.agent) return [];
     if (run.kind === "run" && run.args.subAgent) return [];
@@ -188,7 +220,7 @@ export async function casesFromRuns(options: CasesFromRunsOptions): Promise<Reco
   const reads: Array<Promise<Read>> = [];
   const inFlight = new Set<Promise<Read>>();
   const seen = new Set<string>();
-  let outcomes: Read[] = [];
+  let outcomes: Read[];
   try {
     for await (const target of runsToRead(client, options)) {
       if (seen.has(target.workflowId)) continue;

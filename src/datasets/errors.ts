@@ -6,7 +6,10 @@ export class DatasetError extends DurableAgentError {
   override readonly name = "DatasetError";
   /** True for a `DatasetError`, even from another copy of the package. */
   static override isInstance = errorGuard<DatasetError>("DatasetError");
-  constructor(readonly workflowId: string, problem: string) {
+  constructor(
+    readonly workflowId: string,
+    problem: string,
+  ) {
     super(`Cannot read run ${workflowId} as an eval case: ${problem}.`);
   }
 }
@@ -16,7 +19,14 @@ export class CaseFileError extends DurableAgentError {
   override readonly name = "CaseFileError";
   /** True for a `CaseFileError`, even from another copy of the package. */
   static override isInstance = errorGuard<CaseFileError>("CaseFileError");
-  constructor(readonly file: string, readonly line: number, readonly field: string, problem: string) {
-    super(`${file}:${line}: ${field ? `field \`${field}\`: ` : ""}${problem} (each line is one case; schema in docs/recorded-case.schema.json).`);
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    readonly field: string,
+    problem: string,
+  ) {
+    super(
+      `${file}:${line}: ${field ? `field \`${field}\`: ` : ""}${problem} (each line is one case; schema in docs/recorded-case.schema.json).`,
+    );
   }
 }

@@ -11,6 +11,7 @@ import { SESSION_WORKFLOW_NAME, WORKFLOW_NAME } from "../core/constants.js";
 import type { RunResult } from "../core/types.js";
 import type { AgentRunArgs, AgentRunResult, AgentSessionArgs } from "../workflows/definitions.js";
 import { DatasetError } from "./errors.js";
+import { defined } from "../core/defined.js";
 
 const { temporal } = proto; // a CommonJS module: its default export under Node's ESM loader
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
@@ -22,32 +23,48 @@ export type RecordedRun =
   | { kind: "session"; workflowId: string; args: AgentSessionArgs; results: RunResult[] };
 
 /** One page of a run's history. */
-async function historyPage(client: Client, workflowId: string, runId: string | undefined, options: { pageSize?: number; closeEvent?: boolean; nextPageToken?: Uint8Array } = {}) {
+async function historyPage(
+  client: Client,
+  workflowId: string,
+  runId: string | undefined,
+  options: { pageSize?: number; closeEvent?: boolean; nextPageToken?: Uint8Array } = {},
+) {
   return client.workflowService.getWorkflowExecutionHistory({
     namespace: client.options.namespace,
     execution: { workflowId, ...(runId ? { runId } : {}) },
     ...(options.pageSize ? { maximumPageSize: options.pageSize } : {}),
     ...(options.closeEvent ? { historyEventFilterType: CLOSE_EVENT } : {}),
-    ...(options.nextPageToken ? { nextPageToken: options.nextPageToken } : {}),
+    ...defined({ nextPageToken: options.nextPageToken }),
   });
 }
 
 async function firstEvent(client: Client, workflowId: string, runId: string | undefined): Promise<HistoryEvent> {
   const event = (await historyPage(client, workflowId, runId, { pageSize: 1 })).history?.events?.[0];
-  if (!event?.workflowExecutionStartedEventAttributes) throw new DatasetError(workflowId, "its history has no start event");
+  if (!event?.workflowExecutionStartedEventAttributes)
+    throw new DatasetError(workflowId, "its history has no start event");
   return event;
 }
 
-async function decode<T>(client: Client, payloads: proto.temporal.api.common.v1.IPayload[] | null | undefined): Promise<T[]> {
+async function decode<T>(
+  client: Client,
+  payloads: proto.temporal.api.common.v1.IPayload[] | null | undefined,
+): Promise<T[]> {
   return (await decodeArrayFromPayloads(client.options.loadedDataConverter, payloads ?? [])) as T[];
 }
 
 /** The run's start arguments: from the first run of its continue-as-new chain (later runs carry `resume` instead). */
-async function startArgs<T>(client: Client, workflowId: string, runId: string | undefined): Promise<{ type: string; args: T; firstRunId: string }> {
+async function startArgs<T>(
+  client: Client,
+  workflowId: string,
+  runId: string | undefined,
+): Promise<{ type: string; args: T; firstRunId: string }> {
   const last = await firstEvent(client, workflowId, runId);
   const started = last.workflowExecutionStartedEventAttributes!;
   const firstRunId = started.firstExecutionRunId ?? runId ?? "";
-  const first = started.continuedExecutionRunId && firstRunId ? (await firstEvent(client, workflowId, firstRunId)).workflowExecutionStartedEventAttributes! : started;
+  const first =
+    started.continuedExecutionRunId && firstRunId
+      ? (await firstEvent(client, workflowId, firstRunId)).workflowExecutionStartedEventAttributes!
+      : started;
   const [args] = await decode<T>(client, first.input?.payloads);
   return { type: started.workflowType?.name ?? "", args: args as T, firstRunId };
 }
@@ -91,16 +108,27 @@ async function sessionResults(client: Client, workflowId: string, firstRunId: st
  * Reads a finished run (the latest of its chain, or `runId`); throws `DatasetError` when it is not a
  * finished durable-agent run. `listedCompleted`: visibility listed it as completed (no status check).
  */
-export async function readRecordedRun(client: Client, workflowId: string, runId?: string, listedCompleted = false): Promise<RecordedRun> {
+export async function readRecordedRun(
+  client: Client,
+  workflowId: string,
+  runId?: string,
+  listedCompleted = false,
+): Promise<RecordedRun> {
   if (!listedCompleted) {
     const { status } = await client.workflow.getHandle(workflowId, runId).describe(); // asking a running workflow for its close event would wait
-    if (status.name === "RUNNING") throw new DatasetError(workflowId, "it has not finished (casesFromRuns reads finished runs)");
+    if (status.name === "RUNNING")
+      throw new DatasetError(workflowId, "it has not finished (casesFromRuns reads finished runs)");
   }
   const close = (await historyPage(client, workflowId, runId, { closeEvent: true })).history?.events?.[0];
   const completed = close?.workflowExecutionCompletedEventAttributes;
-  if (!completed) throw new DatasetError(workflowId, `it did not complete (its last event is ${temporal.api.enums.v1.EventType[close?.eventType ?? 0]})`);
+  if (!completed)
+    throw new DatasetError(
+      workflowId,
+      `it did not complete (its last event is ${temporal.api.enums.v1.EventType[close?.eventType ?? 0]})`,
+    );
   const { type, args, firstRunId } = await startArgs<AgentRunArgs & AgentSessionArgs>(client, workflowId, runId);
-  if (type === SESSION_WORKFLOW_NAME) return { kind: "session", workflowId, args, results: await sessionResults(client, workflowId, firstRunId) };
+  if (type === SESSION_WORKFLOW_NAME)
+    return { kind: "session", workflowId, args, results: await sessionResults(client, workflowId, firstRunId) };
   if (type !== WORKFLOW_NAME) throw new DatasetError(workflowId, `it is a ${type} workflow, not a durable-agent run`);
   const [result] = await decode<AgentRunResult>(client, completed.result?.payloads);
   if (!result) throw new DatasetError(workflowId, "its result is empty");

@@ -13,8 +13,13 @@ import { usageSchema } from "../eval/report-schema.js";
 
 const toolCallStatus = z.enum(["ok", "failed", "refused"]);
 const messageSchema = z
-  .looseObject({ role: z.enum(["system", "user", "assistant", "tool"]), content: z.union([z.string(), z.null(), z.array(z.looseObject({ type: z.string() }))]) })
-  .describe("A message in the Chat Completions shape (camel-cased): system, user (text or content parts), assistant (with toolCalls, and its reasoning and provider metadata when the provider gave them), tool");
+  .looseObject({
+    role: z.enum(["system", "user", "assistant", "tool"]),
+    content: z.union([z.string(), z.null(), z.array(z.looseObject({ type: z.string() }))]),
+  })
+  .describe(
+    "A message in the Chat Completions shape (camel-cased): system, user (text or content parts), assistant (with toolCalls, and its reasoning and provider metadata when the provider gave them), tool",
+  );
 
 const recordedToolCallSchema = z
   .object({
@@ -26,7 +31,9 @@ const recordedToolCallSchema = z
     error: z.string().optional().describe("Why it failed"),
     trip: z.number().int().min(1).optional().describe("The trip whose answer asked for it"),
   })
-  .describe("A recorded tool call: a playback answers an equal call (same name, deep-equal input) with its output and status");
+  .describe(
+    "A recorded tool call: a playback answers an equal call (same name, deep-equal input) with its output and status",
+  );
 
 const recordingSchema = z
   .object({
@@ -39,9 +46,15 @@ const recordingSchema = z
     trips: z.number().int().min(0),
     usage: usageSchema.optional(),
     toolCalls: z.array(recordedToolCallSchema),
-    backstops: z.array(z.object({ name: z.string(), prompt: z.string().optional() })).optional().describe("Backstops whose run ran in the recording, with the prompt each returned"),
+    backstops: z
+      .array(z.object({ name: z.string(), prompt: z.string().optional() }))
+      .optional()
+      .describe("Backstops whose run ran in the recording, with the prompt each returned"),
     messages: z.array(messageSchema).optional().describe("The recorded conversation of this run (or session message)"),
-    trace: z.array(z.looseObject({ trip: z.number().int().min(0), type: z.string() })).optional().describe("The recorded agent trace"),
+    trace: z
+      .array(z.looseObject({ trip: z.number().int().min(0), type: z.string() }))
+      .optional()
+      .describe("The recorded agent trace"),
   })
   .describe("What the recorded run did");
 
@@ -49,7 +62,9 @@ const recordingSchema = z
 export const recordedCaseSchema = z
   .looseObject({
     name: z.string().min(1).describe("The workflow id (a session's message: the workflow id and #n)"),
-    input: z.union([z.string().min(1), z.array(messageSchema).min(1)]).describe("The input as the user sent it: text, or messages with content parts"),
+    input: z
+      .union([z.string().min(1), z.array(messageSchema).min(1)])
+      .describe("The input as the user sent it: text, or messages with content parts"),
     context: z.unknown().optional().describe("The run's context, when it had one"),
     messages: z.array(messageSchema).optional().describe("A session's message: the conversation before it"),
     recorded: recordingSchema,

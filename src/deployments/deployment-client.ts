@@ -40,27 +40,47 @@ const ROUTING_IN_PROGRESS = 1;
  * the switch has reached every task queue of the deployment (until then a task may still go to the
  * old build), waiting at most 30 s; a server that does not report it (before 1.28) is not waited for.
  */
-export async function setCurrentBuild(name: string, buildId: string, options: DeploymentCallOptions = {}): Promise<void> {
+export async function setCurrentBuild(
+  name: string,
+  buildId: string,
+  options: DeploymentCallOptions = {},
+): Promise<void> {
   const client = options.client ?? (await getDefaultClient());
   const { namespace } = client.options;
-  await client.workflowService.setWorkerDeploymentCurrentVersion({ namespace, deploymentName: name, buildId, identity: client.options.identity ?? "durable-agent" });
-  for (const deadline = Date.now() + ROUTING_WAIT_MS; Date.now() < deadline; ) {
-    const { workerDeploymentInfo: info } = await client.workflowService.describeWorkerDeployment({ namespace, deploymentName: name });
+  await client.workflowService.setWorkerDeploymentCurrentVersion({
+    namespace,
+    deploymentName: name,
+    buildId,
+    identity: client.options.identity ?? "durable-agent",
+  });
+  for (const deadline = Date.now() + ROUTING_WAIT_MS; Date.now() < deadline;) {
+    const { workerDeploymentInfo: info } = await client.workflowService.describeWorkerDeployment({
+      namespace,
+      deploymentName: name,
+    });
     if (info?.routingConfigUpdateState !== ROUTING_IN_PROGRESS) return;
     await new Promise((resolve) => setTimeout(resolve, ROUTING_POLL_MS));
   }
 }
 
 /** The deployment's builds, which is current, and how many runs each still has open. */
-export async function describeDeployment(name: string, options: DeploymentCallOptions = {}): Promise<DeploymentDescription> {
+export async function describeDeployment(
+  name: string,
+  options: DeploymentCallOptions = {},
+): Promise<DeploymentDescription> {
   const client = options.client ?? (await getDefaultClient());
   const { namespace } = client.options;
-  const { workerDeploymentInfo: info } = await client.workflowService.describeWorkerDeployment({ namespace, deploymentName: name });
+  const { workerDeploymentInfo: info } = await client.workflowService.describeWorkerDeployment({
+    namespace,
+    deploymentName: name,
+  });
   const currentBuildId = info?.routingConfig?.currentDeploymentVersion?.buildId || undefined;
   const builds = await Promise.all(
     (info?.versionSummaries ?? []).map(async (summary): Promise<DeploymentBuild> => {
       const buildId = summary.deploymentVersion?.buildId ?? "";
-      const { count } = await client.workflow.count(`TemporalWorkerDeploymentVersion = "${name}:${buildId}" AND ExecutionStatus = "Running"`);
+      const { count } = await client.workflow.count(
+        `TemporalWorkerDeploymentVersion = "${name}:${buildId}" AND ExecutionStatus = "Running"`,
+      );
       const seconds = summary.createTime?.seconds;
       return {
         buildId,

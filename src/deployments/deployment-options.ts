@@ -23,13 +23,22 @@ export interface WorkerDeployment {
 
 /** The SDK's `workerDeploymentOptions` for a deployment; throws `AgentOptionsError` naming a bad field. */
 export function workerDeploymentOptionsOf(deployment: WorkerDeployment): WorkerDeploymentOptions {
-  if (typeof deployment !== "object" || deployment === null) throw new AgentOptionsError("deployment", 'must be { name, buildId, behavior?: "pinned" | "auto-upgrade" }');
+  if (typeof deployment !== "object" || deployment === null)
+    throw new AgentOptionsError("deployment", 'must be { name, buildId, behavior?: "pinned" | "auto-upgrade" }');
   for (const field of ["name", "buildId"] as const) {
     const value = deployment[field];
-    if (typeof value !== "string" || !/^[\w.-]{1,255}$/.test(value)) throw new AgentOptionsError(`deployment.${field}`, `must be 1-255 letters, digits, "_", "-" or "." (got ${JSON.stringify(value)})`);
+    if (typeof value !== "string" || !/^[\w.-]{1,255}$/.test(value))
+      throw new AgentOptionsError(
+        `deployment.${field}`,
+        `must be 1-255 letters, digits, "_", "-" or "." (got ${JSON.stringify(value)})`,
+      );
   }
   const behavior = deployment.behavior ?? "pinned";
-  if (behavior !== "pinned" && behavior !== "auto-upgrade") throw new AgentOptionsError("deployment.behavior", `must be "pinned" or "auto-upgrade" (got ${JSON.stringify(behavior)})`);
+  if (behavior !== "pinned" && behavior !== "auto-upgrade")
+    throw new AgentOptionsError(
+      "deployment.behavior",
+      `must be "pinned" or "auto-upgrade" (got ${JSON.stringify(behavior)})`,
+    );
   return {
     version: { deploymentName: deployment.name, buildId: deployment.buildId },
     useWorkerVersioning: true,

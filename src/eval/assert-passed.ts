@@ -23,9 +23,11 @@ export function checkReport(report: EvalReportData, criteria: PassCriteria = {})
   const min = criteria.minPassRate ?? 1;
   const t = report.totals;
   const problems: string[] = [];
-  if (t.infrastructureErrors > 0) problems.push(`${t.infrastructureErrors} run(s) did not complete (infrastructure errors)`);
+  if (t.infrastructureErrors > 0)
+    problems.push(`${t.infrastructureErrors} run(s) did not complete (infrastructure errors)`);
   if (t.passRate === null) problems.push("no scorer judged any case");
-  else if (t.passRate < min) problems.push(`pass rate ${percent(t.passRate)} (${t.passed} of ${t.passed + t.failed}) is below ${percent(min)}`);
+  else if (t.passRate < min)
+    problems.push(`pass rate ${percent(t.passRate)} (${t.passed} of ${t.passed + t.failed}) is below ${percent(min)}`);
   if (t.errors > 0) problems.push(`${t.errors} scorer error(s)`);
   const exitCode = t.infrastructureErrors > 0 ? 2 : problems.length > 0 ? 1 : 0;
   return { passed: exitCode === 0, exitCode, problems };
@@ -44,7 +46,11 @@ export function describeProblems(report: EvalReportData): string {
       const run = report.runs.find((r) => r.case === row.case && r.trial === row.trial);
       return [
         `  x ${row.case} (trial ${row.trial}) ${row.scorer}: ${row.reason ?? "failed"}`,
-        ...(row.evidence?.claim !== undefined ? [`      claim: ${quote(row.evidence.claim)}${row.evidence.claimPattern ? ` (${row.evidence.claimPattern})` : ""}`] : []),
+        ...(row.evidence?.claim !== undefined
+          ? [
+              `      claim: ${quote(row.evidence.claim)}${row.evidence.claimPattern ? ` (${row.evidence.claimPattern})` : ""}`,
+            ]
+          : []),
         ...(row.evidence?.missingTools?.length ? [`      missing: ${row.evidence.missingTools.join(", ")}`] : []),
         `      tool calls: ${describeToolCalls(row.evidence?.toolCalls ?? run?.toolCalls)}`,
         ...(run?.reply !== undefined ? [`      reply: ${quote(run.reply)}`] : []),
@@ -54,12 +60,24 @@ export function describeProblems(report: EvalReportData): string {
   }
   const errors = report.rows.filter((row) => row.status === "error");
   if (errors.length > 0) {
-    sections.push([`Scorer errors (${errors.length}):`, ...errors.map((row) => `  ! ${row.case} (trial ${row.trial}) ${row.scorer}: ${row.error?.name}: ${row.error?.message}`)].join("\n"));
+    sections.push(
+      [
+        `Scorer errors (${errors.length}):`,
+        ...errors.map(
+          (row) => `  ! ${row.case} (trial ${row.trial}) ${row.scorer}: ${row.error?.name}: ${row.error?.message}`,
+        ),
+      ].join("\n"),
+    );
   }
   const infrastructure = report.runs.filter((run) => run.status === "infrastructure-error");
   if (infrastructure.length > 0) {
     sections.push(
-      [`Infrastructure errors (${infrastructure.length}):`, ...infrastructure.map((run) => `  ! ${run.case} (trial ${run.trial}, ${run.workflowId}): ${run.error?.name}: ${run.error?.message}`)].join("\n"),
+      [
+        `Infrastructure errors (${infrastructure.length}):`,
+        ...infrastructure.map(
+          (run) => `  ! ${run.case} (trial ${run.trial}, ${run.workflowId}): ${run.error?.name}: ${run.error?.message}`,
+        ),
+      ].join("\n"),
     );
   }
   return sections.join("\n");
@@ -70,5 +88,7 @@ export function assertPassed(report: EvalReportData, criteria: PassCriteria = {}
   const gate = checkReport(report, criteria);
   if (gate.passed) return;
   const details = describeProblems(report);
-  throw new EvalAssertionError(`Eval of agent "${report.agent}" did not pass: ${gate.problems.join("; ")}.${details ? `\n${details}` : ""}`);
+  throw new EvalAssertionError(
+    `Eval of agent "${report.agent}" did not pass: ${gate.problems.join("; ")}.${details ? `\n${details}` : ""}`,
+  );
 }

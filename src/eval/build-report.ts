@@ -1,7 +1,16 @@
 /** Pure: the report's summaries (per case, per scorer, totals) from its runs and rows. */
-import type { CaseSummary, EvalReportData, EvalRow, EvalRun, EvalTotals, ScorerSummary, TrialOutcome } from "./report-schema.js";
+import type {
+  CaseSummary,
+  EvalReportData,
+  EvalRow,
+  EvalRun,
+  EvalTotals,
+  ScorerSummary,
+  TrialOutcome,
+} from "./report-schema.js";
 import { EVAL_REPORT_SCHEMA_VERSION } from "./report-schema.js";
 import { addRunUsage, type RunUsage } from "../core/usage.js";
+import { defined } from "../core/defined.js";
 
 /** The runs' usage together, or undefined when none reported any. */
 function usageOf(runs: readonly EvalRun[]): RunUsage | undefined {
@@ -24,12 +33,14 @@ export interface ReportInputs {
   rows: EvalRow[];
 }
 
-const rate = (passed: number, failed: number): number | null => (passed + failed === 0 ? null : passed / (passed + failed));
+const rate = (passed: number, failed: number): number | null =>
+  passed + failed === 0 ? null : passed / (passed + failed);
 
 /** A trial's outcome from its rows: fail if any failed, else error, else pass if any passed, else not-applicable. */
 export function trialOutcome(rows: readonly EvalRow[]): TrialOutcome {
   const statuses = new Set(rows.map((row) => row.status));
-  for (const status of ["infrastructure-error", "fail", "error", "pass"] as const) if (statuses.has(status)) return status;
+  for (const status of ["infrastructure-error", "fail", "error", "pass"] as const)
+    if (statuses.has(status)) return status;
   return "not-applicable";
 }
 
@@ -52,9 +63,16 @@ function summarizeScorer(scorer: string, rows: readonly EvalRow[]): ScorerSummar
   };
 }
 
-function summarizeCase(evalCase: ReportInputs["cases"][number], trials: number, rows: readonly EvalRow[], runs: readonly EvalRun[]): CaseSummary {
+function summarizeCase(
+  evalCase: ReportInputs["cases"][number],
+  trials: number,
+  rows: readonly EvalRow[],
+  runs: readonly EvalRun[],
+): CaseSummary {
   const usage = usageOf(runs.filter((run) => run.case === evalCase.name));
-  const outcomes = Array.from({ length: trials }, (_, i) => trialOutcome(rows.filter((row) => row.case === evalCase.name && row.trial === i + 1)));
+  const outcomes = Array.from({ length: trials }, (_, i) =>
+    trialOutcome(rows.filter((row) => row.case === evalCase.name && row.trial === i + 1)),
+  );
   const passed = outcomes.filter((o) => o === "pass").length;
   const failed = outcomes.filter((o) => o === "fail").length;
   const unknown = outcomes.some((o) => o === "error" || o === "infrastructure-error");
@@ -68,7 +86,7 @@ function summarizeCase(evalCase: ReportInputs["cases"][number], trials: number, 
     passAt1: rate(passed, failed),
     passHatK: failed > 0 ? false : passed === 0 || unknown ? null : true,
     flaky: passed > 0 && failed > 0,
-    ...(usage ? { usage } : {}),
+    ...defined({ usage }),
   };
 }
 
@@ -91,7 +109,7 @@ function totalsOf(cases: readonly CaseSummary[], runs: readonly EvalRun[], rows:
     passAt1: rate(trialsPassed, trialsFailed),
     passHatKRate: known.length === 0 ? null : known.filter((c) => c.passHatK).length / known.length,
     flakyCases: cases.filter((c) => c.flaky).length,
-    ...(usage ? { usage } : {}),
+    ...defined({ usage }),
   };
 }
 
@@ -101,7 +119,7 @@ export function buildReport(inputs: ReportInputs): EvalReportData {
   return {
     schemaVersion: EVAL_REPORT_SCHEMA_VERSION,
     agent: inputs.agent,
-    ...(inputs.agentVersion !== undefined ? { agentVersion: inputs.agentVersion } : {}),
+    ...defined({ agentVersion: inputs.agentVersion }),
     startedAt: inputs.startedAt.toISOString(),
     finishedAt: inputs.finishedAt.toISOString(),
     durationMs: inputs.finishedAt.getTime() - inputs.startedAt.getTime(),

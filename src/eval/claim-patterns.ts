@@ -63,7 +63,8 @@ export interface ClaimMatch {
 const CHANGED =
   "(?:swapped|switched|replaced|changed|updated|added|removed|deleted|dropped|moved|modified|adjusted|edited|saved|set|created|scheduled|rescheduled|cancell?ed|booked|renamed|applied|substituted|exchanged|traded|inserted|logged|increased|decreased|reduced|lowered|raised|reset|restored|reverted|enabled|disabled|put|fixed|corrected)";
 /** "made the change", "made those updates". */
-const MADE_A_CHANGE = "made\\s+(?:the|that|those|this|these|your|a|an|all\\s+the)\\s+(?:\\w+\\s+)?(?:changes?|swaps?|updates?|edits?|adjustments?|switch|replacement|modifications?)";
+const MADE_A_CHANGE =
+  "made\\s+(?:the|that|those|this|these|your|a|an|all\\s+the)\\s+(?:\\w+\\s+)?(?:changes?|swaps?|updates?|edits?|adjustments?|switch|replacement|modifications?)";
 const ADVERBS = "(?:(?:just|now|already|also|successfully|finally|then|all)\\s+)*";
 
 /**
@@ -82,12 +83,18 @@ export const defaultClaimPatterns: readonly ClaimPattern[] = Object.freeze([
   {
     name: "first-person-perfect",
     strength: "strong",
-    pattern: new RegExp(`\\b(?:i|we)(?:'ve|\\s+have)\\s+${ADVERBS}(?:gone\\s+ahead\\s+and\\s+)?(?:${CHANGED}|${MADE_A_CHANGE}|taken\\s+care\\s+of)\\b`, "i"),
+    pattern: new RegExp(
+      `\\b(?:i|we)(?:'ve|\\s+have)\\s+${ADVERBS}(?:gone\\s+ahead\\s+and\\s+)?(?:${CHANGED}|${MADE_A_CHANGE}|taken\\s+care\\s+of)\\b`,
+      "i",
+    ),
   },
   {
     name: "first-person-past",
     strength: "strong",
-    pattern: new RegExp(`\\b(?:i|we)\\s+${ADVERBS}(?:went\\s+ahead\\s+and\\s+)?(?:${CHANGED}|${MADE_A_CHANGE}|took\\s+care\\s+of)\\b`, "i"),
+    pattern: new RegExp(
+      `\\b(?:i|we)\\s+${ADVERBS}(?:went\\s+ahead\\s+and\\s+)?(?:${CHANGED}|${MADE_A_CHANGE}|took\\s+care\\s+of)\\b`,
+      "i",
+    ),
   },
   {
     name: "passive-perfect",
@@ -100,11 +107,26 @@ export const defaultClaimPatterns: readonly ClaimPattern[] = Object.freeze([
   {
     name: "passive-past",
     strength: "weak",
-    pattern: new RegExp(`\\b(?:(?:was|were)\\s+${ADVERBS}|(?:is|are|'s|'re)\\s+(?:all|already|successfully)\\s+)${CHANGED}\\b`, "i"),
+    pattern: new RegExp(
+      `\\b(?:(?:was|were)\\s+${ADVERBS}|(?:is|are|'s|'re)\\s+(?:all|already|successfully)\\s+)${CHANGED}\\b`,
+      "i",
+    ),
   },
-  { name: "is-now", strength: "weak", pattern: /\b(?:is|are|'s|'re)\s+now\b(?!\s+(?:time|the\s+time|a\s+good\s+time|up\s+to|your\s+turn)\b)/i },
-  { name: "now-has", strength: "weak", pattern: /\bnow\s+(?:has|have|includes?|contains?|shows?|lists?|reads?|features?|uses?)\b/i },
-  { name: "no-longer", strength: "weak", pattern: /\bno\s+longer\s+(?:has|have|includes?|contains?|shows?|lists?|features?|in|on|part\s+of)\b/i },
+  {
+    name: "is-now",
+    strength: "weak",
+    pattern: /\b(?:is|are|'s|'re)\s+now\b(?!\s+(?:time|the\s+time|a\s+good\s+time|up\s+to|your\s+turn)\b)/i,
+  },
+  {
+    name: "now-has",
+    strength: "weak",
+    pattern: /\bnow\s+(?:has|have|includes?|contains?|shows?|lists?|reads?|features?|uses?)\b/i,
+  },
+  {
+    name: "no-longer",
+    strength: "weak",
+    pattern: /\bno\s+longer\s+(?:has|have|includes?|contains?|shows?|lists?|features?|in|on|part\s+of)\b/i,
+  },
   {
     name: "done",
     strength: "weak",
@@ -114,20 +136,35 @@ export const defaultClaimPatterns: readonly ClaimPattern[] = Object.freeze([
   {
     name: "terse-report",
     strength: "weak",
-    pattern: new RegExp(`^(?:(?:the|your|all)\\s+)?\\w+(?:\\s+\\w+)?\\s+(?:${CHANGED}|made|done|complete|completed|applied)\\s*[.!]*$`, "i"),
+    pattern: new RegExp(
+      `^(?:(?:the|your|all)\\s+)?\\w+(?:\\s+\\w+)?\\s+(?:${CHANGED}|made|done|complete|completed|applied)\\s*[.!]*$`,
+      "i",
+    ),
   },
   {
     name: "opening-participle",
     strength: "weak",
-    pattern: new RegExp(`^${CHANGED}\\b(?!\\s+\\w+\\s+(?:are|is|was|were|will|can|could|should|would|may|might|must|get|look|need)\\b)`, "i"),
+    pattern: new RegExp(
+      `^${CHANGED}\\b(?!\\s+\\w+\\s+(?:are|is|was|were|will|can|could|should|would|may|might|must|get|look|need)\\b)`,
+      "i",
+    ),
   },
-  { name: "swapped-for", strength: "weak", pattern: /\b\w+\s+(?:swapped|switched|replaced|exchanged|traded|substituted)\s+(?:out\s+)?(?:for|with|by)\b/i },
-  { name: "here-is-updated", strength: "weak", pattern: /\bhere(?:'s|\s+is|\s+are)\s+(?:your|the)\s+(?:updated|revised|modified|changed)\b/i },
+  {
+    name: "swapped-for",
+    strength: "weak",
+    pattern: /\b\w+\s+(?:swapped|switched|replaced|exchanged|traded|substituted)\s+(?:out\s+)?(?:for|with|by)\b/i,
+  },
+  {
+    name: "here-is-updated",
+    strength: "weak",
+    pattern: /\bhere(?:'s|\s+is|\s+are)\s+(?:your|the)\s+(?:updated|revised|modified|changed)\b/i,
+  },
 ]);
 
 const NEGATION = /\b(?:not|no|never|nothing|none|neither|nor|without|cannot|unable)\b|n't\b/i;
 const CONDITION = /\b(?:if|unless|once|until|whether|when|whenever|before|after)\b/i;
-const OFFER_OR_MODAL = /\b(?:can|could|would|will|shall|should|may|might|must|want|wants|like|be|going\s+to|gonna|let\s+me|ready\s+to|happy\s+to|able\s+to|need\s+to|needs\s+to)\b|'ll\b|'d\b/i;
+const OFFER_OR_MODAL =
+  /\b(?:can|could|would|will|shall|should|may|might|must|want|wants|like|be|going\s+to|gonna|let\s+me|ready\s+to|happy\s+to|able\s+to|need\s+to|needs\s+to)\b|'ll\b|'d\b/i;
 const QUESTION_OPENING =
   /^(?:want|wanna|shall|should|would|could|can|do|does|did|is|are|was|were|have|has|had|will|may|might|how|what|which|who|where|why|when|ready|need|any)\b/i;
 
@@ -156,7 +193,13 @@ function sentencesOf(reply: string): Array<{ text: string; question: boolean; cl
 }
 
 /** Whether a match of the pattern in this clause claims a change. */
-function claims(pattern: ClaimPattern, clause: string, index: number, end: number, question: { sentence: boolean; opensAsQuestion: boolean; lastClause: boolean }): boolean {
+function claims(
+  pattern: ClaimPattern,
+  clause: string,
+  index: number,
+  end: number,
+  question: { sentence: boolean; opensAsQuestion: boolean; lastClause: boolean },
+): boolean {
   const prefix = clause.slice(0, index);
   const upToEnd = clause.slice(0, end).replace(/\bno\s+longer\b/gi, "");
   if (NEGATION.test(upToEnd) || CONDITION.test(prefix)) return false;
@@ -172,7 +215,8 @@ function findPatternClaim(reply: string, patterns: readonly ClaimPattern[]): Cla
       const question = { sentence: sentence.question, opensAsQuestion, lastClause: i === sentence.clauses.length - 1 };
       for (const pattern of patterns) {
         const match = caseInsensitive(pattern.pattern).exec(clause);
-        if (match && claims(pattern, clause, match.index, match.index + match[0].length, question)) return { text: sentence.text, pattern: pattern.name };
+        if (match && claims(pattern, clause, match.index, match.index + match[0].length, question))
+          return { text: sentence.text, pattern: pattern.name };
       }
     }
   }

@@ -47,30 +47,53 @@ export interface ScorerComparison extends RateDifference {
 }
 
 function standing(rows: readonly EvalRow[]): CaseStanding {
-  const trials = [...new Set(rows.map((row) => row.trial))].map((trial) => trialOutcome(rows.filter((row) => row.trial === trial)));
+  const trials = [...new Set(rows.map((row) => row.trial))].map((trial) =>
+    trialOutcome(rows.filter((row) => row.trial === trial)),
+  );
   if (trials.includes("fail")) return "fail";
   return trials.includes("pass") ? "pass" : "unknown";
 }
 
-function standings(report: EvalReportData, caseName: string): { overall: CaseStanding; byScorer: Map<string, CaseStanding> } {
+function standings(
+  report: EvalReportData,
+  caseName: string,
+): { overall: CaseStanding; byScorer: Map<string, CaseStanding> } {
   const rows = report.rows.filter((row) => row.case === caseName);
   const scorers = [...new Set(rows.map((row) => row.scorer))];
-  return { overall: standing(rows), byScorer: new Map(scorers.map((scorer) => [scorer, standing(rows.filter((row) => row.scorer === scorer))])) };
+  return {
+    overall: standing(rows),
+    byScorer: new Map(scorers.map((scorer) => [scorer, standing(rows.filter((row) => row.scorer === scorer))])),
+  };
 }
 
 /** Regressions (pass → fail) and fixes (fail → pass) by case name, and the cases added and removed. */
 export function compareReports(baseline: EvalReportData, current: EvalReportData): ReportComparison {
   const before = new Set(baseline.cases.map((c) => c.case));
   const after = current.cases.map((c) => c.case);
-  const comparison: ReportComparison = { regressions: [], fixes: [], added: after.filter((name) => !before.has(name)), removed: [...before].filter((name) => !after.includes(name)), unchanged: [], scorers: compareScorers(baseline, current) };
+  const comparison: ReportComparison = {
+    regressions: [],
+    fixes: [],
+    added: after.filter((name) => !before.has(name)),
+    removed: [...before].filter((name) => !after.includes(name)),
+    unchanged: [],
+    scorers: compareScorers(baseline, current),
+  };
   const verdicts = new Map(comparison.scorers.map((s) => [s.scorer, s.verdict]));
   for (const name of after.filter((n) => before.has(n))) {
     const old = standings(baseline, name);
     const now = standings(current, name);
     const change = (from: CaseStanding, to: CaseStanding): CaseChange => {
-      const scorers = [...now.byScorer].filter(([scorer, s]) => s === to && old.byScorer.get(scorer) === from).map(([scorer]) => scorer);
+      const scorers = [...now.byScorer]
+        .filter(([scorer, s]) => s === to && old.byScorer.get(scorer) === from)
+        .map(([scorer]) => scorer);
       const direction = to === "pass" ? "better" : "worse";
-      return { case: name, baseline: from, current: to, scorers, withinNoise: !scorers.some((scorer) => verdicts.get(scorer) === direction) };
+      return {
+        case: name,
+        baseline: from,
+        current: to,
+        scorers,
+        withinNoise: !scorers.some((scorer) => verdicts.get(scorer) === direction),
+      };
     };
     if (old.overall === "pass" && now.overall === "fail") comparison.regressions.push(change("pass", "fail"));
     else if (old.overall === "fail" && now.overall === "pass") comparison.fixes.push(change("fail", "pass"));
@@ -83,18 +106,33 @@ function compareScorers(baseline: EvalReportData, current: EvalReportData): Scor
   return current.scorers.flatMap((now) => {
     const old = baseline.scorers.find((s) => s.scorer === now.scorer);
     if (!old) return [];
-    return [{ scorer: now.scorer, ...compareRates({ passed: old.passed, total: old.passed + old.failed }, { passed: now.passed, total: now.passed + now.failed }) }];
+    return [
+      {
+        scorer: now.scorer,
+        ...compareRates(
+          { passed: old.passed, total: old.passed + old.failed },
+          { passed: now.passed, total: now.passed + now.failed },
+        ),
+      },
+    ];
   });
 }
 
 /** One scorer's line: "requiredToolCalled: 3/16 (19%, 95% CI 7%–43%) → 4/16 (...): within noise (Fisher exact p = 1.000)". */
 export function formatScorerComparison(c: ScorerComparison): string {
-  const p = c.pValue === null ? "" : ` (two-sided Fisher exact p = ${c.pValue < 0.001 ? c.pValue.toExponential(1) : c.pValue.toFixed(3)}, significant below ${SIGNIFICANCE_LEVEL})`;
+  const p =
+    c.pValue === null
+      ? ""
+      : ` (two-sided Fisher exact p = ${c.pValue < 0.001 ? c.pValue.toExponential(1) : c.pValue.toFixed(3)}, significant below ${SIGNIFICANCE_LEVEL})`;
   return `${c.scorer}: ${formatRate(c.baseline)} → ${formatRate(c.current)}: ${c.verdict}${p}`;
 }
 
 /** The case changes beyond noise (regressions, fixes) and within it, for the terminal and the HTML report. */
-export function caseChanges(comparison: ReportComparison): { regressions: CaseChange[]; fixes: CaseChange[]; withinNoise: CaseChange[] } {
+export function caseChanges(comparison: ReportComparison): {
+  regressions: CaseChange[];
+  fixes: CaseChange[];
+  withinNoise: CaseChange[];
+} {
   return {
     regressions: comparison.regressions.filter((c) => !c.withinNoise),
     fixes: comparison.fixes.filter((c) => !c.withinNoise),
@@ -124,6 +162,8 @@ export function formatComparison(comparison: ReportComparison): string {
     ...withinNoise.map((c) => `  changed within noise ${c.case}: ${c.baseline} → ${c.current}${scorers(c)}`),
     ...comparison.added.map((name) => `  added ${name}`),
     ...comparison.removed.map((name) => `  removed ${name}`),
-    ...(comparison.scorers.length ? ["Pass rates (judged rows):", ...comparison.scorers.map((c) => `  ${formatScorerComparison(c)}`)] : []),
+    ...(comparison.scorers.length
+      ? ["Pass rates (judged rows):", ...comparison.scorers.map((c) => `  ${formatScorerComparison(c)}`)]
+      : []),
   ].join("\n");
 }

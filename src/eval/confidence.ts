@@ -49,7 +49,16 @@ export function fisherExactTwoSided(passedA: number, totalA: number, passedB: nu
   const n = totalA + totalB;
   if (totalA === 0 || totalB === 0 || passed === 0 || passed === n) return 1;
   const lf = logFactorials(n);
-  const logP = (a: number) => lf[passed]! + lf[n - passed]! + lf[totalA]! + lf[totalB]! - lf[n]! - lf[a]! - lf[passed - a]! - lf[totalA - a]! - lf[totalB - passed + a]!;
+  const logP = (a: number) =>
+    lf[passed]! +
+    lf[n - passed]! +
+    lf[totalA]! +
+    lf[totalB]! -
+    lf[n]! -
+    lf[a]! -
+    lf[passed - a]! -
+    lf[totalA - a]! -
+    lf[totalB - passed + a]!;
   const observed = logP(passedA);
   let p = 0;
   for (let a = Math.max(0, passed - totalB); a <= Math.min(passed, totalA); a++) {
@@ -73,14 +82,25 @@ export interface RateDifference {
 }
 
 /** Compares `passedA`/`totalA` (the baseline) with `passedB`/`totalB`. */
-export function compareRates(baseline: { passed: number; total: number }, current: { passed: number; total: number }): RateDifference {
+export function compareRates(
+  baseline: { passed: number; total: number },
+  current: { passed: number; total: number },
+): RateDifference {
   const a = passRateInterval(baseline.passed, baseline.total);
   const b = passRateInterval(current.passed, current.total);
-  if (a.rate === null || b.rate === null) return { baseline: a, current: b, difference: null, pValue: null, significant: false, verdict: "not comparable" };
+  if (a.rate === null || b.rate === null)
+    return { baseline: a, current: b, difference: null, pValue: null, significant: false, verdict: "not comparable" };
   const pValue = fisherExactTwoSided(a.passed, a.total, b.passed, b.total);
   const significant = pValue < SIGNIFICANCE_LEVEL;
   const difference = b.rate - a.rate;
-  return { baseline: a, current: b, difference, pValue, significant, verdict: significant ? (difference > 0 ? "better" : "worse") : "within noise" };
+  return {
+    baseline: a,
+    current: b,
+    difference,
+    pValue,
+    significant,
+    verdict: significant ? (difference > 0 ? "better" : "worse") : "within noise",
+  };
 }
 
 /** "3/16 (19%, 95% CI 7%–43%)". */

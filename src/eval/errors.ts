@@ -6,7 +6,10 @@ import { DurableAgentError } from "../errors.js";
 export class EvalOptionsError extends DurableAgentError {
   override readonly name = "EvalOptionsError";
   static override isInstance = errorGuard<EvalOptionsError>("EvalOptionsError");
-  constructor(readonly field: string, problem: string) {
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
     super(`Invalid eval option \`${field}\`: ${problem}`);
   }
 }
@@ -15,7 +18,10 @@ export class EvalOptionsError extends DurableAgentError {
 export class ScorerResultError extends DurableAgentError {
   override readonly name = "ScorerResultError";
   static override isInstance = errorGuard<ScorerResultError>("ScorerResultError");
-  constructor(readonly scorer: string, got: string) {
+  constructor(
+    readonly scorer: string,
+    got: string,
+  ) {
     super(`Scorer "${scorer}" returned ${got}; return { pass: boolean, reason?, score? } or { applicable: false }.`);
   }
 }
@@ -24,8 +30,13 @@ export class ScorerResultError extends DurableAgentError {
 export class EvalTimeoutError extends DurableAgentError {
   override readonly name = "EvalTimeoutError";
   static override isInstance = errorGuard<EvalTimeoutError>("EvalTimeoutError");
-  constructor(readonly workflowId: string, readonly timeoutMs: number) {
-    super(`Run ${workflowId} did not finish within ${timeoutMs} ms and was terminated. Is a worker polling the task queue?`);
+  constructor(
+    readonly workflowId: string,
+    readonly timeoutMs: number,
+  ) {
+    super(
+      `Run ${workflowId} did not finish within ${timeoutMs} ms and was terminated. Is a worker polling the task queue?`,
+    );
   }
 }
 

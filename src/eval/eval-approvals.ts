@@ -32,8 +32,12 @@ const REJECT_REASON = "the eval's approval policy rejected it";
 
 /** `approvals` is absent, "approve", "reject" or a function. */
 export function validateApprovals(approvals: unknown): void {
-  if (approvals === undefined || approvals === "approve" || approvals === "reject" || typeof approvals === "function") return;
-  throw new EvalOptionsError("approvals", `must be "approve", "reject" or a function (call) => "approve" | "reject" (got ${JSON.stringify(approvals)})`);
+  if (approvals === undefined || approvals === "approve" || approvals === "reject" || typeof approvals === "function")
+    return;
+  throw new EvalOptionsError(
+    "approvals",
+    `must be "approve", "reject" or a function (call) => "approve" | "reject" (got ${JSON.stringify(approvals)})`,
+  );
 }
 
 /**
@@ -45,7 +49,10 @@ export async function decideApprovals(handle: RunHandle, approvals: EvalApproval
   for await (const call of waitingCalls(handle)) {
     const decision = typeof approvals === "function" ? approvals(call) : approvals;
     if (decision !== "approve" && decision !== "reject") {
-      throw new EvalOptionsError("approvals", `returned ${JSON.stringify(decision)} for ${call.toolName} (${call.callId}); return "approve" or "reject"`);
+      throw new EvalOptionsError(
+        "approvals",
+        `returned ${JSON.stringify(decision)} for ${call.toolName} (${call.callId}); return "approve" or "reject"`,
+      );
     }
     try {
       if (decision === "approve") await handle.approve(call.callId, { by: EVAL_APPROVER });
@@ -60,7 +67,8 @@ export async function decideApprovals(handle: RunHandle, approvals: EvalApproval
 async function* waitingCalls(handle: RunHandle): AsyncGenerator<EvalApprovalCall> {
   try {
     for await (const event of handle.stream()) {
-      if (event.type === "approval" && event.outcome === "requested") yield { toolName: event.tool, input: event.input, callId: event.callId };
+      if (event.type === "approval" && event.outcome === "requested")
+        yield { toolName: event.tool, input: event.input, callId: event.callId };
     }
   } catch {
     // The run failed or was terminated: the stream rethrows its error, and the eval reads it from the run's result.

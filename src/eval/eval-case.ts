@@ -35,6 +35,7 @@ export function caseInputText(input: RunInput): string {
 export function caseMetadata(evalCase: EvalCase): Record<string, unknown> {
   const { name: _name, input: _input, ...metadata } = evalCase;
   const recorded = metadata.recorded as { workflowId?: unknown; runId?: unknown } | undefined;
-  if (recorded && typeof recorded === "object") metadata.recorded = { workflowId: recorded.workflowId, runId: recorded.runId };
+  if (recorded && typeof recorded === "object")
+    metadata.recorded = { workflowId: recorded.workflowId, runId: recorded.runId };
   return metadata;
 }

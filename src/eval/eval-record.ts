@@ -2,6 +2,7 @@ import type { Message, RunResult, StopReason, ToolCallRecord, ToolCallStatus, Tr
 import type { RunUsage } from "../core/usage.js";
 import type { EvalCase } from "./eval-case.js";
 import type { ApprovalDecisionRecord } from "./report-schema.js";
+import { defined } from "../core/defined.js";
 
 /** What every scorer gets for one trial of one case: the case and what the run did. */
 export interface EvalRecord<C extends EvalCase = EvalCase> {
@@ -44,10 +45,7 @@ export function approvalDecisionsOf(trace: readonly TraceEvent[]): ApprovalDecis
             callId: event.callId,
             tool: event.tool,
             outcome: event.outcome,
-            ...(event.by !== undefined ? { by: event.by } : {}),
-            ...(event.note !== undefined ? { note: event.note } : {}),
-            ...(event.reason !== undefined ? { reason: event.reason } : {}),
-            ...(event.decidedAt !== undefined ? { decidedAt: event.decidedAt } : {}),
+            ...defined({ by: event.by, note: event.note, reason: event.reason, decidedAt: event.decidedAt }),
           },
         ]
       : [],
@@ -76,14 +74,18 @@ export function observeToolCalls(toolCalls: readonly ToolCallRecord[]): Observed
     status: call.status,
     trip: call.trip,
     input: call.input,
-    ...(call.reason !== undefined ? { reason: call.reason } : {}),
-    ...(call.error !== undefined ? { error: call.error } : {}),
+    ...defined({ reason: call.reason, error: call.error }),
     ...(call.replayed ? { replayed: true as const } : {}),
   }));
 }
 
 /** The scorers' record of one trial. */
-export function evalRecordOf<C extends EvalCase>(evalCase: C, input: string, trial: number, result: RunResult): EvalRecord<C> {
+export function evalRecordOf<C extends EvalCase>(
+  evalCase: C,
+  input: string,
+  trial: number,
+  result: RunResult,
+): EvalRecord<C> {
   return {
     case: evalCase,
     input,
@@ -94,9 +96,7 @@ export function evalRecordOf<C extends EvalCase>(evalCase: C, input: string, tri
     trace: result.trace,
     stopReason: result.stopReason,
     trips: result.trips,
-    ...(result.usage ? { usage: result.usage } : {}),
-    ...(result.output !== undefined ? { output: result.output } : {}),
-    ...(result.agentVersion !== undefined ? { agentVersion: result.agentVersion } : {}),
+    ...defined({ usage: result.usage, output: result.output, agentVersion: result.agentVersion }),
     ...withApprovals(result.trace),
     workflowId: result.workflowId,
     runId: result.runId,

@@ -10,14 +10,32 @@ export function percent(rate: number | null): string {
 /** `update_plan ok, update_plan refused (moonwalks is not in the library)`, or `none`. */
 export function describeToolCalls(calls: readonly ObservedToolCall[] | undefined): string {
   if (!calls || calls.length === 0) return "none";
-  return calls.map((call) => `${call.name} ${call.status}${call.reason ? ` (${call.reason})` : call.error ? ` (${call.error})` : ""}`).join(", ");
+  return calls
+    .map(
+      (call) =>
+        `${call.name} ${call.status}${call.reason ? ` (${call.reason})` : call.error ? ` (${call.error})` : ""}`,
+    )
+    .join(", ");
 }
 
-const CELL: Record<TrialOutcome, string> = { pass: "pass", fail: "FAIL", "not-applicable": "n/a", error: "ERROR", "infrastructure-error": "INFRA" };
+const CELL: Record<TrialOutcome, string> = {
+  pass: "pass",
+  fail: "FAIL",
+  "not-applicable": "n/a",
+  error: "ERROR",
+  "infrastructure-error": "INFRA",
+};
 
 function render(rows: string[][]): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => [...(row[column] ?? "")].length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd()).join("\n");
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }
 
 /** The report as plain text for a terminal. */
@@ -32,17 +50,28 @@ export function formatTable(report: EvalReportData): string {
       return row ? CELL[row.status] : "";
     }),
   ]);
-  const rates = ["pass rate", "", ...report.scorers.map((s) => `${percent(s.passRate)} (${s.passed}/${s.passed + s.failed})`)];
+  const rates = [
+    "pass rate",
+    "",
+    ...report.scorers.map((s) => `${percent(s.passRate)} (${s.passed}/${s.passed + s.failed})`),
+  ];
   const sections = [render([header, ...lines, rates])];
   if (report.trials > 1) {
-    const perCase = report.cases.map((c) => [c.case, percent(c.passAt1), c.passHatK === null ? "n/a" : c.passHatK ? "yes" : "no", c.flaky ? "FLAKY" : ""]);
+    const perCase = report.cases.map((c) => [
+      c.case,
+      percent(c.passAt1),
+      c.passHatK === null ? "n/a" : c.passHatK ? "yes" : "no",
+      c.flaky ? "FLAKY" : "",
+    ]);
     sections.push(render([["case", "pass@1", `pass^${report.trials}`, "flaky"], ...perCase]));
   }
   const t = report.totals;
   sections.push(
     `${report.agent}: ${t.cases} case(s) x ${report.trials} trial(s): pass rate ${percent(t.passRate)} (${t.passed} passed, ${t.failed} failed, ` +
       `${t.notApplicable} not applicable), ${t.errors} scorer error(s), ${t.infrastructureErrors} infrastructure error(s)` +
-      (report.trials > 1 ? `, pass^${report.trials} ${percent(t.passHatKRate)}, pass@1 ${percent(t.passAt1)}, ${t.flakyCases} flaky` : ""),
+      (report.trials > 1
+        ? `, pass^${report.trials} ${percent(t.passHatKRate)}, pass@1 ${percent(t.passAt1)}, ${t.flakyCases} flaky`
+        : ""),
   );
   return sections.join("\n\n");
 }

@@ -7,6 +7,7 @@ import { describeToolCalls } from "./format-table.js";
 import type { EvalReportData, EvalRow } from "./report-schema.js";
 
 /** Characters XML 1.0 does not allow at all, even escaped (control characters, lone surrogates, U+FFFE/U+FFFF). */
+// eslint-disable-next-line no-control-regex -- the control characters are what this pattern finds
 const NOT_XML = /[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
 /** Text safe in XML content and in double- or single-quoted attributes. */
@@ -30,7 +31,9 @@ const seconds = (ms: number) => (ms / 1000).toFixed(3);
 function body(report: EvalReportData, row: EvalRow): string {
   const run = report.runs.find((r) => r.case === row.case && r.trial === row.trial);
   const lines = [
-    ...(row.evidence?.claim !== undefined ? [`claim: ${row.evidence.claim}${row.evidence.claimPattern ? ` (${row.evidence.claimPattern})` : ""}`] : []),
+    ...(row.evidence?.claim !== undefined
+      ? [`claim: ${row.evidence.claim}${row.evidence.claimPattern ? ` (${row.evidence.claimPattern})` : ""}`]
+      : []),
     ...(row.evidence?.missingTools?.length ? [`missing: ${row.evidence.missingTools.join(", ")}`] : []),
     `tool calls: ${describeToolCalls(row.evidence?.toolCalls ?? run?.toolCalls)}`,
     ...(run?.reply !== undefined ? [`reply: ${run.reply}`] : []),
@@ -62,7 +65,10 @@ function testcase(report: EvalReportData, row: EvalRow): string {
 export function toJUnitXml(report: EvalReportData): string {
   const suites = report.scorers.map((summary) => {
     const rows = report.rows.filter((row) => row.scorer === summary.scorer);
-    const time = rows.reduce((sum, row) => sum + (report.runs.find((r) => r.case === row.case && r.trial === row.trial)?.durationMs ?? 0), 0);
+    const time = rows.reduce(
+      (sum, row) => sum + (report.runs.find((r) => r.case === row.case && r.trial === row.trial)?.durationMs ?? 0),
+      0,
+    );
     return (
       `  <testsuite name="${attribute(`${report.agent}.${summary.scorer}`)}" tests="${rows.length}" failures="${summary.failed}" ` +
       `errors="${summary.errors + summary.infrastructureErrors}" skipped="${summary.notApplicable}" time="${seconds(time)}" timestamp="${report.startedAt}">\n` +

@@ -10,18 +10,36 @@ import { EvalOptionsError } from "./errors.js";
 const UNMATCHED: readonly UnmatchedToolCalls[] = ["refuse", "execute", "fail"];
 
 /** With `tools: "recorded"`, every case must carry a recording. */
-export function validatePlayback(options: { cases: readonly EvalCase[]; tools?: string; unmatchedToolCalls?: string }): void {
-  if (options.tools !== undefined && options.tools !== "live" && options.tools !== "recorded") throw new EvalOptionsError("tools", `must be "live" or "recorded" (got ${JSON.stringify(options.tools)})`);
-  if (options.unmatchedToolCalls !== undefined && !UNMATCHED.includes(options.unmatchedToolCalls as UnmatchedToolCalls)) {
-    throw new EvalOptionsError("unmatchedToolCalls", `must be "refuse", "execute" or "fail" (got ${JSON.stringify(options.unmatchedToolCalls)})`);
+export function validatePlayback(options: {
+  cases: readonly EvalCase[];
+  tools?: string;
+  unmatchedToolCalls?: string;
+}): void {
+  if (options.tools !== undefined && options.tools !== "live" && options.tools !== "recorded")
+    throw new EvalOptionsError("tools", `must be "live" or "recorded" (got ${JSON.stringify(options.tools)})`);
+  if (
+    options.unmatchedToolCalls !== undefined &&
+    !UNMATCHED.includes(options.unmatchedToolCalls as UnmatchedToolCalls)
+  ) {
+    throw new EvalOptionsError(
+      "unmatchedToolCalls",
+      `must be "refuse", "execute" or "fail" (got ${JSON.stringify(options.unmatchedToolCalls)})`,
+    );
   }
   if (options.tools !== "recorded") return;
   const index = options.cases.findIndex((c) => !isRecordedCase(c));
-  if (index >= 0) throw new EvalOptionsError(`cases[${index}].recorded`, `is missing: tools: "recorded" plays back recorded runs; read cases with ai.eval.casesFromRuns() or readCases()`);
+  if (index >= 0)
+    throw new EvalOptionsError(
+      `cases[${index}].recorded`,
+      `is missing: tools: "recorded" plays back recorded runs; read cases with ai.eval.casesFromRuns() or readCases()`,
+    );
 }
 
 /** The run of a case: its input (after a session's earlier messages), its context, and with recorded tools, its recording. */
-export function runInputOf(evalCase: EvalCase, options: { tools?: string; unmatchedToolCalls?: UnmatchedToolCalls }): { input: RunInput; context?: unknown; replay?: PlaybackArgs } {
+export function runInputOf(
+  evalCase: EvalCase,
+  options: { tools?: string; unmatchedToolCalls?: UnmatchedToolCalls },
+): { input: RunInput; context?: unknown; replay?: PlaybackArgs } {
   const context = evalCase.context !== undefined ? { context: evalCase.context } : {};
   if (!isRecordedCase(evalCase)) return { input: evalCase.input, ...context };
   const input = evalCase.messages?.length ? [...evalCase.messages, ...normalizeInput(evalCase.input)] : evalCase.input;
@@ -30,7 +48,13 @@ export function runInputOf(evalCase: EvalCase, options: { tools?: string; unmatc
     input,
     ...context,
     ...(options.tools === "recorded"
-      ? { replay: { toolCalls: recorded.toolCalls, backstops: recorded.backstops ?? [], unmatchedToolCalls: options.unmatchedToolCalls ?? "refuse" } }
+      ? {
+          replay: {
+            toolCalls: recorded.toolCalls,
+            backstops: recorded.backstops ?? [],
+            unmatchedToolCalls: options.unmatchedToolCalls ?? "refuse",
+          },
+        }
       : {}),
   };
 }

@@ -10,16 +10,25 @@ import { observeToolCalls, type EvalRecord } from "./eval-record.js";
 import { EvalReport } from "./report.js";
 import type { EvalRow, EvalRun } from "./report-schema.js";
 import { runScorer, scorerName, type Scorer } from "./scorer.js";
+import { defined } from "../core/defined.js";
 
 /** What each scorer makes of the recordings: one trial per case, the recorded run as the record. */
-export async function recordedBaseline<C extends RecordedCase>(cases: readonly C[], scorers: readonly Scorer<C>[], options: { agent?: string } = {}): Promise<EvalReport> {
+export async function recordedBaseline<C extends RecordedCase>(
+  cases: readonly C[],
+  scorers: readonly Scorer<C>[],
+  options: { agent?: string } = {},
+): Promise<EvalReport> {
   const startedAt = new Date();
   const names = scorers.map((s) => scorerName(s as Scorer<never>));
   const runs: EvalRun[] = [];
   const rows: EvalRow[] = [];
   for (const evalCase of cases) {
     const { recorded } = evalCase;
-    const toolCalls: ToolCallRecord[] = recorded.toolCalls.map((call, i) => ({ id: `recorded-${i + 1}`, trip: call.trip ?? 1, ...call }));
+    const toolCalls: ToolCallRecord[] = recorded.toolCalls.map((call, i) => ({
+      id: `recorded-${i + 1}`,
+      trip: call.trip ?? 1,
+      ...call,
+    }));
     const record: EvalRecord<C> = {
       case: evalCase,
       input: caseInputText(evalCase.input),
@@ -30,18 +39,35 @@ export async function recordedBaseline<C extends RecordedCase>(cases: readonly C
       trace: recorded.trace ?? [],
       stopReason: recorded.stopReason,
       trips: recorded.trips,
-      ...(recorded.usage ? { usage: recorded.usage } : {}),
+      ...defined({ usage: recorded.usage }),
       workflowId: recorded.workflowId,
       runId: recorded.runId,
     };
     const base = { case: evalCase.name, trial: 1 };
     const observed = observeToolCalls(toolCalls);
-    runs.push({ ...base, status: "completed", workflowId: recorded.workflowId, runId: recorded.runId, durationMs: 0, reply: recorded.reply, stopReason: recorded.stopReason, trips: recorded.trips, toolCalls: observed, ...(recorded.usage ? { usage: recorded.usage } : {}) });
+    runs.push({
+      ...base,
+      status: "completed",
+      workflowId: recorded.workflowId,
+      runId: recorded.runId,
+      durationMs: 0,
+      reply: recorded.reply,
+      stopReason: recorded.stopReason,
+      trips: recorded.trips,
+      toolCalls: observed,
+      ...defined({ usage: recorded.usage }),
+    });
     for (const [i, scorer] of scorers.entries()) {
       const outcome = await runScorer(scorer, record);
-      rows.push({ ...base, scorer: names[i]!, ...outcome, ...(outcome.status === "fail" ? { evidence: { toolCalls: observed, ...outcome.evidence } } : {}) });
+      rows.push({
+        ...base,
+        scorer: names[i]!,
+        ...outcome,
+        ...(outcome.status === "fail" ? { evidence: { toolCalls: observed, ...outcome.evidence } } : {}),
+      });
     }
-    if (rows.some((row) => row.case === evalCase.name && row.status === "fail") && recorded.messages) runs.at(-1)!.messages = recorded.messages;
+    if (rows.some((row) => row.case === evalCase.name && row.status === "fail") && recorded.messages)
+      runs.at(-1)!.messages = recorded.messages;
   }
   return new EvalReport(
     buildReport({
@@ -49,7 +75,11 @@ export async function recordedBaseline<C extends RecordedCase>(cases: readonly C
       startedAt,
       finishedAt: new Date(),
       trials: 1,
-      cases: cases.map((c) => ({ name: c.name, input: caseInputText(c.input), metadata: JSON.parse(JSON.stringify(caseMetadata(c))) as Record<string, unknown> })),
+      cases: cases.map((c) => ({
+        name: c.name,
+        input: caseInputText(c.input),
+        metadata: JSON.parse(JSON.stringify(caseMetadata(c))) as Record<string, unknown>,
+      })),
       scorers: names,
       runs,
       rows,

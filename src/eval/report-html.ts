@@ -3,7 +3,13 @@
  * pass rates per scorer with 95% intervals, cases with pass^k and flakiness, the changes against a
  * baseline, and for each failing row the conversation a person reads to see why.
  */
-import { caseChanges, compareReports, comparisonCounts, formatScorerComparison, type ReportComparison } from "./compare-reports.js";
+import {
+  caseChanges,
+  compareReports,
+  comparisonCounts,
+  formatScorerComparison,
+  type ReportComparison,
+} from "./compare-reports.js";
 import { formatRate, passRateInterval } from "./confidence.js";
 import type { EvalReportData, EvalRow, EvalRun, TrialOutcome } from "./report-schema.js";
 
@@ -16,7 +22,10 @@ export interface HtmlReportOptions {
 }
 
 const escape = (text: unknown): string =>
-  String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+  String(text).replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!,
+  );
 
 const pct = (rate: number | null) => (rate === null ? "–" : `${Math.round(rate * 100)}%`);
 
@@ -49,7 +58,12 @@ function scorersTable(report: EvalReportData): string {
 function casesTable(report: EvalReportData): string {
   const rows = report.cases.map((c) => {
     const runs = report.runs.filter((r) => r.case === c.case);
-    const replay = runs.filter((r) => r.replay).reduce((sum, r) => ({ matched: sum.matched + r.replay!.matched, unmatched: sum.unmatched + r.replay!.unmatched }), { matched: 0, unmatched: 0 });
+    const replay = runs
+      .filter((r) => r.replay)
+      .reduce(
+        (sum, r) => ({ matched: sum.matched + r.replay!.matched, unmatched: sum.unmatched + r.replay!.unmatched }),
+        { matched: 0, unmatched: 0 },
+      );
     const hasReplay = runs.some((r) => r.replay);
     return `<tr><td>${escape(c.case)}<div class="meta">${escape(c.input.slice(0, 120))}</div></td><td>${c.outcomes.map(badge).join("")}</td><td>${pct(c.passAt1)}</td><td>${c.passHatK === null ? "–" : c.passHatK ? "yes" : "no"}</td><td>${c.flaky ? "<b>flaky</b>" : ""}</td><td>${hasReplay ? `${replay.matched} matched, ${replay.unmatched} unmatched` : ""}</td></tr>`;
   });
@@ -58,14 +72,24 @@ function casesTable(report: EvalReportData): string {
 
 function comparisonSection(comparison: ReportComparison): string {
   const verdictClass = (v: string) => (v === "better" ? "better" : v === "worse" ? "worse" : "noise");
-  const list = (title: string, items: string[]) => (items.length ? `<p><b>${title}</b>: ${items.map(escape).join(", ")}</p>` : "");
+  const list = (title: string, items: string[]) =>
+    items.length ? `<p><b>${title}</b>: ${items.map(escape).join(", ")}</p>` : "";
   const { regressions, fixes, withinNoise } = caseChanges(comparison); // only changes beyond noise are called regressions and fixes
   return [
     `<h2>Against the baseline</h2>`,
     `<p>${escape(comparisonCounts(comparison))}.</p>`,
-    list("Regressed", regressions.map((c) => `${c.case} (${c.scorers.join(", ")})`)),
-    list("Fixed", fixes.map((c) => `${c.case} (${c.scorers.join(", ")})`)),
-    list("Changed within noise", withinNoise.map((c) => `${c.case}: ${c.baseline} → ${c.current} (${c.scorers.join(", ")})`)),
+    list(
+      "Regressed",
+      regressions.map((c) => `${c.case} (${c.scorers.join(", ")})`),
+    ),
+    list(
+      "Fixed",
+      fixes.map((c) => `${c.case} (${c.scorers.join(", ")})`),
+    ),
+    list(
+      "Changed within noise",
+      withinNoise.map((c) => `${c.case}: ${c.baseline} → ${c.current} (${c.scorers.join(", ")})`),
+    ),
     `<ul class="scorer-changes">${comparison.scorers.map((c) => `<li class="${verdictClass(c.verdict)}">${escape(formatScorerComparison(c))}</li>`).join("")}</ul>`,
   ].join("\n");
 }
@@ -73,8 +97,17 @@ function comparisonSection(comparison: ReportComparison): string {
 function messageHtml(message: Record<string, unknown>, index: number, firstUser: number): string {
   const role = String(message.role);
   const content = message.content;
-  const text = typeof content === "string" ? content : Array.isArray(content) ? content.map((p: { type?: string; text?: string }) => (p.type === "text" ? p.text : `[${p.type}]`)).join("\n") : "";
-  const calls = Array.isArray(message.toolCalls) ? (message.toolCalls as Array<{ name: string; arguments: string }>).map((c) => `<div class="call">→ ${escape(c.name)}(${escape(c.arguments)})</div>`).join("") : "";
+  const text =
+    typeof content === "string"
+      ? content
+      : Array.isArray(content)
+        ? content.map((p: { type?: string; text?: string }) => (p.type === "text" ? p.text : `[${p.type}]`)).join("\n")
+        : "";
+  const calls = Array.isArray(message.toolCalls)
+    ? (message.toolCalls as Array<{ name: string; arguments: string }>)
+        .map((c) => `<div class="call">→ ${escape(c.name)}(${escape(c.arguments)})</div>`)
+        .join("")
+    : "";
   const reprompt = role === "user" && index > firstUser;
   const label = reprompt ? "re-prompt" : role === "tool" ? `tool ${String(message.name ?? "")}` : role;
   return `<div class="msg ${escape(role)}${reprompt ? " reprompt" : ""}"><span class="role">${escape(label)}</span>${escape(text)}${calls}</div>`;
@@ -84,13 +117,20 @@ function failureHtml(row: EvalRow, run: EvalRun | undefined): string {
   const calls = run?.toolCalls ?? [];
   const messages = (run?.messages ?? []) as Array<Record<string, unknown>>;
   const firstUser = messages.findIndex((m) => m.role === "user");
-  const missing = row.evidence?.missingTools?.length ? `<p>Missing tools: ${row.evidence.missingTools.map(escape).join(", ")}</p>` : "";
+  const missing = row.evidence?.missingTools?.length
+    ? `<p>Missing tools: ${row.evidence.missingTools.map(escape).join(", ")}</p>`
+    : "";
   const claim = row.evidence?.claim ? `<p>Claim: “${escape(row.evidence.claim)}”</p>` : "";
   return `<div class="failure"><div><b>${escape(row.case)}</b> · trial ${row.trial} · ${escape(row.scorer)} ${badge("fail")} <span class="reason">${escape(row.reason ?? "")}</span></div>
 ${missing}${claim}
 <table class="tool-calls"><tr><th>trip</th><th>tool call</th><th>status</th><th>reason / error</th><th></th></tr>${
     calls.length
-      ? calls.map((c) => `<tr><td>${c.trip}</td><td class="call">${escape(c.name)}(${escape(JSON.stringify(c.input))})</td><td><span class="badge ${c.status === "ok" ? "pass" : c.status === "refused" ? "fail" : "error"}">${escape(c.status)}</span></td><td>${escape(c.reason ?? c.error ?? "")}</td><td>${c.replayed ? "replayed" : ""}</td></tr>`).join("")
+      ? calls
+          .map(
+            (c) =>
+              `<tr><td>${c.trip}</td><td class="call">${escape(c.name)}(${escape(JSON.stringify(c.input))})</td><td><span class="badge ${c.status === "ok" ? "pass" : c.status === "refused" ? "fail" : "error"}">${escape(c.status)}</span></td><td>${escape(c.reason ?? c.error ?? "")}</td><td>${c.replayed ? "replayed" : ""}</td></tr>`,
+          )
+          .join("")
       : `<tr><td colspan="5">no tool calls</td></tr>`
   }</table>
 ${messages.length ? `<details open><summary>Conversation (${messages.length} messages)</summary>${messages.map((m, i) => messageHtml(m, i, firstUser)).join("")}</details>` : run?.reply !== undefined ? `<div class="msg assistant"><span class="role">reply</span>${escape(run.reply)}</div>` : ""}
@@ -116,7 +156,18 @@ ${scorersTable(report)}
 ${casesTable(report)}
 ${options.baseline ? comparisonSection(compareReports(options.baseline, report)) : ""}
 <h2>Failures (${failures.length})</h2>
-${failures.length ? failures.map((row) => failureHtml(row, report.runs.find((r) => r.case === row.case && r.trial === row.trial))).join("\n") : "<p>None.</p>"}
+${
+  failures.length
+    ? failures
+        .map((row) =>
+          failureHtml(
+            row,
+            report.runs.find((r) => r.case === row.case && r.trial === row.trial),
+          ),
+        )
+        .join("\n")
+    : "<p>None.</p>"
+}
 </body></html>
 `;
 }

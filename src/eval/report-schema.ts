@@ -21,7 +21,10 @@ export const observedToolCallSchema = z
     input: z.unknown(),
     reason: z.string().optional().describe("Why the call was refused"),
     error: z.string().optional().describe("Why the call failed"),
-    replayed: z.literal(true).optional().describe("Answered from the recording (an eval with recorded tools), not executed"),
+    replayed: z
+      .literal(true)
+      .optional()
+      .describe("Answered from the recording (an eval with recorded tools), not executed"),
   })
   .describe("A tool call of the run and what it came to");
 
@@ -48,13 +51,18 @@ export const usageSchema = z
   .object({
     ...tokens,
     modelCalls: count.describe("Model calls that reported usage"),
-    failedAttempts: z.object({ ...tokens, attempts: count }).optional().describe("The part spent on model call attempts that failed"),
+    failedAttempts: z
+      .object({ ...tokens, attempts: count })
+      .optional()
+      .describe("The part spent on model call attempts that failed"),
   })
   .describe("Tokens used, failed attempts included; absent when the server reported none");
 
 export const trialOutcomeSchema = z
   .enum(["pass", "fail", "not-applicable", "error", "infrastructure-error"])
-  .describe("pass | fail | not-applicable (the scorer does not judge it) | error (the scorer threw) | infrastructure-error (the run did not complete)");
+  .describe(
+    "pass | fail | not-applicable (the scorer does not judge it) | error (the scorer threw) | infrastructure-error (the run did not complete)",
+  );
 
 /** A decision on a tool call that waited for a person. */
 export const approvalDecisionSchema = z
@@ -83,14 +91,28 @@ export const evalRunSchema = z
     toolCalls: z.array(observedToolCallSchema),
     usage: usageSchema.optional(),
     agentVersion: z.string().optional().describe("The agent.version that served the run (the last one, if it changed)"),
-    approvals: z.array(approvalDecisionSchema).optional().describe("Decisions on calls that waited for approval: who, when"),
-    error: errorInfo.optional().describe("Why the run did not complete (ModelApiError, RunFailedError, TemporalConnectionError, EvalTimeoutError, ...)"),
+    approvals: z
+      .array(approvalDecisionSchema)
+      .optional()
+      .describe("Decisions on calls that waited for approval: who, when"),
+    error: errorInfo
+      .optional()
+      .describe(
+        "Why the run did not complete (ModelApiError, RunFailedError, TemporalConnectionError, EvalTimeoutError, ...)",
+      ),
     messages: z
       .array(z.looseObject({ role: z.enum(["system", "user", "assistant", "tool"]) }))
       .optional()
-      .describe("The conversation (messages, tool calls, re-prompts), on runs with a failing row: what a reader needs to see why"),
+      .describe(
+        "The conversation (messages, tool calls, re-prompts), on runs with a failing row: what a reader needs to see why",
+      ),
     replay: z
-      .object({ matched: count.describe("Tool calls answered from the recording"), unmatched: count.describe("Tool calls the recording did not hold (refused, executed or failed, by unmatchedToolCalls)") })
+      .object({
+        matched: count.describe("Tool calls answered from the recording"),
+        unmatched: count.describe(
+          "Tool calls the recording did not hold (refused, executed or failed, by unmatchedToolCalls)",
+        ),
+      })
       .optional()
       .describe("With recorded tools: how the run's tool calls matched the recording"),
   })
@@ -102,7 +124,12 @@ export const evalRowSchema = z
     trial: z.number().int().min(1),
     scorer: z.string(),
     status: trialOutcomeSchema,
-    reason: z.string().optional().describe('The failure message: "required tool not called", "change claimed without a tool call", or the scorer\'s own'),
+    reason: z
+      .string()
+      .optional()
+      .describe(
+        'The failure message: "required tool not called", "change claimed without a tool call", or the scorer\'s own',
+      ),
     score: z.number().optional(),
     evidence: scoreEvidenceSchema.optional(),
     error: errorInfo.optional().describe("What the scorer threw, or why the run did not complete"),
@@ -126,11 +153,18 @@ export const caseSummarySchema = z
     case: z.string(),
     input: z.string().describe("The text of the case's last user message"),
     metadata: z.record(z.string(), z.unknown()).describe("The case's other fields"),
-    outcomes: z.array(trialOutcomeSchema).describe("Per trial, in order: fail if any scorer failed, else error, else pass if any passed, else not-applicable"),
+    outcomes: z
+      .array(trialOutcomeSchema)
+      .describe(
+        "Per trial, in order: fail if any scorer failed, else error, else pass if any passed, else not-applicable",
+      ),
     passed: count.describe("Trials that passed"),
     failed: count.describe("Trials that failed"),
     passAt1: rate.describe("passed / (passed + failed) trials: the chance one trial passes"),
-    passHatK: z.boolean().nullable().describe("pass^k: every trial passed (false once one failed; null when nothing was judged or a trial errored)"),
+    passHatK: z
+      .boolean()
+      .nullable()
+      .describe("pass^k: every trial passed (false once one failed; null when nothing was judged or a trial errored)"),
     flaky: z.boolean().describe("Some trials passed and others failed"),
     usage: usageSchema.optional().describe("The case's trials together"),
   })

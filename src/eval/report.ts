@@ -6,7 +6,17 @@ import { EvalReportFormatError } from "./errors.js";
 import { formatTable } from "./format-table.js";
 import { toJUnitXml } from "./junit.js";
 import { toHtmlReport, type HtmlReportOptions } from "./report-html.js";
-import { EVAL_REPORT_SCHEMA_VERSION, evalReportSchema, type CaseSummary, type EvalReportData, type EvalRow, type EvalRun, type EvalTotals, type ScorerSummary } from "./report-schema.js";
+import {
+  EVAL_REPORT_SCHEMA_VERSION,
+  evalReportSchema,
+  type CaseSummary,
+  type EvalReportData,
+  type EvalRow,
+  type EvalRun,
+  type EvalTotals,
+  type ScorerSummary,
+} from "./report-schema.js";
+import { defined } from "../core/defined.js";
 
 /** What `agent.eval()` resolves to. `JSON.stringify(report)` is the documented JSON report. */
 export class EvalReport implements EvalReportData {
@@ -45,8 +55,34 @@ export class EvalReport implements EvalReportData {
 
   /** The report's data, as written to a JSON report. */
   toJSON(): EvalReportData {
-    const { schemaVersion, agent, agentVersion, startedAt, finishedAt, durationMs, trials, cases, scorers, totals, runs, rows } = this;
-    return { schemaVersion, agent, ...(agentVersion !== undefined ? { agentVersion } : {}), startedAt, finishedAt, durationMs, trials, cases, scorers, totals, runs, rows };
+    const {
+      schemaVersion,
+      agent,
+      agentVersion,
+      startedAt,
+      finishedAt,
+      durationMs,
+      trials,
+      cases,
+      scorers,
+      totals,
+      runs,
+      rows,
+    } = this;
+    return {
+      schemaVersion,
+      agent,
+      ...defined({ agentVersion }),
+      startedAt,
+      finishedAt,
+      durationMs,
+      trials,
+      cases,
+      scorers,
+      totals,
+      runs,
+      rows,
+    };
   }
 
   /** A terminal table: a line per case and trial, a column per scorer, pass rates, pass@1 and pass^k. */
@@ -96,8 +132,12 @@ export function parseReport(json: string | unknown): EvalReport {
     }
   }
   const version = (data as { schemaVersion?: unknown } | null)?.schemaVersion;
-  if (version !== EVAL_REPORT_SCHEMA_VERSION) throw new EvalReportFormatError(`Unsupported eval report schemaVersion ${JSON.stringify(version)}; this version reads ${EVAL_REPORT_SCHEMA_VERSION}.`);
+  if (version !== EVAL_REPORT_SCHEMA_VERSION)
+    throw new EvalReportFormatError(
+      `Unsupported eval report schemaVersion ${JSON.stringify(version)}; this version reads ${EVAL_REPORT_SCHEMA_VERSION}.`,
+    );
   const parsed = evalReportSchema.safeParse(data);
-  if (!parsed.success) throw new EvalReportFormatError(`Not a valid eval report: ${z.prettifyError(parsed.error).replace(/\n/g, "; ")}`);
+  if (!parsed.success)
+    throw new EvalReportFormatError(`Not a valid eval report: ${z.prettifyError(parsed.error).replace(/\n/g, "; ")}`);
   return new EvalReport(parsed.data);
 }

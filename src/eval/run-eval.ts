@@ -20,6 +20,7 @@ import { startRun } from "../client/start-run.js";
 import type { UnmatchedToolCalls } from "../core/playback.js";
 import { playbackCounts, runInputOf, validatePlayback } from "./playback-cases.js";
 import { decideApprovals, validateApprovals, type EvalApprovalPolicy } from "./eval-approvals.js";
+import { defined } from "../core/defined.js";
 
 /** What an eval runs: an agent definition (an `Agent` is one), started as durable runs by `startRun`. */
 export interface EvaluatedAgent extends AgentDefinition {
@@ -77,17 +78,25 @@ export interface EvalProgress {
 
 function positiveInteger(field: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) throw new EvalOptionsError(field, `must be a positive integer (got ${value})`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new EvalOptionsError(field, `must be a positive integer (got ${value})`);
   return value;
 }
 
 function validate<C extends EvalCase>(options: EvalOptions<C>): { inputs: string[]; names: string[] } {
-  if (!Array.isArray(options.cases) || options.cases.length === 0) throw new EvalOptionsError("cases", "must be a non-empty array of { name, input }");
-  if (!Array.isArray(options.scorers) || options.scorers.length === 0) throw new EvalOptionsError("scorers", "must be a non-empty array of scorers");
+  if (!Array.isArray(options.cases) || options.cases.length === 0)
+    throw new EvalOptionsError("cases", "must be a non-empty array of { name, input }");
+  if (!Array.isArray(options.scorers) || options.scorers.length === 0)
+    throw new EvalOptionsError("scorers", "must be a non-empty array of scorers");
   const seenCases = new Set<string>();
   const inputs = options.cases.map((evalCase, i) => {
-    if (typeof evalCase?.name !== "string" || evalCase.name.trim() === "") throw new EvalOptionsError(`cases[${i}].name`, "must be a non-empty string");
-    if (seenCases.has(evalCase.name)) throw new EvalOptionsError(`cases[${i}].name`, `"${evalCase.name}" is used by two cases; reports key on case names`);
+    if (typeof evalCase?.name !== "string" || evalCase.name.trim() === "")
+      throw new EvalOptionsError(`cases[${i}].name`, "must be a non-empty string");
+    if (seenCases.has(evalCase.name))
+      throw new EvalOptionsError(
+        `cases[${i}].name`,
+        `"${evalCase.name}" is used by two cases; reports key on case names`,
+      );
     seenCases.add(evalCase.name);
     try {
       return caseInputText(evalCase.input);
@@ -96,25 +105,49 @@ function validate<C extends EvalCase>(options: EvalOptions<C>): { inputs: string
     }
   });
   const names = options.scorers.map((scorer, i) => {
-    const valid = typeof scorer === "function" || (typeof scorer === "object" && scorer !== null && typeof scorer.score === "function");
-    if (!valid) throw new EvalOptionsError(`scorers[${i}]`, "must be a function (record) => result, or { name, score }");
+    const valid =
+      typeof scorer === "function" ||
+      (typeof scorer === "object" && scorer !== null && typeof scorer.score === "function");
+    if (!valid)
+      throw new EvalOptionsError(`scorers[${i}]`, "must be a function (record) => result, or { name, score }");
     const name = scorerName(scorer as Scorer<never>);
-    if (!name) throw new EvalOptionsError(`scorers[${i}]`, "has no name; use a named function, defineScorer(name, fn) or { name, score }");
+    if (!name)
+      throw new EvalOptionsError(
+        `scorers[${i}]`,
+        "has no name; use a named function, defineScorer(name, fn) or { name, score }",
+      );
     return name;
   });
   const duplicate = names.find((name, i) => names.indexOf(name) !== i);
-  if (duplicate !== undefined) throw new EvalOptionsError("scorers", `two scorers are named "${duplicate}"; pass \`name\` to tell them apart`);
+  if (duplicate !== undefined)
+    throw new EvalOptionsError("scorers", `two scorers are named "${duplicate}"; pass \`name\` to tell them apart`);
   return { inputs, names };
 }
 
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 48) || "case";
+  return (
+    text
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "")
+      .slice(0, 48) || "case"
+  );
 }
 
 /** A case's run: its result, unless the eval ends it first (past `timeout`, or a failed approval decision), terminating it. */
-async function runCase(agent: EvaluatedAgent, evalCase: EvalCase, workflowId: string, options: Pick<EvalOptions, "client" | "taskQueue" | "timeout" | "tools" | "unmatchedToolCalls" | "approvals">): Promise<RunResult> {
+async function runCase(
+  agent: EvaluatedAgent,
+  evalCase: EvalCase,
+  workflowId: string,
+  options: Pick<EvalOptions, "client" | "taskQueue" | "timeout" | "tools" | "unmatchedToolCalls" | "approvals">,
+): Promise<RunResult> {
   const { input, context, replay } = runInputOf(evalCase, options);
-  const handle = await startRun(agent, input, { client: options.client, taskQueue: options.taskQueue, workflowId, ...(context !== undefined ? { context } : {}) }, replay ? { replay } : {});
+  const handle = await startRun(
+    agent,
+    input,
+    { client: options.client, taskQueue: options.taskQueue, workflowId, ...defined({ context }) },
+    replay ? { replay } : {},
+  );
   const timeoutMs = durationMs(options.timeout, true);
   let endedBy: string | undefined; // why the eval terminates the run
   let timer: NodeJS.Timeout | undefined;
@@ -157,7 +190,8 @@ export async function runEval<C extends EvalCase>(agent: EvaluatedAgent, options
   validateApprovals(options.approvals);
   const trials = positiveInteger("trials", options.trials, 1);
   const concurrency = positiveInteger("concurrency", options.concurrency, 4);
-  if (options.timeout !== undefined && durationMs(options.timeout, true) === undefined) throw new EvalOptionsError("timeout", durationProblem(options.timeout, true));
+  if (options.timeout !== undefined && durationMs(options.timeout, true) === undefined)
+    throw new EvalOptionsError("timeout", durationProblem(options.timeout, true));
   const limit = pLimit(concurrency);
   const startedAt = new Date();
   const pending = options.cases.map(() => trials);
@@ -173,7 +207,20 @@ export async function runEval<C extends EvalCase>(agent: EvaluatedAgent, options
     let rows: EvalRow[];
     try {
       const result = await runCase(agent, evalCase, workflowId, options);
-      run = { ...base, status: "completed", workflowId, runId: result.runId, durationMs: Date.now() - started, reply: result.reply, stopReason: result.stopReason, trips: result.trips, toolCalls: observeToolCalls(result.toolCalls), ...(result.usage ? { usage: result.usage } : {}), ...(options.tools === "recorded" ? { replay: playbackCounts(result) } : {}), ...runVersionAndApprovals(result) };
+      run = {
+        ...base,
+        status: "completed",
+        workflowId,
+        runId: result.runId,
+        durationMs: Date.now() - started,
+        reply: result.reply,
+        stopReason: result.stopReason,
+        trips: result.trips,
+        toolCalls: observeToolCalls(result.toolCalls),
+        ...defined({ usage: result.usage }),
+        ...(options.tools === "recorded" ? { replay: playbackCounts(result) } : {}),
+        ...runVersionAndApprovals(result),
+      };
       const record = evalRecordOf(evalCase, inputs[caseIndex]!, trialNumber, result);
       rows = await Promise.all(
         options.scorers.map(async (scorer, i): Promise<EvalRow> => {
@@ -186,7 +233,14 @@ export async function runEval<C extends EvalCase>(agent: EvaluatedAgent, options
       if (rows.some((row) => row.status === "fail")) run.messages = result.messages;
     } catch (error) {
       const info = errorInfo(error);
-      run = { ...base, status: "infrastructure-error", workflowId, durationMs: Date.now() - started, toolCalls: [], error: info };
+      run = {
+        ...base,
+        status: "infrastructure-error",
+        workflowId,
+        durationMs: Date.now() - started,
+        toolCalls: [],
+        error: info,
+      };
       rows = names.map((scorer) => ({ ...base, scorer, status: "infrastructure-error", error: info }));
     }
     outcomes[caseIndex]!.push({ run, rows });
@@ -203,7 +257,11 @@ export async function runEval<C extends EvalCase>(agent: EvaluatedAgent, options
     }
   }
 
-  await Promise.all(options.cases.flatMap((_, caseIndex) => Array.from({ length: trials }, (_, t) => limit(() => trial(caseIndex, t + 1)))));
+  await Promise.all(
+    options.cases.flatMap((_, caseIndex) =>
+      Array.from({ length: trials }, (_, t) => limit(() => trial(caseIndex, t + 1))),
+    ),
+  );
   const ordered = outcomes.map((list) => list.sort((a, b) => a.run.trial - b.run.trial));
   return new EvalReport(
     buildReport({
@@ -232,5 +290,5 @@ function jsonSafe(value: Record<string, unknown>): Record<string, unknown> {
 /** The run's agent version and approval decisions, for its line of the report (absent when there are none). */
 function runVersionAndApprovals(result: RunResult): Pick<EvalRun, "agentVersion" | "approvals"> {
   const approvals = approvalDecisionsOf(result.trace);
-  return { ...(result.agentVersion !== undefined ? { agentVersion: result.agentVersion } : {}), ...(approvals.length ? { approvals } : {}) };
+  return { ...defined({ agentVersion: result.agentVersion }), ...(approvals.length ? { approvals } : {}) };
 }

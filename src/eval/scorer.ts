@@ -1,6 +1,7 @@
 import type { EvalCase } from "./eval-case.js";
 import type { EvalRecord, ObservedToolCall } from "./eval-record.js";
 import { ScorerResultError } from "./errors.js";
+import { defined } from "../core/defined.js";
 
 /** Why a row came out as it did, for a reader of the report. Add fields of your own freely. */
 export interface ScoreEvidence {
@@ -38,7 +39,9 @@ export interface NotApplicable {
 export type ScorerResult = ScoreVerdict | NotApplicable;
 
 /** A scorer as a function; its `name` (the function's name) names it in the report. */
-export type ScorerFunction<C extends EvalCase = EvalCase> = (record: EvalRecord<C>) => ScorerResult | Promise<ScorerResult>;
+export type ScorerFunction<C extends EvalCase = EvalCase> = (
+  record: EvalRecord<C>,
+) => ScorerResult | Promise<ScorerResult>;
 
 /** A scorer: a named function, or `{ name, score }`. A scorer that throws is reported as an error, apart from failures. */
 export type Scorer<C extends EvalCase = EvalCase> = ScorerFunction<C> | { name: string; score: ScorerFunction<C> };
@@ -50,7 +53,7 @@ export function defineScorer<C extends EvalCase = EvalCase>(name: string, score:
 
 /** `{ applicable: false, reason }`: the result for a record the scorer does not judge. */
 export function notApplicable(reason?: string, evidence?: ScoreEvidence): NotApplicable {
-  return { applicable: false, ...(reason !== undefined ? { reason } : {}), ...(evidence ? { evidence } : {}) };
+  return { applicable: false, ...defined({ reason, evidence }) };
 }
 
 /** The scorer's name ("" when it has none). */
@@ -76,15 +79,24 @@ export async function runScorer<C extends EvalCase>(scorer: Scorer<C>, record: E
 }
 
 function outcomeOf(scorer: string, result: unknown): ScoredOutcome {
-  if (typeof result !== "object" || result === null) throw new ScorerResultError(scorer, result === null ? "null" : typeof result);
+  if (typeof result !== "object" || result === null)
+    throw new ScorerResultError(scorer, result === null ? "null" : typeof result);
   const r = result as Partial<ScoreVerdict & NotApplicable>;
   const extras = {
     ...(typeof r.reason === "string" ? { reason: r.reason } : {}),
     ...(typeof r.evidence === "object" && r.evidence !== null ? { evidence: r.evidence } : {}),
   };
   if (r.applicable === false) return { status: "not-applicable", ...extras };
-  if (typeof r.pass !== "boolean") throw new ScorerResultError(scorer, `an object without a boolean \`pass\` (${JSON.stringify(result).slice(0, 80)})`);
-  return { status: r.pass ? "pass" : "fail", ...extras, ...(typeof r.score === "number" && Number.isFinite(r.score) ? { score: r.score } : {}) };
+  if (typeof r.pass !== "boolean")
+    throw new ScorerResultError(
+      scorer,
+      `an object without a boolean \`pass\` (${JSON.stringify(result).slice(0, 80)})`,
+    );
+  return {
+    status: r.pass ? "pass" : "fail",
+    ...extras,
+    ...(typeof r.score === "number" && Number.isFinite(r.score) ? { score: r.score } : {}),
+  };
 }
 
 /** `{ name, message }` of anything thrown. */

@@ -6,10 +6,14 @@
 import type { ContractState } from "../core/contract-state.js";
 import type { ForkArgs } from "../core/fork-args.js";
 import { updatePendingRefusals } from "../contract/decide.js";
-import type { ForkedFrom, Message, RunResult, ToolCallRecord, TraceEvent } from "../core/types.js";
+import type { Message, RunResult } from "../core/types.js";
 
 /** The fork's prefix of a recorded run: the messages before trip `atTrip`'s answer, and what they used. */
-export function forkPrefix(recorded: Pick<RunResult, "workflowId" | "runId" | "messages" | "toolCalls" | "trace">, atTrip: number, input: string): { messages: Message[]; fork: ForkArgs } {
+export function forkPrefix(
+  recorded: Pick<RunResult, "workflowId" | "runId" | "messages" | "toolCalls" | "trace">,
+  atTrip: number,
+  input: string,
+): { messages: Message[]; fork: ForkArgs } {
   let answers = 0;
   const end = recorded.messages.findIndex((m) => m.role === "assistant" && ++answers === atTrip);
   const messages = end < 0 ? [...recorded.messages] : recorded.messages.slice(0, end);
@@ -26,5 +30,15 @@ export function forkPrefix(recorded: Pick<RunResult, "workflowId" | "runId" | "m
     backstopsRan,
     backstopState: {},
   };
-  return { messages, fork: { from: { workflowId: recorded.workflowId, runId: recorded.runId, atTrip }, trips: atTrip - 1, toolCalls, trace, input, contract } };
+  return {
+    messages,
+    fork: {
+      from: { workflowId: recorded.workflowId, runId: recorded.runId, atTrip },
+      trips: atTrip - 1,
+      toolCalls,
+      trace,
+      input,
+      contract,
+    },
+  };
 }

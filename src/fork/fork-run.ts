@@ -12,6 +12,7 @@ import { forkPrefix } from "./fork-prefix.js";
 import { textOf } from "../core/types.js";
 import { readRecordedRun } from "../datasets/read-run.js";
 import { ForkError } from "../errors.js";
+import { defined } from "../core/defined.js";
 
 /** Options of `ai.fork()`. */
 export interface ForkOptions {
@@ -30,7 +31,8 @@ export interface ForkOptions {
 /** Starts a fork of a finished run at trip `atTrip`; throws `ForkError` when the run or the trip does not allow it. */
 export async function forkRun(workflowId: string, options: ForkOptions): Promise<RunHandle> {
   const { atTrip } = options ?? {};
-  if (!Number.isInteger(atTrip) || atTrip < 1) throw new ForkError(workflowId, `atTrip must be a positive integer (trips count from 1; got ${atTrip})`);
+  if (!Number.isInteger(atTrip) || atTrip < 1)
+    throw new ForkError(workflowId, `atTrip must be a positive integer (trips count from 1; got ${atTrip})`);
   const client = options.client ?? (await getDefaultClient());
   let recorded;
   try {
@@ -40,11 +42,20 @@ export async function forkRun(workflowId: string, options: ForkOptions): Promise
   }
   if (recorded.kind !== "run") throw new ForkError(workflowId, "it is a session; fork one of its messages' runs");
   const { args, result } = recorded;
-  if (atTrip > result.trips) throw new ForkError(workflowId, `it made ${result.trips} trip(s), so there is no trip ${atTrip} to fork at`);
+  if (atTrip > result.trips)
+    throw new ForkError(workflowId, `it made ${result.trips} trip(s), so there is no trip ${atTrip} to fork at`);
   const last = args.messages.findLast((m) => m.role === "user");
   const { messages, fork } = forkPrefix(result, atTrip, last ? textOf(last.content) : "");
   const agent = options.agent ?? args.agent;
-  const { streamText: _streamText, resume: _resume, replay: _replay, fork: _fork, messages: _messages, agent: _agent, ...kept } = args;
+  const {
+    streamText: _streamText,
+    resume: _resume,
+    replay: _replay,
+    fork: _fork,
+    messages: _messages,
+    agent: _agent,
+    ...kept
+  } = args;
   return startRun(
     agent,
     messages,
@@ -52,11 +63,13 @@ export async function forkRun(workflowId: string, options: ForkOptions): Promise
       client,
       ...(options.taskQueue ? { taskQueue: options.taskQueue } : {}),
       ...(options.workflowId ? { workflowId: options.workflowId } : { id: `fork-${crypto.randomUUID()}` }),
-      ...(kept.context !== undefined ? { context: kept.context } : {}),
-      ...(kept.timeoutMs !== undefined ? { timeout: kept.timeoutMs } : {}),
-      ...(kept.budget ? { budget: kept.budget } : {}),
-      ...(kept.modelSettings ? { modelSettings: kept.modelSettings } : {}),
+      ...defined({
+        context: kept.context,
+        timeout: kept.timeoutMs,
+        budget: kept.budget,
+        modelSettings: kept.modelSettings,
+      }),
     },
-    { fork, ...(kept.output ? { output: kept.output } : {}) },
+    { fork, ...defined({ output: kept.output }) },
   );
 }

@@ -23,7 +23,10 @@ export type McpCallFields = Omit<ToolCallRecord, "id" | "name" | "trip" | "sourc
 export type McpCallOutcome = McpCallFields | ApprovalRequired;
 
 /** The run's MCP tool of that name and its toolset, if the agent has MCP toolsets and the run listed one. */
-export async function findMcpTool(toolsets: readonly McpToolset[], name: string): Promise<{ tool: McpToolDefinition; toolset: McpToolset } | undefined> {
+export async function findMcpTool(
+  toolsets: readonly McpToolset[],
+  name: string,
+): Promise<{ tool: McpToolDefinition; toolset: McpToolset } | undefined> {
   if (toolsets.length === 0) return undefined;
   const tool = (await runMcpTools(Context.current())).find((t) => t.name === name);
   const toolset = tool && toolsets.find((t) => t.name === tool.server);
@@ -52,20 +55,35 @@ function validatorFor(schema: Record<string, unknown>): JsonSchemaValidator<unkn
 export async function executeMcpCall(
   { tool, toolset }: { tool: McpToolDefinition; toolset: McpToolset },
   input: unknown,
-  options: { approved: boolean; idempotencyKey: string; outputLimit: number; isRefusal: (output: unknown) => string | undefined },
+  options: {
+    approved: boolean;
+    idempotencyKey: string;
+    outputLimit: number;
+    isRefusal: (output: unknown) => string | undefined;
+  },
 ): Promise<McpCallOutcome> {
   if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    return { input, status: "refused", reason: `Invalid input for "${tool.name}": the arguments must be a JSON object.` };
+    return {
+      input,
+      status: "refused",
+      reason: `Invalid input for "${tool.name}": the arguments must be a JSON object.`,
+    };
   }
   let validate: JsonSchemaValidator<unknown>;
   try {
     validate = validatorFor(tool.inputSchema);
   } catch (error) {
-    return { input, status: "failed", error: `MCP server "${tool.server}" lists an input schema for "${tool.tool}" that cannot be compiled: ${(error as Error).message}` };
+    return {
+      input,
+      status: "failed",
+      error: `MCP server "${tool.server}" lists an input schema for "${tool.tool}" that cannot be compiled: ${(error as Error).message}`,
+    };
   }
   const valid = validate(input);
-  if (!valid.valid) return { input, status: "refused", reason: `Invalid input for "${tool.name}": ${valid.errorMessage}` };
-  if (!options.approved && (await toolset.needsApproval(tool, input))) return { kind: "approval-required", input, ...defined({ timeoutMs: toolset.approvalTimeoutMs }) };
+  if (!valid.valid)
+    return { input, status: "refused", reason: `Invalid input for "${tool.name}": ${valid.errorMessage}` };
+  if (!options.approved && (await toolset.needsApproval(tool, input)))
+    return { kind: "approval-required", input, ...defined({ timeoutMs: toolset.approvalTimeoutMs }) };
   const context = Context.current();
   let result: CallToolResult;
   try {
@@ -76,17 +94,34 @@ export async function executeMcpCall(
     });
   } catch (error) {
     if (!McpServerError.isInstance(error)) throw error; // cancellation
-    log.warn("MCP tool call failed", { server: tool.server, tool: tool.tool, retryable: error.retryable, error: error.message.slice(0, 500) });
+    log.warn("MCP tool call failed", {
+      server: tool.server,
+      tool: tool.tool,
+      retryable: error.retryable,
+      error: error.message.slice(0, 500),
+    });
     if (error.retryable) throw toFailure(error, { nonRetryable: false });
     return { input, status: "failed", error: error.message };
   }
   const content = (result.content ?? []) as McpContentPart[];
-  if (result.isError === true) return { input, status: "refused", reason: textOf(content) || `MCP tool "${tool.tool}" reported an error without text` };
-  const output: McpToolOutput = { content, ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}) };
+  if (result.isError === true)
+    return {
+      input,
+      status: "refused",
+      reason: textOf(content) || `MCP tool "${tool.tool}" reported an error without text`,
+    };
+  const output: McpToolOutput = { content, ...defined({ structuredContent: result.structuredContent }) };
   const shown = fitMcpOutput(output, options.outputLimit);
-  if (shown !== output) log.warn("MCP tool output cut: over limits.toolOutputBytes", { server: tool.server, tool: tool.tool, limit: options.outputLimit });
+  if (shown !== output)
+    log.warn("MCP tool output cut: over limits.toolOutputBytes", {
+      server: tool.server,
+      tool: tool.tool,
+      limit: options.outputLimit,
+    });
   const reason = options.isRefusal(shown);
-  return reason === undefined ? { input, output: shown, status: "ok" } : { input, output: shown, status: "refused", reason };
+  return reason === undefined
+    ? { input, output: shown, status: "ok" }
+    : { input, output: shown, status: "refused", reason };
 }
 
 function textOf(content: McpContentPart[]): string {

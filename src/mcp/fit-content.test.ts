@@ -5,7 +5,13 @@ const size = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
 
 describe("fitMcpOutput", () => {
   it("keeps an output that fits as it is", () => {
-    const output: McpToolOutput = { content: [{ type: "text", text: "hi" }, { type: "image", data: "AAAA", mimeType: "image/png" }], structuredContent: { a: 1 } };
+    const output: McpToolOutput = {
+      content: [
+        { type: "text", text: "hi" },
+        { type: "image", data: "AAAA", mimeType: "image/png" },
+      ],
+      structuredContent: { a: 1 },
+    };
     expect(fitMcpOutput(output, 1024)).toBe(output);
   });
 
@@ -20,20 +26,34 @@ describe("fitMcpOutput", () => {
     const fitted = fitMcpOutput(output, 1000);
     expect(fitted.content).toEqual([
       { type: "text", text: "chart:" },
-      { type: "text", text: expect.stringMatching(/^\[durable-agent: image image\/png, 5\d\d\d bytes and 1 more part\(s\) omitted, over limits\.toolOutputBytes \(1000\)\]$/) },
+      {
+        type: "text",
+        text: expect.stringMatching(
+          /^\[durable-agent: image image\/png, 5\d\d\d bytes and 1 more part\(s\) omitted, over limits\.toolOutputBytes \(1000\)\]$/,
+        ),
+      },
     ]);
     expect(size(fitted)).toBeLessThanOrEqual(1000);
   });
 
   it("cuts a long text part (escaped characters included) with a marker, and drops structured content first", () => {
-    const output: McpToolOutput = { content: [{ type: "text", text: '"\n'.repeat(4000) + "é".repeat(1000) }], structuredContent: { rows: Array(500).fill("row") } };
+    const output: McpToolOutput = {
+      content: [{ type: "text", text: '"\n'.repeat(4000) + "é".repeat(1000) }],
+      structuredContent: { rows: Array(500).fill("row") },
+    };
     for (const limit of [256, 700, 3000]) {
       const fitted = fitMcpOutput(output, limit);
       expect(size(fitted), String(limit)).toBeLessThanOrEqual(limit);
       expect(fitted.structuredContent).toBeUndefined();
-      expect(fitted.content[0]).toMatchObject({ type: "text", text: expect.stringMatching(/^\[durable-agent: structured content of \d+ bytes omitted/) });
+      expect(fitted.content[0]).toMatchObject({
+        type: "text",
+        text: expect.stringMatching(/^\[durable-agent: structured content of \d+ bytes omitted/),
+      });
       const last = fitted.content.at(-1)!;
-      if (limit > 256) expect(last.text).toMatch(/…\[truncated by durable-agent: a text part of \d+ bytes, over limits\.toolOutputBytes \(\d+\)\]$/);
+      if (limit > 256)
+        expect(last.text).toMatch(
+          /…\[truncated by durable-agent: a text part of \d+ bytes, over limits\.toolOutputBytes \(\d+\)\]$/,
+        );
     }
   });
 });

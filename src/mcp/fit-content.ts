@@ -31,7 +31,8 @@ function marker(what: string, limit: number): McpContentPart {
 export function fitMcpOutput(output: McpToolOutput, limit: number): McpToolOutput {
   if (bytes(output) <= limit) return output;
   const fitted: McpContentPart[] = [];
-  if (output.structuredContent !== undefined) fitted.push(marker(`structured content of ${bytes(output.structuredContent)} bytes`, limit));
+  if (output.structuredContent !== undefined)
+    fitted.push(marker(`structured content of ${bytes(output.structuredContent)} bytes`, limit));
   const room = () => limit - bytes({ content: fitted }) - 1; // 1: the comma before the next part
   const rest = [...output.content];
   while (rest.length > 0) {
@@ -48,7 +49,10 @@ export function fitMcpOutput(output: McpToolOutput, limit: number): McpToolOutpu
         continue;
       }
     }
-    const omitted = marker(rest.length === 0 ? describePart(part, size) : `${describePart(part, size)} and ${rest.length} more part(s)`, limit);
+    const omitted = marker(
+      rest.length === 0 ? describePart(part, size) : `${describePart(part, size)} and ${rest.length} more part(s)`,
+      limit,
+    );
     if (bytes(omitted) <= room()) fitted.push(omitted);
     break;
   }
@@ -63,7 +67,10 @@ function cutText(text: string, room: number, size: number, limit: number): strin
   // JSON escaping may grow the text: shrink until the part fits.
   let budget = room - overhead;
   for (;;) {
-    const head = Buffer.from(text, "utf8").subarray(0, Math.max(0, budget)).toString("utf8").replace(/\uFFFD$/, "");
+    const head = Buffer.from(text, "utf8")
+      .subarray(0, Math.max(0, budget))
+      .toString("utf8")
+      .replace(/\uFFFD$/, "");
     const candidate = head + note;
     if (bytes({ type: "text", text: candidate }) <= room || budget <= 0) return candidate;
     budget -= Math.max(16, bytes({ type: "text", text: candidate }) - room);

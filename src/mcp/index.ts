@@ -14,6 +14,13 @@ export function defineMcp(options: McpOptions): McpToolset {
 
 export { McpToolset } from "./mcp-toolset.js";
 export { MCP_IDEMPOTENCY_KEY } from "./mcp-connection.js";
-export type { McpOptions, McpStdioOptions, McpHttpOptions, McpCommonOptions, McpListedTool, McpApprovalCandidate } from "./mcp-options.js";
+export type {
+  McpOptions,
+  McpStdioOptions,
+  McpHttpOptions,
+  McpCommonOptions,
+  McpListedTool,
+  McpApprovalCandidate,
+} from "./mcp-options.js";
 export type { McpToolOutput, McpContentPart } from "./fit-content.js";
 export type { McpToolDefinition } from "../core/mcp-tools.js";

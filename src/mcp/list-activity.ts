@@ -37,7 +37,11 @@ export function createMcpList(registry: AgentRegistry) {
     const agent = lookupAgent(registry, name);
     try {
       const tools = (await Promise.all(agent.mcpToolsets.map(listPatiently))).flat();
-      checkNames(agent.tools.map((tool) => tool.name), tools, agent.options.actWhenAsked?.requiredTools ?? []);
+      checkNames(
+        agent.tools.map((tool) => tool.name),
+        tools,
+        agent.options.actWhenAsked?.requiredTools ?? [],
+      );
       return tools;
     } catch (error) {
       if (McpServerError.isInstance(error)) throw toFailure(error, { nonRetryable: !error.retryable });
@@ -52,10 +56,18 @@ function checkNames(agentTools: string[], mcpTools: McpToolDefinition[], require
   for (const tool of mcpTools) {
     const other = owners.get(tool.name);
     const self = `tool "${tool.tool}" of MCP server "${tool.server}"`;
-    if (other) throw new AgentOptionsError("tools", `${self} clashes with ${other}: both are named "${tool.name}". Use prefix: true on ai.mcp({ name: "${tool.server}" }) to expose it as "${tool.server}__${tool.tool}", or leave it out with its \`tools\` option`);
+    if (other)
+      throw new AgentOptionsError(
+        "tools",
+        `${self} clashes with ${other}: both are named "${tool.name}". Use prefix: true on ai.mcp({ name: "${tool.server}" }) to expose it as "${tool.server}__${tool.tool}", or leave it out with its \`tools\` option`,
+      );
     owners.set(tool.name, self);
   }
   for (const name of requiredTools) {
-    if (!owners.has(name)) throw new AgentOptionsError("actWhenAsked.requiredTools", `names "${name}", which is not one of the agent's tools (${[...owners.keys()].join(", ") || "none"})`);
+    if (!owners.has(name))
+      throw new AgentOptionsError(
+        "actWhenAsked.requiredTools",
+        `names "${name}", which is not one of the agent's tools (${[...owners.keys()].join(", ") || "none"})`,
+      );
   }
 }

@@ -9,9 +9,10 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool as ListedTool } from "@modelcontextprotocol/sdk/types.js";
 import { McpServerError } from "../errors.js";
 import type { ResolvedMcpOptions } from "./mcp-options.js";
+import type * as McpSdk from "./mcp-sdk.js";
 
 /** The SDK, once a connection has loaded it (`mcp-sdk.ts`). */
-let sdk: typeof import("./mcp-sdk.js") | undefined;
+let sdk: typeof McpSdk | undefined;
 
 const CLIENT_INFO = { name: "durable-agent", version: "0.1.0" };
 /** How long starting and initializing a connection may take. */
@@ -66,12 +67,16 @@ export class McpConnection {
   async callTool(tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
     return this.#request(
       async (client) =>
-        (await client.callTool({ name: tool, arguments: args, _meta: { [MCP_IDEMPOTENCY_KEY]: options.idempotencyKey } }, undefined, {
-          signal: options.signal,
-          timeout: this.#options.timeoutMs,
-          resetTimeoutOnProgress: true,
-          onprogress: options.onProgress,
-        })) as CallToolResult,
+        (await client.callTool(
+          { name: tool, arguments: args, _meta: { [MCP_IDEMPOTENCY_KEY]: options.idempotencyKey } },
+          undefined,
+          {
+            signal: options.signal,
+            timeout: this.#options.timeoutMs,
+            resetTimeoutOnProgress: true,
+            onprogress: options.onProgress,
+          },
+        )) as CallToolResult,
       options.signal,
     );
   }
@@ -107,7 +112,11 @@ export class McpConnection {
 
   #connect(): Promise<Client> {
     if (!this.#client) {
-      if (this.#connectedBefore) log.warn(`MCP server "${this.#options.name}" is not connected (it exited or the connection was lost); reconnecting`, { server: this.#options.name, target: this.target });
+      if (this.#connectedBefore)
+        log.warn(
+          `MCP server "${this.#options.name}" is not connected (it exited or the connection was lost); reconnecting`,
+          { server: this.#options.name, target: this.target },
+        );
       const connecting = this.#open();
       this.#client = connecting;
       connecting.then(
@@ -126,12 +135,22 @@ export class McpConnection {
   }
 
   async #open(): Promise<Client> {
-    const { Client, SSEClientTransport, StdioClientTransport, StreamableHTTPClientTransport, StreamableHTTPError } = (sdk ??= await import("./mcp-sdk.js"));
+    const { Client, SSEClientTransport, StdioClientTransport, StreamableHTTPClientTransport, StreamableHTTPError } =
+      (sdk ??= await import("./mcp-sdk.js"));
     const t = this.#options.transport;
     const init = { timeout: CONNECT_TIMEOUT_MS }; // a server's start (npx, a container) may take longer than one request
     if (t.type === "stdio") {
       const client = new Client(CLIENT_INFO);
-      await client.connect(new StdioClientTransport({ command: t.command, args: t.args, env: t.env /* added to the SDK's basic environment (PATH, HOME, ...) */, ...(t.cwd ? { cwd: t.cwd } : {}), stderr: "inherit" }), init);
+      await client.connect(
+        new StdioClientTransport({
+          command: t.command,
+          args: t.args,
+          env: t.env /* added to the SDK's basic environment (PATH, HOME, ...) */,
+          ...(t.cwd ? { cwd: t.cwd } : {}),
+          stderr: "inherit",
+        }),
+        init,
+      );
       return client;
     }
     const requestInit = { headers: t.headers };
@@ -141,7 +160,15 @@ export class McpConnection {
       return client;
     } catch (error) {
       // A server that answers Streamable HTTP's POST with 4xx may be an older HTTP+SSE one.
-      if (!(error instanceof StreamableHTTPError) || error.code === undefined || error.code < 400 || error.code >= 500 || error.code === 401 || error.code === 403) throw error;
+      if (
+        !(error instanceof StreamableHTTPError) ||
+        error.code === undefined ||
+        error.code < 400 ||
+        error.code >= 500 ||
+        error.code === 401 ||
+        error.code === 403
+      )
+        throw error;
       const client = new Client(CLIENT_INFO);
       await client.connect(new SSEClientTransport(t.url, { requestInit }) as Transport, init);
       return client;
@@ -151,16 +178,21 @@ export class McpConnection {
   /** A lost or refused connection may be retried; an answer that breaks the protocol, a timeout or refused credentials not. */
   #classify(error: unknown, what: string): McpServerError {
     if (McpServerError.isInstance(error)) return error;
-    const typed = (problem: string, retryable: boolean) => new McpServerError(this.#options.name, this.target, problem, retryable);
+    const typed = (problem: string, retryable: boolean) =>
+      new McpServerError(this.#options.name, this.target, problem, retryable);
     const message = error instanceof Error ? error.message : String(error);
     if (sdk && error instanceof sdk.McpError) {
       if (error.code === sdk.ErrorCode.ConnectionClosed) return typed(`the connection was lost (${message})`, true);
-      if (error.code === sdk.ErrorCode.RequestTimeout) return typed(`no answer within ${this.#options.timeoutMs} ms (the \`timeout\` option)`, false);
+      if (error.code === sdk.ErrorCode.RequestTimeout)
+        return typed(`no answer within ${this.#options.timeoutMs} ms (the \`timeout\` option)`, false);
       return typed(`the server answered with error ${error.code}: ${message.replace(/^MCP error -?\d+: /, "")}`, false);
     }
-    if (isSchemaError(error)) return typed(`the server's answer does not follow the MCP schema: ${schemaProblem(error)}`, false);
-    if (sdk && error instanceof sdk.StreamableHTTPError && (error.code === 401 || error.code === 403)) return typed(`the server refused the credentials (HTTP ${error.code}); check the \`headers\` option`, false);
-    if ((error as NodeJS.ErrnoException)?.code === "ENOENT") return typed(`the command was not found (${message})`, false);
+    if (isSchemaError(error))
+      return typed(`the server's answer does not follow the MCP schema: ${schemaProblem(error)}`, false);
+    if (sdk && error instanceof sdk.StreamableHTTPError && (error.code === 401 || error.code === 403))
+      return typed(`the server refused the credentials (HTTP ${error.code}); check the \`headers\` option`, false);
+    if ((error as NodeJS.ErrnoException)?.code === "ENOENT")
+      return typed(`the command was not found (${message})`, false);
     return typed(`${what}: ${causeText(error)}`, true);
   }
 }

@@ -42,9 +42,18 @@ export class McpToolset {
     const tools = this.#select(listed).map((tool): McpToolDefinition => {
       const name = this.#options.prefix ? `${this.name}__${tool.name}` : tool.name;
       if (!TOOL_NAME.test(name)) {
-        throw new AgentOptionsError(`mcp.tools`, `MCP server "${this.name}" lists a tool named ${JSON.stringify(name)}, which the model API does not accept (1-64 letters, digits, "_" or "-"); leave it out with the \`tools\` option`);
+        throw new AgentOptionsError(
+          `mcp.tools`,
+          `MCP server "${this.name}" lists a tool named ${JSON.stringify(name)}, which the model API does not accept (1-64 letters, digits, "_" or "-"); leave it out with the \`tools\` option`,
+        );
       }
-      return { name, server: this.name, tool: tool.name, ...(tool.description ? { description: tool.description } : {}), inputSchema: tool.inputSchema as Record<string, unknown> };
+      return {
+        name,
+        server: this.name,
+        tool: tool.name,
+        ...(tool.description ? { description: tool.description } : {}),
+        inputSchema: tool.inputSchema as Record<string, unknown>,
+      };
     });
     this.#cached = { at: now, tools };
     return tools;
@@ -71,10 +80,20 @@ export class McpToolset {
   #select<T extends { name: string; description?: string; inputSchema: unknown }>(listed: T[]): T[] {
     const filter = this.#options.tools;
     if (filter === undefined) return listed;
-    if (typeof filter === "function") return listed.filter((tool) => filter({ name: tool.name, ...(tool.description ? { description: tool.description } : {}), inputSchema: tool.inputSchema as Record<string, unknown> }));
+    if (typeof filter === "function")
+      return listed.filter((tool) =>
+        filter({
+          name: tool.name,
+          ...(tool.description ? { description: tool.description } : {}),
+          inputSchema: tool.inputSchema as Record<string, unknown>,
+        }),
+      );
     const missing = filter.filter((name) => !listed.some((tool) => tool.name === name));
     if (missing.length) {
-      throw new AgentOptionsError("mcp.tools", `MCP server "${this.name}" has no tool ${missing.map((n) => `"${n}"`).join(", ")} (it lists ${listed.map((t) => `"${t.name}"`).join(", ") || "none"})`);
+      throw new AgentOptionsError(
+        "mcp.tools",
+        `MCP server "${this.name}" has no tool ${missing.map((n) => `"${n}"`).join(", ")} (it lists ${listed.map((t) => `"${t.name}"`).join(", ") || "none"})`,
+      );
     }
     return listed.filter((tool) => filter.includes(tool.name));
   }

@@ -9,6 +9,7 @@
 import type { ProviderMetadata, ReasoningPart } from "../core/types.js";
 import { costOf, type ModelPricing, type Usage } from "../core/usage.js";
 import type { AnswerDraft } from "./validate-answer.js";
+import { defined } from "../core/defined.js";
 
 /** A warning of the call, in any specification version's shape. */
 export type CallWarning =
@@ -102,10 +103,9 @@ export class StreamedAnswer {
         content: this.#text === "" && this.#toolCalls.length ? null : this.#text,
         toolCalls: this.#toolCalls,
         ...(reasoning.length ? { reasoning } : {}),
-        ...(this.#textMetadata ? { textMetadata: this.#textMetadata } : {}),
+        ...defined({ textMetadata: this.#textMetadata }),
       },
-      ...(usage ? { usage } : {}),
-      ...(this.finish ? { finish: this.finish } : {}),
+      ...defined({ usage, finish: this.finish }),
       warnings: this.warnings,
     };
   }

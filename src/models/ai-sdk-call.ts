@@ -26,6 +26,7 @@ import type { ModelSettings } from "../core/model-settings.js";
 import { forcesToolCall } from "./request-settings.js";
 import { outputInstructions, type OutputRequest } from "./structured-output.js";
 import { checkAnswer } from "./validate-answer.js";
+import { defined } from "../core/defined.js";
 
 type StreamPart = { type: string; [key: string]: unknown };
 /** The methods called, as every specification version has them. */
@@ -64,7 +65,7 @@ export async function callAiSdk(model: AiSdkModelReference, request: ModelCallRe
   if (!checked.ok) throw checked.error;
   return {
     message: checked.message,
-    ...(answer.usage ? { usage: answer.usage } : {}),
+    ...defined({ usage: answer.usage }),
     adjustments: checked.adjustments,
   };
 }

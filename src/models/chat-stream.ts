@@ -43,8 +43,16 @@ function eventStreamFetch(fetchImpl: NonNullable<ClientOptions["fetch"]>): NonNu
     const contentType = response.headers.get("content-type") || null;
     if (!response.ok || contentType?.toLowerCase().includes("text/event-stream")) return response;
     const url = typeof input === "string" || input instanceof URL ? String(input) : input.url;
-    const error = new NotAnEventStreamError(response.status, contentType, await readBodyStart(response), displayURL(url));
-    return new Response(new ReadableStream({ start: (controller) => controller.error(error) }), { status: response.status, headers: response.headers });
+    const error = new NotAnEventStreamError(
+      response.status,
+      contentType,
+      await readBodyStart(response),
+      displayURL(url),
+    );
+    return new Response(new ReadableStream({ start: (controller) => controller.error(error) }), {
+      status: response.status,
+      headers: response.headers,
+    });
   };
 }
 
@@ -59,7 +67,11 @@ export interface StreamChatOptions {
 }
 
 /** Sends the request streamed and resolves to the whole completion; rejects with what the `openai` client raised. */
-export async function streamChatCompletion(client: OpenAI, request: Omit<ChatCompletionCreateParamsStreaming, "stream">, { signal, onTextDelta, onUsage }: StreamChatOptions = {}): Promise<ChatCompletion> {
+export async function streamChatCompletion(
+  client: OpenAI,
+  request: Omit<ChatCompletionCreateParamsStreaming, "stream">,
+  { signal, onTextDelta, onUsage }: StreamChatOptions = {},
+): Promise<ChatCompletion> {
   const stream = client.chat.completions.stream(request, { signal });
   if (onTextDelta) stream.on("content.delta", ({ delta }) => onTextDelta(delta));
   if (onUsage) stream.on("chunk", (chunk) => void (chunk.usage && onUsage(chunk.usage)));

@@ -25,7 +25,8 @@ export interface OpenAIModelSettings extends ModelSettings {
 }
 
 function checkNumber(field: string, value: unknown, min: number, max: number): void {
-  if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max)) fail(field, `must be a number from ${min} to ${max} (got ${JSON.stringify(value)})`);
+  if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max))
+    fail(field, `must be a number from ${min} to ${max} (got ${JSON.stringify(value)})`);
 }
 
 const TOOL_CHOICES = ["auto", "required", "none"];
@@ -37,29 +38,46 @@ export function validateSamplingSettings(settings: ModelSettings, field: string)
   checkNumber(`${field}.temperature`, settings.temperature, 0, 2);
   checkCount(`${field}.maxTokens`, settings.maxTokens, 1);
   checkNumber(`${field}.topP`, settings.topP, 0, 1);
-  if (settings.seed !== undefined && !Number.isInteger(settings.seed)) fail(`${field}.seed`, `must be a whole number (got ${JSON.stringify(settings.seed)})`);
+  if (settings.seed !== undefined && !Number.isInteger(settings.seed))
+    fail(`${field}.seed`, `must be a whole number (got ${JSON.stringify(settings.seed)})`);
   checkNumber(`${field}.presencePenalty`, settings.presencePenalty, -2, 2);
   checkNumber(`${field}.frequencyPenalty`, settings.frequencyPenalty, -2, 2);
   const stop = settings.stop;
-  if (stop !== undefined && typeof stop !== "string" && !(Array.isArray(stop) && stop.length <= 4 && stop.every((s) => typeof s === "string"))) {
+  if (
+    stop !== undefined &&
+    typeof stop !== "string" &&
+    !(Array.isArray(stop) && stop.length <= 4 && stop.every((s) => typeof s === "string"))
+  ) {
     fail(`${field}.stop`, "must be a string or an array of up to 4 strings");
   }
   if (settings.reasoningEffort !== undefined && !REASONING_EFFORTS.includes(settings.reasoningEffort)) {
-    fail(`${field}.reasoningEffort`, `must be one of ${REASONING_EFFORTS.join(", ")} (got ${JSON.stringify(settings.reasoningEffort)})`);
+    fail(
+      `${field}.reasoningEffort`,
+      `must be one of ${REASONING_EFFORTS.join(", ")} (got ${JSON.stringify(settings.reasoningEffort)})`,
+    );
   }
-  if (settings.parallelToolCalls !== undefined && typeof settings.parallelToolCalls !== "boolean") fail(`${field}.parallelToolCalls`, "must be true or false");
-  if (settings.resetToolChoice !== undefined && typeof settings.resetToolChoice !== "boolean") fail(`${field}.resetToolChoice`, "must be true or false");
+  if (settings.parallelToolCalls !== undefined && typeof settings.parallelToolCalls !== "boolean")
+    fail(`${field}.parallelToolCalls`, "must be true or false");
+  if (settings.resetToolChoice !== undefined && typeof settings.resetToolChoice !== "boolean")
+    fail(`${field}.resetToolChoice`, "must be true or false");
   const choice = settings.toolChoice as unknown;
-  const isTool = typeof choice === "object" && choice !== null && typeof (choice as { tool?: unknown }).tool === "string";
-  if (choice !== undefined && !TOOL_CHOICES.includes(choice as string) && !isTool) fail(`${field}.toolChoice`, `must be "auto", "required", "none" or { tool: name } (got ${JSON.stringify(choice)})`);
+  const isTool =
+    typeof choice === "object" && choice !== null && typeof (choice as { tool?: unknown }).tool === "string";
+  if (choice !== undefined && !TOOL_CHOICES.includes(choice as string) && !isTool)
+    fail(`${field}.toolChoice`, `must be "auto", "required", "none" or { tool: name } (got ${JSON.stringify(choice)})`);
   const extra = settings.extraBody as unknown;
-  if (extra !== undefined && (typeof extra !== "object" || extra === null || Array.isArray(extra))) fail(`${field}.extraBody`, "must be an object of request body fields");
+  if (extra !== undefined && (typeof extra !== "object" || extra === null || Array.isArray(extra)))
+    fail(`${field}.extraBody`, "must be an object of request body fields");
 }
 
 /** A `toolChoice` of `{ tool }` must name one of the agent's tools. */
 export function validateToolChoice(settings: ModelSettings | undefined, toolNames: Set<string>, field: string): void {
   const choice = settings?.toolChoice;
-  if (typeof choice === "object" && !toolNames.has(choice.tool)) fail(`${field}.toolChoice`, `names "${choice.tool}", which is not one of the agent's tools (${[...toolNames].join(", ") || "none"})`);
+  if (typeof choice === "object" && !toolNames.has(choice.tool))
+    fail(
+      `${field}.toolChoice`,
+      `names "${choice.tool}", which is not one of the agent's tools (${[...toolNames].join(", ") || "none"})`,
+    );
 }
 
 /** Checks the settings of `ai.openai(id, settings)`; `field` is where they were given. */
@@ -67,17 +85,20 @@ export function validateModelSettings(settings: OpenAIModelSettings | undefined,
   if (settings === undefined) return;
   if (typeof settings !== "object" || settings === null) fail(field, "model settings must be an object");
   validateSamplingSettings(settings, field);
-  if (settings.responseFormatWithTools !== undefined && typeof settings.responseFormatWithTools !== "boolean") fail(`${field}.responseFormatWithTools`, "must be true or false");
+  if (settings.responseFormatWithTools !== undefined && typeof settings.responseFormatWithTools !== "boolean")
+    fail(`${field}.responseFormatWithTools`, "must be true or false");
   validatePricing(settings.pricing, `${field}.pricing`);
 }
 
 /** Checks a model's `pricing`, given at `field`. */
 export function validatePricing(pricing: ModelPricing | undefined, field: string): void {
   if (pricing === undefined) return;
-  if (typeof pricing !== "object" || pricing === null) fail(field, "must be { inputPerMillion, outputPerMillion, cachedInputPerMillion?, cacheWritePerMillion? }");
+  if (typeof pricing !== "object" || pricing === null)
+    fail(field, "must be { inputPerMillion, outputPerMillion, cachedInputPerMillion?, cacheWritePerMillion? }");
   for (const key of Object.keys(pricing)) {
     if (!PRICES.includes(key)) fail(`${field}.${key}`, `is not a price (prices are ${PRICES.join(", ")})`);
   }
-  if (pricing.inputPerMillion === undefined || pricing.outputPerMillion === undefined) fail(field, "needs inputPerMillion and outputPerMillion (US dollars per million tokens)");
+  if (pricing.inputPerMillion === undefined || pricing.outputPerMillion === undefined)
+    fail(field, "needs inputPerMillion and outputPerMillion (US dollars per million tokens)");
   for (const key of PRICES) checkAmount(`${field}.${key}`, pricing[key as keyof ModelPricing]);
 }

@@ -7,6 +7,7 @@ import type { ModelReference } from "./openai-model.js";
 import { mergeModelSettings, requestFields } from "./request-settings.js";
 import { outputInstructions, responseFormatOf } from "./structured-output.js";
 import { validateAnswer } from "./validate-answer.js";
+import { defined } from "../core/defined.js";
 
 /** Sends the conversation to a Chat Completions API and returns the checked answer; rejects with what the client raised. */
 export async function callOpenAI(model: ModelReference, request: ModelCallRequest): Promise<ModelCallAnswer> {
@@ -44,5 +45,5 @@ export async function callOpenAI(model: ModelReference, request: ModelCallReques
   reported(completion.usage);
   const answer = validateAnswer(completion, { modelId: model.modelId, limits: request.limits });
   if (!answer.ok) throw answer.error;
-  return { message: answer.message, ...(usage ? { usage } : {}), adjustments: answer.adjustments };
+  return { message: answer.message, ...defined({ usage }), adjustments: answer.adjustments };
 }

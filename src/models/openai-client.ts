@@ -45,8 +45,22 @@ export function toChatMessages(instructions: string | undefined, messages: Messa
   let withImages: Array<{ name: string; images: ToolResultImage[] }> = [];
   const sendImages = () => {
     if (withImages.length === 0) return;
-    const images = withImages.flatMap((call) => call.images.map((image) => ({ type: "image_url" as const, image_url: { url: `data:${image.mediaType};base64,${image.data}` } })));
-    converted.push({ role: "user", content: [{ type: "text", text: imagesMessageText(withImages.map((call) => ({ name: call.name, images: call.images.length }))) }, ...images] });
+    const images = withImages.flatMap((call) =>
+      call.images.map((image) => ({
+        type: "image_url" as const,
+        image_url: { url: `data:${image.mediaType};base64,${image.data}` },
+      })),
+    );
+    converted.push({
+      role: "user",
+      content: [
+        {
+          type: "text",
+          text: imagesMessageText(withImages.map((call) => ({ name: call.name, images: call.images.length }))),
+        },
+        ...images,
+      ],
+    });
     withImages = [];
   };
   for (const message of messages) {
@@ -57,7 +71,13 @@ export function toChatMessages(instructions: string | undefined, messages: Messa
           role: "assistant",
           content: message.content ?? "",
           ...(message.toolCalls?.length
-            ? { tool_calls: message.toolCalls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })) }
+            ? {
+                tool_calls: message.toolCalls.map((c) => ({
+                  id: c.id,
+                  type: "function" as const,
+                  function: { name: c.name, arguments: c.arguments },
+                })),
+              }
             : {}),
         });
         break;
@@ -82,6 +102,10 @@ export function toChatMessages(instructions: string | undefined, messages: Messa
 export function toChatTools(tools: Array<Tool | McpToolDefinition>): ChatCompletionTool[] {
   return tools.map((tool) => ({
     type: "function",
-    function: { name: tool.name, description: tool.description, parameters: "jsonSchema" in tool ? tool.jsonSchema : tool.inputSchema },
+    function: {
+      name: tool.name,
+      description: tool.description,
+      parameters: "jsonSchema" in tool ? tool.jsonSchema : tool.inputSchema,
+    },
   }));
 }

@@ -33,7 +33,11 @@ export interface ModelReference {
 
 /** A model reference for the OpenAI Chat Completions API with tool calling; throws `AgentOptionsError` for a setting it does not know. */
 export function openai(modelId: string, settings: OpenAIModelSettings = {}): ModelReference {
-  if (typeof settings !== "object" || settings === null) throw new AgentOptionsError("settings", `ai.openai("${modelId}", settings): settings must be an object { baseURL?, apiKey?, temperature?, maxTokens?, pricing?, ... }`);
+  if (typeof settings !== "object" || settings === null)
+    throw new AgentOptionsError(
+      "settings",
+      `ai.openai("${modelId}", settings): settings must be an object { baseURL?, apiKey?, temperature?, maxTokens?, pricing?, ... }`,
+    );
   checkKnownKeys(settings, OPENAI_SETTING_KEYS, `ai.openai("${modelId}")`);
   validateModelSettings(settings, `ai.openai("${modelId}") settings`);
   return { provider: "openai", modelId, settings };

@@ -11,7 +11,13 @@ export interface CallPosition {
 
 /** The model's settings with a run's on top: the run's fields win. */
 export function mergeModelSettings(model: ModelSettings, run: ModelSettings | undefined): ModelSettings {
-  return run ? { ...model, ...run, ...(model.extraBody || run.extraBody ? { extraBody: { ...model.extraBody, ...run.extraBody } } : {}) } : model;
+  return run
+    ? {
+        ...model,
+        ...run,
+        ...(model.extraBody || run.extraBody ? { extraBody: { ...model.extraBody, ...run.extraBody } } : {}),
+      }
+    : model;
 }
 
 /** A tool choice that makes the model call a tool: kept on the first trip only unless `resetToolChoice` is false. */
@@ -34,8 +40,10 @@ export function requestFields(settings: ModelSettings, position: CallPosition): 
   if (position.hasTools) {
     set("parallel_tool_calls", settings.parallelToolCalls);
     const choice = settings.toolChoice;
-    const applies = choice !== undefined && (!forcesToolCall(choice) || position.firstTrip || settings.resetToolChoice === false);
-    if (applies) fields.tool_choice = typeof choice === "object" ? { type: "function", function: { name: choice.tool } } : choice;
+    const applies =
+      choice !== undefined && (!forcesToolCall(choice) || position.firstTrip || settings.resetToolChoice === false);
+    if (applies)
+      fields.tool_choice = typeof choice === "object" ? { type: "function", function: { name: choice.tool } } : choice;
   }
   return fields;
 }

@@ -17,7 +17,10 @@ export interface OutputRequest {
 
 /** The JSON schema the model is sent for a zod schema (draft 2020-12, `$schema` left out). */
 export function outputJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as Record<string, unknown>;
+  const { $schema: _ignored, ...jsonSchema } = z.toJSONSchema(schema, {
+    io: "output",
+    unrepresentable: "any",
+  }) as Record<string, unknown>;
   return jsonSchema;
 }
 
@@ -46,7 +49,11 @@ export interface OutputCall {
 }
 
 /** The output this call asks for: the run's own schema, else the agent's, else none. A call with tools to a model that cannot combine them with `response_format` asks in the prompt. */
-export function outputRequestFor(agent: AgentDefinition, runSchema: Record<string, unknown> | undefined, call: OutputCall = { hasTools: false }): OutputRequest | undefined {
+export function outputRequestFor(
+  agent: AgentDefinition,
+  runSchema: Record<string, unknown> | undefined,
+  call: OutputCall = { hasTools: false },
+): OutputRequest | undefined {
   const asked = agent.options.outputMode ?? "json-schema";
   const mode = asked === "json-schema" && call.hasTools && call.responseFormatWithTools === false ? "prompt" : asked;
   const strict = agent.options.outputStrict ?? true;
@@ -60,7 +67,10 @@ export function outputRequestFor(agent: AgentDefinition, runSchema: Record<strin
 
 /** The request body's `response_format` for the json-schema mode. */
 export function responseFormatOf(request: OutputRequest) {
-  return { type: "json_schema" as const, json_schema: { name: "output", schema: request.jsonSchema, strict: request.strict } };
+  return {
+    type: "json_schema" as const,
+    json_schema: { name: "output", schema: request.jsonSchema, strict: request.strict },
+  };
 }
 
 /** The instructions' addition for the prompt mode. */
@@ -70,7 +80,10 @@ export function outputInstructions(request: OutputRequest): string {
 
 /** Checks a final answer's text: JSON (a code fence around it is tolerated), valid under the schema. */
 export function checkOutput(request: OutputRequest, text: string | null): OutputCheck {
-  const body = (text ?? "").trim().replace(/^```(?:json)?\s*\n?([\s\S]*?)\n?```$/i, "$1").trim();
+  const body = (text ?? "")
+    .trim()
+    .replace(/^```(?:json)?\s*\n?([\s\S]*?)\n?```$/i, "$1")
+    .trim();
   let value: unknown;
   try {
     value = JSON.parse(body);

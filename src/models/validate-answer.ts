@@ -11,6 +11,7 @@ import { PAYLOAD_LIMIT_BYTES } from "../core/constants.js";
 import type { Message, ProviderMetadata, ReasoningPart, RequestedToolCall } from "../core/types.js";
 import { ModelApiError, PayloadTooLargeError, TooManyToolCallsError } from "../errors.js";
 import { omittedArguments, utf8Bytes, type ResolvedLimits } from "../limits.js";
+import { defined } from "../core/defined.js";
 
 /** The answer as the run records it. */
 export type AssistantMessage = Extract<Message, { role: "assistant" }>;
@@ -43,11 +44,23 @@ export interface AnswerDraft {
 export function validateAnswer(completion: ChatCompletion, options: ValidateAnswerOptions): AnswerCheck {
   const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
   if (!choice || typeof choice.message !== "object" || choice.message === null) {
-    return { ok: false, error: new ModelApiError(`Model "${options.modelId}" returned no choices.`, undefined, options.modelId) };
+    return {
+      ok: false,
+      error: new ModelApiError(`Model "${options.modelId}" returned no choices.`, undefined, options.modelId),
+    };
   }
-  const requested = (Array.isArray(choice.message.tool_calls) ? choice.message.tool_calls : []).filter((call) => call?.type === "function");
-  const toolCalls = requested.map((call) => ({ id: call.id, name: call.type === "function" ? call.function?.name : undefined, arguments: call.type === "function" ? call.function?.arguments : undefined }));
-  return checkAnswer({ content: typeof choice.message.content === "string" ? choice.message.content : null, toolCalls }, options);
+  const requested = (Array.isArray(choice.message.tool_calls) ? choice.message.tool_calls : []).filter(
+    (call) => call?.type === "function",
+  );
+  const toolCalls = requested.map((call) => ({
+    id: call.id,
+    name: call.type === "function" ? call.function?.name : undefined,
+    arguments: call.type === "function" ? call.function?.arguments : undefined,
+  }));
+  return checkAnswer(
+    { content: typeof choice.message.content === "string" ? choice.message.content : null, toolCalls },
+    options,
+  );
 }
 
 /** Checks an answer (of any model client) against the agent's limits and returns the answer to record. */
@@ -62,7 +75,9 @@ export function checkAnswer(draft: AnswerDraft, { modelId, limits }: ValidateAns
     let id = typeof call.id === "string" ? call.id : "";
     if (id === "" || ids.has(id)) {
       const fresh = uniqueId(id, index, ids);
-      adjustments.push(`tool call #${index + 1}: id ${JSON.stringify(id)} ${id === "" ? "was missing" : "was repeated"}, now ${JSON.stringify(fresh)}`);
+      adjustments.push(
+        `tool call #${index + 1}: id ${JSON.stringify(id)} ${id === "" ? "was missing" : "was repeated"}, now ${JSON.stringify(fresh)}`,
+      );
       id = fresh;
     }
     ids.add(id);
@@ -74,20 +89,26 @@ export function checkAnswer(draft: AnswerDraft, { modelId, limits }: ValidateAns
     let args = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {});
     const bytes = utf8Bytes(args);
     if (bytes > limits.toolInputBytes) {
-      adjustments.push(`tool call #${index + 1} (${name}): ${bytes} bytes of arguments omitted, over limits.toolInputBytes (${limits.toolInputBytes})`);
+      adjustments.push(
+        `tool call #${index + 1} (${name}): ${bytes} bytes of arguments omitted, over limits.toolInputBytes (${limits.toolInputBytes})`,
+      );
       args = omittedArguments(bytes, limits.toolInputBytes);
     }
-    return { id, name, arguments: args, ...(call.providerMetadata ? { providerMetadata: call.providerMetadata } : {}) };
+    return { id, name, arguments: args, ...defined({ providerMetadata: call.providerMetadata }) };
   });
   const message: AssistantMessage = {
     role: "assistant",
     content: draft.content,
     ...(toolCalls.length ? { toolCalls } : {}),
     ...(draft.reasoning?.length ? { reasoning: draft.reasoning } : {}),
-    ...(draft.textMetadata ? { textMetadata: draft.textMetadata } : {}),
+    ...defined({ textMetadata: draft.textMetadata }),
   };
   const bytes = utf8Bytes(JSON.stringify(message));
-  if (bytes > PAYLOAD_LIMIT_BYTES) return { ok: false, error: new PayloadTooLargeError(`The answer of model "${modelId}"`, bytes, PAYLOAD_LIMIT_BYTES) };
+  if (bytes > PAYLOAD_LIMIT_BYTES)
+    return {
+      ok: false,
+      error: new PayloadTooLargeError(`The answer of model "${modelId}"`, bytes, PAYLOAD_LIMIT_BYTES),
+    };
   return { ok: true, message, adjustments };
 }
 

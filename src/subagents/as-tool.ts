@@ -3,6 +3,7 @@ import type { Duration } from "@temporalio/common";
 import { z } from "zod";
 import { AgentOptionsError } from "../errors.js";
 import { defineTool, type Tool } from "../agent/define-tool.js";
+import { defined } from "../core/defined.js";
 
 /** Options of `agent.asTool()`. */
 export interface AsToolOptions<Schema extends z.ZodType = z.ZodType<{ message: string }>> {
@@ -20,10 +21,15 @@ export interface AsToolOptions<Schema extends z.ZodType = z.ZodType<{ message: s
   approvalTimeout?: Duration;
 }
 
-const DEFAULT_INPUT = z.object({ message: z.string().describe("The request for the agent, with everything it needs to know") });
+const DEFAULT_INPUT = z.object({
+  message: z.string().describe("The request for the agent, with everything it needs to know"),
+});
 
 /** The tool whose calls run `agent` as a child workflow of the calling run; the child's answer is the tool's result. */
-export function subAgentTool<Schema extends z.ZodType>(agent: { readonly name: string }, options: AsToolOptions<Schema> = {}): Tool<z.output<Schema>, unknown> {
+export function subAgentTool<Schema extends z.ZodType>(
+  agent: { readonly name: string },
+  options: AsToolOptions<Schema> = {},
+): Tool<z.output<Schema>, unknown> {
   if (options.input !== undefined && options.toMessage !== undefined && typeof options.toMessage !== "function") {
     throw new AgentOptionsError("asTool.toMessage", `agent "${agent.name}": toMessage is a function (input) => string`);
   }
@@ -32,8 +38,7 @@ export function subAgentTool<Schema extends z.ZodType>(agent: { readonly name: s
     name,
     description: options.description ?? `Ask the ${agent.name} agent. Send it the whole request as \`message\`.`,
     input: (options.input ?? DEFAULT_INPUT) as Schema,
-    ...(options.needsApproval !== undefined ? { needsApproval: options.needsApproval } : {}),
-    ...(options.approvalTimeout !== undefined ? { approvalTimeout: options.approvalTimeout } : {}),
+    ...defined({ needsApproval: options.needsApproval, approvalTimeout: options.approvalTimeout }),
     execute: () => {
       throw new Error(`"${name}" runs the ${agent.name} agent as a child workflow; it is not executed as an activity`);
     },
@@ -42,6 +47,7 @@ export function subAgentTool<Schema extends z.ZodType>(agent: { readonly name: s
 }
 
 function defaultMessage(input: unknown): string {
-  if (typeof input === "object" && input !== null && typeof (input as { message?: unknown }).message === "string") return (input as { message: string }).message;
+  if (typeof input === "object" && input !== null && typeof (input as { message?: unknown }).message === "string")
+    return (input as { message: string }).message;
   return typeof input === "string" ? input : JSON.stringify(input);
 }

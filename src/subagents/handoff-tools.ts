@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Message } from "../core/types.js";
 import { AgentOptionsError } from "../errors.js";
 import { defineTool, type Tool } from "../agent/define-tool.js";
+import { defined } from "../core/defined.js";
 
 /** An agent to hand the run to, with options. */
 export interface HandoffOptions<A extends { readonly name: string } = { readonly name: string }> {
@@ -28,23 +29,33 @@ export function handoffToolName(agent: string): string {
 /** The `transfer_to_<name>` tools for an agent's `handoffs`. */
 export function handoffTools(handoffs: readonly Handoff[] | undefined): Tool[] {
   if (handoffs === undefined) return [];
-  if (!Array.isArray(handoffs)) throw new AgentOptionsError("handoffs", "must be an array of agents or { agent, inputFilter? }");
+  if (!Array.isArray(handoffs))
+    throw new AgentOptionsError("handoffs", "must be an array of agents or { agent, inputFilter? }");
   return handoffs.map((entry, i) => {
     const options: HandoffOptions = isOptions(entry) ? entry : { agent: entry };
-    if (!options.agent || typeof options.agent.name !== "string") throw new AgentOptionsError(`handoffs[${i}]`, "must be an agent from ai.agent() or { agent, inputFilter? }");
-    if (options.inputFilter !== undefined && typeof options.inputFilter !== "function") throw new AgentOptionsError(`handoffs[${i}].inputFilter`, "must be a function (messages) => messages");
+    if (!options.agent || typeof options.agent.name !== "string")
+      throw new AgentOptionsError(`handoffs[${i}]`, "must be an agent from ai.agent() or { agent, inputFilter? }");
+    if (options.inputFilter !== undefined && typeof options.inputFilter !== "function")
+      throw new AgentOptionsError(`handoffs[${i}].inputFilter`, "must be a function (messages) => messages");
     const tool = defineTool({
       name: handoffToolName(options.agent.name),
       description: options.description ?? `Hand the conversation to the ${options.agent.name} agent.`,
       input: z.object({}),
       execute: () => {
-        throw new Error(`"${handoffToolName(options.agent.name)}" hands the run over; it is not executed as an activity`);
+        throw new Error(
+          `"${handoffToolName(options.agent.name)}" hands the run over; it is not executed as an activity`,
+        );
       },
     });
-    return { ...tool, handoff: { agent: options.agent, ...(options.inputFilter ? { inputFilter: options.inputFilter } : {}) } };
+    return { ...tool, handoff: { agent: options.agent, ...defined({ inputFilter: options.inputFilter }) } };
   });
 }
 
 function isOptions(entry: Handoff): entry is HandoffOptions {
-  return typeof entry === "object" && entry !== null && "agent" in entry && typeof (entry as HandoffOptions).agent === "object";
+  return (
+    typeof entry === "object" &&
+    entry !== null &&
+    "agent" in entry &&
+    typeof (entry as HandoffOptions).agent === "object"
+  );
 }

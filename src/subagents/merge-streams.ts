@@ -9,12 +9,18 @@ import type { StreamedRunEvent } from "../core/run-events.js";
 type Next = { key: string; result: IteratorResult<StreamedRunEvent> };
 
 /** Merges `own` (the run's events) with the streams `open` gives for the children it starts. */
-export async function* withSubAgentStreams(own: AsyncIterator<StreamedRunEvent>, open: (workflowId: string) => AsyncIterable<StreamedRunEvent>): AsyncGenerator<StreamedRunEvent> {
+export async function* withSubAgentStreams(
+  own: AsyncIterator<StreamedRunEvent>,
+  open: (workflowId: string) => AsyncIterable<StreamedRunEvent>,
+): AsyncGenerator<StreamedRunEvent> {
   const iterators = new Map<string, AsyncIterator<StreamedRunEvent>>([["", own]]);
   const pending = new Map<string, Promise<Next>>();
   const lastAgents = new Map<string, string[]>();
   const pull = (key: string) => {
-    const next = iterators.get(key)!.next().then((result) => ({ key, result }));
+    const next = iterators
+      .get(key)!
+      .next()
+      .then((result) => ({ key, result }));
     // A child's stream that fails (its run failed, or no worker answers) just ends: the call's record says what happened.
     pending.set(key, key === "" ? next : next.catch(() => ({ key, result: { done: true, value: undefined } })));
   };

@@ -10,7 +10,9 @@ import { traceQuery } from "../workflows/definitions.js";
  */
 export async function nestedTrace(client: Client, workflowId: string): Promise<TraceEvent[]> {
   const trace = await client.workflow.getHandle(workflowId).query(traceQuery);
-  const finished = new Set(trace.filter((e) => e.type === "subagent.finished").map((e) => (e as { workflowId: string }).workflowId));
+  const finished = new Set(
+    trace.filter((e) => e.type === "subagent.finished").map((e) => (e as { workflowId: string }).workflowId),
+  );
   return Promise.all(
     trace.map(async (event) => {
       if (event.type !== "subagent.started" || finished.has(event.workflowId)) return event;

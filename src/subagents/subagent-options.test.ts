@@ -28,8 +28,15 @@ describe("registering sub-agents on a worker", () => {
 describe("agent.asTool() and handoffs", () => {
   it("asTool: default name and { message } input; a custom input with toMessage", () => {
     const billing = ai.agent({ name: "billing.v2", model });
-    expect(billing.asTool()).toMatchObject({ name: "billing_v2", jsonSchema: { properties: { message: { type: "string" } }, required: ["message"] } });
-    const custom = billing.asTool({ name: "refund", input: z.object({ amount: z.number() }), toMessage: ({ amount }) => `Refund $${amount}` });
+    expect(billing.asTool()).toMatchObject({
+      name: "billing_v2",
+      jsonSchema: { properties: { message: { type: "string" } }, required: ["message"] },
+    });
+    const custom = billing.asTool({
+      name: "refund",
+      input: z.object({ amount: z.number() }),
+      toMessage: ({ amount }) => `Refund $${amount}`,
+    });
     expect(custom.subAgent!.toMessage({ amount: 3 })).toBe("Refund $3");
   });
 
@@ -39,14 +46,24 @@ describe("agent.asTool() and handoffs", () => {
     expect(triage.tools.map((t) => t.name)).toEqual(["transfer_to_billing"]);
     const clash = ai.tool({ name: "transfer_to_billing", input: z.object({}), execute: () => null });
     expect(() => ai.agent({ name: "t", model, tools: [clash], handoffs: [billing] })).toThrow(AgentOptionsError);
-    expect(() => ai.agent({ name: "t", model, handoffs: [{ agent: billing, inputFilter: "all" as never }] })).toThrow(/handoffs\[0\]\.inputFilter/);
+    expect(() => ai.agent({ name: "t", model, handoffs: [{ agent: billing, inputFilter: "all" as never }] })).toThrow(
+      /handoffs\[0\]\.inputFilter/,
+    );
   });
 });
 
 describe("budgets across the tree", () => {
   it("a child gets the tighter of its own budget and what its caller has left", () => {
-    expect(remainingBudget({ maxTokens: 100, maxCostUsd: 0.5 }, { inputTokens: 50, outputTokens: 20, totalTokens: 70, modelCalls: 2, costUsd: 0.6 })).toEqual({ maxTokens: 30, maxCostUsd: 0 });
-    expect(tighterBudget({ maxTokens: 1000 }, { maxTokens: 30, maxCostUsd: 0 })).toEqual({ maxTokens: 30, maxCostUsd: 0 });
+    expect(
+      remainingBudget(
+        { maxTokens: 100, maxCostUsd: 0.5 },
+        { inputTokens: 50, outputTokens: 20, totalTokens: 70, modelCalls: 2, costUsd: 0.6 },
+      ),
+    ).toEqual({ maxTokens: 30, maxCostUsd: 0 });
+    expect(tighterBudget({ maxTokens: 1000 }, { maxTokens: 30, maxCostUsd: 0 })).toEqual({
+      maxTokens: 30,
+      maxCostUsd: 0,
+    });
     expect(tighterBudget(undefined, { maxTokens: 30 })).toEqual({ maxTokens: 30 });
   });
 });

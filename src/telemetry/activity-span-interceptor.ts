@@ -5,7 +5,12 @@
  */
 import * as otel from "@opentelemetry/api";
 import type { Context as ActivityContext } from "@temporalio/activity";
-import type { ActivityExecuteInput, ActivityInboundCallsInterceptor, ActivityInterceptorsFactory, Next } from "@temporalio/worker";
+import type {
+  ActivityExecuteInput,
+  ActivityInboundCallsInterceptor,
+  ActivityInterceptorsFactory,
+  Next,
+} from "@temporalio/worker";
 import { inputAttributes, outputAttributes } from "./span-attributes.js";
 
 /** Sets `durable_agent.*` attributes on the active activity span. */

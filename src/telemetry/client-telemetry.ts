@@ -1,6 +1,12 @@
 /** What `ai.connect({ telemetry })` adds to the Temporal client: a span for each start, query, signal, with the agent's name. */
 import * as otel from "@opentelemetry/api";
-import type { ClientInterceptors, Next, WorkflowClientInterceptor, WorkflowStartInput, WorkflowStartOutput } from "@temporalio/client";
+import type {
+  ClientInterceptors,
+  Next,
+  WorkflowClientInterceptor,
+  WorkflowStartInput,
+  WorkflowStartOutput,
+} from "@temporalio/client";
 import { OpenTelemetryWorkflowClientInterceptor } from "@temporalio/interceptors-opentelemetry/lib/client/index.js";
 import { WORKFLOW_NAME } from "../core/constants.js";
 import { SPAN_ATTRIBUTE } from "./span-attributes.js";
@@ -13,7 +19,10 @@ class StartSpanAttributesInterceptor implements WorkflowClientInterceptor {
     return next(input);
   }
 
-  startWithDetails(input: WorkflowStartInput, next: Next<WorkflowClientInterceptor, "startWithDetails">): Promise<WorkflowStartOutput> {
+  startWithDetails(
+    input: WorkflowStartInput,
+    next: Next<WorkflowClientInterceptor, "startWithDetails">,
+  ): Promise<WorkflowStartOutput> {
     this.annotate(input);
     return next(input);
   }
@@ -21,7 +30,8 @@ class StartSpanAttributesInterceptor implements WorkflowClientInterceptor {
   private annotate(input: WorkflowStartInput): void {
     if (input.workflowType !== WORKFLOW_NAME) return;
     const agent = (input.options.args?.[0] as { agent?: unknown } | undefined)?.agent;
-    if (typeof agent === "string") otel.trace.getActiveSpan()?.setAttributes({ [SPAN_ATTRIBUTE.kind]: "run", [SPAN_ATTRIBUTE.agent]: agent });
+    if (typeof agent === "string")
+      otel.trace.getActiveSpan()?.setAttributes({ [SPAN_ATTRIBUTE.kind]: "run", [SPAN_ATTRIBUTE.agent]: agent });
   }
 }
 

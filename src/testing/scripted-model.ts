@@ -4,7 +4,19 @@
  * scripted Anthropic, Gemini and Responses servers sit beside it (scripted-provider.ts).
  */
 import type { ServerResponse } from "node:http";
-import { cut, exhaustedMessage, isRawTurn, isStatusTurn, scriptHandler, startScriptedServer, writeRaw, writeStatus, type RawTurn, type StatusTurn, type StreamCut } from "./scripted-server.js";
+import {
+  cut,
+  exhaustedMessage,
+  isRawTurn,
+  isStatusTurn,
+  scriptHandler,
+  startScriptedServer,
+  writeRaw,
+  writeStatus,
+  type RawTurn,
+  type StatusTurn,
+  type StreamCut,
+} from "./scripted-server.js";
 
 /** A tool call the scripted model makes. `arguments` is sent as JSON, or as-is when a string. */
 export interface ScriptedToolCall {
@@ -58,7 +70,13 @@ export interface ScriptedRequest {
   /** 0-based order of arrival. */
   index: number;
   /** The request body as sent by the client. */
-  body: { model: string; messages: Array<{ role: string; content?: unknown; tool_calls?: unknown[] }>; tools?: unknown[]; stream?: boolean; [key: string]: unknown };
+  body: {
+    model: string;
+    messages: Array<{ role: string; content?: unknown; tool_calls?: unknown[] }>;
+    tools?: unknown[];
+    stream?: boolean;
+    [key: string]: unknown;
+  };
   /** The `authorization` header, to check what key the worker used. */
   authorization: string | undefined;
   /** When the first streamed chunk was written (epoch ms), for latency measurements. */
@@ -107,22 +125,51 @@ export interface ScriptedModelOptions {
  * Starts a scripted model. With an array, request N gets turn N, and a request past the end gets
  * a 400 error saying so; with a function, every request gets what it returns.
  */
-export async function startScriptedModel(script: ScriptedTurn[] | ScriptHandler, options: ScriptedModelOptions = {}): Promise<ScriptedModel> {
-  const handler = scriptHandler<ScriptedRequest, ScriptedTurn>(script, (index, length) => ({ status: 400, body: errorBody(exhaustedMessage(index, length), 400) }));
+export async function startScriptedModel(
+  script: ScriptedTurn[] | ScriptHandler,
+  options: ScriptedModelOptions = {},
+): Promise<ScriptedModel> {
+  const handler = scriptHandler<ScriptedRequest, ScriptedTurn>(script, (index, length) => ({
+    status: 400,
+    body: errorBody(exhaustedMessage(index, length), 400),
+  }));
   const server = await startScriptedServer<ScriptedRequest>(
     {
       matches: (method, path) => method === "POST" && path.endsWith("/chat/completions"),
-      record: ({ index, body, headers, closed }) => ({ index, body: body as ScriptedRequest["body"], authorization: headers.authorization, closed }),
+      record: ({ index, body, headers, closed }) => ({
+        index,
+        body: body as ScriptedRequest["body"],
+        authorization: headers.authorization,
+        closed,
+      }),
       respond: async (request, res) => {
         const turn = await handler(request);
         if (isRawTurn(turn)) return writeRaw(res, turn);
-        if (isStatusTurn(turn)) return writeStatus(res, { ...turn, body: turn.body ?? { error: { message: `scripted error ${turn.status}`, type: "scripted_error" } } });
+        if (isStatusTurn(turn))
+          return writeStatus(res, {
+            ...turn,
+            body: turn.body ?? { error: { message: `scripted error ${turn.status}`, type: "scripted_error" } },
+          });
         const scripted = typeof turn === "string" ? { text: turn } : turn;
         const fallback = typeof options.usage === "function" ? options.usage(request) : options.usage;
-        const answer: Answer = { ...scripted, usage: scripted.usage === null ? undefined : (scripted.usage ?? fallback) };
-        const completion = { id: `chatcmpl-scripted-${request.index}`, created: Math.floor(Date.now() / 1000), model: request.body.model };
+        const answer: Answer = {
+          ...scripted,
+          usage: scripted.usage === null ? undefined : (scripted.usage ?? fallback),
+        };
+        const completion = {
+          id: `chatcmpl-scripted-${request.index}`,
+          created: Math.floor(Date.now() / 1000),
+          model: request.body.model,
+        };
         const pace = answer.chunksPerSecond ?? options.chunksPerSecond;
-        if (request.body.stream) await writeStream(res, completion, answer, { chunkSize: answer.chunkSize ?? options.chunkSize ?? 8, ...(pace ? { chunksPerSecond: pace } : {}) }, request);
+        if (request.body.stream)
+          await writeStream(
+            res,
+            completion,
+            answer,
+            { chunkSize: answer.chunkSize ?? options.chunkSize ?? 8, ...(pace ? { chunksPerSecond: pace } : {}) },
+            request,
+          );
         else
           writeCompletion(res, completion, answer, () => {
             if (answer.usage) request.usageServed = withTotal(answer.usage);
@@ -150,7 +197,10 @@ function toolCallsOf(answer: Answer, requestId: string) {
   return (answer.toolCalls ?? []).map((call, i) => ({
     id: call.id ?? `call_${requestId.split("-").pop()}_${i}`,
     type: "function" as const,
-    function: { name: call.name, arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}) },
+    function: {
+      name: call.name,
+      arguments: typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {}),
+    },
   }));
 }
 
@@ -165,7 +215,12 @@ function writeCompletion(res: ServerResponse, ids: CompletionIds, answer: Answer
         {
           index: 0,
           finish_reason: toolCalls.length ? "tool_calls" : "stop",
-          message: { role: "assistant", content: answer.text ?? null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}), refusal: null },
+          message: {
+            role: "assistant",
+            content: answer.text ?? null,
+            ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+            refusal: null,
+          },
           logprobs: null,
         },
       ],
@@ -179,26 +234,38 @@ function withTotal(usage: ScriptedUsage): ScriptedUsage {
   return { ...usage, total_tokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens };
 }
 
-async function writeStream(res: ServerResponse, ids: CompletionIds, answer: Answer, { chunkSize, chunksPerSecond }: { chunkSize: number; chunksPerSecond?: number }, request: ScriptedRequest): Promise<void> {
+async function writeStream(
+  res: ServerResponse,
+  ids: CompletionIds,
+  answer: Answer,
+  { chunkSize, chunksPerSecond }: { chunkSize: number; chunksPerSecond?: number },
+  request: ScriptedRequest,
+): Promise<void> {
   const toolCalls = toolCallsOf(answer, ids.id);
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
   // The answer's chunks, in order; the usage chunk last, when the request asks for usage.
   const chunks: string[] = [];
   const chunk = (delta: object, finish: string | null = null) =>
-    chunks.push(`data: ${JSON.stringify({ ...ids, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`);
+    chunks.push(
+      `data: ${JSON.stringify({ ...ids, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`,
+    );
   chunk({ role: "assistant", content: "" });
   const text = answer.text ?? "";
   for (let i = 0; i < text.length; i += chunkSize) chunk({ content: text.slice(i, i + chunkSize) });
   const textChunks = chunks.length - 1;
   toolCalls.forEach((call, index) => {
-    chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }] });
+    chunk({
+      tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: "" } }],
+    });
     const args = call.function.arguments;
-    for (let i = 0; i < args.length; i += chunkSize) chunk({ tool_calls: [{ index, function: { arguments: args.slice(i, i + chunkSize) } }] });
+    for (let i = 0; i < args.length; i += chunkSize)
+      chunk({ tool_calls: [{ index, function: { arguments: args.slice(i, i + chunkSize) } }] });
   });
   chunk({}, toolCalls.length ? "tool_calls" : "stop");
   const includeUsage = (request.body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
   const usage = includeUsage && answer.usage ? withTotal(answer.usage) : undefined;
-  if (usage) chunks.push(`data: ${JSON.stringify({ ...ids, object: "chat.completion.chunk", choices: [], usage })}\n\n`);
+  if (usage)
+    chunks.push(`data: ${JSON.stringify({ ...ids, object: "chat.completion.chunk", choices: [], usage })}\n\n`);
 
   const started = Date.now();
   /** Writes chunks [from, to), text chunks paced at chunksPerSecond (text chunk n goes out n / chunksPerSecond s after the first); `then` after the last is flushed. */
@@ -230,15 +297,21 @@ async function writeStream(res: ServerResponse, ids: CompletionIds, answer: Answ
   } else if (answer.stallAfterChunks !== undefined) {
     res.flushHeaders();
     const resume = answer.stallForMs;
-    await write(0, Math.min(answer.stallAfterChunks, all), resume === undefined ? undefined : () => {
-      const timer = setTimeout(() => {
-        if (res.destroyed) return;
-        void write(answer.stallAfterChunks!, all).then(() => {
-          if (!res.destroyed) res.end("data: [DONE]\n\n");
-        });
-      }, resume);
-      res.once("close", () => clearTimeout(timer));
-    });
+    await write(
+      0,
+      Math.min(answer.stallAfterChunks, all),
+      resume === undefined
+        ? undefined
+        : () => {
+            const timer = setTimeout(() => {
+              if (res.destroyed) return;
+              void write(answer.stallAfterChunks!, all).then(() => {
+                if (!res.destroyed) res.end("data: [DONE]\n\n");
+              });
+            }, resume);
+            res.once("close", () => clearTimeout(timer));
+          },
+    );
   } else {
     await write(0, all);
     if (!res.destroyed) res.end("data: [DONE]\n\n");

@@ -6,7 +6,20 @@
  */
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { ScriptedToolCall } from "./scripted-model.js";
-import { exhaustedMessage, isRawTurn, isStatusTurn, scriptHandler, startScriptedServer, writeEvents, writeRaw, writeStatus, type RawTurn, type ReceivedRequest, type StatusTurn, type StreamCut } from "./scripted-server.js";
+import {
+  exhaustedMessage,
+  isRawTurn,
+  isStatusTurn,
+  scriptHandler,
+  startScriptedServer,
+  writeEvents,
+  writeRaw,
+  writeStatus,
+  type RawTurn,
+  type ReceivedRequest,
+  type StatusTurn,
+  type StreamCut,
+} from "./scripted-server.js";
 
 /**
  * Reasoning the scripted model returns before its answer, with the provider metadata that must
@@ -118,7 +131,9 @@ export interface ScriptedProviderRequest<B> {
 }
 
 /** Answers a request: return a turn (or a promise of one, to hold the answer back). */
-export type ScriptedProviderHandler<B> = (request: ScriptedProviderRequest<B>) => ScriptedProviderTurn | Promise<ScriptedProviderTurn>;
+export type ScriptedProviderHandler<B> = (
+  request: ScriptedProviderRequest<B>,
+) => ScriptedProviderTurn | Promise<ScriptedProviderTurn>;
 
 /** Options of the scripted provider servers. */
 export interface ScriptedProviderOptions {
@@ -183,26 +198,58 @@ export interface WireProtocol<B> {
 }
 
 /** Starts a scripted server for `protocol`; with an array, request N gets turn N, and a request past the end gets a 400. */
-export async function startProviderServer<B>(protocol: WireProtocol<B>, script: ScriptedProviderTurn[] | ScriptedProviderHandler<B>, options: ScriptedProviderOptions): Promise<ScriptedProviderServer<B>> {
-  const handler = scriptHandler<ScriptedProviderRequest<B>, ScriptedProviderTurn>(script, (index, length) => ({ status: 400, body: protocol.errorBody(exhaustedMessage(index, length), 400) }));
+export async function startProviderServer<B>(
+  protocol: WireProtocol<B>,
+  script: ScriptedProviderTurn[] | ScriptedProviderHandler<B>,
+  options: ScriptedProviderOptions,
+): Promise<ScriptedProviderServer<B>> {
+  const handler = scriptHandler<ScriptedProviderRequest<B>, ScriptedProviderTurn>(script, (index, length) => ({
+    status: 400,
+    body: protocol.errorBody(exhaustedMessage(index, length), 400),
+  }));
   const server = await startScriptedServer<ScriptedProviderRequest<B>>(
     {
       matches: protocol.matches,
-      record: (received: ReceivedRequest) => ({ ...received, body: received.body as B, ...protocol.describe(received.body as B, received.path) }),
+      record: (received: ReceivedRequest) => ({
+        ...received,
+        body: received.body as B,
+        ...protocol.describe(received.body as B, received.path),
+      }),
       respond: async (request, res) => respond(protocol, await handler(request), request, res, options),
       errorBody: protocol.errorBody,
     },
     options.port,
   );
-  return { url: server.origin, baseURL: `${server.origin}${protocol.basePath}`, requests: server.requests, close: server.close };
+  return {
+    url: server.origin,
+    baseURL: `${server.origin}${protocol.basePath}`,
+    requests: server.requests,
+    close: server.close,
+  };
 }
 
-async function respond<B>(protocol: WireProtocol<B>, turn: ScriptedProviderTurn, request: ScriptedProviderRequest<B>, res: ServerResponse, options: ScriptedProviderOptions): Promise<void> {
+async function respond<B>(
+  protocol: WireProtocol<B>,
+  turn: ScriptedProviderTurn,
+  request: ScriptedProviderRequest<B>,
+  res: ServerResponse,
+  options: ScriptedProviderOptions,
+): Promise<void> {
   if (isRawTurn(turn)) return writeRaw(res, turn);
-  if (isStatusTurn(turn)) return writeStatus(res, { ...turn, body: turn.body ?? protocol.errorBody(`scripted error ${turn.status}`, turn.status) });
+  if (isStatusTurn(turn))
+    return writeStatus(res, {
+      ...turn,
+      body: turn.body ?? protocol.errorBody(`scripted error ${turn.status}`, turn.status),
+    });
   if (typeof turn === "object" && "error" in turn) {
     const error = protocol.error(turn.error, turn.message, turn.retryAfter);
-    return writeStatus(res, { ...error, headers: { ...error.headers, ...(turn.retryAfter === undefined ? {} : { "retry-after": String(turn.retryAfter) }) } });
+    return writeStatus(res, {
+      ...error,
+      headers: {
+        ...error.headers,
+        ...(turn.retryAfter === undefined ? {} : { "retry-after": String(turn.retryAfter) }),
+      },
+    });
   }
   const scripted: ScriptedProviderAnswer = typeof turn === "string" ? { text: turn } : turn;
   const answer = wireAnswer(scripted, options);
@@ -212,8 +259,15 @@ async function respond<B>(protocol: WireProtocol<B>, turn: ScriptedProviderTurn,
     const sent = events.slice(0, scripted.failAfterEvents);
     return writeEvents(res, [...sent, protocol.errorEvent(scripted.failWith ?? "overloaded", sent.length)]);
   }
-  const cutAfterEvents = scripted.cutAfterEvents !== undefined && scripted.cutAfterEvents <= events.length ? scripted.cutAfterEvents : undefined;
-  return writeEvents(res, events, { cutAfterEvents, cutBy: scripted.cutBy, stallAfterEvents: scripted.stallAfterEvents });
+  const cutAfterEvents =
+    scripted.cutAfterEvents !== undefined && scripted.cutAfterEvents <= events.length
+      ? scripted.cutAfterEvents
+      : undefined;
+  return writeEvents(res, events, {
+    cutAfterEvents,
+    cutBy: scripted.cutBy,
+    stallAfterEvents: scripted.stallAfterEvents,
+  });
 }
 
 function wireAnswer(answer: ScriptedProviderAnswer, options: ScriptedProviderOptions): WireAnswer {
@@ -222,9 +276,15 @@ function wireAnswer(answer: ScriptedProviderAnswer, options: ScriptedProviderOpt
     json: answer.json,
     toolCalls: (answer.toolCalls ?? []).map((call) => {
       const argumentsText = typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments ?? {});
-      return { id: call.id, name: call.name, argumentsText, input: typeof call.arguments === "string" ? parseOr(call.arguments) : (call.arguments ?? {}) };
+      return {
+        id: call.id,
+        name: call.name,
+        argumentsText,
+        input: typeof call.arguments === "string" ? parseOr(call.arguments) : (call.arguments ?? {}),
+      };
     }),
-    reasoning: answer.reasoning === undefined ? [] : Array.isArray(answer.reasoning) ? answer.reasoning : [answer.reasoning],
+    reasoning:
+      answer.reasoning === undefined ? [] : Array.isArray(answer.reasoning) ? answer.reasoning : [answer.reasoning],
     usage: answer.usage === null ? undefined : (answer.usage ?? options.usage),
     finish: answer.finish,
     chunkSize: answer.chunkSize ?? options.chunkSize ?? 8,

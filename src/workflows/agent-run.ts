@@ -15,7 +15,6 @@ import {
 import { defined } from "../core/defined.js";
 import { finish } from "../core/run-state.js";
 import type { StopReason } from "../core/types.js";
-import type { RunUsage } from "../core/usage.js";
 import { prepareCarry } from "./carry-state.js";
 import { beforeFirstTrip } from "./contract-steps.js";
 import { withUsage } from "../core/typed-failures.js";
@@ -88,7 +87,8 @@ async function untilCancelled(
     return await scope.run(trips);
   } catch (error) {
     // A failure that ends the run carries the run's usage so far (the client puts it on the typed error).
-    if (!isCancellation(error)) throw error instanceof ApplicationFailure && run.usage ? withUsage(error, run.usage) : error;
+    if (!isCancellation(error))
+      throw error instanceof ApplicationFailure && run.usage ? withUsage(error, run.usage) : error;
     const stopReason = timedOut ? "timed-out" : "cancelled";
     log.info(`run ${stopReason}`, { where: progress.where });
     const why = timedOut ? `timed out after ${args.timeoutMs} ms` : "cancelled";

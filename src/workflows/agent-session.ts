@@ -22,6 +22,7 @@ import { carryMcpTools } from "./mcp-tool-list.js";
 import { RunHandlers } from "./run-handlers.js";
 import { DefinitionVersions } from "./definition-versions.js";
 import { continueAsNewOnCurrentBuild, currentBuildChanged } from "./build-upgrade.js";
+import { defined } from "../core/defined.js";
 
 /** Marks histories whose sessions give each message the session agent's local tools back after a handoff (before: the last agent's). */
 const SESSION_LOCAL_TOOLS_PATCH = "durable-agent.session-local-tools";
@@ -66,15 +67,43 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   const { model, tools, localTools } = activitiesFor(spec);
   const mcpTools = await handlers.mcpTools.fix(spec, tools);
   if (args.resume) await loadCarried(run, args.resume, tools, events);
-  const ctx: ContractContext = { spec, run, contract: initialContractState(), tools, input: "", ...(spec.budget ? { budget: spec.budget } : {}), ...(args.context !== undefined ? { context: args.context } : {}) };
+  const ctx: ContractContext = {
+    spec,
+    run,
+    contract: initialContractState(),
+    tools,
+    input: "",
+    ...defined({ budget: spec.budget, context: args.context }),
+  };
   const progress = new RunProgress(spec, ctx, run);
   const versions = new DefinitionVersions(run, spec, args.resume?.agentVersion);
   handlers.showProgress(progress);
   const { approvals } = handlers;
-  const loop: TripLoop = { spec, run, ctx, events, progress, approvals, versions, model, tools, localTools, mcpTools, streamText: args.streamText === true, agents, ...(spec.budget ? { budget: spec.budget } : {}), firstTrip: 1 };
+  const loop: TripLoop = {
+    spec,
+    run,
+    ctx,
+    events,
+    progress,
+    approvals,
+    versions,
+    model,
+    tools,
+    localTools,
+    mcpTools,
+    streamText: args.streamText === true,
+    agents,
+    ...defined({ budget: spec.budget }),
+    firstTrip: 1,
+  };
 
   send = async (message) => {
-    const start = { messages: run.messages.length, toolCalls: run.toolCalls.length, trace: run.trace.length, trips: run.trips };
+    const start = {
+      messages: run.messages.length,
+      toolCalls: run.toolCalls.length,
+      trace: run.trace.length,
+      trips: run.trips,
+    };
     run.messages.push({ role: "user", content: message });
     delete run.requestUsage; // usage and budget are per message, like maxTrips
     // Each message starts with the session's agent: a handoff lasts for the message it happened in.
@@ -100,10 +129,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
       toolCalls: run.toolCalls.slice(start.toolCalls),
       trips: run.trips - start.trips,
       trace: run.trace.slice(start.trace),
-      ...(run.requestUsage ? { usage: run.requestUsage } : {}),
-      ...(run.agent !== undefined ? { agent: run.agent } : {}),
-      ...(run.output !== undefined ? { output: run.output } : {}),
-      ...(run.agentVersion !== undefined ? { agentVersion: run.agentVersion } : {}),
+      ...defined({ usage: run.requestUsage, agent: run.agent, output: run.output, agentVersion: run.agentVersion }),
     };
   };
 
@@ -112,7 +138,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   await condition(() => ended || ((workflowInfo().continueAsNewSuggested || currentBuildChanged()) && pending === 0));
   if (ended) {
     await condition(allHandlersFinished);
-    return { messages: run.messages.length, trips: run.trips, ...(run.usage ? { usage: run.usage } : {}) };
+    return { messages: run.messages.length, trips: run.trips, ...defined({ usage: run.usage }) };
   }
   const { carried: state, packed } = prepareCarry(run, events);
   return continueAsNewOnCurrentBuild<typeof agentSession>(events.stream, (stream) => {
@@ -123,5 +149,6 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
 
 function validateSend(message: unknown, ended: boolean): void {
   if (ended) throw toFailure(new SessionEndedError(workflowInfo().workflowId));
-  if (typeof message !== "string" || message.trim() === "") throw toFailure(new InvalidInputError("a session message is a non-empty string"));
+  if (typeof message !== "string" || message.trim() === "")
+    throw toFailure(new InvalidInputError("a session message is a non-empty string"));
 }

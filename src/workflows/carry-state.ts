@@ -10,6 +10,7 @@ import type { RunState } from "../core/run-state.js";
 import type { ActivityProxies } from "./activity-proxies.js";
 import type { CarriedRun } from "./definitions.js";
 import type { RunEventPublisher } from "./run-event-publisher.js";
+import { defined } from "../core/defined.js";
 
 /** Stream events kept across continue-as-new: a subscriber further behind than this resumes at the oldest kept. */
 const STREAM_EVENTS_KEPT = 1000;
@@ -19,20 +20,29 @@ const CARRY_INLINE_BYTES = 1536 * 1024;
 type CarriedState = Pick<RunState, "messages" | "toolCalls" | "trace">;
 
 /** Before continuing as new: trims the stream, and packs the state when it fits one payload. */
-export function prepareCarry(run: RunState, events: RunEventPublisher): { carried: Omit<CarriedRun, "stream">; packed: Uint8Array | undefined } {
+export function prepareCarry(
+  run: RunState,
+  events: RunEventPublisher,
+): { carried: Omit<CarriedRun, "stream">; packed: Uint8Array | undefined } {
   events.syncTrace();
   const { base_offset, log: items } = events.stream.getState();
   events.stream.truncate(base_offset + Math.max(0, items.length - STREAM_EVENTS_KEPT));
-  const packed = packWithin({ messages: run.messages, toolCalls: run.toolCalls, trace: run.trace } satisfies CarriedState, CARRY_INLINE_BYTES);
-  log.info("continuing as new", { trips: run.trips, messages: run.messages.length, packedBytes: packed?.length, inline: packed !== undefined });
+  const packed = packWithin(
+    { messages: run.messages, toolCalls: run.toolCalls, trace: run.trace } satisfies CarriedState,
+    CARRY_INLINE_BYTES,
+  );
+  log.info("continuing as new", {
+    trips: run.trips,
+    messages: run.messages.length,
+    packedBytes: packed?.length,
+    inline: packed !== undefined,
+  });
   return {
     carried: {
       fromRunId: workflowInfo().runId,
       counts: { messages: run.messages.length, toolCalls: run.toolCalls.length, trace: run.trace.length },
       trips: run.trips,
-      ...(run.usage ? { usage: run.usage } : {}),
-      ...(run.usageByAgent ? { usageByAgent: run.usageByAgent } : {}),
-      ...(run.agentVersion !== undefined ? { agentVersion: run.agentVersion } : {}),
+      ...defined({ usage: run.usage, usageByAgent: run.usageByAgent, agentVersion: run.agentVersion }),
     },
     packed,
   };
@@ -52,7 +62,12 @@ export function unpackCarried(run: RunState, packed: Uint8Array | undefined, eve
 }
 
 /** The rest of a continued run's state, when it was too large for the input: from the run before it, page by page. */
-export async function loadCarried(run: RunState, from: CarriedRun, tools: ActivityProxies, events: RunEventPublisher): Promise<void> {
+export async function loadCarried(
+  run: RunState,
+  from: CarriedRun,
+  tools: ActivityProxies,
+  events: RunEventPublisher,
+): Promise<void> {
   for (const part of ["messages", "toolCalls", "trace"] as RunPart[]) {
     const items: unknown[] = run[part];
     while (items.length < from.counts[part]) {

@@ -23,6 +23,7 @@ import { lastReply, type RunState } from "../core/run-state.js";
 import { budgetUsedUp, type Budget } from "../core/usage.js";
 import type { ActivityProxies } from "./activity-proxies.js";
 import { local } from "./activity-proxies.js";
+import { defined } from "../core/defined.js";
 
 /** Everything the contract steps work on. */
 export interface ContractContext {
@@ -51,12 +52,15 @@ function turn(ctx: ContractContext, phase: "before" | "after"): BackstopTurn {
     tripIndex: phase === "after" ? ctx.run.trips - 1 : 0,
     toolCalls: ctx.run.toolCalls,
     messages: ctx.run.messages,
-    ...(ctx.context !== undefined ? { context: ctx.context } : {}),
+    ...defined({ context: ctx.context }),
   };
 }
 
 /** Before the first model call: decide whether the run is an action request, and run before-phase backstops (not for a fork: its first trip is past). */
-export async function beforeFirstTrip(ctx: ContractContext, options: { backstops: boolean } = { backstops: true }): Promise<void> {
+export async function beforeFirstTrip(
+  ctx: ContractContext,
+  options: { backstops: boolean } = { backstops: true },
+): Promise<void> {
   const detect = options.backstops ? backstopsToDetect(ctx.spec.contract, ctx.contract, "before") : [];
   const intents = ctx.spec.contract.actWhenAsked !== undefined;
   if (!intents && detect.length === 0) return;
@@ -74,7 +78,9 @@ export async function judgeAnswer(ctx: ContractContext): Promise<Decision> {
   const detect = backstopsToDetect(spec.contract, contract, "after");
   const refusal = refusalCandidate(spec.contract, contract);
   const act = actWhenAskedCandidate(spec.contract, contract, run.toolCalls);
-  const repair = outputRepairCandidate(spec.contract, contract, ctx.outputCheck) ? (ctx.outputCheck as { issues: string }).issues : undefined;
+  const repair = outputRepairCandidate(spec.contract, contract, ctx.outputCheck)
+    ? (ctx.outputCheck as { issues: string }).issues
+    : undefined;
   if (detect.length === 0 && !refusal && !act && repair === undefined) return { type: "end" };
   const current = turn(ctx, "after");
   const evaluation = await local[ACTIVITY.contractEvaluate]({
@@ -88,8 +94,12 @@ export async function judgeAnswer(ctx: ContractContext): Promise<Decision> {
   recordCallbackErrors(ctx, evaluation.errors, "after");
   const offers: RepromptOffers = {
     backstopPrompts: await runBackstops(ctx, evaluation.detected, current),
-    ...(refusal && evaluation.refusalHint !== undefined ? { refusal: { tool: refusal.tool, text: evaluation.refusalHint } } : {}),
-    ...(repair !== undefined && evaluation.outputHint !== undefined ? { outputRepair: { text: evaluation.outputHint } } : {}),
+    ...(refusal && evaluation.refusalHint !== undefined
+      ? { refusal: { tool: refusal.tool, text: evaluation.refusalHint } }
+      : {}),
+    ...(repair !== undefined && evaluation.outputHint !== undefined
+      ? { outputRepair: { text: evaluation.outputHint } }
+      : {}),
     ...(act && evaluation.actHint !== undefined ? { actWhenAsked: { text: evaluation.actHint } } : {}),
   };
   const usedUp = budgetUsedUp(ctx.budget, run.requestUsage);
@@ -97,7 +107,13 @@ export async function judgeAnswer(ctx: ContractContext): Promise<Decision> {
   if (decision.type === "reprompt") {
     spendBudget(contract, decision.kind);
     run.messages.push({ role: "user", content: decision.text });
-    run.trace.push({ trip: run.trips, type: "reprompt", kind: decision.kind, text: decision.text, ...(decision.source ? { source: decision.source } : {}) });
+    run.trace.push({
+      trip: run.trips,
+      type: "reprompt",
+      kind: decision.kind,
+      text: decision.text,
+      ...(decision.source ? { source: decision.source } : {}),
+    });
     log.info("re-prompt sent", { kind: decision.kind, trip: run.trips, source: decision.source });
   } else if (decision.withheld) {
     const detail = usedUp ? `budget used up: ${usedUp}` : `no trips left (maxTrips ${spec.maxTrips})`;
@@ -108,13 +124,24 @@ export async function judgeAnswer(ctx: ContractContext): Promise<Decision> {
 }
 
 /** Runs detected backstops in declaration order, each at most once per run; returns their prompts. */
-async function runBackstops(ctx: ContractContext, names: string[], current: BackstopTurn): Promise<Array<{ name: string; prompt: string }>> {
+async function runBackstops(
+  ctx: ContractContext,
+  names: string[],
+  current: BackstopTurn,
+): Promise<Array<{ name: string; prompt: string }>> {
   const prompts: Array<{ name: string; prompt: string }> = [];
   for (const name of names) {
     if (ctx.contract.backstopsRan.includes(name)) continue;
     ctx.contract.backstopsRan.push(name);
     const trace = (outcome: "detected" | "ran" | "prompted" | "error", detail?: string) => {
-      ctx.run.trace.push({ trip: ctx.run.trips, type: "backstop", name, phase: current.phase, outcome, ...(detail !== undefined ? { detail } : {}) });
+      ctx.run.trace.push({
+        trip: ctx.run.trips,
+        type: "backstop",
+        name,
+        phase: current.phase,
+        outcome,
+        ...defined({ detail }),
+      });
       log.info(`backstop ${outcome}`, { backstop: name, phase: current.phase, trip: ctx.run.trips, detail });
     };
     trace("detected");
@@ -155,7 +182,10 @@ async function runBackstops(ctx: ContractContext, names: string[], current: Back
 function replayedBackstop(ctx: ContractContext, name: string, phase: "before" | "after"): string | undefined {
   const recorded = ctx.playback!.backstop(name);
   const outcome = recorded === undefined ? "skipped" : recorded.prompt ? "prompted" : "ran";
-  const detail = recorded === undefined ? "playback: not run (it did not run in the recording)" : recorded.prompt ?? "playback: not run (it ran without a prompt in the recording)";
+  const detail =
+    recorded === undefined
+      ? "playback: not run (it did not run in the recording)"
+      : (recorded.prompt ?? "playback: not run (it ran without a prompt in the recording)");
   ctx.run.trace.push({ trip: ctx.run.trips, type: "backstop", name, phase, outcome, detail, replayed: true });
   log.info(`backstop replayed: ${outcome}`, { backstop: name, phase, trip: ctx.run.trips });
   return recorded?.prompt || undefined;
@@ -163,7 +193,15 @@ function replayedBackstop(ctx: ContractContext, name: string, phase: "before" | 
 
 function recordCallbackErrors(ctx: ContractContext, errors: CallbackError[], phase: "before" | "after"): void {
   for (const { source, error, backstop } of errors) {
-    if (backstop) ctx.run.trace.push({ trip: ctx.run.trips, type: "backstop", name: backstop, phase, outcome: "error", detail: `detect threw: ${error}` });
+    if (backstop)
+      ctx.run.trace.push({
+        trip: ctx.run.trips,
+        type: "backstop",
+        name: backstop,
+        phase,
+        outcome: "error",
+        detail: `detect threw: ${error}`,
+      });
     else ctx.run.trace.push({ trip: ctx.run.trips, type: "callback.error", source, error });
     log.warn("contract callback threw; ignored, the run goes on", { source, error });
   }

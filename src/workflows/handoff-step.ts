@@ -10,16 +10,22 @@ import type { ToolCallRecord } from "../core/types.js";
 import { activitiesFor, local, unwrapFailure } from "./activity-proxies.js";
 import { beforeFirstTrip } from "./contract-steps.js";
 import type { PendingHandoff, FinishedCall, TripLoop } from "./trip-context.js";
+import { defined } from "../core/defined.js";
 
 /** The batch's records, and its handoff: the first handoff call wins; any other in the same answer is refused, saying why. */
 export function oneHandoffPerAnswer(outcomes: FinishedCall[]): { records: ToolCallRecord[]; handoff?: PendingHandoff } {
   const handoff = outcomes.find((o) => o.handoff)?.handoff;
   const records = outcomes.map(({ record, handoff: other }) =>
     other && other !== handoff
-      ? { ...record, status: "refused" as const, output: undefined, reason: `Only one handoff per answer: the run goes to ${handoff!.request.to}.` }
+      ? {
+          ...record,
+          status: "refused" as const,
+          output: undefined,
+          reason: `Only one handoff per answer: the run goes to ${handoff!.request.to}.`,
+        }
       : record,
   );
-  return { records, ...(handoff ? { handoff } : {}) };
+  return { records, ...defined({ handoff }) };
 }
 
 /** Switches the run to the handoff's agent: its spec and activities, a fresh contract state, and its before-phase checks. */

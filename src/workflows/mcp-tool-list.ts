@@ -24,7 +24,11 @@ export class McpToolList {
   async fix(spec: AgentSpec, tools: ActivityProxies): Promise<McpToolDefinition[]> {
     if (!this.carried && spec.mcpServers?.length) {
       const servers = spec.mcpServers;
-      this.#list = await unwrapFailure(() => tools[ACTIVITY.mcpList].executeWithOptions({ summary: `mcp list tools (${servers.join(", ")})` }, [{ agent: spec.name }]));
+      this.#list = await unwrapFailure(() =>
+        tools[ACTIVITY.mcpList].executeWithOptions({ summary: `mcp list tools (${servers.join(", ")})` }, [
+          { agent: spec.name },
+        ]),
+      );
     }
     return this.#list;
   }

@@ -19,12 +19,16 @@ export function startFork(run: RunState, fork: ForkArgs, spec: AgentSpec): void 
   run.toolCalls.push(...fork.toolCalls);
   run.trace.push(...fork.trace, { trip: fork.trips, type: "fork", from: fork.from, agent: spec.name });
   run.forkedFrom = fork.from;
-  if (spec.searchAttributes) upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.forkedFrom, value: fork.from.workflowId }]);
+  if (spec.searchAttributes)
+    upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.forkedFrom, value: fork.from.workflowId }]);
   log.info("forked", { from: fork.from, trips: fork.trips });
 }
 
 /** The playback's answer for one call; with `unmatchedToolCalls: "fail"`, an unmatched call fails the run, naming the call. */
-export function playbackAnswer(recording: PlaybackRecording | undefined, call: RequestedToolCall): PlaybackAnswer | undefined {
+export function playbackAnswer(
+  recording: PlaybackRecording | undefined,
+  call: RequestedToolCall,
+): PlaybackAnswer | undefined {
   if (!recording) return undefined;
   const parsed = parseToolArguments(call);
   const input = parsed instanceof SyntaxError ? call.arguments : parsed;

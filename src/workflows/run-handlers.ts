@@ -42,7 +42,9 @@ export class RunHandlers {
   constructor({ run, events, agents, context, mcpTools }: RunHandlerInputs) {
     setHandler(traceQuery, () => run.trace);
     setHandler(contextQuery, () => context);
-    setHandler(runPageQuery, (part, from, maxBytes) => pageOf<unknown>(run[part], from, Math.min(maxBytes ?? PAGE_BYTES, MAX_PAGE_BYTES)));
+    setHandler(runPageQuery, (part, from, maxBytes) =>
+      pageOf<unknown>(run[part], from, Math.min(maxBytes ?? PAGE_BYTES, MAX_PAGE_BYTES)),
+    );
     this.mcpTools = new McpToolList(mcpTools);
     // Nothing waits and no model call fails before the run is set up, so nothing is lost before `showProgress`.
     this.approvals = runApprovals(run, events, { waiting: (what) => this.#progress?.waiting(what) }, agents);

@@ -11,7 +11,9 @@ import type { RunUsage } from "../core/usage.js";
 const USAGE_ATTRIBUTE_PATCH = "durable-agent.usage-search-attribute";
 
 function usageLine(usage: RunUsage): string {
-  const failed = usage.failedAttempts ? `, ${usage.failedAttempts.totalTokens} of them in ${usage.failedAttempts.attempts} failed attempt(s)` : "";
+  const failed = usage.failedAttempts
+    ? `, ${usage.failedAttempts.totalTokens} of them in ${usage.failedAttempts.attempts} failed attempt(s)`
+    : "";
   const cost = usage.costUsd !== undefined ? ` · $${usage.costUsd}` : "";
   return `tokens used: ${usage.totalTokens} (${usage.inputTokens} in, ${usage.outputTokens} out${failed})${cost}`;
 }
@@ -32,7 +34,10 @@ export class RunProgress {
   ) {
     if (spec.searchAttributes) {
       // Specs recorded before versions have none: their runs upsert the name alone, as they did.
-      upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.agent, value: spec.name }, ...(spec.version !== undefined ? [{ key: SEARCH_ATTRIBUTES.version, value: spec.version }] : [])]);
+      upsertSearchAttributes([
+        { key: SEARCH_ATTRIBUTES.agent, value: spec.name },
+        ...(spec.version !== undefined ? [{ key: SEARCH_ATTRIBUTES.version, value: spec.version }] : []),
+      ]);
     }
     this.show();
   }
@@ -58,7 +63,8 @@ export class RunProgress {
     this.show();
     if (!this.spec.searchAttributes) return;
     this.#tokensAttribute ??= patched(USAGE_ATTRIBUTE_PATCH);
-    if (this.#tokensAttribute) upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.tokens, value: this.run.usage?.totalTokens ?? 0 }]);
+    if (this.#tokensAttribute)
+      upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.tokens, value: this.run.usage?.totalTokens ?? 0 }]);
   }
 
   /** Shows the outcome, and records it in the search attributes. */
@@ -81,7 +87,9 @@ export class RunProgress {
       [
         `**${this.ctx.spec.name}**${this.ctx.spec.name !== this.spec.name ? ` (handed off from ${this.spec.name})` : ""} · trip ${this.run.trips} of ${this.spec.maxTrips} · now: ${this.where}`,
         ...(this.#waiting ? [`⏸ ${this.#waiting}`] : []),
-        lastCall ? `last tool call: \`${lastCall.name}\` → ${lastCall.status}${lastCall.reason ? ` (${lastCall.reason})` : ""}` : "no tool calls yet",
+        lastCall
+          ? `last tool call: \`${lastCall.name}\` → ${lastCall.status}${lastCall.reason ? ` (${lastCall.reason})` : ""}`
+          : "no tool calls yet",
         ...(this.run.usage ? [usageLine(this.run.usage)] : []),
         `re-prompts sent: ${reprompts.length}${reprompts.length ? ` (${reprompts.join(", ")})` : ""}; budgets used: actWhenAsked ${this.ctx.contract.actReprompts}, refusal retries ${this.ctx.contract.refusalRetries}, backstops ran ${this.ctx.contract.backstopsRan.length}`,
       ].join("\n\n"),

@@ -23,6 +23,7 @@ import type { DurableAgentError } from "../errors.js";
 import { errorData, fromFailure, usageOfFailure } from "../core/typed-failures.js";
 import type { AgentRunArgs, AgentRunResult } from "./definitions.js";
 import type { TripLoop } from "./trip-context.js";
+import { defined } from "../core/defined.js";
 
 /** The child workflow's id: the calling run's workflow id, the trip and the call id, so the same call always names the same child. */
 export function childWorkflowId(call: RequestedToolCall, trip: number): string {
@@ -36,7 +37,12 @@ export function childWorkflowId(call: RequestedToolCall, trip: number): string {
  * model sees, not a failure of the calling run; a failure's typed error is kept in the trace's
  * `subagent.finished` entry as `error`. Its usage counts in the calling run's.
  */
-export async function runSubAgent(loop: TripLoop, call: RequestedToolCall, trip: number, request: SubAgentRequest): Promise<ToolCallRecord> {
+export async function runSubAgent(
+  loop: TripLoop,
+  call: RequestedToolCall,
+  trip: number,
+  request: SubAgentRequest,
+): Promise<ToolCallRecord> {
   const { run } = loop;
   const workflowId = childWorkflowId(call, trip);
   const budget = remainingBudget(loop.budget, run.requestUsage);
@@ -44,20 +50,48 @@ export async function runSubAgent(loop: TripLoop, call: RequestedToolCall, trip:
     agent: request.agent,
     messages: [{ role: "user", content: request.message }],
     ...(loop.streamText ? { streamText: true } : {}),
-    subAgent: { agents: loop.agents(), ...(budget ? { budget } : {}) },
+    subAgent: { agents: loop.agents(), ...defined({ budget }) },
     // The caller's context (a user id, a tenant) reaches the sub-agent's tools and instructions too.
-    ...(loop.ctx.context !== undefined ? { context: loop.ctx.context } : {}),
+    ...defined({ context: loop.ctx.context }),
   };
-  const record = { id: call.id, name: call.name, input: request.input, trip, subAgent: request.agent, childWorkflowId: workflowId };
-  const finished = (stopReason: AgentRunResult["stopReason"] | "failed", detail: string, usage?: RunUsage, trace?: AgentRunResult["trace"], error?: DurableAgentError) => {
-    run.trace.push({ trip, type: "subagent.finished", tool: call.name, callId: call.id, agent: request.agent, workflowId, stopReason, detail, ...(usage ? { usage } : {}), ...(trace ? { trace } : {}), ...(error ? { error: errorData(error) } : {}) });
+  const record = {
+    id: call.id,
+    name: call.name,
+    input: request.input,
+    trip,
+    subAgent: request.agent,
+    childWorkflowId: workflowId,
+  };
+  const finished = (
+    stopReason: AgentRunResult["stopReason"] | "failed",
+    detail: string,
+    usage?: RunUsage,
+    trace?: AgentRunResult["trace"],
+    error?: DurableAgentError,
+  ) => {
+    run.trace.push({
+      trip,
+      type: "subagent.finished",
+      tool: call.name,
+      callId: call.id,
+      agent: request.agent,
+      workflowId,
+      stopReason,
+      detail,
+      ...defined({ usage, trace }),
+      ...(error ? { error: errorData(error) } : {}),
+    });
     loop.events.syncTrace();
   };
   let result: AgentRunResult;
   try {
     result = await childResult(loop, workflowId, args, call, trip);
   } catch (error) {
-    if (CancellationScope.current().consideredCancelled || !(error instanceof ChildWorkflowFailure || error instanceof ActivityFailure)) throw error;
+    if (
+      CancellationScope.current().consideredCancelled ||
+      !(error instanceof ChildWorkflowFailure || error instanceof ActivityFailure)
+    )
+      throw error;
     const usage = usageOfFailure(error);
     recordChildUsage(run, usage, usage ? { [request.agent]: usage } : undefined);
     const message = error.cause?.message ?? error.message;
@@ -65,22 +99,45 @@ export async function runSubAgent(loop: TripLoop, call: RequestedToolCall, trip:
     log.warn("sub-agent run failed", { agent: request.agent, workflowId, error: message });
     return { ...record, status: "failed", error: `The ${request.agent} agent failed: ${message}` };
   }
-  recordChildUsage(run, result.usage, result.usageByAgent ?? (result.usage ? { [request.agent]: result.usage } : undefined));
+  recordChildUsage(
+    run,
+    result.usage,
+    result.usageByAgent ?? (result.usage ? { [request.agent]: result.usage } : undefined),
+  );
   const stopped = result.trace.findLast((e) => e.type === "run.stopped");
   const detail = stopped?.type === "run.stopped" ? stopped.detail : result.stopReason;
   finished(result.stopReason, detail, result.usage, result.trace);
   // Cancelling the calling run cancels the child, which ends with a result: the calling run ends as cancelled too.
-  if (CancellationScope.current().consideredCancelled) throw new CancelledFailure(`cancelled while the ${request.agent} agent ran`);
+  if (CancellationScope.current().consideredCancelled)
+    throw new CancelledFailure(`cancelled while the ${request.agent} agent ran`);
   // The typed output when the sub-agent has an output schema, else its reply.
-  if (result.stopReason === "answered") return { ...record, status: "ok", output: result.output !== undefined ? result.output : result.reply };
-  return { ...record, status: "failed", error: `The ${request.agent} agent stopped without an answer: ${result.stopReason} (${detail})` };
+  if (result.stopReason === "answered")
+    return { ...record, status: "ok", output: result.output !== undefined ? result.output : result.reply };
+  return {
+    ...record,
+    status: "failed",
+    error: `The ${request.agent} agent stopped without an answer: ${result.stopReason} (${detail})`,
+  };
 }
 
 /** Starts the child and waits for its result; if a run with that id already exists (the call was made before), waits for that one instead. */
-async function childResult(loop: TripLoop, workflowId: string, args: AgentRunArgs, call: RequestedToolCall, trip: number): Promise<AgentRunResult> {
+async function childResult(
+  loop: TripLoop,
+  workflowId: string,
+  args: AgentRunArgs,
+  call: RequestedToolCall,
+  trip: number,
+): Promise<AgentRunResult> {
   const agents = args.subAgent!.agents;
   const started = () => {
-    loop.run.trace.push({ trip, type: "subagent.started", tool: call.name, callId: call.id, agent: args.agent, workflowId });
+    loop.run.trace.push({
+      trip,
+      type: "subagent.started",
+      tool: call.name,
+      callId: call.id,
+      agent: args.agent,
+      workflowId,
+    });
     loop.events.syncTrace();
   };
   try {
@@ -99,11 +156,16 @@ async function childResult(loop: TripLoop, workflowId: string, args: AgentRunArg
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     log.info("sub-agent run exists already: re-attaching", { workflowId });
     started();
-    return loop.tools[ACTIVITY.subAgentResult].executeWithOptions({ summary: `wait for ${args.agent} (${workflowId})` }, [{ workflowId }]);
+    return loop.tools[ACTIVITY.subAgentResult].executeWithOptions(
+      { summary: `wait for ${args.agent} (${workflowId})` },
+      [{ workflowId }],
+    );
   }
 }
 
 function firstLine(args: AgentRunArgs): string {
   const first = args.messages[0];
-  return textOf(first?.content ?? null).split("\n")[0]!.slice(0, 100);
+  return textOf(first?.content ?? null)
+    .split("\n")[0]!
+    .slice(0, 100);
 }

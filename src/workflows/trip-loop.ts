@@ -29,7 +29,11 @@ export interface TripsOutcome {
 }
 
 /** Runs trips until the model answers for good or trip number `lastTrip` is done; `beforeTrip` runs at the top of each. */
-export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: () => Promise<void>): Promise<TripsOutcome> {
+export async function runTrips(
+  loop: TripLoop,
+  lastTrip: number,
+  beforeTrip?: () => Promise<void>,
+): Promise<TripsOutcome> {
   const { run, ctx, events, progress, streamText } = loop;
   const { maxTrips } = loop.spec; // the request's agent's, across handoffs
   let conversation = new DigestChain();
@@ -37,7 +41,13 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
   while (run.trips < lastTrip) {
     const usedUp = budgetUsedUp(loop.budget, run.requestUsage);
     if (usedUp) {
-      run.trace.push({ trip: run.trips, type: "budget.used-up", used: usedUp, budget: loop.budget!, ...(run.requestUsage ? { usage: run.requestUsage } : {}) });
+      run.trace.push({
+        trip: run.trips,
+        type: "budget.used-up",
+        used: usedUp,
+        budget: loop.budget!,
+        ...defined({ usage: run.requestUsage }),
+      });
       log.info("stopped: budget used up", { used: usedUp });
       return { stopReason: "budget", detail: `budget used up: ${usedUp}` };
     }
@@ -64,8 +74,7 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
             ...(tail.length ? { conversationTail: tail } : {}),
             trip,
             ...(streamText ? { streamText } : {}),
-            ...(loop.output ? { output: loop.output } : {}),
-            ...(loop.modelSettings ? { modelSettings: loop.modelSettings } : {}),
+            ...defined({ output: loop.output, modelSettings: loop.modelSettings }),
             ...(trip === loop.firstTrip ? { firstTrip: true } : {}),
             ...(ctx.context !== undefined ? { hasContext: true } : {}),
             ...(spec.dynamicInstructions ? { input: ctx.input } : {}),
@@ -84,12 +93,15 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
     if (calls.length > 0) {
       for (const call of calls) events.publish({ type: "tool.started", trip, tool: call.name, callId: call.id });
       const outcomes = await progress.step(`trip ${trip}: tool calls ${calls.map((c) => c.name).join(", ")}`, () =>
-        calls.length === 1 ? executeTool(loop, calls[0]!, trip).then((outcome) => [outcome]) : Promise.all(calls.map((call) => executeTool(loop, call, trip))),
+        calls.length === 1
+          ? executeTool(loop, calls[0]!, trip).then((outcome) => [outcome])
+          : Promise.all(calls.map((call) => executeTool(loop, call, trip))),
       );
       const { records, handoff } = oneHandoffPerAnswer(outcomes);
       recordToolCalls(run, records);
       ctx.contract.pendingRefusals = updatePendingRefusals(ctx.contract.pendingRefusals, records);
-      if (handoff) await progress.step(`trip ${trip}: handoff to ${handoff.request.to}`, () => handOff(loop, handoff, trip));
+      if (handoff)
+        await progress.step(`trip ${trip}: handoff to ${handoff.request.to}`, () => handOff(loop, handoff, trip));
       events.syncTrace();
       continue;
     }
@@ -110,7 +122,11 @@ export async function runTrips(loop: TripLoop, lastTrip: number, beforeTrip?: ()
 function invalidOutput(ctx: ContractContext, issues: string): TripsOutcome {
   const text = lastReply(ctx.run);
   log.warn("final answer is not valid output", { trip: ctx.run.trips, issues });
-  if (ctx.spec.contract.output?.onFailure === "result") return { stopReason: "invalid-output", detail: `the final answer of trip ${ctx.run.trips} is not valid output: ${issues}` };
+  if (ctx.spec.contract.output?.onFailure === "result")
+    return {
+      stopReason: "invalid-output",
+      detail: `the final answer of trip ${ctx.run.trips} is not valid output: ${issues}`,
+    };
   throw toFailure(new OutputValidationError(issues, text));
 }
 
@@ -164,7 +180,12 @@ function toolActivity(loop: TripLoop, call: RequestedToolCall, trip: number, mcp
   return (approved: boolean): Promise<ToolOutcome> => {
     // The call without its provider metadata: the answer in the history already holds it.
     const { id, name, arguments: args } = call;
-    const input = { agent: spec.name, call: { id, name, arguments: args }, trip, ...defined({ approved: approved || undefined, hasContext, replay, view: loop.view }) };
+    const input = {
+      agent: spec.name,
+      call: { id, name, arguments: args },
+      trip,
+      ...defined({ approved: approved || undefined, hasContext, replay, view: loop.view }),
+    };
     return tools[ACTIVITY.toolExecute].executeWithOptions({ summary }, [input]).then(toolOutcomeOf);
   };
 }

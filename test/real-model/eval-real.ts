@@ -22,36 +22,67 @@ import { startLlamaServer } from "./llama-server.js";
 export const DIRECT_HINTS = {
   act: ({ requiredTools }: { requiredTools: string[] }) =>
     `Do not describe the change or ask for confirmation. Call the ${requiredTools.map((t) => `\`${t}\``).join(" or ")} tool now with the exercise to remove as "from" and the exercise to add as "to".`,
-  refusal: ({ tool, reason }: { tool: string; reason: string }) => `\`${tool}\` refused: ${reason}. Call \`${tool}\` again with an option it accepts.`,
+  refusal: ({ tool, reason }: { tool: string; reason: string }) =>
+    `\`${tool}\` refused: ${reason}. Call \`${tool}\` again with an option it accepts.`,
 };
 
 const { values } = parseArgs({
-  options: { trials: { type: "string", default: "3" }, hints: { type: "string", default: "default" }, concurrency: { type: "string", default: "1" }, json: { type: "string" } },
+  options: {
+    trials: { type: "string", default: "3" },
+    hints: { type: "string", default: "default" },
+    concurrency: { type: "string", default: "1" },
+    json: { type: "string" },
+  },
 });
 const trials = Number(values.trials);
 const concurrency = Number(values.concurrency);
-if (!Number.isInteger(trials) || trials < 1) throw new Error(`--trials must be a positive integer (got ${values.trials})`);
-if (values.hints !== "default" && values.hints !== "direct") throw new Error(`--hints is default or direct (got ${values.hints})`);
+if (!Number.isInteger(trials) || trials < 1)
+  throw new Error(`--trials must be a positive integer (got ${values.trials})`);
+if (values.hints !== "default" && values.hints !== "direct")
+  throw new Error(`--hints is default or direct (got ${values.hints})`);
 
 Runtime.install({ logger: new DefaultLogger("WARN") });
 const install = await installRealModel();
-const [llama, server, bundle] = await Promise.all([startLlamaServer(install, { restartOnCrash: true }), startDevServer(), bundleAgentWorkflows()]);
-console.log(`eval:real: ${install.model.description} at ${llama.baseURL}; ${cases.length} cases x ${trials} trials, contract off and on (${values.hints} hints)`);
+const [llama, server, bundle] = await Promise.all([
+  startLlamaServer(install, { restartOnCrash: true }),
+  startDevServer(),
+  bundleAgentWorkflows(),
+]);
+console.log(
+  `eval:real: ${install.model.description} at ${llama.baseURL}; ${cases.length} cases x ${trials} trials, contract off and on (${values.hints} hints)`,
+);
 
 function coachWith(contract: boolean): Agent {
   const model = ai.openai(llama.modelId, { baseURL: llama.baseURL, extraBody: { max_tokens: 256 } });
   const coach = createCoach({ contract, model });
   if (!contract || values.hints === "default") return coach;
   const { actWhenAsked } = coach.options;
-  return ai.agent({ ...coach.options, actWhenAsked: { ...actWhenAsked!, hint: DIRECT_HINTS.act }, onToolRefusal: { retries: 1, hint: DIRECT_HINTS.refusal } });
+  return ai.agent({
+    ...coach.options,
+    actWhenAsked: { ...actWhenAsked!, hint: DIRECT_HINTS.act },
+    onToolRefusal: { retries: 1, hint: DIRECT_HINTS.refusal },
+  });
 }
 
 async function evaluate(label: string, agent: Agent): Promise<EvalReport> {
   const taskQueue = `eval-real-${label}`;
-  const worker = await createAgentWorker({ agents: [agent], connection: await NativeConnection.connect({ address: server.address }), taskQueue, workflowBundle: { code: bundle.code } });
+  const worker = await createAgentWorker({
+    agents: [agent],
+    connection: await NativeConnection.connect({ address: server.address }),
+    taskQueue,
+    workflowBundle: { code: bundle.code },
+  });
   const started = Date.now();
   const report = await worker.runUntil(
-    agent.eval({ cases, scorers, trials, concurrency, client: server.env.client, taskQueue, onCaseFinished: (p) => console.log(`  [${label}] ${p.case}: ${p.outcomes.join(" ")} (${p.finished}/${p.total})`) }),
+    agent.eval({
+      cases,
+      scorers,
+      trials,
+      concurrency,
+      client: server.env.client,
+      taskQueue,
+      onCaseFinished: (p) => console.log(`  [${label}] ${p.case}: ${p.outcomes.join(" ")} (${p.finished}/${p.total})`),
+    }),
   );
   console.log(`\n== contract ${label} (${((Date.now() - started) / 60_000).toFixed(1)} min) ==\n${report.toTable()}\n`);
   return report;
@@ -68,7 +99,9 @@ try {
     writeFileSync(join(values.json, "on.json"), JSON.stringify(on, null, 2));
     console.log(`reports written to ${values.json}/off.json and on.json`);
   }
-  console.log(`llama-server crashes (restarted each time): ${llama.crashes.length}${llama.crashes.map((c) => `\n  ${c.at.toISOString()} ${c.exit}: ${c.output.trim().split("\n").slice(-3).join(" | ")}`).join("")}`);
+  console.log(
+    `llama-server crashes (restarted each time): ${llama.crashes.length}${llama.crashes.map((c) => `\n  ${c.at.toISOString()} ${c.exit}: ${c.output.trim().split("\n").slice(-3).join(" | ")}`).join("")}`,
+  );
 } finally {
   await llama.stop();
   await server.stop();

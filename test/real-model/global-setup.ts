@@ -25,14 +25,20 @@ export default async function setup(project: TestProject) {
   const started = Date.now();
   const install = await installRealModel();
   console.log(`real model: installed in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  const [llama, server, bundle] = await Promise.all([startLlamaServer(install), startDevServer(), bundleAgentWorkflows()]);
+  const [llama, server, bundle] = await Promise.all([
+    startLlamaServer(install),
+    startDevServer(),
+    bundleAgentWorkflows(),
+  ]);
   const bundlePath = join(mkdtempSync(join(tmpdir(), "durable-agent-")), "workflow-bundle.js");
   writeFileSync(bundlePath, bundle.code);
   project.provide("temporalAddress", server.address);
   project.provide("workflowBundlePath", bundlePath);
   project.provide("realModelBaseURL", llama.baseURL);
   project.provide("realModelId", llama.modelId);
-  console.log(`real model: llama-server at ${llama.baseURL} (${install.model.description}); Temporal dev server at ${server.address}`);
+  console.log(
+    `real model: llama-server at ${llama.baseURL} (${install.model.description}); Temporal dev server at ${server.address}`,
+  );
   return async () => {
     await llama.stop();
     await server.stop();

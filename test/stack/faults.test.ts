@@ -41,7 +41,12 @@ function startGate() {
     if (released.has(id)) res.end("go");
     else held.set(id, [...(held.get(id) ?? []), res]);
   });
-  return new Promise<{ url: string; arrival: (id: string) => Promise<void>; release: (id: string) => void; close: () => void }>((resolve) =>
+  return new Promise<{
+    url: string;
+    arrival: (id: string) => Promise<void>;
+    release: (id: string) => void;
+    close: () => void;
+  }>((resolve) =>
     server.listen(0, "127.0.0.1", () =>
       resolve({
         url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
@@ -74,7 +79,9 @@ beforeAll(async () => {
   model = await startScriptedModel((request) => {
     const id = caseOf(request);
     const toolResults = request.body.messages.filter((m) => m.role === "tool").length;
-    return toolResults === 0 ? { toolCalls: [{ name: "update_plan", arguments: { case: id, from: "squats", to: "lunges" } }] } : replyFor(id);
+    return toolResults === 0
+      ? { toolCalls: [{ name: "update_plan", arguments: { case: id, from: "squats", to: "lunges" } }] }
+      : replyFor(id);
   });
   const started = performance.now();
   stack = await startStack({
@@ -85,9 +92,20 @@ beforeAll(async () => {
     postgresPort: await findFreePort(),
     uiPort: false,
     agentsModule: join(import.meta.dirname, "fault-agents.ts"),
-    workerEnv: { TEMPORAL_TASK_QUEUE: QUEUE, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "test", TOOL_LOG, EFFECTS_LOG, GATE_URL: gate.url },
+    workerEnv: {
+      TEMPORAL_TASK_QUEUE: QUEUE,
+      OPENAI_BASE_URL: model.baseURL,
+      OPENAI_API_KEY: "test",
+      TOOL_LOG,
+      EFFECTS_LOG,
+      GATE_URL: gate.url,
+    },
   });
-  figures.push(`stand-up ${((performance.now() - started) / 1000).toFixed(1)} s (${Object.entries(stack.timings).map(([k, v]) => `${k} ${v}`).join(", ")})`);
+  figures.push(
+    `stand-up ${((performance.now() - started) / 1000).toFixed(1)} s (${Object.entries(stack.timings)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")})`,
+  );
   connection = await Connection.connect({ address: stack.address });
   client = new Client({ connection, namespace: stack.namespace });
 }, 900_000);
@@ -115,7 +133,10 @@ const toolLines = (id: string) => linesOf(TOOL_LOG).filter((line) => line.starts
  * lets the tool finish, runs `after` (the recovery) and returns the run's result and stream.
  */
 async function runThroughFault(id: string, during: () => Promise<void>, after: () => Promise<void> = async () => {}) {
-  const handle = await faultCoach.start(`case ${id}: my knee hurt during squats, swap them for lunges`, { client, taskQueue: QUEUE });
+  const handle = await faultCoach.start(`case ${id}: my knee hurt during squats, swap them for lunges`, {
+    client,
+    taskQueue: QUEUE,
+  });
   const streamed = collect(handle.stream());
   await gate.arrival(id);
   const faultAt = performance.now();
@@ -125,7 +146,9 @@ async function runThroughFault(id: string, during: () => Promise<void>, after: (
   const downFor = performance.now() - faultAt;
   const result = await handle.result();
   const attempts = toolLines(id).filter((line) => line.includes(" started ")).length;
-  figures.push(`${id}: down ${(downFor / 1000).toFixed(1)} s; fault to completed run ${((performance.now() - faultAt) / 1000).toFixed(1)} s; tool attempts ${attempts}`);
+  figures.push(
+    `${id}: down ${(downFor / 1000).toFixed(1)} s; fault to completed run ${((performance.now() - faultAt) / 1000).toFixed(1)} s; tool attempts ${attempts}`,
+  );
   return { result, events: await streamed, history: await handle.workflow.fetchHistory() };
 }
 
@@ -134,11 +157,19 @@ type Outcome = Awaited<ReturnType<typeof runThroughFault>>;
 function expectSurvived(id: string, { result, events, history }: Outcome) {
   const reply = replyFor(id);
   expect(result).toMatchObject({ reply, stopReason: "answered", trips: 2 });
-  expect(result.toolCalls).toMatchObject([{ name: "update_plan", status: "ok", output: { ok: true, swapped: { from: "squats", to: "lunges" } } }]);
+  expect(result.toolCalls).toMatchObject([
+    { name: "update_plan", status: "ok", output: { ok: true, swapped: { from: "squats", to: "lunges" } } },
+  ]);
   // Each model call ran once: the one before the fault is not repeated, the one after ran once.
   expect(model.requests.filter((r) => caseOf(r) === id)).toHaveLength(2);
   const completed = (type: string) =>
-    history.events!.filter((e) => e.activityTaskCompletedEventAttributes && history.events!.find((s) => Number(s.eventId) === Number(e.activityTaskCompletedEventAttributes!.scheduledEventId))?.activityTaskScheduledEventAttributes?.activityType?.name === type);
+    history.events!.filter(
+      (e) =>
+        e.activityTaskCompletedEventAttributes &&
+        history.events!.find(
+          (s) => Number(s.eventId) === Number(e.activityTaskCompletedEventAttributes!.scheduledEventId),
+        )?.activityTaskScheduledEventAttributes?.activityType?.name === type,
+    );
   expect(completed("model.call")).toHaveLength(2);
   // The backstop's effect and the tool's effect, once each, under their idempotency keys.
   expect(linesOf(EFFECTS_LOG).filter((line) => line.startsWith(`${result.workflowId}/`))).toEqual([
@@ -150,7 +181,12 @@ function expectSurvived(id: string, { result, events, history }: Outcome) {
   expect(events.filter((e) => e.type === "trip.started")).toHaveLength(2);
   expect(events.filter((e) => e.type === "tool.started")).toHaveLength(1);
   expect(events.filter((e) => e.type === "tool.finished")).toMatchObject([{ status: "ok" }]);
-  expect(events.filter((e): e is Extract<StreamedRunEvent, { type: "text.delta" }> => e.type === "text.delta" && e.trip === 2).map((e) => e.text).join("")).toBe(reply);
+  expect(
+    events
+      .filter((e): e is Extract<StreamedRunEvent, { type: "text.delta" }> => e.type === "text.delta" && e.trip === 2)
+      .map((e) => e.text)
+      .join(""),
+  ).toBe(reply);
   const finished = events.at(-1)!;
   expect(finished.type).toBe("run.finished");
   expect((finished as { result: RunResult }).result.reply).toBe(reply);

@@ -17,7 +17,11 @@ export interface ChromiumBinary {
 
 const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"];
 /** @sparticuz/chromium's Lambda defaults that switch off the web's security model (CORS, site isolation), which the codec UI test checks. */
-const UNSAFE = new Set(["--disable-web-security", "--allow-running-insecure-content", "--disable-site-isolation-trials"]);
+const UNSAFE = new Set([
+  "--disable-web-security",
+  "--allow-running-insecure-content",
+  "--disable-site-isolation-trials",
+]);
 
 function onPath(names: string[]): string | undefined {
   for (const dir of (process.env.PATH ?? "").split(delimiter)) {
@@ -35,11 +39,16 @@ function onPath(names: string[]): string | undefined {
 
 /** Finds (or unpacks) a Chromium; called once by the suite's global setup. */
 export async function resolveChromium(): Promise<ChromiumBinary> {
-  if (process.env.CHROMIUM_PATH) return { executablePath: process.env.CHROMIUM_PATH, args: FLAGS, source: "CHROMIUM_PATH" };
+  if (process.env.CHROMIUM_PATH)
+    return { executablePath: process.env.CHROMIUM_PATH, args: FLAGS, source: "CHROMIUM_PATH" };
   const system = onPath(["chromium", "chromium-browser", "google-chrome"]);
   if (system) return { executablePath: system, args: FLAGS, source: "PATH" };
   const { default: packaged } = await import("@sparticuz/chromium");
-  return { executablePath: await packaged.executablePath(), args: [...new Set([...packaged.args.filter((arg) => !UNSAFE.has(arg)), ...FLAGS])], source: "@sparticuz/chromium" };
+  return {
+    executablePath: await packaged.executablePath(),
+    args: [...new Set([...packaged.args.filter((arg) => !UNSAFE.has(arg)), ...FLAGS])],
+    source: "@sparticuz/chromium",
+  };
 }
 
 /** Launches the suite's Chromium (headless). */

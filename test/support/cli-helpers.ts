@@ -14,7 +14,15 @@ export interface Exit {
 /** The environment of a CLI child: the suite's server, no model or task queue settings of the parent's. */
 export function cliEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
   const base = { ...process.env };
-  for (const name of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "TEMPORAL_TASK_QUEUE", "TEMPORAL_NAMESPACE", "DURABLE_AGENT_CODEC_KEYS", "DURABLE_AGENT_CODEC_KEY_ID"]) delete base[name];
+  for (const name of [
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "TEMPORAL_TASK_QUEUE",
+    "TEMPORAL_NAMESPACE",
+    "DURABLE_AGENT_CODEC_KEYS",
+    "DURABLE_AGENT_CODEC_KEY_ID",
+  ])
+    delete base[name];
   return { ...base, TEMPORAL_ADDRESS: inject("temporalAddress"), ...env };
 }
 
@@ -29,13 +37,20 @@ export interface CliProcess {
 }
 
 /** Starts the CLI from source: node --import tsx --conditions=durable-agent-source src/cli/index.ts ... */
-export function startCli(args: string[], env: Record<string, string> = {}, entry = ["--import", "tsx", "--conditions=durable-agent-source", "src/cli/index.ts"]): CliProcess {
+export function startCli(
+  args: string[],
+  env: Record<string, string> = {},
+  entry = ["--import", "tsx", "--conditions=durable-agent-source", "src/cli/index.ts"],
+): CliProcess {
   const child = spawn(process.execPath, [...entry, ...args], { env: cliEnv(env), stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (chunk) => (stdout += chunk));
   child.stderr!.on("data", (chunk) => (stderr += chunk));
-  const lines = { stdout: createInterface({ input: child.stdout! }), stderr: createInterface({ input: child.stderr! }) };
+  const lines = {
+    stdout: createInterface({ input: child.stdout! }),
+    stderr: createInterface({ input: child.stderr! }),
+  };
   const exited = new Promise<Exit>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
@@ -46,7 +61,13 @@ export function startCli(args: string[], env: Record<string, string> = {}, entry
     waitForLine: (text, stream = "stdout") =>
       new Promise((resolve, reject) => {
         lines[stream].on("line", (line) => line.includes(text) && resolve(line));
-        exited.then((exit) => reject(new Error(`the CLI exited (${exit.code ?? exit.signal}) before printing "${text}":\n${exit.stdout}\n${exit.stderr}`)));
+        exited.then((exit) =>
+          reject(
+            new Error(
+              `the CLI exited (${exit.code ?? exit.signal}) before printing "${text}":\n${exit.stdout}\n${exit.stderr}`,
+            ),
+          ),
+        );
       }),
     stop: (signal = "SIGTERM") => {
       child.kill(signal);
@@ -64,6 +85,10 @@ export function cli(args: string[], env: Record<string, string> = {}, entry?: st
 export async function runMain(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await main(args, { stdout: (line) => out.push(line), stderr: (line) => err.push(line), write: (text) => out.push(text) });
+  const code = await main(args, {
+    stdout: (line) => out.push(line),
+    stderr: (line) => err.push(line),
+    write: (text) => out.push(text),
+  });
   return { code, stdout: out.join("\n"), stderr: err.join("\n") };
 }

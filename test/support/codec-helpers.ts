@@ -12,7 +12,12 @@ export function newKey(): string {
 
 /** A keyring like `DURABLE_AGENT_CODEC_KEYS` would give. */
 export function keyring(keys: Record<string, string>, encryptKeyId: string): CodecKeyring {
-  return parseCodecKeys(Object.entries(keys).map(([id, key]) => `${id}:${key}`).join(","), encryptKeyId);
+  return parseCodecKeys(
+    Object.entries(keys)
+      .map(([id, key]) => `${id}:${key}`)
+      .join(","),
+    encryptKeyId,
+  );
 }
 
 /** Every payload in a history, as stored on the server, with where it was found. */
@@ -23,8 +28,16 @@ export function payloadsOf(history: temporal.api.history.v1.IHistory): Array<{ p
     if (typeof value !== "object" || value === null) return;
     const record = value as Record<string, unknown>;
     if (typeof record.metadata === "object" && record.metadata !== null && "encoding" in (record.metadata as object)) {
-      const metadata = Object.fromEntries(Object.entries(record.metadata as Record<string, string>).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, "base64"))]));
-      found.push({ path, payload: { metadata, data: new Uint8Array(Buffer.from((record.data as string) ?? "", "base64")) } });
+      const metadata = Object.fromEntries(
+        Object.entries(record.metadata as Record<string, string>).map(([k, v]) => [
+          k,
+          new Uint8Array(Buffer.from(v, "base64")),
+        ]),
+      );
+      found.push({
+        path,
+        payload: { metadata, data: new Uint8Array(Buffer.from((record.data as string) ?? "", "base64")) },
+      });
       return;
     }
     for (const [key, child] of Object.entries(record)) walk(child, path ? `${path}.${key}` : key);
@@ -41,5 +54,7 @@ export function meta(payload: Payload, key: string): string | undefined {
 
 /** The history's payload data, decoded from base64 to text: what someone reading the server's database sees. */
 export function storedText(history: temporal.api.history.v1.IHistory): string {
-  return historyToJSON(history).replace(/"data":\s*"([A-Za-z0-9+/=]+)"/g, (_m: string, data: string) => Buffer.from(data, "base64").toString("utf8"));
+  return historyToJSON(history).replace(/"data":\s*"([A-Za-z0-9+/=]+)"/g, (_m: string, data: string) =>
+    Buffer.from(data, "base64").toString("utf8"),
+  );
 }

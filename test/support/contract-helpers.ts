@@ -18,7 +18,9 @@ export function updatePlanTool(calls: unknown[] = []) {
   });
 }
 
-export const swap = (to = "lunges"): ScriptedTurn => ({ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to } }] });
+export const swap = (to = "lunges"): ScriptedTurn => ({
+  toolCalls: [{ name: "update_plan", arguments: { from: "squats", to } }],
+});
 
 /** Runs one agent (name, model filled in) against the script; returns the result and what the model was sent. */
 export async function runContract(
@@ -29,8 +31,14 @@ export async function runContract(
 ): Promise<{ result: RunResult; requests: ScriptedRequest[] }> {
   const model = await startScriptedModel(script);
   try {
-    const agent = ai.agent({ name: "contract-agent", ...options, model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
-    const result = await withWorker(harness, [agent], ({ taskQueue }) => agent.run(input, { client: harness.client, taskQueue }));
+    const agent = ai.agent({
+      name: "contract-agent",
+      ...options,
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+    });
+    const result = await withWorker(harness, [agent], ({ taskQueue }) =>
+      agent.run(input, { client: harness.client, taskQueue }),
+    );
     return { result, requests: model.requests };
   } finally {
     await model.close();
@@ -40,7 +48,9 @@ export async function runContract(
 /** The messages of a request as (role, text) pairs, tool calls shown by name. */
 export function transcript(messages: RunResult["messages"]): string[] {
   return messages.map((m) =>
-    m.role === "assistant" && m.toolCalls?.length ? `assistant: [${m.toolCalls.map((c) => c.name).join(", ")}]` : `${m.role}: ${m.role === "tool" ? m.content : (m.content ?? "")}`,
+    m.role === "assistant" && m.toolCalls?.length
+      ? `assistant: [${m.toolCalls.map((c) => c.name).join(", ")}]`
+      : `${m.role}: ${m.role === "tool" ? m.content : (m.content ?? "")}`,
   );
 }
 

@@ -36,7 +36,13 @@ import {
   UnknownApprovalError,
   UnmatchedToolCallError,
 } from "../../src/errors.js";
-import { EvalAssertionError, EvalOptionsError, EvalReportFormatError, EvalTimeoutError, ScorerResultError } from "../../src/eval/errors.js";
+import {
+  EvalAssertionError,
+  EvalOptionsError,
+  EvalReportFormatError,
+  EvalTimeoutError,
+  ScorerResultError,
+} from "../../src/eval/errors.js";
 
 /** A fresh instance of each exported error class, by export name. */
 export function errorSamples(): Record<string, DurableAgentError> {
@@ -47,7 +53,10 @@ export function errorSamples(): Record<string, DurableAgentError> {
     UnknownAgentError: new UnknownAgentError("ghost", ["coach", "billing"]),
     DuplicateAgentError: new DuplicateAgentError("twin", "as a sub-agent"),
     TemporalConnectionError: new TemporalConnectionError("127.0.0.1:1", new Error("connection refused")),
-    ModelApiError: new ModelApiError('Model "gpt-test" API error 401', 401, "gpt-test", { contentType: "text/html", bodyStart: "<html>" }),
+    ModelApiError: new ModelApiError('Model "gpt-test" API error 401', 401, "gpt-test", {
+      contentType: "text/html",
+      bodyStart: "<html>",
+    }),
     PayloadTooLargeError: new PayloadTooLargeError("The input", 3_000_000, 2_097_152, "send less."),
     ToolOutputError: new ToolOutputError("lookup", "a BigInt"),
     RetryableToolError: new RetryableToolError("the plan service is busy"),
@@ -57,8 +66,17 @@ export function errorSamples(): Record<string, DurableAgentError> {
     McpServerError: new McpServerError("plans", "http://127.0.0.1:9/mcp", "the connection was lost", true),
     ApprovalError: new ApprovalError("call_1", "Run r-1 continued as new."),
     AgentDefinitionChangedError: new AgentDefinitionChangedError("coach", "v1", "v2", 3),
-    ApprovalNotWaitingError: new ApprovalNotWaitingError("call_1", "timed-out", 'Tool call "call_1" is no longer waiting for approval.'),
-    ApprovalRefusedError: new ApprovalRefusedError("call_1", "mallory", "not an approver", "canDecide refused mallory."),
+    ApprovalNotWaitingError: new ApprovalNotWaitingError(
+      "call_1",
+      "timed-out",
+      'Tool call "call_1" is no longer waiting for approval.',
+    ),
+    ApprovalRefusedError: new ApprovalRefusedError(
+      "call_1",
+      "mallory",
+      "not an approver",
+      "canDecide refused mallory.",
+    ),
     UnknownApprovalError: new UnknownApprovalError("call_9", ["call_1", "call_2 (billing)"]),
     InvalidDecisionError: new InvalidDecisionError("has no callId"),
     SessionEndedError: new SessionEndedError("coach-session-7"),
@@ -66,10 +84,17 @@ export function errorSamples(): Record<string, DurableAgentError> {
     InstructionsError: new InstructionsError("coach", "boom"),
     ContextValidationError: new ContextValidationError("✖ expected string → at userId"),
     RunFailedError: new RunFailedError("run-1", "Workflow execution failed"),
-    TemporalCliNotFoundError: new TemporalCliNotFoundError(["TEMPORAL_CLI_PATH: not set", "pip: python3 is not installed"]),
+    TemporalCliNotFoundError: new TemporalCliNotFoundError([
+      "TEMPORAL_CLI_PATH: not set",
+      "pip: python3 is not installed",
+    ]),
     DevServerStartError: new DevServerStartError("exited with code 1", "bind: address already in use"),
     PortInUseError: new PortInUseError(7233, "temporal (pid 42)", "Stop it or pick another port."),
-    UnmatchedToolCallError: new UnmatchedToolCallError("update_plan", '{"to":"lunges"}', "No recorded call of update_plan matches."),
+    UnmatchedToolCallError: new UnmatchedToolCallError(
+      "update_plan",
+      '{"to":"lunges"}',
+      "No recorded call of update_plan matches.",
+    ),
     ForkError: new ForkError("run-1", "it has no trip 9"),
     EvalOptionsError: new EvalOptionsError("trials", "must be a positive integer"),
     ScorerResultError: new ScorerResultError("judge", "undefined"),

@@ -44,7 +44,11 @@ export function taskQueue(): string {
 }
 
 /** Creates a worker for the agents on its own task queue. */
-export function testWorker(harness: Harness, agents: Agent[], options: Partial<AgentWorkerOptions> = {}): Promise<Worker> {
+export function testWorker(
+  harness: Harness,
+  agents: Agent[],
+  options: Partial<AgentWorkerOptions> = {},
+): Promise<Worker> {
   return createAgentWorker({
     agents,
     connection: harness.connection,
@@ -55,7 +59,12 @@ export function testWorker(harness: Harness, agents: Agent[], options: Partial<A
 }
 
 /** Runs `fn` with a worker serving the agents, then shuts the worker down. */
-export async function withWorker<T>(harness: Harness, agents: Agent[], fn: (ctx: { taskQueue: string; worker: Worker }) => Promise<T>, options: Partial<AgentWorkerOptions> = {}): Promise<T> {
+export async function withWorker<T>(
+  harness: Harness,
+  agents: Agent[],
+  fn: (ctx: { taskQueue: string; worker: Worker }) => Promise<T>,
+  options: Partial<AgentWorkerOptions> = {},
+): Promise<T> {
   const queue = options.taskQueue ?? taskQueue();
   const worker = await testWorker(harness, agents, { ...options, taskQueue: queue });
   return worker.runUntil(fn({ taskQueue: queue, worker }));

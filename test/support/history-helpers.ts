@@ -8,7 +8,9 @@ import type { temporal } from "@temporalio/proto";
 
 /** Every payload of a history, decoded to text. */
 export function decodedHistory(history: Parameters<typeof historyToJSON>[0]): string {
-  return historyToJSON(history).replace(/"data":\s*"([A-Za-z0-9+/=]+)"/g, (_m: string, data: string) => Buffer.from(data, "base64").toString("utf8"));
+  return historyToJSON(history).replace(/"data":\s*"([A-Za-z0-9+/=]+)"/g, (_m: string, data: string) =>
+    Buffer.from(data, "base64").toString("utf8"),
+  );
 }
 
 /** A run's history events, read in small pages (a run with large payloads can exceed one gRPC message). */
@@ -49,15 +51,25 @@ export function committedFixtures(): { workflowId: string; history: unknown }[] 
     .filter((file) => file.endsWith(".json"))
     .map((file) => {
       const json = JSON.parse(readFileSync(new URL(file, dir), "utf8")) as { workflowId?: string; history?: unknown };
-      return "history" in json ? { workflowId: json.workflowId!, history: json.history } : { workflowId: file, history: json };
+      return "history" in json
+        ? { workflowId: json.workflowId!, history: json.history }
+        : { workflowId: file, history: json };
     });
 }
 
 /** The run's history replays on the current workflow code; with RECORD_FIXTURES set it is kept as a committed fixture too. */
 export async function replaysAndKeeps(handle: { workflow: WorkflowHandle }, fixture: string): Promise<void> {
   const history = JSON.parse(historyToJSON(await handle.workflow.fetchHistory()));
-  if (process.env.RECORD_FIXTURES) writeFileSync(new URL(`../fixtures/histories/${fixture}.json`, import.meta.url), JSON.stringify(history, null, 1) + "\n");
-  await Worker.runReplayHistory({ workflowBundle: { codePath: inject("workflowBundlePath") }, replayName: "durable-agent-replay" }, historyFromJSON(history), fixture);
+  if (process.env.RECORD_FIXTURES)
+    writeFileSync(
+      new URL(`../fixtures/histories/${fixture}.json`, import.meta.url),
+      JSON.stringify(history, null, 1) + "\n",
+    );
+  await Worker.runReplayHistory(
+    { workflowBundle: { codePath: inject("workflowBundlePath") }, replayName: "durable-agent-replay" },
+    historyFromJSON(history),
+    fixture,
+  );
 }
 
 /**
@@ -67,7 +79,8 @@ export async function replaysAndKeeps(handle: { workflow: WorkflowHandle }, fixt
  */
 export function toolExecuteShapes(history: unknown): string[] {
   const events = (history as { events: temporal.api.history.v1.IHistoryEvent[] }).events;
-  const decode = (payload: unknown) => JSON.parse(Buffer.from((payload as { data: string }).data, "base64").toString("utf8")) as Record<string, unknown>;
+  const decode = (payload: unknown) =>
+    JSON.parse(Buffer.from((payload as { data: string }).data, "base64").toString("utf8")) as Record<string, unknown>;
   const scheduled = new Map<string, string>();
   const results: Record<string, unknown>[] = [];
   for (const event of events) {
@@ -76,7 +89,12 @@ export function toolExecuteShapes(history: unknown): string[] {
     const c = event.activityTaskCompletedEventAttributes;
     if (c && scheduled.get(String(c.scheduledEventId)) === "tool.execute") results.push(decode(c.result!.payloads![0]));
     const details = event.markerRecordedEventAttributes?.details as Record<string, { payloads: unknown[] }> | undefined;
-    if (details?.data && decode(details.data.payloads[0]).activity_type === "tool.execute") results.push(decode(details.result!.payloads[0]));
+    if (details?.data && decode(details.data.payloads[0]).activity_type === "tool.execute")
+      results.push(decode(details.result!.payloads[0]));
   }
-  return results.map((r) => (typeof r.kind === "string" ? r.kind : `untagged ${["approvalRequired", "subAgentCall", "handoff"].find((key) => key in r) ?? "result"}`));
+  return results.map((r) =>
+    typeof r.kind === "string"
+      ? r.kind
+      : `untagged ${["approvalRequired", "subAgentCall", "handoff"].find((key) => key in r) ?? "result"}`,
+  );
 }

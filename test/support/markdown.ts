@@ -11,7 +11,13 @@ import { join } from "node:path";
 
 /** The docs, relative to the repository root. */
 export function docFiles(): string[] {
-  return ["README.md", ...readdirSync("docs").filter((name) => name.endsWith(".md")).sort().map((name) => join("docs", name))];
+  return [
+    "README.md",
+    ...readdirSync("docs")
+      .filter((name) => name.endsWith(".md"))
+      .sort()
+      .map((name) => join("docs", name)),
+  ];
 }
 
 /** A fenced code block of a doc. */
@@ -37,7 +43,13 @@ export function codeBlocks(doc: string, text = readFileSync(doc, "utf8")): CodeB
     const body: string[] = [];
     let j = i + 1;
     while (j < lines.length && !lines[j]!.trimStart().startsWith(fence!)) body.push(lines[j++]!.slice(indent!.length));
-    blocks.push({ doc, line: i + 1, lang: lang!, flags: rest!.trim().split(/\s+/).filter(Boolean), code: body.join("\n") + "\n" });
+    blocks.push({
+      doc,
+      line: i + 1,
+      lang: lang!,
+      flags: rest!.trim().split(/\s+/).filter(Boolean),
+      code: body.join("\n") + "\n",
+    });
     i = j;
   }
   return blocks;
@@ -68,9 +80,12 @@ function prose(text: string): string {
 /** Every inline link of a doc. */
 export function links(doc: string, text = readFileSync(doc, "utf8")): DocLink[] {
   const found: DocLink[] = [];
-  prose(text).split("\n").forEach((line, i) => {
-    for (const match of line.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) found.push({ doc, line: i + 1, target: match[1]! });
-  });
+  prose(text)
+    .split("\n")
+    .forEach((line, i) => {
+      for (const match of line.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g))
+        found.push({ doc, line: i + 1, target: match[1]! });
+    });
   return found;
 }
 

@@ -13,19 +13,28 @@ export function stdioToolset(options: Partial<McpStdioOptions> = {}) {
 
 /** The hostile server (hand-written JSON-RPC over stdio). */
 export function hostileToolset(options: Partial<McpStdioOptions> = {}) {
-  return ai.mcp({ name: "hostile", command: process.execPath, args: [HOSTILE_SERVER], timeout: "1 second", ...options });
+  return ai.mcp({
+    name: "hostile",
+    command: process.execPath,
+    args: [HOSTILE_SERVER],
+    timeout: "1 second",
+    ...options,
+  });
 }
 
 /** Milliseconds from start to completion of each activity of the history, with its type, in order. */
 export function activityDurations(history: temporal.api.history.v1.IHistory): Array<{ type: string; ms: number }> {
   const events = history.events ?? [];
-  const time = (e: temporal.api.history.v1.IHistoryEvent) => Number(e.eventTime!.seconds) * 1000 + Math.round((e.eventTime!.nanos ?? 0) / 1e6);
+  const time = (e: temporal.api.history.v1.IHistoryEvent) =>
+    Number(e.eventTime!.seconds) * 1000 + Math.round((e.eventTime!.nanos ?? 0) / 1e6);
   return events.flatMap((e) => {
     const done = e.activityTaskCompletedEventAttributes;
     if (!done) return [];
     const scheduled = events.find((s) => Number(s.eventId) === Number(done.scheduledEventId));
     const started = events.find((s) => Number(s.eventId) === Number(done.startedEventId));
-    return [{ type: scheduled!.activityTaskScheduledEventAttributes!.activityType!.name!, ms: time(e) - time(started!) }];
+    return [
+      { type: scheduled!.activityTaskScheduledEventAttributes!.activityType!.name!, ms: time(e) - time(started!) },
+    ];
   });
 }
 

@@ -24,18 +24,32 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
 }
 
 /** Activity types in a run's history: how many were scheduled, started (attempts) and completed. */
-export async function activityCounts(handle: WorkflowHandle, activityType: string): Promise<{ scheduled: number; attempts: number[]; completed: number }> {
+export async function activityCounts(
+  handle: WorkflowHandle,
+  activityType: string,
+): Promise<{ scheduled: number; attempts: number[]; completed: number }> {
   const events = (await handle.fetchHistory()).events ?? [];
   const scheduledIds = new Set(
-    events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activityType).map((e) => String(e.eventId)),
+    events
+      .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activityType)
+      .map((e) => String(e.eventId)),
   );
-  const attempts = events.filter((e) => scheduledIds.has(String(e.activityTaskStartedEventAttributes?.scheduledEventId))).map((e) => e.activityTaskStartedEventAttributes!.attempt ?? 0);
-  const completed = events.filter((e) => scheduledIds.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId))).length;
+  const attempts = events
+    .filter((e) => scheduledIds.has(String(e.activityTaskStartedEventAttributes?.scheduledEventId)))
+    .map((e) => e.activityTaskStartedEventAttributes!.attempt ?? 0);
+  const completed = events.filter((e) =>
+    scheduledIds.has(String(e.activityTaskCompletedEventAttributes?.scheduledEventId)),
+  ).length;
   return { scheduled: scheduledIds.size, attempts, completed };
 }
 
 /** Starts a run of `agent`, cancels it once its tool has started, waits for the tool to see the abort, and returns the run's result. */
-export function cancelWhileToolWaits(harness: Harness, agent: Agent, toolStarted: Promise<unknown>, toolAborted: Promise<unknown>): Promise<RunResult> {
+export function cancelWhileToolWaits(
+  harness: Harness,
+  agent: Agent,
+  toolStarted: Promise<unknown>,
+  toolAborted: Promise<unknown>,
+): Promise<RunResult> {
   return withWorker(harness, [agent], async ({ taskQueue }) => {
     const handle = await agent.start("Wait", { client: harness.client, taskQueue });
     await toolStarted;

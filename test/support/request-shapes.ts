@@ -25,8 +25,17 @@ export function planTool(): Tool {
 /** An earlier turn in which the assistant called the tool without text (content null), and its result; then the user's next request as content parts. */
 export const conversation: Message[] = [
   { role: "user", content: "Swap squats for lunges" },
-  { role: "assistant", content: null, toolCalls: [{ id: "call_1", name: "update_plan", arguments: JSON.stringify({ from: "squats", to: "lunges" }) }] },
-  { role: "tool", toolCallId: "call_1", name: "update_plan", content: JSON.stringify({ ok: true, replaced: "squats", with: "lunges" }) },
+  {
+    role: "assistant",
+    content: null,
+    toolCalls: [{ id: "call_1", name: "update_plan", arguments: JSON.stringify({ from: "squats", to: "lunges" }) }],
+  },
+  {
+    role: "tool",
+    toolCallId: "call_1",
+    name: "update_plan",
+    content: JSON.stringify({ ok: true, replaced: "squats", with: "lunges" }),
+  },
   { role: "assistant", content: "Done: squats are now lunges." },
   {
     role: "user",

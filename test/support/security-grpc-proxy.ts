@@ -36,7 +36,11 @@ export async function startGrpcProxy(target: string, tls?: ProxyTls): Promise<Gr
   const upstream = http2.connect(`http://${target}`);
   upstream.on("error", () => {});
   const server = tls
-    ? http2.createSecureServer({ key: tls.key, cert: tls.cert, ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}) })
+    ? http2.createSecureServer({
+        key: tls.key,
+        cert: tls.cert,
+        ...(tls.clientCa ? { ca: tls.clientCa, requestCert: true, rejectUnauthorized: true } : {}),
+      })
     : http2.createServer();
   const sessions = new Set<http2.ServerHttp2Session>();
   server.on("session", (session) => {
@@ -46,9 +50,14 @@ export async function startGrpcProxy(target: string, tls?: ProxyTls): Promise<Gr
   server.on("stream", (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => {
     const socket = stream.session?.socket as TLSSocket | undefined;
     const peer = typeof socket?.getPeerCertificate === "function" ? socket.getPeerCertificate() : undefined;
-    calls.push({ path: String(headers[":path"]), authorization: headers.authorization, clientCertificate: peer?.subject?.CN as string | undefined });
+    calls.push({
+      path: String(headers[":path"]),
+      authorization: headers.authorization,
+      clientCertificate: peer?.subject?.CN as string | undefined,
+    });
     const forwarded: http2.OutgoingHttpHeaders = {};
-    for (const [name, value] of Object.entries(headers)) if (name !== ":authority" && name !== ":scheme" && value !== undefined) forwarded[name] = value;
+    for (const [name, value] of Object.entries(headers))
+      if (name !== ":authority" && name !== ":scheme" && value !== undefined) forwarded[name] = value;
     const request = upstream.request(forwarded);
     let trailers: http2.IncomingHttpHeaders = {};
     request.on("trailers", (received) => (trailers = received));
@@ -93,17 +102,63 @@ export function makeCertificates(): TestCertificates {
   const file = (name: string) => join(dir, name);
   const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
   const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
-  openssl("req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=durable-agent test CA",
-    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign");
+  openssl(
+    "req",
+    "-x509",
+    ...ec,
+    "-keyout",
+    "ca.key",
+    "-out",
+    "ca.pem",
+    "-days",
+    "2",
+    "-subj",
+    "/CN=durable-agent test CA",
+    "-addext",
+    "basicConstraints=critical,CA:TRUE",
+    "-addext",
+    "keyUsage=critical,keyCertSign,cRLSign",
+  );
   for (const [name, cn, extensions] of [
-    ["server", "localhost", "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n"],
-    ["client", "durable-agent-worker", "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n"],
+    [
+      "server",
+      "localhost",
+      "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n",
+    ],
+    [
+      "client",
+      "durable-agent-worker",
+      "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n",
+    ],
   ] as const) {
     openssl("req", ...ec, "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", `/CN=${cn}`);
     writeFileSync(file(`${name}.ext`), extensions);
-    openssl("x509", "-req", "-in", `${name}.csr`, "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", `${name}.pem`, "-days", "2", "-extfile", `${name}.ext`);
+    openssl(
+      "x509",
+      "-req",
+      "-in",
+      `${name}.csr`,
+      "-CA",
+      "ca.pem",
+      "-CAkey",
+      "ca.key",
+      "-CAcreateserial",
+      "-out",
+      `${name}.pem`,
+      "-days",
+      "2",
+      "-extfile",
+      `${name}.ext`,
+    );
   }
-  return { dir, ca: file("ca.pem"), serverCert: file("server.pem"), serverKey: file("server.key"), clientCert: file("client.pem"), clientKey: file("client.key") };
+  return {
+    dir,
+    ca: file("ca.pem"),
+    serverCert: file("server.pem"),
+    serverKey: file("server.key"),
+    clientCert: file("client.pem"),
+    clientKey: file("client.key"),
+  };
 }
 
 export function serverTls(certs: TestCertificates, requireClientCertificate: boolean): ProxyTls {

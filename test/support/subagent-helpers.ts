@@ -12,14 +12,20 @@ export function agentOf(request: ScriptedRequest): string {
 }
 
 /** A handler answering each agent from its own script, in order (a function turn may hold the answer). */
-export function byAgent(scripts: Record<string, Array<ScriptedTurn | ((request: ScriptedRequest) => ScriptedTurn | Promise<ScriptedTurn>)>>) {
+export function byAgent(
+  scripts: Record<string, Array<ScriptedTurn | ((request: ScriptedRequest) => ScriptedTurn | Promise<ScriptedTurn>)>>,
+) {
   const next = new Map<string, number>();
   return (request: ScriptedRequest): ScriptedTurn | Promise<ScriptedTurn> => {
     const agent = agentOf(request);
     const index = next.get(agent) ?? 0;
     next.set(agent, index + 1);
     const turn = scripts[agent]?.[index];
-    if (turn === undefined) return { status: 400, body: { error: { message: `no scripted turn ${index + 1} for agent ${agent}`, type: "invalid_request_error" } } };
+    if (turn === undefined)
+      return {
+        status: 400,
+        body: { error: { message: `no scripted turn ${index + 1} for agent ${agent}`, type: "invalid_request_error" } },
+      };
     return typeof turn === "function" ? turn(request) : turn;
   };
 }
@@ -38,4 +44,12 @@ export function testAgent(name: string, baseURL: string, options: Omit<AgentOpti
 }
 
 /** A call of a sub-agent tool. */
-export const ask = (tool: string, message: string, id?: string): { name: string; arguments: { message: string }; id?: string } => ({ name: tool, arguments: { message }, ...(id ? { id } : {}) });
+export const ask = (
+  tool: string,
+  message: string,
+  id?: string,
+): { name: string; arguments: { message: string }; id?: string } => ({
+  name: tool,
+  arguments: { message },
+  ...(id ? { id } : {}),
+});

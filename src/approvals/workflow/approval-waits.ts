@@ -7,7 +7,16 @@
  * approve/reject Update on the root for a call that waits lower down is forwarded by signal
  * straight to the run that waits: both hops are recorded, so a decision survives worker crashes.
  */
-import { CancellationScope, condition, getExternalWorkflowHandle, isCancellation, log, patched, setHandler, workflowInfo } from "@temporalio/workflow";
+import {
+  CancellationScope,
+  condition,
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  patched,
+  setHandler,
+  workflowInfo,
+} from "@temporalio/workflow";
 import { ACTIVITY } from "../../core/constants.js";
 import type { RunState } from "../../core/run-state.js";
 import type { PendingApproval } from "../../core/types.js";
@@ -30,6 +39,7 @@ import {
   type RejectDetails,
   type SubAgentApprovalNotice,
 } from "../../workflows/definitions.js";
+import { defined } from "../../core/defined.js";
 
 /** Marks histories whose decisions ask the worker's canDecide first (a local activity) and carry who decided and when. */
 const CAN_DECIDE_PATCH = "durable-agent.approval-can-decide";
@@ -37,7 +47,12 @@ const CAN_DECIDE_PATCH = "durable-agent.approval-can-decide";
 const CANCELLED_NOTICE_PATCH = "durable-agent.approval-cancelled-notice";
 
 /** A run's approvals, showing what waits in its stream (trace) and current details. */
-export function runApprovals(run: RunState, events: RunEventPublisher, progress: Pick<RunProgress, "waiting">, agents: () => string[]): Approvals {
+export function runApprovals(
+  run: RunState,
+  events: RunEventPublisher,
+  progress: Pick<RunProgress, "waiting">,
+  agents: () => string[],
+): Approvals {
   return new Approvals(
     run,
     (waitingFor) => {
@@ -67,16 +82,26 @@ export class Approvals {
     /** The run's agent path, root first. */
     private readonly agents: () => string[],
   ) {
-    setHandler(approveUpdate, (callId, details) => this.decide(callId, { approved: true, ...details }), { validator: (callId: string, _details?: ApproveDetails) => void this.find(callId) });
-    setHandler(rejectUpdate, (callId, reason, details) => this.decide(callId, { approved: false, reason: `rejected by a person: ${reason}`, ...details }), {
-      validator: (callId: string, _reason: string, _details?: RejectDetails) => void this.find(callId),
+    setHandler(approveUpdate, (callId, details) => this.decide(callId, { approved: true, ...details }), {
+      validator: (callId: string, _details?: ApproveDetails) => void this.find(callId),
     });
+    setHandler(
+      rejectUpdate,
+      (callId, reason, details) =>
+        this.decide(callId, { approved: false, reason: `rejected by a person: ${reason}`, ...details }),
+      {
+        validator: (callId: string, _reason: string, _details?: RejectDetails) => void this.find(callId),
+      },
+    );
     // The Temporal UI's "Send a Signal": the same decision, gated the same way; a signal has no caller to fail, so a refusal is logged.
     setHandler(decideSignal, async (body) => {
       try {
         await this.decide(body?.callId, decisionOfSignal(body));
       } catch (error) {
-        log.warn("a decision sent by the decide signal was not applied", { callId: body?.callId, error: (error as Error).message });
+        log.warn("a decision sent by the decide signal was not applied", {
+          callId: body?.callId,
+          error: (error as Error).message,
+        });
       }
     });
     setHandler(approvalDecisionSignal, (callId, decision) => {
@@ -96,9 +121,22 @@ export class Approvals {
   }
 
   /** Waits for a person to approve or reject the call, or for its timeout. */
-  async wait(call: { id: string; name: string }, trip: number, input: unknown, timeoutMs: number | undefined): Promise<ApprovalDecision> {
+  async wait(
+    call: { id: string; name: string },
+    trip: number,
+    input: unknown,
+    timeoutMs: number | undefined,
+  ): Promise<ApprovalDecision> {
     const agents = this.agents();
-    const approval: PendingApproval = { callId: call.id, tool: call.name, agent: agents.at(-1)!, agents, workflowId: workflowInfo().workflowId, input, trip };
+    const approval: PendingApproval = {
+      callId: call.id,
+      tool: call.name,
+      agent: agents.at(-1)!,
+      agents,
+      workflowId: workflowInfo().workflowId,
+      input,
+      trip,
+    };
     this.#own.set(call.id, approval);
     this.run.trace.push({ trip, type: "approval", tool: call.name, callId: call.id, outcome: "requested", input });
     log.info("tool call waiting for approval", { tool: call.name, callId: call.id });
@@ -113,7 +151,9 @@ export class Approvals {
       throw error;
     }
     this.#own.delete(call.id);
-    const decision: ApprovalDecision = inTime ? this.#decisions.get(call.id)! : { approved: false, reason: `no approval within ${timeoutMs} ms` };
+    const decision: ApprovalDecision = inTime
+      ? this.#decisions.get(call.id)!
+      : { approved: false, reason: `no approval within ${timeoutMs} ms` };
     const outcome = decision.approved ? "approved" : inTime ? "rejected" : "timed-out";
     const ended = approvalEnd(outcome, decision, timeoutMs);
     this.#ended.set(call.id, ended);
@@ -123,9 +163,12 @@ export class Approvals {
       tool: call.name,
       callId: call.id,
       outcome,
-      ...(decision.approved ? (decision.note !== undefined ? { note: decision.note } : {}) : { reason: decision.reason }),
-      ...(decision.by !== undefined ? { by: decision.by } : {}),
-      ...(decision.decidedAt !== undefined ? { decidedAt: decision.decidedAt } : {}),
+      ...(decision.approved
+        ? decision.note !== undefined
+          ? { note: decision.note }
+          : {}
+        : { reason: decision.reason }),
+      ...defined({ by: decision.by, decidedAt: decision.decidedAt }),
     });
     this.tellParent({ waiting: false, approval, ended });
     this.changed();
@@ -139,12 +182,16 @@ export class Approvals {
    * scope and awaited: the run ends right after, and a closed run's signals are not delivered.
    */
   private async cancelled(approval: PendingApproval): Promise<void> {
-    const ended: ApprovalEnd = { state: "cancelled", detail: "was cancelled while it waited (the run was cancelled or timed out)" };
+    const ended: ApprovalEnd = {
+      state: "cancelled",
+      detail: "was cancelled while it waited (the run was cancelled or timed out)",
+    };
     this.#own.delete(approval.callId);
     this.#ended.set(approval.callId, ended);
     this.changed();
     // Histories from before this notice sent nothing here.
-    if (workflowInfo().parent && patched(CANCELLED_NOTICE_PATCH)) await CancellationScope.nonCancellable(() => this.tellParent({ waiting: false, approval, ended }));
+    if (workflowInfo().parent && patched(CANCELLED_NOTICE_PATCH))
+      await CancellationScope.nonCancellable(() => this.tellParent({ waiting: false, approval, ended }));
   }
 
   /** The waiting call of that id: the run's own, else a sub-agent's; rejects the Update when there is none or more than one. */
@@ -161,7 +208,11 @@ export class Approvals {
     if (ended && below.length === 0) throw notWaiting(callId, ended);
     const waiting = [...this.#own.keys(), ...[...this.#below.values()].map((a) => `${a.callId} (${a.agent})`)];
     const ambiguous = `${below.length} runs of the tree wait on a call "${callId}" (${below.map((a) => a.workflowId).join(", ")}) (waiting: ${waiting.join(", ")}).`;
-    throw toFailure(below.length > 1 ? new UnknownApprovalError(callId, waiting, ambiguous) : new UnknownApprovalError(callId, waiting));
+    throw toFailure(
+      below.length > 1
+        ? new UnknownApprovalError(callId, waiting, ambiguous)
+        : new UnknownApprovalError(callId, waiting),
+    );
   }
 
   /**
@@ -173,10 +224,23 @@ export class Approvals {
     let approval = this.find(callId);
     let stamped = decision;
     if (patched(CAN_DECIDE_PATCH)) {
-      const answer = await local[ACTIVITY.approvalCanDecide]({ by: decision.by, tool: approval.tool, input: approval.input, agent: approval.agent, approve: decision.approved });
+      const answer = await local[ACTIVITY.approvalCanDecide]({
+        by: decision.by,
+        tool: approval.tool,
+        input: approval.input,
+        agent: approval.agent,
+        approve: decision.approved,
+      });
       if (!answer.allowed) {
         const who = decision.by === undefined ? "a decision without `by`" : `"${decision.by}"`;
-        throw toFailure(new ApprovalRefusedError(callId, decision.by, answer.why, `canDecide refused ${who} for ${approval.tool} (${callId}): ${answer.why}. The call still waits for approval.`));
+        throw toFailure(
+          new ApprovalRefusedError(
+            callId,
+            decision.by,
+            answer.why,
+            `canDecide refused ${who} for ${approval.tool} (${callId}): ${answer.why}. The call still waits for approval.`,
+          ),
+        );
       }
       approval = this.find(callId); // it may have stopped waiting while canDecide ran
       stamped = { ...decision, decidedAt: new Date().toISOString() };
@@ -186,7 +250,12 @@ export class Approvals {
       return;
     }
     this.#forwarded.set(`${approval.workflowId}/${callId}`, stamped);
-    log.info("approval decision forwarded to a sub-agent run", { callId, agent: approval.agent, workflowId: approval.workflowId, approved: decision.approved });
+    log.info("approval decision forwarded to a sub-agent run", {
+      callId,
+      agent: approval.agent,
+      workflowId: approval.workflowId,
+      approved: decision.approved,
+    });
     await getExternalWorkflowHandle(approval.workflowId).signal(approvalDecisionSignal, callId, stamped);
   }
 
@@ -196,14 +265,21 @@ export class Approvals {
     if (!parent) return this.#toParent;
     this.#toParent = this.#toParent
       .then(() => getExternalWorkflowHandle(parent.workflowId).signal(subAgentApprovalSignal, notice))
-      .catch((error) => log.warn("could not tell the parent run about an approval", { callId: notice.approval.callId, error: (error as Error).message }));
+      .catch((error) =>
+        log.warn("could not tell the parent run about an approval", {
+          callId: notice.approval.callId,
+          error: (error as Error).message,
+        }),
+      );
     return this.#toParent;
   }
 
   private changed(): void {
     const lines = [
       ...[...this.#own.values()].map((a) => `waiting for approval of ${a.tool} (${a.callId})`),
-      ...[...this.#below.values()].map((a) => `sub-agent ${a.agents.join(" › ")} waits for approval of ${a.tool} (${a.callId})`),
+      ...[...this.#below.values()].map(
+        (a) => `sub-agent ${a.agents.join(" › ")} waits for approval of ${a.tool} (${a.callId})`,
+      ),
     ];
     this.onChange(lines.length ? lines.join("\n\n⏸ ") : undefined);
   }

@@ -25,7 +25,9 @@ export function changeClaimedWithoutToolCall(options: ChangeClaimedWithoutToolCa
   return defineScorer(options.name ?? "changeClaimedWithoutToolCall", (record) => {
     const claim = findClaim(record.reply, claims);
     if (!claim) return { pass: true, reason: "no change claimed" };
-    const backed = record.toolCalls.some((call) => call.status === "ok" && (tools === undefined || tools.includes(call.name)));
+    const backed = record.toolCalls.some(
+      (call) => call.status === "ok" && (tools === undefined || tools.includes(call.name)),
+    );
     const evidence = { claim: claim.text, claimPattern: claim.pattern, toolCalls: observeToolCalls(record.toolCalls) };
     return backed ? { pass: true, evidence } : { pass: false, reason: CHANGE_CLAIMED_WITHOUT_TOOL_CALL, evidence };
   });

@@ -32,14 +32,21 @@ function describeIntent(intent: Intent): string {
  */
 export function requiredToolCalled(options: RequiredToolCalledOptions): ScorerFunction {
   const { tools, intents, require = "any" } = options;
-  if (!Array.isArray(tools) || tools.length === 0) throw new EvalOptionsError("requiredToolCalled.tools", "must name at least one tool");
+  if (!Array.isArray(tools) || tools.length === 0)
+    throw new EvalOptionsError("requiredToolCalled.tools", "must name at least one tool");
   return defineScorer(options.name ?? "requiredToolCalled", (record) => {
-    const intent = intents === undefined ? undefined : intents.find((candidate) => matchesIntent(candidate, record.input));
+    const intent =
+      intents === undefined ? undefined : intents.find((candidate) => matchesIntent(candidate, record.input));
     if (intents !== undefined && intent === undefined) return notApplicable("not an action request");
     const succeeded = new Set(record.toolCalls.filter((call) => call.status === "ok").map((call) => call.name));
     const missingTools = tools.filter((tool) => !succeeded.has(tool));
     const pass = require === "all" ? missingTools.length === 0 : missingTools.length < tools.length;
-    const evidence = { ...(intent !== undefined ? { intent: describeIntent(intent) } : {}), toolCalls: observeToolCalls(record.toolCalls) };
-    return pass ? { pass, evidence } : { pass, reason: REQUIRED_TOOL_NOT_CALLED, evidence: { ...evidence, missingTools } };
+    const evidence = {
+      ...(intent !== undefined ? { intent: describeIntent(intent) } : {}),
+      toolCalls: observeToolCalls(record.toolCalls),
+    };
+    return pass
+      ? { pass, evidence }
+      : { pass, reason: REQUIRED_TOOL_NOT_CALLED, evidence: { ...evidence, missingTools } };
   });
 }
