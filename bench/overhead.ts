@@ -5,6 +5,7 @@
  */
 import type { WorkflowHandle } from "@temporalio/client";
 import { historySize, historyTimeline, percentile, round, withBenchWorker, type Bench } from "./lib.js";
+import { aiSdkBenchAgent, aiSdkContender } from "./ai-sdk-contender.js";
 import { runInProcess } from "./in-process.js";
 import type { Peer } from "./peer.js";
 import {
@@ -224,7 +225,7 @@ export async function benchOverhead(
   const runs = bench.quick ? 2 : 30;
   const toolCalls = TRIPS - 1;
   let taskQueue = "";
-  const ours = executions.map((execution) => ourContender(bench, baseURL, execution, () => taskQueue));
+  const ours = [...executions.map((execution) => ourContender(bench, baseURL, execution, () => taskQueue)), aiSdkContender(bench, baseURL, () => taskQueue)];
   const { startPeer } = await import("./peer.js");
   const { startOpenAIAgentsPeer } = await import("./peer-openai-agents.js");
   const peers = [
@@ -239,7 +240,7 @@ export async function benchOverhead(
   ];
   try {
     // One worker serves every setting of ours (one agent per setting, by name).
-    const agents = executions.map((execution) => benchAgent(baseURL, "bench-trips", 1000, execution));
+    const agents = [...executions.map((execution) => benchAgent(baseURL, "bench-trips", 1000, execution)), aiSdkBenchAgent(baseURL)];
     return await withBenchWorker(bench, agents, async (queue) => {
       taskQueue = queue;
       const contenders = [

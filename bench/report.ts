@@ -1,5 +1,6 @@
 /** The benchmark's tables: printed with console.table, and returned as Markdown (for docs/performance.md); the goals of issue 16. */
 import type { LongRunFigures } from "./long-runs.js";
+import { AI_SDK_CONTENDER } from "./ai-sdk-contender.js";
 import type { ContenderFigures, OverheadFigures } from "./overhead.js";
 import type { StreamingError, StreamingFigures } from "./streaming.js";
 import { streamingGoals, streamingRows } from "./streaming-report.js";
@@ -206,6 +207,7 @@ export function goals(results: BenchResults): Goal[] {
   const peers200 = PEERS.map((p) => ({ p, level: at200(p) })).filter((x) => x.level);
   const bestPeer200 = peers200.sort((a, b) => b.level!.runsPerSecond - a.level!.runsPerSecond)[0];
   const plain = ours("activities");
+  const aiSdk = figures.find((f) => f.name === AI_SDK_CONTENDER);
   const bytesPeer = figures
     .filter((f) => PEERS.includes(f.library))
     .sort((a, b) => a.history.bytesPerTrip - b.history.bytesPerTrip)[0];
@@ -220,6 +222,11 @@ export function goals(results: BenchResults): Goal[] {
     },
     overheadVsPeer("local tools", 0.5),
     overheadVsPeer("activities", 1.0),
+    {
+      goal: "per-trip overhead p50 of an AI SDK model ≤ 1.1× ai.openai()'s (activities, the same scripted answers)",
+      figure: aiSdk && plain ? `${aiSdk.perTripOverheadMs.p50} ms vs ${plain.perTripOverheadMs.p50} ms (${ratio(aiSdk.perTripOverheadMs.p50, plain.perTripOverheadMs.p50)}×)` : "not measured",
+      met: aiSdk && plain ? aiSdk.perTripOverheadMs.p50 <= 1.1 * plain.perTripOverheadMs.p50 : null,
+    },
     {
       goal: "throughput at 200 concurrent runs ≥ 2× the better peer's (activities)",
       figure:
