@@ -10,7 +10,16 @@ import type { WorkflowHandle } from "@temporalio/client";
 import { generateText, stepCountIs, tool } from "ai";
 import { ai, type Agent } from "../src/index.js";
 import type { Bench } from "./lib.js";
-import { FINAL_ANSWER, inputFor, MODEL_ID, recordStep, stepInput, TOOL_DESCRIPTION, TOOL_NAME, TRIPS } from "./scenario.js";
+import {
+  FINAL_ANSWER,
+  inputFor,
+  MODEL_ID,
+  recordStep,
+  stepInput,
+  TOOL_DESCRIPTION,
+  TOOL_NAME,
+  TRIPS,
+} from "./scenario.js";
 
 /** The row's name in the tables and the goals. */
 export const AI_SDK_CONTENDER = "durable-agent (AI SDK model)";
@@ -33,7 +42,18 @@ function check(ok: boolean, what: string): void {
 }
 
 /** The AI SDK model's side of the comparison: the durable run, and `generateText` in process as its floor. */
-export function aiSdkContender(bench: Bench, baseURL: string, taskQueue: () => string): { name: string; library: string; modelActivity: string; toolActivity: string; floor(): Promise<void>; durable(): Promise<WorkflowHandle> } {
+export function aiSdkContender(
+  bench: Bench,
+  baseURL: string,
+  taskQueue: () => string,
+): {
+  name: string;
+  library: string;
+  modelActivity: string;
+  toolActivity: string;
+  floor(): Promise<void>;
+  durable(): Promise<WorkflowHandle>;
+} {
   const input = inputFor(TRIPS);
   const agent = aiSdkBenchAgent(baseURL);
   const model = languageModel(baseURL);
@@ -46,15 +66,27 @@ export function aiSdkContender(bench: Bench, baseURL: string, taskQueue: () => s
       const result = await generateText({
         model,
         prompt: input,
-        tools: { [TOOL_NAME]: tool({ description: TOOL_DESCRIPTION, inputSchema: stepInput, execute: (args) => recordStep(args) }) },
+        tools: {
+          [TOOL_NAME]: tool({
+            description: TOOL_DESCRIPTION,
+            inputSchema: stepInput,
+            execute: (args) => recordStep(args),
+          }),
+        },
         stopWhen: stepCountIs(TRIPS),
       });
-      check(result.steps.length === TRIPS && result.text === FINAL_ANSWER, `AI SDK in-process run made ${result.steps.length} steps`);
+      check(
+        result.steps.length === TRIPS && result.text === FINAL_ANSWER,
+        `AI SDK in-process run made ${result.steps.length} steps`,
+      );
     },
     async durable() {
       const handle = await agent.start(input, { client: bench.client, taskQueue: taskQueue() });
       const result = await handle.result();
-      check(result.trips === TRIPS && result.reply === FINAL_ANSWER, `durable run on the AI SDK model made ${result.trips} trips`);
+      check(
+        result.trips === TRIPS && result.reply === FINAL_ANSWER,
+        `durable run on the AI SDK model made ${result.trips} trips`,
+      );
       return handle.workflow;
     },
   };

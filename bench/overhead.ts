@@ -225,7 +225,10 @@ export async function benchOverhead(
   const runs = bench.quick ? 2 : 30;
   const toolCalls = TRIPS - 1;
   let taskQueue = "";
-  const ours = [...executions.map((execution) => ourContender(bench, baseURL, execution, () => taskQueue)), aiSdkContender(bench, baseURL, () => taskQueue)];
+  const ours = [
+    ...executions.map((execution) => ourContender(bench, baseURL, execution, () => taskQueue)),
+    aiSdkContender(bench, baseURL, () => taskQueue),
+  ];
   const { startPeer } = await import("./peer.js");
   const { startOpenAIAgentsPeer } = await import("./peer-openai-agents.js");
   const peers = [
@@ -240,7 +243,10 @@ export async function benchOverhead(
   ];
   try {
     // One worker serves every setting of ours (one agent per setting, by name).
-    const agents = [...executions.map((execution) => benchAgent(baseURL, "bench-trips", 1000, execution)), aiSdkBenchAgent(baseURL)];
+    const agents = [
+      ...executions.map((execution) => benchAgent(baseURL, "bench-trips", 1000, execution)),
+      aiSdkBenchAgent(baseURL),
+    ];
     return await withBenchWorker(bench, agents, async (queue) => {
       taskQueue = queue;
       const contenders = [

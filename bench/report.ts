@@ -224,7 +224,10 @@ export function goals(results: BenchResults): Goal[] {
     overheadVsPeer("activities", 1.0),
     {
       goal: "per-trip overhead p50 of an AI SDK model ≤ 1.1× ai.openai()'s (activities, the same scripted answers)",
-      figure: aiSdk && plain ? `${aiSdk.perTripOverheadMs.p50} ms vs ${plain.perTripOverheadMs.p50} ms (${ratio(aiSdk.perTripOverheadMs.p50, plain.perTripOverheadMs.p50)}×)` : "not measured",
+      figure:
+        aiSdk && plain
+          ? `${aiSdk.perTripOverheadMs.p50} ms vs ${plain.perTripOverheadMs.p50} ms (${ratio(aiSdk.perTripOverheadMs.p50, plain.perTripOverheadMs.p50)}×)`
+          : "not measured",
       met: aiSdk && plain ? aiSdk.perTripOverheadMs.p50 <= 1.1 * plain.perTripOverheadMs.p50 : null,
     },
     {

@@ -7,7 +7,12 @@ import { randomUUID } from "node:crypto";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ai } from "../src/index.js";
-import { startScriptedAnthropic, startScriptedModel, type ScriptedAnthropic, type ScriptedModel } from "../src/testing/index.js";
+import {
+  startScriptedAnthropic,
+  startScriptedModel,
+  type ScriptedAnthropic,
+  type ScriptedModel,
+} from "../src/testing/index.js";
 import { claudeAnswers, yesterdaysOpenAI } from "../examples/compare-models/coach.js";
 import { compareModels, printout, TRAFFIC, type CompareResult } from "../examples/compare-models/compare-models.js";
 import { connectHarness, type Harness } from "./support/harness.js";
@@ -25,7 +30,9 @@ beforeAll(async () => {
     client: harness.client,
     connection: harness.connection,
     recordedModel: ai.openai("gpt-4o-mini", { baseURL: openai.baseURL }),
-    candidateModel: ai.model(createAnthropic({ baseURL: anthropic.baseURL, apiKey: "sk-ant-scripted" })("claude-sonnet-4-5")),
+    candidateModel: ai.model(
+      createAnthropic({ baseURL: anthropic.baseURL, apiKey: "sk-ant-scripted" })("claude-sonnet-4-5"),
+    ),
     workflowBundle: { codePath: inject("workflowBundlePath") },
     name: `coach-${randomUUID().slice(0, 8)}`,
   });
@@ -51,7 +58,9 @@ describe("the compare-models example: OpenAI runs → dataset → fork and playb
     expect(forked.reply).toBe("I could not put moonwalks in: it is not in the library. Your plan still has squats.");
     expect(forked.trips).toBe(3);
     expect(toolExecutions).toBe(0);
-    const forkRequest = anthropic.requests.find((request) => JSON.stringify(request.body.messages).includes("moonwalks") && request.body.messages.length > 1)!;
+    const forkRequest = anthropic.requests.find(
+      (request) => JSON.stringify(request.body.messages).includes("moonwalks") && request.body.messages.length > 1,
+    )!;
     const blocks = forkRequest.body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : []));
     expect(blocks.filter((b) => b.type === "tool_use").map((b) => [b.name, b.input])).toEqual([
       ["get_plan", { user: "u-1" }],
@@ -71,12 +80,23 @@ describe("the compare-models example: OpenAI runs → dataset → fork and playb
 
   it("the comparison says Claude does better on false claims, significantly, with the intervals; the seven refused swaps are its fixes", () => {
     const claims = result.comparison.scorers.find((s) => s.scorer === "changeClaimedWithoutToolCall")!;
-    expect(claims).toMatchObject({ verdict: "better", significant: true, baseline: { passed: 5, total: 12 }, current: { passed: 12, total: 12 } });
+    expect(claims).toMatchObject({
+      verdict: "better",
+      significant: true,
+      baseline: { passed: 5, total: 12 },
+      current: { passed: 12, total: 12 },
+    });
     expect(claims.pValue!).toBeLessThan(0.05);
     expect(result.comparison.regressions).toEqual([]);
     expect(result.comparison.fixes.map((fix) => fix.withinNoise)).toEqual(Array(7).fill(false));
-    expect(output).toContain("Compared with the baseline: 0 regression(s), 7 fix(es), 0 changed within noise, 0 added, 0 removed");
-    expect(output).toMatch(/changeClaimedWithoutToolCall: 5\/12 \(42%, 95% CI \d+%–\d+%\) → 12\/12 \(100%, 95% CI \d+%–100%\): better/);
-    expect(output).toContain("Claude does better on changeClaimedWithoutToolCall, significantly, and no worse elsewhere");
+    expect(output).toContain(
+      "Compared with the baseline: 0 regression(s), 7 fix(es), 0 changed within noise, 0 added, 0 removed",
+    );
+    expect(output).toMatch(
+      /changeClaimedWithoutToolCall: 5\/12 \(42%, 95% CI \d+%–\d+%\) → 12\/12 \(100%, 95% CI \d+%–100%\): better/,
+    );
+    expect(output).toContain(
+      "Claude does better on changeClaimedWithoutToolCall, significantly, and no worse elsewhere",
+    );
   });
 });

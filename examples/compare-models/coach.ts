@@ -69,13 +69,20 @@ export const yesterdaysOpenAI: ScriptHandler = ({ body }) => {
 
 /** Claude (Anthropic Messages): the same calls, and an answer that says what the tool said. */
 export const claudeAnswers: ScriptedProviderHandler<ScriptedAnthropicBody> = ({ body }) => {
-  const blocks = body.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [{ type: "text", text: m.content }]));
+  const blocks = body.messages.flatMap((m) =>
+    Array.isArray(m.content) ? m.content : [{ type: "text", text: m.content }],
+  );
   const first = body.messages[0]!;
-  const input = typeof first.content === "string" ? first.content : first.content.map((block) => String(block.text ?? "")).join("");
+  const input =
+    typeof first.content === "string" ? first.content : first.content.map((block) => String(block.text ?? "")).join("");
   const call = nextCall(input, blocks.filter((block) => block.type === "tool_use").length);
   if (call) return { toolCalls: [call] };
   const swap = SWAP.exec(input);
   if (!swap) return "Squats work your quads, glutes and hamstrings.";
-  const refused = blocks.some((block) => block.type === "tool_result" && JSON.stringify(block.content).includes("not in the library"));
-  return refused ? `I could not put ${swap[2]} in: it is not in the library. Your plan still has ${swap[1]}.` : `Done: ${swap[1]} are now ${swap[2]}.`;
+  const refused = blocks.some(
+    (block) => block.type === "tool_result" && JSON.stringify(block.content).includes("not in the library"),
+  );
+  return refused
+    ? `I could not put ${swap[2]} in: it is not in the library. Your plan still has ${swap[1]}.`
+    : `Done: ${swap[1]} are now ${swap[2]}.`;
 };

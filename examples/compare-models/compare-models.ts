@@ -18,7 +18,18 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Client } from "@temporalio/client";
 import type { NativeConnection } from "@temporalio/worker";
-import { ai, formatComparison, readCases, recordedBaseline, writeCases, type EvalReport, type AgentModel, type ModelReference, type ReportComparison, type RunResult } from "../../src/index.js"; // in your project: from "durable-agent"
+import {
+  ai,
+  formatComparison,
+  readCases,
+  recordedBaseline,
+  writeCases,
+  type EvalReport,
+  type AgentModel,
+  type ModelReference,
+  type ReportComparison,
+  type RunResult,
+} from "../../src/index.js"; // in your project: from "durable-agent"
 import { createCoach, executions } from "./coach.js";
 
 /** Yesterday's traffic: four swaps the library allows, seven it does not, a question. */
@@ -75,7 +86,8 @@ export interface CompareResult {
 }
 
 async function waitForRuns(client: Client, query: string, count: number): Promise<void> {
-  for (let i = 0; i < 400 && (await client.workflow.count(query)).count < count; i++) await new Promise((resolve) => setTimeout(resolve, 50)); // visibility catches up
+  for (let i = 0; i < 400 && (await client.workflow.count(query)).count < count; i++)
+    await new Promise((resolve) => setTimeout(resolve, 50)); // visibility catches up
 }
 
 const toolExecutions = () => executions.get_plan + executions.update_plan;
@@ -86,12 +98,20 @@ export async function compareModels(options: CompareOptions): Promise<CompareRes
   const openaiCoach = createCoach({ name, model: options.recordedModel });
   const claudeCoach = createCoach({ name: `${name}-claude`, model: options.candidateModel });
   const worker = (agent: ReturnType<typeof createCoach>, taskQueue: string) =>
-    ai.worker({ agents: [agent], connection, taskQueue, searchAttributes: true, ...(workflowBundle ? { workflowBundle } : {}) });
+    ai.worker({
+      agents: [agent],
+      connection,
+      taskQueue,
+      searchAttributes: true,
+      ...(workflowBundle ? { workflowBundle } : {}),
+    });
 
   // 1. Yesterday: the coach on OpenAI.
   const openaiQueue = `${name}-openai`;
   const yesterday = await worker(openaiCoach, openaiQueue);
-  const runs = await yesterday.runUntil(Promise.all(TRAFFIC.map((input) => openaiCoach.run(input, { client, taskQueue: openaiQueue }))));
+  const runs = await yesterday.runUntil(
+    Promise.all(TRAFFIC.map((input) => openaiCoach.run(input, { client, taskQueue: openaiQueue }))),
+  );
 
   // 2. The dataset: every run of the coach, as a case file.
   const query = `DurableAgentName = "${name}"`;
@@ -106,7 +126,12 @@ export async function compareModels(options: CompareOptions): Promise<CompareRes
     // 3. Fork the refused swap at its last trip (the answer after the refusal) onto Claude.
     const from = runs[TRAFFIC.indexOf(FORKED_INPUT)]!;
     const before = toolExecutions();
-    const handle = await ai.fork(from.workflowId, { atTrip: from.trips, agent: claudeCoach.name, client, taskQueue: claudeQueue });
+    const handle = await ai.fork(from.workflowId, {
+      atTrip: from.trips,
+      agent: claudeCoach.name,
+      client,
+      taskQueue: claudeQueue,
+    });
     const forked = await handle.result();
     const fork = { from, result: forked, toolExecutions: toolExecutions() - before };
 
@@ -115,7 +140,15 @@ export async function compareModels(options: CompareOptions): Promise<CompareRes
     const playback = await claudeCoach.eval({ cases, scorers, tools: "recorded", client, taskQueue: claudeQueue });
     const playbackToolExecutions = toolExecutions() - executedBefore;
     const baseline = await recordedBaseline(cases, scorers, { agent: name });
-    return { casesFile, cases: cases.length, fork, baseline, playback, playbackToolExecutions, comparison: playback.compareWith(baseline) };
+    return {
+      casesFile,
+      cases: cases.length,
+      fork,
+      baseline,
+      playback,
+      playbackToolExecutions,
+      comparison: playback.compareWith(baseline),
+    };
   });
 }
 
@@ -123,7 +156,8 @@ export async function compareModels(options: CompareOptions): Promise<CompareRes
 export function verdict(comparison: ReportComparison): string {
   const better = comparison.scorers.filter((s) => s.verdict === "better").map((s) => s.scorer);
   const worse = comparison.scorers.filter((s) => s.verdict === "worse").map((s) => s.scorer);
-  if (worse.length) return `Claude does WORSE on ${worse.join(", ")}${better.length ? ` (better on ${better.join(", ")})` : ""}`;
+  if (worse.length)
+    return `Claude does WORSE on ${worse.join(", ")}${better.length ? ` (better on ${better.join(", ")})` : ""}`;
   if (better.length) return `Claude does better on ${better.join(", ")}, significantly, and no worse elsewhere`;
   return "No significant difference between the models";
 }
@@ -142,7 +176,9 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
       client: server.env.client,
       connection,
       recordedModel: ai.openai("gpt-4o-mini", { baseURL: openai.baseURL }),
-      candidateModel: ai.model(createAnthropic({ baseURL: anthropic.baseURL, apiKey: "sk-ant-scripted" })("claude-sonnet-4-5")),
+      candidateModel: ai.model(
+        createAnthropic({ baseURL: anthropic.baseURL, apiKey: "sk-ant-scripted" })("claude-sonnet-4-5"),
+      ),
     });
     console.log(printout(result));
   } finally {
