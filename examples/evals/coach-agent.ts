@@ -3,7 +3,7 @@
  * OPENAI_API_KEY / OPENAI_BASE_URL is set (read on the worker), or the model you pass.
  */
 import { z } from "zod";
-import { ai, type ModelReference } from "../../src/index.js"; // in your project: from "durable-agent"
+import { ai, type AgentModel } from "../../src/index.js"; // in your project: from "durable-agent"
 
 /** Exercises the coach may put in a plan; anything else is refused. */
 export const LIBRARY = ["squats", "lunges", "push-ups", "burpees", "planks", "side planks"];
@@ -25,7 +25,7 @@ export const updatePlan = ai.tool({
 });
 
 /** The coach; `contract: true` turns on actWhenAsked and onToolRefusal. */
-export function createCoach(options: { contract: boolean; model?: ModelReference }) {
+export function createCoach(options: { contract: boolean; model?: AgentModel }) {
   return ai.agent({
     name: "coach",
     model: options.model ?? ai.openai(process.env.OPENAI_MODEL ?? "gpt-4o-mini"),

@@ -7,6 +7,7 @@
  * model chooses. A forcing `toolChoice` (first trip only) or `"none"` makes the condition a test
  * needs hold without relying on the model's judgement.
  */
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import {
@@ -34,7 +35,7 @@ afterAll(() => harness.close());
  * `max_tokens`, not `max_completion_tokens` (what `maxTokens` sends): the cap goes in `extraBody`.
  * It aborts on `response_format` beside tools when the answer is the typed output: `responseFormatWithTools: false`.
  */
-function realModel(settings: ModelSettings = {}) {
+function openaiModel(settings: ModelSettings = {}) {
   return ai.openai(inject("realModelId"), {
     baseURL: inject("realModelBaseURL"),
     temperature: 0,
@@ -44,6 +45,26 @@ function realModel(settings: ModelSettings = {}) {
     ...settings,
   });
 }
+
+/**
+ * The same server through the AI SDK (issue 31, item 7): `createOpenAICompatible`, which sends
+ * `max_tokens` itself and asks for usage on streams with `includeUsage`. It has no JSON schema
+ * mode, so typed output goes in the instructions (after the provider's warning, on this worker).
+ */
+function aiSdkModel() {
+  const provider = createOpenAICompatible({
+    name: "llama-cpp",
+    baseURL: inject("realModelBaseURL"),
+    includeUsage: true,
+  });
+  return ai.model(provider(inject("realModelId")), { temperature: 0, seed: 7, maxTokens: 256 });
+}
+
+/** Each test runs on both paths to the server. */
+const MODEL_PATHS = [
+  { path: "ai.openai()", model: () => openaiModel() },
+  { path: "createOpenAICompatible", model: () => aiSdkModel() },
+] as const;
 
 type Agent = ReturnType<typeof ai.agent>;
 function runOn(agent: Agent, input: Parameters<Agent["run"]>[0], modelSettings?: ModelSettings): Promise<RunResult> {
@@ -65,7 +86,7 @@ function expectUsage(result: RunResult) {
   expect(result.usage!.modelCalls).toBe(result.trips);
 }
 
-describe("a real model server (llama.cpp)", () => {
+describe.each(MODEL_PATHS)("a real model server (llama.cpp) through $path", ({ model: realModel }) => {
   it("a tool call and its answer: the tool runs with the model's arguments, the run answers, and trace and usage record both trips", async () => {
     const coach = ai.agent({
       name: "real-tool-call",
