@@ -16,11 +16,10 @@ import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
 import { endUpdate, sendUpdate, type AgentSessionArgs } from "./definitions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
-import { RunProgress } from "./run-progress.js";
-import { runTrips, type TripLoop } from "./trip-loop.js";
+import { runTrips } from "./trip-loop.js";
 import { carryMcpTools } from "./mcp-tool-list.js";
 import { RunHandlers } from "./run-handlers.js";
-import { DefinitionVersions } from "./definition-versions.js";
+import { tripLoopOf } from "./run-setup.js";
 import { continueAsNewOnCurrentBuild, currentBuildChanged } from "./build-upgrade.js";
 import { defined } from "../core/defined.js";
 
@@ -75,27 +74,19 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
     input: "",
     ...defined({ budget: spec.budget, context: args.context }),
   };
-  const progress = new RunProgress(spec, ctx, run);
-  const versions = new DefinitionVersions(run, spec, args.resume?.agentVersion);
-  handlers.showProgress(progress);
-  const { approvals } = handlers;
-  const loop: TripLoop = {
+  const parts = {
     spec,
     run,
     ctx,
     events,
-    progress,
-    approvals,
-    versions,
     model,
     tools,
     localTools,
     mcpTools,
-    streamText: args.streamText === true,
     agents,
-    ...defined({ budget: spec.budget }),
-    firstTrip: 1,
+    streamText: args.streamText === true,
   };
+  const loop = tripLoopOf(handlers, spec, args.resume?.agentVersion, { ...parts, ...defined({ budget: spec.budget }) });
 
   send = async (message) => {
     const start = {
@@ -115,10 +106,10 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
     loop.firstTrip = run.trips + 1;
     ctx.contract = initialContractState();
     ctx.input = message;
-    await progress.step("before the first trip", () => beforeFirstTrip(ctx));
+    await loop.progress.step("before the first trip", () => beforeFirstTrip(ctx));
     const { stopReason, detail } = await runTrips(loop, run.trips + spec.maxTrips);
     run.trace.push({ trip: run.trips, type: "run.stopped", stopReason, detail });
-    progress.finished(stopReason);
+    loop.progress.finished(stopReason);
     events.syncTrace();
     return {
       workflowId: workflowInfo().workflowId,

@@ -76,27 +76,22 @@ export async function setUpRun(args: AgentRunArgs, { run, events, handlers, agen
   // A sub-agent's run gets the tighter of its own budget and what its caller has left.
   const budget = tighterBudget(mergeBudget(entry.budget, args.budget), args.subAgent?.budget);
   const ctx = contractContext(args, spec, run, tools, budget);
-  const progress = new RunProgress(entry, ctx, run);
-  const versions = new DefinitionVersions(run, entry, resume?.agentVersion);
-  handlers.showProgress(progress);
-  const { approvals } = handlers;
-  const loop: TripLoop = {
+  const parts = {
     spec,
     run,
     ctx,
     events,
-    progress,
-    approvals,
-    versions,
     model,
     tools,
     localTools,
     mcpTools,
-    streamText: args.streamText === true,
     agents,
-    firstTrip: 1,
-    ...defined({ budget, output: args.output, modelSettings: args.modelSettings }),
+    streamText: args.streamText === true,
   };
+  const loop = tripLoopOf(handlers, entry, resume?.agentVersion, {
+    ...parts,
+    ...defined({ budget, output: args.output, modelSettings: args.modelSettings }),
+  });
   return { entry, loop };
 }
 
@@ -123,4 +118,23 @@ function contractContext(
 function lastUserText(messages: Message[]): string {
   const last = messages.findLast((m) => m.role === "user");
   return last ? textOf(last.content) : "";
+}
+
+/** What a trip loop is given; the rest (progress, approvals, versions) the run's handlers and entry agent make. */
+export type TripLoopParts = Omit<TripLoop, "progress" | "approvals" | "versions" | "firstTrip">;
+
+/**
+ * The trip loop of a run or a session: its progress shown by the run's handlers, its approvals, and
+ * the agent versions it has seen (from `entry`, the agent the run started with, and a carried version).
+ */
+export function tripLoopOf(
+  handlers: RunHandlers,
+  entry: AgentSpec,
+  agentVersion: string | undefined,
+  parts: TripLoopParts,
+): TripLoop {
+  const progress = new RunProgress(entry, parts.ctx, parts.run);
+  const versions = new DefinitionVersions(parts.run, entry, agentVersion);
+  handlers.showProgress(progress);
+  return { ...parts, progress, approvals: handlers.approvals, versions, firstTrip: 1 };
 }
