@@ -5,7 +5,8 @@
  * with cache tokens and cost, typed output, images in tool results, and errors.
  */
 import { createAnthropic as createAnthropicV3 } from "@ai-sdk/anthropic-v3";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import { ai, ModelApiError, type RunResult, type StreamedRunEvent } from "../src/index.js";
 import {
@@ -162,6 +163,26 @@ describe("the trip loop on Claude", () => {
         thinking: "Swap.",
         signature: "sig-v3",
       });
+    });
+  });
+});
+
+describe("the model runs on the worker only (item 1)", () => {
+  it("the workflow bundle holds no AI SDK code, and the workflow names each model call by the model id the worker described", async () => {
+    const bundle = readFileSync(inject("workflowBundlePath"), "utf8");
+    expect(bundle).not.toContain("@ai-sdk/");
+    expect(bundle).not.toContain("doGenerate");
+    await onClaude([{ text: "Leg day: squats." }], async (server) => {
+      const agent = claudeAgent("worker-only", server.baseURL);
+      const summaries = await withWorker(harness, [agent], async ({ taskQueue }) => {
+        const handle = await agent.start("Plan my leg day", { client: harness.client, taskQueue });
+        await handle.result();
+        const { events } = await handle.workflow.fetchHistory();
+        return (events ?? []).flatMap((e) =>
+          e.userMetadata?.summary?.data ? [Buffer.from(e.userMetadata.summary.data).toString()] : [],
+        );
+      });
+      expect(summaries.some((summary) => summary.includes("model claude-sonnet-4-5 · trip 1"))).toBe(true);
     });
   });
 });
