@@ -105,6 +105,18 @@ const snippets = writeSnippets();
 const where = (s: CodeBlock) => `${s.doc}:${s.line}`;
 
 describe("the README", () => {
+  it("defines trip, re-prompt and backstop where it first uses them", () => {
+    const prose = readFileSync("README.md", "utf8").replace(/\s+/g, " ");
+    for (const [term, definition] of [
+      ["backstop", /^backstops? \(checks in your code/],
+      ["re-prompt", /^re-prompts? once: it sends the model one more message/],
+      ["trip", /^trip \(one model call/],
+    ] as const) {
+      const first = prose.search(new RegExp(`\\b${term}`, "i"));
+      expect(prose.slice(first), `the README's first "${term}"`).toMatch(definition);
+    }
+  });
+
   it(`stays a page: at most ${README_MAX_LINES} lines`, () => {
     const text = readFileSync("README.md", "utf8");
     const lines = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
