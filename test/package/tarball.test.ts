@@ -270,7 +270,7 @@ process.exit(0);
 
 describe("the installed bin", () => {
   it("prints --help for the CLI and every command", async () => {
-    expect((await bin(["--help"])).stdout).toContain("Usage: durable-agent <command> [options]");
+    expect((await bin(["--help"])).stdout).toContain("Usage: durable-agent [connection options] <command> [options]");
     const helps = await Promise.all(
       Object.keys(COMMANDS).map(async (name) => [name, (await bin([name, "--help"])).stdout] as const),
     );
