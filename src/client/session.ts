@@ -111,6 +111,9 @@ export class AgentSession {
         waitForStage: "ACCEPTED",
         startWorkflowOperation: this.startOperation(),
       });
+      // Accepted, or rejected by the session's validator (ended, another owner, busy): a rejected send leaves no turn, and its result is the refusal.
+      const { turns } = await this.turns();
+      if (!turns.some((turn) => turn.updateId === update.updateId)) await update.result();
       return new SessionMessage(this, update, (error) => this.sendError(error));
     } catch (error) {
       throw this.sendError(error);

@@ -195,7 +195,11 @@ function closeUnansweredCalls(run: RunState, from: number, why: string): void {
   const answer = messages.findLast((m) => m.role === "assistant");
   const answered = new Set(messages.flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])));
   const open = (answer?.role === "assistant" ? (answer.toolCalls ?? []) : []).filter((c) => !answered.has(c.id));
-  if (open.length > 0) recordToolCalls(run, open.map((call) => failedCall(call, run.trips, why)));
+  if (open.length > 0)
+    recordToolCalls(
+      run,
+      open.map((call) => failedCall(call, run.trips, why)),
+    );
 }
 
 function validateSend(message: unknown, ended: boolean): void {
