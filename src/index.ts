@@ -102,6 +102,13 @@ export {
 } from "./client/session.js";
 export type { SendDetails, SessionTurn, SessionTurns, SessionTurnStatus } from "./workflows/definitions.js";
 export { RunEventStream, type StreamOptions } from "./client/run-event-stream.js";
+export {
+  createChatHandler,
+  type ChatAgent,
+  type ChatCaller,
+  type ChatHandler,
+  type ChatHandlerOptions,
+} from "./chat/index.js";
 export type { RunEvent, StreamedRunEvent } from "./core/run-events.js";
 export type { ConnectOptions, TemporalSecurity, TemporalSettings } from "./client/connection.js";
 export { temporalSecurityFromEnv } from "./client/connection.js";
