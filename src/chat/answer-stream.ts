@@ -65,13 +65,17 @@ export function answerStreamResponse(client: Client, workflowId: string, options
       controller.enqueue(encoder.encode(sse({ type: "start", messageId: options.messageId })));
     },
     async pull(controller) {
-      const { value, done: ended } = await iterator.next();
-      if (ended) return controller.close();
-      for (const chunk of await chunks(value)) controller.enqueue(encoder.encode(sse(chunk)));
-      if (done) {
-        controller.enqueue(encoder.encode("data: [DONE]\n\n"));
-        controller.close();
-        await iterator.return?.();
+      // Until a chunk is sent: a pull that enqueues nothing is not called again.
+      for (let sent = 0; sent === 0;) {
+        const { value, done: ended } = await iterator.next();
+        if (ended) return controller.close();
+        for (const chunk of await chunks(value)) sent += (controller.enqueue(encoder.encode(sse(chunk))), 1);
+        if (done) {
+          controller.enqueue(encoder.encode("data: [DONE]\n\n"));
+          controller.close();
+          await iterator.return?.();
+          return;
+        }
       }
     },
     async cancel() {
