@@ -35,6 +35,7 @@ const GUIDES = [
   "docs/evaluation.md",
   "docs/streaming.md",
   "docs/sessions-and-approvals.md",
+  "docs/chat-ui.md",
   "docs/several-agents.md",
   "docs/mcp.md",
   "docs/models-and-errors.md",

@@ -13,6 +13,7 @@ import { getDefaultClient } from "../client/connection.js";
 import { readRunPart } from "../client/run-reader.js";
 import { getRun } from "../client/run-handle.js";
 import { MAX_PAGE_BYTES } from "../core/paging.js";
+import { defined } from "../core/defined.js";
 import { PAYLOAD_LIMIT_BYTES } from "../core/constants.js";
 import type { Message, ToolCallRecord } from "../core/types.js";
 import { ChatRequestError, PayloadTooLargeError } from "../errors.js";
@@ -75,7 +76,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       client,
       owner: caller.by,
       streamText: options.streamText ?? true,
-      ...(options.taskQueue !== undefined ? { taskQueue: options.taskQueue } : {}),
+      ...defined({ taskQueue: options.taskQueue }),
     });
     const description = await session.describe();
     if (description ? description.owner !== caller.by : existing) return undefined;

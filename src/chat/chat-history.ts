@@ -9,6 +9,7 @@
 import type { UIMessage } from "ai";
 import type { Message, PendingApproval, ToolCallRecord, TraceEvent } from "../core/types.js";
 import { textOf } from "../core/types.js";
+import { defined } from "../core/defined.js";
 import type { SessionTurn } from "../workflows/definitions.js";
 
 type Part = UIMessage["parts"][number];
@@ -96,7 +97,7 @@ function toolPart(callId: string, name: string, args: string, { records, approva
           approval: {
             id: callId,
             approved: approval.outcome === "approved",
-            ...(approval.reason !== undefined ? { reason: approval.reason } : {}),
+            ...defined({ reason: approval.reason }),
           },
         }
       : {};

@@ -48,8 +48,8 @@ export interface SessionOptions {
 /** The memo key a session's owner is recorded under. */
 export const SESSION_OWNER_MEMO = "durableAgentChatOwner";
 
-/** Options of `session.start()`. */
-export interface SendOptions extends SendDetails {}
+/** Options of `session.send()` and `session.start()`: who sends, and whether to refuse the message while another is answered. */
+export type SendOptions = SendDetails;
 
 /** What `session.describe()` tells about a session without a worker: whether it exists, its owner, and whether it is open. */
 export interface SessionDescription {

@@ -4,7 +4,13 @@
  * `cancel-message` Update that stops the one being answered. Plain state: nothing here adds a
  * history event. Workflow-safe.
  */
-import { ApplicationFailure, CancellationScope, condition, currentUpdateInfo, setHandler } from "@temporalio/workflow";
+import {
+  ApplicationFailure,
+  condition,
+  currentUpdateInfo,
+  setHandler,
+  type CancellationScope,
+} from "@temporalio/workflow";
 import type { Approvals } from "../approvals/workflow/approval-waits.js";
 import type { StopReason } from "../core/types.js";
 import { cancelMessageUpdate, sessionTurnsQuery, type SessionTurn } from "./definitions.js";
