@@ -8,7 +8,7 @@ import {
   type UIMessageChunk,
 } from "ai";
 import { DEFAULT_RECONNECT, delayBefore, sleep, type ReconnectOptions } from "./backoff.js";
-import { ChatState } from "./chat-state.js";
+import { ChatState, type ParkedAnswer } from "./chat-state.js";
 import { streamUrl, withFlag } from "./chat-urls.js";
 import { followStream } from "./follow-stream.js";
 import { readNews } from "./read-news.js";
@@ -236,31 +236,35 @@ export class DurableChatTransport<UI_MESSAGE extends UIMessage = UIMessage> exte
   private async watchChat(chatId: string, onAnswer: () => void, signal: AbortSignal): Promise<void> {
     const chat = this.chat(chatId);
     let failures = 0;
-    for (;;) {
+    while (!signal.aborted) {
       await chat.idle(signal);
       if (signal.aborted) return;
+      // The request is the watcher's until it finds news; then its stream is the chat's, and unwatching leaves it be.
       const request = new AbortController();
+      const unwatch = () => request.abort();
+      signal.addEventListener("abort", unwatch, { once: true });
       chat.watcherRequest = request;
-      let stream: ReadableStream<UIMessageChunk> | null;
+      let news: ParkedAnswer | undefined;
       try {
-        stream = await super.reconnectToStream({ chatId, abortSignal: AbortSignal.any([signal, request.signal]) });
+        const stream = await super.reconnectToStream({ chatId, abortSignal: request.signal });
         failures = 0;
+        news = stream ? await readNews(chat, stream) : undefined;
       } catch (error) {
-        if (signal.aborted) return;
         if (request.signal.aborted) continue;
         if (APICallError.isInstance(error) && error.statusCode !== undefined && error.statusCode < 500) throw error;
         failures++;
-        await sleep(delayBefore(failures + 1, this.reconnect), signal);
-        continue;
+      } finally {
+        signal.removeEventListener("abort", unwatch);
+        if (chat.watcherRequest === request) chat.watcherRequest = undefined;
       }
-      const news = stream && (await readNews(chat, stream));
-      if (news && !request.signal.aborted && !signal.aborted) {
+      if (news && !request.signal.aborted) {
         chat.park(news);
         onAnswer();
         continue;
       }
       if (news) void news.rest.cancel().catch(() => undefined);
-      await sleep(this.watchIntervalMs, signal).catch(() => undefined);
+      const wait = failures > 0 ? delayBefore(failures + 1, this.reconnect) : this.watchIntervalMs;
+      await sleep(wait, signal).catch(() => undefined);
     }
   }
 }
