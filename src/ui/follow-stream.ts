@@ -37,7 +37,7 @@ export function followStream(options: FollowOptions): ReadableStream<UIMessageCh
   signal?.addEventListener("abort", onAbort, { once: true });
 
   const pending = [...(options.prefix ?? [])];
-  let known = [...(options.known ?? [])];
+  const known = [...(options.known ?? [])];
   let reader = options.first.getReader();
   let filter: ReplayFilter | undefined;
   let attempts = 0;

@@ -7,7 +7,7 @@
  * listens again on the same port.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { createUIMessageStreamResponse, type UIMessageChunk } from "ai";
 
 /** One request as the server saw it. */
@@ -94,7 +94,7 @@ export async function startChatStreamServer(): Promise<ChatStreamServer> {
     if (!route) return void response.writeHead(404).end("no route");
     await route(request, response, seen.body);
   };
-  const sockets = new Set<import("node:net").Socket>();
+  const sockets = new Set<Socket>();
   let server: Server = listen();
   function listen(port = 0): Server {
     const s = createServer((request, response) => {
