@@ -59,6 +59,8 @@ export const assistant = ai.agent({
     "Use update_plan to change it, refund for refunds, get_weather for the weather, and chat-researcher for research.",
   tools: [getWeather, refund, updatePlan, researcher.asTool({ description: "Ask the researcher a question." })],
   maxTrips: 8,
+  // A crashed worker's answer is retried on another worker after 5 s without a heartbeat (default 30 s).
+  timeouts: { heartbeat: "5s" },
   // The tool-use contract: asked for a change, the model must call update_plan, or it is re-prompted.
   actWhenAsked: { intents: [/\b(swap|replace)\b/i], requiredTools: ["update_plan"] },
 });

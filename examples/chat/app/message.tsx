@@ -15,6 +15,7 @@ export function MessageView({
   message: UIMessage;
   decide: (approvalId: string, approved: boolean) => void;
 }) {
+  const subagents = subagentsOf(message);
   return (
     <article
       data-testid="message"
@@ -24,13 +25,46 @@ export function MessageView({
     >
       <strong>{message.role === "user" ? "You" : "Assistant"}</strong>
       {message.parts.map((part, index) => (
-        <PartView key={index} part={part} decide={decide} />
+        <PartView key={index} part={part} decide={decide} subagents={subagents} />
       ))}
     </article>
   );
 }
 
-function PartView({ part, decide }: { part: Part; decide: (approvalId: string, approved: boolean) => void }) {
+/** A sub-agent's run as its `data-subagent` part carries it (durable-agent's `SubAgentData`). */
+interface SubAgent {
+  agent: string;
+  agents: string[];
+  callId: string;
+  status: string;
+  parts: Array<
+    | { type: "text"; text: string }
+    | { type: "tool"; toolName: string; state: string }
+    | { type: "reprompt"; kind: string; text?: string }
+    | { type: "retry"; attempt: number }
+  >;
+}
+
+/** The message's sub-agent runs, by the tool call that started each. */
+function subagentsOf(message: UIMessage): Map<string, SubAgent> {
+  const runs = new Map<string, SubAgent>();
+  for (const part of message.parts)
+    if (part.type === "data-subagent") {
+      const run = (part as { data: SubAgent }).data;
+      runs.set(run.callId, run);
+    }
+  return runs;
+}
+
+function PartView({
+  part,
+  decide,
+  subagents,
+}: {
+  part: Part;
+  decide: (approvalId: string, approved: boolean) => void;
+  subagents: Map<string, SubAgent>;
+}) {
   if (part.type === "text")
     return (
       <p data-testid="text" style={{ whiteSpace: "pre-wrap" }}>
@@ -45,7 +79,9 @@ function PartView({ part, decide }: { part: Part; decide: (approvalId: string, a
       </details>
     );
   if (part.type === "step-start") return null;
-  if (isToolUIPart(part)) return <ToolView part={part} decide={decide} />;
+  if (isToolUIPart(part)) return <ToolView part={part} decide={decide} subagent={subagents.get(part.toolCallId)} />;
+  // A sub-agent's part shows under the tool call that started it (ToolView).
+  if (part.type === "data-subagent") return null;
   if (part.type.startsWith("data-")) return <DataView type={part.type} data={(part as { data: unknown }).data} />;
   return null;
 }
@@ -53,9 +89,11 @@ function PartView({ part, decide }: { part: Part; decide: (approvalId: string, a
 function ToolView({
   part,
   decide,
+  subagent,
 }: {
   part: Extract<Part, { toolCallId: string }>;
   decide: (approvalId: string, approved: boolean) => void;
+  subagent: SubAgent | undefined;
 }) {
   const name = getToolName(part);
   return (
@@ -82,6 +120,41 @@ function ToolView({
       {part.state === "output-available" && <pre data-testid="tool-output">{JSON.stringify(part.output)}</pre>}
       {part.state === "output-error" && <p data-testid="tool-error">{part.errorText}</p>}
       {part.state === "output-denied" && <p data-testid="tool-denied">Rejected</p>}
+      {subagent && <SubAgentView run={subagent} />}
+    </div>
+  );
+}
+
+function SubAgentView({ run }: { run: SubAgent }) {
+  return (
+    <div
+      data-testid="subagent"
+      data-agent={run.agent}
+      data-status={run.status}
+      style={{ marginLeft: 16, borderLeft: "3px solid #99c", paddingLeft: 8 }}
+    >
+      <div style={{ fontSize: 13, color: "#557" }}>
+        ↳ sub-agent <code>{run.agent}</code>: <span data-testid="subagent-status">{run.status}</span>
+      </div>
+      {run.parts.map((part, index) =>
+        part.type === "text" ? (
+          <p key={index} data-testid="subagent-text" style={{ whiteSpace: "pre-wrap" }}>
+            {part.text}
+          </p>
+        ) : part.type === "tool" ? (
+          <div key={index} data-testid="subagent-tool">
+            🔧 <code>{part.toolName}</code> {part.state}
+          </div>
+        ) : part.type === "reprompt" ? (
+          <div key={index} data-testid="subagent-reprompt">
+            ↻ Re-prompted ({part.kind})
+          </div>
+        ) : (
+          <div key={index} data-testid="subagent-retry">
+            ⟳ retried (attempt {part.attempt})
+          </div>
+        ),
+      )}
     </div>
   );
 }
@@ -94,25 +167,13 @@ function DataView({ type, data }: { type: string; data: unknown }) {
         data-testid="reprompt"
         style={{ borderLeft: "3px solid orange", padding: "2px 8px", margin: "6px 0", fontSize: 13 }}
       >
-        ↻ Re-prompted ({String(fields.kind)}): {String(fields.text ?? fields.reason ?? "")}
+        ↻ Re-prompted ({String(fields.kind)}
+        {fields.withheld ? ", withheld" : ""}): {String(fields.text ?? fields.detail ?? "")}
       </div>
     );
   return (
-    <div
-      data-testid={type}
-      data-agents={agentsOf(fields)}
-      style={{ marginLeft: 16 * depth(fields), fontSize: 12, color: "#666" }}
-    >
+    <div data-testid={type} style={{ fontSize: 12, color: "#666" }}>
       <code>{type.slice("data-".length)}</code> {JSON.stringify(data)}
     </div>
   );
-}
-
-/** The agent path a sub-agent's event carries (`["chat-assistant", "chat-researcher"]`). */
-function agentsOf(fields: Record<string, unknown>): string | undefined {
-  return Array.isArray(fields.agents) ? fields.agents.join("/") : undefined;
-}
-
-function depth(fields: Record<string, unknown>): number {
-  return Array.isArray(fields.agents) ? Math.max(0, fields.agents.length - 1) : 0;
 }
