@@ -47,7 +47,7 @@ function Conversation({ chatId, durable, initial }: { chatId: string; durable: b
     () => (durable ? new DurableChatTransport({ api: API }) : new DefaultChatTransport({ api: API })),
     [durable],
   );
-  const { messages, sendMessage, status, stop, error, addToolApprovalResponse } = useChat({
+  const { messages, sendMessage, status, stop, error, addToolApprovalResponse, resumeStream } = useChat({
     id: chatId,
     messages: initial,
     transport,
@@ -55,6 +55,11 @@ function Conversation({ chatId, durable, initial }: { chatId: string; durable: b
     // An approval decision goes to the server as soon as it is made (POST with the decided tool part).
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
   });
+  // DurableChatTransport watches the chat: an answer that starts in another tab (after an approval made there) shows here live.
+  useEffect(
+    () => (transport instanceof DurableChatTransport ? transport.watch(chatId, () => void resumeStream()) : undefined),
+    [transport, chatId, resumeStream],
+  );
   const [input, setInput] = useState("");
   return (
     <section>
