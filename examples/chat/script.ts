@@ -2,7 +2,7 @@
  * What the scripted model answers in this example, by what the user asked: text paced at
  * `PACE` (so a reload, a network cut or a worker crash can happen mid-answer), tool calls, a
  * sub-agent's answer, and an answer that makes the `actWhenAsked` contract re-prompt.
- * - "story": a long answer (about 12 s);
+ * - "story": a long answer (about 12 s); "long story": a longer one (about 25 s);
  * - "weather": calls `get_weather`, then answers;
  * - "refund": calls `refund` (which waits for approval), then confirms;
  * - "research": asks the `chat-researcher` sub-agent (its answer takes about 6 s), then sums up;
@@ -28,6 +28,21 @@ const SENTENCES = [
 
 /** The story, as the page shows it when complete (about 1,200 characters). */
 export const STORY = SENTENCES.join(" ");
+
+const SEQUEL = [
+  "A year later she signed up for a trail race in the mountains, with no bridges to count.",
+  "The paths were narrow and steep, and her first long climb left her walking, hands on her knees.",
+  "She learned to shorten her stride uphill and to let gravity carry her down the other side.",
+  "In the autumn she ran with a club that met on Saturdays at the foot of the old quarry.",
+  "They shared oranges at the top and stories on the way down, and the miles went by unnoticed.",
+  "The night before the race it snowed, and the organisers moved the start an hour later.",
+  "She ran the first half carefully, the second half boldly, and the last mile on tired legs.",
+  "A stranger at the finish handed her a cup of tea, and they talked about rivers and bridges.",
+  "The second medal hangs beside the first, and the note on the mirror now has a second line. The end.",
+];
+
+/** A longer story, the first one and its sequel (about 2,500 characters): an answer still in flight after a 5 s network cut and the reconnect's backoff. */
+export const LONG_STORY = [...SENTENCES, ...SEQUEL].join(" ");
 
 /** The researcher sub-agent's answer (about 600 characters). */
 export const RESEARCH =
@@ -79,6 +94,7 @@ export const chatScript: ScriptHandler = ({ body }): ScriptedTurn => {
     const name = (call?.tool_calls?.[0] as { function?: { name?: string } } | undefined)?.function?.name;
     return AFTER_TOOL[name as keyof typeof AFTER_TOOL] ?? "Done.";
   }
+  if (question.includes("long story")) return LONG_STORY;
   if (question.includes("story")) return STORY;
   if (question.includes("weather"))
     return { text: "Let me check.", toolCalls: [{ name: "get_weather", arguments: { city: "Paris" } }] };

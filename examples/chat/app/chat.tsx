@@ -56,9 +56,14 @@ function Conversation({ chatId, durable, initial }: { chatId: string; durable: b
     sendAutomaticallyWhen: lastAssistantMessageIsCompleteWithApprovalResponses,
   });
   // DurableChatTransport watches the chat: an answer that starts in another tab (after an approval made there) shows here live.
+  // Only once the chat has a message: until its first message starts it, its routes answer 404, which ends a watch.
+  const started = messages.length > 0;
   useEffect(
-    () => (transport instanceof DurableChatTransport ? transport.watch(chatId, () => void resumeStream()) : undefined),
-    [transport, chatId, resumeStream],
+    () =>
+      started && transport instanceof DurableChatTransport
+        ? transport.watch(chatId, () => void resumeStream())
+        : undefined,
+    [transport, chatId, resumeStream, started],
   );
   const [input, setInput] = useState("");
   return (
