@@ -1,4 +1,4 @@
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
+import type { Client } from "@temporalio/client";
 import { readRunPart } from "./run-reader.js";
 import { MAX_PAGE_BYTES } from "../core/paging.js";
 import { SESSION_WORKFLOW_NAME } from "../core/constants.js";
@@ -10,6 +10,7 @@ import { getDefaultClient, temporalSettings } from "./connection.js";
 import { checkContext } from "./start-run.js";
 import type { z } from "zod";
 import { defined } from "../core/defined.js";
+import { loadTemporalClient } from "./temporal-sdk.js";
 
 /** Options of `agent.session()`. */
 export interface SessionOptions {
@@ -52,6 +53,7 @@ export class AgentSession {
     if (typeof message !== "string" || message.trim() === "")
       throw new InvalidInputError("a session message is a non-empty string");
     const client = await this.client();
+    const { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError } = await loadTemporalClient();
     const args: AgentSessionArgs = {
       agent: this.agent,
       ...(this.options.streamText ? { streamText: true } : {}),
