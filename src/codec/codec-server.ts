@@ -117,6 +117,7 @@ export async function startCodecServer(options: CodecServerOptions = {}): Promis
 }
 
 class HttpError extends Error {
+  override name = "HttpError";
   constructor(
     readonly status: number,
     message: string,
