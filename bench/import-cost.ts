@@ -4,9 +4,12 @@
  * (`dist/index.js`) costs a fresh node process, the median of several runs: time (wall clock, and
  * CPU time, steadier on a busy machine), resident and heap memory added, and the modules loaded (counted in one more run with a recording hook).
  * Prints the figures, the packages that load the most modules, and the goals of issue 32; writes
- * them to bench-results/import-cost.json.
+ * them to bench-results/import-cost.json. The time goal is judged on wall-clock time, as an app
+ * sees it; on a busy machine (load above its cores, noted in the output) wall time is inflated,
+ * and the CPU time beside it is the steadier figure.
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { availableParallelism, loadavg } from "node:os";
 import { resolve } from "node:path";
 import { packageOf, probeImport, type ImportProbe } from "./loaded-modules.js";
 
@@ -14,12 +17,15 @@ import { packageOf, probeImport, type ImportProbe } from "./loaded-modules.js";
 const BEFORE = { importMs: 1030, rssBytes: 94 * 2 ** 20 };
 /** Worker-only packages the root must not load. */
 const WORKER_PACKAGES = ["@temporalio/worker", "@temporalio/core-bridge", "webpack", "@swc/core"];
+/** Packages the first call that needs them loads, not the import (test/root-import.test.ts checks the full list). */
+const FIRST_USE_PACKAGES = ["@temporalio/client", "@grpc/grpc-js", "@temporalio/proto", "@opentelemetry/api"];
 
 const arg = (name: string) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
 const runs = Number(arg("--runs") ?? 7);
 const entry = resolve(arg("--dist") ?? "dist", "index.js");
 if (!existsSync(entry)) throw new Error(`${entry} does not exist: run npm run build first`);
 
+const loadBefore = loadavg()[0]!;
 const timed: ImportProbe[] = [];
 for (let i = 0; i < runs; i++) timed.push(await probeImport({ specifier: entry }));
 const { modules = [] } = await probeImport({ specifier: entry, recordModules: true });
@@ -29,12 +35,17 @@ const figures = {
   runs,
   node: process.version,
   importMs: Math.round(median(timed.map((t) => t.importMs))),
+  fastestImportMs: Math.round(Math.min(...timed.map((t) => t.importMs))),
   cpuMs: Math.round(median(timed.map((t) => t.cpuMs))),
   rssMiB: round(median(timed.map((t) => t.rssBytes)) / 2 ** 20),
   heapMiB: round(median(timed.map((t) => t.heapBytes)) / 2 ** 20),
   modules: modules.length,
   workerModules: modules.filter((path) => WORKER_PACKAGES.includes(packageOf(path))).length,
+  firstUseModules: modules.filter((path) => FIRST_USE_PACKAGES.includes(packageOf(path))).length,
+  cores: availableParallelism(),
+  loadAverage: round(Math.max(loadBefore, loadavg()[0]!)),
 };
+const busy = figures.loadAverage > figures.cores;
 const counts = new Map<string, number>();
 for (const path of modules) counts.set(packageOf(path), (counts.get(packageOf(path)) ?? 0) + 1);
 const perPackage = [...counts]
@@ -44,13 +55,20 @@ const perPackage = [...counts]
 const goals = [
   {
     goal: `importing the root takes at most a quarter of ${BEFORE.importMs / 1000} s (median of ${runs} fresh processes)`,
-    figure: `${figures.importMs} ms`,
+    figure:
+      `${figures.importMs} ms wall (fastest ${figures.fastestImportMs} ms), ${figures.cpuMs} ms CPU` +
+      (busy ? ` (busy machine: load ${figures.loadAverage} on ${figures.cores} cores inflates wall time)` : ""),
     met: figures.importMs <= BEFORE.importMs / 4,
   },
   {
     goal: `importing the root adds at most a quarter of ${BEFORE.rssBytes / 2 ** 20} MB of resident memory`,
     figure: `${figures.rssMiB} MB resident (${figures.heapMiB} MB heap)`,
     met: figures.rssMiB <= BEFORE.rssBytes / 2 ** 20 / 4,
+  },
+  {
+    goal: `importing the root leaves the Temporal client, gRPC, protobuf and OpenTelemetry to the first call (${FIRST_USE_PACKAGES.join(", ")})`,
+    figure: `${figures.firstUseModules} of ${figures.modules} modules`,
+    met: figures.firstUseModules === 0,
   },
   {
     goal: `importing the root loads no worker code (${WORKER_PACKAGES.join(", ")})`,
@@ -67,6 +85,7 @@ console.table([
     "heap MB": figures.heapMiB,
     modules: figures.modules,
     "worker modules": figures.workerModules,
+    load: `${figures.loadAverage} on ${figures.cores} cores`,
   },
 ]);
 console.table(perPackage.slice(0, 12));

@@ -1,5 +1,6 @@
 /** What a subcommand of the `durable-agent` CLI is. Add one by writing a `Command` and listing it in `index.ts`. */
 import type { CliConnection } from "./connection-options.js";
+import { namedErrorGuard } from "../core/error-guard.js";
 
 /** Where a command writes. */
 export interface CommandIO {
@@ -42,4 +43,6 @@ export const EXIT = {
 /** Bad arguments: the CLI prints the message and the usage, and exits with `EXIT.usage`. */
 export class UsageError extends Error {
   override name = "UsageError";
+  /** True for a `UsageError`, by its literal name (kept by minifiers). */
+  static isInstance = namedErrorGuard<UsageError>("UsageError");
 }

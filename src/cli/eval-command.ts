@@ -207,7 +207,7 @@ async function loadModule(path: string, casesFromFile = false): Promise<EvalModu
   try {
     exported = await importUserModule(path);
   } catch (error) {
-    if (error instanceof UsageError) throw error;
+    if (UsageError.isInstance(error)) throw error;
     throw new UsageError(`Cannot load the eval module ${path}: ${(error as Error).message}`);
   }
   const agent = exported.agent as Partial<Agent> | undefined;
@@ -332,7 +332,7 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
   try {
     report = await runWithWorker(module, args, connection, io);
   } catch (error) {
-    if (error instanceof UsageError) throw error;
+    if (UsageError.isInstance(error)) throw error;
     io.stderr(`The eval could not run: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
     return (error as { name?: string }).name === "EvalOptionsError" ? EXIT.usage : EXIT.infrastructure;
   }

@@ -76,7 +76,7 @@ export async function main(argv: string[], io: CommandIO = CONSOLE): Promise<num
   try {
     split = splitArguments(argv);
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
+    if (!UsageError.isInstance(error)) throw error;
     io.stderr(`${error.message}\n\n${help()}`);
     return EXIT.usage;
   }
@@ -100,7 +100,7 @@ export async function main(argv: string[], io: CommandIO = CONSOLE): Promise<num
       );
     return await command.run(split.args, io, connection);
   } catch (error) {
-    if (error instanceof UsageError) {
+    if (UsageError.isInstance(error)) {
       io.stderr(`${error.message}\n\n${command.usage}`);
       return EXIT.usage;
     }

@@ -25,7 +25,7 @@ export async function loadAgents(path: string): Promise<Agent[]> {
   try {
     exported = await importUserModule(path);
   } catch (error) {
-    if (error instanceof UsageError) throw error;
+    if (UsageError.isInstance(error)) throw error;
     throw new UsageError(`Cannot load the agents module ${path}: ${(error as Error).message}`);
   }
   const agents = new Set<Agent>();

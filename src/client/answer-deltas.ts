@@ -5,10 +5,10 @@
  * before the answer's `model.answered`. A retried attempt's text only follows its `trip.retry`.
  */
 import type { LoadedDataConverter } from "@temporalio/common";
-import { decode } from "@temporalio/common/lib/internal-non-workflow/index.js";
 import type { WorkflowExecutionDescription } from "@temporalio/client";
 import { ACTIVITY } from "../core/constants.js";
 import type { PartialAnswer, RunEvent } from "../core/run-events.js";
+import { loadPayloadDecoding } from "./temporal-sdk.js";
 
 type TextDelta = Extract<RunEvent, { type: "text.delta" }>;
 
@@ -23,6 +23,7 @@ export async function partialAnswerOf(
   const payloads = pending?.heartbeatDetails?.payloads;
   if (!payloads?.length) return undefined;
   // The client's codec first (an encrypting one, say), then its payload converter.
+  const { decode } = await loadPayloadDecoding();
   const details = await decode(converter.payloadCodecs, payloads.slice(0, 1))
     .then(([payload]) => converter.payloadConverter.fromPayload<unknown>(payload!))
     .catch(() => undefined);

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
-import { Client, Connection, type TLSConfig } from "@temporalio/client";
+import type { Client, TLSConfig } from "@temporalio/client";
 import type { DataConverter } from "@temporalio/common";
 import { dataConverterFromEnv } from "../codec/data-converter.js";
 import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE, DEFAULT_TEMPORAL_ADDRESS } from "../core/constants.js";
 import { TemporalConnectionError, TlsConfigError } from "../errors.js";
-import { telemetryClientInterceptors } from "../telemetry/client-telemetry.js";
 import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 import { defined } from "../core/defined.js";
+import { loadTemporalClient } from "./temporal-sdk.js";
 
 /** Where the Temporal server is. Defaults: `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_TASK_QUEUE`, else localhost:7233, default, durable-agent. */
 export interface TemporalSettings {
@@ -117,7 +117,11 @@ export async function connectClient(overrides: ConnectOptions = {}): Promise<Cli
   const { address, namespace } = temporalSettings(overrides);
   const security = temporalSecurity(overrides);
   const dataConverter = overrides.dataConverter ?? dataConverterFromEnv();
-  const interceptors = overrides.telemetry ? telemetryClientInterceptors(overrides.telemetry) : undefined;
+  // Loaded here, not at import: the Temporal client (gRPC, protobuf) and OpenTelemetry are what importing the root would cost most.
+  const { Client, Connection } = await loadTemporalClient();
+  const interceptors = overrides.telemetry
+    ? (await import("../telemetry/client-telemetry.js")).telemetryClientInterceptors(overrides.telemetry)
+    : undefined;
   try {
     const connection = await Connection.connect({ address, connectTimeout: "5s", ...security });
     return new Client({ connection, namespace, ...defined({ dataConverter, interceptors }) });

@@ -1,13 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from "@temporalio/client";
-import { defaultPayloadConverter } from "@temporalio/common";
-import proto from "@temporalio/proto";
+import type { Client, WorkflowExecutionDescription } from "@temporalio/client";
 import { streamTailQuery, type StreamTail } from "../workflows/definitions.js";
 import { completeResult } from "./complete-result.js";
 import { AnswerDeltas, partialAnswerOf } from "./answer-deltas.js";
 import { withSubAgentStreams } from "../subagents/merge-streams.js";
 import type { RunEvent, StreamedRunEvent } from "../core/run-events.js";
 import type { RunResult } from "../core/types.js";
+import { loadTemporalClient, loadTemporalCommon, loadTemporalProto } from "./temporal-sdk.js";
 
 /**
  * How a subscriber reads a run, writing nothing to it: `describe()` (answered by the server
@@ -31,11 +30,11 @@ const MAX_READ_FAILURES = 100;
 /** How long a closed run's last events are asked for while no worker answers (one restarting) before the result alone ends the stream. */
 const CLOSED_TAIL_PATIENCE_MS = 30_000;
 
-/** A stream item's data (a base64 `Payload` proto) as a run event. */
-function decodeEvent(data: string): RunEvent {
-  return defaultPayloadConverter.fromPayload<RunEvent>(
-    proto.temporal.api.common.v1.Payload.decode(Buffer.from(data, "base64")),
-  );
+/** Decodes a stream item's data (a base64 `Payload` proto) as a run event, once the SDK modules it needs are loaded. */
+async function eventDecoder(): Promise<(data: string) => RunEvent> {
+  const [{ defaultPayloadConverter }, proto] = await Promise.all([loadTemporalCommon(), loadTemporalProto()]);
+  const { Payload } = proto.temporal.api.common.v1;
+  return (data) => defaultPayloadConverter.fromPayload<RunEvent>(Payload.decode(Buffer.from(data, "base64")));
 }
 
 /** The pause after the `failures`-th failed read in a row. */
@@ -86,6 +85,7 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
   private async *ownEvents(): AsyncGenerator<StreamedRunEvent> {
     // The latest run of the workflow: after a continue-as-new, reads land on the new run (its stream carries the offsets on).
     const handle = this.client.workflow.getHandle(this.workflowId);
+    const [{ WorkflowNotFoundError }, decodeEvent] = await Promise.all([loadTemporalClient(), eventDecoder()]);
     const deltas = new AnswerDeltas();
     let next = this.options.fromOffset ?? 0;
     let seen: string | undefined; // the run id and history length the durable events were last read at
@@ -148,7 +148,7 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
       }
     }
     // The run closed: the rest of its events from the closed run, then its result.
-    for (const event of await this.tail(next)) {
+    for (const event of await this.tail(next, decodeEvent)) {
       for (const delta of deltas.beforeDurable(event)) yield { ...delta, offset: next - 1 };
       next = event.offset + 1;
       if (event.type === "run.finished") {
@@ -165,7 +165,7 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
    * worker may be restarting just then, so a failed query is tried again for CLOSED_TAIL_PATIENCE_MS
    * before the stream ends with the result alone (the events between are then not sent).
    */
-  private async tail(fromOffset: number): Promise<StreamedRunEvent[]> {
+  private async tail(fromOffset: number, decodeEvent: (data: string) => RunEvent): Promise<StreamedRunEvent[]> {
     const giveUpAt = Date.now() + CLOSED_TAIL_PATIENCE_MS;
     for (let failures = 1; ; failures++) {
       try {

@@ -1,12 +1,10 @@
-import {
-  ApplicationFailure,
-  WorkflowFailedError,
-  WorkflowNotFoundError,
+import type {
+  Client,
+  WorkflowExecutionStatusName,
+  WorkflowHandle,
   WorkflowUpdateFailedError,
-  type Client,
-  type WorkflowExecutionStatusName,
-  type WorkflowHandle,
 } from "@temporalio/client";
+import { ApplicationFailure } from "@temporalio/common/lib/failure.js";
 import type { PendingApproval, RunResult, TraceEvent } from "../core/types.js";
 import { ApprovalError, ApprovalNotWaitingError, RunFailedError, UnknownApprovalError } from "../errors.js";
 import { fromFailure, usageOfFailure } from "../core/typed-failures.js";
@@ -22,6 +20,7 @@ import { completeResult } from "./complete-result.js";
 import { getDefaultClient } from "./connection.js";
 import { RunEventStream, type StreamOptions } from "./run-event-stream.js";
 import { defined } from "../core/defined.js";
+import { loadTemporalClient } from "./temporal-sdk.js";
 
 /** A started run: await its result, or read its trace while it is live. */
 export class RunHandle {
@@ -42,7 +41,7 @@ export class RunHandle {
     try {
       return await completeResult(this.client, (await this.workflow.result()) as AgentRunResult);
     } catch (error) {
-      throw toRunError(this.workflowId, error);
+      throw await toRunError(this.workflowId, error);
     }
   }
 
@@ -85,6 +84,7 @@ export class RunHandle {
     try {
       await update();
     } catch (error) {
+      const { WorkflowUpdateFailedError } = await loadTemporalClient();
       if (error instanceof WorkflowUpdateFailedError) throw approvalErrorOf(callId, error);
       throw (await this.closedRunError(callId, error)) ?? error;
     }
@@ -92,6 +92,7 @@ export class RunHandle {
 
   /** A decision sent to a run that has closed: the typed error saying how the run closed (and how the call had ended, from the result); undefined when the run is not closed. */
   private async closedRunError(callId: string, error: unknown): Promise<ApprovalError | undefined> {
+    const { WorkflowNotFoundError } = await loadTemporalClient();
     if (!(error instanceof WorkflowNotFoundError)) return undefined;
     const status = await this.workflow.describe().then(
       (description) => description.status.name,
@@ -226,7 +227,8 @@ function approvalEntries(trace: readonly TraceEvent[], callId: string): Approval
 }
 
 /** A failed run's typed error (with the run's usage), or a `RunFailedError` when the failure carries none. */
-function toRunError(workflowId: string, error: unknown): Error {
+async function toRunError(workflowId: string, error: unknown): Promise<Error> {
+  const { WorkflowFailedError } = await loadTemporalClient();
   if (!(error instanceof WorkflowFailedError)) return error as Error;
   const typed = fromFailure(error);
   if (typed) return typed;

@@ -1,11 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  WithStartWorkflowOperation,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowNotFoundError,
-  type Client,
-  type WorkflowUpdateHandle,
-} from "@temporalio/client";
+import type { Client, WorkflowUpdateHandle } from "@temporalio/client";
 import { readRunPart } from "./run-reader.js";
 import { MAX_PAGE_BYTES } from "../core/paging.js";
 import { SESSION_WORKFLOW_NAME } from "../core/constants.js";
@@ -26,6 +20,7 @@ import { getDefaultClient, temporalSettings } from "./connection.js";
 import { checkContext } from "./start-run.js";
 import type { z } from "zod";
 import { defined } from "../core/defined.js";
+import { loadTemporalClient } from "./temporal-sdk.js";
 
 /** Options of `agent.session()`. */
 export interface SessionOptions {
@@ -90,10 +85,10 @@ export class AgentSession {
     try {
       return await client.workflow.executeUpdateWithStart(sendUpdate, {
         args: sendArgs(message, options),
-        startWorkflowOperation: this.startOperation(),
+        startWorkflowOperation: await this.startOperation(),
       });
     } catch (error) {
-      throw this.sendError(error);
+      throw await this.sendError(error);
     }
   }
 
@@ -109,14 +104,14 @@ export class AgentSession {
       const update = await client.workflow.startUpdateWithStart(sendUpdate, {
         args: sendArgs(message, options),
         waitForStage: "ACCEPTED",
-        startWorkflowOperation: this.startOperation(),
+        startWorkflowOperation: await this.startOperation(),
       });
       // Accepted, or rejected by the session's validator (ended, another owner, busy): a rejected send leaves no turn, and its result is the refusal.
       const { turns } = await this.turns();
       if (!turns.some((turn) => turn.updateId === update.updateId)) await update.result();
       return new SessionMessage(this, update, (error) => this.sendError(error));
     } catch (error) {
-      throw this.sendError(error);
+      throw await this.sendError(error);
     }
   }
 
@@ -143,12 +138,14 @@ export class AgentSession {
       const owner = description.memo?.[SESSION_OWNER_MEMO];
       return { open: description.status.name === "RUNNING", ...(typeof owner === "string" ? { owner } : {}) };
     } catch (error) {
+      const { WorkflowNotFoundError } = await loadTemporalClient();
       if (error instanceof WorkflowNotFoundError) return undefined;
       throw error;
     }
   }
 
-  private startOperation() {
+  private async startOperation() {
+    const { WithStartWorkflowOperation } = await loadTemporalClient();
     const { owner } = this.options;
     const args: AgentSessionArgs = {
       agent: this.agent,
@@ -166,7 +163,8 @@ export class AgentSession {
     });
   }
 
-  private sendError(error: unknown): unknown {
+  private async sendError(error: unknown): Promise<unknown> {
+    const { WorkflowExecutionAlreadyStartedError } = await loadTemporalClient();
     const typed = fromFailure(error);
     // An ended session's id is not reused: a send after the end finds its closed workflow, or the session's own refusal.
     if (error instanceof WorkflowExecutionAlreadyStartedError || SessionEndedError.isInstance(typed))
@@ -222,7 +220,7 @@ export class SessionMessage {
     try {
       return await this.update.result();
     } catch (error) {
-      throw this.typed(error);
+      throw await this.typed(error);
     }
   }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { InternalConnectionLikeSymbol, type Client, type InternalConnectionLike } from "@temporalio/client";
+import type { Client, InternalConnectionLike } from "@temporalio/client";
 import type { Duration } from "@temporalio/common";
 import { PAYLOAD_LIMIT_BYTES, WORKFLOW_NAME } from "../core/constants.js";
 import { durationMs, durationProblem } from "../duration.js";
@@ -20,14 +20,16 @@ import { z } from "zod";
 import { textOf, type Message } from "../core/types.js";
 import type { Budget } from "../core/usage.js";
 import { defined } from "../core/defined.js";
+import { loadTemporalClient } from "./temporal-sdk.js";
 
 /**
  * Whether the client talks through a `NativeConnection`, which a worker in this process may share:
  * then the run starts eagerly (its first workflow task comes back in the start call's answer when a
  * local worker polls the task queue; else the start is an ordinary one).
  */
-function sharesAWorkerConnection(client: Client): boolean {
-  return (client.connection as InternalConnectionLike)[InternalConnectionLikeSymbol]?.supportsEagerStart === true;
+async function sharesAWorkerConnection(client: Client): Promise<boolean> {
+  const sdk = await loadTemporalClient();
+  return (client.connection as InternalConnectionLike)[sdk.InternalConnectionLikeSymbol]?.supportsEagerStart === true;
 }
 
 /** Options of `agent.run()` and `agent.start()`. `Context` is the type of `context` (from the agent's `contextSchema`). */
@@ -150,7 +152,7 @@ export async function startRun(
     taskQueue,
     workflowId: options.workflowId ?? `${name}-${options.id ?? randomUUID()}`,
     staticSummary: `${name}: ${firstLine.slice(0, 120)}`,
-    ...(sharesAWorkerConnection(client) ? { requestEagerStart: true } : {}),
+    ...((await sharesAWorkerConnection(client)) ? { requestEagerStart: true } : {}),
   });
   if (warnAfter !== false) {
     void watchForNoWorker(client, workflow, {

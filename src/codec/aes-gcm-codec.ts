@@ -6,11 +6,12 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import type { Payload, PayloadCodec } from "@temporalio/common";
-import proto from "@temporalio/proto";
 import { PayloadCodecError } from "../errors.js";
 import type { CodecKeyring } from "./codec-keys.js";
+import { loadTemporalProto } from "../client/temporal-sdk.js";
 
-const { Payload: PayloadProto } = proto.temporal.api.common.v1;
+/** Temporal's protobuf `Payload` message, loaded on the first encode or decode (not when the root is imported). */
+const payloadProto = async () => (await loadTemporalProto()).temporal.api.common.v1.Payload;
 
 /** The `encoding` of an encrypted payload, as in Temporal's encryption samples. */
 export const ENCRYPTED_ENCODING = "binary/encrypted";
@@ -37,6 +38,7 @@ export class AesGcmPayloadCodec implements PayloadCodec {
   async encode(payloads: Payload[]): Promise<Payload[]> {
     const keyId = this.keyring.encryptKeyId;
     const key = this.keyring.keys.get(keyId)!;
+    const PayloadProto = await payloadProto();
     return payloads.map((payload) => {
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv(CIPHER, key, iv);
@@ -56,6 +58,7 @@ export class AesGcmPayloadCodec implements PayloadCodec {
 
   /** Decrypts encrypted payloads; others (written before encryption was turned on) pass through unchanged. */
   async decode(payloads: Payload[]): Promise<Payload[]> {
+    const PayloadProto = await payloadProto();
     return payloads.map((payload) => {
       if (text(payload.metadata?.encoding) !== ENCRYPTED_ENCODING) return payload;
       const keyId = text(payload.metadata?.[KEY_ID_METADATA]);

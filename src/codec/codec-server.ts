@@ -4,7 +4,7 @@
  * allowed to reach it. Point the UI at it (`--ui-codec-endpoint`, or the UI's "Codec Server"
  * setting); the browser calls it directly, so it answers CORS preflights for the UI's origin.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Payload, PayloadCodec } from "@temporalio/common";
 import { DurableAgentError, PayloadCodecError } from "../errors.js";
@@ -55,6 +55,7 @@ export async function startCodecServer(options: CodecServerOptions = {}): Promis
   const origins = new Set(options.corsOrigins ?? corsOriginsFromEnv() ?? DEFAULT_CORS_ORIGINS);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
 
+  const { createServer } = await import("node:http"); // when a server is started, not when the root is imported
   const server = createServer((req, res) => {
     handle(req, res).catch((error) => {
       const status = error instanceof HttpError ? error.status : DurableAgentError.isInstance(error) ? 400 : 500;
@@ -116,6 +117,7 @@ export async function startCodecServer(options: CodecServerOptions = {}): Promis
 }
 
 class HttpError extends Error {
+  override name = "HttpError";
   constructor(
     readonly status: number,
     message: string,

@@ -101,13 +101,13 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     (code) => process.exit(code),
     (error: unknown) => {
       io.stderr(
-        error instanceof UsageError
+        UsageError.isInstance(error)
           ? `${error.message}\n\n${USAGE}`
           : error instanceof Error
             ? error.message
             : String(error),
       );
-      process.exit(error instanceof UsageError ? EXIT.usage : EXIT.infrastructure);
+      process.exit(UsageError.isInstance(error) ? EXIT.usage : EXIT.infrastructure);
     },
   );
 }

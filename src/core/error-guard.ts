@@ -16,3 +16,12 @@ export function isLibraryError(error: unknown): error is Error & { readonly [ERR
 export function errorGuard<T extends Error>(...names: string[]): (error: unknown) => error is T {
   return (error: unknown): error is T => isLibraryError(error) && names.includes(error.name);
 }
+
+/**
+ * An `isInstance` check for an internal error class that is not one of the library's typed errors
+ * (a model stream's cut, a CLI usage error): an error whose literal `name` is `name`.
+ */
+export function namedErrorGuard<T extends Error>(name: string): (error: unknown) => error is T {
+  return (error: unknown): error is T =>
+    typeof error === "object" && error !== null && "message" in error && (error as Error).name === name;
+}

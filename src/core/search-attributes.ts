@@ -3,7 +3,8 @@
  * be registered on the server (the dev server helper does it; see docs/operating-runs.md for production), so
  * workers set them only when created with `searchAttributes: true`. Workflow-safe.
  */
-import { defineSearchAttributeKey, SearchAttributeType } from "@temporalio/common";
+// The module alone, not the package's index (which loads Nexus and more): the root imports this file.
+import { defineSearchAttributeKey, SearchAttributeType } from "@temporalio/common/lib/search-attributes.js";
 
 export const SEARCH_ATTRIBUTES = {
   agent: defineSearchAttributeKey("DurableAgentName", SearchAttributeType.KEYWORD),

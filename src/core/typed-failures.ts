@@ -7,7 +7,9 @@
  * earlier versions recorded decode too: the type names never change. Workflow-safe: imports only
  * `@temporalio/common` and the error classes.
  */
-import { ApplicationFailure, type Duration } from "@temporalio/common";
+import type { Duration } from "@temporalio/common";
+// The failure module alone, not the package's index (which loads Nexus and more): the root imports this file.
+import { ApplicationFailure } from "@temporalio/common/lib/failure.js";
 import { defined } from "./defined.js";
 import type { RunUsage } from "./usage.js";
 import { ERROR_MARKER } from "./error-guard.js";

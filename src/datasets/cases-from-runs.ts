@@ -3,9 +3,10 @@
  * cases, one per run and one per session message. Visibility is listed page by page and runs are
  * read a few at a time, so a thousand runs never sit in memory as histories.
  */
-import { Client, isGrpcServiceError, WorkflowNotFoundError } from "@temporalio/client";
+import type { Client } from "@temporalio/client";
 import type { DataConverter } from "@temporalio/common";
 import { getDefaultClient } from "../client/connection.js";
+import { loadTemporalClient } from "../client/temporal-sdk.js";
 import { SESSION_WORKFLOW_NAME, WORKFLOW_NAME } from "../core/constants.js";
 import type { RecordedBackstop } from "../core/playback.js";
 import { SEARCH_ATTRIBUTES } from "../core/search-attributes.js";
@@ -120,6 +121,7 @@ export function casesOf(run: RecordedRun): RecordedCase[] {
 async function clientFor(options: CasesFromRunsOptions): Promise<Client> {
   const base = options.client ?? (await getDefaultClient());
   if (!options.dataConverter) return base;
+  const { Client } = await loadTemporalClient();
   return new Client({
     connection: base.connection,
     namespace: base.options.namespace,
@@ -173,8 +175,9 @@ async function* runsToRead(
 }
 
 /** A run that is not there is a `DatasetError` naming it; other errors (Temporal unreachable, a payload that does not decode) pass as they are. */
-function readError(workflowId: string, error: unknown): unknown {
+async function readError(workflowId: string, error: unknown): Promise<unknown> {
   if (DatasetError.isInstance(error)) return error;
+  const { isGrpcServiceError, WorkflowNotFoundError } = await loadTemporalClient();
   const notFound =
     error instanceof WorkflowNotFoundError || (isGrpcServiceError(error) && error.code === GRPC_NOT_FOUND);
   if (!notFound) return error;
@@ -227,7 +230,7 @@ export async function casesFromRuns(options: CasesFromRunsOptions): Promise<Reco
       seen.add(target.workflowId);
       const next: Promise<Read> = read(target).then(
         (made) => ({ cases: made }),
-        (error: unknown) => ((failed = true), { error: readError(target.workflowId, error) }),
+        async (error: unknown) => ((failed = true), { error: await readError(target.workflowId, error) }),
       );
       reads.push(next);
       inFlight.add(next);

@@ -4,18 +4,16 @@
  * decoded with the client's data converter, so histories encrypted by the worker's codec read the same.
  */
 import type { Client } from "@temporalio/client";
-import { decodeArrayFromPayloads } from "@temporalio/common/lib/internal-non-workflow/index.js";
-import proto from "@temporalio/proto";
+import type proto from "@temporalio/proto";
 import { completeResult } from "../client/complete-result.js";
+import { loadPayloadDecoding, loadTemporalProto } from "../client/temporal-sdk.js";
 import { SESSION_WORKFLOW_NAME, WORKFLOW_NAME } from "../core/constants.js";
 import type { RunResult } from "../core/types.js";
 import type { AgentRunArgs, AgentRunResult, AgentSessionArgs } from "../workflows/definitions.js";
 import { DatasetError } from "./errors.js";
 import { defined } from "../core/defined.js";
 
-const { temporal } = proto; // a CommonJS module: its default export under Node's ESM loader
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
-const CLOSE_EVENT = temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT;
 
 /** A finished run as it was recorded. */
 export type RecordedRun =
@@ -29,11 +27,14 @@ async function historyPage(
   runId: string | undefined,
   options: { pageSize?: number; closeEvent?: boolean; nextPageToken?: Uint8Array } = {},
 ) {
+  const { HistoryEventFilterType } = (await loadTemporalProto()).temporal.api.enums.v1;
   return client.workflowService.getWorkflowExecutionHistory({
     namespace: client.options.namespace,
     execution: { workflowId, ...(runId ? { runId } : {}) },
     ...(options.pageSize ? { maximumPageSize: options.pageSize } : {}),
-    ...(options.closeEvent ? { historyEventFilterType: CLOSE_EVENT } : {}),
+    ...(options.closeEvent
+      ? { historyEventFilterType: HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT }
+      : {}),
     ...defined({ nextPageToken: options.nextPageToken }),
   });
 }
@@ -49,6 +50,7 @@ async function decode<T>(
   client: Client,
   payloads: proto.temporal.api.common.v1.IPayload[] | null | undefined,
 ): Promise<T[]> {
+  const { decodeArrayFromPayloads } = await loadPayloadDecoding();
   return (await decodeArrayFromPayloads(client.options.loadedDataConverter, payloads ?? [])) as T[];
 }
 
@@ -121,11 +123,10 @@ export async function readRecordedRun(
   }
   const close = (await historyPage(client, workflowId, runId, { closeEvent: true })).history?.events?.[0];
   const completed = close?.workflowExecutionCompletedEventAttributes;
-  if (!completed)
-    throw new DatasetError(
-      workflowId,
-      `it did not complete (its last event is ${temporal.api.enums.v1.EventType[close?.eventType ?? 0]})`,
-    );
+  if (!completed) {
+    const { EventType } = (await loadTemporalProto()).temporal.api.enums.v1;
+    throw new DatasetError(workflowId, `it did not complete (its last event is ${EventType[close?.eventType ?? 0]})`);
+  }
   const { type, args, firstRunId } = await startArgs<AgentRunArgs & AgentSessionArgs>(client, workflowId, runId);
   if (type === SESSION_WORKFLOW_NAME)
     return { kind: "session", workflowId, args, results: await sessionResults(client, workflowId, firstRunId) };

@@ -3,7 +3,6 @@
  * worker. A stdio server is started once; a server that died (or an HTTP connection that was lost)
  * is reconnected on the next request, with a log line.
  */
-import { log } from "@temporalio/activity";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { CallToolResult, Tool as ListedTool } from "@modelcontextprotocol/sdk/types.js";
@@ -112,12 +111,7 @@ export class McpConnection {
 
   #connect(): Promise<Client> {
     if (!this.#client) {
-      if (this.#connectedBefore)
-        log.warn(
-          `MCP server "${this.#options.name}" is not connected (it exited or the connection was lost); reconnecting`,
-          { server: this.#options.name, target: this.target },
-        );
-      const connecting = this.#open();
+      const connecting = this.#open(this.#connectedBefore);
       this.#client = connecting;
       connecting.then(
         (client) => {
@@ -134,7 +128,18 @@ export class McpConnection {
     return this.#client;
   }
 
-  async #open(): Promise<Client> {
+  async #open(reconnecting: boolean): Promise<Client> {
+    if (reconnecting) {
+      // Loaded here, on the worker, not with the root entry (it loads @temporalio/common's whole index).
+      const { log } = await import("@temporalio/activity");
+      log.warn(
+        `MCP server "${this.#options.name}" is not connected (it exited or the connection was lost); reconnecting`,
+        {
+          server: this.#options.name,
+          target: this.target,
+        },
+      );
+    }
     const { Client, SSEClientTransport, StdioClientTransport, StreamableHTTPClientTransport, StreamableHTTPError } =
       (sdk ??= await import("./mcp-sdk.js"));
     const t = this.#options.transport;

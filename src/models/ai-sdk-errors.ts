@@ -5,6 +5,7 @@
  * the library does not import `ai` or `@ai-sdk/provider`. The classes here are raised by the AI
  * SDK path itself: the answer's stream ended early, or finished in a way the run cannot use.
  */
+import { namedErrorGuard } from "../core/error-guard.js";
 
 /** The fields of the AI SDK's `APICallError` the table reads. */
 export interface AiSdkApiCallError extends Error {
@@ -38,6 +39,8 @@ export function isApiCallError(error: unknown): error is AiSdkApiCallError {
 /** The answer's stream ended before the provider said it finished (a connection cut mid-answer); retried. */
 export class StreamCutError extends Error {
   override name = "StreamCutError";
+  /** True for a `StreamCutError`, by its literal name (kept by minifiers). */
+  static isInstance = namedErrorGuard<StreamCutError>("StreamCutError");
   constructor(readonly detail: string) {
     super(`the answer's stream ended before it finished (${detail})`);
   }
@@ -49,6 +52,8 @@ export class StreamCutError extends Error {
  */
 export class ProviderStreamError extends Error {
   override name = "ProviderStreamError";
+  /** True for a `ProviderStreamError`, by its literal name (kept by minifiers). */
+  static isInstance = namedErrorGuard<ProviderStreamError>("ProviderStreamError");
   readonly kind: string | undefined;
   constructor(readonly error: unknown) {
     super(`the provider sent an error mid-answer: ${describeStreamError(error)}`, {
@@ -67,6 +72,8 @@ export class ProviderStreamError extends Error {
 /** The provider stopped the answer with its content filter; the same request ends the same way. */
 export class ContentFilterError extends Error {
   override name = "ContentFilterError";
+  /** True for a `ContentFilterError`, by its literal name (kept by minifiers). */
+  static isInstance = namedErrorGuard<ContentFilterError>("ContentFilterError");
   constructor(raw: string | undefined) {
     super(`the provider's content filter stopped the answer${raw ? ` (finish reason ${JSON.stringify(raw)})` : ""}`);
   }

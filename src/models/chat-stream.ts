@@ -8,6 +8,7 @@
 import OpenAI, { type ClientOptions } from "openai";
 import type { ChatCompletion, ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import type { CompletionUsage } from "openai/resources/completions";
+import { namedErrorGuard } from "../core/error-guard.js";
 
 /** Characters of an unexpected body quoted in the error. */
 const BODY_START_CHARS = 200;
@@ -15,6 +16,8 @@ const BODY_START_CHARS = 200;
 /** A 2xx answer to a streamed request that is not an event stream; the model call turns it into a `ModelApiError`. */
 export class NotAnEventStreamError extends Error {
   override name = "NotAnEventStreamError";
+  /** True for a `NotAnEventStreamError`, by its literal name (kept by minifiers). */
+  static isInstance = namedErrorGuard<NotAnEventStreamError>("NotAnEventStreamError");
   constructor(
     readonly status: number,
     readonly contentType: string | null,

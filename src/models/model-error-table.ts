@@ -317,25 +317,25 @@ export const MODEL_ERROR_TABLE: readonly ModelErrorRow[] = [
       "an error part in the answer's stream naming a bad request or auth (AI SDK: invalid_request_error, authentication_error, ...)",
     fault: "permanent",
     why: "the provider says the request is wrong, mid-stream",
-    matches: (e) => e instanceof ProviderStreamError && e.kind !== undefined && PERMANENT_STREAM_ERRORS.has(e.kind),
+    matches: (e) => ProviderStreamError.isInstance(e) && e.kind !== undefined && PERMANENT_STREAM_ERRORS.has(e.kind),
   },
   {
     error: "an error part in the answer's stream (AI SDK: overloaded_error, rate_limit_error, api_error, ...)",
     fault: "transient",
     why: "the provider failed mid-answer",
-    matches: (e) => e instanceof ProviderStreamError,
+    matches: (e) => ProviderStreamError.isInstance(e),
   },
   {
     error: "a stream cut mid-answer (AI SDK: no finish part, or finish reason interrupted / error)",
     fault: "transient",
     why: "a connection lost mid-answer",
-    matches: (e) => e instanceof StreamCutError,
+    matches: (e) => StreamCutError.isInstance(e),
   },
   {
     error: "the provider's content filter stopped the answer (AI SDK: finish reason content-filter)",
     fault: "permanent",
     why: "the same request ends the same way",
-    matches: (e) => e instanceof ContentFilterError,
+    matches: (e) => ContentFilterError.isInstance(e),
   },
   {
     error: "JSONParseError / TypeValidationError / InvalidResponseDataError (AI SDK: a garbled chunk or answer)",
@@ -457,7 +457,7 @@ export function modelErrorMessage(error: unknown, modelId: string): string {
 }
 
 function notAnEventStream(error: unknown): NotAnEventStreamError | undefined {
-  return causeChain(error).find((e): e is NotAnEventStreamError => e instanceof NotAnEventStreamError);
+  return causeChain(error).find((e): e is NotAnEventStreamError => NotAnEventStreamError.isInstance(e));
 }
 
 /** "terminated ← other side closed (UND_ERR_SOCKET)": each cause once, with its code. */

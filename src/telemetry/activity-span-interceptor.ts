@@ -3,7 +3,6 @@
  * outcome) on the span Temporal's OpenTelemetry interceptor opened for the activity. It runs inside
  * that interceptor, so the span is the active one.
  */
-import * as otel from "@opentelemetry/api";
 import type { Context as ActivityContext } from "@temporalio/activity";
 import type {
   ActivityExecuteInput,
@@ -12,6 +11,7 @@ import type {
   Next,
 } from "@temporalio/worker";
 import { inputAttributes, outputAttributes } from "./span-attributes.js";
+import { openTelemetryApi } from "./open-telemetry.js";
 
 /** Sets `durable_agent.*` attributes on the active activity span. */
 export class ActivitySpanAttributesInterceptor implements ActivityInboundCallsInterceptor {
@@ -21,7 +21,7 @@ export class ActivitySpanAttributesInterceptor implements ActivityInboundCallsIn
   ) {}
 
   async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, "execute">): Promise<unknown> {
-    const span = otel.trace.getActiveSpan();
+    const span = openTelemetryApi().trace.getActiveSpan();
     const type = this.ctx.info.activityType;
     span?.setAttributes(inputAttributes(type, input.args[0], this.modelOf));
     const output = await next(input);

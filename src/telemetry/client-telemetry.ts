@@ -1,5 +1,4 @@
 /** What `ai.connect({ telemetry })` adds to the Temporal client: a span for each start, query, signal, with the agent's name. */
-import * as otel from "@opentelemetry/api";
 import type {
   ClientInterceptors,
   Next,
@@ -7,10 +6,10 @@ import type {
   WorkflowStartInput,
   WorkflowStartOutput,
 } from "@temporalio/client";
-import { OpenTelemetryWorkflowClientInterceptor } from "@temporalio/interceptors-opentelemetry/lib/client/index.js";
 import { WORKFLOW_NAME } from "../core/constants.js";
 import { SPAN_ATTRIBUTE } from "./span-attributes.js";
 import { resolveTelemetry, type TelemetryOptions } from "./telemetry-options.js";
+import { openTelemetryApi, temporalClientInterceptors } from "./open-telemetry.js";
 
 /** Puts the agent's name on the `StartWorkflow:agentRun` span (it runs inside Temporal's interceptor). */
 class StartSpanAttributesInterceptor implements WorkflowClientInterceptor {
@@ -31,7 +30,9 @@ class StartSpanAttributesInterceptor implements WorkflowClientInterceptor {
     if (input.workflowType !== WORKFLOW_NAME) return;
     const agent = (input.options.args?.[0] as { agent?: unknown } | undefined)?.agent;
     if (typeof agent === "string")
-      otel.trace.getActiveSpan()?.setAttributes({ [SPAN_ATTRIBUTE.kind]: "run", [SPAN_ATTRIBUTE.agent]: agent });
+      openTelemetryApi()
+        .trace.getActiveSpan()
+        ?.setAttributes({ [SPAN_ATTRIBUTE.kind]: "run", [SPAN_ATTRIBUTE.agent]: agent });
   }
 }
 
@@ -41,5 +42,6 @@ class StartSpanAttributesInterceptor implements WorkflowClientInterceptor {
  */
 export function telemetryClientInterceptors(options: TelemetryOptions): ClientInterceptors {
   const { tracer } = resolveTelemetry(options, "client");
+  const { OpenTelemetryWorkflowClientInterceptor } = temporalClientInterceptors();
   return { workflow: [new OpenTelemetryWorkflowClientInterceptor({ tracer }), new StartSpanAttributesInterceptor()] };
 }

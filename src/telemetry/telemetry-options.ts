@@ -1,10 +1,9 @@
 /** What `telemetry` takes on `ai.worker()` and `ai.connect()`, resolved to a tracer and a span processor. */
-import * as otel from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
-import { Resource } from "@opentelemetry/resources";
-import { BasicTracerProvider, type SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import type * as otel from "@opentelemetry/api";
+import type { Resource } from "@opentelemetry/resources";
+import type { SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { AgentOptionsError } from "../errors.js";
+import { openTelemetryApi, openTelemetrySdk } from "./open-telemetry.js";
 
 /**
  * OpenTelemetry for durable-agent's runs, through Temporal's OpenTelemetry interceptors. Off unless
@@ -53,6 +52,7 @@ export function resolveTelemetry(options: TelemetryOptions, where: "worker" | "c
   if (!options.spanProcessor && !options.tracer)
     throw new AgentOptionsError("telemetry", "give a spanProcessor or a tracer");
   ensureContextPropagation();
+  const { Resource, BasicTracerProvider } = openTelemetrySdk();
   const resource = options.resource ?? new Resource({ "service.name": TRACER_NAME });
   const tracer =
     options.tracer ??
@@ -66,6 +66,9 @@ let globalsChecked = false;
 function ensureContextPropagation(): void {
   if (globalsChecked) return;
   globalsChecked = true;
+  const otel = openTelemetryApi();
+  const { AsyncLocalStorageContextManager, CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } =
+    openTelemetrySdk();
   const manager = new AsyncLocalStorageContextManager().enable();
   // false when one is registered already (a NodeSDK's): keep that one.
   if (!otel.context.setGlobalContextManager(manager)) manager.disable();

@@ -1,13 +1,9 @@
 /** What `ai.worker({ telemetry })` adds to Temporal's worker options: activity interceptors and the workflow span sink. */
-import {
-  makeWorkflowExporter,
-  OpenTelemetryActivityInboundInterceptor,
-  OpenTelemetryActivityOutboundInterceptor,
-} from "@temporalio/interceptors-opentelemetry/lib/worker/index.js";
 import type { WorkerOptions } from "@temporalio/worker";
 import type { Agent } from "../agent/define-agent.js";
 import { activitySpanAttributes } from "./activity-span-interceptor.js";
 import { resolveTelemetry, type TelemetryOptions } from "./telemetry-options.js";
+import { temporalWorkerInterceptors } from "./open-telemetry.js";
 
 /**
  * Worker options for telemetry, merged over `base` (the caller's own interceptors and sinks are
@@ -20,6 +16,8 @@ export function telemetryWorkerOptions(
   base: Partial<WorkerOptions> = {},
 ): Pick<WorkerOptions, "interceptors" | "sinks"> {
   const { tracer, resource, spanProcessor } = resolveTelemetry(options, "worker");
+  const { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } =
+    temporalWorkerInterceptors();
   const models = new Map(agents.map((agent) => [agent.name, agent.options.model.modelId]));
   return {
     interceptors: {

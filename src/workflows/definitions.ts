@@ -1,5 +1,5 @@
 /** Names and types shared by the workflow and its clients. Workflow-safe. */
-import { defineQuery, defineSignal, defineUpdate } from "@temporalio/workflow";
+import type { QueryDefinition, SignalDefinition, UpdateDefinition } from "@temporalio/common";
 import type { WorkflowStreamState } from "@temporalio/workflow-streams/workflow";
 import type { ContractState } from "../core/contract-state.js";
 import type { McpToolDefinition } from "../core/mcp-tools.js";
@@ -9,6 +9,17 @@ import type { PlaybackArgs } from "../core/playback.js";
 import type { ForkedFrom, Message, PendingApproval, RunResult, StopReason, TraceEvent } from "../core/types.js";
 import type { Budget, RunUsage, Usage } from "../core/usage.js";
 import type { ModelSettings } from "../core/model-settings.js";
+
+// The definitions as `defineQuery`, `defineSignal` and `defineUpdate` of @temporalio/workflow make
+// them (`{ type, name }`), built here because the client imports them too: importing the workflow
+// API there would load it (and @temporalio/common's whole index) with the root entry.
+/* eslint-disable @typescript-eslint/no-explicit-any -- the SDK's own constraint on argument lists */
+const defineQuery = <Ret, Args extends any[] = []>(name: string) =>
+  ({ type: "query", name }) as QueryDefinition<Ret, Args>;
+const defineSignal = <Args extends any[] = []>(name: string) => ({ type: "signal", name }) as SignalDefinition<Args>;
+const defineUpdate = <Ret, Args extends any[] = []>(name: string) =>
+  ({ type: "update", name }) as UpdateDefinition<Ret, Args>;
+/* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** The argument of the `agentRun` workflow. */
 export interface AgentRunArgs {
