@@ -94,6 +94,7 @@ export { RunHandle, type ApproveOptions, type RejectOptions } from "./client/run
 export type { ApprovalCandidate, ApprovalOptions } from "./approvals/index.js";
 export { AgentSession, type SessionOptions } from "./client/session.js";
 export { RunEventStream, type StreamOptions } from "./client/run-event-stream.js";
+export * from "./chat/index.js";
 export type { RunEvent, StreamedRunEvent } from "./core/run-events.js";
 export type { ConnectOptions, TemporalSecurity, TemporalSettings } from "./client/connection.js";
 export { temporalSecurityFromEnv } from "./client/connection.js";

@@ -34,6 +34,7 @@ const GUIDES = [
   "docs/tool-use-contract.md",
   "docs/evaluation.md",
   "docs/streaming.md",
+  "docs/chat-ui.md",
   "docs/sessions-and-approvals.md",
   "docs/several-agents.md",
   "docs/mcp.md",

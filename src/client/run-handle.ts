@@ -1,6 +1,5 @@
 import {
   ApplicationFailure,
-  WorkflowFailedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   type Client,
@@ -8,8 +7,9 @@ import {
   type WorkflowHandle,
 } from "@temporalio/client";
 import type { PendingApproval, RunResult, TraceEvent } from "../core/types.js";
-import { ApprovalError, ApprovalNotWaitingError, RunFailedError, UnknownApprovalError } from "../errors.js";
-import { fromFailure, usageOfFailure } from "../core/typed-failures.js";
+import { ApprovalError, ApprovalNotWaitingError, UnknownApprovalError } from "../errors.js";
+import { fromFailure } from "../core/typed-failures.js";
+import { toRunError } from "./run-error.js";
 import {
   approveUpdate,
   pendingApprovalsQuery,
@@ -22,6 +22,7 @@ import { completeResult } from "./complete-result.js";
 import { getDefaultClient } from "./connection.js";
 import { RunEventStream, type StreamOptions } from "./run-event-stream.js";
 import { defined } from "../core/defined.js";
+import { uiMessageStream, uiMessageStreamResponse, type UIMessageStreamOptions } from "../chat/ui-message-stream.js";
 
 /** A started run: await its result, or read its trace while it is live. */
 export class RunHandle {
@@ -49,6 +50,16 @@ export class RunHandle {
   /** The run's events as they happen, from the start or from `fromOffset`. */
   stream(options?: StreamOptions): RunEventStream {
     return new RunEventStream(this.client, this.workflowId, () => this.result(), options);
+  }
+
+  /**
+   * The run's answer as the AI SDK's UI message stream (what `useChat` reads), as a
+   * server-sent-events `Response`: text, reasoning, tool parts, approvals, this library's events as
+   * `data-*` parts, sub-agents nested, then `finish`. Resume a dropped connection with its
+   * `Last-Event-ID` as `after`.
+   */
+  toUIMessageStreamResponse(options: UIMessageStreamOptions = {}, init?: ResponseInit): Response {
+    return uiMessageStreamResponse(uiMessageStream(this.client, this.workflowId, options), init);
   }
 
   /** Cancels the run: in-flight model and tool calls are cancelled, and the run ends with stopReason "cancelled". */
@@ -223,18 +234,6 @@ function approvalEntries(trace: readonly TraceEvent[], callId: string): Approval
       return approvalEntries(e.trace, callId);
     return [];
   });
-}
-
-/** A failed run's typed error (with the run's usage), or a `RunFailedError` when the failure carries none. */
-function toRunError(workflowId: string, error: unknown): Error {
-  if (!(error instanceof WorkflowFailedError)) return error as Error;
-  const typed = fromFailure(error);
-  if (typed) return typed;
-  const cause = error.cause ?? error;
-  const failed = new RunFailedError(workflowId, cause instanceof Error ? cause.message : String(cause), cause);
-  const usage = usageOfFailure(error);
-  if (usage) failed.usage = usage;
-  return failed;
 }
 
 /** Re-attaches to a run from any process by its workflow id. */

@@ -1,0 +1,16 @@
+/** The typed error a failed run rejects with, from the Temporal failure that ended its workflow. */
+import { WorkflowFailedError } from "@temporalio/client";
+import { RunFailedError } from "../errors.js";
+import { fromFailure, usageOfFailure } from "../core/typed-failures.js";
+
+/** A failed run's typed error (with the run's usage), or a `RunFailedError` when the failure carries none. */
+export function toRunError(workflowId: string, error: unknown): Error {
+  if (!(error instanceof WorkflowFailedError)) return error as Error;
+  const typed = fromFailure(error);
+  if (typed) return typed;
+  const cause = error.cause ?? error;
+  const failed = new RunFailedError(workflowId, cause instanceof Error ? cause.message : String(cause), cause);
+  const usage = usageOfFailure(error);
+  if (usage) failed.usage = usage;
+  return failed;
+}
