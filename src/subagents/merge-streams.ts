@@ -2,7 +2,8 @@
  * A run's stream with its sub-agents' streams merged in: when the run starts a child
  * (`subagent.started`), the child's events are read from the child's own Workflow Stream and
  * interleaved as they come, each tagged with its agent path and the child's workflow id. Reading
- * streams costs the runs no history; the run's own `run.finished` comes last, after its children's.
+ * streams costs the runs no history; the run's own `run.stopped` (and what follows it) and its
+ * `run.finished` come after its children's last events.
  *
  * Each event's `id` is the merged stream's cursor after it (`client/stream-cursor.ts`): the run's
  * own position and that of every child still being read. Resumed after such a cursor, the run
@@ -52,6 +53,16 @@ export async function* withSubAgentStreams(
     }
     return formatCursor(merged);
   };
+  /** The run's own `run.stopped`, held while children are still read. */
+  let stopped: StreamedRunEvent | undefined;
+  /** Once the last child is read to its end: the held `run.stopped`, and the run's own events go on. */
+  function* release(): Generator<StreamedRunEvent> {
+    if (!stopped || iterators.size > 1 || !iterators.has("")) return;
+    if (stopped.id !== undefined) ownPosition = parseCursor(stopped.id, 2).get("");
+    yield { ...stopped, id: cursor() };
+    stopped = undefined;
+    pull("");
+  }
   pull("");
   for (const [workflowId, childAfter] of childrenToResume(root, after)) openChild(workflowId, childAfter);
   let finished: StreamedRunEvent | undefined;
@@ -62,6 +73,7 @@ export async function* withSubAgentStreams(
       if (result.done) {
         iterators.delete(key);
         children.delete(key);
+        yield* release();
         continue;
       }
       const event = result.value;
@@ -69,6 +81,11 @@ export async function* withSubAgentStreams(
       if (event.agents) lastAgents.set(key, event.agents);
       const tagged = event.agents || !lastAgents.has(key) ? event : { ...event, agents: lastAgents.get(key)! };
       if (key === "") {
+        if (event.type === "run.stopped" && iterators.size > 1) {
+          // The answer's end waits for its children's last events (read behind it when a closed run is read again), and so does all that follows it.
+          stopped = tagged;
+          continue;
+        }
         if (event.id !== undefined) ownPosition = parseCursor(event.id, 2).get("");
         if (event.type === "run.finished") {
           finished = { ...tagged, id: cursor() };
@@ -82,6 +99,7 @@ export async function* withSubAgentStreams(
           await iterators.get(key)!.return?.();
           iterators.delete(key);
           children.delete(key);
+          yield* release();
           continue;
         }
         if (event.id !== undefined) children.set(key, parseCursor(event.id, 2));
