@@ -4,6 +4,7 @@ import type { UIMessageChunk } from "ai";
 import {
   ai,
   InvalidStreamCursorError,
+  RunEventStream,
   uiMessageStream,
   uiMessageStreamResponse,
   type StreamedRunEvent,
@@ -259,6 +260,47 @@ describe("the contract's events", () => {
       { type: "finish-step" },
       { type: "finish", finishReason: "error" },
     ]);
+  });
+});
+
+describe("a session's message", () => {
+  it("streams from where the message starts (event offset and conversation index) to its run.stopped, and nothing of the message before", async () => {
+    const model = await startScriptedModel([
+      "First answer.",
+      { text: "Swapping.", toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] },
+      "Second answer: lunges are in.",
+    ]);
+    const agent = ai.agent({
+      name: "ui-session",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [updatePlanTool()],
+    });
+    await withWorker(harness, [agent], async ({ taskQueue }) => {
+      const session = agent.session(`s-${Date.now()}`, { client: harness.client, taskQueue, streamText: true });
+      await session.send("Hello");
+      // Where the next message starts: after the first message's run.stopped, and after its conversation.
+      const first = await collectUntil(
+        new RunEventStream(harness.client, session.workflowId, () => Promise.reject(new Error("a session"))),
+        (e) => e.type === "run.stopped",
+      );
+      const fromOffset = first.at(-1)!.offset + 1;
+      const fromMessage = (await session.history()).length;
+      const sent = session.send("Swap squats for lunges");
+      const stream = uiMessageStream(harness.client, session.workflowId, { fromOffset, fromMessage, messageId: "m2" });
+      const read = await readUIStream(uiMessageStreamResponse(stream));
+      await sent;
+      expect(read.chunks[0]).toEqual({ type: "start", messageId: "m2" });
+      expect(read.chunks.at(-1)).toEqual({ type: "finish", finishReason: "stop" });
+      const message = await messageOf(read.chunks);
+      expect(textsOf(message)).toEqual(["Swapping.", "Second answer: lunges are in."]);
+      expect(message.parts.find((p) => p.type === "tool-update_plan")).toMatchObject({
+        state: "output-available",
+        input: { from: "squats", to: "lunges" },
+        output: { ok: true },
+      });
+      await session.end();
+    });
+    await model.close();
   });
 });
 
