@@ -445,3 +445,36 @@ export class InvalidStreamCursorError extends DurableAgentError {
     );
   }
 }
+
+/** A message was sent with `ifIdle` (a chat's POST) while another message of the session is queued or being answered. */
+export class SessionBusyError extends DurableAgentError {
+  override readonly name = "SessionBusyError";
+  static override isInstance = errorGuard<SessionBusyError>("SessionBusyError");
+  constructor(
+    readonly workflowId: string,
+    /** The index of the message being answered (or queued). */
+    readonly index: number,
+  ) {
+    super(
+      `Session ${workflowId} is still answering message ${index}; wait for its answer to end, or stop it (cancel-message, a chat's DELETE), before sending the next one.`,
+    );
+  }
+}
+
+/** A message was sent to a session by someone other than its owner (a chat's user, recorded when the first message started it). */
+export class SessionOwnerError extends DurableAgentError {
+  override readonly name = "SessionOwnerError";
+  static override isInstance = errorGuard<SessionOwnerError>("SessionOwnerError");
+  constructor(readonly workflowId: string) {
+    super(`Session ${workflowId} belongs to another user; only its owner may send to it.`);
+  }
+}
+
+/** A chat request (`createChatHandler`'s routes) is not what the AI SDK's `useChat` sends: `problem` says what is wrong. */
+export class ChatRequestError extends DurableAgentError {
+  override readonly name = "ChatRequestError";
+  static override isInstance = errorGuard<ChatRequestError>("ChatRequestError");
+  constructor(readonly problem: string) {
+    super(`Invalid chat request: ${problem}.`);
+  }
+}

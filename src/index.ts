@@ -92,9 +92,29 @@ export type { RunLogger } from "./client/no-worker-warning.js";
 export type { RunInput } from "./client/normalize-input.js";
 export { RunHandle, type ApproveOptions, type RejectOptions } from "./client/run-handle.js";
 export type { ApprovalCandidate, ApprovalOptions } from "./approvals/index.js";
-export { AgentSession, type SessionOptions } from "./client/session.js";
+export {
+  AgentSession,
+  SessionMessage,
+  SESSION_OWNER_MEMO,
+  type SessionOptions,
+  type SendOptions,
+  type SessionDescription,
+} from "./client/session.js";
+export type { SendDetails, SessionTurn, SessionTurns, SessionTurnStatus } from "./workflows/definitions.js";
 export { RunEventStream, type StreamOptions } from "./client/run-event-stream.js";
-export * from "./chat/index.js";
+export {
+  createChatHandler,
+  type ChatAgent,
+  type ChatCaller,
+  type ChatHandler,
+  type ChatHandlerOptions,
+  uiMessageStream,
+  uiMessageStreamResponse,
+  type UIMessageStreamOptions,
+  type DurableAgentUIDataTypes,
+  type SubAgentData,
+  type SubAgentPart,
+} from "./chat/index.js";
 export type { RunEvent, StreamedRunEvent } from "./core/run-events.js";
 export type { ConnectOptions, TemporalSecurity, TemporalSettings } from "./client/connection.js";
 export { temporalSecurityFromEnv } from "./client/connection.js";

@@ -1,9 +1,19 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { Client, Connection } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ai, SessionEndedError } from "../src/index.js";
+import { z } from "zod";
+import {
+  ai,
+  ModelApiError,
+  SessionBusyError,
+  SessionEndedError,
+  SessionOwnerError,
+  type StreamedRunEvent,
+} from "../src/index.js";
 import { startScriptedModel, type ScriptedRequest } from "../src/testing/index.js";
 import { reprompts, updatePlanTool } from "./support/contract-helpers.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
+import { replaysAndKeeps } from "./support/history-helpers.js";
 
 let harness: Harness;
 beforeAll(async () => {
@@ -84,3 +94,110 @@ describe("agent.session", () => {
     await model.close();
   });
 });
+
+describe("session messages for chats", () => {
+  it("start() hands back each message at once; session-turns gives its index, status, stream offset and conversation index; an approval shows as waiting; cancel-message stops the message in flight; a failed message shows as failed on the stream; the session goes on; the history replays", async () => {
+    let hung: ScriptedRequest | undefined;
+    const model = await startScriptedModel(async (request) => {
+      const text = lastUser(request);
+      const last = request.body.messages.at(-1)!;
+      if (text === "Hello") return "Hi!";
+      if (text === "Hang") return ((hung = request), await request.closed, "never");
+      if (text === "Break") return { status: 401 };
+      if (text === "Refund" && last.role === "user")
+        return { toolCalls: [{ name: "refund", arguments: { amount: 5 } }] };
+      return "Done.";
+    });
+    const refund = ai.tool({
+      name: "refund",
+      input: z.object({ amount: z.number() }),
+      needsApproval: true,
+      execute: async () => ({ ok: true }),
+    });
+    const agent = ai.agent({
+      name: "session-turns",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [refund],
+    });
+    await withWorker(harness, [agent], async ({ taskQueue }) => {
+      const session = agent.session(`turns-${Date.now()}`, { client: harness.client, taskQueue, owner: "alice" });
+      const hello = await session.start("Hello", { by: "alice" });
+      expect(await hello.result()).toMatchObject({ reply: "Hi!", stopReason: "answered" });
+      expect(await hello.turn()).toMatchObject({
+        index: 0,
+        status: "answered",
+        stopReason: "answered",
+        fromOffset: 0,
+        messagesFrom: 0,
+        messagesTo: 2,
+      });
+      // The owner is recorded in the memo, readable without a worker; the session refuses anyone else.
+      expect(await session.describe()).toEqual({ owner: "alice", open: true });
+      await expect(session.send("Hi, it's mallory", { by: "mallory" })).rejects.toBeInstanceOf(SessionOwnerError);
+      await expect(session.send("Hi, anonymous")).rejects.toBeInstanceOf(SessionOwnerError);
+
+      // A message in flight: another with ifIdle is refused; cancel-message stops it; its events end with run.stopped "cancelled".
+      const hang = await session.start("Hang", { by: "alice" });
+      const started = await hang.turn({ started: true });
+      expect(started).toMatchObject({ index: 1, status: "answering", messagesFrom: 2 });
+      expect(started.fromOffset).toBeGreaterThan(0);
+      await eventually(() => hung !== undefined);
+      const busy = await session.start("Me too", { by: "alice", ifIdle: true }).catch((e: unknown) => e);
+      expect(busy).toBeInstanceOf(SessionBusyError);
+      expect(busy).toMatchObject({ index: 1 });
+      expect(await session.cancelMessage(0)).toBeNull(); // message 0 is not the one being answered
+      expect(await session.cancelMessage()).toBe(1);
+      expect(await hang.result()).toMatchObject({ stopReason: "cancelled" });
+      expect(await hang.turn()).toMatchObject({ status: "cancelled", stopReason: "cancelled", messagesTo: 3 });
+      expect(await session.cancelMessage()).toBeNull();
+      const hangEvents = await eventsUntilEnd(session.workflowId, started.fromOffset!);
+      expect(hangEvents.at(-1)).toMatchObject({ type: "run.stopped", stopReason: "cancelled" });
+
+      // A failed message: its send rejects with the typed error, its turn and its stream say so, and the session goes on.
+      const broken = await session.start("Break", { by: "alice" });
+      await expect(broken.result()).rejects.toBeInstanceOf(ModelApiError);
+      const failed = await broken.turn();
+      expect(failed).toMatchObject({ index: 2, status: "failed", error: { name: "ModelApiError" } });
+      const failedEvents = await eventsUntilEnd(session.workflowId, failed.fromOffset!);
+      expect(failedEvents.at(-1)).toMatchObject({ type: "message.failed", index: 2, error: { name: "ModelApiError" } });
+
+      // An approval: the message waits for a person; a decision lets it end.
+      const refunding = await session.start("Refund", { by: "alice" });
+      await eventually(async () => (await refunding.turn()).status === "waiting-for-approval");
+      const run = await ai.getRun(session.workflowId, { client: harness.client });
+      const [waiting] = await run.pendingApprovals();
+      await run.approve(waiting!.callId, { by: "alice" });
+      expect(await refunding.result()).toMatchObject({ reply: "Done.", toolCalls: [{ name: "refund", status: "ok" }] });
+
+      const { turns, nextOffset } = await session.turns();
+      expect(turns.map((t) => `${t.index} ${t.status}`)).toEqual([
+        "0 answered",
+        "1 cancelled",
+        "2 failed",
+        "3 answered",
+      ]);
+      expect(nextOffset).toBeGreaterThan(turns[3]!.fromOffset!);
+      // The conversation stays one a model takes: the next message is answered.
+      expect(await session.send("Hello", { by: "alice" })).toMatchObject({ reply: "Hi!" });
+      await session.end();
+      await replaysAndKeeps({ workflow: harness.client.workflow.getHandle(session.workflowId) }, "session-turns");
+    });
+    await model.close();
+  });
+});
+
+/** Polls `check` until it holds. */
+async function eventually(check: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await check())) await sleep(20);
+}
+
+/** A session message's events, from its offset to the event that ends it (run.stopped or message.failed). */
+async function eventsUntilEnd(workflowId: string, fromOffset: number): Promise<StreamedRunEvent[]> {
+  const events: StreamedRunEvent[] = [];
+  const run = await ai.getRun(workflowId, { client: harness.client });
+  for await (const event of run.stream({ fromOffset, subAgents: false })) {
+    events.push(event);
+    if (event.type === "run.stopped" || event.type === "message.failed") break;
+  }
+  return events;
+}

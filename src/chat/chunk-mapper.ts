@@ -114,6 +114,8 @@ export class ChunkMapper {
         ];
       case "run.finished":
         return this.end(FINISH_REASONS[event.result.stopReason] ?? "other");
+      case "message.failed":
+        return this.fail(event.error);
       default:
         return [data("trace", `trace-${event.offset}`, stripStreamFields(event))];
     }
@@ -129,7 +131,8 @@ export class ChunkMapper {
   /** The chunks that end a failed answer: its typed error's name and message, then `finish` ("error"). */
   fail(error: unknown): Chunks {
     if (this.ended) return [];
-    const errorText = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    const named = typeof error === "object" && error !== null && "name" in error && "message" in error;
+    const errorText = named ? `${String(error.name)}: ${String(error.message)}` : String(error);
     return [...this.closeText(), { chunk: { type: "error", errorText } }, ...this.end("error")];
   }
 

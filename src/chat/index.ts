@@ -1,6 +1,15 @@
 /**
- * The AI SDK's chat protocol over runs and sessions: a run's answer as a UI message stream (what
- * `useChat` reads), and its server-sent-events response.
+ * The chat UI's server side: `createChatHandler` for the AI SDK's `useChat`, the chat's history as
+ * `UIMessage[]`, and a run's or a session message's answer as a UI message stream (what `useChat`
+ * reads) with its server-sent-events response.
  */
+export {
+  createChatHandler,
+  type ChatAgent,
+  type ChatCaller,
+  type ChatHandler,
+  type ChatHandlerOptions,
+} from "./chat-handler.js";
+export { answerMessageId, chatHistory, userMessageId, type ChatState } from "./chat-history.js";
 export { uiMessageStream, uiMessageStreamResponse, type UIMessageStreamOptions } from "./ui-message-stream.js";
 export type { DurableAgentUIDataTypes, SubAgentData, SubAgentPart } from "./data-parts.js";

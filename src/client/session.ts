@@ -1,11 +1,27 @@
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, type Client } from "@temporalio/client";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowUpdateHandle,
+} from "@temporalio/client";
 import { readRunPart } from "./run-reader.js";
 import { MAX_PAGE_BYTES } from "../core/paging.js";
 import { SESSION_WORKFLOW_NAME } from "../core/constants.js";
 import type { Message, RunResult } from "../core/types.js";
 import { InvalidInputError, SessionEndedError } from "../errors.js";
 import { fromFailure } from "../core/typed-failures.js";
-import { endUpdate, sendUpdate, type AgentSessionArgs } from "../workflows/definitions.js";
+import {
+  cancelMessageUpdate,
+  endUpdate,
+  sendUpdate,
+  sessionTurnsQuery,
+  type AgentSessionArgs,
+  type SendDetails,
+  type SessionTurn,
+  type SessionTurns,
+} from "../workflows/definitions.js";
 import { getDefaultClient, temporalSettings } from "./connection.js";
 import { checkContext } from "./start-run.js";
 import type { z } from "zod";
@@ -21,6 +37,26 @@ export interface SessionOptions {
   streamText?: boolean;
   /** The session's context, for every message (see `RunOptions.context`); recorded when the first send starts the session. */
   context?: unknown;
+  /**
+   * The session's owner (a chat's user), recorded when the first message starts the session: in
+   * its input, where the session itself refuses sends by anyone else (`SessionOwnerError`), and in
+   * its memo (`durableAgentChatOwner`), which `session.describe()` reads. Sends then pass `by`.
+   */
+  owner?: string;
+}
+
+/** The memo key a session's owner is recorded under. */
+export const SESSION_OWNER_MEMO = "durableAgentChatOwner";
+
+/** Options of `session.send()` and `session.start()`: who sends, and whether to refuse the message while another is answered. */
+export type SendOptions = SendDetails;
+
+/** What `session.describe()` tells about a session without a worker: whether it exists, its owner, and whether it is open. */
+export interface SessionDescription {
+  /** The owner recorded when the session started, if any. */
+  owner?: string;
+  /** False once the session has ended (or closed otherwise): it takes no more messages. */
+  open: boolean;
 }
 
 /**
@@ -48,35 +84,94 @@ export class AgentSession {
    * trace). A message the run fails on rejects with the typed error that ended it (as
    * `handle.result()` does); a session that has ended, with `SessionEndedError`.
    */
-  async send(message: string): Promise<RunResult> {
-    if (typeof message !== "string" || message.trim() === "")
-      throw new InvalidInputError("a session message is a non-empty string");
+  async send(message: string, options: SendOptions = {}): Promise<RunResult> {
+    checkMessage(message);
     const client = await this.client();
+    try {
+      return await client.workflow.executeUpdateWithStart(sendUpdate, {
+        args: sendArgs(message, options),
+        startWorkflowOperation: this.startOperation(),
+      });
+    } catch (error) {
+      throw this.sendError(error);
+    }
+  }
+
+  /**
+   * Sends a message without waiting for its answer: resolves once the session has taken it, to a
+   * handle on it (its index and offsets with `turn()`, its result with `result()`). With `ifIdle`,
+   * a session still answering another message refuses it with `SessionBusyError`.
+   */
+  async start(message: string, options: SendOptions = {}): Promise<SessionMessage> {
+    checkMessage(message);
+    const client = await this.client();
+    try {
+      const update = await client.workflow.startUpdateWithStart(sendUpdate, {
+        args: sendArgs(message, options),
+        waitForStage: "ACCEPTED",
+        startWorkflowOperation: this.startOperation(),
+      });
+      // Accepted, or rejected by the session's validator (ended, another owner, busy): a rejected send leaves no turn, and its result is the refusal.
+      const { turns } = await this.turns();
+      if (!turns.some((turn) => turn.updateId === update.updateId)) await update.result();
+      return new SessionMessage(this, update, (error) => this.sendError(error));
+    } catch (error) {
+      throw this.sendError(error);
+    }
+  }
+
+  /** Every message of the session so far: status, and where its events and messages start; and the stream's next offset. */
+  async turns(): Promise<SessionTurns> {
+    return (await this.client()).workflow.getHandle(this.workflowId).query(sessionTurnsQuery);
+  }
+
+  /**
+   * Stops the message being answered (or, with `index`, that message only if it is the one being
+   * answered): its model and tool calls are cancelled and it ends with stopReason "cancelled";
+   * the session takes the next message. Resolves to the stopped message's index, or null.
+   */
+  async cancelMessage(index?: number): Promise<number | null> {
+    const handle = (await this.client()).workflow.getHandle(this.workflowId);
+    return handle.executeUpdate(cancelMessageUpdate, { args: [index ?? null] });
+  }
+
+  /** Whether the session exists, its owner and whether it is open, read from Temporal alone (no worker); undefined when it was never started. */
+  async describe(): Promise<SessionDescription | undefined> {
+    const handle = (await this.client()).workflow.getHandle(this.workflowId);
+    try {
+      const description = await handle.describe();
+      const owner = description.memo?.[SESSION_OWNER_MEMO];
+      return { open: description.status.name === "RUNNING", ...(typeof owner === "string" ? { owner } : {}) };
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  private startOperation() {
+    const { owner } = this.options;
     const args: AgentSessionArgs = {
       agent: this.agent,
       ...(this.options.streamText ? { streamText: true } : {}),
-      ...defined({ context: this.#context }),
+      ...defined({ context: this.#context, owner }),
     };
-    const start = new WithStartWorkflowOperation(SESSION_WORKFLOW_NAME, {
+    return new WithStartWorkflowOperation(SESSION_WORKFLOW_NAME, {
       workflowId: this.workflowId,
       taskQueue: temporalSettings({ taskQueue: this.options.taskQueue }).taskQueue,
       args: [args],
       workflowIdConflictPolicy: "USE_EXISTING",
       workflowIdReusePolicy: "REJECT_DUPLICATE", // an ended session stays ended
       staticSummary: `${this.agent} session ${this.id}`,
+      ...(owner !== undefined ? { memo: { [SESSION_OWNER_MEMO]: owner } } : {}),
     });
-    try {
-      return await client.workflow.executeUpdateWithStart(sendUpdate, {
-        args: [message],
-        startWorkflowOperation: start,
-      });
-    } catch (error) {
-      const typed = fromFailure(error);
-      // An ended session's id is not reused: a send after the end finds its closed workflow, or the session's own refusal.
-      if (error instanceof WorkflowExecutionAlreadyStartedError || SessionEndedError.isInstance(typed))
-        throw new SessionEndedError(this.workflowId);
-      throw typed ?? error;
-    }
+  }
+
+  private sendError(error: unknown): unknown {
+    const typed = fromFailure(error);
+    // An ended session's id is not reused: a send after the end finds its closed workflow, or the session's own refusal.
+    if (error instanceof WorkflowExecutionAlreadyStartedError || SessionEndedError.isInstance(typed))
+      return new SessionEndedError(this.workflowId);
+    return typed ?? error;
   }
 
   /** The whole conversation so far. */
@@ -98,7 +193,57 @@ export class AgentSession {
     await handle.result();
   }
 
-  private async client(): Promise<Client> {
+  /** The Temporal client the session is reached through. */
+  async client(): Promise<Client> {
     return this.options.client ?? getDefaultClient();
   }
+}
+
+/** Pause between reads of a queued message's turn, growing to TURN_POLL_MAX_MS. */
+const TURN_POLL_MS = 50;
+const TURN_POLL_MAX_MS = 500;
+
+/** A message sent with `session.start()`: its turn (index, status, offsets) and its result. */
+export class SessionMessage {
+  constructor(
+    /** The session it was sent to. */
+    readonly session: AgentSession,
+    private readonly update: WorkflowUpdateHandle<RunResult>,
+    private readonly typed: (error: unknown) => unknown,
+  ) {}
+
+  /** The id of the `send` Update that carries it. */
+  get updateId(): string {
+    return this.update.updateId;
+  }
+
+  /** Its answer's `RunResult`; a message the run fails on rejects with the typed error, as `send` does. */
+  async result(): Promise<RunResult> {
+    try {
+      return await this.update.result();
+    } catch (error) {
+      throw this.typed(error);
+    }
+  }
+
+  /** Its turn in the session. With `started`, waits until it is being answered (a queued message has no offsets yet). */
+  async turn(options: { started?: boolean } = {}): Promise<SessionTurn> {
+    for (let pause = TURN_POLL_MS; ; pause = Math.min(TURN_POLL_MAX_MS, pause * 2)) {
+      const { turns } = await this.session.turns();
+      const turn = turns.find((t) => t.updateId === this.updateId);
+      if (turn && (!options.started || turn.status !== "queued")) return turn;
+      await sleep(pause);
+    }
+  }
+}
+
+function checkMessage(message: unknown): void {
+  if (typeof message !== "string" || message.trim() === "")
+    throw new InvalidInputError("a session message is a non-empty string");
+}
+
+/** The send Update's arguments: the message alone when nothing comes with it (as sends always were). */
+function sendArgs(message: string, options: SendOptions): [string] | [string, SendDetails] {
+  const details = defined({ by: options.by, ifIdle: options.ifIdle || undefined });
+  return Object.keys(details).length > 0 ? [message, details] : [message];
 }

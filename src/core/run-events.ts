@@ -10,7 +10,8 @@ export const RUN_EVENTS_TOPIC = "run-events";
  * - `text.delta`: answer text as the model produces it (`attempt` counts activity attempts);
  * - `trip.retry`: the model call of `trip` is being retried; drop text of earlier attempts of that trip;
  * - `tool.started`: a tool call is about to run;
- * - `run.finished`: the run's result.
+ * - `run.finished`: the run's result;
+ * - `message.failed`: a session message ended with a typed error (the session takes the next one).
  */
 export type RunEvent = (
   | TraceEvent
@@ -19,6 +20,7 @@ export type RunEvent = (
   | { type: "trip.retry"; trip: number; attempt: number }
   | { type: "tool.started"; trip: number; tool: string; callId: string }
   | { type: "run.finished"; result: RunResult }
+  | { type: "message.failed"; index: number; error: { name: string; message: string } }
 ) & { agents?: string[] };
 
 /**

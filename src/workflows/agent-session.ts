@@ -3,18 +3,27 @@
  * for one message, with the contract applying per message as it does per run; sends are queued
  * in order; the session continues as new between messages when Temporal suggests it.
  */
-import { allHandlersFinished, condition, patched, setHandler, workflowInfo } from "@temporalio/workflow";
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  patched,
+  setHandler,
+  workflowInfo,
+} from "@temporalio/workflow";
 import { ACTIVITY } from "../core/constants.js";
 import { initialContractState } from "../core/contract-state.js";
-import { initialState, lastReply } from "../core/run-state.js";
-import type { RunResult } from "../core/types.js";
+import { failedCall, initialState, lastReply, recordToolCalls, type RunState } from "../core/run-state.js";
+import type { RunResult, StopReason } from "../core/types.js";
 import type { RunUsage } from "../core/usage.js";
 import { activitiesFor, local, unwrapFailure } from "./activity-proxies.js";
-import { InvalidInputError, SessionEndedError } from "../errors.js";
+import { InvalidInputError, SessionBusyError, SessionEndedError, SessionOwnerError } from "../errors.js";
 import { toFailure } from "../core/typed-failures.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
-import { endUpdate, sendUpdate, type AgentSessionArgs } from "./definitions.js";
+import { endUpdate, sendUpdate, type AgentSessionArgs, type SendDetails, type SessionTurn } from "./definitions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { runTrips } from "./trip-loop.js";
 import { carryMcpTools } from "./mcp-tool-list.js";
@@ -22,9 +31,12 @@ import { RunHandlers } from "./run-handlers.js";
 import { tripLoopOf } from "./run-setup.js";
 import { continueAsNewOnCurrentBuild, currentBuildChanged } from "./build-upgrade.js";
 import { defined } from "../core/defined.js";
+import { SessionTurnList } from "./session-turns.js";
 
 /** Marks histories whose sessions give each message the session agent's local tools back after a handoff (before: the last agent's). */
 const SESSION_LOCAL_TOOLS_PATCH = "durable-agent.session-local-tools";
+/** Marks histories whose failed messages publish `message.failed` and close the failed answer's unanswered tool calls. */
+const MESSAGE_FAILED_PATCH = "durable-agent.session-message-failed";
 
 /** What a session returns when it ends. */
 export interface SessionSummary {
@@ -42,22 +54,32 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   const events = new RunEventPublisher(run, args.resume?.stream, agents);
   // Every handler before the first await: a query or update that comes during setup finds its handler.
   const handlers = new RunHandlers({ run, events, agents, context: args.context, mcpTools: args.resume?.mcpTools });
+  const turns = new SessionTurnList(args.resume?.turns, events, handlers.approvals);
   unpackCarried(run, carried, events);
   let ended = false;
   let pending = 0;
   let ready!: () => void;
   let queue: Promise<unknown> = new Promise<void>((resolve) => (ready = resolve)); // sends wait for the setup below
-  let send: (message: string) => Promise<RunResult>;
+  let send: (message: string, turn: SessionTurn) => Promise<RunResult>;
   // Handlers first, so sends that arrive with the start (update-with-start) are taken in order.
   setHandler(
     sendUpdate,
     (message) => {
       pending += 1;
-      const turn = queue.then(() => send!(message));
-      queue = turn.catch(() => undefined);
-      return turn.finally(() => (pending -= 1));
+      const turn = turns.queued();
+      const answer = queue.then(() => send!(message, turn));
+      queue = answer.catch(() => undefined);
+      return answer.finally(() => (pending -= 1));
     },
-    { validator: (message) => validateSend(message, ended) },
+    {
+      validator: (message: string, details?: SendDetails) => {
+        validateSend(message, ended);
+        if (args.owner !== undefined && details?.by !== args.owner)
+          throw toFailure(new SessionOwnerError(workflowInfo().workflowId));
+        const busy = details?.ifIdle ? turns.busy : undefined;
+        if (busy) throw toFailure(new SessionBusyError(workflowInfo().workflowId, busy.index));
+      },
+    },
   );
   setHandler(endUpdate, () => void (ended = true));
 
@@ -88,7 +110,9 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   };
   const loop = tripLoopOf(handlers, spec, args.resume?.agentVersion, { ...parts, ...defined({ budget: spec.budget }) });
 
-  send = async (message) => {
+  send = async (message, turn) => {
+    const scope = new CancellationScope();
+    turns.started(turn, run.messages.length, scope);
     const start = {
       messages: run.messages.length,
       toolCalls: run.toolCalls.length,
@@ -106,11 +130,34 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
     loop.firstTrip = run.trips + 1;
     ctx.contract = initialContractState();
     ctx.input = message;
-    await loop.progress.step("before the first trip", () => beforeFirstTrip(ctx));
-    const { stopReason, detail } = await runTrips(loop, run.trips + spec.maxTrips);
+    let stopReason: StopReason;
+    let detail: string;
+    try {
+      ({ stopReason, detail } = await scope.run(async () => {
+        await loop.progress.step("before the first trip", () => beforeFirstTrip(ctx));
+        return runTrips(loop, run.trips + spec.maxTrips);
+      }));
+    } catch (error) {
+      if (isCancellation(error) && scope.consideredCancelled) {
+        // cancel-message: the calls in flight were cancelled; the message ends, the session goes on.
+        closeUnansweredCalls(run, start.messages, "cancelled: the message was stopped");
+        stopReason = "cancelled";
+        detail = `cancelled during ${loop.progress.where}`;
+      } else {
+        const failure = error instanceof ApplicationFailure ? error : undefined;
+        const failed = { name: failure?.type ?? (error as Error).name, message: (error as Error).message };
+        if (patched(MESSAGE_FAILED_PATCH)) {
+          closeUnansweredCalls(run, start.messages, `failed: the message failed (${failed.name})`);
+          events.publish({ type: "message.failed", index: turn.index, error: failed });
+        }
+        turns.ended(turn, run.messages.length, { error: failed });
+        throw error;
+      }
+    }
     run.trace.push({ trip: run.trips, type: "run.stopped", stopReason, detail });
     loop.progress.finished(stopReason);
     events.syncTrace();
+    turns.ended(turn, run.messages.length, { stopReason });
     return {
       workflowId: workflowInfo().workflowId,
       runId: workflowInfo().runId,
@@ -133,9 +180,26 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   }
   const { carried: state, packed } = prepareCarry(run, events);
   return continueAsNewOnCurrentBuild<typeof agentSession>(events.stream, (stream) => {
-    const next: AgentSessionArgs = { ...args, resume: { ...state, stream, ...carryMcpTools(mcpTools) } };
+    const resume = { ...state, stream, ...carryMcpTools(mcpTools), turns: turns.all };
+    const next: AgentSessionArgs = { ...args, resume };
     return packed ? [next, packed] : [next];
   });
+}
+
+/**
+ * Answers the tool calls of the message's last answer that have no result (its message stopped or
+ * failed while they ran), so the conversation stays one a model takes for the next message.
+ */
+function closeUnansweredCalls(run: RunState, from: number, why: string): void {
+  const messages = run.messages.slice(from);
+  const answer = messages.findLast((m) => m.role === "assistant");
+  const answered = new Set(messages.flatMap((m) => (m.role === "tool" ? [m.toolCallId] : [])));
+  const open = (answer?.role === "assistant" ? (answer.toolCalls ?? []) : []).filter((c) => !answered.has(c.id));
+  if (open.length > 0)
+    recordToolCalls(
+      run,
+      open.map((call) => failedCall(call, run.trips, why)),
+    );
 }
 
 function validateSend(message: unknown, ended: boolean): void {

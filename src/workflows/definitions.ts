@@ -6,7 +6,7 @@ import type { McpToolDefinition } from "../core/mcp-tools.js";
 import type { RunPage, RunPart } from "../core/paging.js";
 import type { ForkArgs } from "../core/fork-args.js";
 import type { PlaybackArgs } from "../core/playback.js";
-import type { ForkedFrom, Message, PendingApproval, RunResult, TraceEvent } from "../core/types.js";
+import type { ForkedFrom, Message, PendingApproval, RunResult, StopReason, TraceEvent } from "../core/types.js";
 import type { Budget, RunUsage, Usage } from "../core/usage.js";
 import type { ModelSettings } from "../core/model-settings.js";
 
@@ -158,14 +158,67 @@ export interface AgentSessionArgs {
   context?: unknown;
   /** Publish answer text token by token. */
   streamText?: boolean;
+  /** Who owns the session (a chat's user): only sends `by` the owner are taken. Absent: anyone may send. */
+  owner?: string;
   /** Set when the session continues as new. */
-  resume?: CarriedRun;
+  resume?: SessionResumeState;
+}
+
+/** What a session carries across continue-as-new: a run's state, and its messages so far. */
+export interface SessionResumeState extends CarriedRun {
+  /** The session's messages so far (absent in sessions carried by versions before turns). */
+  turns?: SessionTurn[];
+}
+
+/** Where a session message is: queued behind another, being answered, waiting for a person, or ended (answered, failed, cancelled). */
+export type SessionTurnStatus = "queued" | "answering" | "waiting-for-approval" | "answered" | "failed" | "cancelled";
+
+/** One message of a session, as the `session-turns` query gives it. */
+export interface SessionTurn {
+  /** The message's number in the session, from 0, across continue-as-new. */
+  index: number;
+  status: SessionTurnStatus;
+  /** The id of the `send` Update that brought it. */
+  updateId: string;
+  /** Where its events start in the session's stream (the offset of its first event); set once it is answered. */
+  fromOffset?: number;
+  /** Where its messages start in the conversation (its user message); set once it is answered. */
+  messagesFrom?: number;
+  /** Where its messages end (exclusive) in the conversation, once it has ended. */
+  messagesTo?: number;
+  /** How its answer ended, once it has (`answered`, `max-trips`, `cancelled`, ...). */
+  stopReason?: StopReason;
+  /** The typed error a failed message ended with. */
+  error?: { name: string; message: string };
+}
+
+/** The `session-turns` query's answer: every message of the session, and the stream's next offset. */
+export interface SessionTurns {
+  turns: SessionTurn[];
+  /** The offset the session's next event will have. */
+  nextOffset: number;
+}
+
+/** What comes with a message sent to a session. Sends recorded before it carry the message alone. */
+export interface SendDetails {
+  /** Who sends it: must be the session's owner when it has one (`SessionOwnerError` otherwise). */
+  by?: string;
+  /** Refuse the message (`SessionBusyError`) when another is queued or being answered, instead of queueing it. */
+  ifIdle?: boolean;
 }
 
 /** Sends a message to a session: runs the trip loop for it and returns its result. Queued in order. */
-export const sendUpdate = defineUpdate<RunResult, [message: string]>("send");
+export const sendUpdate = defineUpdate<RunResult, [message: string, details?: SendDetails]>("send");
 /** Ends a session once the messages already sent are answered. */
 export const endUpdate = defineUpdate<void, []>("end");
+/** Every message of a session: its status and where its events and conversation start. Adds no history event. */
+export const sessionTurnsQuery = defineQuery<SessionTurns>("session-turns");
+/**
+ * Stops the message being answered (its model and tool calls are cancelled; it ends with stopReason
+ * "cancelled"), or, with an index (null: whichever), that message only if it is the one being answered. The session
+ * takes the next message. Resolves to the stopped message's index, or null when none was being answered.
+ */
+export const cancelMessageUpdate = defineUpdate<number | null, [index: number | null]>("cancel-message");
 
 /** A model call attempt that failed after the server reported usage: the tokens were paid for. Sent by the `model.call` activity before it fails. */
 export interface FailedAttemptUsage {

@@ -30,6 +30,12 @@ export class RunEventPublisher {
     });
   }
 
+  /** The offset the stream's next item will have. */
+  nextOffset(): number {
+    const { base_offset, log } = this.stream.getState();
+    return base_offset + log.length;
+  }
+
   /** Publishes one event. */
   publish(event: RunEvent): void {
     this.syncTrace();

@@ -152,6 +152,7 @@ describe("the tarball", () => {
       "dist/index.d.ts",
       "dist/index.js.map",
       "dist/testing/index.js",
+      "dist/ui/index.js",
       "dist/cli/index.js",
       "dist/workflows/index.js",
       "bin/durable-agent.js",

@@ -120,6 +120,11 @@ export class Approvals {
     setHandler(pendingApprovalsQuery, () => [...this.#own.values(), ...this.#below.values()]);
   }
 
+  /** Whether a call of the run, or of one of its sub-agents' runs, waits for a person. */
+  get anyWaiting(): boolean {
+    return this.#own.size + this.#below.size > 0;
+  }
+
   /** Waits for a person to approve or reject the call, or for its timeout. */
   async wait(
     call: { id: string; name: string },
