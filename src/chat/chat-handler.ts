@@ -30,7 +30,9 @@ export interface ChatCaller {
 
 /** The agent a chat talks to: any `ai.agent()`. */
 export interface ChatAgent {
+  /** The agent's name, as its worker serves it. */
   readonly name: string;
+  /** The session a chat is: `agent.session(chatId, options)`. */
   session(id: string, options?: SessionOptions): AgentSession;
 }
 
