@@ -11,7 +11,7 @@ import { Client, Connection } from "@temporalio/client";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
-import { traceQuery } from "../src/workflows/definitions.js";
+import { ai } from "../src/index.js";
 import { AFTER_TOOL, chatScript, LONG_STORY, PACE, RESEARCH, STORY, SWAP_OFFER } from "../examples/chat/script.js";
 import { launchChromium } from "./support/browser.js";
 import {
@@ -186,7 +186,7 @@ const session = (chatId: string) => client.workflow.getHandle(`${AGENT}-session-
 
 /** The approval decisions the chat's session recorded: its trace's `approval` events other than the requests, with who decided (`by`). */
 async function approvalDecisions(chatId: string): Promise<Array<{ tool: string; outcome: string; by?: string }>> {
-  const trace = await session(chatId).query(traceQuery);
+  const trace = await (await ai.getRun(`${AGENT}-session-${chatId}`, { client })).trace();
   return trace.flatMap((event) =>
     event.type === "approval" && event.outcome !== "requested"
       ? [{ tool: event.tool, outcome: event.outcome, ...(event.by !== undefined ? { by: event.by } : {}) }]

@@ -27,6 +27,7 @@ export function MessageView({
       {message.parts.map((part, index) => (
         <PartView key={index} part={part} decide={decide} subagents={subagents} />
       ))}
+      <UsageView message={message} />
     </article>
   );
 }
@@ -80,8 +81,11 @@ function PartView({
     );
   if (part.type === "step-start") return null;
   if (isToolUIPart(part)) return <ToolView part={part} decide={decide} subagent={subagents.get(part.toolCallId)} />;
-  // A sub-agent's part shows under the tool call that started it (ToolView).
-  if (part.type === "data-subagent") return null;
+  // A sub-agent's part shows under the tool call that started it (ToolView); the tokens used, at the message's foot (UsageView).
+  if (part.type === "data-subagent" || part.type === "data-usage") return null;
+  // How the answer ended: shown only when it ended other than answered (cancelled, out of trips or budget).
+  if (part.type === "data-stopped" && (part as { data: { stopReason: string } }).data.stopReason === "answered")
+    return null;
   if (part.type.startsWith("data-")) return <DataView type={part.type} data={(part as { data: unknown }).data} />;
   return null;
 }
@@ -156,6 +160,18 @@ function SubAgentView({ run }: { run: SubAgent }) {
         ),
       )}
     </div>
+  );
+}
+
+/** The tokens the answer used so far (its `data-usage` part), at the message's foot. */
+function UsageView({ message }: { message: UIMessage }) {
+  const part = message.parts.find((p) => p.type === "data-usage") as
+    { data: { inputTokens?: number; outputTokens?: number } } | undefined;
+  if (!part) return null;
+  return (
+    <footer style={{ fontSize: 12, color: "#888" }}>
+      {part.data.inputTokens ?? 0} tokens in, {part.data.outputTokens ?? 0} out
+    </footer>
   );
 }
 
