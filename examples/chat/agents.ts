@@ -26,7 +26,12 @@ export const refund = ai.tool({
   description: "Refund an order. A person approves every refund.",
   input: z.object({ orderId: z.string() }),
   needsApproval: true,
-  execute: async ({ orderId }, { idempotencyKey }) => ({ ok: true, orderId, refundId: `rf-${idempotencyKey}` }),
+  execute: async ({ orderId }, { idempotencyKey }) => {
+    // A real app calls its payment provider here, with the idempotency key.
+    const refundId = `rf-${idempotencyKey}`;
+    console.log(`refund: order ${orderId} refunded (${refundId})`);
+    return { ok: true, orderId, refundId };
+  },
 });
 
 /** The tool `actWhenAsked` requires when the user asks for a change to the plan. */
