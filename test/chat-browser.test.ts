@@ -11,6 +11,7 @@ import { Client, Connection } from "@temporalio/client";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
+import { defined } from "../src/core/defined.js";
 import { ai } from "../src/index.js";
 import { AFTER_TOOL, chatScript, LONG_STORY, PACE, RESEARCH, STORY, SWAP_OFFER } from "../examples/chat/script.js";
 import { launchChromium } from "./support/browser.js";
@@ -195,7 +196,7 @@ async function approvalDecisions(chatId: string): Promise<Array<{ tool: string; 
   const trace = await (await ai.getRun(`${AGENT}-session-${chatId}`, { client })).trace();
   return trace.flatMap((event) =>
     event.type === "approval" && event.outcome !== "requested"
-      ? [{ tool: event.tool, outcome: event.outcome, ...(event.by !== undefined ? { by: event.by } : {}) }]
+      ? [{ tool: event.tool, outcome: event.outcome, ...defined({ by: event.by }) }]
       : [],
   );
 }

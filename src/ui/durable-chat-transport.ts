@@ -290,10 +290,16 @@ export class DurableChatTransport<UI_MESSAGE extends UIMessage = UIMessage> exte
   }
 }
 
-/** Whether the consumer's copy of the chat's message ends waiting for a decision (its stream's `finish` said "tool-calls"). */
+/** Whether the consumer's copy of the chat's message ends waiting for a decision: an approval request with no response or outcome after it. */
 function endedAtApproval(chat: ChatState): boolean {
-  const last = chat.ledger.at(-1);
-  return last?.type === "finish" && last.finishReason === "tool-calls";
+  const waiting = new Map<string, string>(); // approval id → tool call id
+  for (const chunk of chat.ledger) {
+    if (chunk.type === "tool-approval-request") waiting.set(chunk.approvalId, chunk.toolCallId);
+    else if (chunk.type === "tool-approval-response") waiting.delete(chunk.approvalId);
+    else if ("toolCallId" in chunk && chunk.type.startsWith("tool-output"))
+      for (const [approvalId, callId] of waiting) if (callId === chunk.toolCallId) waiting.delete(approvalId);
+  }
+  return waiting.size > 0;
 }
 
 async function resolveValue<T>(value: T | PromiseLike<T> | (() => T | PromiseLike<T>)): Promise<T> {

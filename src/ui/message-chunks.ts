@@ -5,7 +5,6 @@
  * interval), so the consumer's copy of the message ends as the history does.
  */
 import { getToolName, isToolUIPart, type UIMessage, type UIMessageChunk } from "ai";
-import { defined } from "../core/defined.js";
 
 /** The chunks of `message`, each part as the stream sent it, in steps as its `step-start` parts say. */
 export function messageChunks(message: UIMessage): UIMessageChunk[] {
@@ -29,7 +28,9 @@ export function messageChunks(message: UIMessage): UIMessageChunk[] {
     } else if (isToolUIPart(part)) chunks.push(...toolChunks(part));
     else if (part.type.startsWith("data-")) {
       const { id, data } = part as { id?: string; data: unknown };
-      chunks.push({ type: part.type as `data-${string}`, ...defined({ id }), data });
+      const chunk: Extract<UIMessageChunk, { type: `data-${string}` }> = { type: part.type as `data-${string}`, data };
+      if (id !== undefined) chunk.id = id;
+      chunks.push(chunk);
     }
   });
   if (step) chunks.push({ type: "finish-step" });
@@ -54,13 +55,15 @@ function toolChunks(part: ToolPart): UIMessageChunk[] {
   const approval = "approval" in part ? part.approval : undefined;
   if (approval) {
     chunks.push({ type: "tool-approval-request", approvalId: approval.id, toolCallId });
-    if (approval.approved !== undefined)
-      chunks.push({
+    if (approval.approved !== undefined) {
+      const response: Extract<UIMessageChunk, { type: "tool-approval-response" }> = {
         type: "tool-approval-response",
         approvalId: approval.id,
         approved: approval.approved,
-        ...defined({ reason: approval.reason }),
-      });
+      };
+      if (approval.reason !== undefined) response.reason = approval.reason;
+      chunks.push(response);
+    }
   }
   if (part.state === "output-available")
     chunks.push({ type: "tool-output-available", toolCallId, output: part.output });
