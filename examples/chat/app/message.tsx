@@ -108,7 +108,7 @@ function ToolView({
       style={{ border: "1px solid #ccd", borderRadius: 6, padding: 8, margin: "6px 0", fontSize: 14 }}
     >
       <div>
-        🔧 <code>{name}</code> <span data-testid="tool-state">{part.state}</span>
+        tool <code>{name}</code> <span data-testid="tool-state">{part.state}</span>
       </div>
       {part.input !== undefined && <pre data-testid="tool-input">{JSON.stringify(part.input)}</pre>}
       {part.state === "approval-requested" && (
@@ -147,7 +147,7 @@ function SubAgentView({ run }: { run: SubAgent }) {
           </p>
         ) : part.type === "tool" ? (
           <div key={index} data-testid="subagent-tool">
-            🔧 <code>{part.toolName}</code> {part.state}
+            tool <code>{part.toolName}</code> {part.state}
           </div>
         ) : part.type === "reprompt" ? (
           <div key={index} data-testid="subagent-reprompt">
