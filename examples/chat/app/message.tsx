@@ -8,6 +8,8 @@ import { getToolName, isToolUIPart, type UIMessage } from "ai";
 
 type Part = UIMessage["parts"][number];
 
+/** JSON in a tool card wraps inside it: a long output (a refund id) would run past the card. */
+const WRAP = { whiteSpace: "pre-wrap", overflowWrap: "anywhere" } as const;
 export function MessageView({
   message,
   decide,
@@ -110,7 +112,11 @@ function ToolView({
       <div>
         tool <code>{name}</code> <span data-testid="tool-state">{part.state}</span>
       </div>
-      {part.input !== undefined && <pre data-testid="tool-input">{JSON.stringify(part.input)}</pre>}
+      {part.input !== undefined && (
+        <pre data-testid="tool-input" style={WRAP}>
+          {JSON.stringify(part.input)}
+        </pre>
+      )}
       {part.state === "approval-requested" && (
         <div>
           <button data-testid="approve" onClick={() => decide(part.approval.id, true)}>
@@ -121,7 +127,11 @@ function ToolView({
           </button>
         </div>
       )}
-      {part.state === "output-available" && <pre data-testid="tool-output">{JSON.stringify(part.output)}</pre>}
+      {part.state === "output-available" && (
+        <pre data-testid="tool-output" style={WRAP}>
+          {JSON.stringify(part.output)}
+        </pre>
+      )}
       {part.state === "output-error" && <p data-testid="tool-error">{part.errorText}</p>}
       {part.state === "output-denied" && <p data-testid="tool-denied">Rejected</p>}
       {subagent && <SubAgentView run={subagent} />}
