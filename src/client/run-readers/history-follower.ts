@@ -22,6 +22,10 @@ export interface HistoryState {
   workflowTaskInFlight: boolean;
   /** Scheduled `model.call` activities that have not closed, by their scheduled event id. */
   readonly openModelCalls: Set<string>;
+  /** Other scheduled activities (tool calls, backstops) that have not closed: most end quickly, with a workflow task after them. */
+  readonly openOtherActivities: Set<string>;
+  /** When the history last grew (`Date.now()`). */
+  grewAt: number;
   /** The run closed without a next run to follow. */
   closed: boolean;
 }
@@ -33,13 +37,17 @@ const NOT_FOUND = 5;
 export class HistoryFollower {
   readonly state: HistoryState = {
     durableMayHaveGrown: true,
-    workflowTaskInFlight: false,
+    // Not known before the first page: nothing is read until it came.
+    workflowTaskInFlight: true,
     openModelCalls: new Set(),
+    openOtherActivities: new Set(),
+    grewAt: 0,
     closed: false,
   };
   /** The run followed: the latest at first (the page token then names it), the next one after a continue-as-new. */
   #runId: string | undefined;
   #nextPageToken: Uint8Array | undefined;
+  #first = true;
 
   constructor(
     private readonly client: Client,
@@ -76,6 +84,8 @@ export class HistoryFollower {
     const events = response.history?.events ?? [];
     this.#nextPageToken = response.nextPageToken?.length ? response.nextPageToken : undefined;
     for (const event of events) this.#apply(event);
+    if (this.#first || events.length > 0) this.state.grewAt = Date.now();
+    if (this.#first && events.length > 0) this.#first = false;
     return events.length;
   }
 
@@ -88,16 +98,19 @@ export class HistoryFollower {
       state.durableMayHaveGrown = true;
     } else if (event.workflowTaskFailedEventAttributes || event.workflowTaskTimedOutEventAttributes) {
       state.workflowTaskInFlight = false;
-    } else if (event.activityTaskScheduledEventAttributes?.activityType?.name === ACTIVITY.modelCall) {
-      state.openModelCalls.add(String(event.eventId));
+    } else if (event.activityTaskScheduledEventAttributes) {
+      const modelCall = event.activityTaskScheduledEventAttributes.activityType?.name === ACTIVITY.modelCall;
+      (modelCall ? state.openModelCalls : state.openOtherActivities).add(String(event.eventId));
     } else {
       const closedActivity =
         event.activityTaskCompletedEventAttributes ??
         event.activityTaskFailedEventAttributes ??
         event.activityTaskTimedOutEventAttributes ??
         event.activityTaskCanceledEventAttributes;
-      if (closedActivity) state.openModelCalls.delete(String(closedActivity.scheduledEventId));
-      else this.#applyClose(event);
+      if (closedActivity) {
+        state.openModelCalls.delete(String(closedActivity.scheduledEventId));
+        state.openOtherActivities.delete(String(closedActivity.scheduledEventId));
+      } else this.#applyClose(event);
     }
   }
 
@@ -111,6 +124,7 @@ export class HistoryFollower {
       close ?? event.workflowExecutionCanceledEventAttributes ?? event.workflowExecutionTerminatedEventAttributes;
     if (!ended) return;
     this.state.openModelCalls.clear();
+    this.state.openOtherActivities.clear();
     this.state.workflowTaskInFlight = false;
     this.state.durableMayHaveGrown = true;
     const nextRunId = close?.newExecutionRunId;

@@ -27,6 +27,13 @@ const MAX_RETRY_PAUSE_MS = 2_000;
 const MAX_READ_FAILURES = 100;
 /** How long a closed run's last events are asked for while no worker answers (one restarting) before the result alone ends the stream. */
 const CLOSED_TAIL_PATIENCE_MS = 30_000;
+/**
+ * While a tool call (or another activity than the model's) is under way, how long after the
+ * history last grew the durable events are read: most such calls end within it, and a workflow
+ * task follows, during which a query would wait in the server's one-query buffer (and other
+ * processes' queries would be rejected). A slower call's `tool.started` comes this late.
+ */
+const QUIET_AFTER_MS = 250;
 /** Durable events kept for watchers that join later; one that starts further back reads its own catch-up. */
 const KEPT_EVENTS = 256;
 
@@ -124,6 +131,13 @@ export class SharedRunReader {
       const changed = new Promise<void>((resolve) => (this.#changed = resolve));
       if (historyError) throw historyError;
       try {
+        // A query while a workflow task is in flight waits in the server's buffer of one query per
+        // run, and the readers of other processes' queries are then rejected: read at quiet points.
+        const settling = state.openOtherActivities.size > 0 ? QUIET_AFTER_MS - (Date.now() - state.grewAt) : 0;
+        if (state.durableMayHaveGrown && !state.workflowTaskInFlight && settling > 0 && !state.closed) {
+          await Promise.race([changed, this.#pause(settling)]);
+          continue;
+        }
         if (state.durableMayHaveGrown && !state.workflowTaskInFlight) {
           if (state.closed) return await this.#readClosedRun();
           state.durableMayHaveGrown = false;
