@@ -192,9 +192,8 @@ describe("one reader per run per process", () => {
           taskQueue,
           streamText: true,
         });
-        const iterator = (await ai.getRun(handle.workflowId, { client: counted.client }))
-          .stream()
-          [Symbol.asyncIterator]();
+        const stream = (await ai.getRun(handle.workflowId, { client: counted.client })).stream();
+        const iterator = stream[Symbol.asyncIterator]();
         const events: StreamedRunEvent[] = [];
         for (;;) {
           const { value, done } = await iterator.next();
