@@ -24,6 +24,7 @@ export interface CallCounts {
   rejections(): number;
 }
 
+/** A counted client, its counts, and how to close its connection. */
 export interface CountedClient {
   client: Client;
   counts: CallCounts;

@@ -23,6 +23,7 @@ export class WatcherQueue {
   readonly #items: ReaderItem[] = [];
   #wake: (() => void) | undefined;
 
+  /** Adds an item for the watcher, waking it if it waits. */
   push(item: ReaderItem): void {
     const last = this.#items.at(-1);
     if (
