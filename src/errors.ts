@@ -432,6 +432,20 @@ export class ForkError extends DurableAgentError {
   }
 }
 
+/** A stream cursor (an SSE `Last-Event-ID`, or the `after` option of a stream) that this library did not write, or that was cut short. */
+export class InvalidStreamCursorError extends DurableAgentError {
+  override readonly name = "InvalidStreamCursorError";
+  static override isInstance = errorGuard<InvalidStreamCursorError>("InvalidStreamCursorError");
+  constructor(
+    readonly cursor: string,
+    problem: string,
+  ) {
+    super(
+      `Invalid stream cursor "${cursor}": ${problem}. Pass the id of the last event received (the SSE Last-Event-ID) unchanged, or leave it out to read from the start.`,
+    );
+  }
+}
+
 /** A message was sent with `ifIdle` (a chat's POST) while another message of the session is queued or being answered. */
 export class SessionBusyError extends DurableAgentError {
   override readonly name = "SessionBusyError";

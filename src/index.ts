@@ -108,6 +108,12 @@ export {
   type ChatCaller,
   type ChatHandler,
   type ChatHandlerOptions,
+  uiMessageStream,
+  uiMessageStreamResponse,
+  type UIMessageStreamOptions,
+  type DurableAgentUIDataTypes,
+  type SubAgentData,
+  type SubAgentPart,
 } from "./chat/index.js";
 export type { RunEvent, StreamedRunEvent } from "./core/run-events.js";
 export type { ConnectOptions, TemporalSecurity, TemporalSettings } from "./client/connection.js";

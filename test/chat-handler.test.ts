@@ -150,7 +150,7 @@ describe("createChatHandler", () => {
       const handler = handlerFor(coach, harness.client, taskQueue);
       const chatId = newChat();
       const asked = await send(handler, "alice", chatId, [userMessage("Refund")]);
-      expect(asked.chunks.map((c) => c.type).slice(-2)).toEqual(["tool-approval-request", "finish"]);
+      expect(asked.chunks.map((c) => c.type).slice(-3)).toEqual(["tool-approval-request", "finish-step", "finish"]);
       const part = asked.message!.parts.find((p) => p.type === "tool-refund") as { state: string; toolCallId: string };
       expect(part.state).toBe("approval-requested");
       // Another tab reloads: the history shows the approval waiting, under the same message id.
@@ -171,7 +171,8 @@ describe("createChatHandler", () => {
           approval: { id: part.toolCallId, approved: true },
         },
       );
-      const answer = await send(handler, "alice", chatId, [userMessage("Refund"), decided]);
+      // (readUIMessageStream builds the answer on the message it is given: each send gets its own copy.)
+      const answer = await send(handler, "alice", chatId, [userMessage("Refund"), structuredClone(decided)]);
       expect(answer.chunks[0]).toEqual({ type: "start", messageId: `${chatId}-m0` });
       expect(answer.message!.id).toBe(`${chatId}-m0`);
       expect(textOf(answer.message)).toBe("Refunded.");
@@ -182,7 +183,7 @@ describe("createChatHandler", () => {
       );
       expect(approvals.map((e) => `${e.outcome} ${e.by ?? ""}`)).toEqual(["requested ", "approved alice"]);
       // The same decision again: the call no longer waits; the library's typed error, as an error part.
-      const again = await send(handler, "alice", chatId, [userMessage("Refund"), decided]);
+      const again = await send(handler, "alice", chatId, [userMessage("Refund"), structuredClone(decided)]);
       expect(again.chunks).toEqual([{ type: "error", errorText: expect.stringMatching(/no longer waiting/) }]);
       expect(executed).toHaveLength(1);
     });

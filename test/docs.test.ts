@@ -61,8 +61,6 @@ const NOT_GUIDES: Record<string, string> = {
   "docs/streaming-cost.md": "a report: what streaming costs per run, measured",
   "docs/eval-report-schema.md": "a reference: the eval report's JSON, field by field",
   "docs/cli.md": "a reference: the durable-agent command's options, commands and exit codes (no TypeScript to run)",
-  "docs/chat-ui-transport.md":
-    "a reference: the browser transport's behaviours (its code runs in a page against the chat routes, not in Node; the runnable chat is docs/chat-ui.md's)",
 };
 /** The README's most lines: a page that teaches, everything else in a guide (issue 25). */
 const README_MAX_LINES = 200;

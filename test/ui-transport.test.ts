@@ -295,6 +295,51 @@ describe("watch", () => {
     });
     expect(deletes()).toBe(0);
   });
+  it("shows the answer after an approval made elsewhere that ended between two looks, as the chat's history has it, and looks it up once", async () => {
+    server.routes.post = (_, res) => writeChunks(res, approval);
+    server.routes.resume = (_, res) => void res.writeHead(204).end(); // the answer went on and ended before the watcher looked
+    const history: UIMessage[] = [
+      USER,
+      {
+        id: "m1",
+        role: "assistant",
+        parts: [
+          { type: "step-start" },
+          { type: "text", text: "I'll swap them.", state: "done" },
+          {
+            type: "tool-swapExercise",
+            toolCallId: "c1",
+            state: "output-available",
+            input: { from: "squats", to: "lunges" },
+            output: { swapped: true },
+            approval: { id: "a1", approved: true },
+          },
+          { type: "step-start" },
+          { type: "text", text: "Done: squats are now lunges.", state: "done" },
+          { type: "data-usage", id: "usage", data: { inputTokens: 9, outputTokens: 7 } },
+        ],
+      },
+    ];
+    server.routes.messages = (_, res) =>
+      void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(history));
+    const t = transport();
+    await consume(await send(t)).message;
+
+    let onAnswer!: () => void;
+    const news = new Promise<void>((resolve) => (onAnswer = resolve));
+    const unwatch = t.watch(CHAT, () => onAnswer());
+    await news;
+    const message = await consume((await t.reconnectToStream({ chatId: CHAT }))!).message;
+    // The watcher goes on looking (204s), and does not look the settled message up again.
+    const isResume = (r: { method: string; path: string }) => r.method === "GET" && r.path.endsWith("/stream");
+    await server.next(isResume);
+    await server.next(isResume);
+    unwatch();
+    expect(message?.id).toBe("m1");
+    expect(message?.parts).toEqual(history[1]!.parts.map((part) => expect.objectContaining(part)));
+    expect(server.requests.filter((r) => r.path.includes("?messages"))).toHaveLength(1);
+    expect(deletes()).toBe(0);
+  });
 });
 
 describe("the durable-agent/ui entry", () => {

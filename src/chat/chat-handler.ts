@@ -18,10 +18,10 @@ import { PAYLOAD_LIMIT_BYTES } from "../core/constants.js";
 import type { Message, ToolCallRecord } from "../core/types.js";
 import { ChatRequestError, PayloadTooLargeError } from "../errors.js";
 import { pendingApprovalsQuery, traceQuery, type SessionTurn } from "../workflows/definitions.js";
-import { answerStreamResponse } from "./answer-stream.js";
 import { answerMessageId, chatHistory } from "./chat-history.js";
 import { chatIdSchema, parseChatRequest, type ChatDecision } from "./chat-request.js";
 import { jsonError, notFound, statusOf, streamError, typedTemporalError } from "./chat-responses.js";
+import { uiMessageStream, uiMessageStreamResponse } from "./ui-message-stream.js";
 
 /** Who the caller is, as `authorize` says: `by` names them as the chat's owner and as the approver of their decisions. */
 export interface ChatCaller {
@@ -30,7 +30,9 @@ export interface ChatCaller {
 
 /** The agent a chat talks to: any `ai.agent()`. */
 export interface ChatAgent {
+  /** The agent's name, as its worker serves it. */
   readonly name: string;
+  /** The session a chat is: `agent.session(chatId, options)`. */
   session(id: string, options?: SessionOptions): AgentSession;
 }
 
@@ -183,6 +185,12 @@ async function startedTurn(session: AgentSession, queued: SessionTurn): Promise<
   }
 }
 
+/**
+ * A session message's answer as the UI message stream, from `fromOffset` (where the message
+ * starts, or where it goes on after a decision), under the id the chat gives the message. It ends
+ * at a call that still waits for approval (`useChat` sends a decision only once the stream has
+ * ended); a replay past a request that has been decided since goes on.
+ */
 function answerResponse(
   client: Client,
   session: AgentSession,
@@ -190,10 +198,13 @@ function answerResponse(
   turn: SessionTurn,
   fromOffset: number,
 ): Response {
-  return answerStreamResponse(client, session.workflowId, {
+  const stream = uiMessageStream(client, session.workflowId, {
     fromOffset,
+    fromMessage: turn.messagesFrom ?? 0,
     messageId: answerMessageId(chatId, turn.index),
+    endAtApproval: true,
   });
+  return uiMessageStreamResponse(stream);
 }
 
 async function historyOf(client: Client, session: AgentSession, chatId: string): Promise<UIMessage[]> {

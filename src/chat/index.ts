@@ -1,4 +1,8 @@
-/** The chat UI's server side: `createChatHandler` for the AI SDK's `useChat`, and the chat's history as `UIMessage[]`. */
+/**
+ * The chat UI's server side: `createChatHandler` for the AI SDK's `useChat`, the chat's history as
+ * `UIMessage[]`, and a run's or a session message's answer as a UI message stream (what `useChat`
+ * reads) with its server-sent-events response.
+ */
 export {
   createChatHandler,
   type ChatAgent,
@@ -7,3 +11,5 @@ export {
   type ChatHandlerOptions,
 } from "./chat-handler.js";
 export { answerMessageId, chatHistory, userMessageId, type ChatState } from "./chat-history.js";
+export { uiMessageStream, uiMessageStreamResponse, type UIMessageStreamOptions } from "./ui-message-stream.js";
+export type { DurableAgentUIDataTypes, SubAgentData, SubAgentPart } from "./data-parts.js";

@@ -3,6 +3,7 @@ import { completeResult } from "./complete-result.js";
 import { AnswerDeltas } from "./answer-deltas.js";
 import { withSubAgentStreams } from "../subagents/merge-streams.js";
 import type { StreamedRunEvent } from "../core/run-events.js";
+import { formatCursor, parseCursor, type StreamPosition } from "../core/stream-cursor.js";
 import type { RunResult } from "../core/types.js";
 import { watchRun, type ReaderItem } from "./run-readers/index.js";
 
@@ -16,6 +17,12 @@ export interface StreamOptions {
    * offset merges the children started after it.
    */
   subAgents?: boolean;
+  /**
+   * Resume after the event with this `id` (an SSE `Last-Event-ID`): nothing it covers comes again,
+   * nothing after it is missing, sub-agents' events included. Takes the place of `fromOffset`. A
+   * string this library did not write is an `InvalidStreamCursorError`.
+   */
+  after?: string;
 }
 
 /**
@@ -33,23 +40,55 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
 
   /** The events, in order, as they happen (`for await`). */
   [Symbol.asyncIterator](): AsyncIterator<StreamedRunEvent> {
-    if (this.options.subAgents === false) return this.ownEvents();
+    const after = this.options.after === undefined ? undefined : parseCursor(this.options.after, 2);
+    const own = this.ownEvents(after?.get("") ?? [(this.options.fromOffset ?? 0) - 1, 0]);
+    if (this.options.subAgents === false) return own;
     return withSubAgentStreams(
-      this.ownEvents(),
-      (workflowId) =>
-        new RunEventStream(this.client, workflowId, async () =>
-          completeResult(this.client, await this.client.workflow.getHandle(workflowId).result()),
+      own,
+      (workflowId, childAfter) =>
+        new RunEventStream(
+          this.client,
+          workflowId,
+          async () => completeResult(this.client, await this.client.workflow.getHandle(workflowId).result()),
+          childAfter === undefined ? {} : { after: formatCursor(childAfter) },
         ),
+      this.workflowId,
+      after,
     );
   }
 
   /**
-   * The run's own events: its durable events by offset, and between them the text deltas of the
-   * answer in flight (carrying the offset of the durable event before them). They come from this
-   * process's one reader of the run (`run-readers/`), shared with the run's other watchers.
+   * The run's own events after `after` (its offset, and the answer characters already read after
+   * it), each with its `id`: its durable events by offset, and between them the text deltas of the
+   * answer in flight (carrying the offset of the durable event before them).
    */
-  private async *ownEvents(): AsyncGenerator<StreamedRunEvent> {
-    let next = this.options.fromOffset ?? 0;
+  private async *ownEvents(after: StreamPosition): AsyncGenerator<StreamedRunEvent> {
+    let at = after[0]!; // the offset of the last durable event given
+    let chars = 0; // answer characters given after it
+    let skip = after[1] ?? 0; // characters read before this stream started
+    for await (const event of this.ownEventsFrom(at + 1)) {
+      if (event.type === "text.delta" && event.offset === at) {
+        const text = event.text.slice(Math.min(skip, event.text.length));
+        skip -= event.text.length - text.length;
+        if (text === "") continue;
+        chars += text.length;
+        yield { ...event, text, id: formatCursor(new Map([["", [at, chars]]])) };
+      } else {
+        at = event.offset;
+        chars = 0;
+        skip = 0;
+        yield { ...event, id: formatCursor(new Map([["", [at, 0]]])) };
+      }
+    }
+  }
+
+  /**
+   * The run's durable events from `fromOffset`, and between them the text deltas of the answer in
+   * flight. They come from this process's one reader of the run (`run-readers/`), shared with the
+   * run's other watchers.
+   */
+  private async *ownEventsFrom(fromOffset: number): AsyncGenerator<StreamedRunEvent> {
+    let next = fromOffset;
     const watch = watchRun(this.client, this.workflowId, next);
     try {
       const deltas = new AnswerDeltas();
@@ -118,8 +157,9 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
   }
 
   /**
-   * The events as server-sent events, for an HTTP handler: `id` is the offset (so a reconnecting
-   * `EventSource` resumes with `Last-Event-ID`), `event` the type, `data` the JSON event.
+   * The events as server-sent events, for an HTTP handler: `id` is the event's `id` (so a
+   * reconnecting `EventSource` resumes with `Last-Event-ID`: pass it as `after`), `event` the type,
+   * `data` the JSON event.
    */
   toSSEResponse(init: ResponseInit = {}): Response {
     const encoder = new TextEncoder();
@@ -127,7 +167,7 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
       new TransformStream<StreamedRunEvent, Uint8Array>({
         transform(event, controller) {
           controller.enqueue(
-            encoder.encode(`id: ${event.offset}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`),
+            encoder.encode(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`),
           );
         },
       }),

@@ -6,8 +6,9 @@ import type {
 } from "@temporalio/client";
 import { ApplicationFailure } from "@temporalio/common/lib/failure.js";
 import type { PendingApproval, RunResult, TraceEvent } from "../core/types.js";
-import { ApprovalError, ApprovalNotWaitingError, RunFailedError, UnknownApprovalError } from "../errors.js";
-import { fromFailure, usageOfFailure } from "../core/typed-failures.js";
+import { ApprovalError, ApprovalNotWaitingError, UnknownApprovalError } from "../errors.js";
+import { fromFailure } from "../core/typed-failures.js";
+import { toRunError } from "./run-error.js";
 import {
   approveUpdate,
   pendingApprovalsQuery,
@@ -21,6 +22,7 @@ import { getDefaultClient } from "./connection.js";
 import { RunEventStream, type StreamOptions } from "./run-event-stream.js";
 import { defined } from "../core/defined.js";
 import { loadTemporalClient } from "./temporal-sdk.js";
+import { uiMessageStream, uiMessageStreamResponse, type UIMessageStreamOptions } from "../chat/ui-message-stream.js";
 
 /** A started run: await its result, or read its trace while it is live. */
 export class RunHandle {
@@ -48,6 +50,16 @@ export class RunHandle {
   /** The run's events as they happen, from the start or from `fromOffset`. */
   stream(options?: StreamOptions): RunEventStream {
     return new RunEventStream(this.client, this.workflowId, () => this.result(), options);
+  }
+
+  /**
+   * The run's answer as the AI SDK's UI message stream (what `useChat` reads), as a
+   * server-sent-events `Response`: text, reasoning, tool parts, approvals, this library's events as
+   * `data-*` parts, sub-agents nested, then `finish`. Resume a dropped connection with its
+   * `Last-Event-ID` as `after`.
+   */
+  toUIMessageStreamResponse(options: UIMessageStreamOptions = {}, init?: ResponseInit): Response {
+    return uiMessageStreamResponse(uiMessageStream(this.client, this.workflowId, options), init);
   }
 
   /** Cancels the run: in-flight model and tool calls are cancelled, and the run ends with stopReason "cancelled". */
@@ -224,19 +236,6 @@ function approvalEntries(trace: readonly TraceEvent[], callId: string): Approval
       return approvalEntries(e.trace, callId);
     return [];
   });
-}
-
-/** A failed run's typed error (with the run's usage), or a `RunFailedError` when the failure carries none. */
-async function toRunError(workflowId: string, error: unknown): Promise<Error> {
-  const { WorkflowFailedError } = await loadTemporalClient();
-  if (!(error instanceof WorkflowFailedError)) return error as Error;
-  const typed = fromFailure(error);
-  if (typed) return typed;
-  const cause = error.cause ?? error;
-  const failed = new RunFailedError(workflowId, cause instanceof Error ? cause.message : String(cause), cause);
-  const usage = usageOfFailure(error);
-  if (usage) failed.usage = usage;
-  return failed;
 }
 
 /** Re-attaches to a run from any process by its workflow id. */

@@ -38,8 +38,10 @@ export interface PartialAnswer {
 }
 
 /**
- * A run event with its position in its run's stream (the offset to resume after), and the agent
- * path it came from (`["triage", "billing"]`: the billing sub-agent called by triage). Events of
- * sub-agent runs, merged into their caller's stream, carry their own run's `workflowId`.
+ * A run event with its position in its run's stream (`offset`), and the agent path it came from
+ * (`["triage", "billing"]`: the billing sub-agent called by triage). Events of sub-agent runs,
+ * merged into their caller's stream, carry their own run's `workflowId` and offsets. `id` is where
+ * the merged stream is after this event, sub-agents included (set on every event a stream
+ * yields): the SSE event id, and the `after` option that resumes just after it.
  */
-export type StreamedRunEvent = RunEvent & { offset: number; agents?: string[]; workflowId?: string };
+export type StreamedRunEvent = RunEvent & { offset: number; agents?: string[]; workflowId?: string; id?: string };

@@ -11,6 +11,7 @@ import { DEFAULT_RECONNECT, delayBefore, sleep, type ReconnectOptions } from "./
 import { ChatState, type ParkedAnswer } from "./chat-state.js";
 import { streamUrl, withFlag } from "./chat-urls.js";
 import { followStream } from "./follow-stream.js";
+import { messageChunks } from "./message-chunks.js";
 import { readNews } from "./read-news.js";
 
 /** The options of {@link DurableChatTransport}: the AI SDK's HTTP transport options, and how it resumes and watches. */
@@ -138,6 +139,18 @@ export class DurableChatTransport<UI_MESSAGE extends UIMessage = UIMessage> exte
     return (await response.json()) as UI_MESSAGE[];
   }
 
+  /** The consumer's message as the chat's history has it now, when it no longer waits for a decision there; else undefined. */
+  private async settledAnswer(chat: ChatState, chatId: string, signal: AbortSignal): Promise<ParkedAnswer | undefined> {
+    const message = (await this.loadMessages(chatId)).find((m) => m.id === chat.messageId);
+    if (signal.aborted || !message) return undefined;
+    if (message.parts.some((part) => "state" in part && part.state === "approval-requested")) return undefined;
+    return {
+      prefix: messageChunks(message as UIMessage),
+      known: [],
+      rest: new ReadableStream({ start: (c) => c.close() }),
+    };
+  }
+
   private chat(chatId: string): ChatState {
     let chat = this.chats.get(chatId);
     if (!chat) this.chats.set(chatId, (chat = new ChatState()));
@@ -236,6 +249,8 @@ export class DurableChatTransport<UI_MESSAGE extends UIMessage = UIMessage> exte
   private async watchChat(chatId: string, onAnswer: () => void, signal: AbortSignal): Promise<void> {
     const chat = this.chat(chatId);
     let failures = 0;
+    /** The ledger's last chunk when the watcher last looked the message up in the history. */
+    let lookedUp: UIMessageChunk | undefined;
     while (!signal.aborted) {
       await chat.idle(signal);
       if (signal.aborted) return;
@@ -249,6 +264,12 @@ export class DurableChatTransport<UI_MESSAGE extends UIMessage = UIMessage> exte
         const stream = await super.reconnectToStream({ chatId, abortSignal: request.signal });
         failures = 0;
         news = stream ? await readNews(chat, stream) : undefined;
+        // Nothing in flight, but the consumer's message ended at an approval request: the answer went on and ended
+        // between two looks (decided elsewhere). Hand over the message as the history has it.
+        if (!stream && endedAtApproval(chat) && lookedUp !== chat.ledger.at(-1)) {
+          lookedUp = chat.ledger.at(-1);
+          news = await this.settledAnswer(chat, chatId, request.signal);
+        }
       } catch (error) {
         if (request.signal.aborted) continue;
         if (APICallError.isInstance(error) && error.statusCode !== undefined && error.statusCode < 500) throw error;
@@ -267,6 +288,18 @@ export class DurableChatTransport<UI_MESSAGE extends UIMessage = UIMessage> exte
       await sleep(wait, signal).catch(() => undefined);
     }
   }
+}
+
+/** Whether the consumer's copy of the chat's message ends waiting for a decision: an approval request with no response or outcome after it. */
+function endedAtApproval(chat: ChatState): boolean {
+  const waiting = new Map<string, string>(); // approval id → tool call id
+  for (const chunk of chat.ledger) {
+    if (chunk.type === "tool-approval-request") waiting.set(chunk.approvalId, chunk.toolCallId);
+    else if (chunk.type === "tool-approval-response") waiting.delete(chunk.approvalId);
+    else if ("toolCallId" in chunk && chunk.type.startsWith("tool-output"))
+      for (const [approvalId, callId] of waiting) if (callId === chunk.toolCallId) waiting.delete(approvalId);
+  }
+  return waiting.size > 0;
 }
 
 async function resolveValue<T>(value: T | PromiseLike<T> | (() => T | PromiseLike<T>)): Promise<T> {

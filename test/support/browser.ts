@@ -16,11 +16,13 @@ export interface ChromiumBinary {
 }
 
 const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"];
-/** @sparticuz/chromium's Lambda defaults that switch off the web's security model (CORS, site isolation), which the codec UI test checks. */
-const UNSAFE = new Set([
+/** @sparticuz/chromium's Lambda defaults left out: those that switch off the web's security model (CORS, site isolation), which the codec UI test checks, and the one-process mode. */
+const LEFT_OUT = new Set([
   "--disable-web-security",
   "--allow-running-insecure-content",
   "--disable-site-isolation-trials",
+  // Lambda's one-process mode: the browser exits when a context closes, so a test could open only one.
+  "--single-process",
 ]);
 
 function onPath(names: string[]): string | undefined {
@@ -46,7 +48,7 @@ export async function resolveChromium(): Promise<ChromiumBinary> {
   const { default: packaged } = await import("@sparticuz/chromium");
   return {
     executablePath: await packaged.executablePath(),
-    args: [...new Set([...packaged.args.filter((arg) => !UNSAFE.has(arg)), ...FLAGS])],
+    args: [...new Set([...packaged.args.filter((arg) => !LEFT_OUT.has(arg)), ...FLAGS])],
     source: "@sparticuz/chromium",
   };
 }
