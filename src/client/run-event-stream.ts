@@ -1,46 +1,11 @@
-import { setTimeout as sleep } from "node:timers/promises";
-import type { Client, WorkflowExecutionDescription } from "@temporalio/client";
-import { streamTailQuery, type StreamTail } from "../workflows/definitions.js";
+import type { Client } from "@temporalio/client";
 import { completeResult } from "./complete-result.js";
-import { AnswerDeltas, partialAnswerOf } from "./answer-deltas.js";
+import { AnswerDeltas } from "./answer-deltas.js";
 import { withSubAgentStreams } from "../subagents/merge-streams.js";
-import type { RunEvent, StreamedRunEvent } from "../core/run-events.js";
+import type { StreamedRunEvent } from "../core/run-events.js";
 import { formatCursor, parseCursor, type StreamPosition } from "../core/stream-cursor.js";
 import type { RunResult } from "../core/types.js";
-import { loadTemporalClient, loadTemporalCommon, loadTemporalProto } from "./temporal-sdk.js";
-
-/**
- * How a subscriber reads a run, writing nothing to it: `describe()` (answered by the server
- * alone) tells whether the run's history grew and gives the answer in flight (the model call's
- * heartbeat details); only when the history grew does it read the new durable events, with the
- * `run-events-tail` query (the Workflow Stream's log, from an offset). A subscriber adds no
- * history event, no workflow task, and one query per step of the run.
- */
-/** Pause between reads while the model answers: the latency of text deltas, one `describe()` each. */
-const ANSWER_PAUSE_MS = 40;
-/** Pause between reads while the run is between answers, growing by half each time nothing changed, up to IDLE_PAUSE_MS. */
-const IDLE_PAUSE_MS = 250;
-/** Failed reads back off from ANSWER_PAUSE_MS, doubling up to this pause. */
-const MAX_RETRY_PAUSE_MS = 2_000;
-/**
- * Reads that may fail in a row, while the run is running or its status cannot be read (a worker
- * restarting, a server outage), before the stream gives up with the last error: with the
- * backoff, about 3 minutes.
- */
-const MAX_READ_FAILURES = 100;
-/** How long a closed run's last events are asked for while no worker answers (one restarting) before the result alone ends the stream. */
-const CLOSED_TAIL_PATIENCE_MS = 30_000;
-
-/** Decodes a stream item's data (a base64 `Payload` proto) as a run event, once the SDK modules it needs are loaded. */
-async function eventDecoder(): Promise<(data: string) => RunEvent> {
-  const [{ defaultPayloadConverter }, proto] = await Promise.all([loadTemporalCommon(), loadTemporalProto()]);
-  const { Payload } = proto.temporal.api.common.v1;
-  return (data) => defaultPayloadConverter.fromPayload<RunEvent>(Payload.decode(Buffer.from(data, "base64")));
-}
-
-/** The pause after the `failures`-th failed read in a row. */
-const retryPause = (failures: number) =>
-  Math.min(MAX_RETRY_PAUSE_MS, ANSWER_PAUSE_MS * 2 ** Math.min(failures - 1, 16));
+import { watchRun, type ReaderItem } from "./run-readers/index.js";
 
 /** Options of `handle.stream()`. */
 export interface StreamOptions {
@@ -117,101 +82,43 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
     }
   }
 
-  private async *ownEventsFrom(fromOffset: number): AsyncGenerator<StreamedRunEvent> {
-    // The latest run of the workflow: after a continue-as-new, reads land on the new run (its stream carries the offsets on).
-    const handle = this.client.workflow.getHandle(this.workflowId);
-    const [{ WorkflowNotFoundError }, decodeEvent] = await Promise.all([loadTemporalClient(), eventDecoder()]);
-    const deltas = new AnswerDeltas();
-    let next = fromOffset;
-    let seen: string | undefined; // the run id and history length the durable events were last read at
-    let idlePause = ANSWER_PAUSE_MS;
-    let answering = false; // a model call is under way: read at the answer's pace
-    for (let failures = 0; ;) {
-      let description: WorkflowExecutionDescription;
-      try {
-        description = await handle.describe();
-      } catch (error) {
-        if (error instanceof WorkflowNotFoundError || ++failures > MAX_READ_FAILURES) throw error;
-        await sleep(retryPause(failures));
-        continue;
-      }
-      const running = description.status.name === "RUNNING";
-      if (!running) break;
-      const version = `${description.runId}/${description.historyLength}`;
-      const queried = version !== seen;
-      if (queried) {
-        let tail: StreamTail;
-        try {
-          tail = await handle.query(streamTailQuery, next);
-          failures = 0;
-        } catch (error) {
-          // No worker answers yet (one restarting), or the run closed meanwhile: read again.
-          if (++failures > MAX_READ_FAILURES) throw error;
-          await sleep(retryPause(failures));
-          continue;
-        }
-        seen = version;
-        idlePause = ANSWER_PAUSE_MS;
-        for (const { offset, data } of tail.items) {
-          const event = { ...decodeEvent(data), offset };
-          for (const delta of deltas.beforeDurable(event)) yield { ...delta, offset: next - 1 };
-          next = offset + 1;
-          if (event.type === "run.finished") {
-            yield { ...event, result: await completeResult(this.client, event.result) };
-            return;
-          }
-          answering = event.type === "trip.started" || event.type === "trip.retry";
-          yield event;
-        }
-      }
-      const partial = await partialAnswerOf(description, this.client.options.loadedDataConverter);
-      if (partial) {
-        const sent = deltas.fromPartial(partial);
-        if (sent === "needs-marker") {
-          // A retried attempt: its trip.retry is in the durable events read after this description, or before our offset.
-          if (queried) deltas.acceptAttempt(partial.trip, partial.attempt);
-          else seen = undefined;
-          continue;
-        }
-        for (const delta of sent) yield { ...delta, offset: next - 1 };
-        await sleep(ANSWER_PAUSE_MS);
-      } else if (answering) {
-        await sleep(ANSWER_PAUSE_MS);
-      } else {
-        await sleep(idlePause);
-        idlePause = Math.min(IDLE_PAUSE_MS, idlePause * 1.5);
-      }
-    }
-    // The run closed: the rest of its events from the closed run, then its result.
-    for (const event of await this.tail(next, decodeEvent)) {
-      for (const delta of deltas.beforeDurable(event)) yield { ...delta, offset: next - 1 };
-      next = event.offset + 1;
-      if (event.type === "run.finished") {
-        yield { ...event, result: await completeResult(this.client, event.result) };
-        return;
-      }
-      yield event;
-    }
-    yield { type: "run.finished", result: await this.result(), offset: next };
-  }
-
   /**
-   * The events of a closed run from an offset (a query, answered by a worker replaying the run). A
-   * worker may be restarting just then, so a failed query is tried again for CLOSED_TAIL_PATIENCE_MS
-   * before the stream ends with the result alone (the events between are then not sent).
+   * The run's durable events from `fromOffset`, and between them the text deltas of the answer in
+   * flight. They come from this process's one reader of the run (`run-readers/`), shared with the
+   * run's other watchers.
    */
-  private async tail(fromOffset: number, decodeEvent: (data: string) => RunEvent): Promise<StreamedRunEvent[]> {
-    const giveUpAt = Date.now() + CLOSED_TAIL_PATIENCE_MS;
-    for (let failures = 1; ; failures++) {
-      try {
-        const tail: StreamTail = await this.client.workflow
-          .getHandle(this.workflowId)
-          .query(streamTailQuery, fromOffset);
-        return tail.items.map(({ offset, data }) => ({ ...decodeEvent(data), offset }));
-      } catch {
-        if (Date.now() >= giveUpAt) return []; // no worker to answer: the result alone still ends the stream
-        await sleep(retryPause(failures));
+  private async *ownEventsFrom(fromOffset: number): AsyncGenerator<StreamedRunEvent> {
+    let next = fromOffset;
+    const watch = watchRun(this.client, this.workflowId, next);
+    try {
+      const deltas = new AnswerDeltas();
+      const caughtUp: ReaderItem[] = (await watch.catchUp()).map((event) => ({ type: "durable", event }));
+      for (;;) {
+        const item = caughtUp.shift() ?? (await watch.queue.take());
+        if (item.type === "failed") throw item.error;
+        if (item.type === "closed") {
+          yield { type: "run.finished", result: await this.result(), offset: next };
+          return;
+        }
+        if (item.type === "partial") {
+          let sent = deltas.fromPartial(item.partial);
+          if (sent === "needs-marker" && item.confirmed) {
+            // The attempt's trip.retry was before this watcher's offset.
+            deltas.acceptAttempt(item.partial.trip, item.partial.attempt);
+            sent = deltas.fromPartial(item.partial);
+          }
+          if (sent !== "needs-marker") for (const delta of sent) yield { ...delta, offset: next - 1 };
+          continue;
+        }
+        const event = item.event;
+        if (event.offset < next) continue;
+        for (const delta of deltas.beforeDurable(event)) yield { ...delta, offset: next - 1 };
+        next = event.offset + 1;
+        yield { ...event };
+        if (event.type === "run.finished") return;
       }
+    } finally {
+      watch.leave();
     }
   }
 

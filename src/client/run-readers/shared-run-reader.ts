@@ -1,0 +1,272 @@
+/**
+ * One reader of a run for every watcher of it in this process. It learns of new durable events by
+ * long-polling the run's history (no request while the run waits), reads them with the
+ * `run-events-tail` query only once a workflow task completed, and reads the answer in flight
+ * (the model call's heartbeat details, with `describe()`) only while the history shows a
+ * `model.call` under way. What it reads it hands to every watcher's queue, in order.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Client } from "@temporalio/client";
+import { completeResult } from "../complete-result.js";
+import { partialAnswerOf } from "../answer-deltas.js";
+import type { RunEvent, StreamedRunEvent } from "../../core/run-events.js";
+import { loadTemporalClient } from "../temporal-sdk.js";
+import { eventDecoder, readDurableTail, type DurableEvent } from "./durable-tail.js";
+import { HistoryFollower } from "./history-follower.js";
+import { abortableCall } from "./abortable-call.js";
+import { WatcherQueue, type ReaderItem } from "./watcher-queue.js";
+
+/** Pause between reads of the answer in flight (one `describe()` each): the latency of text deltas. */
+const ANSWER_PAUSE_MS = 40;
+/** Failed reads back off from ANSWER_PAUSE_MS, doubling up to this pause. */
+const MAX_RETRY_PAUSE_MS = 2_000;
+/**
+ * Reads that may fail in a row (a worker restarting, a server outage) before the reader gives up
+ * with the last error: with the backoff, about 3 minutes.
+ */
+const MAX_READ_FAILURES = 100;
+/** How long a closed run's last events are asked for while no worker answers (one restarting) before the result alone ends the stream. */
+const CLOSED_TAIL_PATIENCE_MS = 30_000;
+/**
+ * While a tool call (or another activity than the model's) is under way, how long after the
+ * history last grew the durable events are read: most such calls end within it, and a workflow
+ * task follows, during which a query would wait in the server's one-query buffer (and other
+ * processes' queries would be rejected). A slower call's `tool.started` comes this late.
+ */
+const QUIET_AFTER_MS = 250;
+/** Durable events kept for watchers that join later; one that starts further back reads its own catch-up. */
+const KEPT_EVENTS = 256;
+
+/** The pause after the `failures`-th failed read in a row. */
+const retryPause = (failures: number) =>
+  Math.min(MAX_RETRY_PAUSE_MS, ANSWER_PAUSE_MS * 2 ** Math.min(failures - 1, 16));
+
+/** A run's reader, shared by its watchers in this process. */
+export class SharedRunReader {
+  readonly #watchers = new Set<WatcherQueue>();
+  /** Durable events handed out, from offset `#keptFrom`. */
+  readonly #kept: StreamedRunEvent[] = [];
+  #keptFrom: number;
+  /** The next durable event's offset. */
+  #next: number;
+  /** The last item, once the reader ended with `closed` or `failed`. */
+  #end: ReaderItem | undefined;
+  /** The highest attempt of each trip whose `trip.retry` the reader has read past. */
+  readonly #retried = new Map<number, number>();
+  readonly #abort = new AbortController();
+  #changed: (() => void) | undefined;
+  #decode!: (data: string) => RunEvent;
+
+  constructor(
+    private readonly client: Client,
+    readonly workflowId: string,
+    fromOffset: number,
+    /** Called when the reader ended or its last watcher left: the registry forgets it. */
+    private readonly onDone: (reader: SharedRunReader) => void,
+  ) {
+    this.#next = this.#keptFrom = fromOffset;
+    void this.#run();
+  }
+
+  /**
+   * A new watcher from `fromOffset`: its queue, with the kept events it missed. `catchUpFrom` is
+   * set when it starts before the kept events: it reads those itself (`catchUp`), then its queue.
+   */
+  join(fromOffset: number): { queue: WatcherQueue; catchUpFrom?: number } {
+    const queue = new WatcherQueue();
+    this.#watchers.add(queue);
+    for (const event of this.#kept) if (event.offset >= fromOffset) queue.push({ type: "durable", event });
+    return fromOffset < this.#keptFrom ? { queue, catchUpFrom: fromOffset } : { queue };
+  }
+
+  /** A watcher left; the last one to leave stops the reader. */
+  leave(queue: WatcherQueue): void {
+    this.#watchers.delete(queue);
+    if (this.#watchers.size > 0) return;
+    this.#abort.abort();
+    this.#changed?.();
+    this.onDone(this);
+  }
+
+  /** The durable events from `fromOffset` for a watcher that joined behind the kept events. */
+  async catchUp(fromOffset: number): Promise<DurableEvent[]> {
+    const decode = await eventDecoder();
+    const startedAt = Date.now();
+    for (let failures = 1; ; failures++) {
+      try {
+        return await readDurableTail(this.client, this.workflowId, fromOffset, decode);
+      } catch (error) {
+        // A closed run's events need a worker to replay it: without one, the result alone ends the stream.
+        if (this.#end?.type === "closed" && Date.now() - startedAt >= CLOSED_TAIL_PATIENCE_MS) return [];
+        if (failures >= MAX_READ_FAILURES) throw error;
+        await sleep(retryPause(failures));
+      }
+    }
+  }
+
+  get #stopped(): boolean {
+    return this.#abort.signal.aborted;
+  }
+
+  async #run(): Promise<void> {
+    try {
+      this.#decode = await eventDecoder();
+      await this.#follow();
+    } catch (error) {
+      if (!this.#stopped) this.#finish({ type: "failed", error });
+    }
+  }
+
+  /** The reading loop: durable events when a workflow task completed, the answer in flight while a model call is under way. */
+  async #follow(): Promise<void> {
+    const { WorkflowNotFoundError } = await loadTemporalClient();
+    const history = new HistoryFollower(this.client, this.workflowId);
+    const state = history.state;
+    let historyError: unknown;
+    void this.#followHistory(history, WorkflowNotFoundError).catch((error: unknown) => {
+      historyError = error;
+      this.#changed?.();
+    });
+    for (let failures = 0; !this.#stopped;) {
+      const changed = new Promise<void>((resolve) => (this.#changed = resolve));
+      if (historyError) throw historyError;
+      try {
+        // A query while a workflow task is in flight waits in the server's buffer of one query per
+        // run, and the readers of other processes' queries are then rejected: read at quiet points.
+        const settling = state.openOtherActivities.size > 0 ? QUIET_AFTER_MS - (Date.now() - state.grewAt) : 0;
+        if (state.durableMayHaveGrown && !state.workflowTaskInFlight && settling > 0 && !state.closed) {
+          await Promise.race([changed, this.#pause(settling)]);
+          continue;
+        }
+        if (state.durableMayHaveGrown && !state.workflowTaskInFlight) {
+          if (state.closed) return await this.#readClosedRun();
+          state.durableMayHaveGrown = false;
+          try {
+            if (await this.#readDurable()) return;
+          } catch (error) {
+            state.durableMayHaveGrown = true;
+            throw error;
+          }
+        }
+        if (state.openModelCalls.size > 0) {
+          if (await this.#readAnswerInFlight()) return;
+          failures = 0;
+          await Promise.race([changed, this.#pause(ANSWER_PAUSE_MS)]);
+        } else {
+          failures = 0;
+          await changed;
+        }
+      } catch (error) {
+        // No worker answers yet (one restarting), or the server cannot be reached: read again.
+        if (this.#stopped) return;
+        if (error instanceof WorkflowNotFoundError || ++failures > MAX_READ_FAILURES) throw error;
+        await this.#pause(retryPause(failures));
+      }
+    }
+  }
+
+  /** Long polls the history until the run closes (or the reader stops), waking the reading loop after each batch. */
+  async #followHistory(history: HistoryFollower, notFound: new (...args: never[]) => Error): Promise<void> {
+    for (let failures = 0; !this.#stopped && !history.state.closed;) {
+      try {
+        await history.next(this.#abort.signal);
+        failures = 0;
+      } catch (error) {
+        if (this.#stopped) return;
+        if (error instanceof notFound || ++failures > MAX_READ_FAILURES) throw error;
+        await this.#pause(retryPause(failures));
+        continue;
+      }
+      this.#changed?.();
+    }
+  }
+
+  /** Reads the durable events after the last one; true when the run's `run.finished` was among them. */
+  async #readDurable(): Promise<boolean> {
+    const events = await abortableCall(this.client, this.#abort.signal, () =>
+      readDurableTail(this.client, this.workflowId, this.#next, this.#decode),
+    );
+    return this.#handDurable(events);
+  }
+
+  /** Hands out durable events in order; true once `run.finished` was handed out (the reader's end). */
+  async #handDurable(events: DurableEvent[]): Promise<boolean> {
+    for (const event of events) {
+      if (event.offset < this.#next) continue;
+      if (event.type === "trip.retry")
+        this.#retried.set(event.trip, Math.max(event.attempt, this.#retried.get(event.trip) ?? 1));
+      if (event.type === "run.finished") {
+        const finished = { ...event, result: await completeResult(this.client, event.result) };
+        this.#handOut({ type: "durable", event: finished });
+        this.#finish(undefined);
+        return true;
+      }
+      this.#handOut({ type: "durable", event });
+    }
+    return false;
+  }
+
+  /**
+   * Reads the answer in flight and hands it out; a retried attempt's only after reading the
+   * durable events again (so its `trip.retry` is handed out first). True if the run finished meanwhile.
+   */
+  async #readAnswerInFlight(): Promise<boolean> {
+    const handle = this.client.workflow.getHandle(this.workflowId);
+    const description = await abortableCall(this.client, this.#abort.signal, () => handle.describe());
+    const partial = await partialAnswerOf(description, this.client.options.loadedDataConverter);
+    if (!partial) return false;
+    if (partial.attempt > (this.#retried.get(partial.trip) ?? 1)) {
+      // The events read now were written after this description: its trip.retry is among them, or before every watcher's offset.
+      if (await this.#readDurable()) return true;
+      this.#retried.set(partial.trip, Math.max(partial.attempt, this.#retried.get(partial.trip) ?? 1));
+    }
+    this.#handOut({ type: "partial", partial, confirmed: partial.attempt <= (this.#retried.get(partial.trip) ?? 1) });
+    return false;
+  }
+
+  /**
+   * The closed run's last events (the same query, answered by a worker replaying the run). A
+   * worker may be restarting just then, so a failed query is tried again for
+   * CLOSED_TAIL_PATIENCE_MS before the watchers end with the result alone.
+   */
+  async #readClosedRun(): Promise<void> {
+    const giveUpAt = Date.now() + CLOSED_TAIL_PATIENCE_MS;
+    for (let failures = 1; !this.#stopped; failures++) {
+      try {
+        if (await this.#readDurable()) return;
+        break;
+      } catch {
+        if (Date.now() >= giveUpAt) break; // no worker to answer: the result alone still ends the stream
+        await this.#pause(retryPause(failures));
+      }
+    }
+    this.#finish({ type: "closed" });
+  }
+
+  #handOut(item: ReaderItem): void {
+    if (item.type === "durable") {
+      this.#next = item.event.offset + 1;
+      this.#kept.push(item.event);
+      if (this.#kept.length > KEPT_EVENTS) this.#keptFrom = this.#kept.shift()!.offset + 1;
+    }
+    for (const queue of this.#watchers) queue.push(item);
+  }
+
+  /**
+   * The reader's end: `item` (if any) to every watcher. The registry forgets the reader at once,
+   * so a later watcher reads afresh (a new run of the same workflow id, or after a failure).
+   */
+  #finish(item: ReaderItem | undefined): void {
+    if (item) {
+      this.#end = item;
+      for (const queue of this.#watchers) queue.push(item);
+    }
+    this.#abort.abort();
+    this.onDone(this);
+  }
+
+  /** Waits `ms`, or less if the reader stops. */
+  #pause(ms: number): Promise<void> {
+    return sleep(ms, undefined, { signal: this.#abort.signal }).catch(() => undefined);
+  }
+}
