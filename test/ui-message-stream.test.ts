@@ -304,6 +304,26 @@ describe("a session's message", () => {
   });
 });
 
+describe("a session message's toUIMessageStreamResponse", () => {
+  it("gives the message's answer from its own start, under the session's message id, for a message started while another is answered", async () => {
+    const model = await startScriptedModel(["First answer.", "Second answer: lunges are in."]);
+    const agent = ai.agent({ name: "ui-session-message", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
+    await withWorker(harness, [agent], async ({ taskQueue }) => {
+      const session = agent.session(`sm-${Date.now()}`, { client: harness.client, taskQueue, streamText: true });
+      const first = await session.start("Hello");
+      const second = await session.start("Swap squats for lunges"); // queued behind the first
+      const read = await readUIStream(second.toUIMessageStreamResponse());
+      expect(read.chunks[0]).toEqual({ type: "start", messageId: `${session.workflowId}-m1` });
+      expect(read.chunks.at(-1)).toEqual({ type: "finish", finishReason: "stop" });
+      expect(textsOf(await messageOf(read.chunks))).toEqual(["Second answer: lunges are in."]);
+      expect((await first.result()).reply).toBe("First answer.");
+      expect((await second.result()).reply).toBe("Second answer: lunges are in.");
+      await session.end();
+    });
+    await model.close();
+  });
+});
+
 describe("resuming", () => {
   it("a resume replays the answer in flight from start, with the same message id, then follows live", async () => {
     const model = await startScriptedModel(

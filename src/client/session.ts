@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Client, WorkflowUpdateHandle } from "@temporalio/client";
+import type { UIMessageChunk } from "ai";
 import { readRunPart } from "./run-reader.js";
 import { MAX_PAGE_BYTES } from "../core/paging.js";
 import { SESSION_WORKFLOW_NAME } from "../core/constants.js";
@@ -21,6 +22,7 @@ import { checkContext } from "./start-run.js";
 import type { z } from "zod";
 import { defined } from "../core/defined.js";
 import { loadTemporalClient } from "./temporal-sdk.js";
+import { uiMessageStream, uiMessageStreamResponse, type UIMessageStreamOptions } from "../chat/ui-message-stream.js";
 
 /** Options of `agent.session()`. */
 export interface SessionOptions {
@@ -222,6 +224,27 @@ export class SessionMessage {
     } catch (error) {
       throw await this.typed(error);
     }
+  }
+
+  /**
+   * Its answer as the AI SDK's UI message stream (what `useChat` reads), from the message's own
+   * start in the session's stream (`fromOffset` and `fromMessage` default to its turn's) to its
+   * end; the message id defaults to the session's workflow id and the message's index. A queued
+   * message's stream opens once the session starts answering it.
+   */
+  toUIMessageStreamResponse(options: UIMessageStreamOptions = {}, init?: ResponseInit): Response {
+    const { readable, writable } = new TransformStream<UIMessageChunk, UIMessageChunk>();
+    void (async () => {
+      const turn = await this.turn({ started: true });
+      const client = await this.session.client();
+      const stream = uiMessageStream(client, this.session.workflowId, {
+        messageId: `${this.session.workflowId}-m${turn.index}`,
+        ...defined({ fromOffset: turn.fromOffset, fromMessage: turn.messagesFrom }),
+        ...options,
+      });
+      await stream.pipeTo(writable);
+    })().catch((error: unknown) => writable.abort(error).catch(() => undefined));
+    return uiMessageStreamResponse(readable, init);
   }
 
   /** Its turn in the session. With `started`, waits until it is being answered (a queued message has no offsets yet). */
