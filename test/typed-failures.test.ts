@@ -128,6 +128,8 @@ describe("failures recorded by earlier versions", () => {
     }));
     expect(recorded.map((r) => `${r.fixture} ${r.decoded?.name}`).sort()).toEqual([
       "approver-definition-changed.json ApprovalRefusedError",
+      "session-turns.json ModelApiError",
+      "session-turns.json ModelApiError",
       "subagents-budget-and-failure.child-1.json ModelApiError",
       "subagents-budget-and-failure.child-1.json ModelApiError",
       "subagents-budget-and-failure.json ModelApiError",
