@@ -158,13 +158,68 @@ describe("a stream cut mid-answer", () => {
     await read.message.catch(() => undefined);
   });
 
-  it("a resume that finds no answer in flight (204) ends the stream with an error chunk that says to reload the messages", async () => {
+  it("an answer that finished during the cut (the resume gets 204) is completed from the chat's history, once", async () => {
+    // Two steps: a tool call, then the answer's text, cut after its second delta.
+    const full: UIMessageChunk[] = [
+      { type: "start", messageId: "m1" },
+      { type: "start-step" },
+      { type: "tool-input-available", toolCallId: "c1", toolName: "swapExercise", input: { from: "squats" } },
+      { type: "tool-output-available", toolCallId: "c1", output: { swapped: true } },
+      { type: "finish-step" },
+      ...answer().slice(1),
+    ];
+    const history: UIMessage[] = [
+      USER,
+      {
+        id: "m1",
+        role: "assistant",
+        parts: [
+          { type: "step-start" },
+          {
+            type: "tool-swapExercise",
+            toolCallId: "c1",
+            state: "output-available",
+            input: { from: "squats" },
+            output: { swapped: true },
+          },
+          { type: "step-start" },
+          { type: "text", text: TEXT, state: "done" },
+        ],
+      },
+    ];
+    let cut!: () => void;
+    server.routes.post = (_, res) => writeChunks(res, full.slice(0, 9), new Promise((resolve) => (cut = resolve)));
+    server.routes.resume = (_, res) => void res.writeHead(204).end(); // the answer finished during the cut
+    server.routes.messages = (_, res) =>
+      void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(history));
+    const read = consume(await send(transport()));
+    await read.until((c) => c.type === "text-delta" && c.delta === "become ");
+    cut();
+    const chunks = await read.rest();
+    const message = await read.message;
+    expect(chunks.at(-1)).toEqual({ type: "finish" });
+    expect(chunks.some((c) => c.type === "error")).toBe(false);
+    expect(message?.id).toBe("m1");
+    expect(textOf(message)).toEqual([TEXT]);
+    expect(message?.parts).toEqual(history[1]!.parts.map((part) => expect.objectContaining(part)));
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      "POST /api/chat",
+      `GET /api/chat/${CHAT}/stream`,
+      `GET /api/chat/${CHAT}/stream?messages`,
+    ]);
+    expect(deletes()).toBe(0);
+  });
+
+  it("an answer the history does not have either ends the stream with an error chunk that says to reload the messages", async () => {
     server.routes.post = (_, res) => writeChunks(res, answer().slice(0, 5), Promise.resolve());
     server.routes.resume = (_, res) => void res.writeHead(204).end();
+    server.routes.messages = (_, res) =>
+      void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify([USER]));
     const chunks = await consume(await send(transport())).rest();
     expect(chunks.at(-1)).toEqual({
       type: "error",
-      errorText: "The answer ended while the connection was down: reload the chat's messages to see its end.",
+      errorText:
+        "The answer ended while the connection was down, and the chat's history does not have it: reload the chat's messages to see its end.",
     });
   });
 });

@@ -11,7 +11,7 @@ import { DEFAULT_RECONNECT, delayBefore, sleep, type ReconnectOptions } from "./
 import { ChatState, type ParkedAnswer } from "./chat-state.js";
 import { streamUrl, withFlag } from "./chat-urls.js";
 import { followStream } from "./follow-stream.js";
-import { messageChunks } from "./message-chunks.js";
+import { messageChunks, messageRestChunks } from "./message-chunks.js";
 import { readNews } from "./read-news.js";
 
 /** The options of {@link DurableChatTransport}: the AI SDK's HTTP transport options, and how it resumes and watches. */
@@ -35,6 +35,7 @@ type ReconnectOptionsOf = Parameters<ChatTransport<UIMessage>["reconnectToStream
  * - A stream that ends before its `finish` (a cut network, a server restart) is resumed from
  *   `GET {api}/{chatId}/stream`, with backoff while the network is down; the resume replays the
  *   answer from its `start`, and what the consumer already has is dropped, so it sees every chunk once.
+ *   An answer that ended during the cut is completed from the chat's history (read once).
  * - `useChat`'s `stop()` also calls `DELETE {api}/{chatId}/stream`, which stops the run (a dropped
  *   connection never does). A resume the transport makes itself, or one a newer resume replaced, is
  *   not a stop.
@@ -151,6 +152,25 @@ export class DurableChatTransport<UI_MESSAGE extends UIMessage = UIMessage> exte
     };
   }
 
+  /**
+   * The chunks that end the consumer's message as the chat's history has it, read once (the answer
+   * ended while a cut stream's connection was down): what the consumer has of the message's last
+   * step is replaced by the history's, and the steps after it follow. Undefined when the history
+   * does not have the message.
+   */
+  private async restOfAnswer(
+    chat: ChatState,
+    chatId: string,
+    request: ChatRequestOptions,
+    signal: AbortSignal,
+  ): Promise<UIMessageChunk[] | undefined> {
+    const messageId = chat.messageId;
+    const message = (await this.loadMessages(chatId, request)).find((m) => m.id === messageId);
+    if (signal.aborted || !message) return undefined;
+    const steps = chat.ledger.filter((chunk) => chunk.type === "start-step").length;
+    return messageRestChunks(message as UIMessage, steps);
+  }
+
   private chat(chatId: string): ChatState {
     let chat = this.chats.get(chatId);
     if (!chat) this.chats.set(chatId, (chat = new ChatState()));
@@ -178,6 +198,7 @@ export class DurableChatTransport<UI_MESSAGE extends UIMessage = UIMessage> exte
       signal: options.signal,
       reconnect: this.reconnect,
       resume: (abortSignal) => super.reconnectToStream({ chatId, abortSignal, headers, body, metadata }),
+      settle: (signal) => this.restOfAnswer(chat, chatId, { headers, body, metadata }, signal),
       onChunk: (chunk) => {
         chat.record(chunk, options.resetsAtStart && !started);
         if (chunk.type === "start") started = true;

@@ -13,6 +13,12 @@ export interface FollowOptions {
   known?: readonly UIMessageChunk[];
   /** Opens the resume route: the answer in flight replayed from its `start`, or `null` when none is (204). */
   resume: (signal: AbortSignal) => Promise<ReadableStream<UIMessageChunk> | null>;
+  /**
+   * The chunks that end the consumer's message as the chat's history has it, for an answer that
+   * ended while the connection was down (the resume finds none in flight, or another message's);
+   * `undefined` when the history does not have it.
+   */
+  settle: (signal: AbortSignal) => Promise<UIMessageChunk[] | undefined>;
   /** The consumer's signal: aborting it ends the stream (a stop, told apart by the transport). */
   signal: AbortSignal | undefined;
   reconnect: Required<ReconnectOptions>;
@@ -28,7 +34,9 @@ export interface FollowOptions {
  * replays the answer from its `start`, and a {@link ReplayFilter} drops what the consumer already
  * has, so it sees every chunk once. A resume that fails (the network still down, a 5xx) is tried
  * again with backoff; after `reconnect.maxAttempts` attempts in a row with no new chunk, or a 4xx,
- * the stream ends with an `error` chunk that says why.
+ * the stream ends with an `error` chunk that says why. A resume that finds the answer over (204,
+ * or another message's `start`) ends the stream with what `settle` gives: the rest of the message
+ * as the chat's history has it.
  */
 export function followStream(options: FollowOptions): ReadableStream<UIMessageChunk> {
   const { signal, reconnect } = options;
@@ -62,6 +70,26 @@ export function followStream(options: FollowOptions): ReadableStream<UIMessageCh
     deliver(controller, { type: "error", errorText });
     controller.close();
     end("failed");
+  };
+
+  /** The answer ended while the connection was down: its end comes from the chat's history, or the stream fails saying so. */
+  const settle = async (controller: ReadableStreamDefaultController<UIMessageChunk>) => {
+    let rest: UIMessageChunk[] | undefined;
+    let why = "the chat's history does not have it";
+    try {
+      rest = await options.settle(internal.signal);
+    } catch (error) {
+      if (internal.signal.aborted) throw error;
+      why = `reading the chat's history failed: ${describe(error)}`;
+    }
+    if (!rest)
+      return fail(
+        controller,
+        `The answer ended while the connection was down, and ${why}: reload the chat's messages to see its end.`,
+      );
+    const [first, ...others] = rest;
+    pending.push(...others);
+    if (first) deliver(controller, first);
   };
 
   /** Resumes after a cut: the replay's reader, "gone" when no answer is in flight, or the reason it failed. */
@@ -99,11 +127,10 @@ export function followStream(options: FollowOptions): ReadableStream<UIMessageCh
             lastError = error;
           }
           if (result && !result.done) {
-            if (filter && isAnotherAnswer(result.value, known))
-              return fail(
-                controller,
-                "The answer ended while the connection was down, and another one is in flight: reload the chat's messages to see both.",
-              );
+            if (filter && isAnotherAnswer(result.value, known)) {
+              void reader.cancel().catch(() => undefined);
+              return settle(controller);
+            }
             const chunk = filter ? filter.next(result.value) : result.value;
             if (!chunk) continue;
             known.push(chunk);
@@ -116,11 +143,7 @@ export function followStream(options: FollowOptions): ReadableStream<UIMessageCh
           }
           if (result?.done) lastError = new Error("the stream ended before its finish chunk");
           const next = await resume();
-          if (next === "gone")
-            return fail(
-              controller,
-              "The answer ended while the connection was down: reload the chat's messages to see its end.",
-            );
+          if (next === "gone") return settle(controller);
           if ("failed" in next) return fail(controller, next.failed);
           reader = next;
           filter = new ReplayFilter(known);

@@ -1,16 +1,39 @@
 /**
- * A message of the chat's durable history as the UI message chunks that build it, from its
- * `start` to its `finish`: what a watcher hands over when an answer went on and ended between two
- * of its looks (after an approval made in another tab, an answer that took less than the watch
- * interval), so the consumer's copy of the message ends as the history does.
+ * A message of the chat's durable history as the UI message chunks that build it: from its `start`
+ * to its `finish`, what a watcher hands over when an answer went on and ended between two of its
+ * looks (after an approval made in another tab, an answer that took less than the watch interval);
+ * or the rest of it, what a cut stream hands over when the answer ended while the connection was
+ * down. Either way the consumer's copy of the message ends as the history does.
  */
 import { getToolName, isToolUIPart, type UIMessage, type UIMessageChunk } from "ai";
 
 /** The chunks of `message`, each part as the stream sent it, in steps as its `step-start` parts say. */
 export function messageChunks(message: UIMessage): UIMessageChunk[] {
-  const chunks: UIMessageChunk[] = [{ type: "start", messageId: message.id }];
-  let step = false;
-  message.parts.forEach((part, index) => {
+  return [{ type: "start", messageId: message.id }, ...partChunks(message.parts, 0, false)];
+}
+
+/**
+ * The chunks that end a consumer's copy of `message` that holds its first `steps` steps, the last of
+ * them perhaps cut short (an answer that ended while the connection was down): `reset-step`, which
+ * drops what the consumer has of its last step, then that step as the history has it, the steps
+ * after it, and the `finish`. Nothing comes twice and nothing is missing, however the step was cut.
+ */
+export function messageRestChunks(message: UIMessage, steps: number): UIMessageChunk[] {
+  let from = 0;
+  if (steps > 0) {
+    let seen = 0;
+    from = message.parts.findIndex((part) => part.type === "step-start" && ++seen === steps) + 1;
+    if (from === 0) from = message.parts.length;
+  }
+  return [{ type: "reset-step" }, ...partChunks(message.parts.slice(from), from, steps > 0)];
+}
+
+/** The chunks of `parts` (from index `first` of their message, for unique part ids), `inStep` when a step is open before them. */
+function partChunks(parts: UIMessage["parts"], first: number, inStep: boolean): UIMessageChunk[] {
+  const chunks: UIMessageChunk[] = [];
+  let step = inStep;
+  parts.forEach((part, at) => {
+    const index = first + at;
     if (part.type === "step-start") {
       if (step) chunks.push({ type: "finish-step" });
       chunks.push({ type: "start-step" });

@@ -81,7 +81,7 @@ function Conversation({ chatId, durable, initial }: { chatId: string; durable: b
       </div>
       {error && (
         <p data-testid="error" style={{ color: "crimson" }}>
-          {error.message}
+          {readable(error)}
         </p>
       )}
       <form
@@ -112,4 +112,20 @@ function Conversation({ chatId, durable, initial }: { chatId: string; durable: b
       </p>
     </section>
   );
+}
+
+/**
+ * An error as a line to read: the routes answer `{"error":{"name","message"}}`, which the AI SDK's
+ * transports pass on as the error's message. A 404 says no more than the server does.
+ */
+function readable(error: Error): string {
+  let body: unknown;
+  try {
+    body = JSON.parse(error.message);
+  } catch {
+    return error.message;
+  }
+  const inner = (body as { error?: { name?: unknown; message?: unknown } } | null)?.error;
+  if (inner?.name === "NotFound") return "This chat does not exist, or is not yours.";
+  return typeof inner?.message === "string" ? inner.message : error.message;
 }

@@ -8,6 +8,8 @@ import { getToolName, isToolUIPart, type UIMessage } from "ai";
 
 type Part = UIMessage["parts"][number];
 
+/** JSON in a tool card wraps inside it: a long output (a refund id) would run past the card. */
+const WRAP = { whiteSpace: "pre-wrap", overflowWrap: "anywhere" } as const;
 export function MessageView({
   message,
   decide,
@@ -108,9 +110,13 @@ function ToolView({
       style={{ border: "1px solid #ccd", borderRadius: 6, padding: 8, margin: "6px 0", fontSize: 14 }}
     >
       <div>
-        🔧 <code>{name}</code> <span data-testid="tool-state">{part.state}</span>
+        tool <code>{name}</code> <span data-testid="tool-state">{part.state}</span>
       </div>
-      {part.input !== undefined && <pre data-testid="tool-input">{JSON.stringify(part.input)}</pre>}
+      {part.input !== undefined && (
+        <pre data-testid="tool-input" style={WRAP}>
+          {JSON.stringify(part.input)}
+        </pre>
+      )}
       {part.state === "approval-requested" && (
         <div>
           <button data-testid="approve" onClick={() => decide(part.approval.id, true)}>
@@ -121,7 +127,11 @@ function ToolView({
           </button>
         </div>
       )}
-      {part.state === "output-available" && <pre data-testid="tool-output">{JSON.stringify(part.output)}</pre>}
+      {part.state === "output-available" && (
+        <pre data-testid="tool-output" style={WRAP}>
+          {JSON.stringify(part.output)}
+        </pre>
+      )}
       {part.state === "output-error" && <p data-testid="tool-error">{part.errorText}</p>}
       {part.state === "output-denied" && <p data-testid="tool-denied">Rejected</p>}
       {subagent && <SubAgentView run={subagent} />}
@@ -147,7 +157,7 @@ function SubAgentView({ run }: { run: SubAgent }) {
           </p>
         ) : part.type === "tool" ? (
           <div key={index} data-testid="subagent-tool">
-            🔧 <code>{part.toolName}</code> {part.state}
+            tool <code>{part.toolName}</code> {part.state}
           </div>
         ) : part.type === "reprompt" ? (
           <div key={index} data-testid="subagent-reprompt">
