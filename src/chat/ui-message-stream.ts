@@ -74,9 +74,7 @@ export function uiMessageStream(
   const fromOffset = options.fromOffset ?? 0;
   const after = options.after === undefined ? undefined : parseCursor(options.after, 3);
   const messageId = options.messageId ?? (fromOffset === 0 ? workflowId : `${workflowId}:${fromOffset}`);
-  // The events' iterator leaves at once when returned; the chunks' generator, waiting on it, could not.
-  const events = runEvents(client, workflowId, fromOffset)[Symbol.asyncIterator]();
-  const chunks = mapEvents(client, workflowId, events, options, after);
+  const chunks = mapEvents(client, workflowId, fromOffset, options, after);
   let started = false;
   return new ReadableStream<UIMessageChunk>({
     async pull(controller) {
@@ -90,16 +88,21 @@ export function uiMessageStream(
       else controller.enqueue(value);
     },
     async cancel() {
-      await events.return?.();
       await chunks.return(undefined);
     },
   });
 }
 
-/** The run's events from `fromOffset`; a failed run's ends with its typed error. */
-function runEvents(client: Client, workflowId: string, fromOffset: number): RunEventStream {
+/** The chunks of the answer after `start`, each registered with its SSE id; those `after` covers are left out. */
+async function* mapEvents(
+  client: Client,
+  workflowId: string,
+  fromOffset: number,
+  options: UIMessageStreamOptions,
+  after: Map<string, StreamPosition> | undefined,
+): AsyncGenerator<UIMessageChunk> {
   const handle = client.workflow.getHandle(workflowId);
-  return new RunEventStream(
+  const events = new RunEventStream(
     client,
     workflowId,
     async () => {
@@ -111,16 +114,6 @@ function runEvents(client: Client, workflowId: string, fromOffset: number): RunE
     },
     { fromOffset },
   );
-}
-
-/** The chunks of the answer after `start` (from `iterator`, the run's events), each registered with its SSE id; those `after` covers are left out. */
-async function* mapEvents(
-  client: Client,
-  workflowId: string,
-  iterator: AsyncIterator<StreamedRunEvent>,
-  options: UIMessageStreamOptions,
-  after: Map<string, StreamPosition> | undefined,
-): AsyncGenerator<UIMessageChunk> {
   const waits = options.endAtApproval ? (callId: string) => stillWaits(client, workflowId, callId) : undefined;
   const mapper = new ChunkMapper(client, workflowId, options.fromMessage ?? 0, waits);
   const positions = new Map<string, UIPosition>();
@@ -139,6 +132,7 @@ async function* mapEvents(
       yield sent;
     }
   }
+  const iterator = events[Symbol.asyncIterator]();
   try {
     for (;;) {
       let event: StreamedRunEvent;

@@ -6,7 +6,6 @@ import type { StreamedRunEvent } from "../core/run-events.js";
 import { formatCursor, parseCursor, type StreamPosition } from "../core/stream-cursor.js";
 import type { RunResult } from "../core/types.js";
 import { watchRun, type ReaderItem } from "./run-readers/index.js";
-import { leaveOnReturn } from "./leave-on-return.js";
 
 /** Options of `handle.stream()`. */
 export interface StreamOptions {
@@ -39,27 +38,20 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
     private readonly options: StreamOptions = {},
   ) {}
 
-  /** The events, in order, as they happen (`for await`). Returning the iterator (`break`, a cancelled body) leaves at once, even while it waits. */
+  /** The events, in order, as they happen (`for await`). */
   [Symbol.asyncIterator](): AsyncIterator<StreamedRunEvent> {
-    return leaveOnReturn((signal) => this.#events(signal));
-  }
-
-  /** The events; `signal` ends them (the run's own and its sub-agents'), leaving their readers. */
-  #events(signal: AbortSignal): AsyncIterator<StreamedRunEvent> {
     const after = this.options.after === undefined ? undefined : parseCursor(this.options.after, 2);
-    const own = this.ownEvents(after?.get("") ?? [(this.options.fromOffset ?? 0) - 1, 0], signal);
+    const own = this.ownEvents(after?.get("") ?? [(this.options.fromOffset ?? 0) - 1, 0]);
     if (this.options.subAgents === false) return own;
     return withSubAgentStreams(
       own,
-      (workflowId, childAfter) => {
-        const child = new RunEventStream(
+      (workflowId, childAfter) =>
+        new RunEventStream(
           this.client,
           workflowId,
           async () => completeResult(this.client, await this.client.workflow.getHandle(workflowId).result()),
           childAfter === undefined ? {} : { after: formatCursor(childAfter) },
-        );
-        return { [Symbol.asyncIterator]: () => child.#events(signal) };
-      },
+        ),
       this.workflowId,
       after,
     );
@@ -70,11 +62,11 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
    * it), each with its `id`: its durable events by offset, and between them the text deltas of the
    * answer in flight (carrying the offset of the durable event before them).
    */
-  private async *ownEvents(after: StreamPosition, signal: AbortSignal): AsyncGenerator<StreamedRunEvent> {
+  private async *ownEvents(after: StreamPosition): AsyncGenerator<StreamedRunEvent> {
     let at = after[0]!; // the offset of the last durable event given
     let chars = 0; // answer characters given after it
     let skip = after[1] ?? 0; // characters read before this stream started
-    for await (const event of this.ownEventsFrom(at + 1, signal)) {
+    for await (const event of this.ownEventsFrom(at + 1)) {
       if (event.type === "text.delta" && event.offset === at) {
         const text = event.text.slice(Math.min(skip, event.text.length));
         skip -= event.text.length - text.length;
@@ -93,20 +85,16 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
   /**
    * The run's durable events from `fromOffset`, and between them the text deltas of the answer in
    * flight. They come from this process's one reader of the run (`run-readers/`), shared with the
-   * run's other watchers. `signal` makes the watcher leave at once, and the events end.
+   * run's other watchers.
    */
-  private async *ownEventsFrom(fromOffset: number, signal: AbortSignal): AsyncGenerator<StreamedRunEvent> {
+  private async *ownEventsFrom(fromOffset: number): AsyncGenerator<StreamedRunEvent> {
     let next = fromOffset;
     const watch = watchRun(this.client, this.workflowId, next);
-    const leave = () => watch.leave();
-    signal.addEventListener("abort", leave, { once: true });
-    if (signal.aborted) leave();
     try {
       const deltas = new AnswerDeltas();
       const caughtUp: ReaderItem[] = (await watch.catchUp()).map((event) => ({ type: "durable", event }));
       for (;;) {
-        const item = signal.aborted ? undefined : (caughtUp.shift() ?? (await watch.queue.take()));
-        if (!item) return; // left
+        const item = caughtUp.shift() ?? (await watch.queue.take());
         if (item.type === "failed") throw item.error;
         if (item.type === "closed") {
           yield { type: "run.finished", result: await this.result(), offset: next };
@@ -130,7 +118,6 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
         if (event.type === "run.finished") return;
       }
     } finally {
-      signal.removeEventListener("abort", leave);
       watch.leave();
     }
   }

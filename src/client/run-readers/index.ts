@@ -18,7 +18,7 @@ export interface RunWatch {
   readonly queue: WatcherQueue;
   /** The durable events from the watcher's offset that the shared reader no longer holds (none when it holds them all). */
   catchUp(): Promise<DurableEvent[]>;
-  /** Stops watching, at once: a pending `queue.take()` answers `undefined`; the run's reader stops (its long poll aborted) when its last watcher leaves. */
+  /** Stops watching; the run's reader stops when its last watcher leaves. */
   leave(): void;
 }
 
@@ -44,12 +44,6 @@ export function watchRun(client: Client, workflowId: string, fromOffset: number)
       if (left) return;
       left = true;
       shared.leave(queue);
-      queue.end();
     },
   };
-}
-
-/** How many runs `client` has a reader of in this process (for tests: a reader is forgotten once it ended or its last watcher left). */
-export function runReaderCount(client: Client): number {
-  return readers.get(client)?.size ?? 0;
 }

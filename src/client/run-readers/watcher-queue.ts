@@ -22,11 +22,9 @@ export type ReaderItem =
 export class WatcherQueue {
   readonly #items: ReaderItem[] = [];
   #wake: (() => void) | undefined;
-  #ended = false;
 
   /** Adds an item for the watcher, waking it if it waits. */
   push(item: ReaderItem): void {
-    if (this.#ended) return;
     const last = this.#items.at(-1);
     if (
       item.type === "partial" &&
@@ -40,17 +38,9 @@ export class WatcherQueue {
     this.#wake = undefined;
   }
 
-  /** The watcher left: `take()` answers `undefined` from now on, at once if it waits. */
-  end(): void {
-    this.#ended = true;
-    this.#items.length = 0;
-    this.#wake?.();
-    this.#wake = undefined;
-  }
-
-  /** The next item, waiting for one; `undefined` once the watcher left. */
-  async take(): Promise<ReaderItem | undefined> {
-    while (this.#items.length === 0 && !this.#ended) await new Promise<void>((resolve) => (this.#wake = resolve));
-    return this.#items.shift();
+  /** The next item, waiting for one. */
+  async take(): Promise<ReaderItem> {
+    while (this.#items.length === 0) await new Promise<void>((resolve) => (this.#wake = resolve));
+    return this.#items.shift()!;
   }
 }
