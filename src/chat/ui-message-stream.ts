@@ -32,6 +32,7 @@ import { toRunError } from "../client/run-error.js";
 import { pendingApprovalsQuery } from "../workflows/definitions.js";
 import { ChunkMapper } from "./chunk-mapper.js";
 import type { MappedChunk } from "./mapped-chunk.js";
+import { sseResponse } from "../client/sse-response.js";
 
 /** Options of `uiMessageStream()` and `handle.toUIMessageStreamResponse()`. */
 export interface UIMessageStreamOptions {
@@ -199,29 +200,13 @@ function sendable(
  * the response a `useChat` route returns.
  */
 export function uiMessageStreamResponse(stream: ReadableStream<UIMessageChunk>, init: ResponseInit = {}): Response {
-  const encoder = new TextEncoder();
-  const body = stream.pipeThrough(
-    new TransformStream<UIMessageChunk, Uint8Array>({
-      transform(chunk, controller) {
-        const id = chunkIds.get(chunk);
-        controller.enqueue(
-          encoder.encode(`${id === undefined ? "" : `id: ${id}\n`}data: ${JSON.stringify(chunk)}\n\n`),
-        );
-      },
-      flush(controller) {
-        controller.enqueue(encoder.encode("data: [DONE]\n\n"));
-      },
-    }),
-  );
-  return new Response(body, {
-    ...init,
-    headers: {
-      "content-type": "text/event-stream",
-      "cache-control": "no-cache",
-      connection: "keep-alive",
-      "x-vercel-ai-ui-message-stream": "v1",
-      "x-accel-buffering": "no",
-      ...init.headers,
+  return sseResponse(
+    stream,
+    (chunk) => {
+      const id = chunkIds.get(chunk);
+      return `${id === undefined ? "" : `id: ${id}\n`}data: ${JSON.stringify(chunk)}\n\n`;
     },
-  });
+    init,
+    { last: "data: [DONE]\n\n", headers: { "x-vercel-ai-ui-message-stream": "v1", "x-accel-buffering": "no" } },
+  );
 }

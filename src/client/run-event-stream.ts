@@ -6,6 +6,7 @@ import type { StreamedRunEvent } from "../core/run-events.js";
 import { formatCursor, parseCursor, type StreamPosition } from "../core/stream-cursor.js";
 import type { RunResult } from "../core/types.js";
 import { watchRun, type ReaderItem } from "./run-readers/index.js";
+import { sseResponse } from "./sse-response.js";
 
 /** Options of `handle.stream()`. */
 export interface StreamOptions {
@@ -162,24 +163,10 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
    * `data` the JSON event.
    */
   toSSEResponse(init: ResponseInit = {}): Response {
-    const encoder = new TextEncoder();
-    const body = this.toReadableStream().pipeThrough(
-      new TransformStream<StreamedRunEvent, Uint8Array>({
-        transform(event, controller) {
-          controller.enqueue(
-            encoder.encode(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`),
-          );
-        },
-      }),
+    return sseResponse(
+      this.toReadableStream(),
+      (event) => `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`,
+      init,
     );
-    return new Response(body, {
-      ...init,
-      headers: {
-        "content-type": "text/event-stream",
-        "cache-control": "no-cache",
-        connection: "keep-alive",
-        ...init.headers,
-      },
-    });
   }
 }
