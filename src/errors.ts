@@ -394,6 +394,32 @@ export class DevServerStartError extends DurableAgentError {
   }
 }
 
+/** No `redis-server` could be found or fetched; `attempts` says what each way tried said. */
+export class RedisServerNotFoundError extends DurableAgentError {
+  override readonly name = "RedisServerNotFoundError";
+  static override isInstance = errorGuard<RedisServerNotFoundError>("RedisServerNotFoundError");
+  constructor(readonly attempts: string[]) {
+    super(
+      `No redis-server to start. Tried:\n${attempts.map((attempt) => `  - ${attempt}`).join("\n")}\n` +
+        "Fix one of: `apt-get install redis-server`; set REDIS_SERVER_PATH to a `redis-server` binary; or point the Redis URL at a running server.",
+    );
+  }
+}
+
+/** A started `redis-server` exited or did not answer in time; `output` is the end of what it printed. */
+export class RedisServerStartError extends DurableAgentError {
+  override readonly name = "RedisServerStartError";
+  static override isInstance = errorGuard<RedisServerStartError>("RedisServerStartError");
+  constructor(
+    what: string,
+    readonly output: string,
+  ) {
+    super(
+      `redis-server ${what}.${output.trim() ? ` Its last output:\n${output.trim()}` : ""}\nFix: check the port is free, or set REDIS_SERVER_PATH to a working \`redis-server\`.`,
+    );
+  }
+}
+
 /** A port a dev server needs is taken; `holder` names what holds it when that can be told. */
 export class PortInUseError extends DurableAgentError {
   override readonly name = "PortInUseError";

@@ -40,3 +40,4 @@ export {
   type TemporalCli,
   type TemporalCliSource,
 } from "./dev-server.js";
+export { findRedisServer, startRedisServer, type RedisServer, type RedisServerBinary } from "./redis-server.js";

@@ -12,6 +12,8 @@ import {
   ApprovalRefusedError,
   ContextValidationError,
   DevServerStartError,
+  RedisServerNotFoundError,
+  RedisServerStartError,
   DuplicateAgentError,
   DurableAgentError,
   ForkError,
@@ -96,6 +98,8 @@ export function errorSamples(): Record<string, DurableAgentError> {
       "pip: python3 is not installed",
     ]),
     DevServerStartError: new DevServerStartError("exited with code 1", "bind: address already in use"),
+    RedisServerNotFoundError: new RedisServerNotFoundError(["PATH: no `redis-server`"]),
+    RedisServerStartError: new RedisServerStartError("exited (1)", "Address already in use"),
     PortInUseError: new PortInUseError(7233, "temporal (pid 42)", "Stop it or pick another port."),
     UnmatchedToolCallError: new UnmatchedToolCallError(
       "update_plan",
