@@ -90,7 +90,8 @@ export function report(results: BenchResults): string {
               "durable run p95": f.durableRunMs.p95,
               "overhead/trip p50": f.perTripOverheadMs.p50,
               "overhead/trip p95": f.perTripOverheadMs.p95,
-              "÷ better peer (95% CI)": PEERS.includes(f.library) || !peer ? "" : formatInterval(overheadRatio(f, peer)),
+              "÷ better peer (95% CI)":
+                PEERS.includes(f.library) || !peer ? "" : formatInterval(overheadRatio(f, peer)),
             },
       );
     }),
@@ -198,7 +199,9 @@ export function report(results: BenchResults): string {
 function peersAt(throughput: ThroughputFigures[], concurrentRuns: number): { name: string; level: ThroughputLevel }[] {
   return throughput
     .filter((t) => PEERS.includes(t.library))
-    .flatMap((t) => t.levels.filter((l) => l.concurrentRuns === concurrentRuns).map((level) => ({ name: t.library, level })))
+    .flatMap((t) =>
+      t.levels.filter((l) => l.concurrentRuns === concurrentRuns).map((level) => ({ name: t.library, level })),
+    )
     .sort((a, b) => b.level.runsPerSecond - a.level.runsPerSecond);
 }
 const betterPeerAt = (throughput: ThroughputFigures[], concurrentRuns: number) =>

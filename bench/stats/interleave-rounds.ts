@@ -17,7 +17,8 @@ export async function interleaveRounds<S, T>(
   rounds: number,
   runRound: (subject: S, round: number, index: number) => Promise<T>,
 ): Promise<T[][]> {
-  if (!Number.isInteger(rounds) || rounds < 0) throw new RangeError(`interleaveRounds: rounds must be a whole number ≥ 0, got ${rounds}`);
+  if (!Number.isInteger(rounds) || rounds < 0)
+    throw new RangeError(`interleaveRounds: rounds must be a whole number ≥ 0, got ${rounds}`);
   const samples = subjects.map((): T[] => []);
   for (let round = 0; round < rounds; round++)
     for (const [index, subject] of subjects.entries()) samples[index]!.push(await runRound(subject, round, index));
