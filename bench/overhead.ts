@@ -1,10 +1,13 @@
 /**
  * The cost of durability on the compared conversation (TRIPS model calls, one tool call on each
  * but the last): per-trip overhead of a durable run over the in-process floor, and the history a
- * run writes, for us and for the peer. Runs alternate floor/durable so drift hits both alike.
+ * run writes, for us and for the peers. Each round runs every contender's floor then its durable
+ * run, contender after contender (interleaved rounds), so load that comes and goes hits every
+ * contender alike and round i of ours pairs with round i of a peer for the ratio's interval.
  */
 import type { WorkflowHandle } from "@temporalio/client";
 import { historySize, historyTimeline, percentile, round, withBenchWorker, type Bench } from "./lib.js";
+import { interleaveRounds, MIN_ROUNDS_TO_DECIDE } from "./stats/index.js";
 import { aiSdkBenchAgent, aiSdkContender } from "./ai-sdk-contender.js";
 import { runInProcess } from "./in-process.js";
 import type { Peer } from "./peer.js";
@@ -26,6 +29,8 @@ export interface OverheadFigures {
   durableRunMs: { p50: number; p95: number };
   /** (durable run − in-process run) / trips, over the paired runs. */
   perTripOverheadMs: { p50: number; p95: number };
+  /** The per-trip overhead of each measured round, in round order (for intervals of ratios between contenders). */
+  perTripOverheadMsByRound: number[];
   history: {
     events: number;
     bytes: number;
@@ -43,6 +48,9 @@ export interface OverheadFigures {
   };
 }
 
+/** Rounds under --quick: the fewest that decide a goal (MIN_ROUNDS_TO_DECIDE), so a quick run's ratios have intervals. */
+const QUICK_ROUNDS = MIN_ROUNDS_TO_DECIDE;
+
 /** Discarded rounds before measuring (bundle caches, connection pools, JIT). */
 const warmup = (bench: Bench) => (bench.quick ? 0 : 3);
 
@@ -52,49 +60,41 @@ interface Contender {
   durable(): Promise<WorkflowHandle>;
 }
 
-type Timing = Pick<OverheadFigures, "floorRunMs" | "durableRunMs" | "perTripOverheadMs" | "timelinePerTripMs"> & {
+type Timing = Pick<
+  OverheadFigures,
+  "floorRunMs" | "durableRunMs" | "perTripOverheadMs" | "perTripOverheadMsByRound" | "timelinePerTripMs"
+> & {
   last: WorkflowHandle;
 };
 
 /**
- * Runs each contender's floor then its durable run, contender after contender, `runs` times after
- * a warm-up, so load from elsewhere on the machine hits every figure alike.
+ * Runs each contender's floor then its durable run, contender after contender, in `runs` rounds
+ * after `warmupRuns` discarded ones (interleaved rounds), so load from elsewhere on the machine
+ * hits every figure alike.
  */
 async function measure(runs: number, warmupRuns: number, contenders: Contender[]): Promise<Timing[]> {
-  for (let i = 0; i < warmupRuns; i++) {
-    for (const c of contenders) {
-      await c.floor();
-      await c.durable();
-    }
-  }
-  const samples = contenders.map(() => ({
-    floorMs: [] as number[],
-    durableMs: [] as number[],
-    overhead: [] as number[],
-    handles: [] as WorkflowHandle[],
-  }));
-  for (let i = 0; i < runs; i++) {
-    for (const [k, c] of contenders.entries()) {
-      const s = samples[k]!;
-      let t = performance.now();
-      await c.floor();
-      const floorMs = performance.now() - t;
-      t = performance.now();
-      s.handles.push(await c.durable());
-      const durableMs = performance.now() - t;
-      s.floorMs.push(floorMs);
-      s.durableMs.push(durableMs);
-      s.overhead.push((durableMs - floorMs) / TRIPS);
-    }
-  }
+  await interleaveRounds(contenders, warmupRuns, async (c) => {
+    await c.floor();
+    await c.durable();
+  });
+  const rounds = await interleaveRounds(contenders, runs, async (c) => {
+    let t = performance.now();
+    await c.floor();
+    const floorMs = performance.now() - t;
+    t = performance.now();
+    const handle = await c.durable();
+    const durableMs = performance.now() - t;
+    return { floorMs, durableMs, overhead: (durableMs - floorMs) / TRIPS, handle };
+  });
   const p = (values: number[]) => ({ p50: round(percentile(values, 50)), p95: round(percentile(values, 95)) });
   return Promise.all(
-    samples.map(async (s) => ({
-      floorRunMs: p(s.floorMs),
-      durableRunMs: p(s.durableMs),
-      perTripOverheadMs: p(s.overhead),
-      timelinePerTripMs: await meanTimeline(s.handles),
-      last: s.handles.at(-1)!,
+    rounds.map(async (s) => ({
+      floorRunMs: p(s.map((r) => r.floorMs)),
+      durableRunMs: p(s.map((r) => r.durableMs)),
+      perTripOverheadMs: p(s.map((r) => r.overhead)),
+      perTripOverheadMsByRound: s.map((r) => round(r.overhead, 2)),
+      timelinePerTripMs: await meanTimeline(s.map((r) => r.handle)),
+      last: s.at(-1)!.handle,
     })),
   );
 }
@@ -222,7 +222,7 @@ export async function benchOverhead(
   baseURL: string,
   executions: readonly BenchExecution[],
 ): Promise<ContenderFigures[]> {
-  const runs = bench.quick ? 2 : 30;
+  const runs = bench.quick ? QUICK_ROUNDS : 30;
   const toolCalls = TRIPS - 1;
   let taskQueue = "";
   const ours = [

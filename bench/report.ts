@@ -1,11 +1,26 @@
-/** The benchmark's tables: printed with console.table, and returned as Markdown (for docs/performance.md); the goals of issue 16. */
+/**
+ * The benchmark's tables: printed with console.table, and returned as Markdown (for
+ * docs/performance.md); the goals of issue 16, each ratio with its 95% interval over the rounds and
+ * judged on the whole interval (bench/stats).
+ */
 import type { LongRunFigures } from "./long-runs.js";
 import { AI_SDK_CONTENDER } from "./ai-sdk-contender.js";
 import type { ContenderFigures, OverheadFigures } from "./overhead.js";
 import type { StreamingError, StreamingFigures } from "./streaming.js";
 import { streamingGoals, streamingRows } from "./streaming-report.js";
-import type { ThroughputFigures } from "./throughput.js";
+import type { ThroughputFigures, ThroughputLevel } from "./throughput.js";
 import { round } from "./lib.js";
+import {
+  formatInterval,
+  formatRatio,
+  judgeAll,
+  judgeExact,
+  judgeInterval,
+  medianInterval,
+  ratioInterval,
+  type Goal,
+  type Interval,
+} from "./stats/index.js";
 
 /** The figures on one server setting. */
 export interface ServerFigures {
@@ -13,6 +28,8 @@ export interface ServerFigures {
   /** The dynamic config values the dev server was started with (on top of the CLI's defaults). */
   dynamicConfig: string[];
   overhead: ContenderFigures[];
+  /** This process's peak RSS while the overhead rounds ran (ours and both peers' workers in it, all up at once). */
+  benchProcessPeakRssMiB?: number;
 }
 
 export type ServerSetting = "tuned" | "default";
@@ -34,13 +51,6 @@ export interface BenchResults {
   goals?: Goal[];
 }
 
-/** One goal of issue 16: what it asks, the figure measured, and whether it was met (null: not measured). */
-export interface Goal {
-  goal: string;
-  figure: string;
-  met: boolean | null;
-}
-
 type Row = Record<string, string | number>;
 type Measured = Extract<ContenderFigures, OverheadFigures>;
 
@@ -52,7 +62,9 @@ function betterPeer(figures: ContenderFigures[]): Measured | undefined {
     .filter((f) => PEERS.includes(f.library))
     .sort((a, b) => a.perTripOverheadMs.p50 - b.perTripOverheadMs.p50)[0];
 }
-const ratio = (ours: number, peer: number | undefined) => (peer ? round(ours / peer, 2) : "n/a");
+/** Ours ÷ another contender's per-trip overhead, with its interval over the paired rounds. */
+const overheadRatio = (ours: Measured, other: Measured): Interval =>
+  ratioInterval(ours.perTripOverheadMsByRound, other.perTripOverheadMsByRound);
 
 export function report(results: BenchResults): string {
   const sections: string[] = [];
@@ -64,7 +76,7 @@ export function report(results: BenchResults): string {
 
   const first = measured(results.servers[0]?.overhead)[0];
   table(
-    `Per-trip overhead over each library's own in-process floor, ms (${first?.trips ?? "?"} trips, ${first?.toolCalls ?? "?"} tool calls, ${first?.runs ?? "?"} runs each; server: default = the CLI's dev server as it ships, tuned = ours)`,
+    `Per-trip overhead over each library's own in-process floor, ms (${first?.trips ?? "?"} trips, ${first?.toolCalls ?? "?"} tool calls, ${first?.runs ?? "?"} interleaved rounds of every contender; ÷ better peer: the ratio of the medians over the rounds with its 95% bootstrap interval; server: default = the CLI's dev server as it ships, tuned = ours${rssNote(results.servers)})`,
     results.servers.flatMap((server) => {
       const peer = betterPeer(server.overhead);
       return server.overhead.map((f): Row =>
@@ -78,9 +90,8 @@ export function report(results: BenchResults): string {
               "durable run p95": f.durableRunMs.p95,
               "overhead/trip p50": f.perTripOverheadMs.p50,
               "overhead/trip p95": f.perTripOverheadMs.p95,
-              "÷ better peer (p50)": PEERS.includes(f.library)
-                ? ""
-                : ratio(f.perTripOverheadMs.p50, peer?.perTripOverheadMs.p50),
+              "÷ better peer (95% CI)":
+                PEERS.includes(f.library) || !peer ? "" : formatInterval(overheadRatio(f, peer)),
             },
       );
     }),
@@ -117,25 +128,34 @@ export function report(results: BenchResults): string {
   );
 
   if (results.throughput?.length) {
+    const throughput = results.throughput;
     table(
-      `Throughput: N runs started at once, one worker per library (child process; every library at each level in turn; ${Object.entries(
-        results.throughput[0]!.workerOptions,
+      `Throughput: N runs started at once, one worker per library (child process; every library's worker up for the whole section, ${allWorkersIdleMiB(throughput)} MiB RSS idle together; interleaved rounds of every library at each level; runs/s: the median round's, ÷ better peer: the ratio of the medians with its 95% bootstrap interval; ${Object.entries(
+        throughput[0]!.workerOptions,
       )
         .map(([k, v]) => `${k} ${v}`)
         .join(", ")}; ${tuned?.setting} server)`,
-      results.throughput.flatMap((t) =>
-        t.levels.map((l) => ({
-          "": t.library === "durable-agent" ? `durable-agent (${t.execution})` : t.library,
-          "concurrent runs": l.concurrentRuns,
-          completed: l.completed,
-          errors: l.errors,
-          "runs/s": l.runsPerSecond,
-          "trips/s": l.tripsPerSecond,
-          "latency p50 ms": l.latencyMs.p50,
-          "latency p95 ms": l.latencyMs.p95,
-          "worker RSS idle MiB": l.workerRssMiB.idle,
-          "worker RSS peak MiB": l.workerRssMiB.peak,
-        })),
+      throughput.flatMap((t) =>
+        t.levels.map((l) => {
+          const peer = betterPeerAt(throughput, l.concurrentRuns);
+          return {
+            "": t.library === "durable-agent" ? `durable-agent (${t.execution})` : t.library,
+            "concurrent runs": l.concurrentRuns,
+            rounds: l.rounds,
+            completed: l.completed,
+            errors: l.errors,
+            "runs/s": l.runsPerSecond,
+            "÷ better peer (95% CI)":
+              PEERS.includes(t.library) || !peer
+                ? ""
+                : formatInterval(ratioInterval(l.runsPerSecondByRound, peer.runsPerSecondByRound)),
+            "trips/s": l.tripsPerSecond,
+            "latency p50 ms": l.latencyMs.p50,
+            "latency p95 ms": l.latencyMs.p95,
+            "worker RSS idle MiB": l.workerRssMiB.idle,
+            "worker RSS peak MiB": l.workerRssMiB.peak,
+          };
+        }),
       ),
     );
   }
@@ -162,12 +182,8 @@ export function report(results: BenchResults): string {
 
   results.goals = goals(results);
   table(
-    `Goals (reported, not tuned to; ${tuned?.setting} server)`,
-    results.goals.map((g) => ({
-      goal: g.goal,
-      figure: g.figure,
-      status: g.met === null ? "not measured" : g.met ? "met" : "not met",
-    })),
+    `Goals (reported, not tuned to; ${tuned?.setting} server; a goal on a varying figure is met when its whole 95% interval meets it, not met when none of it does, else undecided, and undecided under 5 rounds)`,
+    results.goals.map((g) => ({ goal: g.goal, figure: g.figure, status: g.status })),
   );
   const m = results.machine;
   const load = m.loadAverageAtStart
@@ -179,79 +195,112 @@ export function report(results: BenchResults): string {
   return sections.join("\n\n") + "\n";
 }
 
-/** The goals of issue 16, on the tuned server, against the better peer (the one with the lower per-trip overhead). */
+/** The peers' figures at a throughput level, the one with the higher runs/s first. */
+function peersAt(throughput: ThroughputFigures[], concurrentRuns: number): { name: string; level: ThroughputLevel }[] {
+  return throughput
+    .filter((t) => PEERS.includes(t.library))
+    .flatMap((t) =>
+      t.levels.filter((l) => l.concurrentRuns === concurrentRuns).map((level) => ({ name: t.library, level })),
+    )
+    .sort((a, b) => b.level.runsPerSecond - a.level.runsPerSecond);
+}
+const betterPeerAt = (throughput: ThroughputFigures[], concurrentRuns: number) =>
+  peersAt(throughput, concurrentRuns)[0]?.level;
+
+/** The throughput workers' idle RSS summed over every library before the first level: what keeping them all up costs. */
+function allWorkersIdleMiB(throughput: ThroughputFigures[]): number {
+  return throughput.reduce((sum, t) => sum + (t.levels[0]?.workerRssMiB.idle ?? 0), 0);
+}
+
+function rssNote(servers: ServerFigures[]): string {
+  const peaks = servers.flatMap((s) => (s.benchProcessPeakRssMiB ? [`${s.setting} ${s.benchProcessPeakRssMiB}`] : []));
+  return peaks.length ? `; every contender's worker up at once in this process, peak RSS MiB: ${peaks.join(", ")}` : "";
+}
+
+/**
+ * The goals of issue 16, on the tuned server. A goal against "the better peer" must hold against
+ * each peer (≤ the lower overhead is ≤ both; ≥ the higher throughput is ≥ both), each ratio judged on
+ * its interval over the paired rounds.
+ */
 export function goals(results: BenchResults): Goal[] {
   const tuned = results.servers.find((s) => s.setting === "tuned") ?? results.servers[0];
   const figures = measured(tuned?.overhead);
   const ours = (execution: string) =>
     figures.find((f) => f.library === "durable-agent" && f.name.endsWith(`(${execution})`));
-  const peer = betterPeer(tuned?.overhead ?? []);
-  const peerName = peer ? `${peer.name}'s` : "the better peer's (not run)";
-  const overheadVsPeer = (execution: string, factor: number): Goal => {
+  const peers = figures.filter((f) => PEERS.includes(f.library));
+  const overheadVsPeers = (execution: string, factor: number): Goal => {
+    const goal = `per-trip overhead p50 with ${execution} ≤ ${factor}× the better peer's`;
     const mine = ours(execution);
+    if (!mine || peers.length === 0) return { goal, figure: "not measured", status: "not measured" };
+    const intervals = peers.map((peer) => overheadRatio(mine, peer));
+    const better = betterPeer(tuned?.overhead ?? [])!;
     return {
-      goal: `per-trip overhead p50 with ${execution} ≤ ${factor}× the better peer's`,
-      figure:
-        mine && peer
-          ? `${mine.perTripOverheadMs.p50} ms vs ${peerName} ${peer.perTripOverheadMs.p50} ms (${ratio(mine.perTripOverheadMs.p50, peer.perTripOverheadMs.p50)}×)`
-          : "not measured",
-      met: mine && peer ? mine.perTripOverheadMs.p50 <= factor * peer.perTripOverheadMs.p50 : null,
+      goal,
+      figure: `${mine.perTripOverheadMs.p50} ms; ${peers.map((peer, i) => `${formatRatio(intervals[i]!)} ${peer.name}'s ${peer.perTripOverheadMs.p50} ms`).join("; ")}`,
+      status: judgeAll(intervals, { atMost: factor }),
+      interval: intervals[peers.indexOf(better)]!,
     };
   };
   const local = ours("local model and tools");
-  const at200 = (library: string) =>
-    results.throughput
-      ?.find((t) => t.library === library && (t.execution ?? "activities") === "activities")
-      ?.levels.find((l) => l.concurrentRuns === 200);
-  const mine200 = at200("durable-agent");
-  const peers200 = PEERS.map((p) => ({ p, level: at200(p) })).filter((x) => x.level);
-  const bestPeer200 = peers200.sort((a, b) => b.level!.runsPerSecond - a.level!.runsPerSecond)[0];
+  const localOverhead = local && medianInterval(local.perTripOverheadMsByRound);
+  const mine200 = results.throughput
+    ?.find((t) => t.library === "durable-agent" && t.execution === "activities")
+    ?.levels.find((l) => l.concurrentRuns === 200);
+  const peers200 = results.throughput ? peersAt(results.throughput, 200) : [];
+  const throughputRatios = mine200
+    ? peers200.map((peer) => ratioInterval(mine200.runsPerSecondByRound, peer.level.runsPerSecondByRound))
+    : [];
   const plain = ours("activities");
   const aiSdk = figures.find((f) => f.name === AI_SDK_CONTENDER);
-  const bytesPeer = figures
-    .filter((f) => PEERS.includes(f.library))
-    .sort((a, b) => a.history.bytesPerTrip - b.history.bytesPerTrip)[0];
-  const thousand = results.throughput
-    ?.find((t) => t.library === "durable-agent")
-    ?.levels.find((l) => l.concurrentRuns === 1000);
+  const aiSdkRatio = aiSdk && plain && overheadRatio(aiSdk, plain);
+  const bytesPeer = [...peers].sort((a, b) => a.history.bytesPerTrip - b.history.bytesPerTrip)[0];
+  const thousandFigures = results.throughput?.find((t) => t.library === "durable-agent");
+  const thousand = thousandFigures?.levels.find((l) => l.concurrentRuns === 1000);
   return [
     {
       goal: "per-trip overhead p50 ≤ 10 ms over the floor with local model and tools",
-      figure: local ? `${local.perTripOverheadMs.p50} ms` : "not measured",
-      met: local ? local.perTripOverheadMs.p50 <= 10 : null,
+      figure: localOverhead
+        ? `${formatInterval(localOverhead, " ms", 1)} over ${localOverhead.rounds} rounds`
+        : "not measured",
+      status: localOverhead ? judgeInterval(localOverhead, { atMost: 10 }) : "not measured",
+      ...(localOverhead ? { interval: localOverhead } : {}),
     },
-    overheadVsPeer("local tools", 0.5),
-    overheadVsPeer("activities", 1.0),
+    overheadVsPeers("local tools", 0.5),
+    overheadVsPeers("activities", 1.0),
     {
       goal: "per-trip overhead p50 of an AI SDK model ≤ 1.1× ai.openai()'s (activities, the same scripted answers)",
       figure:
-        aiSdk && plain
-          ? `${aiSdk.perTripOverheadMs.p50} ms vs ${plain.perTripOverheadMs.p50} ms (${ratio(aiSdk.perTripOverheadMs.p50, plain.perTripOverheadMs.p50)}×)`
+        aiSdk && plain && aiSdkRatio
+          ? `${aiSdk.perTripOverheadMs.p50} ms vs ${plain.perTripOverheadMs.p50} ms: ${formatRatio(aiSdkRatio)}`
           : "not measured",
-      met: aiSdk && plain ? aiSdk.perTripOverheadMs.p50 <= 1.1 * plain.perTripOverheadMs.p50 : null,
+      status: aiSdkRatio ? judgeInterval(aiSdkRatio, { atMost: 1.1 }) : "not measured",
+      ...(aiSdkRatio ? { interval: aiSdkRatio } : {}),
     },
     {
       goal: "throughput at 200 concurrent runs ≥ 2× the better peer's (activities)",
       figure:
-        mine200 && bestPeer200
-          ? `${mine200.runsPerSecond} vs ${bestPeer200.p}'s ${bestPeer200.level!.runsPerSecond} runs/s (${ratio(mine200.runsPerSecond, bestPeer200.level!.runsPerSecond)}×)`
+        mine200 && peers200.length
+          ? `${mine200.runsPerSecond} runs/s; ${peers200.map((peer, i) => `${formatRatio(throughputRatios[i]!)} ${peer.name}'s ${peer.level.runsPerSecond}`).join("; ")}`
           : "not measured (--quick runs 10 at once)",
-      met: mine200 && bestPeer200 ? mine200.runsPerSecond >= 2 * bestPeer200.level!.runsPerSecond : null,
+      status: mine200 && peers200.length ? judgeAll(throughputRatios, { atLeast: 2 }) : "not measured",
+      ...(throughputRatios[0] ? { interval: throughputRatios[0] } : {}),
     },
     {
       goal: "history bytes per trip ≤ 0.5× the better peer's (activities)",
       figure:
         plain && bytesPeer
-          ? `${plain.history.bytesPerTrip} vs ${bytesPeer.name}'s ${bytesPeer.history.bytesPerTrip} (${ratio(plain.history.bytesPerTrip, bytesPeer.history.bytesPerTrip)}×)`
+          ? `${plain.history.bytesPerTrip} vs ${bytesPeer.name}'s ${bytesPeer.history.bytesPerTrip} (${round(plain.history.bytesPerTrip / bytesPeer.history.bytesPerTrip, 2)}×; exact: a history's size does not vary with load)`
           : "not measured",
-      met: plain && bytesPeer ? plain.history.bytesPerTrip <= 0.5 * bytesPeer.history.bytesPerTrip : null,
+      status: judgeExact(
+        plain && bytesPeer ? plain.history.bytesPerTrip <= 0.5 * bytesPeer.history.bytesPerTrip : null,
+      ),
     },
     {
       goal: "1,000 concurrent runs on one worker, no errors",
       figure: thousand
-        ? `${thousand.completed} completed, ${thousand.errors} errors, worker peak RSS ${thousand.workerRssMiB.peak} MiB`
+        ? `${thousand.completed} of ${1000 * thousand.rounds} completed, ${thousand.errors} errors, worker peak RSS ${thousand.workerRssMiB.peak} MiB`
         : "not run (--quick)",
-      met: thousand ? thousand.errors === 0 && thousand.completed === 1000 : null,
+      status: judgeExact(thousand ? thousand.errors === 0 && thousand.completed === 1000 * thousand.rounds : null),
     },
     ...streamingGoals(results.streaming),
   ];

@@ -3,8 +3,9 @@
  * levels than 50, 200 and 1,000): the cost of durability on a local dev
  * server (as the CLI ships it, and as we start it) with a zero-latency scripted model, ours in
  * each execution setting beside `@temporalio/ai-sdk` and `@temporalio/openai-agents`, each
- * against its own in-process floor. Prints tables and writes bench-results/latest.json (and latest.md, the
- * tables as Markdown for docs/performance.md).
+ * against its own in-process floor, in rounds interleaved across them (bench/stats), each ratio
+ * with its 95% interval over the rounds. Prints tables and writes bench-results/latest.json (and
+ * latest.md, the tables as Markdown for docs/performance.md).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -16,6 +17,7 @@ import { benchOverhead } from "./overhead.js";
 import { report, type BenchResults, type ServerSetting } from "./report.js";
 import { BENCH_EXECUTIONS, benchScript } from "./scenario.js";
 import { benchStreaming } from "./streaming.js";
+import { MIN_ROUNDS_TO_DECIDE } from "./stats/index.js";
 import { benchThroughput, type ThroughputLibrary, type ThroughputSubject } from "./throughput.js";
 import { defined } from "../src/core/defined.js";
 
@@ -28,6 +30,25 @@ const LIBRARIES: ThroughputLibrary[] = ["durable-agent", "@temporalio/ai-sdk", "
 const levelsArg = process.argv.indexOf("--levels");
 /** Concurrent runs per throughput level, when given (else the benchmark's defaults). */
 const LEVELS = levelsArg > 0 ? process.argv[levelsArg + 1]!.split(",").map(Number) : undefined;
+/**
+ * Throughput rounds per level: enough to decide a goal on its interval up to 200 runs at once; one
+ * at more (a round of 1,000 takes minutes per library, and that level's goal is a count); 3 under
+ * --quick (an interval to show, not to decide on).
+ */
+const throughputRounds = (concurrentRuns: number) =>
+  process.argv.includes("--quick") ? 3 : concurrentRuns <= 200 ? MIN_ROUNDS_TO_DECIDE : 1;
+
+/** `fn`'s result, and this process's highest RSS in MiB while it ran (sampled every 250 ms). */
+async function withPeakRss<T>(fn: () => Promise<T>): Promise<{ value: T; peakRssMiB: number }> {
+  let peak = process.memoryUsage.rss();
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 250);
+  try {
+    const value = await fn();
+    return { value, peakRssMiB: Math.round(Math.max(peak, process.memoryUsage.rss()) / 2 ** 20) };
+  } finally {
+    clearInterval(timer);
+  }
+}
 
 const started = Date.now();
 const model = await startScriptedModel(benchScript);
@@ -65,23 +86,30 @@ try {
   for (const { setting, extraArgs } of SERVER_SETTINGS) {
     const bench = await startBench(extraArgs);
     try {
-      const overhead = await step(`${setting} server: per-trip overhead and history, ours and both peers`, () =>
-        benchOverhead(bench, model.baseURL, BENCH_EXECUTIONS),
+      const { value: overhead, peakRssMiB } = await step(
+        `${setting} server: per-trip overhead and history, ours and both peers in interleaved rounds`,
+        () => withPeakRss(() => benchOverhead(bench, model.baseURL, BENCH_EXECUTIONS)),
       );
       for (const f of overhead) if ("error" in f) console.log(`bench: ${f.name} did not run: ${f.error}`);
-      results.servers!.push({ setting, dynamicConfig: bench.dynamicConfig, overhead });
+      results.servers!.push({
+        setting,
+        dynamicConfig: bench.dynamicConfig,
+        overhead,
+        benchProcessPeakRssMiB: peakRssMiB,
+      });
       if (setting !== "tuned") continue;
       results.streaming = await step("streaming, ours and both peers' streaming modes", () =>
         benchStreaming({ quick: bench.quick }),
       );
       results.longRuns = await step("long runs", () => benchLongRuns(bench, model.baseURL));
-      // Every library at each level in turn (interleaved), so a drift of the machine's speed falls on all alike.
+      // Every library's worker up throughout, rounds interleaved at each level, so load that comes and goes falls on all alike.
       const subjects = LIBRARIES.flatMap((library): ThroughputSubject[] =>
         library === "durable-agent" ? BENCH_EXECUTIONS.map((execution) => ({ library, execution })) : [{ library }],
       );
-      results.throughput = await step("throughput, every library at each level in turn", () =>
+      results.throughput = await step("throughput, every library in interleaved rounds at each level", () =>
         benchThroughput({ ...bench, address: bench.server.address }, model.baseURL, subjects, {
           ...defined({ levels: LEVELS }),
+          rounds: throughputRounds,
           onLevel: (figures) => savePartial("throughput so far", figures),
         }),
       );

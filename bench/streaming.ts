@@ -55,8 +55,12 @@ export interface StreamingFigures {
   };
   /** The model's first chunk → the subscriber's first text delta, per run. */
   firstDeltaLatencyMs?: { p50: number; p95: number };
+  /** The same, each run's, in run order (for the goal's interval). */
+  firstDeltaLatencySamplesMs?: number[];
   /** The model's last chunk → the subscriber's last text delta (does the client keep up with the model?), per run. */
   lastDeltaLagMs?: { p50: number; p95: number };
+  /** The same, each run's, in run order (for the goal's interval). */
+  lastDeltaLagSamplesMs?: number[];
 }
 
 /** Ours (unstreamed as the baseline, and streamed) and both peers' streaming modes. */
@@ -285,9 +289,14 @@ export async function benchStreaming(options: {
             workerCpuMs: perTrip(cpuMs),
           },
           ...(latencies.length
-            ? { firstDeltaLatencyMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95) } }
+            ? {
+                firstDeltaLatencyMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95) },
+                firstDeltaLatencySamplesMs: latencies,
+              }
             : {}),
-          ...(lags.length ? { lastDeltaLagMs: { p50: percentile(lags, 50), p95: percentile(lags, 95) } } : {}),
+          ...(lags.length
+            ? { lastDeltaLagMs: { p50: percentile(lags, 50), p95: percentile(lags, 95) }, lastDeltaLagSamplesMs: lags }
+            : {}),
         });
         console.log(`bench: streaming: ${subject.name}: ${JSON.stringify(figures.at(-1))}`);
       } catch (error) {

@@ -1,8 +1,9 @@
 /**
  * Throughput: N runs of the compared conversation started at once against one worker (or several,
- * on one task queue), for each N. Each worker runs in a child process (bench/throughput-worker.ts),
- * so its RSS is its own; its peak (VmHWM from /proc/<pid>/status) is reset before each level (with
- * several workers, the figures are their sums). Latency is start call → result.
+ * on one task queue), for each N, in one or more rounds per N. Each worker runs in a child process
+ * (bench/throughput-worker.ts), so its RSS is its own; its peak (VmHWM from /proc/<pid>/status) is
+ * reset before each round (with several workers, the figures are their sums). Latency is start
+ * call → result.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -12,6 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundleAgentWorkflows } from "../src/index.js";
 import { percentile, round, type Bench } from "./lib.js";
+import { interleaveRounds, median } from "./stats/index.js";
 import type { PeerResult } from "./peer/workflows.js";
 import {
   benchAgent,
@@ -22,16 +24,33 @@ import {
   type BenchExecution,
 } from "./scenario.js";
 
+/** One level's figures over its rounds: counts summed, rates the median of the rounds', latencies over every run. */
 export interface ThroughputLevel {
   concurrentRuns: number;
+  /** Rounds of `concurrentRuns` runs at this level (interleaved with the other subjects' rounds). */
+  rounds: number;
   completed: number;
   errors: number;
   firstError?: string;
+  /** The median round's wall time. */
   wallSeconds: number;
+  /** The median of the rounds' runs/s. */
   runsPerSecond: number;
+  /** Each round's runs/s, in round order (for intervals of ratios between subjects). */
+  runsPerSecondByRound: number[];
   tripsPerSecond: number;
   latencyMs: { p50: number; p95: number; max: number };
+  /** Idle: before the level's first round; peak: the highest of its rounds. */
   workerRssMiB: { idle: number; peak: number };
+}
+
+/** One round of one level: its runs' latencies and failures, its wall time, its workers' RSS in KiB. */
+interface LevelRound {
+  latencies: number[];
+  failures: Error[];
+  wallSeconds: number;
+  idleKiB: number;
+  peakKiB: number;
 }
 
 /** A library in the throughput benchmark: ours (in one execution setting) or a peer. */
@@ -47,9 +66,13 @@ export interface ThroughputFigures {
 
 const WORKER_SCRIPT = fileURLToPath(new URL("./throughput-worker.ts", import.meta.url));
 
-/** Options of `benchThroughput`: the levels (default 10 quick, else 50/200/1,000) and the worker processes (default 1). */
+/**
+ * Options of `benchThroughput`: the levels (default 10 quick, else 50/200/1,000), the rounds at
+ * each level (default 1) and the worker processes (default 1).
+ */
 export interface ThroughputOptions {
   levels?: number[];
+  rounds?: (concurrentRuns: number) => number;
   workers?: number;
 }
 
@@ -115,9 +138,11 @@ interface RunningSubject {
 }
 
 /**
- * Throughput of each subject at each level, interleaved: every subject's worker is up before the
- * first level, and each level runs every subject in turn before the next level, so a drift of the
- * machine's speed over the run falls on all of them alike. `onLevel` gets the figures so far after each.
+ * Throughput of each subject at each level, in interleaved rounds: every subject's worker is up
+ * before the first level and stays up to the end, and each level runs round 1 of every subject,
+ * then round 2 of every subject, and so on, before the next level, so load that comes and goes
+ * falls on all of them alike and round i of one subject pairs with round i of another. `onLevel`
+ * gets the figures so far after each level.
  */
 export async function benchThroughput(
   bench: Pick<Bench, "client" | "quick"> & { address: string },
@@ -157,10 +182,9 @@ export async function benchThroughput(
       running.push({ subject, children, figures, peakResets: true });
     }
     for (const n of levels) {
-      for (const entry of running) {
-        entry.figures.levels.push(await runLevel(bench, entry, n));
-        options.onLevel?.(running.map((r) => r.figures));
-      }
+      const rounds = await interleaveRounds(running, options.rounds?.(n) ?? 1, (entry) => runRound(bench, entry, n));
+      for (const [i, entry] of running.entries()) entry.figures.levels.push(levelFigures(n, rounds[i]!));
+      options.onLevel?.(running.map((r) => r.figures));
     }
   } finally {
     await Promise.all(running.flatMap((r) => r.children.map(stopWorker)));
@@ -168,22 +192,22 @@ export async function benchThroughput(
   }
   return running.map(({ figures, peakResets }) => {
     const peak = peakResets
-      ? "VmHWM after the level, reset before it"
+      ? "the highest VmHWM after a round of the level, reset before each round"
       : "VmHWM after the level (could not be reset: peak since the worker started)";
     return {
       ...figures,
-      worker: `${figures.worker}; RSS from /proc/<pid>/status: idle = VmRSS before the level, peak = ${peak}`,
+      worker: `${figures.worker}; RSS from /proc/<pid>/status: idle = VmRSS before the level's first round, peak = ${peak}`,
     };
   });
 }
 
-/** N runs of one subject started at once; its workers' RSS before and at peak. */
-async function runLevel(bench: Pick<Bench, "quick">, entry: RunningSubject, n: number): Promise<ThroughputLevel> {
+/** One round: N runs of one subject started at once; its workers' RSS before and at peak. */
+async function runRound(bench: Pick<Bench, "quick">, entry: RunningSubject, n: number): Promise<LevelRound> {
   const { subject, children } = entry;
   const sumKiB = (field: "VmRSS" | "VmHWM") => children.reduce((sum, child) => sum + memoryKiB(child.pid!, field), 0);
-  // The same workers for every level; their peak RSS is reset before each (Linux: "5" > /proc/<pid>/clear_refs).
+  // The same workers for every round; their peak RSS is reset before each (Linux: "5" > /proc/<pid>/clear_refs).
   for (const child of children) entry.peakResets &&= resetPeakRss(child.pid!);
-  const idle = sumKiB("VmRSS");
+  const idleKiB = sumKiB("VmRSS");
   const deadline = Date.now() + (bench.quick ? 60_000 : 900_000);
   const started = performance.now();
   const outcomes = await Promise.allSettled(
@@ -193,23 +217,40 @@ async function runLevel(bench: Pick<Bench, "quick">, entry: RunningSubject, n: n
       return performance.now() - t;
     }),
   );
-  const wall = (performance.now() - started) / 1000;
-  const latencies = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : []));
-  const failures = outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason as Error] : []));
+  return {
+    wallSeconds: (performance.now() - started) / 1000,
+    latencies: outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : [])),
+    failures: outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason as Error] : [])),
+    idleKiB,
+    peakKiB: sumKiB("VmHWM"),
+  };
+}
+
+/** A level's figures from its rounds. */
+function levelFigures(n: number, rounds: LevelRound[]): ThroughputLevel {
+  const latencies = rounds.flatMap((r) => r.latencies);
+  const failures = rounds.flatMap((r) => r.failures);
+  const runsPerSecondByRound = rounds.map((r) => round(r.latencies.length / r.wallSeconds, 2));
+  const runsPerSecond = median(runsPerSecondByRound);
   return {
     concurrentRuns: n,
+    rounds: rounds.length,
     completed: latencies.length,
     errors: failures.length,
     ...(failures[0] ? { firstError: String(failures[0].message ?? failures[0]).slice(0, 300) } : {}),
-    wallSeconds: round(wall),
-    runsPerSecond: round(latencies.length / wall),
-    tripsPerSecond: round((latencies.length * TRIPS) / wall, 0),
+    wallSeconds: round(median(rounds.map((r) => r.wallSeconds))),
+    runsPerSecond: round(runsPerSecond),
+    runsPerSecondByRound,
+    tripsPerSecond: round(runsPerSecond * TRIPS, 0),
     latencyMs: {
       p50: round(percentile(latencies, 50), 0),
       p95: round(percentile(latencies, 95), 0),
       max: round(Math.max(...latencies), 0),
     },
-    workerRssMiB: { idle: round(idle / 1024, 0), peak: round(sumKiB("VmHWM") / 1024, 0) },
+    workerRssMiB: {
+      idle: round(rounds[0]!.idleKiB / 1024, 0),
+      peak: round(Math.max(...rounds.map((r) => r.peakKiB)) / 1024, 0),
+    },
   };
 }
 
