@@ -15,7 +15,7 @@ import { ai, encryptedDataConverter, type DeltaLogger, type StreamedRunEvent } f
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { freePort } from "../src/testing/port-check.js";
 import { keyring, newKey } from "./support/codec-helpers.js";
-import { connectCountedClient, type CountedClient } from "./support/counted-client.js";
+import { connectCountedClient } from "./support/counted-client.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 import { startRedisServer, type RedisServer } from "./support/redis-server.js";
 
