@@ -17,7 +17,7 @@ import { freePort } from "../src/testing/port-check.js";
 import { keyring, newKey } from "./support/codec-helpers.js";
 import { connectCountedClient } from "./support/counted-client.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
-import { startRedisServer, type RedisServer } from "./support/redis-server.js";
+import { startRedisServer, type RedisServer } from "../src/testing/redis-server.js";
 
 let harness: Harness;
 beforeAll(async () => {
