@@ -59,5 +59,8 @@ createInterface({ input: process.stdin }).on("line", (line) => {
   const { user, system } = process.cpuUsage();
   console.log(`cpu ${(user + system) / 1000}`);
 });
-process.once("SIGTERM", () => server.close(() => process.exit(0)));
+process.once("SIGTERM", () => {
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+});
 console.log(`ready ${bound}`);
