@@ -3,7 +3,7 @@
  * the Workflow DevKit's local world (files on disk, queue messages over loopback HTTP; no hosted
  * service). It lives in bench/peer-workflow-agent with a package.json of its own (the library's
  * dependencies do not grow) and needs Node 22, which npm's `node@22` package provides. Here:
- * install it (`npm ci`, when its lockfile changed), build its workflow (`workflow build`, when
+ * install it (`npm install` from its lockfile, when that changed), build its workflow (`workflow build`, when
  * its sources changed), start its app server (the flow route and POST /run) in a child process,
  * and run one streamed conversation over HTTP, reading the run's stream as the client would.
  */
@@ -48,8 +48,11 @@ export function prepareWorkflowAgentPeer(): WorkflowAgentPeer {
   try {
     node = run("npx", ["-y", "node@22", "-p", "process.execPath"]).stdout.trim();
     const installed = join(DIR, "node_modules/.package-lock.json");
+    // `npm install` from the lockfile, not `npm ci`: cbor-extract's optional per-platform packages
+    // (under @workflow/cli's world-vercel) 404 on this registry, so npm leaves them out of the lockfile
+    // and `npm ci` refuses it as out of sync; `npm install` installs the same tree.
     if (mtime(installed) < mtime(join(DIR, "package-lock.json")))
-      installMs = run("npm", ["ci", "--no-audit", "--no-fund"]).ms;
+      installMs = run("npm", ["install", "--no-audit", "--no-fund"]).ms;
   } catch (error) {
     throw new WorkflowAgentInstallError((error as Error).message);
   }

@@ -345,7 +345,7 @@ async function benchWorkflowAgent(
     return failed(error, "did not build");
   }
   console.log(
-    `bench: streaming: ${subject.name}: npm ci ${peer.installMs} ms, workflow build ${peer.buildMs} ms (0: up to date)`,
+    `bench: streaming: ${subject.name}: npm install ${peer.installMs} ms, workflow build ${peer.buildMs} ms (0: up to date)`,
   );
   const app = await startWorkflowAgentApp(peer.node);
   try {
