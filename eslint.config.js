@@ -45,6 +45,7 @@ export default tseslint.config(
       "test-artifacts/**",
       "bench-results/**",
       "**/.next/**",
+      "bench/peer-workflow-agent/.well-known/**",
     ],
   },
   js.configs.recommended,

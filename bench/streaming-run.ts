@@ -1,6 +1,6 @@
 /**
  * `npm run bench:streaming` (add `-- --quick` for 3 runs per subject instead of 10): the streaming
- * part of `npm run bench` alone, ours beside both peers' streaming modes; `-- --candidates` adds
+ * part of `npm run bench` alone, ours beside both peers' streaming modes and WorkflowAgent; `-- --candidates` adds
  * our heartbeat-throttle candidates; `-- --only durable-agent` measures ours alone (e.g. on
  * another checkout). Prints the table and the goals of issue 23, writes them to
  * bench-results/streaming.json, and puts them in bench-results/latest.json if a full run wrote one.

@@ -5,7 +5,10 @@
  * updates + workflow tasks, from the history, + activity heartbeats, from the server's request
  * counters), queries (also billable on Temporal Cloud, counted apart), first-delta latency
  * (the model's first chunk → the subscriber's first text delta) and the worker's CPU time (the
- * worker runs in a child process of its own). A dev server of its own, with metrics on.
+ * worker runs in a child process of its own), and each run's time from its start to its result.
+ * A dev server of its own, with metrics on. Beside them, Vercel's WorkflowAgent on the Workflow
+ * DevKit's local world (bench/peer-workflow-agent.ts): its event log stands for the history, and
+ * it has no Temporal actions to count.
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -24,11 +27,12 @@ import {
   streamScript,
 } from "./streaming-scenario.js";
 import { inputFor } from "./scenario.js";
+import { prepareWorkflowAgentPeer, startWorkflowAgentApp, WorkflowAgentInstallError } from "./peer-workflow-agent.js";
 
 /** A streaming subject: a library's streaming mode, or ours with other settings (a candidate). */
 export interface StreamingSubject {
   name: string;
-  library: "durable-agent" | "@temporalio/ai-sdk" | "@temporalio/openai-agents";
+  library: "durable-agent" | "@temporalio/ai-sdk" | "@temporalio/openai-agents" | "@ai-sdk/workflow";
   /** Ours only: stream text (false: the unstreamed baseline, read by no subscriber). */
   streamText?: boolean;
   /** Worker options for the child worker (e.g. a heartbeat throttle candidate). */
@@ -41,18 +45,24 @@ export interface StreamingFigures {
   library: string;
   runs: number;
   perTrip: {
+    /** History events (WorkflowAgent: its event log's events). */
     historyEvents: number;
+    /** History bytes (WorkflowAgent: its event log's events as JSON). */
     historyBytes: number;
-    workflowTasks: number;
-    signals: number;
-    updates: number;
-    activityHeartbeats: number;
+    /** The Temporal counts below are absent for WorkflowAgent, which runs on no Temporal server. */
+    workflowTasks?: number;
+    signals?: number;
+    updates?: number;
+    activityHeartbeats?: number;
     /** Signals + updates + workflow tasks + activity heartbeats. */
-    billableActions: number;
+    billableActions?: number;
     /** Query calls (billable on Temporal Cloud too; not in billableActions, as the issue counts them). */
-    queries: number;
+    queries?: number;
+    /** The worker's CPU time (WorkflowAgent: its app server's, which also serves the stream). */
     workerCpuMs: number;
   };
+  /** A run's start → its result (the whole streamed conversation), per run. */
+  runMs?: { p50: number; p95: number };
   /** The model's first chunk → the subscriber's first text delta, per run. */
   firstDeltaLatencyMs?: { p50: number; p95: number };
   /** The same, each run's, in run order (for the goal's interval). */
@@ -69,6 +79,7 @@ export const STREAMING_SUBJECTS: StreamingSubject[] = [
   { name: "durable-agent", library: "durable-agent", streamText: true },
   { name: "@temporalio/ai-sdk streamText", library: "@temporalio/ai-sdk" },
   { name: "@temporalio/openai-agents stream: true", library: "@temporalio/openai-agents" },
+  { name: "@ai-sdk/workflow WorkflowAgent (local world)", library: "@ai-sdk/workflow" },
 ];
 
 /** Our heartbeat-throttle candidates, measured beside the kept 250 ms. */
@@ -248,6 +259,10 @@ export async function benchStreaming(options: {
   const figures: (StreamingFigures | StreamingError)[] = [];
   try {
     for (const subject of options.subjects ?? STREAMING_SUBJECTS) {
+      if (subject.library === "@ai-sdk/workflow") {
+        figures.push(await benchWorkflowAgent(subject, model, runs));
+        continue;
+      }
       const taskQueue = `bench-stream-${randomUUID()}`;
       const worker = await startWorker(server.address, model.baseURL, subject, taskQueue);
       const run = () => Promise.race([streamedRun(server.env.client, subject, taskQueue), worker.exited]);
@@ -257,10 +272,13 @@ export async function benchStreaming(options: {
         const cpuBefore = await worker.cpuMs();
         const latencies: number[] = [];
         const lags: number[] = [];
+        const durations: number[] = [];
         const totals = { events: 0, bytes: 0, workflowTasks: 0, signals: 0, updates: 0 };
         for (let i = 0; i < runs; i++) {
           const firstRequest = model.requests.length;
+          const started = Date.now();
           const { handle, firstDeltaAt, lastDeltaAt } = await run();
+          durations.push(Date.now() - started);
           const firstChunkAt = model.requests[firstRequest]?.firstChunkAt;
           const lastChunkAt = model.requests.at(-1)?.lastChunkAt;
           if (firstDeltaAt !== undefined && firstChunkAt !== undefined) latencies.push(firstDeltaAt - firstChunkAt);
@@ -297,6 +315,7 @@ export async function benchStreaming(options: {
           ...(lags.length
             ? { lastDeltaLagMs: { p50: percentile(lags, 50), p95: percentile(lags, 95) }, lastDeltaLagSamplesMs: lags }
             : {}),
+          runMs: { p50: percentile(durations, 50), p95: percentile(durations, 95) },
         });
         console.log(`bench: streaming: ${subject.name}: ${JSON.stringify(figures.at(-1))}`);
       } catch (error) {
@@ -311,4 +330,74 @@ export async function benchStreaming(options: {
     await server.stop();
   }
   return figures;
+}
+
+/**
+ * WorkflowAgent's figures: the same conversation against the same scripted model, `runs` streamed
+ * runs after a warm-up, read by a client over HTTP as a framework's route would serve them. Skipped
+ * with the reason printed if its install fails; any other failure is its error row.
+ */
+async function benchWorkflowAgent(
+  subject: StreamingSubject,
+  model: ScriptedModel,
+  runs: number,
+): Promise<StreamingFigures | StreamingError> {
+  const failed = (error: unknown, what: string) => {
+    console.log(`bench: streaming: ${subject.name} ${what}: ${(error as Error).message}`);
+    return { name: subject.name, library: subject.library, error: `${what}: ${(error as Error).message}` };
+  };
+  let peer;
+  try {
+    peer = prepareWorkflowAgentPeer();
+  } catch (error) {
+    if (error instanceof WorkflowAgentInstallError) return failed(error, "skipped, its install failed");
+    return failed(error, "did not build");
+  }
+  console.log(
+    `bench: streaming: ${subject.name}: npm install ${peer.installMs} ms, workflow build ${peer.buildMs} ms (0: up to date)`,
+  );
+  const app = await startWorkflowAgentApp(peer.node);
+  try {
+    const input = inputFor(STREAM_TRIPS);
+    const run = () => Promise.race([app.run(input, model.baseURL), app.exited]);
+    await run(); // warm-up: the flow bundle loaded, connections open
+    const cpuBefore = await app.cpuMs();
+    const latencies: number[] = [];
+    const lags: number[] = [];
+    const durations: number[] = [];
+    let events = 0;
+    let bytes = 0;
+    for (let i = 0; i < runs; i++) {
+      const firstRequest = model.requests.length;
+      const started = Date.now();
+      const result = await run();
+      durations.push(Date.now() - started);
+      const firstChunkAt = model.requests[firstRequest]?.firstChunkAt;
+      const lastChunkAt = model.requests.at(-1)?.lastChunkAt;
+      if (result.firstDeltaAt !== undefined && firstChunkAt !== undefined)
+        latencies.push(result.firstDeltaAt - firstChunkAt);
+      if (result.lastDeltaAt !== undefined && lastChunkAt !== undefined) lags.push(result.lastDeltaAt - lastChunkAt);
+      events += result.events;
+      bytes += result.eventBytes;
+    }
+    const cpuMs = (await app.cpuMs()) - cpuBefore;
+    const perTrip = (n: number, digits = 1) => round(n / (runs * STREAM_TRIPS), digits);
+    const figures: StreamingFigures = {
+      name: subject.name,
+      library: subject.library,
+      runs,
+      perTrip: { historyEvents: perTrip(events), historyBytes: perTrip(bytes, 0), workerCpuMs: perTrip(cpuMs) },
+      ...(latencies.length
+        ? { firstDeltaLatencyMs: { p50: percentile(latencies, 50), p95: percentile(latencies, 95) } }
+        : {}),
+      ...(lags.length ? { lastDeltaLagMs: { p50: percentile(lags, 50), p95: percentile(lags, 95) } } : {}),
+      runMs: { p50: percentile(durations, 50), p95: percentile(durations, 95) },
+    };
+    console.log(`bench: streaming: ${subject.name}: ${JSON.stringify(figures)}`);
+    return figures;
+  } catch (error) {
+    return failed(error, "did not run");
+  } finally {
+    await app.stop();
+  }
 }
