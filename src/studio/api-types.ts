@@ -2,6 +2,7 @@
  * The studio's JSON API: the shapes the server (src/studio/server) sends and the page
  * (src/studio/page) reads. Plain types only, so both sides import them with `import type`.
  */
+import type { ReportComparison } from "../eval/compare-reports.js";
 
 /** An agent the studio knows, from the agents module or the runs it has seen. */
 export interface StudioAgent {
@@ -384,7 +385,7 @@ export interface ErrorResponse {
 }
 
 /** `GET /api/compare?a=<id>&b=<id>`: eval `a` (the baseline) against eval `b`, as `compareReports` finds it. */
-export type CompareResponse = import("../eval/compare-reports.js").ReportComparison & {
+export type CompareResponse = ReportComparison & {
   /** The baseline eval's id. */
   a: string;
   /** The current eval's id. */
