@@ -199,7 +199,7 @@ describe("the studio in Chromium", () => {
     const trip1 = page.locator('[data-testid="trip"][data-trip="1"]');
     await expect.poll(() => trip1.getByTestId("trip-mark").getAttribute("data-kind")).toBe("reprompt");
     expect(await trip1.getByTestId("message").textContent()).toContain("Want me to swap squats for lunges?");
-    expect(await trip1.getByTestId("reprompt").textContent()).toContain("act-when-asked");
+    expect(await trip1.getByTestId("reprompt").textContent()).toContain("actWhenAsked");
     const trip2 = page.locator('[data-testid="trip"][data-trip="2"]');
     expect(await trip2.getByTestId("tool-call").getAttribute("data-status")).toBe("ok");
     expect(await trip2.getByTestId("tool-input").textContent()).toContain('"to": "lunges"');
