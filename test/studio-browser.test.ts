@@ -102,6 +102,8 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let queue: string;
+/** Where the test built the page. */
+let assetsDir: string;
 let coach: ReturnType<typeof agents>;
 const consoleLines: string[] = [];
 /** The runs the checks start: three swaps (re-prompted), three questions, one delete (waits for approval). */
@@ -110,7 +112,7 @@ const runs: { swaps: string[]; asks: string[]; deletion?: RunHandle } = { swaps:
 const evals: string[] = [];
 
 beforeAll(async () => {
-  const assetsDir = mkdtempSync(join(tmpdir(), "studio-page-"));
+  assetsDir = mkdtempSync(join(tmpdir(), "studio-page-"));
   mkdirSync(ARTIFACTS, { recursive: true });
   [harness, model, browser] = await Promise.all([
     connectHarness(),
@@ -122,6 +124,7 @@ beforeAll(async () => {
   queue = taskQueue();
   worker = await testWorker(harness, coach, {
     taskQueue: queue,
+    searchAttributes: true,
     approvals: { canDecide: ({ by }) => by === "alice" },
   });
   workerDone = worker.run();
@@ -162,6 +165,8 @@ afterAll(async () => {
   await harness?.close();
 });
 
+/** Polls until the expectation holds: the page catches up with the server (a visibility refresh, a decision's round trip, a live stream). */
+const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 });
 const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
 const rows = () => page.getByTestId("run-row");
 
@@ -181,9 +186,9 @@ describe("the studio in Chromium", () => {
     await openRuns();
     await page.getByTestId("filter-fired").selectOption("reprompted");
     await page.getByTestId("apply-filters").click();
-    await expect
-      .poll(() => rows().evaluateAll((r) => r.map((e) => e.getAttribute("data-workflow-id")).sort()))
-      .toEqual([...runs.swaps].sort());
+    await poll(() => rows().evaluateAll((r) => r.map((e) => e.getAttribute("data-workflow-id")).sort())).toEqual(
+      [...runs.swaps].sort(),
+    );
     expect(page.url()).toContain("fired=reprompted");
     const first = rows().first();
     expect(await first.getByTestId("fired").textContent()).toContain("re-prompted");
@@ -197,7 +202,7 @@ describe("the studio in Chromium", () => {
     await rows().first().getByTestId("open-run").click();
     await page.getByTestId("conversation").waitFor();
     const trip1 = page.locator('[data-testid="trip"][data-trip="1"]');
-    await expect.poll(() => trip1.getByTestId("trip-mark").getAttribute("data-kind")).toBe("reprompt");
+    await poll(() => trip1.getByTestId("trip-mark").getAttribute("data-kind")).toBe("reprompt");
     expect(await trip1.getByTestId("message").textContent()).toContain("Want me to swap squats for lunges?");
     expect(await trip1.getByTestId("reprompt").textContent()).toContain("actWhenAsked");
     const trip2 = page.locator('[data-testid="trip"][data-trip="2"]');
@@ -213,18 +218,18 @@ describe("the studio in Chromium", () => {
     const deletion = runs.deletion!;
     await open(`run/${encodeURIComponent(deletion.workflowId)}`);
     const approval = page.getByTestId("approval");
-    await expect.poll(() => approval.getAttribute("data-decision")).toBe("waiting");
+    await poll(() => approval.getAttribute("data-decision")).toBe("waiting");
     expect(await approval.getByTestId("approve").textContent()).toBe("Approve as alice");
     await shot("approval");
     await approval.getByTestId("approve").click();
-    await expect.poll(() => approval.getAttribute("data-decision")).toBe("approved");
+    await poll(() => approval.getAttribute("data-decision")).toBe("approved");
     expect(await approval.getByTestId("decision").textContent()).toContain("by alice");
     const result = await deletion.result();
     expect(result.reply).toBe("Your plan is deleted.");
     expect((await deletion.trace()).find((e) => e.type === "approval" && e.outcome === "approved")).toMatchObject({
       by: "alice",
     });
-    await expect.poll(() => page.getByTestId("run-status").textContent()).toBe("completed");
+    await poll(() => page.getByTestId("run-status").textContent()).toBe("completed");
   });
 
   it("3b. fork at trip 2 onto another agent: the fork opens and finishes live", async () => {
@@ -235,16 +240,16 @@ describe("the studio in Chromium", () => {
     await page.getByTestId("fork-trip").selectOption("2");
     await page.getByTestId("fork-agent").selectOption(COACH_V2);
     await page.getByTestId("fork-submit").click();
-    await expect.poll(() => page.url()).not.toContain(encodeURIComponent(runs.swaps[0]!));
+    await poll(() => page.url()).not.toContain(encodeURIComponent(runs.swaps[0]!));
     const forkId = decodeURIComponent(page.url().split("#/run/")[1]!);
     // The fork's model call is held: the page shows the run in progress, its stream open.
-    await expect.poll(() => page.getByTestId("live").textContent()).toBe("live");
+    await poll(() => page.getByTestId("live").textContent()).toBe("live");
     expect(await page.getByTestId("run-status").textContent()).toBe("running");
     expect(await page.getByTestId("run-agent").textContent()).toBe(COACH_V2);
     await shot("fork-live");
     release.resolve();
     holdV2 = undefined;
-    await expect.poll(() => page.getByTestId("run-status").textContent(), { timeout: 30_000 }).toBe("completed");
+    await poll(() => page.getByTestId("run-status").textContent()).toBe("completed");
     const answers = page.locator('[data-testid="message"][data-role="assistant"]');
     expect(await answers.last().textContent()).toContain("Done (v2): squats are now lunges.");
     // the conversation before trip 2 came from the recorded run
@@ -256,14 +261,14 @@ describe("the studio in Chromium", () => {
 
   it("4. save 5 runs as a dataset, run an eval of it with a progress bar, open its report; compare two reports", async () => {
     await openRuns({ status: "completed" });
-    await expect.poll(() => rows().count()).toBeGreaterThanOrEqual(5);
+    await poll(() => rows().count()).toBeGreaterThanOrEqual(5);
     // the three re-prompted swaps and two questions (not the deletion, whose replay would wait for approval)
     for (const id of [...runs.swaps, ...runs.asks.slice(0, 2)])
       await page.locator(`[data-testid="run-row"][data-workflow-id="${id}"]`).getByTestId("select-run").check();
     await page.getByTestId("dataset-name").fill("coach-five");
     expect(await page.getByTestId("save-selected").textContent()).toBe("Save 5 selected");
     await page.getByTestId("save-selected").click();
-    await expect.poll(() => page.getByTestId("dataset-saved").textContent()).toContain("saved 5 cases");
+    await poll(() => page.getByTestId("dataset-saved").textContent()).toContain("saved 5 cases");
 
     await open("datasets");
     const dataset = page.locator('[data-testid="dataset"][data-name="coach-five"]');
@@ -292,7 +297,7 @@ describe("the studio in Chromium", () => {
     await page.locator(`[data-testid="eval-row"][data-eval-id="${evals[1]}"]`).getByTestId("pick-current").check();
     await page.getByTestId("compare-picked").click();
     const scorers = page.getByTestId("compare-scorer");
-    await expect.poll(() => scorers.count()).toBeGreaterThan(0);
+    await poll(() => scorers.count()).toBeGreaterThan(0);
     const row = await scorers.first().innerText();
     expect(row).toMatch(/95% CI/);
     expect(await scorers.first().getAttribute("data-verdict")).toMatch(/^(better|worse|within noise|not comparable)$/);
@@ -301,19 +306,19 @@ describe("the studio in Chromium", () => {
   });
 
   it("a request without the token, when one is set, gets 401; with it, the page and the API answer", async () => {
-    const locked = await ai.studio({ client: harness.client, port: 0, token: "s3cret" });
+    const locked = await ai.studio({ client: harness.client, port: 0, token: "studio-s3cret", assetsDir });
     try {
       const base = new URL(locked.url).origin;
       const without = await fetch(`${base}/api/meta`);
       expect(without.status).toBe(401);
       expect(await without.json()).toEqual({ error: expect.stringMatching(/token/i) });
       expect((await fetch(`${base}/`)).status).toBe(401);
-      const bearer = await fetch(`${base}/api/meta`, { headers: { authorization: "Bearer s3cret" } });
+      const bearer = await fetch(`${base}/api/meta`, { headers: { authorization: "Bearer studio-s3cret" } });
       expect(bearer.status).toBe(200);
       // ?token= on the first load sets the cookie the page's own requests then carry
       const other = await browser.newContext();
       const tab = await other.newPage();
-      await tab.goto(`${base}/?token=s3cret`);
+      await tab.goto(`${base}/?token=studio-s3cret`);
       await tab.getByTestId("as").waitFor();
       expect(tab.url()).not.toContain("token=");
       expect(await tab.getByTestId("runs").isVisible()).toBe(true);
