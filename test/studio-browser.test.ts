@@ -194,8 +194,8 @@ describe("the studio in Chromium", () => {
     expect(await first.getByTestId("fired").textContent()).toContain("re-prompted");
     // three trips of 1,500 tokens; 1,200 in at $2.50 and 300 out at $10 per million: $0.0060 a trip
     expect(await first.getByTestId("tokens").textContent()).toBe("4,500");
-    expect(await first.getByTestId("cost").textContent()).toBe("$0.0180");
     await shot("runs");
+    expect(await first.getByTestId("cost").textContent()).toBe("$0.0180");
   });
 
   it("2. a run as a conversation: the re-prompt marked on its trip, with its reason", async () => {

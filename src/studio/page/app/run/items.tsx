@@ -82,8 +82,14 @@ function ToolCall({ call }: { call: ToolCallItem }) {
           refused: {call.refusalReason}
         </p>
       )}
+      <span class="label">input</span>
       <pre data-testid="tool-input">{fmt.json(call.input)}</pre>
-      {call.output !== undefined && <pre data-testid="tool-output">{fmt.json(call.output)}</pre>}
+      {call.output !== undefined && (
+        <>
+          <span class="label">output</span>
+          <pre data-testid="tool-output">{fmt.json(call.output)}</pre>
+        </>
+      )}
     </div>
   );
 }
