@@ -16,6 +16,7 @@ import { changeClaimedWithoutToolCall } from "./eval/scorers/change-claimed-with
 import { describeDeployment, setCurrentBuild } from "./deployments/deployment-client.js";
 import { casesFromRuns } from "./datasets/index.js";
 import { forkRun } from "./fork/index.js";
+import { startStudio } from "./lazy-studio.js";
 
 /**
  * The library's namespace, as in the specification's examples.
@@ -56,6 +57,8 @@ export const ai = {
   },
   /** Starts a new run from a finished one's conversation before trip `atTrip`, going on live with the agent as the worker now defines it. */
   fork: forkRun,
+  /** Serves the studio, a local web app over Temporal: runs as conversations, approvals, forks, datasets and evals (the server loads on the call). */
+  studio: startStudio,
 };
 
 export { Agent, type OutputOf, type ContextOf } from "./agent/define-agent.js";
@@ -135,5 +138,7 @@ export { fromFailure, rebuildError } from "./core/typed-failures.js";
 export * from "./eval/index.js";
 export * from "./datasets/index.js";
 export type { ForkOptions } from "./fork/index.js";
+export type { StudioOptions, StudioServer } from "./studio/options.js";
+export { StudioOptionsError, StudioAssetsMissingError } from "./studio/errors.js";
 export type { ForkArgs } from "./core/fork-args.js";
 export type { RecordedBackstop, RecordedToolCall, UnmatchedToolCalls } from "./core/playback.js";

@@ -35,8 +35,11 @@ export interface FiredFlags {
   reprompted: boolean;
   /** A refused tool call was retried (DurableAgentRefusals > 0). */
   refusalRetried: boolean;
-  /** A backstop ran. */
-  backstopRan: boolean;
+  /**
+   * A backstop ran. In a runs-list row: absent, since no search attribute records backstops yet
+   * (a backstop that prompted counts in `reprompted`); a `RunView`'s items show each backstop.
+   */
+  backstopRan?: boolean;
 }
 
 /** The "contract fired" filter's values for `GET /api/runs?fired=`. */
