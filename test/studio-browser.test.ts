@@ -240,7 +240,7 @@ describe("the studio in Chromium", () => {
     await page.getByTestId("fork-trip").selectOption("2");
     await page.getByTestId("fork-agent").selectOption(COACH_V2);
     await page.getByTestId("fork-submit").click();
-    await poll(() => page.url()).not.toContain(encodeURIComponent(runs.swaps[0]!));
+    await poll(async () => page.url()).not.toContain(encodeURIComponent(runs.swaps[0]!));
     const forkId = decodeURIComponent(page.url().split("#/run/")[1]!);
     // The fork's model call is held: the page shows the run in progress, its stream open.
     await poll(() => page.getByTestId("live").textContent()).toBe("live");
