@@ -182,7 +182,7 @@ async function openRuns(more: Record<string, string> = {}): Promise<void> {
 // ---- the checks ------------------------------------------------------------------------------
 
 describe("the studio in Chromium", () => {
-  it("1. runs: filtered to the runs where actWhenAsked fired, each row with its tokens and cost", async () => {
+  it("1. runs: filtered to the runs where actWhenAsked fired, each row with its tokens, a page at a time", async () => {
     await openRuns();
     await page.getByTestId("filter-fired").selectOption("reprompted");
     await page.getByTestId("apply-filters").click();
@@ -192,10 +192,22 @@ describe("the studio in Chromium", () => {
     expect(page.url()).toContain("fired=reprompted");
     const first = rows().first();
     expect(await first.getByTestId("fired").textContent()).toContain("re-prompted");
-    // three trips of 1,500 tokens; 1,200 in at $2.50 and 300 out at $10 per million: $0.0060 a trip
+    // three trips of 1,500 tokens
     expect(await first.getByTestId("tokens").textContent()).toBe("4,500");
     await shot("runs");
-    expect(await first.getByTestId("cost").textContent()).toBe("$0.0180");
+    // one page at a time, by the server's page tokens
+    await openRuns({ fired: "reprompted", pageSize: "2" });
+    const ids = () => rows().evaluateAll((r) => r.map((e) => e.getAttribute("data-workflow-id")));
+    await poll(() => rows().count()).toBe(2);
+    const firstPage = await ids();
+    await page.getByTestId("next-page").click();
+    await poll(ids).toHaveLength(1);
+    expect([...firstPage, ...(await ids())].sort()).toEqual([...runs.swaps].sort());
+    expect(await page.getByTestId("next-page").isDisabled()).toBe(true);
+    await page.getByTestId("prev-page").click();
+    await poll(ids).toEqual(firstPage);
+    await openRuns({ fired: "reprompted" });
+    await poll(() => rows().count()).toBe(3);
   });
 
   it("2. a run as a conversation: the re-prompt marked on its trip, with its reason", async () => {
@@ -205,6 +217,9 @@ describe("the studio in Chromium", () => {
     await poll(() => trip1.getByTestId("trip-mark").getAttribute("data-kind")).toBe("reprompt");
     expect(await trip1.getByTestId("message").textContent()).toContain("Want me to swap squats for lunges?");
     expect(await trip1.getByTestId("reprompt").textContent()).toContain("actWhenAsked");
+    // each trip 1,200 tokens in at $2.50 and 300 out at $10 per million: $0.0060
+    expect(await trip1.getByTestId("trip-figures").textContent()).toContain("1,500 tokens · $0.0060");
+    expect(await page.getByTestId("run-totals").textContent()).toBe("3 trips · 4,500 tokens · $0.0180");
     const trip2 = page.locator('[data-testid="trip"][data-trip="2"]');
     expect(await trip2.getByTestId("tool-call").getAttribute("data-status")).toBe("ok");
     expect(await trip2.getByTestId("tool-input").textContent()).toContain('"to": "lunges"');

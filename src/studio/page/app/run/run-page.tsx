@@ -60,7 +60,7 @@ export function RunPage({ workflowId }: { workflowId: string }) {
           {view.status}
         </span>
         {view.stopReason && <span data-testid="run-stop-reason">stopped: {view.stopReason}</span>}
-        <span>
+        <span data-testid="run-totals">
           {trips} trips · {fmt.tokens(totals.tokens)} tokens · {fmt.cost(totals.cost)}
         </span>
         {running && (
@@ -76,7 +76,7 @@ export function RunPage({ workflowId }: { workflowId: string }) {
             Cancel run
           </button>
         )}
-        {meta.canFork && trips > 0 && (
+        {meta.canFork && trips > 0 && !running && (
           <button data-testid="fork" onClick={() => setForking(true)}>
             Fork…
           </button>

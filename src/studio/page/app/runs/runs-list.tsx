@@ -12,7 +12,7 @@ import { FilterForm } from "./filter-form.js";
 import { filtersFrom, toQuery } from "./filters.js";
 import { SaveDataset } from "./save-dataset.js";
 
-/** Rows per page. */
+/** Rows per page, unless the hash says (`pageSize=`). */
 const PAGE_SIZE = 50;
 /** How often the page shown is fetched again while auto-refresh is on. */
 const REFRESH_MS = 2000;
@@ -22,6 +22,7 @@ export function RunsList({ params }: { params: URLSearchParams }) {
   const key = params.toString();
   const filters = useMemo(() => filtersFrom(params), [key]);
   const query = useMemo(() => toQuery(filters), [filters]);
+  const pageSize = Number(params.get("pageSize")) || PAGE_SIZE;
   // The page tokens of the pages before the one shown: [undefined] on the first page.
   const [tokens, setTokens] = useState<Array<string | undefined>>([undefined]);
   const [page, setPage] = useState<RunsResponse>();
@@ -37,7 +38,7 @@ export function RunsList({ params }: { params: URLSearchParams }) {
     let timer: number | undefined;
     const load = async () => {
       try {
-        const next = await getJson<RunsResponse>("/api/runs", { ...query, pageSize: PAGE_SIZE, pageToken });
+        const next = await getJson<RunsResponse>("/api/runs", { ...query, pageSize, pageToken });
         if (stopped) return;
         setPage(next);
         setError(undefined);
@@ -51,7 +52,7 @@ export function RunsList({ params }: { params: URLSearchParams }) {
       stopped = true;
       window.clearTimeout(timer);
     };
-  }, [query, pageToken, live]);
+  }, [query, pageSize, pageToken, live]);
 
   const toggle = (id: string) =>
     setSelected((old) => {
