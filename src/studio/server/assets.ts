@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serveStatic } from "@hono/node-server/serve-static";
-import type { Hono } from "hono";
+import type { Hono, MiddlewareHandler } from "hono";
 import { StudioAssetsMissingError } from "../errors.js";
 
 /** The page's folder: beside the compiled studio in dist/, or the package's dist/ when running from source. */
@@ -18,14 +18,18 @@ export function defaultAssetsDir(): string {
     : fileURLToPath(new URL("../page/", import.meta.url));
 }
 
-/** Serves the page (index.html for `/` and any path the page routes itself) and its assets. */
+/**
+ * Serves the page: a file of the build, else index.html (the page routes its own paths). The
+ * folder is looked at per request, so a build made while the studio runs is served.
+ */
 export function servePage(app: Hono, folder: string): void {
-  const missing = () => !existsSync(join(folder, "index.html"));
-  app.use("*", async (c, next) => {
-    if (c.req.path.startsWith("/api/") || !["GET", "HEAD"].includes(c.req.method)) return next();
-    if (missing()) return c.text(new StudioAssetsMissingError(folder).message, 503);
-    return next();
+  let handlers: [MiddlewareHandler, MiddlewareHandler] | undefined;
+  app.on(["GET", "HEAD"], "*", async (c, next) => {
+    if (!existsSync(join(folder, "index.html"))) return c.text(new StudioAssetsMissingError(folder).message, 503);
+    handlers ??= [serveStatic({ root: folder }), serveStatic({ root: folder, path: "index.html" })];
+    const [file, page] = handlers;
+    return file(c, async () => {
+      await page(c, next);
+    });
   });
-  app.use("*", serveStatic({ root: folder }));
-  app.get("*", serveStatic({ root: folder, path: "index.html" }));
 }
