@@ -24,11 +24,10 @@ export const STATUSES: RunStatus[] = [
 /** The stop reasons a run can end with. */
 export const STOP_REASONS = ["answered", "max-trips", "budget", "invalid-output", "cancelled", "timed-out"];
 
-/** "The contract fired" choices. */
+/** "The contract fired" choices the server can filter on (no search attribute records backstops yet; a backstop that prompted counts as a re-prompt). */
 export const FIRED: Array<[FiredFilter, string]> = [
-  ["reprompted", "re-prompted (actWhenAsked)"],
+  ["reprompted", "re-prompted"],
   ["refusalRetried", "refusal retried"],
-  ["backstopRan", "backstop ran"],
 ];
 
 /** The filters in a hash query. */
