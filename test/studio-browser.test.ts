@@ -41,6 +41,10 @@ const text = (content: unknown): string =>
       ? content.map((part: { text?: string }) => part.text ?? "").join("")
       : "";
 
+/** The answer a run started with `streamText` streams, slowly enough to be watched growing. */
+const STORY = "Squats once ruled leg day, until lunges walked in. ".repeat(8).trim();
+/** While set, a story's answer waits for it (until the page watches the run live). */
+let holdStory: Promise<void> | undefined;
 /** While set, the first model call of a coach-v2 run waits for it (the fork's answer, held until the page watches it live). */
 let holdV2: Promise<void> | undefined;
 
@@ -57,6 +61,10 @@ async function answer(request: ScriptedRequest): Promise<ScriptedTurn> {
   if (last.role === "tool")
     return /delete/i.test(input) ? "Your plan is deleted." : `Done${v2 ? " (v2)" : ""}: squats are now lunges.`;
   if (/delete/i.test(input)) return { toolCalls: [{ name: "delete_plan", arguments: {} }] };
+  if (/story/i.test(input)) {
+    await holdStory;
+    return { text: STORY, chunksPerSecond: 20 };
+  }
   if (!/swap/i.test(input)) return "Squats work your legs and glutes.";
   if (v2) {
     await holdV2;
@@ -272,6 +280,33 @@ describe("the studio in Chromium", () => {
     const result = await (await ai.getRun(forkId, { client: harness.client })).result();
     expect(result.forkedFrom).toMatchObject({ workflowId: runs.swaps[0], atTrip: 2 });
     await shot("fork");
+  });
+
+  it("3c. a run in progress streams live: its answer grows on the page as the model writes it", async () => {
+    const release = deferred();
+    holdStory = release.promise;
+    const story = await coach[0]!.start("Tell me a story about squats", {
+      client: harness.client,
+      taskQueue: queue,
+      streamText: true,
+    });
+    await open(`run/${encodeURIComponent(story.workflowId)}`);
+    await poll(() => page.getByTestId("live").textContent()).toBe("live");
+    release.resolve();
+    holdStory = undefined;
+    const live = page.getByTestId("live-text").locator("p");
+    const lengths: number[] = [];
+    await poll(async () => {
+      const length = (await live.textContent().catch(() => null))?.length ?? 0;
+      if (length > (lengths[lengths.length - 1] ?? 0)) lengths.push(length);
+      return lengths.length;
+    }).toBeGreaterThanOrEqual(3);
+    expect(lengths[lengths.length - 1]).toBeLessThan(STORY.length);
+    await shot("live-answer");
+    await poll(() => page.getByTestId("run-status").textContent()).toBe("completed");
+    const answers = page.locator('[data-testid="message"][data-role="assistant"]');
+    expect(await answers.last().locator("p").textContent()).toBe(STORY);
+    expect(await page.getByTestId("live-text").count()).toBe(0);
   });
 
   it("4. save 5 runs as a dataset, run an eval of it with a progress bar, open its report; compare two reports", async () => {
