@@ -282,7 +282,33 @@ describe("the studio in Chromium", () => {
     await shot("fork");
   });
 
-  it("3c. a run in progress streams live: its answer grows on the page as the model writes it", async () => {
+  it("3c. without --as the approval buttons are disabled; cancel a waiting run from the page", async () => {
+    const waiting = await coach[0]!.start(DELETE, { client: harness.client, taskQueue: queue });
+    const readOnly = await ai.studio({ client: harness.client, port: 0, assetsDir });
+    const tab = await context.newPage();
+    try {
+      await tab.goto(`${new URL(readOnly.url).origin}/#/run/${encodeURIComponent(waiting.workflowId)}`);
+      const approval = tab.getByTestId("approval");
+      await poll(() => approval.getAttribute("data-decision")).toBe("waiting");
+      expect(await approval.getByTestId("approve").isDisabled()).toBe(true);
+      expect(await approval.getByTestId("approve").getAttribute("title")).toContain("--as");
+      expect(await tab.getByTestId("as").textContent()).toContain("no --as");
+    } finally {
+      await tab.close();
+      await readOnly.close();
+    }
+    await open(`run/${encodeURIComponent(waiting.workflowId)}`);
+    await page.getByTestId("cancel").click();
+    await poll(() =>
+      page
+        .getByTestId("run-stop-reason")
+        .textContent()
+        .catch(() => null),
+    ).toBe("stopped: cancelled");
+    expect((await waiting.result()).stopReason).toBe("cancelled");
+  });
+
+  it("3d. a run in progress streams live: its answer grows on the page as the model writes it", async () => {
     const release = deferred();
     holdStory = release.promise;
     const story = await coach[0]!.start("Tell me a story about squats", {
