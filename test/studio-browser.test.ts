@@ -381,6 +381,20 @@ describe("the studio in Chromium", () => {
     await shot("compare");
   });
 
+  it("5. a session shows as one conversation across its messages", async () => {
+    const session = coach[0]!.session(`studio-${Date.now()}`, { client: harness.client, taskQueue: queue });
+    await session.send(ASK);
+    await session.send("And what do lunges do?");
+    await open(`run/${encodeURIComponent(session.workflowId)}`);
+    const dividers = page.getByTestId("session-message");
+    await poll(() => dividers.count()).toBe(2);
+    expect(await page.getByTestId("session-runs").textContent()).toContain("A session");
+    const users = page.locator('[data-testid="message"][data-role="user"]');
+    expect(await users.allTextContents()).toEqual([`user${ASK}`, "userAnd what do lunges do?"]);
+    expect(await page.locator('[data-testid="message"][data-role="assistant"]').count()).toBe(2);
+    await session.end();
+  });
+
   it("a request without the token, when one is set, gets 401; with it, the page and the API answer", async () => {
     const locked = await ai.studio({ client: harness.client, port: 0, token: "studio-s3cret", assetsDir });
     try {
