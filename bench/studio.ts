@@ -1,8 +1,8 @@
 /**
- * `npm run bench:studio` (`-- --quick` for 1,000 runs): issue 34's goal that the studio pages
- * through 10,000 runs at most 1 s a page. Starts 10,000 cheap runs (one model call answering
- * "Hello.", scripted) on a dev server with search attributes, a few hundred at a time, and times
- * the seeding; then serves the studio over them and times `GET /api/runs` page by page through all
+ * `npm run bench:studio` (`-- --quick` for 1,000 runs, `--runs <n>` for n; `--seed started` to seed
+ * without running them, below): issue 34's goal that the studio pages through 10,000 runs at most
+ * 1 s a page. Starts 10,000 cheap runs (one model call answering "Hello.", scripted) on a dev
+ * server with search attributes, 32 starts at a time, and times the seeding; then serves the studio over them and times `GET /api/runs` page by page through all
  * of them (default page size 50, then pages of 500, then filtered by agent and stop reason), with
  * p50/p95/max per page. Writes bench-results/studio.json with the goals. Figures on a shared machine are noisy.
  */
@@ -13,12 +13,24 @@ import { randomUUID } from "node:crypto";
 import pLimit from "p-limit";
 import { ai } from "../src/index.js";
 import type { RunsResponse } from "../src/studio/index.js";
+import { WORKFLOW_NAME } from "../src/core/constants.js";
+import { SEARCH_ATTRIBUTES } from "../src/core/search-attributes.js";
 import { startScriptedModel } from "../src/testing/index.js";
 import { percentile, round, startBench } from "./lib.js";
 
 const bench = await startBench();
-const runs = bench.quick ? 1_000 : 10_000;
+const arg = (flag: string) => (process.argv.includes(flag) ? process.argv[process.argv.indexOf(flag) + 1] : undefined);
+const runs = Number(arg("--runs") ?? (bench.quick ? 1_000 : 10_000));
+/**
+ * `completed` (default): each run runs to its answer on the worker. `started`: the runs are started
+ * with the agent's search attributes and no worker takes them (they stay running): the same rows
+ * for the visibility store to page through, seeded in a fraction of the time on a busy machine.
+ */
+const seed = arg("--seed") ?? "completed";
+if (seed !== "completed" && seed !== "started") throw new Error(`--seed is completed or started (got ${seed})`);
 const GOAL_MS = 1000;
+/** Starts in flight at once: more only queues in the dev server on 2 cores. */
+const START_CONCURRENCY = 32;
 const model = await startScriptedModel(() => "Hello.");
 const name = `studio-bench-${randomUUID().slice(0, 8)}`;
 const agent = ai.agent({ name, model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
@@ -28,7 +40,7 @@ const worker = await ai.worker({
   connection: bench.connection,
   taskQueue,
   searchAttributes: true,
-  workerOptions: { maxConcurrentWorkflowTaskExecutions: 200, maxConcurrentActivityTaskExecutions: 200 },
+  workerOptions: { maxConcurrentWorkflowTaskExecutions: 64, maxConcurrentActivityTaskExecutions: 64 },
 });
 const running = worker.run();
 
@@ -43,25 +55,43 @@ interface Paging {
 }
 
 try {
-  // Seeding: start every run (a few hundred starts in flight), then wait until visibility lists them all completed.
+  // Seeding: start every run (32 starts in flight), then wait until visibility lists them all completed.
   const seedStarted = Date.now();
-  const limit = pLimit(200);
+  const limit = pLimit(START_CONCURRENCY);
+  const idle = `bench-no-worker-${randomUUID()}`;
   await Promise.all(
     Array.from({ length: runs }, (_, i) =>
-      limit(() => agent.start(`Hello #${i}`, { client: bench.client, taskQueue, workflowId: `${name}-${i}` })),
+      limit((): Promise<unknown> =>
+        seed === "completed"
+          ? agent.start(`Hello #${i}`, {
+              client: bench.client,
+              taskQueue,
+              workflowId: `${name}-${i}`,
+              noWorkerWarningAfter: false,
+            })
+          : bench.client.workflow.start(WORKFLOW_NAME, {
+              args: [{ agent: name, messages: [{ role: "user", content: `Hello #${i}` }] }],
+              taskQueue: idle,
+              workflowId: `${name}-${i}`,
+              typedSearchAttributes: [
+                { key: SEARCH_ATTRIBUTES.agent, value: name },
+                { key: SEARCH_ATTRIBUTES.version, value: agent.version },
+              ],
+            }),
+      ),
     ),
   );
   const startMs = Date.now() - seedStarted;
-  const completed = `DurableAgentName = "${name}" AND ExecutionStatus = "Completed"`;
+  const listed = `DurableAgentName = "${name}" AND ExecutionStatus = "${seed === "completed" ? "Completed" : "Running"}"`;
   for (let last = -1; ;) {
-    const { count } = await bench.client.workflow.count(completed);
+    const { count } = await bench.client.workflow.count(listed);
     if (count >= runs) break;
-    if (count !== last) console.log(`seeding: ${count} of ${runs} runs completed`);
+    if (count !== last) console.log(`seeding: ${count} of ${runs} runs ${seed}`);
     last = count;
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
   const seedMs = Date.now() - seedStarted;
-  console.log(`seeded ${runs} runs in ${round(seedMs / 1000)} s (starts took ${round(startMs / 1000)} s)`);
+  console.log(`seeded ${runs} runs (${seed}) in ${round(seedMs / 1000)} s (starts took ${round(startMs / 1000)} s)`);
 
   const studio = await ai.studio({
     client: bench.client,
@@ -129,7 +159,12 @@ try {
       {
         studio: {
           runs,
-          seeding: { startsMs: startMs, seedMs, runsPerSecond: round(runs / (seedMs / 1000)), startConcurrency: 200 },
+          seeding: {
+            startsMs: startMs,
+            seedMs,
+            runsPerSecond: round(runs / (seedMs / 1000)),
+            startConcurrency: START_CONCURRENCY,
+          },
           paging,
           cores: availableParallelism(),
           loadAverage: round(loadavg()[0]!),

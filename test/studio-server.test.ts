@@ -58,8 +58,10 @@ function script({ body }: ScriptedRequest): ScriptedTurn {
   const messages = body.messages;
   const last = messages.at(-1)!;
   if (last.role === "tool") return "Done.";
-  const first = String(messages.find((m) => m.role === "user")?.content ?? "");
-  const answered = messages.some((m) => m.role === "assistant");
+  // The user's own message: the last that is not actWhenAsked's hint (which names the tool).
+  const asked = messages.findLastIndex((m) => m.role === "user" && !String(m.content).includes("update_plan"));
+  const first = String(messages[asked]?.content ?? "");
+  const answered = messages.slice(asked).some((m) => m.role === "assistant");
   if (/delete/i.test(first)) return { toolCalls: [{ name: "delete_plan", arguments: { plan: "legs" } }] };
   const to = /for (\w+)/.exec(first)?.[1];
   if (to === undefined) return "Hello!";
@@ -299,6 +301,26 @@ describe("runs and a run as a conversation", () => {
   it("an unknown run is a 404 with the reason", async () => {
     const response = await api(`/api/runs/no-such-run-${suffix}`);
     expect(response.status).toBe(404);
+  });
+});
+
+describe("a session", () => {
+  it("shows as one conversation across its messages, each marked with its index", async () => {
+    const session = coach.session(randomUUID(), { client: harness.client, taskQueue: queue });
+    await session.send("Hi there");
+    await session.send("Swap squats for lunges");
+    const view = await json<RunView>(`/api/runs/${session.workflowId}`);
+    expect(view.session?.runs).toHaveLength(1);
+    expect(view.items.filter((item) => item.type === "session-message")).toEqual([
+      { type: "session-message", index: 0, status: "answered" },
+      { type: "session-message", index: 1, status: "answered" },
+    ]);
+    expect(view.items.filter((item) => item.type === "user")).toEqual([
+      { type: "user", text: "Hi there" },
+      { type: "user", text: "Swap squats for lunges" },
+    ]);
+    expect(view.items.some((item) => item.type === "reprompt")).toBe(true);
+    await session.end();
   });
 });
 
