@@ -42,6 +42,14 @@ module.exports = {
       to: { pathNot: [CORE, "^node_modules/(fflate|@temporalio/common)/"] },
     },
     {
+      name: "the-studio-page-imports-only-preact-and-the-api-types",
+      comment:
+        "The studio page (src/studio/page/app) runs in a browser, bundled by Vite: it imports its own modules, Preact and the studio's JSON API types, never Node built-ins or the server's code.",
+      severity: "error",
+      from: { path: "^src/studio/page/app/" },
+      to: { pathNot: ["^src/studio/page/app/", "^src/studio/api-types\\.ts$", "^node_modules/preact/"] },
+    },
+    {
       name: "the-root-entry-loads-no-worker-code",
       comment:
         "Importing durable-agent loads no worker code (client-safe, for Next.js routes): src/worker.ts and what only it uses are loaded by a dynamic import when ai.worker() is called.",

@@ -71,6 +71,16 @@ export default tseslint.config(
     },
   },
   {
+    // The studio page runs in a browser: no Node built-ins (its tsconfig has no @types/node either).
+    files: ["src/studio/page/app/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ regex: "^node:", message: "The studio page runs in a browser: no Node built-ins." }] },
+      ],
+    },
+  },
+  {
     files: ["**/*.js", "**/*.mjs", "**/*.cjs"],
     languageOptions: {
       globals: {

@@ -2,10 +2,13 @@ import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
-  // The root loads the worker through the package's own name (src/lazy-worker.ts), which Vite does not resolve as Node does.
+  // The root loads the worker and the studio through the package's own name (src/lazy-worker.ts), which Vite does not resolve as Node does.
   resolve: {
     conditions: ["durable-agent-source"],
-    alias: { "durable-agent/worker": fileURLToPath(new URL("./src/worker.ts", import.meta.url)) },
+    alias: {
+      "durable-agent/worker": fileURLToPath(new URL("./src/worker.ts", import.meta.url)),
+      "durable-agent/studio": fileURLToPath(new URL("./src/studio/index.ts", import.meta.url)),
+    },
   },
   test: {
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],

@@ -17,6 +17,7 @@ import { describeDeployment, setCurrentBuild } from "./deployments/deployment-cl
 import { casesFromRuns } from "./datasets/index.js";
 import { forkRun } from "./fork/index.js";
 import { heartbeatDeltas, redisDeltas } from "./deltas/index.js";
+import { startStudio } from "./lazy-studio.js";
 
 /**
  * The library's namespace, as in the specification's examples.
@@ -64,6 +65,8 @@ export const ai = {
     /** The default: the model call's heartbeats, read with `describe()` (no extra server). */
     heartbeats: heartbeatDeltas,
   },
+  /** Serves the studio, a local web app over Temporal: runs as conversations, approvals, forks, datasets and evals (the server loads on the call). */
+  studio: startStudio,
 };
 
 export { Agent, type OutputOf, type ContextOf } from "./agent/define-agent.js";
@@ -154,5 +157,7 @@ export {
   type AnswerWatch,
   type PublishContext,
 } from "./deltas/index.js";
+export type { StudioOptions, StudioServer } from "./studio/options.js";
+export { StudioOptionsError, StudioAssetsMissingError } from "./studio/errors.js";
 export type { ForkArgs } from "./core/fork-args.js";
 export type { RecordedBackstop, RecordedToolCall, UnmatchedToolCalls } from "./core/playback.js";

@@ -43,6 +43,7 @@ const GUIDES = [
   "docs/local-models.md",
   "docs/recorded-runs.md",
   "docs/operating-runs.md",
+  "docs/studio.md",
   "docs/deploying.md",
   "docs/deployments.md",
   "docs/security.md",

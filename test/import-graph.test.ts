@@ -67,7 +67,7 @@ beforeAll(async () => {
 });
 
 describe("the src/ import graph", () => {
-  it("keeps every layering rule: no cycles, workflow code and the core import only the workflow API and the core, the root loads no worker code", () => {
+  it("keeps every layering rule: no cycles, workflow code and the core import only the workflow API and the core, the root loads no worker code, the studio page imports only Preact and its API types", () => {
     expect([...violations(src.all), ...violations(src.loaded)]).toEqual([]);
   });
 

@@ -39,7 +39,8 @@ async function historyPage(
   });
 }
 
-async function firstEvent(client: Client, workflowId: string, runId: string | undefined): Promise<HistoryEvent> {
+/** The run's first event (its start, with its input). */
+export async function firstEvent(client: Client, workflowId: string, runId: string | undefined): Promise<HistoryEvent> {
   const event = (await historyPage(client, workflowId, runId, { pageSize: 1 })).history?.events?.[0];
   if (!event?.workflowExecutionStartedEventAttributes)
     throw new DatasetError(workflowId, "its history has no start event");
@@ -72,7 +73,7 @@ async function startArgs<T>(
 }
 
 /** Every event of a run, page by page. */
-async function* events(client: Client, workflowId: string, runId: string): AsyncGenerator<HistoryEvent> {
+export async function* historyEvents(client: Client, workflowId: string, runId: string): AsyncGenerator<HistoryEvent> {
   let nextPageToken: Uint8Array | undefined;
   do {
     const page = await historyPage(client, workflowId, runId, { nextPageToken });
@@ -92,17 +93,23 @@ async function chain(client: Client, workflowId: string, firstRunId: string): Pr
   }
 }
 
+/** The message results one run of a session recorded (its completed `send` updates), in order. */
+export async function sessionRunResults(client: Client, workflowId: string, runId: string): Promise<RunResult[]> {
+  const results: RunResult[] = [];
+  for await (const event of historyEvents(client, workflowId, runId)) {
+    const success = event.workflowExecutionUpdateCompletedEventAttributes?.outcome?.success;
+    if (!success) continue;
+    const [result] = await decode<RunResult>(client, success.payloads);
+    if (result && typeof result === "object" && Array.isArray((result as RunResult).messages)) results.push(result);
+  }
+  return results;
+}
+
 /** A session's message results, in order, across its continue-as-new chain. */
 async function sessionResults(client: Client, workflowId: string, firstRunId: string): Promise<RunResult[]> {
   const results: RunResult[] = [];
-  for (const runId of await chain(client, workflowId, firstRunId)) {
-    for await (const event of events(client, workflowId, runId)) {
-      const success = event.workflowExecutionUpdateCompletedEventAttributes?.outcome?.success;
-      if (!success) continue;
-      const [result] = await decode<RunResult>(client, success.payloads);
-      if (result && typeof result === "object" && Array.isArray((result as RunResult).messages)) results.push(result);
-    }
-  }
+  for (const runId of await chain(client, workflowId, firstRunId))
+    results.push(...(await sessionRunResults(client, workflowId, runId)));
   return results;
 }
 

@@ -146,7 +146,7 @@ afterAll(async () => {
 });
 
 describe("the tarball", () => {
-  it("holds dist/ (ESM, .d.ts, source maps), the bin, README and LICENSE; no tests, benchmarks, sources or CI", () => {
+  it("holds dist/ (ESM, .d.ts, source maps, the studio page), the bin, README and LICENSE; no tests, benchmarks, sources or CI", () => {
     for (const file of [
       "dist/index.js",
       "dist/index.d.ts",
@@ -155,6 +155,7 @@ describe("the tarball", () => {
       "dist/ui/index.js",
       "dist/cli/index.js",
       "dist/workflows/index.js",
+      "dist/studio/page/index.html",
       "bin/durable-agent.js",
       "README.md",
       "LICENSE",

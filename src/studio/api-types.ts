@@ -1,0 +1,396 @@
+/**
+ * The studio's JSON API: the shapes the server (src/studio/server) sends and the page
+ * (src/studio/page) reads. Plain types only, so both sides import them with `import type`.
+ */
+import type { ReportComparison } from "../eval/compare-reports.js";
+
+/** An agent the studio knows, from the agents module or the runs it has seen. */
+export interface StudioAgent {
+  /** The agent's name. */
+  name: string;
+  /** `agent.version`, when the module's definition has one. */
+  version?: string;
+}
+
+/** `GET /api/meta`: what this studio can do. */
+export interface MetaResponse {
+  /** The agents of the module (empty without one). */
+  agents: StudioAgent[];
+  /** The name approvals are decided as (`--as`), when set. */
+  as?: string;
+  /** True when an agents module was given (forking needs the agent's definition). */
+  canFork: boolean;
+  /** True when an agents module was given (evals run the agent). */
+  canEval: boolean;
+  /** The Temporal UI's base URL, when known, for run links. */
+  temporalUiBase?: string;
+}
+
+/** A run's status, as the visibility API reports it (lowercase). */
+export type RunStatus = "running" | "completed" | "failed" | "cancelled" | "terminated" | "continued" | "timed-out";
+
+/** Which of the tool-use contract's steps fired in a run. */
+export interface FiredFlags {
+  /** `actWhenAsked` sent a re-prompt (DurableAgentReprompts > 0). */
+  reprompted: boolean;
+  /** A refused tool call was retried (DurableAgentRefusals > 0). */
+  refusalRetried: boolean;
+  /**
+   * A backstop ran. In a runs-list row: absent, since no search attribute records backstops yet
+   * (a backstop that prompted counts in `reprompted`); a `RunView`'s items show each backstop.
+   */
+  backstopRan?: boolean;
+}
+
+/** The "contract fired" filter's values for `GET /api/runs?fired=`. */
+export type FiredFilter = keyof FiredFlags;
+
+/** One row of the runs list. */
+export interface RunRow {
+  /** The run's workflow id. */
+  workflowId: string;
+  /** The Temporal run id. */
+  runId: string;
+  /** The agent's name (or the workflow type when the run is not an agent run). */
+  agent: string;
+  /** `agent.version` serving the run. */
+  version?: string;
+  /** The run's status. */
+  status: RunStatus;
+  /** Why the run stopped, once it has. */
+  stopReason?: string;
+  /** ISO 8601 start time. */
+  startTime: string;
+  /** ISO 8601 close time, once closed. */
+  closeTime?: string;
+  /** Model calls made so far. */
+  trips?: number;
+  /** Tokens used so far. */
+  tokens?: number;
+  /** Cost in US dollars, when the model has pricing and the run has finished. */
+  cost?: number;
+  /** Which contract steps fired. */
+  fired: FiredFlags;
+  /** True for a session (many messages, one conversation). */
+  session?: boolean;
+  /** True when the run's payloads are encrypted and this studio has no codec for them. */
+  encrypted?: boolean;
+}
+
+/** `GET /api/runs`: the query string's filters (all optional). */
+export interface RunsQuery {
+  /** Agent name. */
+  agent?: string;
+  /** Agent version. */
+  version?: string;
+  /** Run status. */
+  status?: RunStatus;
+  /** Stop reason. */
+  stopReason?: string;
+  /** Which contract step fired. */
+  fired?: FiredFilter;
+  /** ISO 8601: started at or after. */
+  from?: string;
+  /** ISO 8601: started before. */
+  to?: string;
+  /** A free visibility query, ANDed with the other filters. */
+  query?: string;
+  /** Rows per page (default 50, at most 1000). */
+  pageSize?: number;
+  /** The previous page's `nextPageToken`. */
+  pageToken?: string;
+}
+
+/** `GET /api/runs`: one page of runs, newest first. */
+export interface RunsResponse {
+  /** The page's rows. */
+  runs: RunRow[];
+  /** Pass as `pageToken` for the next page; absent on the last page. */
+  nextPageToken?: string;
+}
+
+/** A tool call's status in a conversation. */
+export type ToolCallStatus = "ok" | "failed" | "refused" | "waiting" | "denied";
+
+/** The user's message (or a session message's input). */
+export interface UserItem {
+  /** Tag. */
+  type: "user";
+  /** The message text. */
+  text: string;
+}
+
+/** The assistant's text on a trip. */
+export interface AssistantItem {
+  /** Tag. */
+  type: "assistant";
+  /** The text. */
+  text: string;
+  /** The trip (model call, from 1) that produced it. */
+  trip: number;
+}
+
+/** Reasoning the model gave on a trip. */
+export interface ReasoningItem {
+  /** Tag. */
+  type: "reasoning";
+  /** The reasoning text. */
+  text: string;
+  /** The trip that produced it. */
+  trip: number;
+}
+
+/** A tool call with its input, output and status. */
+export interface ToolCallItem {
+  /** Tag. */
+  type: "tool-call";
+  /** The model's call id. */
+  callId: string;
+  /** The tool's name. */
+  tool: string;
+  /** The call's input. */
+  input: unknown;
+  /** The tool's output (or error), once it has one. */
+  output?: unknown;
+  /** Its status. */
+  status: ToolCallStatus;
+  /** Why the call was refused (the contract's reason or the tool's refusal). */
+  refusalReason?: string;
+  /** The trip whose model call asked for it. */
+  trip: number;
+  /** How long the tool took, in milliseconds. */
+  latencyMs?: number;
+}
+
+/** An approval asked for a tool call, with its decision once made. */
+export interface ApprovalItem {
+  /** Tag. */
+  type: "approval";
+  /** The tool call's id (the id to approve or reject). */
+  callId: string;
+  /** The tool's name. */
+  tool: string;
+  /** The decision; absent while waiting. */
+  decision?: "approved" | "rejected" | "timedOut";
+  /** Who decided. */
+  by?: string;
+  /** ISO 8601 time of the decision. */
+  at?: string;
+}
+
+/** A re-prompt the contract (`actWhenAsked`) sent, on its trip. */
+export interface RepromptItem {
+  /** Tag. */
+  type: "reprompt";
+  /** The trip the re-prompt followed. */
+  trip: number;
+  /** Why it was sent. */
+  reason: string;
+  /** The text sent to the model. */
+  text: string;
+}
+
+/** A backstop that ran on a trip. */
+export interface BackstopItem {
+  /** Tag. */
+  type: "backstop";
+  /** The trip it ran on. */
+  trip: number;
+  /** The backstop's name. */
+  name: string;
+  /** Why it ran, or what it decided. */
+  reason?: string;
+}
+
+/** A sub-agent's run, nested under the tool that started it. */
+export interface SubagentItem {
+  /** Tag. */
+  type: "subagent";
+  /** The tool (the sub-agent's tool name). */
+  tool: string;
+  /** The child run's workflow id. */
+  workflowId: string;
+  /** The child's conversation. */
+  items: ConversationItem[];
+}
+
+/** A handoff to another agent's run. */
+export interface HandoffItem {
+  /** Tag. */
+  type: "handoff";
+  /** The agent handed off to. */
+  to: string;
+  /** The run that took over. */
+  workflowId: string;
+}
+
+/** A session message's boundary (items after it belong to that message). */
+export interface SessionMessageItem {
+  /** Tag. */
+  type: "session-message";
+  /** The message's index in the session, from 0. */
+  index: number;
+  /** The message's status. */
+  status: string;
+}
+
+/** One entry of a run's conversation. */
+export type ConversationItem =
+  | UserItem
+  | AssistantItem
+  | ReasoningItem
+  | ToolCallItem
+  | ApprovalItem
+  | RepromptItem
+  | BackstopItem
+  | SubagentItem
+  | HandoffItem
+  | SessionMessageItem;
+
+/** One trip's figures. */
+export interface TripView {
+  /** The trip number, from 1. */
+  trip: number;
+  /** The model call's latency in milliseconds. */
+  modelLatencyMs?: number;
+  /** Each tool call's latency on this trip, by call id. */
+  toolLatenciesMs: Record<string, number>;
+  /** Tokens this trip used. */
+  tokens?: number;
+  /** This trip's cost in US dollars, when the model has pricing. */
+  cost?: number;
+}
+
+/** `GET /api/runs/:workflowId`: a run as a conversation. */
+export interface RunView {
+  /** The run's workflow id. */
+  workflowId: string;
+  /** The Temporal run id shown (the latest, for a session across continue-as-new). */
+  runId: string;
+  /** The agent's name. */
+  agent: string;
+  /** `agent.version` serving the run. */
+  version?: string;
+  /** The run's status. */
+  status: RunStatus;
+  /** Why the run stopped, once it has. */
+  stopReason?: string;
+  /** The run in the Temporal UI. */
+  temporalUiUrl: string;
+  /** True when the run's payloads are encrypted and this studio has no codec: no content is shown. */
+  encrypted: boolean;
+  /** For a session: its run ids across continue-as-new, oldest first. */
+  session?: { runs: string[] };
+  /** The conversation. */
+  items: ConversationItem[];
+  /** Per trip figures. */
+  trips: TripView[];
+}
+
+/** `POST /api/runs/:workflowId/approvals/:callId`'s body. */
+export interface ApprovalRequest {
+  /** Approve or reject. */
+  decision: "approve" | "reject";
+  /** A reason, recorded with the decision. */
+  reason?: string;
+}
+
+/** `POST /api/runs/:workflowId/fork`'s body. */
+export interface ForkRequest {
+  /** The trip to fork before (from 1). */
+  atTrip: number;
+  /** The module's agent to go on with. */
+  agent: string;
+}
+
+/** `POST /api/runs/:workflowId/fork`'s answer. */
+export interface ForkResponse {
+  /** The fork's workflow id. */
+  workflowId: string;
+}
+
+/** `POST /api/datasets`'s body: by ids, or every run matching a filter. */
+export interface DatasetRequest {
+  /** The dataset's name (a file name, letters, digits, `-`, `_`, `.`). */
+  name: string;
+  /** The runs to save. */
+  workflowIds?: string[];
+  /** Or: every run matching these filters. */
+  filter?: Omit<RunsQuery, "pageSize" | "pageToken">;
+}
+
+/** A saved dataset. */
+export interface DatasetInfo {
+  /** Its name. */
+  name: string;
+  /** Its JSON Lines case file's path. */
+  path: string;
+  /** How many cases it holds. */
+  cases: number;
+}
+
+/** `POST /api/datasets`'s answer. */
+export interface DatasetResponse {
+  /** The case file's path. */
+  path: string;
+  /** How many cases were written. */
+  cases: number;
+}
+
+/** `GET /api/datasets`. */
+export interface DatasetsResponse {
+  /** The saved datasets. */
+  datasets: DatasetInfo[];
+}
+
+/** `POST /api/evals`'s body. */
+export interface EvalRequest {
+  /** The dataset's name. */
+  dataset: string;
+  /** The module's agent to evaluate. */
+  agent: string;
+  /** Replay the recorded tool results instead of calling tools (default true). */
+  recordedTools?: boolean;
+}
+
+/** `POST /api/evals`'s answer. */
+export interface EvalStarted {
+  /** The eval's id. */
+  id: string;
+}
+
+/** `GET /api/evals/:id`: an eval's progress. */
+export interface EvalProgress {
+  /** The eval's id. */
+  id: string;
+  /** True once finished (or failed). */
+  done: boolean;
+  /** Cases in all. */
+  total: number;
+  /** Cases finished. */
+  finished: number;
+  /** `/api/reports/:id`, once done. */
+  reportUrl?: string;
+  /** The failure's message, when the eval failed. */
+  error?: string;
+}
+
+/** `GET /api/evals`: the evals this studio has run. */
+export interface EvalsResponse {
+  /** The evals, newest first. */
+  evals: (EvalProgress & { dataset: string; agent: string })[];
+}
+
+/** Any API error's body. */
+export interface ErrorResponse {
+  /** What went wrong and what to do. */
+  error: string;
+}
+
+/** `GET /api/compare?a=<id>&b=<id>`: eval `a` (the baseline) against eval `b`, as `compareReports` finds it. */
+export type CompareResponse = ReportComparison & {
+  /** The baseline eval's id. */
+  a: string;
+  /** The current eval's id. */
+  b: string;
+};

@@ -1,0 +1,92 @@
+/**
+ * Two eval reports side by side (`#/compare?a=<baseline>&b=<current>`): per scorer both pass
+ * rates with their 95% intervals, the difference and its significance (the eval's own
+ * `compareReports`), the cases that changed, and the two HTML reports.
+ */
+import type { CompareResponse } from "../../../api-types.js";
+import { segment } from "../api.js";
+import * as fmt from "../format.js";
+import { href } from "../route.js";
+import { useFetch } from "../use-fetch.js";
+
+const rate = (r: CompareResponse["scorers"][number]["baseline"]) =>
+  r.rate === null || !r.interval
+    ? `${r.passed}/${r.total} (nothing judged)`
+    : `${r.passed}/${r.total} · ${fmt.percent(r.rate)} (95% CI ${fmt.percent(r.interval[0])}–${fmt.percent(r.interval[1])})`;
+
+/** The comparison view. */
+export function ComparePage({ a, b }: { a: string; b: string }) {
+  const comparison = useFetch<CompareResponse>(
+    a && b ? `/api/compare?a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}` : undefined,
+  );
+  if (!a || !b)
+    return (
+      <p>
+        Pick two evals on the <a href={href("evals")}>evals</a> page.
+      </p>
+    );
+  if (comparison.error)
+    return (
+      <p class="error" data-testid="error">
+        {comparison.error}
+      </p>
+    );
+  const c = comparison.value;
+  if (!c) return <p>Loading…</p>;
+  const changed = [
+    ...c.regressions.map((x) => ({ ...x, kind: "regression" })),
+    ...c.fixes.map((x) => ({ ...x, kind: "fix" })),
+  ];
+  return (
+    <section data-testid="comparison">
+      <h2>
+        {a} → {b}
+      </h2>
+      <table data-testid="compare-scorers">
+        <thead>
+          <tr>
+            <th>scorer</th>
+            <th>baseline ({a})</th>
+            <th>current ({b})</th>
+            <th class="num">difference</th>
+            <th class="num">p (Fisher)</th>
+            <th>verdict</th>
+          </tr>
+        </thead>
+        <tbody>
+          {c.scorers.map((s) => (
+            <tr key={s.scorer} data-testid="compare-scorer" data-scorer={s.scorer} data-verdict={s.verdict}>
+              <td>{s.scorer}</td>
+              <td>{rate(s.baseline)}</td>
+              <td>{rate(s.current)}</td>
+              <td class="num">
+                {s.difference === null ? "–" : `${s.difference > 0 ? "+" : ""}${fmt.percent(s.difference)}`}
+              </td>
+              <td class="num">{s.pValue === null ? "–" : s.pValue.toFixed(3)}</td>
+              <td class={s.significant ? "significant" : ""}>{s.verdict}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p data-testid="compare-summary">
+        {c.regressions.length} regressions · {c.fixes.length} fixes · {c.unchanged.length} unchanged · {c.added.length}{" "}
+        added · {c.removed.length} removed
+      </p>
+      {changed.length > 0 && (
+        <ul data-testid="compare-cases">
+          {changed.map((x) => (
+            <li key={x.case} data-kind={x.kind}>
+              {x.kind} <strong>{x.case}</strong>: {x.baseline} → {x.current}
+              {x.withinNoise ? " (within noise)" : ""}
+            </li>
+          ))}
+        </ul>
+      )}
+      <div class="side-by-side">
+        {[a, b].map((id) => (
+          <iframe key={id} title={`report ${id}`} data-testid="report-frame" src={`/api/reports/${segment(id)}`} />
+        ))}
+      </div>
+    </section>
+  );
+}

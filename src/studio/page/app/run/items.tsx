@@ -1,0 +1,135 @@
+/** One conversation item: a message, reasoning, a tool call, an approval, a re-prompt, a backstop, a handoff (a sub-agent's run is nested by the conversation). */
+import type { ApprovalItem, ConversationItem, ToolCallItem } from "../../../api-types.js";
+import * as fmt from "../format.js";
+import { href } from "../route.js";
+
+/** What the run page lets an item do: decide a waiting approval (as `as`, when the studio has one). */
+export interface Actions {
+  as?: string | undefined;
+  decide: (callId: string, decision: "approve" | "reject") => void;
+  /** The call being decided, while its request is in flight. */
+  deciding?: string | undefined;
+}
+
+/** An item, by its type. */
+export function ItemView({ item, actions }: { item: ConversationItem; actions?: Actions | undefined }) {
+  switch (item.type) {
+    case "user":
+      return <Message role="user" text={item.text} />;
+    case "assistant":
+      return <Message role="assistant" text={item.text} trip={item.trip} />;
+    case "reasoning":
+      return (
+        <details class="item reasoning" data-testid="reasoning">
+          <summary>reasoning</summary>
+          <p>{item.text}</p>
+        </details>
+      );
+    case "tool-call":
+      return <ToolCall call={item} />;
+    case "approval":
+      return <Approval item={item} actions={actions} />;
+    case "reprompt":
+      return (
+        <div class="item reprompt" data-testid="reprompt" data-trip={item.trip}>
+          <span class="who">re-prompt · {item.reason}</span>
+          <p>{item.text}</p>
+        </div>
+      );
+    case "backstop":
+      return (
+        <div class="item backstop" data-testid="backstop" data-trip={item.trip}>
+          <span class="who">backstop {item.name}</span>
+          {item.reason && <p>{item.reason}</p>}
+        </div>
+      );
+    case "subagent":
+      return null; // nested by the conversation (it renders a conversation)
+    case "handoff":
+      return (
+        <div class="item handoff" data-testid="handoff">
+          handed off to <strong>{item.to}</strong> · <a href={href("run", item.workflowId)}>{item.workflowId}</a>
+        </div>
+      );
+    case "session-message":
+      return null; // shown as its group's divider
+  }
+}
+
+function Message({ role, text, trip }: { role: "user" | "assistant"; text: string; trip?: number }) {
+  return (
+    <div class={`item ${role}`} data-testid="message" data-role={role} data-trip={trip}>
+      <span class="who">{role}</span>
+      <p>{text}</p>
+    </div>
+  );
+}
+
+function ToolCall({ call }: { call: ToolCallItem }) {
+  return (
+    <div
+      class={`item tool ${call.status}`}
+      data-testid="tool-call"
+      data-call-id={call.callId}
+      data-status={call.status}
+    >
+      <span class="who">
+        tool {call.tool} · <span class={`status ${call.status}`}>{call.status}</span>
+        {call.latencyMs !== undefined && ` · ${fmt.ms(call.latencyMs)}`}
+      </span>
+      {call.refusalReason && (
+        <p class="refusal" data-testid="refusal-reason">
+          refused: {call.refusalReason}
+        </p>
+      )}
+      <span class="label">input</span>
+      <pre data-testid="tool-input">{fmt.json(call.input)}</pre>
+      {call.output !== undefined && (
+        <>
+          <span class="label">output</span>
+          <pre data-testid="tool-output">{fmt.json(call.output)}</pre>
+        </>
+      )}
+    </div>
+  );
+}
+
+function Approval({ item, actions }: { item: ApprovalItem; actions?: Actions | undefined }) {
+  const waiting = item.decision === undefined;
+  const cannot = !actions?.as ? "start the studio with --as <name> to decide" : undefined;
+  return (
+    <div
+      class={`item approval ${item.decision ?? "waiting"}`}
+      data-testid="approval"
+      data-call-id={item.callId}
+      data-decision={item.decision ?? "waiting"}
+    >
+      <span class="who">approval · {item.tool}</span>
+      {waiting ? (
+        actions && (
+          <span class="buttons">
+            waiting for a decision{" "}
+            {(["approve", "reject"] as const).map((decision) => (
+              <button
+                key={decision}
+                data-testid={decision}
+                title={cannot ?? `${decision} as ${actions.as}`}
+                disabled={!!cannot || actions.deciding === item.callId}
+                onClick={() => actions.decide(item.callId, decision)}
+              >
+                {decision === "approve" ? "Approve" : "Reject"}
+                {actions.as ? ` as ${actions.as}` : ""}
+              </button>
+            ))}
+          </span>
+        )
+      ) : (
+        <span data-testid="decision">
+          {item.decision === "timedOut" ? "timed out" : item.decision}
+          {item.by && ` by ${item.by}`}
+          {item.at && ` at ${fmt.time(item.at)}`}
+        </span>
+      )}
+    </div>
+  );
+}

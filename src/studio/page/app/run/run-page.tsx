@@ -1,0 +1,116 @@
+/**
+ * A run as a conversation (`#/run/<workflowId>`): its header (agent, version, status, the
+ * Temporal UI link), what can be done to it (cancel, fork, decide approvals), its items by trip,
+ * and, while it runs, its live stream.
+ */
+import { useState } from "preact/hooks";
+import type { RunView } from "../../../api-types.js";
+import { postJson, segment } from "../api.js";
+import * as fmt from "../format.js";
+import { useMeta } from "../meta.js";
+import { useFetch } from "../use-fetch.js";
+import { Conversation } from "./conversation.js";
+import { ForkDialog } from "./fork-dialog.js";
+import { useLiveRun } from "./live-stream.js";
+
+/** The run view. */
+export function RunPage({ workflowId }: { workflowId: string }) {
+  const meta = useMeta();
+  const base = `/api/runs/${segment(workflowId)}`;
+  const run = useFetch<RunView>(base);
+  const view = run.value?.workflowId === workflowId ? run.value : undefined;
+  const running = view?.status === "running";
+  const live = useLiveRun(workflowId, running, () => void run.reload());
+  const [forking, setForking] = useState(false);
+  const [deciding, setDeciding] = useState<string>();
+  const [actionError, setActionError] = useState<string>();
+
+  const act = async (path: string, body: unknown, busy?: string) => {
+    setDeciding(busy);
+    setActionError(undefined);
+    try {
+      await postJson(`${base}${path}`, body);
+      await run.reload();
+    } catch (error) {
+      setActionError((error as Error).message);
+    } finally {
+      setDeciding(undefined);
+    }
+  };
+
+  if (run.error && !view)
+    return (
+      <p class="error" data-testid="error">
+        {run.error}
+      </p>
+    );
+  if (!view) return <p>Loading…</p>;
+  const trips = Math.max(0, ...view.trips.map((t) => t.trip));
+  const totals = view.trips.reduce(
+    (sum, t) => ({ tokens: sum.tokens + (t.tokens ?? 0), cost: sum.cost + (t.cost ?? 0) }),
+    { tokens: 0, cost: 0 },
+  );
+  return (
+    <article class="run" data-testid="run" data-status={view.status}>
+      <header class="run-head">
+        <h2 data-testid="run-id">{view.workflowId}</h2>
+        <span data-testid="run-agent">{view.agent}</span>
+        {view.version && <span data-testid="run-version">version {view.version}</span>}
+        <span class={`status ${view.status}`} data-testid="run-status">
+          {view.status}
+        </span>
+        {view.stopReason && <span data-testid="run-stop-reason">stopped: {view.stopReason}</span>}
+        <span data-testid="run-totals">
+          {trips} trips · {fmt.tokens(totals.tokens)} tokens · {fmt.cost(totals.cost)}
+        </span>
+        {running && (
+          <span class={`live-dot ${live.connected ? "on" : ""}`} data-testid="live">
+            {live.connected ? "live" : "connecting…"}
+          </span>
+        )}
+        <a href={view.temporalUiUrl} target="_blank" rel="noreferrer" data-testid="temporal-link">
+          Temporal UI
+        </a>
+        {running && (
+          <button data-testid="cancel" onClick={() => act("/cancel", {})}>
+            Cancel run
+          </button>
+        )}
+        {meta.canFork && trips > 0 && !running && (
+          <button data-testid="fork" onClick={() => setForking(true)}>
+            Fork…
+          </button>
+        )}
+      </header>
+      {view.session && (
+        <p class="hint" data-testid="session-runs">
+          A session: one conversation across {view.session.runs.length} runs (continue-as-new).
+        </p>
+      )}
+      {actionError && (
+        <p class="error" data-testid="action-error">
+          {actionError}
+        </p>
+      )}
+      {view.encrypted ? (
+        <p class="encrypted" data-testid="encrypted">
+          This run is encrypted: start the studio with the worker's codec to read it.
+        </p>
+      ) : (
+        <Conversation
+          items={view.items}
+          trips={view.trips}
+          live={live.text}
+          actions={{
+            as: meta.as,
+            deciding,
+            decide: (callId, decision) => act(`/approvals/${segment(callId)}`, { decision }, callId),
+          }}
+        />
+      )}
+      {forking && (
+        <ForkDialog workflowId={view.workflowId} agent={view.agent} trips={trips} onClose={() => setForking(false)} />
+      )}
+    </article>
+  );
+}

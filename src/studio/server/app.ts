@@ -1,0 +1,108 @@
+/** The studio's HTTP app (Hono): the token check, the JSON API under /api/, and the page. */
+import { defined } from "../../core/defined.js";
+import type { Client } from "@temporalio/client";
+import { Hono, type Context } from "hono";
+import type { Agent } from "../../agent/define-agent.js";
+import { getRun } from "../../client/run-handle.js";
+import type { ErrorResponse, MetaResponse } from "../api-types.js";
+import { cancel, decide, fork } from "./actions.js";
+import { servePage } from "./assets.js";
+import { studioAuth } from "./auth.js";
+import { listDatasets, saveDataset } from "./datasets.js";
+import type { EvalJobs } from "./evals.js";
+import { StudioRequestError } from "./http-error.js";
+import { listRuns } from "./runs-list.js";
+import { readRunView } from "./run-view.js";
+
+/** What the app serves from. */
+export interface StudioContext {
+  client: Client;
+  agents: ReadonlyMap<string, Agent>;
+  as?: string;
+  token?: string;
+  port: () => number;
+  taskQueue: string;
+  dataDir: string;
+  temporalUiBase: string;
+  assetsDir: string;
+  evals: EvalJobs;
+}
+
+/** gRPC's status for a workflow (or run) the server does not have. */
+const GRPC_NOT_FOUND = 5;
+
+async function body<T>(c: Context): Promise<T> {
+  try {
+    return (await c.req.json()) as T;
+  } catch {
+    throw new StudioRequestError(400, "The request's body must be JSON.");
+  }
+}
+
+function errorResponse(c: Context, error: Error) {
+  if (StudioRequestError.isInstance(error)) return c.json<ErrorResponse>({ error: error.message }, error.status);
+  const notFound =
+    error.name === "WorkflowNotFoundError" ||
+    (error as { code?: number }).code === GRPC_NOT_FOUND ||
+    (error.cause as { code?: number } | undefined)?.code === GRPC_NOT_FOUND;
+  if (notFound) return c.json<ErrorResponse>({ error: `No such run: ${error.message}` }, 404);
+  console.error("durable-agent studio:", error);
+  return c.json<ErrorResponse>({ error: `${error.name}: ${error.message}` }, 500);
+}
+
+/** The app for a studio. */
+export function createStudioApp(ctx: StudioContext): Hono {
+  const app = new Hono();
+  const { client } = ctx;
+  app.onError((error, c) => errorResponse(c, error));
+  app.use("*", studioAuth(ctx.token, ctx.port));
+
+  app.get("/api/meta", (c) =>
+    c.json<MetaResponse>({
+      agents: [...ctx.agents.values()].map((agent) => ({
+        name: agent.name,
+        ...defined({ version: agent.version }),
+      })),
+      ...defined({ as: ctx.as }),
+      canFork: ctx.agents.size > 0,
+      canEval: ctx.agents.size > 0,
+      temporalUiBase: ctx.temporalUiBase,
+    }),
+  );
+  app.get("/api/runs", async (c) => c.json(await listRuns(client, c.req.query())));
+  app.get("/api/runs/:workflowId", async (c) =>
+    c.json(
+      await readRunView(client, c.req.param("workflowId"), {
+        ...(c.req.query("runId") ? { runId: c.req.query("runId") } : {}),
+        temporalUiBase: ctx.temporalUiBase,
+      }),
+    ),
+  );
+  app.get("/api/runs/:workflowId/stream", async (c) => {
+    const after = c.req.header("last-event-id") ?? c.req.query("after");
+    const handle = await getRun(c.req.param("workflowId"), { client });
+    return handle.stream(after ? { after } : {}).toSSEResponse();
+  });
+  app.post("/api/runs/:workflowId/approvals/:callId", async (c) => {
+    await decide(client, c.req.param("workflowId"), c.req.param("callId"), await body(c), ctx.as);
+    return c.json({ ok: true });
+  });
+  app.post("/api/runs/:workflowId/cancel", async (c) => {
+    await cancel(client, c.req.param("workflowId"));
+    return c.json({ ok: true });
+  });
+  app.post("/api/runs/:workflowId/fork", async (c) =>
+    c.json(await fork(client, c.req.param("workflowId"), await body(c), ctx.agents, ctx.taskQueue)),
+  );
+  app.get("/api/datasets", async (c) => c.json({ datasets: await listDatasets(ctx.dataDir) }));
+  app.post("/api/datasets", async (c) => c.json(await saveDataset(client, ctx.dataDir, await body(c))));
+  app.get("/api/evals", (c) => c.json(ctx.evals.list()));
+  app.post("/api/evals", async (c) => c.json({ id: await ctx.evals.start(await body(c)) }));
+  app.get("/api/evals/:id", (c) => c.json(ctx.evals.progress(c.req.param("id"))));
+  app.get("/api/reports/:id", async (c) => c.html(await ctx.evals.html(c.req.param("id"))));
+  app.get("/api/compare", async (c) => c.json(await ctx.evals.compare(c.req.query("a"), c.req.query("b"))));
+  app.all("/api/*", (c) => c.json<ErrorResponse>({ error: `No such API: ${c.req.method} ${c.req.path}` }, 404));
+
+  servePage(app, ctx.assetsDir);
+  return app;
+}

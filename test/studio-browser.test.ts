@@ -1,0 +1,420 @@
+/**
+ * Issue 34's studio in a real browser: the page built by Vite from src/studio/page, served by
+ * `ai.studio()` over the suite's Temporal dev server, a real worker serving two agents whose
+ * model is the scripted model, driven by the suite's Chromium (playwright-core). One test per
+ * check of the issue, in order (later checks use the runs the earlier ones made), each leaving a
+ * screenshot in test-artifacts/studio/ (docs/studio/screenshots/ holds a copy of them).
+ */
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Worker } from "@temporalio/worker";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { build } from "vite";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ai, type RunHandle } from "../src/index.js";
+import {
+  startScriptedModel,
+  type ScriptedModel,
+  type ScriptedRequest,
+  type ScriptedTurn,
+} from "../src/testing/index.js";
+import type { StudioServer } from "../src/studio/index.js";
+import { launchChromium } from "./support/browser.js";
+import { connectHarness, taskQueue, testWorker, type Harness } from "./support/harness.js";
+import { deferred } from "./support/ops-helpers.js";
+
+const ARTIFACTS = new URL("../test-artifacts/studio/", import.meta.url).pathname;
+const COACH = "studio-coach";
+const COACH_V2 = "studio-coach-v2";
+const SWAP = "Swap squats for lunges";
+const ASK = "What do squats do?";
+const DELETE = "Delete my plan";
+
+// ---- the agents and their scripted model ------------------------------------------------------
+
+const text = (content: unknown): string =>
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+      ? content.map((part: { text?: string }) => part.text ?? "").join("")
+      : "";
+
+/** The answer a run started with `streamText` streams, slowly enough to be watched growing. */
+const STORY = "Squats once ruled leg day, until lunges walked in. ".repeat(8).trim();
+/** While set, a story's answer waits for it (until the page watches the run live). */
+let holdStory: Promise<void> | undefined;
+/** While set, the first model call of a coach-v2 run waits for it (the fork's answer, held until the page watches it live). */
+let holdV2: Promise<void> | undefined;
+
+/**
+ * The model, by the conversation: a swap request is first answered with an offer (so
+ * `actWhenAsked` re-prompts), then with the `update_plan` call; a question is answered; a delete
+ * request calls `delete_plan`, which waits for approval. coach-v2 calls `update_plan` at once.
+ */
+async function answer(request: ScriptedRequest): Promise<ScriptedTurn> {
+  const messages = request.body.messages;
+  const input = text(messages.find((m) => m.role === "user")?.content);
+  const last = messages[messages.length - 1]!;
+  const v2 = request.body.model === "coach-v2-model";
+  if (last.role === "tool")
+    return /delete/i.test(input) ? "Your plan is deleted." : `Done${v2 ? " (v2)" : ""}: squats are now lunges.`;
+  if (/delete/i.test(input)) return { toolCalls: [{ name: "delete_plan", arguments: {} }] };
+  if (/story/i.test(input)) {
+    await holdStory;
+    return { text: STORY, chunksPerSecond: 20 };
+  }
+  if (!/swap/i.test(input)) return "Squats work your legs and glutes.";
+  if (v2) {
+    await holdV2;
+    return { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] };
+  }
+  return messages.some((m) => m.role === "assistant")
+    ? { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }
+    : "Want me to swap squats for lunges?";
+}
+
+function agents(baseURL: string) {
+  const tools = [
+    ai.tool({
+      name: "update_plan",
+      description: "Swap an exercise",
+      input: z.object({ from: z.string(), to: z.string() }),
+      execute: async () => ({ ok: true }),
+    }),
+    ai.tool({
+      name: "delete_plan",
+      description: "Delete the plan",
+      input: z.object({}),
+      needsApproval: true,
+      execute: async () => ({ deleted: true }),
+    }),
+  ];
+  const pricing = { inputPerMillion: 2.5, outputPerMillion: 10 };
+  const actWhenAsked = { intents: [/\bswap\b/i], requiredTools: ["update_plan"] };
+  return [
+    ai.agent({ name: COACH, tools, actWhenAsked, model: ai.openai("coach-model", { baseURL, pricing }) }),
+    ai.agent({ name: COACH_V2, tools, actWhenAsked, model: ai.openai("coach-v2-model", { baseURL, pricing }) }),
+  ];
+}
+
+// ---- the suite's parts -----------------------------------------------------------------------
+
+let harness: Harness;
+let model: ScriptedModel;
+let worker: Worker;
+let workerDone: Promise<void>;
+let studio: StudioServer;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let queue: string;
+/** Where the test built the page. */
+let assetsDir: string;
+let coach: ReturnType<typeof agents>;
+const consoleLines: string[] = [];
+/** The runs the checks start: three swaps (re-prompted), three questions, one delete (waits for approval). */
+const runs: { swaps: string[]; asks: string[]; deletion?: RunHandle } = { swaps: [], asks: [] };
+/** The evals the dataset check runs (the comparison check compares them). */
+const evals: string[] = [];
+
+beforeAll(async () => {
+  assetsDir = mkdtempSync(join(tmpdir(), "studio-page-"));
+  mkdirSync(ARTIFACTS, { recursive: true });
+  [harness, model, browser] = await Promise.all([
+    connectHarness(),
+    startScriptedModel(answer, { usage: { prompt_tokens: 1200, completion_tokens: 300 } }),
+    launchChromium(),
+    build({ configFile: "src/studio/page/vite.config.ts", build: { outDir: assetsDir }, logLevel: "warn" }),
+  ]);
+  coach = agents(model.baseURL);
+  queue = taskQueue();
+  worker = await testWorker(harness, coach, {
+    taskQueue: queue,
+    searchAttributes: true,
+    approvals: { canDecide: ({ by }) => by === "alice" },
+  });
+  workerDone = worker.run();
+  studio = await ai.studio({
+    client: harness.client,
+    agents: coach,
+    port: 0,
+    as: "alice",
+    taskQueue: queue,
+    dataDir: mkdtempSync(join(tmpdir(), "studio-data-")),
+    assetsDir,
+  });
+  context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+  page = await context.newPage();
+  page.on("console", (message) => consoleLines.push(`${message.type()}: ${message.text()}`));
+  page.on("pageerror", (error) => consoleLines.push(`pageerror: ${error.message}`));
+
+  const start = (input: string) => coach[0]!.start(input, { client: harness.client, taskQueue: queue });
+  const finished = await Promise.all([SWAP, SWAP, SWAP, ASK, ASK, ASK].map(start));
+  await Promise.all(finished.map((handle) => handle.result()));
+  runs.swaps = finished.slice(0, 3).map((h) => h.workflowId);
+  runs.asks = finished.slice(3).map((h) => h.workflowId);
+  runs.deletion = await start(DELETE);
+}, 300_000);
+
+afterEach(async ({ task }) => {
+  if (task.result?.state !== "fail") return;
+  await page.screenshot({ path: join(ARTIFACTS, `failed-${task.name.slice(0, 30).replace(/\W+/g, "-")}.png`) });
+  console.log(`page (${page.url()}):\n${consoleLines.join("\n")}`);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await studio?.close();
+  worker?.shutdown();
+  await workerDone;
+  await model?.close();
+  await harness?.close();
+});
+
+/** Polls until the expectation holds: the page catches up with the server (a visibility refresh, a decision's round trip, a live stream). */
+const poll = <T>(read: () => Promise<T>) => expect.poll(read, { timeout: 60_000, interval: 100 });
+const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+const rows = () => page.getByTestId("run-row");
+
+/** Opens the page at a hash route (`runs?…`, `run/<id>`, `datasets`, `evals`). */
+const open = (route: string) => page.goto(`${new URL(studio.url).origin}/#/${route}`);
+
+/** The runs list filtered to the studio's coach agent (and `more` filters), as a user would set them. */
+async function openRuns(more: Record<string, string> = {}): Promise<void> {
+  await open(`runs?${new URLSearchParams({ agent: COACH, ...more })}`);
+  await page.getByTestId("runs").waitFor();
+}
+
+// ---- the checks ------------------------------------------------------------------------------
+
+describe("the studio in Chromium", () => {
+  it("1. runs: filtered to the runs where actWhenAsked fired, each row with its tokens, a page at a time", async () => {
+    await openRuns();
+    await page.getByTestId("filter-fired").selectOption("reprompted");
+    await page.getByTestId("apply-filters").click();
+    await poll(() => rows().evaluateAll((r) => r.map((e) => e.getAttribute("data-workflow-id")).sort())).toEqual(
+      [...runs.swaps].sort(),
+    );
+    expect(page.url()).toContain("fired=reprompted");
+    const first = rows().first();
+    expect(await first.getByTestId("fired").textContent()).toContain("re-prompted");
+    // three trips of 1,500 tokens
+    expect(await first.getByTestId("tokens").textContent()).toBe("4,500");
+    await shot("runs");
+    // one page at a time, by the server's page tokens
+    await openRuns({ fired: "reprompted", pageSize: "2" });
+    const ids = () => rows().evaluateAll((r) => r.map((e) => e.getAttribute("data-workflow-id")));
+    await poll(() => rows().count()).toBe(2);
+    const firstPage = await ids();
+    await page.getByTestId("next-page").click();
+    await poll(ids).toHaveLength(1);
+    expect([...firstPage, ...(await ids())].sort()).toEqual([...runs.swaps].sort());
+    expect(await page.getByTestId("next-page").isDisabled()).toBe(true);
+    await page.getByTestId("prev-page").click();
+    await poll(ids).toEqual(firstPage);
+    await openRuns({ fired: "reprompted" });
+    await poll(() => rows().count()).toBe(3);
+  });
+
+  it("2. a run as a conversation: the re-prompt marked on its trip, with its reason", async () => {
+    await rows().first().getByTestId("open-run").click();
+    await page.getByTestId("conversation").waitFor();
+    const trip1 = page.locator('[data-testid="trip"][data-trip="1"]');
+    await poll(() => trip1.getByTestId("trip-mark").getAttribute("data-kind")).toBe("reprompt");
+    expect(await trip1.getByTestId("message").textContent()).toContain("Want me to swap squats for lunges?");
+    expect(await trip1.getByTestId("reprompt").textContent()).toContain("actWhenAsked");
+    // each trip 1,200 tokens in at $2.50 and 300 out at $10 per million: $0.0060
+    expect(await trip1.getByTestId("trip-figures").textContent()).toContain("1,500 tokens · $0.0060");
+    expect(await page.getByTestId("run-totals").textContent()).toBe("3 trips · 4,500 tokens · $0.0180");
+    const trip2 = page.locator('[data-testid="trip"][data-trip="2"]');
+    expect(await trip2.getByTestId("tool-call").getAttribute("data-status")).toBe("ok");
+    expect(await trip2.getByTestId("tool-input").textContent()).toContain('"to": "lunges"');
+    expect(await page.getByTestId("temporal-link").getAttribute("href")).toContain(
+      await page.getByTestId("run-id").innerText(),
+    );
+    await shot("conversation-reprompt");
+  });
+
+  it("3a. approve a waiting call as --as alice: the page and the run's trace say alice", async () => {
+    const deletion = runs.deletion!;
+    await open(`run/${encodeURIComponent(deletion.workflowId)}`);
+    const approval = page.getByTestId("approval");
+    await poll(() => approval.getAttribute("data-decision")).toBe("waiting");
+    expect(await approval.getByTestId("approve").textContent()).toBe("Approve as alice");
+    await shot("approval");
+    await approval.getByTestId("approve").click();
+    await poll(() => approval.getAttribute("data-decision")).toBe("approved");
+    expect(await approval.getByTestId("decision").textContent()).toContain("by alice");
+    const result = await deletion.result();
+    expect(result.reply).toBe("Your plan is deleted.");
+    expect((await deletion.trace()).find((e) => e.type === "approval" && e.outcome === "approved")).toMatchObject({
+      by: "alice",
+    });
+    await poll(() => page.getByTestId("run-status").textContent()).toBe("completed");
+  });
+
+  it("3b. fork at trip 2 onto another agent: the fork opens and finishes live", async () => {
+    const release = deferred();
+    holdV2 = release.promise;
+    await open(`run/${encodeURIComponent(runs.swaps[0]!)}`);
+    await page.getByTestId("fork").click();
+    await page.getByTestId("fork-trip").selectOption("2");
+    await page.getByTestId("fork-agent").selectOption(COACH_V2);
+    await page.getByTestId("fork-submit").click();
+    await poll(async () => page.url()).not.toContain(encodeURIComponent(runs.swaps[0]!));
+    const forkId = decodeURIComponent(page.url().split("#/run/")[1]!);
+    // The fork's model call is held: the page shows the run in progress, its stream open.
+    await poll(() => page.getByTestId("live").textContent()).toBe("live");
+    expect(await page.getByTestId("run-status").textContent()).toBe("running");
+    expect(await page.getByTestId("run-agent").textContent()).toBe(COACH_V2);
+    await shot("fork-live");
+    release.resolve();
+    holdV2 = undefined;
+    await poll(() => page.getByTestId("run-status").textContent()).toBe("completed");
+    const answers = page.locator('[data-testid="message"][data-role="assistant"]');
+    expect(await answers.last().textContent()).toContain("Done (v2): squats are now lunges.");
+    // the conversation before trip 2 came from the recorded run
+    expect(await answers.first().textContent()).toContain("Want me to swap squats for lunges?");
+    const result = await (await ai.getRun(forkId, { client: harness.client })).result();
+    expect(result.forkedFrom).toMatchObject({ workflowId: runs.swaps[0], atTrip: 2 });
+    await shot("fork");
+  });
+
+  it("3c. without --as the approval buttons are disabled; cancel a waiting run from the page", async () => {
+    const waiting = await coach[0]!.start(DELETE, { client: harness.client, taskQueue: queue });
+    const readOnly = await ai.studio({ client: harness.client, port: 0, assetsDir });
+    const tab = await context.newPage();
+    try {
+      await tab.goto(`${new URL(readOnly.url).origin}/#/run/${encodeURIComponent(waiting.workflowId)}`);
+      const approval = tab.getByTestId("approval");
+      await poll(() => approval.getAttribute("data-decision")).toBe("waiting");
+      expect(await approval.getByTestId("approve").isDisabled()).toBe(true);
+      expect(await approval.getByTestId("approve").getAttribute("title")).toContain("--as");
+      expect(await tab.getByTestId("as").textContent()).toContain("no --as");
+    } finally {
+      await tab.close();
+      await readOnly.close();
+    }
+    await open(`run/${encodeURIComponent(waiting.workflowId)}`);
+    await page.getByTestId("cancel").click();
+    await poll(() =>
+      page
+        .getByTestId("run-stop-reason")
+        .textContent()
+        .catch(() => null),
+    ).toBe("stopped: cancelled");
+    expect((await waiting.result()).stopReason).toBe("cancelled");
+  });
+
+  it("3d. a run in progress streams live: its answer grows on the page as the model writes it", async () => {
+    const release = deferred();
+    holdStory = release.promise;
+    const story = await coach[0]!.start("Tell me a story about squats", {
+      client: harness.client,
+      taskQueue: queue,
+      streamText: true,
+    });
+    await open(`run/${encodeURIComponent(story.workflowId)}`);
+    await poll(() => page.getByTestId("live").textContent()).toBe("live");
+    release.resolve();
+    holdStory = undefined;
+    const live = page.getByTestId("live-text").locator("p");
+    const lengths: number[] = [];
+    await poll(async () => {
+      const length = (await live.textContent().catch(() => null))?.length ?? 0;
+      if (length > (lengths[lengths.length - 1] ?? 0)) lengths.push(length);
+      return lengths.length;
+    }).toBeGreaterThanOrEqual(3);
+    expect(lengths[lengths.length - 1]).toBeLessThan(STORY.length);
+    await shot("live-answer");
+    await poll(() => page.getByTestId("run-status").textContent()).toBe("completed");
+    const answers = page.locator('[data-testid="message"][data-role="assistant"]');
+    expect(await answers.last().locator("p").textContent()).toBe(STORY);
+    expect(await page.getByTestId("live-text").count()).toBe(0);
+  });
+
+  it("4. save 5 runs as a dataset, run an eval of it with a progress bar, open its report; compare two reports", async () => {
+    await openRuns({ status: "completed" });
+    await poll(() => rows().count()).toBeGreaterThanOrEqual(5);
+    // the three re-prompted swaps and two questions (not the deletion, whose replay would wait for approval)
+    for (const id of [...runs.swaps, ...runs.asks.slice(0, 2)])
+      await page.locator(`[data-testid="run-row"][data-workflow-id="${id}"]`).getByTestId("select-run").check();
+    await page.getByTestId("dataset-name").fill("coach-five");
+    expect(await page.getByTestId("save-selected").textContent()).toBe("Save 5 selected");
+    await page.getByTestId("save-selected").click();
+    await poll(() => page.getByTestId("dataset-saved").textContent()).toContain("saved 5 cases");
+
+    await open("datasets");
+    const dataset = page.locator('[data-testid="dataset"][data-name="coach-five"]');
+    expect(await dataset.getByTestId("dataset-cases").textContent()).toBe("5");
+    for (const agent of [COACH, COACH_V2]) {
+      await dataset.getByTestId("eval-agent").selectOption(agent);
+      expect(await dataset.getByTestId("eval-recorded-tools").isChecked()).toBe(true);
+      await dataset.getByTestId("run-eval").click();
+      const progress = dataset.locator(`[data-testid="eval"][data-done="true"]`);
+      await progress.waitFor({ timeout: 120_000 });
+      expect(await progress.getByTestId("eval-count").textContent()).toBe("5/5");
+      expect(await progress.getByTestId("eval-progress").getAttribute("value")).toBe("5");
+      evals.push((await progress.getAttribute("data-eval-id"))!);
+      if (agent === COACH) await shot("eval-progress");
+    }
+    const [report] = await Promise.all([
+      context.waitForEvent("page"),
+      dataset.locator('[data-testid="eval"][data-done="true"]').getByTestId("open-report").click(),
+    ]);
+    await report.waitForLoadState();
+    expect(await report.locator("body").textContent()).toContain(COACH_V2);
+    await report.close();
+
+    await open("evals");
+    await page.locator(`[data-testid="eval-row"][data-eval-id="${evals[0]}"]`).getByTestId("pick-baseline").check();
+    await page.locator(`[data-testid="eval-row"][data-eval-id="${evals[1]}"]`).getByTestId("pick-current").check();
+    await page.getByTestId("compare-picked").click();
+    const scorers = page.getByTestId("compare-scorer");
+    await poll(() => scorers.count()).toBeGreaterThan(0);
+    const row = await scorers.first().innerText();
+    expect(row).toMatch(/95% CI/);
+    expect(await scorers.first().getAttribute("data-verdict")).toMatch(/^(better|worse|within noise|not comparable)$/);
+    expect(await page.getByTestId("report-frame").count()).toBe(2);
+    await shot("compare");
+  });
+
+  it("5. a session shows as one conversation across its messages", async () => {
+    const session = coach[0]!.session(`studio-${Date.now()}`, { client: harness.client, taskQueue: queue });
+    await session.send(ASK);
+    await session.send("And what do lunges do?");
+    await open(`run/${encodeURIComponent(session.workflowId)}`);
+    const dividers = page.getByTestId("session-message");
+    await poll(() => dividers.count()).toBe(2);
+    expect(await page.getByTestId("session-runs").textContent()).toContain("A session");
+    const users = page.locator('[data-testid="message"][data-role="user"]');
+    expect(await users.allTextContents()).toEqual([`user${ASK}`, "userAnd what do lunges do?"]);
+    expect(await page.locator('[data-testid="message"][data-role="assistant"]').count()).toBe(2);
+    await session.end();
+  });
+
+  it("a request without the token, when one is set, gets 401; with it, the page and the API answer", async () => {
+    const locked = await ai.studio({ client: harness.client, port: 0, token: "studio-s3cret", assetsDir });
+    try {
+      const base = new URL(locked.url).origin;
+      const without = await fetch(`${base}/api/meta`);
+      expect(without.status).toBe(401);
+      expect(await without.json()).toEqual({ error: expect.stringMatching(/token/i) });
+      expect((await fetch(`${base}/`)).status).toBe(401);
+      const bearer = await fetch(`${base}/api/meta`, { headers: { authorization: "Bearer studio-s3cret" } });
+      expect(bearer.status).toBe(200);
+      // ?token= on the first load sets the cookie the page's own requests then carry
+      const other = await browser.newContext();
+      const tab = await other.newPage();
+      await tab.goto(`${base}/?token=studio-s3cret`);
+      await tab.getByTestId("as").waitFor();
+      expect(tab.url()).not.toContain("token=");
+      expect(await tab.getByTestId("runs").isVisible()).toBe(true);
+      await other.close();
+    } finally {
+      await locked.close();
+    }
+  });
+});

@@ -1,0 +1,453 @@
+/**
+ * Issue 34, the studio's server: its JSON API over real runs on the suite's dev server, with a
+ * real worker and the scripted model, asked over real HTTP. The token (401, Bearer, the cookie),
+ * a non-loopback host without one, the runs list filtered to runs where actWhenAsked fired, a run
+ * as a conversation with its re-prompt on its trip, an approval as `as` (and the worker's
+ * canDecide refusing another name), a fork at trip 2 onto another agent, a dataset of 5 runs, an
+ * eval with its progress and report, two reports compared, and an encrypted run read with and
+ * without the codec. The page's browser tests are in test/studio-page.test.ts.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@temporalio/client";
+import type { Worker } from "@temporalio/worker";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ai, encryptedDataConverter, StudioOptionsError, type Agent } from "../src/index.js";
+import type {
+  ApprovalItem,
+  CompareResponse,
+  DatasetResponse,
+  EvalProgress,
+  MetaResponse,
+  RunsResponse,
+  RunView,
+  StudioServer,
+} from "../src/studio/index.js";
+import {
+  startScriptedModel,
+  type ScriptedModel,
+  type ScriptedRequest,
+  type ScriptedTurn,
+} from "../src/testing/index.js";
+import { keyring, newKey } from "./support/codec-helpers.js";
+import { connectHarness, taskQueue, testWorker, type Harness } from "./support/harness.js";
+
+const TOKEN = "studio-test-token";
+const OFFER = "Want me to swap that?";
+
+let harness: Harness;
+let model: ScriptedModel;
+let worker: Worker;
+let running: Promise<void>;
+let studio: StudioServer;
+let queue: string;
+const suffix = randomUUID().slice(0, 8);
+let coach: Agent;
+let other: Agent;
+let careful: Agent;
+
+/**
+ * A swap request is first answered with an offer (no tool call), so actWhenAsked re-prompts; the
+ * re-prompted model swaps, then says "Done.". "Delete" calls a tool that waits for approval.
+ */
+function script({ body }: ScriptedRequest): ScriptedTurn {
+  const messages = body.messages;
+  const last = messages.at(-1)!;
+  if (last.role === "tool") return "Done.";
+  // The user's own message: the last that is not actWhenAsked's hint (which names the tool).
+  const asked = messages.findLastIndex((m) => m.role === "user" && !String(m.content).includes("update_plan"));
+  const first = String(messages[asked]?.content ?? "");
+  const answered = messages.slice(asked).some((m) => m.role === "assistant");
+  if (/delete/i.test(first)) return { toolCalls: [{ name: "delete_plan", arguments: { plan: "legs" } }] };
+  const to = /for (\w+)/.exec(first)?.[1];
+  if (to === undefined) return "Hello!";
+  return answered ? { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to } }] } : OFFER;
+}
+
+const updatePlan = ai.tool({
+  name: "update_plan",
+  input: z.object({ from: z.string(), to: z.string() }),
+  execute: async ({ to }) => ({ ok: true, swappedTo: to }),
+});
+const deletePlan = ai.tool({
+  name: "delete_plan",
+  input: z.object({ plan: z.string() }),
+  needsApproval: true,
+  execute: async () => ({ deleted: true }),
+});
+
+function api(path: string, init: RequestInit = {}, server: StudioServer = studio): Promise<Response> {
+  return fetch(new URL(path, `http://127.0.0.1:${server.port}`), {
+    ...init,
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", ...init.headers },
+  });
+}
+
+async function json<T>(path: string, init: RequestInit = {}, server?: StudioServer): Promise<T> {
+  const response = await api(path, init, server);
+  const body = (await response.json()) as T & { error?: string };
+  if (!response.ok) throw new Error(`${init.method ?? "GET"} ${path}: ${response.status} ${body.error}`);
+  return body;
+}
+
+const post = <T>(path: string, body: unknown, server?: StudioServer) =>
+  json<T>(path, { method: "POST", body: JSON.stringify(body) }, server);
+
+/** Visibility is eventually consistent: asks the studio until `check` holds for the page. */
+async function runsUntil(path: string, check: (page: RunsResponse) => boolean): Promise<RunsResponse> {
+  for (let i = 0; i < 200; i++) {
+    const page = await json<RunsResponse>(path);
+    if (check(page)) return page;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the studio never listed what was expected for ${path}`);
+}
+
+async function evalDone(id: string): Promise<EvalProgress[]> {
+  const seen: EvalProgress[] = [];
+  for (let i = 0; i < 1200; i++) {
+    const progress = await json<EvalProgress>(`/api/evals/${id}`);
+    seen.push(progress);
+    if (progress.done) return seen;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`eval ${id} never finished`);
+}
+
+/** A GET with a Host header of our choosing (fetch does not let one be set). */
+function statusFor(port: number, path: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    request({ port, path, host: "127.0.0.1", headers: { host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode!);
+    })
+      .on("error", reject)
+      .end();
+  });
+}
+
+const run = (agent: Agent, input: string) => agent.run(input, { client: harness.client, taskQueue: queue });
+
+beforeAll(async () => {
+  harness = await connectHarness();
+  model = await startScriptedModel(script);
+  const llm = ai.openai("gpt-test", { baseURL: model.baseURL });
+  const actWhenAsked = { intents: [/\bswap\b/i], requiredTools: ["update_plan"] };
+  coach = ai.agent({ name: `studio-coach-${suffix}`, model: llm, tools: [updatePlan], actWhenAsked });
+  other = ai.agent({ name: `studio-other-${suffix}`, model: llm, tools: [updatePlan] });
+  careful = ai.agent({ name: `studio-careful-${suffix}`, model: llm, tools: [deletePlan] });
+  queue = taskQueue();
+  worker = await testWorker(harness, [coach, other, careful], {
+    taskQueue: queue,
+    searchAttributes: true,
+    approvals: { canDecide: ({ by }) => by === "alice" },
+  });
+  running = worker.run();
+  studio = await ai.studio({
+    client: harness.client,
+    agents: [coach, other, careful],
+    port: 0,
+    token: TOKEN,
+    as: "alice",
+    taskQueue: queue,
+    dataDir: mkdtempSync(join(tmpdir(), "studio-")),
+  });
+});
+
+afterAll(async () => {
+  await studio?.close();
+  worker?.shutdown();
+  await running;
+  await model?.close();
+  await harness?.close();
+});
+
+describe("the token", () => {
+  it("a request without it gets 401 JSON; with it as a Bearer header, 200", async () => {
+    const without = await fetch(new URL("/api/meta", `http://127.0.0.1:${studio.port}`));
+    expect(without.status).toBe(401);
+    expect(((await without.json()) as { error: string }).error).toMatch(/token/);
+    const wrong = await api("/api/meta", { headers: { authorization: "Bearer not-the-token" } });
+    expect(wrong.status).toBe(401);
+    const meta = await json<MetaResponse>("/api/meta");
+    expect(meta).toMatchObject({ as: "alice", canFork: true, canEval: true });
+    expect(meta.agents.map((a) => a.name)).toEqual([coach.name, other.name, careful.name]);
+    expect(meta.agents[0]!.version).toBe(coach.version);
+  });
+
+  it("?token= sets an HttpOnly, SameSite=Strict cookie that lets later requests in", async () => {
+    const base = `http://127.0.0.1:${studio.port}`;
+    expect(studio.url).toBe(`http://127.0.0.1:${studio.port}/?token=${TOKEN}`);
+    const first = await fetch(`${base}/api/meta?token=${TOKEN}`);
+    expect(first.status).toBe(200);
+    const cookie = first.headers.get("set-cookie")!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    const later = await fetch(`${base}/api/meta`, { headers: { cookie: cookie.split(";")[0]! } });
+    expect(later.status).toBe(200);
+  });
+
+  it("binding a non-loopback host without a token is a StudioOptionsError; with one it serves", async () => {
+    const error = await ai.studio({ client: harness.client, host: "0.0.0.0", port: 0 }).catch((e: unknown) => e);
+    expect(StudioOptionsError.isInstance(error)).toBe(true);
+    expect((error as StudioOptionsError).field).toBe("token");
+    const open = await ai.studio({ client: harness.client, host: "0.0.0.0", port: 0, token: TOKEN });
+    try {
+      expect((await fetch(`http://127.0.0.1:${open.port}/api/meta`)).status).toBe(401);
+    } finally {
+      await open.close();
+    }
+  });
+
+  it("without a token, a request for a host that is not loopback (DNS rebinding) is refused", async () => {
+    const local = await ai.studio({
+      client: harness.client,
+      port: 0,
+      assetsDir: mkdtempSync(join(tmpdir(), "no-page-")),
+    });
+    try {
+      expect((await fetch(`http://127.0.0.1:${local.port}/api/meta`)).status).toBe(200);
+      const rebound = await statusFor(local.port, "/api/meta", "evil.example");
+      expect(rebound).toBe(403);
+      const page = await fetch(`http://127.0.0.1:${local.port}/`);
+      expect(page.status).toBe(503);
+      expect(await page.text()).toMatch(/npm run build:studio/);
+    } finally {
+      await local.close();
+    }
+  });
+});
+
+describe("runs and a run as a conversation", () => {
+  let reprompted: string;
+  let plain: string;
+
+  beforeAll(async () => {
+    reprompted = (await run(coach, "Swap squats for lunges")).workflowId;
+    plain = (await run(coach, "Hi there")).workflowId;
+  });
+
+  it("the runs list filters to the runs where actWhenAsked fired, with trips and tokens from the search attributes", async () => {
+    const all = await runsUntil(`/api/runs?agent=${coach.name}`, (page) =>
+      [reprompted, plain].every((id) => page.runs.some((r) => r.workflowId === id && r.stopReason)),
+    );
+    const row = all.runs.find((r) => r.workflowId === reprompted)!;
+    expect(row).toMatchObject({
+      agent: coach.name,
+      version: coach.version,
+      status: "completed",
+      stopReason: "answered",
+      trips: 3,
+    });
+    expect(row.fired).toMatchObject({ reprompted: true, refusalRetried: false });
+    const fired = await json<RunsResponse>(`/api/runs?agent=${coach.name}&fired=reprompted`);
+    expect(fired.runs.map((r) => r.workflowId)).toContain(reprompted);
+    expect(fired.runs.map((r) => r.workflowId)).not.toContain(plain);
+    const bad = await api(`/api/runs?fired=sometimes`);
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toMatch(/fired/);
+  });
+
+  it("pages with nextPageToken, one page per request", async () => {
+    await runsUntil(`/api/runs?agent=${coach.name}`, (page) => page.runs.length >= 2);
+    const first = await json<RunsResponse>(`/api/runs?agent=${coach.name}&pageSize=1`);
+    expect(first.runs).toHaveLength(1);
+    expect(first.nextPageToken).toBeDefined();
+    const second = await json<RunsResponse>(
+      `/api/runs?agent=${coach.name}&pageSize=1&pageToken=${first.nextPageToken}`,
+    );
+    expect(second.runs).toHaveLength(1);
+    expect(second.runs[0]!.workflowId).not.toBe(first.runs[0]!.workflowId);
+  });
+
+  it("a run shows its messages, the re-prompt on its trip with its reason, the tool call, and per-trip figures", async () => {
+    const view = await json<RunView>(`/api/runs/${reprompted}`);
+    expect(view).toMatchObject({
+      workflowId: reprompted,
+      agent: coach.name,
+      version: coach.version,
+      status: "completed",
+      encrypted: false,
+    });
+    expect(view.temporalUiUrl).toContain(`/workflows/${reprompted}/`);
+    expect(view.items.map((item) => item.type)).toEqual(["user", "assistant", "reprompt", "tool-call", "assistant"]);
+    expect(view.items[1]).toEqual({ type: "assistant", text: OFFER, trip: 1 });
+    expect(view.items[2]).toMatchObject({ type: "reprompt", trip: 1, reason: expect.stringMatching(/actWhenAsked/) });
+    expect(view.items[3]).toMatchObject({
+      type: "tool-call",
+      tool: "update_plan",
+      input: { from: "squats", to: "lunges" },
+      output: { ok: true, swappedTo: "lunges" },
+      status: "ok",
+      trip: 2,
+    });
+    expect(view.trips.map((t) => t.trip)).toEqual([1, 2, 3]);
+    expect(view.trips.every((t) => (t.modelLatencyMs ?? -1) >= 0)).toBe(true);
+    const callId = (view.items[3] as { callId: string }).callId;
+    expect(view.trips[1]!.toolLatenciesMs[callId]).toBeGreaterThanOrEqual(0);
+  });
+
+  it("a finished run's live stream is the library's SSE, ending in run.finished", async () => {
+    const response = await api(`/api/runs/${plain}/stream`);
+    expect(response.headers.get("content-type")).toMatch(/text\/event-stream/);
+    const text = await response.text();
+    expect(text).toMatch(/event: run\.finished/);
+  });
+
+  it("an unknown run is a 404 with the reason", async () => {
+    const response = await api(`/api/runs/no-such-run-${suffix}`);
+    expect(response.status).toBe(404);
+  });
+});
+
+describe("a session", () => {
+  it("shows as one conversation across its messages, each marked with its index", async () => {
+    const session = coach.session(randomUUID(), { client: harness.client, taskQueue: queue });
+    await session.send("Hi there");
+    await session.send("Swap squats for lunges");
+    const view = await json<RunView>(`/api/runs/${session.workflowId}`);
+    expect(view.session?.runs).toHaveLength(1);
+    expect(view.items.filter((item) => item.type === "session-message")).toEqual([
+      { type: "session-message", index: 0, status: "answered" },
+      { type: "session-message", index: 1, status: "answered" },
+    ]);
+    expect(view.items.filter((item) => item.type === "user")).toEqual([
+      { type: "user", text: "Hi there" },
+      { type: "user", text: "Swap squats for lunges" },
+    ]);
+    expect(view.items.some((item) => item.type === "reprompt")).toBe(true);
+    await session.end();
+  });
+});
+
+describe("acting on a run", () => {
+  it("approves a waiting call as alice: the trace says alice, and the worker's canDecide refuses bob (403)", async () => {
+    const handle = await careful.start("Delete my legs plan", { client: harness.client, taskQueue: queue });
+    let waiting: ApprovalItem | undefined;
+    for (let i = 0; i < 200 && !waiting; i++) {
+      const view = await json<RunView>(`/api/runs/${handle.workflowId}`);
+      waiting = view.items.find((item): item is ApprovalItem => item.type === "approval" && !item.decision);
+      if (!waiting) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(waiting).toMatchObject({ type: "approval", tool: "delete_plan" });
+    const bob = await ai.studio({ client: harness.client, port: 0, token: TOKEN, as: "bob" });
+    try {
+      const refused = await api(
+        `/api/runs/${handle.workflowId}/approvals/${waiting!.callId}`,
+        { method: "POST", body: JSON.stringify({ decision: "approve" }) },
+        bob,
+      );
+      expect(refused.status).toBe(403);
+    } finally {
+      await bob.close();
+    }
+    await post(`/api/runs/${handle.workflowId}/approvals/${waiting!.callId}`, { decision: "approve" });
+    const result = await handle.result();
+    expect(result.trace).toContainEqual(
+      expect.objectContaining({ type: "approval", outcome: "approved", by: "alice" }),
+    );
+    const view = await json<RunView>(`/api/runs/${handle.workflowId}`);
+    expect(view.items.find((item) => item.type === "approval")).toMatchObject({
+      decision: "approved",
+      by: "alice",
+      at: expect.any(String),
+    });
+    expect(view.items.find((item) => item.type === "tool-call")).toMatchObject({
+      status: "ok",
+      output: { deleted: true },
+    });
+  });
+
+  it("cancels a run waiting for approval", async () => {
+    const handle = await careful.start("Delete my arms plan", { client: harness.client, taskQueue: queue });
+    await post(`/api/runs/${handle.workflowId}/cancel`, {});
+    const result = await handle.result();
+    expect(result.stopReason).toBe("cancelled");
+  });
+
+  it("forks a run at trip 2 onto another agent of the module, which finishes", async () => {
+    const recorded = await run(coach, "Swap squats for rows");
+    const { workflowId } = await post<{ workflowId: string }>(`/api/runs/${recorded.workflowId}/fork`, {
+      atTrip: 2,
+      agent: other.name,
+    });
+    const result = await (await ai.getRun(workflowId, { client: harness.client })).result();
+    expect(result.forkedFrom).toMatchObject({ workflowId: recorded.workflowId, atTrip: 2 });
+    expect(result.reply).toBe("Done.");
+    const view = await json<RunView>(`/api/runs/${workflowId}`);
+    expect(view.agent).toBe(other.name);
+    expect(view.items.at(-1)).toMatchObject({ type: "assistant", text: "Done." });
+    const unknown = await api(`/api/runs/${recorded.workflowId}/fork`, {
+      method: "POST",
+      body: JSON.stringify({ atTrip: 2, agent: "nobody" }),
+    });
+    expect(unknown.status).toBe(400);
+  });
+});
+
+describe("from runs to data", () => {
+  it("saves 5 runs as a dataset, evaluates it with recorded tools (progress, then the report), and compares two reports", async () => {
+    const ids: string[] = [];
+    for (const to of ["lunges", "rows", "dips", "pushups", "planks"])
+      ids.push((await run(coach, `Swap squats for ${to}`)).workflowId);
+    const saved = await post<DatasetResponse>("/api/datasets", { name: `five-${suffix}`, workflowIds: ids });
+    expect(saved.cases).toBe(5);
+    const { datasets } = await json<{ datasets: { name: string; cases: number }[] }>("/api/datasets");
+    expect(datasets).toContainEqual(expect.objectContaining({ name: `five-${suffix}`, cases: 5 }));
+
+    const first = await post<{ id: string }>("/api/evals", { dataset: `five-${suffix}`, agent: coach.name });
+    const progress = await evalDone(first.id);
+    const last = progress.at(-1)!;
+    expect(last).toMatchObject({ done: true, total: 5, finished: 5, reportUrl: `/api/reports/${first.id}` });
+    expect(last.error).toBeUndefined();
+    const report = await api(last.reportUrl!);
+    expect(report.headers.get("content-type")).toMatch(/text\/html/);
+    expect(await report.text()).toContain(`Eval report: ${coach.name}`);
+
+    const second = await post<{ id: string }>("/api/evals", { dataset: `five-${suffix}`, agent: coach.name });
+    await evalDone(second.id);
+    const comparison = await json<CompareResponse>(`/api/compare?a=${first.id}&b=${second.id}`);
+    expect(comparison).toMatchObject({ a: first.id, b: second.id, regressions: [], fixes: [] });
+    expect(comparison.unchanged).toHaveLength(5);
+    expect(comparison.scorers.map((s) => s.scorer).sort()).toEqual([
+      "changeClaimedWithoutToolCall",
+      "requiredToolCalled",
+    ]);
+    expect(comparison.scorers[0]!.baseline.interval).toBeDefined();
+  });
+
+  it("a dataset needs runs and a usable name", async () => {
+    expect(
+      (await api("/api/datasets", { method: "POST", body: JSON.stringify({ name: "../x", workflowIds: ["a"] }) }))
+        .status,
+    ).toBe(400);
+    expect((await api("/api/datasets", { method: "POST", body: JSON.stringify({ name: "empty" }) })).status).toBe(400);
+  });
+});
+
+describe("encrypted runs", () => {
+  it("are shown as encrypted, with no content, without the codec; and read in full with it", async () => {
+    const dataConverter = encryptedDataConverter(keyring({ k1: newKey() }, "k1"));
+    const encryptedClient = new Client({ connection: harness.client.connection, dataConverter });
+    const secretQueue = taskQueue();
+    const secretWorker = await testWorker(harness, [other], { taskQueue: secretQueue, dataConverter });
+    const result = await secretWorker.runUntil(
+      other.run("Swap squats for secret-lunges", { client: encryptedClient, taskQueue: secretQueue }),
+    );
+    const blind = await json<RunView>(`/api/runs/${result.workflowId}`);
+    expect(blind).toMatchObject({ encrypted: true, items: [], trips: [] });
+    expect(JSON.stringify(blind)).not.toContain("secret-lunges");
+    const keyed = await ai.studio({ client: encryptedClient, port: 0, token: TOKEN });
+    try {
+      const view = await json<RunView>(`/api/runs/${result.workflowId}`, {}, keyed);
+      expect(view.encrypted).toBe(false);
+      expect(view.items[0]).toEqual({ type: "user", text: "Swap squats for secret-lunges" });
+    } finally {
+      await keyed.close();
+    }
+  });
+});
