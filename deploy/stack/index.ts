@@ -184,7 +184,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         command: process.execPath,
         args: ["--import", "tsx", "--conditions=durable-agent-source", join(REPO_ROOT, "src", "worker.ts")],
         cwd: REPO_ROOT,
-        env: { ...process.env, ...workerEnvironment(host, options.agentsModule), ...options.workerEnv, ...env },
+        env: {
+          ...process.env,
+          // Without the stack's Redis, the workers' deltas go on heartbeats, whatever this shell names.
+          DURABLE_AGENT_REDIS_URL: undefined,
+          ...workerEnvironment(host, options.agentsModule),
+          ...options.workerEnv,
+          ...env,
+        },
         logFile: join(logDir, `worker-${index}.log`),
       });
       workers.push(worker);
