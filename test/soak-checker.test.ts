@@ -1,20 +1,21 @@
 /**
  * The soak's checker (bench/soak/checker.ts), its report (report.ts) and its seeded plan (plan.ts),
  * on made-up runs: no servers. Each known anomaly (an effect under two keys, a backstop that ran
- * twice, a lost run, a stuck run, a subscriber that saw an event twice or out of order, usage that
- * does not add up) must come out as its violation with the right counts, and clean runs as none;
- * the same seed must give the same mix and fault schedule. The soak itself (`npm run soak`) needs
- * the stack and minutes of CPU: CI runs it (.ci/soak.sh).
+ * twice, a lost run, a stuck run, a subscriber that saw an event twice or out of order, a
+ * subscriber whose text is not the model's or mixes two attempts', usage that does not add up)
+ * must come out as its violation with the right counts, and clean runs as none; the same seed must
+ * give the same mix and fault schedule, Redis faults included. The soak itself (`npm run soak`)
+ * needs the stack and minutes of CPU: CI runs it (.ci/soak.sh).
  */
 import { temporal } from "@temporalio/proto";
 import { describe, expect, it } from "vitest";
-import { check, type RunSource, type Verdict, type Violation } from "../bench/soak/checker.js";
-import { FAULT_MIX, type Fault } from "../bench/soak/faults.js";
+import { check, type DurableEvent, type RunSource, type Verdict, type Violation } from "../bench/soak/checker.js";
+import { FAULT_MIX, REDIS_FAULT_MIX, type Fault } from "../bench/soak/faults.js";
 import type { LedgerRow } from "../bench/soak/ledger.js";
 import { marker, type ScenarioKind } from "../bench/soak/model.js";
 import { planSoak } from "../bench/soak/plan.js";
 import { buildReport, formatReport } from "../bench/soak/report.js";
-import type { RunRecord, SubscriberLog } from "../bench/soak/scenarios.js";
+import type { RunRecord, SeenDelta, SubscriberLog } from "../bench/soak/scenarios.js";
 import type { RunResult, ToolCallRecord, TraceEvent } from "../src/index.js";
 import type { ScriptedRequest } from "../src/testing/index.js";
 
@@ -28,7 +29,7 @@ interface FakeRun {
   activities: Array<{ type: string; attempt?: number; completions?: number }>;
   /** Sub-agents' histories, by workflow id. */
   children: Record<string, Array<{ type: string; attempt?: number }>>;
-  events: Array<{ offset: number; type: string }>;
+  events: DurableEvent[];
 }
 
 /** A history from activities: each scheduled, started (at its attempt) and completed. */
@@ -99,7 +100,24 @@ const ok = (id: string, name: string, trip = 1): ToolCallRecord => ({
   status: "ok",
   trip,
 });
-const STREAM = ["run.started", "model.answered", "tool.finished", "model.answered", "run.finished"];
+const REPLY = "Plan updated: lunges on Monday and Thursday.";
+/** A streamed run's durable events: a tool call's trip (no text), then the answer REPLY. */
+const STREAM: DurableEvent[] = [
+  { offset: 0, type: "run.started" },
+  { offset: 1, type: "model.answered", trip: 1, text: null },
+  { offset: 2, type: "tool.finished" },
+  { offset: 3, type: "model.answered", trip: 2, text: REPLY },
+  { offset: 4, type: "run.finished" },
+];
+/** `text` in deltas of `size` characters, of trip 2's `attempt`, on `connection`, after `afterEvents` events. */
+const deltasOf = (text: string, afterEvents: number, connection: number, attempt = 1, size = 8): SeenDelta[] =>
+  Array.from({ length: Math.ceil(text.length / size) }, (_, i) => ({
+    afterEvents,
+    connection,
+    trip: 2,
+    attempt,
+    text: text.slice(i * size, (i + 1) * size),
+  }));
 
 let runCount = 0;
 /** A run of `scenario` that went as its script says: every check passes on it. */
@@ -170,8 +188,8 @@ function cleanRun(scenario: ScenarioKind): FakeRun {
       usage: { ...usage(total), modelCalls: answers.length },
     };
   else record.results = [result];
-  const events = scenario === "stream" ? STREAM.map((type, offset) => ({ offset, type })) : [];
-  if (scenario === "stream") record.subscriber = subscriber(events.map((e) => e.offset));
+  const events = scenario === "stream" ? STREAM : [];
+  if (scenario === "stream") record.subscribers = [subscriber([0, 1, 2, 3, 4]), subscriber([0, 1, 2, 3, 4], "steady")];
   const requests = [
     ...answers.map((t) => served(key, scenario, t)),
     ...childAnswers.map((t) => served(key, "child", t)),
@@ -179,9 +197,26 @@ function cleanRun(scenario: ScenarioKind): FakeRun {
   return { record, rows, requests, status: "closed", activities, children, events };
 }
 
-/** What a subscriber saw: these offsets of the STREAM, after two disconnects and a pause. */
-function subscriber(offsets: number[]): SubscriberLog {
-  return { offsets, types: offsets.map((o) => STREAM[o]!), disconnects: 2, pauses: 1, errors: [], pausedUntil: 0 };
+/**
+ * What a subscriber saw: these offsets of the STREAM (a "resuming" one on a new stream after every
+ * second event, two disconnects; a "steady" one on one stream), a pause, and REPLY's deltas just
+ * before trip 2's model.answered, on its stream.
+ */
+function subscriber(offsets: number[], name: SubscriberLog["name"] = "resuming"): SubscriberLog {
+  const eventConnections = offsets.map((_, i) => (name === "steady" ? 1 : Math.min(3, 1 + Math.floor(i / 2))));
+  const answeredAt = offsets.indexOf(3);
+  return {
+    name,
+    offsets,
+    types: offsets.map((o) => STREAM[o]!.type),
+    eventConnections,
+    deltas: answeredAt < 0 ? [] : deltasOf(REPLY, answeredAt, eventConnections[answeredAt]!),
+    connections: Math.max(...eventConnections),
+    disconnects: name === "steady" ? 0 : 2,
+    pauses: 1,
+    errors: [],
+    pausedUntil: 0,
+  };
 }
 
 const CLEAN: ScenarioKind[] = [
@@ -331,22 +366,99 @@ describe("the soak's checker", () => {
   describe("streams", () => {
     it("a subscriber that saw an event twice: a stream violation", async () => {
       const run = cleanRun("stream");
-      run.record.subscriber = subscriber([0, 1, 2, 2, 3, 4]);
+      run.record.subscribers = [subscriber([0, 1, 2, 2, 3, 4])];
       await verdictWith(run, [{ check: "stream", detail: /saw offsets 0,1,2,2,3,4; the stream has 0,1,2,3,4/ }]);
     });
 
     it("a subscriber that saw events out of order: a stream violation", async () => {
       const run = cleanRun("stream");
-      run.record.subscriber = subscriber([0, 2, 1, 3, 4]);
+      run.record.subscribers = [subscriber([0, 2, 1, 3, 4])];
       await verdictWith(run, [{ check: "stream", detail: /saw offsets 0,2,1,3,4; the stream has 0,1,2,3,4/ }]);
     });
 
     it("a subscriber that missed the end: two stream violations (a missing event, no run.finished)", async () => {
       const run = cleanRun("stream");
-      run.record.subscriber = subscriber([0, 1, 2, 3]);
+      run.record.subscribers = [subscriber([0, 1, 2, 3])];
       await verdictWith(run, [
         { check: "stream", detail: /saw offsets 0,1,2,3; the stream has 0,1,2,3,4/ },
         { check: "stream", detail: /last event is model\.answered, not run\.finished/ },
+      ]);
+    });
+  });
+
+  describe("text", () => {
+    /** STREAM with trip 2's first attempt failed mid-answer and retried: its trip.retry at offset 3. */
+    const RETRIED: DurableEvent[] = [
+      ...STREAM.slice(0, 3),
+      { offset: 3, type: "trip.retry", trip: 2, attempt: 2 },
+      { offset: 4, type: "model.answered", trip: 2, text: REPLY },
+      { offset: 5, type: "run.finished" },
+    ];
+    /** A streamed run whose one subscriber saw every event of `events` (on stream 1, or `eventConnections`) and these deltas. */
+    function seenRun(events: DurableEvent[], deltas: SeenDelta[], eventConnections = events.map(() => 1)): FakeRun {
+      const run = cleanRun("stream");
+      run.events = events;
+      run.record.subscribers = [
+        {
+          ...subscriber([], "steady"),
+          offsets: events.map((e) => e.offset),
+          types: events.map((e) => e.type),
+          eventConnections,
+          deltas,
+          connections: Math.max(...eventConnections),
+        },
+      ];
+      return run;
+    }
+
+    it("an answer sent again from its start on a new stream (after a lost one), and a retried attempt's text after its trip.retry: no violation", async () => {
+      const again = seenRun(STREAM, [...deltasOf(REPLY.slice(0, 16), 3, 1), ...deltasOf(REPLY, 3, 2)], [1, 1, 1, 2, 2]);
+      const retried = seenRun(RETRIED, [...deltasOf("Plan upd", 3, 1), ...deltasOf(REPLY, 4, 1, 2)]);
+      const verdict = await checkRuns([...cleanRuns(), again, retried]);
+      expect(verdict.violations).toEqual([]);
+    });
+
+    it("a chunk lost, or a chunk twice on one stream: the text is not the model's", async () => {
+      const chunks = deltasOf(REPLY, 3, 1);
+      await verdictWith(seenRun(STREAM, [...chunks.slice(0, 2), ...chunks.slice(3)]), [
+        {
+          check: "text",
+          detail:
+            /steady subscriber: trip 2's text "Plan updated: lu.*" \(attempt 1, stream 1\) is not the model's "Plan updated/,
+        },
+      ]);
+      await verdictWith(seenRun(STREAM, [chunks[0]!, ...chunks]), [
+        {
+          check: "text",
+          detail: /trip 2's text "Plan updPlan updated: .*" \(attempt 1, stream 1\) is not the model's/,
+        },
+      ]);
+    });
+
+    it("a retried attempt's text before its trip.retry: a text violation, and the answer's text missing", async () => {
+      await verdictWith(seenRun(RETRIED, deltasOf(REPLY, 3, 1, 2)), [
+        { check: "text", detail: /text of trip 2's attempt 2 before its trip\.retry/ },
+        { check: "text", detail: /trip 2's text "" \(attempt 2, stream 1\) is not the model's/ },
+      ]);
+    });
+
+    it("the failed attempt's text after the new attempt's trip.retry: two attempts mixed, once however many deltas", async () => {
+      const second = deltasOf(REPLY, 4, 1, 2);
+      const first = deltasOf("Plan updated: lunges", 4, 1, 1);
+      await verdictWith(seenRun(RETRIED, [...deltasOf("Plan upd", 3, 1), second[0]!, ...first, ...second.slice(1)]), [
+        { check: "text", detail: /text of trip 2's attempt 1 after attempt 2's trip\.retry: two attempts mixed/ },
+      ]);
+    });
+
+    it("text of a trip after its model.answered: a text violation", async () => {
+      await verdictWith(seenRun(STREAM, [...deltasOf(REPLY, 3, 1), ...deltasOf("again", 4, 1)]), [
+        { check: "text", detail: /text of trip 2 \(attempt 1\) after its model\.answered/ },
+      ]);
+    });
+
+    it("the text on an earlier stream only, none on the stream that brought model.answered: a text violation", async () => {
+      await verdictWith(seenRun(STREAM, deltasOf(REPLY, 3, 1), [1, 1, 1, 2, 2]), [
+        { check: "text", detail: /trip 2's text "" \(attempt 1, stream 2\) is not the model's/ },
       ]);
     });
   });
@@ -553,10 +665,35 @@ describe("the soak's plan, drawn from the seed", () => {
     }
   });
 
-  it("gives CI's seed (10, 3 minutes) every kind of fault, 14 in all, as .ci/soak.sh says", () => {
-    const { faults } = planSoak(10, 150, THREE_MINUTES);
+  it("draws the Redis faults on a schedule of their own (one every 15-40 s), leaving the rest of the plan as it is without Redis", () => {
+    const withRedis = planSoak(10, 150, THREE_MINUTES);
+    const without = planSoak(10, 150, THREE_MINUTES, { redis: false });
+    expect(without.redisFaults).toEqual([]);
+    expect(without.records).toEqual(withRedis.records);
+    expect(without.faults).toEqual(withRedis.faults);
+    expect([without.faultRng.next(), without.driverRng.next()]).toEqual([
+      withRedis.faultRng.next(),
+      withRedis.driverRng.next(),
+    ]);
+    const { redisFaults } = planSoak(2026, 500, 10 * 60_000);
+    const gaps = redisFaults.map((f, i) => f.dueMs - (redisFaults[i - 1]?.dueMs ?? 0));
+    expect(gaps[0]).toBeGreaterThanOrEqual(10_000);
+    expect(gaps[0]).toBeLessThanOrEqual(30_000);
+    expect(gaps.slice(1).every((gap) => gap >= 15_000 && gap <= 40_000)).toBe(true);
+    expect(10 * 60_000 - redisFaults.at(-1)!.dueMs).toBeLessThanOrEqual(40_000);
+    for (const f of redisFaults) {
+      const [min, max] = f.kind === "redis-kill" ? [1_000, 5_000] : [2_000, 6_000];
+      expect(f.durationMs, f.kind).toBeGreaterThanOrEqual(min);
+      expect(f.durationMs, f.kind).toBeLessThanOrEqual(max);
+    }
+  });
+
+  it("gives CI's seed (10, 3 minutes) every kind of fault: 14 in all, and 7 Redis faults of both kinds, as .ci/soak.sh says", () => {
+    const { faults, redisFaults } = planSoak(10, 150, THREE_MINUTES);
     expect(faults).toHaveLength(14);
     expect(Object.keys(count(faults.map((f) => f.kind))).sort()).toEqual(Object.keys(FAULT_MIX).sort());
+    expect(count(redisFaults.map((f) => f.kind))).toEqual({ "redis-kill": 6, "redis-pause": 1 });
+    expect(Object.keys(REDIS_FAULT_MIX).sort()).toEqual(["redis-kill", "redis-pause"]);
   });
 
   it("gives docs/reliability.md's run (seed 2026, 10 minutes, 500 runs) the mix and the 50 faults its table shows", () => {

@@ -1,11 +1,13 @@
 /**
  * docker-compose.yml and `npm run stack` (deploy/stack/) run the same thing: the same versions, and
- * each service the same environment except what names the machine (HOST_OVERRIDES).
+ * each service the same environment except what names the machine (HOST_OVERRIDES). Redis too: the
+ * stack's real `redis-server` (started as `npm run stack` starts it) is of the compose image's
+ * major version, and both keep it in memory and hand its URL to the workers.
  */
 import { readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { parseEnv } from "node:util";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   COMPOSE_FILE,
   DYNAMIC_CONFIG_FILE,
@@ -22,6 +24,9 @@ import {
   type ComposeFile,
   type HostSettings,
 } from "../deploy/stack/environment.js";
+import { redisServerVersion, startStackRedis } from "../deploy/stack/redis.js";
+import type { RedisServer } from "../src/testing/index.js";
+import { findFreePort } from "../deploy/stack/processes.js";
 
 const compose = readComposeFile();
 const host: HostSettings = { postgresPort: 55432, ports: portsFrom(7233), dynamicConfigFile: DYNAMIC_CONFIG_FILE };
@@ -49,10 +54,13 @@ const withoutHostValues = (env: Record<string, string>) =>
 
 describe("docker-compose.yml and npm run stack", () => {
   it("build the compose file's image versions: server and admin-tools (the schema) on one version, and the UI's", () => {
-    expect(stackVersions(compose)).toEqual({ temporal: "1.31.0", ui: "2.49.1" });
+    expect(stackVersions(compose)).toEqual({ temporal: "1.31.0", ui: "2.49.1", redis: "7" });
     const mismatched = structuredClone(compose);
     mismatched.services["temporal-admin-tools"]!.image = "temporalio/admin-tools:1.30.2";
     expect(() => stackVersions(mismatched)).toThrow(/admin-tools 1.30.2 .*temporalio\/server 1.31.0/);
+    const floating = structuredClone(compose);
+    floating.services.redis!.image = "redis:latest";
+    expect(() => stackVersions(floating)).toThrow(/service redis should use redis:<major>, found "redis:latest"/);
   });
 
   it("give temporal-server the temporal service's environment, deploy/stack.env included", () => {
@@ -87,5 +95,41 @@ describe("docker-compose.yml and npm run stack", () => {
     expect(relative("/app", composedWorker.DURABLE_AGENT_AGENTS!)).toBe(
       relative(REPO_ROOT, worker.DURABLE_AGENT_AGENTS!),
     );
+  });
+});
+
+describe("Redis in docker-compose.yml and npm run stack", () => {
+  let redis: RedisServer | undefined;
+  afterAll(async () => redis?.stop());
+
+  it("compose: a redis service, healthy on `redis-cli ping`, in memory, its port not published; the worker waits for it and gets its URL", () => {
+    const service = compose.services.redis!;
+    expect(service.healthcheck?.test).toEqual(["CMD", "redis-cli", "ping"]);
+    expect(service.command).toEqual(["redis-server", "--save", "", "--appendonly", "no"]);
+    expect(service).not.toHaveProperty("ports");
+    const worker = compose.services.worker!;
+    expect(worker.depends_on).toMatchObject({ redis: { condition: "service_healthy" } });
+    expect(composeEnvironment(compose, "worker").DURABLE_AGENT_REDIS_URL).toBe("redis://redis:6379");
+  });
+
+  it("stack: every worker gets the stack's Redis as DURABLE_AGENT_REDIS_URL (a host value), and none without one", () => {
+    expect(HOST_OVERRIDES).toContain("DURABLE_AGENT_REDIS_URL");
+    expect(workerEnvironment({ ...host, redisUrl: "redis://127.0.0.1:56379" })).toMatchObject({
+      DURABLE_AGENT_REDIS_URL: "redis://127.0.0.1:56379",
+    });
+    expect(workerEnvironment(host)).not.toHaveProperty("DURABLE_AGENT_REDIS_URL");
+  });
+
+  it("stack: starts a real redis-server of the compose image's major on the port asked for (it answered PING), with a warning when the major differs", async () => {
+    const lines: string[] = [];
+    const port = await findFreePort();
+    redis = await startStackRedis(port, stackVersions(compose).redis, (line) => lines.push(line));
+    expect(redis.url).toBe(`redis://127.0.0.1:${port}`);
+    const version = redisServerVersion(redis.binary);
+    expect(version.split(".")[0]).toBe("7");
+    expect(lines).toEqual([expect.stringContaining(`redis-server ${version} (`)]);
+    await redis.stop();
+    redis = await startStackRedis(port, "8", (line) => lines.push(line));
+    expect(lines.at(-1)).toBe(`warning: redis-server ${version} is not of docker-compose.yml's redis:8`);
   });
 });

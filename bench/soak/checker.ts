@@ -2,8 +2,9 @@
  * The soak's checker: at the end, from the runs' histories, the ledger and what the clients saw,
  * decides whether every run reached its expected end, every effect happened once per idempotency
  * key, backstops and re-prompts stayed within their limits, every subscriber saw its run's stream
- * whole and in order, budgets held within their bound, and the runs' usage equals the model
- * server's own count of tokens served. Each breach is a violation naming the run and the check.
+ * whole and in order and each answer's text as the model gave it (no two attempts' text mixed),
+ * budgets held within their bound, and the runs' usage equals the model server's own count of
+ * tokens served. Each breach is a violation naming the run and the check.
  *
  * What it reads from Temporal (a run's status, its history, its stream read whole) comes through
  * `RunSource`, so the checking itself is a function of plain data: `temporalRuns(client)` in the
@@ -15,12 +16,13 @@ import { ai, type TraceEvent } from "../../src/index.js";
 import type { ScriptedRequest } from "../../src/testing/index.js";
 import type { LedgerRow } from "./ledger.js";
 import { runKeyOf, type ScenarioKind } from "./model.js";
-import { BUDGET_TOKENS, SESSION_MESSAGES, type RunRecord } from "./scenarios.js";
+import { BUDGET_TOKENS, SESSION_MESSAGES, type RunRecord, type SubscriberLog } from "./scenarios.js";
 
 /** One breach of what the soak expects. */
 export interface Violation {
   run?: string;
-  check: "end" | "lost" | "stuck" | "effects" | "backstop" | "reprompts" | "stream" | "budget" | "usage" | "fault";
+  check:
+    "end" | "lost" | "stuck" | "effects" | "backstop" | "reprompts" | "stream" | "text" | "budget" | "usage" | "fault";
   detail: string;
 }
 
@@ -43,12 +45,21 @@ export interface Verdict {
 
 type History = temporal.api.history.v1.IHistory;
 
+/** A durable event of a run's stream, with what the text check reads: the trip and attempt of `trip.retry`, the text of `model.answered`. */
+export interface DurableEvent {
+  offset: number;
+  type: string;
+  trip?: number;
+  attempt?: number;
+  text?: string | null;
+}
+
 /** A run as the server has it, which is what the checker asks of Temporal. */
 export interface RunSource {
   status(workflowId: string): Promise<"running" | "closed" | "not found">;
   history(workflowId: string): Promise<History>;
   /** The run's durable events (text deltas left out: they are not durable), its stream read whole. */
-  events(workflowId: string): Promise<Array<{ offset: number; type: string }>>;
+  events(workflowId: string): Promise<DurableEvent[]>;
 }
 
 /** The runs as the soak's Temporal server has them. */
@@ -65,10 +76,15 @@ export function temporalRuns(client: Client): RunSource {
     },
     history: (workflowId) => client.workflow.getHandle(workflowId).fetchHistory(),
     async events(workflowId) {
-      const whole: Array<{ offset: number; type: string }> = [];
+      const whole: DurableEvent[] = [];
       const handle = await ai.getRun(workflowId, { client });
-      for await (const event of handle.stream({ subAgents: false }))
-        if (event.type !== "text.delta") whole.push({ offset: event.offset, type: event.type });
+      for await (const event of handle.stream({ subAgents: false })) {
+        if (event.type === "text.delta") continue;
+        const { offset, type } = event;
+        if (type === "trip.retry") whole.push({ offset, type, trip: event.trip, attempt: event.attempt });
+        else if (type === "model.answered") whole.push({ offset, type, trip: event.trip, text: event.text });
+        else whole.push({ offset, type });
+      }
       return whole;
     },
   };
@@ -226,8 +242,14 @@ export async function check(
     if (backstopRuns > 1) add(record, "backstop", `backstop.run completed ${backstopRuns} times in the history`);
     for (const result of results) checkReprompts(record, result.trace, add);
 
-    // The stream, as the subscriber saw it, against the stream read whole at the end.
-    if (record.subscriber) checkStream(record, await runs.events(record.workflowId), add);
+    // The stream, as each subscriber saw it, against the stream read whole at the end; its text against the model's.
+    if (record.subscribers?.length) {
+      const whole = await runs.events(record.workflowId);
+      for (const seen of record.subscribers) {
+        checkStream(record, seen, whole, add);
+        checkText(record, seen, whole, add);
+      }
+    }
 
     // Budget: overspent by at most the last trip's usage (a trip does not start once it is used up).
     if (record.scenario === "budget" && results[0]) {
@@ -303,22 +325,79 @@ function checkReprompts(
 /** Every durable event once, in order (text deltas are not durable: a reconnect may send the answer in flight again). */
 function checkStream(
   record: RunRecord,
-  whole: Array<{ offset: number; type: string }>,
+  seen: SubscriberLog,
+  whole: DurableEvent[],
   add: (record: RunRecord, check: Violation["check"], detail: string) => void,
 ): void {
-  const seen = record.subscriber!;
   const offsets = seen.offsets.join(",");
   if (offsets !== whole.map((e) => e.offset).join(","))
     add(
       record,
       "stream",
-      `the subscriber saw offsets ${abbreviate(seen.offsets)}; the stream has ${abbreviate(whole.map((e) => e.offset))} (${seen.disconnects} disconnects, ${seen.pauses} pauses)`,
+      `the ${seen.name} subscriber saw offsets ${abbreviate(seen.offsets)}; the stream has ${abbreviate(whole.map((e) => e.offset))} (${seen.disconnects} disconnects, ${seen.pauses} pauses)`,
     );
   else if (seen.types.join(",") !== whole.map((e) => e.type).join(","))
-    add(record, "stream", "the subscriber saw other events than the stream holds");
+    add(record, "stream", `the ${seen.name} subscriber saw other events than the stream holds`);
   if (seen.types.at(-1) !== "run.finished")
-    add(record, "stream", `the subscriber's last event is ${seen.types.at(-1)}, not run.finished`);
+    add(record, "stream", `the ${seen.name} subscriber's last event is ${seen.types.at(-1)}, not run.finished`);
 }
+
+/**
+ * Each answer's text as the subscriber got it equals the model's: at each `model.answered` it saw,
+ * the deltas of that trip's final attempt, on the stream they last came on (a reconnect sends the
+ * answer in flight again from its start; a `trip.retry` starts it again), add up to the event's
+ * text. And no two attempts' text mixed: an attempt's deltas come only after its `trip.retry`
+ * (the first attempt's, before any), none of an earlier attempt after it, none of a trip after its
+ * `model.answered`.
+ */
+function checkText(
+  record: RunRecord,
+  seen: SubscriberLog,
+  whole: DurableEvent[],
+  add: (record: RunRecord, check: Violation["check"], detail: string) => void,
+): void {
+  const byOffset = new Map(whole.map((e) => [e.offset, e]));
+  const latest = new Map<number, number>(); // trip -> the attempt whose trip.retry came last
+  const answered = new Set<number>();
+  const shown = new Map<number, { attempt: number; connection: number; text: string }>();
+  const problems = new Set<string>(); // each once, however many deltas show it
+  const problem = (detail: string) => problems.add(detail);
+  let next = 0;
+  for (let at = 0; at <= seen.offsets.length; at++) {
+    for (; next < seen.deltas.length && seen.deltas[next]!.afterEvents <= at; next++) {
+      const { trip, attempt, connection, text } = seen.deltas[next]!;
+      const current = latest.get(trip) ?? 1;
+      if (answered.has(trip)) problem(`text of trip ${trip} (attempt ${attempt}) after its model.answered`);
+      else if (attempt > current) problem(`text of trip ${trip}'s attempt ${attempt} before its trip.retry`);
+      else if (attempt < current)
+        problem(`text of trip ${trip}'s attempt ${attempt} after attempt ${current}'s trip.retry: two attempts mixed`);
+      else {
+        const sofar = shown.get(trip);
+        if (sofar && sofar.attempt === attempt && sofar.connection === connection) sofar.text += text;
+        else shown.set(trip, { attempt, connection, text });
+      }
+    }
+    const offset = seen.offsets[at];
+    const event = offset === undefined ? undefined : byOffset.get(offset);
+    if (event?.type === "trip.retry" && event.trip !== undefined) {
+      latest.set(event.trip, Math.max(event.attempt ?? 1, latest.get(event.trip) ?? 1));
+      shown.delete(event.trip);
+    } else if (event?.type === "model.answered" && event.trip !== undefined) {
+      answered.add(event.trip);
+      const want = event.text ?? "";
+      // The text that counts came on the stream that brought model.answered (a new stream sends it again).
+      const found = shown.get(event.trip);
+      const got = found?.connection === seen.eventConnections[at] ? found : undefined;
+      if ((got?.text ?? "") !== want)
+        problem(
+          `trip ${event.trip}'s text ${JSON.stringify(clip(got?.text ?? ""))} (attempt ${got?.attempt ?? latest.get(event.trip) ?? 1}, stream ${seen.eventConnections[at]}) is not the model's ${JSON.stringify(clip(want))}`,
+        );
+    }
+  }
+  for (const detail of problems) add(record, "text", `the ${seen.name} subscriber: ${detail}`);
+}
+
+const clip = (text: string) => (text.length > 80 ? `${text.slice(0, 40)}…${text.slice(-36)}` : text);
 
 const abbreviate = (xs: number[]) =>
   xs.length > 12 ? `${xs.slice(0, 6).join(",")},…,${xs.slice(-4).join(",")} (${xs.length})` : xs.join(",");

@@ -2,10 +2,13 @@
  * The soak's fault driver: a schedule drawn from the seed (one fault every 5-20 s, each with its
  * kind and duration), run for the whole window; faults overlap, except that one component is
  * broken by one fault at a time (a fault on a busy component waits for it). Each fault is logged
- * with its time when it is injected and when it is repaired.
+ * with its time when it is injected and when it is repaired. With Redis deltas, the Redis faults
+ * have a schedule of their own (one every 15-40 s), drawn from a stream of its own, so a seed's
+ * other faults are the same with and without Redis.
  */
 import type { Stack } from "../../deploy/stack/index.js";
 import type { ManagedProcess } from "../../deploy/stack/processes.js";
+import type { RedisServer } from "../../src/testing/redis-server.js";
 import type { SoakModel } from "./model.js";
 import type { Prng } from "./prng.js";
 import type { SubscriberLog } from "./scenarios.js";
@@ -22,7 +25,12 @@ export const FAULT_MIX = {
   "mcp-kill": 2,
   "subscriber-pause": 2,
 } as const;
-export type FaultKind = keyof typeof FAULT_MIX;
+/** The kinds of Redis fault (the soak with Redis deltas), with how often each is drawn. */
+export const REDIS_FAULT_MIX = {
+  "redis-kill": 1,
+  "redis-pause": 1,
+} as const;
+export type FaultKind = keyof typeof FAULT_MIX | keyof typeof REDIS_FAULT_MIX;
 
 /** One fault of the schedule, and what happened when it ran. */
 export interface Fault {
@@ -48,6 +56,8 @@ const COMPONENT: Record<FaultKind, string> = {
   "model-stall": "model-stream",
   "mcp-kill": "mcp",
   "subscriber-pause": "subscribers",
+  "redis-kill": "redis",
+  "redis-pause": "redis",
 };
 
 /** Draws the schedule for a window of `windowMs`. */
@@ -68,12 +78,24 @@ export function planFaults(rng: Prng, windowMs: number): Fault[] {
   return faults;
 }
 
+/** Draws the Redis faults' schedule for a window of `windowMs`: one every 15-40 s; Redis down for 1-5 s, or frozen for 2-6 s. */
+export function planRedisFaults(rng: Prng, windowMs: number): Fault[] {
+  const faults: Fault[] = [];
+  for (let at = rng.int(10_000, 30_000); at < windowMs; at += rng.int(15_000, 40_000)) {
+    const kind = rng.pick(REDIS_FAULT_MIX);
+    faults.push({ kind, dueMs: at, durationMs: kind === "redis-kill" ? rng.int(1_000, 5_000) : rng.int(2_000, 6_000) });
+  }
+  return faults;
+}
+
 /** What the driver breaks. */
 export interface FaultTargets {
   stack: Stack;
   model: SoakModel;
   mcp: ManagedProcess;
   subscribers: Set<SubscriberLog>;
+  /** The Redis of the answer deltas (the stack's), if the soak runs with it. */
+  redis: RedisServer | undefined;
   /** Starts a worker process to replace a killed one. */
   addWorker(): Promise<ManagedProcess>;
 }
@@ -123,7 +145,7 @@ export async function runFaults(
 /** Breaks the component and repairs it; returns what it did. `choice` in [0, 1) picks among candidates. */
 async function inject(
   fault: Fault,
-  { stack, model, mcp, subscribers, addWorker }: FaultTargets,
+  { stack, model, mcp, subscribers, redis, addWorker }: FaultTargets,
   choice: number,
 ): Promise<string> {
   switch (fault.kind) {
@@ -196,6 +218,20 @@ async function inject(
       target.pauses += 1;
       await sleep(fault.durationMs);
       return `a subscriber paused for ${fault.durationMs} ms`;
+    }
+    case "redis-kill": {
+      if (!redis) throw new Error("the soak runs without Redis");
+      await redis.kill();
+      await sleep(fault.durationMs);
+      await redis.restart();
+      return `SIGKILL redis-server, started again (empty) on ${redis.url} after ${fault.durationMs} ms`;
+    }
+    case "redis-pause": {
+      if (!redis) throw new Error("the soak runs without Redis");
+      redis.pause();
+      await sleep(fault.durationMs);
+      redis.resume();
+      return `SIGSTOP redis-server for ${fault.durationMs} ms, then SIGCONT`;
     }
   }
 }

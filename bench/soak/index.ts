@@ -1,10 +1,12 @@
 /**
- * `npm run soak -- --minutes <m> --runs <n> --seed <s>`: a soak under continuous faults on the
- * production topology. Stands up the stack (PostgreSQL, temporal-server with its services in
- * processes of their own, 3 worker processes serving bench/soak/agents.ts), the scripted model and
- * an MCP server; starts `n` runs over `m` minutes in a mix of scenarios while the fault driver
- * breaks something every 5-20 s; then checks every run (bench/soak/checker.ts), writes
- * `bench-results/soak.json`, prints the table, and exits 1 on any violation.
+ * `npm run soak -- --minutes <m> --runs <n> --seed <s> [--no-redis]`: a soak under continuous
+ * faults on the production topology. Stands up the stack (PostgreSQL, temporal-server with its
+ * services in processes of their own, Redis for answer deltas, 3 worker processes serving
+ * bench/soak/agents.ts), the scripted model and an MCP server; starts `n` runs over `m` minutes
+ * in a mix of scenarios while the fault driver breaks something every 5-20 s (and Redis every
+ * 15-40 s); then checks every run (bench/soak/checker.ts), writes `bench-results/soak.json`,
+ * prints the table, and exits 1 on any violation. `--no-redis`: deltas on heartbeats, no Redis
+ * faults, the rest of the seed's plan the same.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -28,21 +30,29 @@ const { values } = parseArgs({
     runs: { type: "string", default: "500" },
     seed: { type: "string" },
     "drain-minutes": { type: "string", default: "3" },
+    "no-redis": { type: "boolean", default: false },
   },
 });
+const withRedis = !values["no-redis"];
 const minutes = Number(values.minutes);
 const runs = Number(values.runs);
 const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
 if (!(minutes > 0) || !Number.isInteger(runs) || runs < 1 || !Number.isInteger(seed))
-  throw new Error("usage: npm run soak -- [--minutes <m>] [--runs <n>] [--seed <integer>] [--drain-minutes <d>]");
+  throw new Error(
+    "usage: npm run soak -- [--minutes <m>] [--runs <n>] [--seed <integer>] [--drain-minutes <d>] [--no-redis]",
+  );
 const windowMs = minutes * 60_000;
 const drainMs = Number(values["drain-minutes"]) * 60_000;
 const TASK_QUEUE = "soak";
 const log = (line: string) => console.log(`soak: ${line}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-log(`seed ${seed}, ${runs} runs over ${minutes} minutes`);
-const { records, faults, faultRng, driverRng } = planSoak(seed, runs, windowMs);
+log(
+  `seed ${seed}, ${runs} runs over ${minutes} minutes, answer deltas ${withRedis ? "through Redis" : "on heartbeats"}`,
+);
+const { records, faults, faultRng, driverRng, redisFaults, redisFaultRng } = planSoak(seed, runs, windowMs, {
+  redis: withRedis,
+});
 
 const setupStarted = performance.now();
 const model = await startSoakModel();
@@ -53,9 +63,13 @@ const stack = await startStack({
   port: await findFreeFrontendPort(),
   postgresPort: await findFreePort(),
   uiPort: false,
+  redis: withRedis ? await findFreePort() : false,
   agentsModule: join(import.meta.dirname, "agents.ts"),
   log,
 });
+// The soak's own client reads the deltas where the workers publish them (the workers have it from the stack).
+if (stack.redis) process.env.DURABLE_AGENT_REDIS_URL = stack.redis.url;
+else delete process.env.DURABLE_AGENT_REDIS_URL;
 const mcpPort = await findFreePort();
 const ledgerUrl = await createLedger({ host: "127.0.0.1", port: stack.postgres.port, ...databaseCredentials() });
 const workerEnv = {
@@ -88,13 +102,11 @@ log(
 const began = Date.now();
 const deadline = began + windowMs + drainMs;
 const driver = new Driver(client, TASK_QUEUE, driverRng, () => deadline);
-const faultsDone = runFaults(
-  faults,
-  { stack, model, mcp, subscribers: driver.subscribers, addWorker },
-  faultRng,
-  began,
-  log,
-);
+const targets = { stack, model, mcp, subscribers: driver.subscribers, redis: stack.redis, addWorker };
+const faultsDone = Promise.all([
+  runFaults(faults, targets, faultRng, began, log),
+  runFaults(redisFaults, targets, redisFaultRng, began, log),
+]);
 const runsDone = Promise.all(
   records.map(async (record) => {
     await sleep(record.dueMs - (Date.now() - began));
@@ -122,29 +134,35 @@ log(
 const ledger = new Ledger(ledgerUrl);
 const verdict = await check(records, await ledger.rows(), model.server.requests, temporalRuns(client));
 await ledger.close();
-for (const fault of faults)
+const allFaults = [...faults, ...redisFaults].sort((a, b) => a.dueMs - b.dueMs);
+for (const fault of allFaults)
   if (fault.error)
     verdict.violations.push({
       check: "fault",
       detail: `${fault.kind} at ${fault.injectedMs} ms could not be injected or repaired: ${fault.error}`,
     });
+const subscribers = records.flatMap((r) => r.subscribers ?? []);
 const scenarios: Record<string, number> = {};
 for (const r of records) scenarios[r.scenario] = (scenarios[r.scenario] ?? 0) + 1;
 const report = buildReport(
   { seed, minutes, runs },
   verdict,
-  faults,
+  allFaults,
   records.flatMap((r) => (r.endedAt ? [r.endedAt - began] : [])),
   {
     scenarios,
     modelFaultsDealt: model.faults.dealt,
     modelRequests: model.server.requests.length,
     clientRetries: records.reduce((n, r) => n + r.retried.length, 0),
-    subscriberDisconnects: records.reduce((n, r) => n + (r.subscriber?.disconnects ?? 0), 0),
-    subscriberPauses: records.reduce((n, r) => n + (r.subscriber?.pauses ?? 0), 0),
+    answerDeltas: withRedis ? `redis (${stack.redis!.url})` : "heartbeats",
+    subscribers: subscribers.length,
+    subscriberDisconnects: subscribers.reduce((n, s) => n + s.disconnects, 0),
+    subscriberPauses: subscribers.reduce((n, s) => n + s.pauses, 0),
+    subscriberErrors: subscribers.reduce((n, s) => n + s.errors.length, 0),
+    textDeltasSeen: subscribers.reduce((n, s) => n + s.deltas.length, 0),
     setupSeconds: Number(setupSeconds.toFixed(1)),
     soakSeconds: Number(soakSeconds.toFixed(1)),
-    faultLog: faults
+    faultLog: allFaults
       .filter((f) => f.injectedMs !== undefined)
       .map((f) => ({
         kind: f.kind,

@@ -45,6 +45,13 @@ export function runKeyOf(request: ScriptedRequest): string | undefined {
   return undefined;
 }
 
+/**
+ * The streamed runs' last answer: long enough, and paced (8 characters a chunk, 10 chunks a
+ * second: about 2 s), for faults to land while watchers read it.
+ */
+export const STREAMED_REPLY =
+  "Plan updated: lunges instead of squats on Monday and Thursday, three sets of ten, a minute of rest between sets, and a lighter week after the fourth.";
+
 /** What the model answers, by scenario and by how far the conversation got. */
 function answer(messages: Message[]): ScriptedTurn {
   const system = messages
@@ -97,7 +104,9 @@ function answer(messages: Message[]): ScriptedTurn {
       return assistants === 0 ? call("refund", note) : "Understood: no refund then.";
     case "budget":
       return call("update_plan", note); // never done by itself: the budget stops it
-    default: // tool, backstop, stream, session: a call, then the reply
+    case "stream":
+      return afterTool ? { text: STREAMED_REPLY, chunkSize: 8, chunksPerSecond: 10 } : call("update_plan", note);
+    default: // tool, backstop, session: a call, then the reply
       return afterTool ? "Plan updated." : call("update_plan", note);
   }
 }

@@ -3,7 +3,7 @@
  * generators the fault driver and the client driver draw from as they go. Pure: the same seed
  * gives the same plan (`--seed` replays it), whatever the machine.
  */
-import { planFaults, type Fault } from "./faults.js";
+import { planFaults, planRedisFaults, type Fault } from "./faults.js";
 import { Prng } from "./prng.js";
 import { planRuns, type RunRecord } from "./scenarios.js";
 
@@ -15,12 +15,24 @@ export interface SoakPlan {
   faultRng: Prng;
   /** The client driver's choices (approve or reject, delays, disconnects). */
   driverRng: Prng;
+  /** The Redis faults' schedule (empty without Redis), run beside `faults` by a driver of its own. */
+  redisFaults: Fault[];
+  /** That driver's generator. */
+  redisFaultRng: Prng;
 }
 
-/** Draws `runs` runs and the fault schedule for a window of `windowMs`; each part from a stream of its own, forked from the seed in this order. */
-export function planSoak(seed: number, runs: number, windowMs: number): SoakPlan {
+/**
+ * Draws `runs` runs and the fault schedule for a window of `windowMs`; each part from a stream of
+ * its own, forked from the seed in this order. The Redis faults' streams come last, so the rest of
+ * a seed's plan is the same with `redis: false` (and as it was before the soak had Redis).
+ */
+export function planSoak(seed: number, runs: number, windowMs: number, options: { redis?: boolean } = {}): SoakPlan {
   const rng = new Prng(seed);
   const records = planRuns(rng.fork(), runs, windowMs);
   const faults = planFaults(rng.fork(), windowMs);
-  return { records, faults, faultRng: rng.fork(), driverRng: rng.fork() };
+  const faultRng = rng.fork();
+  const driverRng = rng.fork();
+  const redisPlan = rng.fork();
+  const redisFaults = options.redis === false ? [] : planRedisFaults(redisPlan, windowMs);
+  return { records, faults, faultRng, driverRng, redisFaults, redisFaultRng: rng.fork() };
 }

@@ -2,8 +2,9 @@
  * The soak's runs: the mix of scenarios (drawn with the seed), and the client side of each run,
  * as an application would drive it through faults: a start retried with the same workflow id,
  * results read again after a lost connection, approvals decided after a random delay, streamed
- * runs read by subscribers that disconnect and resume from their offset (and get paused by the
- * fault driver), sessions of several messages. Each run's record is what the client saw.
+ * runs read by two subscribers each (one that disconnects and resumes from its offset, one that
+ * reads straight through; both get paused by the fault driver, and both keep every text delta they
+ * get), sessions of several messages. Each run's record is what the client saw.
  */
 import type { Client } from "@temporalio/client";
 import { ai, DurableAgentError, type Agent, type RunHandle, type RunResult, type RunUsage } from "../../src/index.js";
@@ -35,10 +36,29 @@ export const BUDGET_TOKENS = 100;
 /** Messages per session. */
 export const SESSION_MESSAGES = 3;
 
+/** A text delta a subscriber got, and where in its reading it came. */
+export interface SeenDelta {
+  /** How many durable events the subscriber had seen before it (it came before `offsets[afterEvents]`). */
+  afterEvents: number;
+  /** The stream it came on, from 1 (each reconnect opens the next): a new one sends the answer in flight again from its start. */
+  connection: number;
+  trip: number;
+  attempt: number;
+  text: string;
+}
+
 /** What a subscriber of a streamed run saw. */
 export interface SubscriberLog {
+  /** "resuming" disconnects after a few events (three times) and resumes from its offset; "steady" reads straight through. */
+  name: "resuming" | "steady";
+  /** The durable events, in the order it got them, and the stream each came on. */
   offsets: number[];
   types: string[];
+  eventConnections: number[];
+  /** The text deltas, in the order it got them, between those events. */
+  deltas: SeenDelta[];
+  /** Streams opened (1, plus one per disconnect or error). */
+  connections: number;
   disconnects: number;
   pauses: number;
   errors: string[];
@@ -60,7 +80,8 @@ export interface RunRecord {
   error?: { name: string; message: string; usage?: RunUsage };
   /** Approval runs: what the driver decided, and after how long. */
   decision?: { approve: boolean; afterMs: number };
-  subscriber?: SubscriberLog;
+  /** Streamed runs: what each of its subscribers saw. */
+  subscribers?: SubscriberLog[];
   /** Errors the client retried past (a start, a result read, an approval, a send). */
   retried: string[];
 }
@@ -136,7 +157,10 @@ export class Driver {
           record.scenario === "approval"
             ? this.approve(record, handle, rng)
             : record.scenario === "stream"
-              ? this.subscribe(record, handle, rng)
+              ? Promise.all([
+                  this.subscribe(record, handle, rng, "resuming"),
+                  this.subscribe(record, handle, rng, "steady"),
+                ])
               : undefined;
         record.results = [await this.retry(record, "result", () => handle.result())];
         await side;
@@ -200,23 +224,44 @@ export class Driver {
     });
   }
 
-  /** Reads the run's stream, disconnecting after a few events and resuming from the next offset, until run.finished. */
-  private async subscribe(record: RunRecord, handle: RunHandle, rng: Prng): Promise<void> {
-    const log: SubscriberLog = { offsets: [], types: [], disconnects: 0, pauses: 0, errors: [], pausedUntil: 0 };
-    record.subscriber = log;
+  /**
+   * Reads the run's stream until run.finished, keeping every event and text delta; a "resuming"
+   * subscriber disconnects after a few events and resumes from the next offset (three times).
+   */
+  private async subscribe(record: RunRecord, handle: RunHandle, rng: Prng, name: SubscriberLog["name"]): Promise<void> {
+    const log: SubscriberLog = {
+      name,
+      offsets: [],
+      types: [],
+      eventConnections: [],
+      deltas: [],
+      connections: 0,
+      disconnects: 0,
+      pauses: 0,
+      errors: [],
+      pausedUntil: 0,
+    };
+    (record.subscribers ??= []).push(log);
     this.subscribers.add(log);
     let from = 0;
     try {
       while (Date.now() < this.deadline()) {
-        const disconnectAfter = log.disconnects < 3 ? rng.int(2, 8) : Infinity;
+        const disconnectAfter = name === "resuming" && log.disconnects < 3 ? rng.int(2, 8) : Infinity;
         let read = 0;
         let finished = false;
+        const connection = ++log.connections;
         try {
           for await (const event of handle.stream({ fromOffset: from, subAgents: false })) {
             from = event.offset + 1; // a text delta carries the offset of the durable event before it
-            if (event.type === "text.delta") continue; // deltas of the answer in flight may come again after a reconnect
+            if (event.type === "text.delta") {
+              // Deltas of the answer in flight come again from its start after a reconnect: the checker knows by `connection`.
+              const { trip, attempt, text } = event;
+              log.deltas.push({ afterEvents: log.offsets.length, connection, trip, attempt, text });
+              continue;
+            }
             log.offsets.push(event.offset);
             log.types.push(event.type);
+            log.eventConnections.push(connection);
             if (event.type === "run.finished") {
               finished = true;
               break;

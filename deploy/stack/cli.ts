@@ -3,7 +3,8 @@
  * up (installing and building what is missing), prints the addresses, and stops it all on Ctrl-C.
  *
  *   npm run stack -- [--workers 2] [--split] [--fresh] [--port 7233] [--ui-port 8080] [--no-ui]
- *                    [--postgres-port 55432] [--data-dir DIR] [--agents examples/agents.ts]
+ *                    [--postgres-port 55432] [--redis-port 56379] [--no-redis] [--data-dir DIR]
+ *                    [--agents examples/agents.ts]
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -18,6 +19,8 @@ const { values } = parseArgs({
     "ui-port": { type: "string", default: "8080" },
     "no-ui": { type: "boolean", default: false },
     "postgres-port": { type: "string", default: "55432" },
+    "redis-port": { type: "string", default: "56379" },
+    "no-redis": { type: "boolean", default: false },
     "data-dir": { type: "string" },
     agents: { type: "string" },
   },
@@ -31,6 +34,7 @@ const stack = await startStack({
   port: Number(values.port),
   uiPort: values["no-ui"] ? false : Number(values["ui-port"]),
   postgresPort: Number(values["postgres-port"]),
+  redis: values["no-redis"] ? false : Number(values["redis-port"]),
   dataDir: values["data-dir"] ? resolve(values["data-dir"]) : undefined,
   agentsModule: values.agents ? resolve(values.agents) : undefined,
   log: (line) => console.log(`stack: ${line}`),
@@ -42,6 +46,7 @@ durable-agent stack: temporal-server ${stack.versions.temporal} on PostgreSQL, u
   Temporal gRPC   ${stack.address}  (namespace ${stack.namespace}; processes: ${services})
   Web UI          ${stack.uiUrl ?? "off"}${stack.ui ? `  (ui-server ${stack.versions.ui})` : ""}
   PostgreSQL      127.0.0.1:${stack.postgres.port}  (data: ${stack.postgres.dataDir})
+  Redis           ${stack.redis ? `${stack.redis.url}  (answer deltas: the workers' DURABLE_AGENT_REDIS_URL; set it for your clients too)` : "off (answer deltas on heartbeats)"}
   Workers         ${stack.workers.length} × src/worker.ts (pids ${stack.workers.map((w) => w.pid).join(", ") || "-"})
   Logs            ${stack.logDir}
   Stand-up (s)    ${Object.entries(stack.timings)

@@ -19,8 +19,11 @@ export const DYNAMIC_CONFIG_FILE = join(REPO_ROOT, "deploy", "dynamicconfig", "d
 /** The parts of docker-compose.yml the stack reads. */
 export interface ComposeService {
   image?: string;
+  command?: string | string[];
   env_file?: string | string[];
   environment?: Record<string, string | number | null>;
+  depends_on?: Record<string, { condition?: string }> | string[];
+  healthcheck?: { test?: string | string[] };
 }
 export interface ComposeFile {
   services: Record<string, ComposeService>;
@@ -37,6 +40,8 @@ export interface StackVersions {
   temporal: string;
   /** temporalio/ui, e.g. "2.49.1". */
   ui: string;
+  /** The `redis` image's major version, e.g. "7": the stack's `redis-server` must be of it. */
+  redis: string;
 }
 
 function imageTag(compose: ComposeFile, service: string, image: string): string {
@@ -53,7 +58,12 @@ export function stackVersions(compose = readComposeFile()): StackVersions {
     throw new Error(
       `docker-compose.yml: temporalio/admin-tools ${adminTools} carries the schema of another server than temporalio/server ${temporal}; use one version`,
     );
-  return { temporal, ui: imageTag(compose, "temporal-ui", "temporalio/ui") };
+  const redis = /^redis:(\d+)$/.exec(compose.services.redis?.image ?? "")?.[1];
+  if (!redis)
+    throw new Error(
+      `docker-compose.yml: service redis should use redis:<major>, found "${compose.services.redis?.image ?? ""}"`,
+    );
+  return { temporal, ui: imageTag(compose, "temporal-ui", "temporalio/ui"), redis };
 }
 
 /** deploy/stack.env: the settings the compose services read through `env_file`. */
@@ -95,6 +105,8 @@ export interface HostSettings {
   postgresPort: number;
   ports: StackPorts;
   dynamicConfigFile: string;
+  /** The stack's Redis (`redis://127.0.0.1:<port>`), or undefined when it runs without one. */
+  redisUrl?: string;
 }
 
 /**
@@ -117,6 +129,7 @@ export const HOST_OVERRIDES = [
   "HISTORY_MEMBERSHIP_PORT",
   "MATCHING_MEMBERSHIP_PORT",
   "WORKER_MEMBERSHIP_PORT",
+  "DURABLE_AGENT_REDIS_URL",
 ] as const;
 
 /** The database credentials, with the compose file's defaults. */
@@ -174,7 +187,10 @@ export function uiEnvironment(host: HostSettings, uiPort: number): Record<string
   };
 }
 
-/** The environment of a worker process, as the compose file's `worker` service sets it (the agents module relative to the repository). */
+/**
+ * The environment of a worker process, as the compose file's `worker` service sets it (the agents
+ * module relative to the repository; the stack's Redis, if it runs one, for answer deltas).
+ */
 export function workerEnvironment(
   host: HostSettings,
   agentsModule = join(REPO_ROOT, "examples", "agents.ts"),
@@ -184,5 +200,6 @@ export function workerEnvironment(
     TEMPORAL_NAMESPACE: sharedEnvironment().DEFAULT_NAMESPACE ?? "default",
     TEMPORAL_TASK_QUEUE: "durable-agent",
     DURABLE_AGENT_AGENTS: agentsModule,
+    ...(host.redisUrl ? { DURABLE_AGENT_REDIS_URL: host.redisUrl } : {}),
   };
 }

@@ -2,8 +2,9 @@
  * The production topology on one host, without Docker: `startStack()` brings up what
  * docker-compose.yml runs, from the same versions and settings: PostgreSQL, the schema
  * (deploy/scripts/setup-postgres.sh), temporal-server, the namespace and search attributes
- * (deploy/scripts/create-namespace.sh), the Web UI server and N durable-agent worker processes
- * (`src/worker.ts`, the compose file's worker command). `npm run stack` is its command line.
+ * (deploy/scripts/create-namespace.sh), the Web UI server, Redis for answer deltas and N
+ * durable-agent worker processes (`src/worker.ts`, the compose file's worker command, each given
+ * the Redis as DURABLE_AGENT_REDIS_URL). `npm run stack` is its command line.
  */
 import { chmodSync, mkdirSync, rmSync } from "node:fs";
 import { delimiter, join } from "node:path";
@@ -25,7 +26,9 @@ import {
 import { CACHE_ROOT, ensureSystemPackages, ensureTemporalBuild, ensureUiBuild, temporalCliDir } from "./install.js";
 import { PostgresCluster } from "./postgres.js";
 import { ManagedProcess, runToCompletion, waitForPort } from "./processes.js";
+import { startStackRedis } from "./redis.js";
 import { TemporalServer } from "./temporal-server.js";
+import type { RedisServer } from "../../src/testing/redis-server.js";
 
 export { TemporalServer, type TemporalService } from "./temporal-server.js";
 export { PostgresCluster } from "./postgres.js";
@@ -43,6 +46,12 @@ export interface StackOptions {
   postgresPort?: number;
   /** The Web UI's port; default 8080, `false` for no UI. */
   uiPort?: number | false;
+  /**
+   * Redis for answer deltas (the compose file's `redis` service) on 127.0.0.1 at this port
+   * (default 56379; 6379 is left to a system Redis), its URL given to every worker as
+   * DURABLE_AGENT_REDIS_URL; `false` for none (the workers stream deltas on heartbeats).
+   */
+  redis?: number | false;
   /** Frontend, history, matching and worker in a process each (default: one process, as in the compose file). */
   split?: boolean;
   /** Worker processes to start; default 0. */
@@ -65,16 +74,19 @@ export interface Stack {
   postgres: PostgresCluster;
   server: TemporalServer;
   ui: ManagedProcess | undefined;
+  /** The stack's Redis (`redis.url` is the workers' DURABLE_AGENT_REDIS_URL), unless started with `redis: false`. */
+  redis: RedisServer | undefined;
   workers: ManagedProcess[];
   logDir: string;
   /** Seconds each step of the stand-up took. */
   timings: Record<string, number>;
   /** Starts one more worker process and resolves when it polls. */
   addWorker(env?: Record<string, string>): Promise<ManagedProcess>;
-  /** Stops the workers, the UI, the server and PostgreSQL. */
+  /** Stops the workers, the UI, Redis, the server and PostgreSQL. */
   stop(): Promise<void>;
 }
 
+/** Stands the stack up (installing and building what is missing); on a failure, stops what it started. */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const log = options.log ?? (() => {});
   const timings: Record<string, number> = {};
@@ -120,10 +132,12 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     split: options.split ?? false,
   });
   let ui: ManagedProcess | undefined;
+  let redis: RedisServer | undefined;
   const workers: ManagedProcess[] = [];
   const stop = async () => {
     await Promise.all(workers.map((w) => w.stop()));
     await ui?.stop();
+    await redis?.stop();
     await server.stop();
     postgres.stop();
   };
@@ -157,6 +171,11 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         await waitForPort(uiPort);
       });
     }
+    const redisPort = options.redis ?? 56379;
+    if (redisPort !== false) {
+      redis = await step("redis start", () => startStackRedis(redisPort, versions.redis, log));
+      host.redisUrl = redis.url;
+    }
     const namespace = workerEnvironment(host).TEMPORAL_NAMESPACE!;
     const addWorker = async (env: Record<string, string> = {}) => {
       const index = workers.length + 1;
@@ -165,7 +184,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         command: process.execPath,
         args: ["--import", "tsx", "--conditions=durable-agent-source", join(REPO_ROOT, "src", "worker.ts")],
         cwd: REPO_ROOT,
-        env: { ...process.env, ...workerEnvironment(host, options.agentsModule), ...options.workerEnv, ...env },
+        env: {
+          ...process.env,
+          // Without the stack's Redis, the workers' deltas go on heartbeats, whatever this shell names.
+          DURABLE_AGENT_REDIS_URL: undefined,
+          ...workerEnvironment(host, options.agentsModule),
+          ...options.workerEnv,
+          ...env,
+        },
         logFile: join(logDir, `worker-${index}.log`),
       });
       workers.push(worker);
@@ -182,6 +208,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       postgres,
       server,
       ui,
+      redis,
       workers,
       logDir,
       timings,
