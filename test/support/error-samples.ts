@@ -4,6 +4,7 @@
  * it on its own (test/error-classes.test.ts bundles and minifies it with esbuild).
  */
 import { CaseFileError, DatasetError } from "../../src/datasets/errors.js";
+import { StudioAssetsMissingError, StudioOptionsError } from "../../src/studio/errors.js";
 import {
   AgentDefinitionChangedError,
   AgentOptionsError,
@@ -102,6 +103,8 @@ export function errorSamples(): Record<string, DurableAgentError> {
     DevServerStartError: new DevServerStartError("exited with code 1", "bind: address already in use"),
     RedisServerNotFoundError: new RedisServerNotFoundError(["PATH: no `redis-server`"]),
     RedisServerStartError: new RedisServerStartError("exited (1)", "Address already in use"),
+    StudioOptionsError: new StudioOptionsError("host", "binding 0.0.0.0 needs a token (--token)"),
+    StudioAssetsMissingError: new StudioAssetsMissingError("/app/node_modules/durable-agent/dist/studio/page"),
     PortInUseError: new PortInUseError(7233, "temporal (pid 42)", "Stop it or pick another port."),
     UnmatchedToolCallError: new UnmatchedToolCallError(
       "update_plan",

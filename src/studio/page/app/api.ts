@@ -3,12 +3,16 @@ import type { ErrorResponse } from "../../api-types.js";
 
 /** A request the server answered with an error status: its status and the server's message. */
 export class ApiError extends Error {
+  override readonly name = "ApiError";
+  /** True for an `ApiError`, by name (the page has one copy, but the rule holds for every error class). */
+  static isInstance(error: unknown): error is ApiError {
+    return error instanceof Error && error.name === "ApiError";
+  }
   constructor(
     readonly status: number,
     message: string,
   ) {
     super(message);
-    this.name = "ApiError";
   }
 }
 
