@@ -61,6 +61,7 @@ describe("bundled and minified", () => {
       `export * from ${src("src/errors.ts")};`,
       `export * from ${src("src/eval/errors.ts")};`,
       `export * from ${src("src/datasets/errors.ts")};`,
+      `export * from ${src("src/studio/errors.ts")};`,
       `export { toFailure, fromFailure } from ${src("src/core/typed-failures.ts")};`,
       `export { errorSamples } from ${src("test/support/error-samples.ts")};`,
     ].join("\n");
