@@ -127,9 +127,14 @@ export async function listRuns(
     throw error;
   }
   const visibilityMs = performance.now() - started;
+  const { loadedDataConverter: converter } = client.options;
   const runs = await Promise.all(
-    response.executions.map(async (raw) =>
-      rowOf(await executionInfoFromRaw(raw, client.options.loadedDataConverter, raw, client.options.namespace)),
+    response.executions.map((raw) =>
+      executionInfoFromRaw(raw, converter, raw, client.options.namespace).then(rowOf, async () => ({
+        // A memo encrypted with a codec this client lacks (search attributes are never encrypted).
+        ...rowOf(await executionInfoFromRaw({ ...raw, memo: null }, converter, raw, client.options.namespace)),
+        encrypted: true,
+      })),
     ),
   );
   const token = response.nextPageToken;
