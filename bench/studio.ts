@@ -2,9 +2,12 @@
  * `npm run bench:studio` (`-- --quick` for 1,000 runs, `--runs <n>` for n; `--seed started` to seed
  * without running them, below): issue 34's goal that the studio pages through 10,000 runs at most
  * 1 s a page. Starts 10,000 cheap runs (one model call answering "Hello.", scripted) on a dev
- * server with search attributes, 32 starts at a time, and times the seeding; then serves the studio over them and times `GET /api/runs` page by page through all
- * of them (default page size 50, then pages of 500, then filtered by agent and stop reason), with
- * p50/p95/max per page. Writes bench-results/studio.json with the goals. Figures on a shared machine are noisy.
+ * server with search attributes, 32 starts at a time, and times the seeding; then serves the
+ * studio over them and times `GET /api/runs` page by page through all of them (the page's 50 a
+ * page, filtered, and 500 a page for information), with p50/p95/max per page and the part of each
+ * the visibility store took (the studio's `Server-Timing` header). Writes
+ * bench-results/studio.json with the goals. Figures on a shared machine are noisy: the load
+ * average is recorded beside them.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
@@ -52,6 +55,13 @@ interface Paging {
   p95Ms: number;
   maxMs: number;
   totalMs: number;
+  /** The visibility store's part of a page (listWorkflowExecutions), from the studio's Server-Timing header. */
+  visibilityP50Ms: number;
+  visibilityP95Ms: number;
+  /** The machine's one-minute load average after paging. */
+  loadAverage: number;
+  /** Every page's time, in order. */
+  pageMs: number[];
 }
 
 try {
@@ -101,6 +111,7 @@ try {
   const base = `http://127.0.0.1:${studio.port}`;
   const pageThrough = async (label: string, query: string): Promise<Paging> => {
     const times: number[] = [];
+    const visibility: number[] = [];
     let rows = 0;
     let token: string | undefined;
     const started = Date.now();
@@ -110,6 +121,7 @@ try {
       const page = (await response.json()) as RunsResponse & { error?: string };
       if (!response.ok) throw new Error(`GET /api/runs?${query}: ${response.status} ${page.error}`);
       times.push(performance.now() - at);
+      visibility.push(Number(/visibility;dur=([\d.]+)/.exec(response.headers.get("server-timing") ?? "")?.[1]));
       rows += page.runs.length;
       token = page.nextPageToken;
     } while (token);
@@ -121,19 +133,29 @@ try {
       p95Ms: round(percentile(times, 95)),
       maxMs: round(Math.max(...times)),
       totalMs: Date.now() - started,
+      visibilityP50Ms: round(percentile(visibility, 50)),
+      visibilityP95Ms: round(percentile(visibility, 95)),
+      loadAverage: round(loadavg()[0]!),
+      pageMs: times.map((t) => Math.round(t)),
     };
-    console.log(JSON.stringify(figures));
+    const { pageMs: _pages, ...shown } = figures;
+    console.log(JSON.stringify(shown));
     return figures;
   };
   let paging: Paging[];
   try {
     paging = [
       await pageThrough("all runs, 50 a page (the page's default)", `agent=${name}`),
-      await pageThrough("all runs, 500 a page", `agent=${name}&pageSize=500`),
-      await pageThrough(
-        "filtered: agent, status and stop reason, 50 a page",
-        `agent=${name}&status=completed&stopReason=answered`,
-      ),
+      seed === "completed"
+        ? await pageThrough(
+            "filtered: agent, status and stop reason, 50 a page",
+            `agent=${name}&status=completed&stopReason=answered`,
+          )
+        : await pageThrough(
+            "filtered: agent, version and status, 50 a page",
+            `agent=${name}&version=${agent.version}&status=running`,
+          ),
+      await pageThrough("all runs, 500 a page (for information: the page asks for 50)", `agent=${name}&pageSize=500`),
     ];
   } finally {
     await studio.close();
@@ -142,10 +164,10 @@ try {
   const goals = [
     {
       goal: `the studio pages through ${runs.toLocaleString("en")} runs at most ${GOAL_MS / 1000} s a page (GET /api/runs, 50 a page)`,
-      figure: `${defaultPages.pages} pages: p50 ${defaultPages.p50Ms} ms, p95 ${defaultPages.p95Ms} ms, max ${defaultPages.maxMs} ms`,
+      figure: `${defaultPages.pages} pages: p50 ${defaultPages.p50Ms} ms, p95 ${defaultPages.p95Ms} ms, max ${defaultPages.maxMs} ms (visibility p50 ${defaultPages.visibilityP50Ms} ms; load ${defaultPages.loadAverage} on ${availableParallelism()} cores)`,
       met: defaultPages.rows === runs && defaultPages.maxMs <= GOAL_MS,
     },
-    ...paging.slice(1).map((p) => ({
+    ...paging.slice(1, 2).map((p) => ({
       goal: `${p.label}: at most ${GOAL_MS / 1000} s a page`,
       figure: `${p.pages} pages, ${p.rows} rows: p50 ${p.p50Ms} ms, p95 ${p.p95Ms} ms, max ${p.maxMs} ms`,
       met: p.rows === runs && p.maxMs <= GOAL_MS,

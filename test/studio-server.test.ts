@@ -435,9 +435,22 @@ describe("encrypted runs", () => {
     const encryptedClient = new Client({ connection: harness.client.connection, dataConverter });
     const secretQueue = taskQueue();
     const secretWorker = await testWorker(harness, [other], { taskQueue: secretQueue, dataConverter });
-    const result = await secretWorker.runUntil(
-      other.run("Swap squats for secret-lunges", { client: encryptedClient, taskQueue: secretQueue }),
+    const secretRunning = secretWorker.run();
+    const result = await other.run("Swap squats for secret-lunges", {
+      client: encryptedClient,
+      taskQueue: secretQueue,
+    });
+    // A session with an owner has an encrypted memo: its row still lists, marked encrypted.
+    const session = other.session(randomUUID(), { client: encryptedClient, taskQueue: secretQueue, owner: "carol" });
+    await session.send("Hi there", { by: "carol" });
+    await session.end();
+    secretWorker.shutdown();
+    await secretRunning;
+    const rows = await runsUntil(
+      `/api/runs?query=${encodeURIComponent(`WorkflowId = '${session.workflowId}'`)}`,
+      (page) => page.runs.some((r) => r.status === "completed"),
     );
+    expect(rows.runs[0]).toMatchObject({ workflowId: session.workflowId, session: true, encrypted: true });
     const blind = await json<RunView>(`/api/runs/${result.workflowId}`);
     expect(blind).toMatchObject({ encrypted: true, items: [], trips: [] });
     expect(JSON.stringify(blind)).not.toContain("secret-lunges");

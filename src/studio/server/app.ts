@@ -69,7 +69,11 @@ export function createStudioApp(ctx: StudioContext): Hono {
       temporalUiBase: ctx.temporalUiBase,
     }),
   );
-  app.get("/api/runs", async (c) => c.json(await listRuns(client, c.req.query())));
+  app.get("/api/runs", async (c) => {
+    const { page, visibilityMs } = await listRuns(client, c.req.query());
+    c.header("Server-Timing", `visibility;dur=${visibilityMs.toFixed(1)}`);
+    return c.json(page);
+  });
   app.get("/api/runs/:workflowId", async (c) =>
     c.json(
       await readRunView(client, c.req.param("workflowId"), {

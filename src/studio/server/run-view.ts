@@ -106,17 +106,16 @@ async function chainRunIds(client: Client, workflowId: string): Promise<string[]
   return runs.sort((a, b) => a.start - b.start).map((run) => run.runId);
 }
 
+/** A session's messages in order across its runs: each message's result holds that message's part of the conversation. */
 async function sessionItems(client: Client, workflowId: string, runIds: string[]): Promise<ConversationItem[]> {
   const items: ConversationItem[] = [];
-  let before = 0;
   let index = 0;
   for (const runId of runIds) {
-    for (const result of await sessionRunResults(client, workflowId, runId)) {
-      const fresh = result.messages.length > before ? result.messages.slice(before) : result.messages;
-      before = result.messages.length;
+    const results = await sessionRunResults(client, workflowId, runId);
+    const latencies = { model: new Map<number, number>(), tools: new Map<string, number>() };
+    for (const result of results) {
       items.push({ type: "session-message", index: index++, status: result.stopReason });
-      const latencies = { model: new Map<number, number>(), tools: new Map<string, number>() };
-      items.push(...conversationOf(result.workflowId, fresh, result.toolCalls, result.trace, latencies));
+      items.push(...conversationOf(result.workflowId, result.messages, result.toolCalls, result.trace, latencies));
     }
   }
   return items;
