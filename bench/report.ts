@@ -6,6 +6,7 @@ import type { StreamingError, StreamingFigures } from "./streaming.js";
 import { streamingGoals, streamingRows } from "./streaming-report.js";
 import type { ThroughputFigures } from "./throughput.js";
 import { round } from "./lib.js";
+import { markdownTable } from "./markdown-table.js";
 
 /** The figures on one server setting. */
 export interface ServerFigures {
@@ -255,14 +256,4 @@ export function goals(results: BenchResults): Goal[] {
     },
     ...streamingGoals(results.streaming),
   ];
-}
-
-function markdownTable(rows: Row[]): string {
-  const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
-  const cell = (value: string | number | undefined) => (value === undefined ? "" : String(value).replace(/\|/g, "\\|"));
-  return [
-    `| ${columns.map((c) => cell(c)).join(" | ")} |`,
-    `| ${columns.map(() => "---").join(" | ")} |`,
-    ...rows.map((row) => `| ${columns.map((c) => cell(row[c])).join(" | ")} |`),
-  ].join("\n");
 }

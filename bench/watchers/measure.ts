@@ -1,0 +1,188 @@
+/**
+ * One round of one cell (a transport and W watchers per run): N runs start, their model calls are
+ * held until every watcher has attached, then all answers begin together (t0) and the round ends
+ * when every watcher has read `run.finished` (t1). Between t0 and t1: the frontend's requests
+ * (the dev server's own counters, read as published just before t0 and once settled after t1), the client processes' and the worker's CPU time; for each
+ * watcher, its first-delta latency and last-delta lag against the model's chunks; afterwards, each
+ * run's history length.
+ */
+import { randomUUID } from "node:crypto";
+import type { Client } from "@temporalio/client";
+import { ai } from "../../src/index.js";
+import type { ScriptedRequest, ScriptedTurn } from "../../src/testing/index.js";
+import { textOf } from "../scenario.js";
+import { STREAM_AGENT } from "../streaming-scenario.js";
+import type { ClientRound } from "./client.js";
+import type { ClientProcess } from "./client-process.js";
+import { answerText, placeWatchers, type Transport, type WatchersPlan } from "./plan.js";
+import { currentRequests, requestsBetween, type RequestCounts } from "./server-metrics.js";
+
+/** What one round of one cell measured. */
+export interface CellRound {
+  transport: Transport;
+  watchersPerRun: number;
+  round: number;
+  /** t0 → t1, ms. */
+  windowMs: number;
+  /** Frontend requests in the window, by operation (worker's and clients' alike). */
+  requests: RequestCounts;
+  /** The client processes' own count of their calls in the window, by method, and their rejected calls. */
+  clientCalls: Record<string, number>;
+  rejected: number;
+  clientCpuMs: number;
+  workerCpuMs: number;
+  /** History events of each run. */
+  historyEvents: number[];
+  /** Per watcher that got text: the model's first chunk → its first delta; the model's last chunk → its last delta. */
+  firstDeltaMs: number[];
+  lastDeltaLagMs: number[];
+  watchers: number;
+  /** Watchers that did not read `run.finished` before the deadline, or whose text was not the answer. */
+  unfinished: number;
+  wrongText: number;
+  errors: string[];
+}
+
+/** The scripted model's side: answers held until the round's gate opens, each run's request found by its tag. */
+export class GatedAnswers {
+  #gate: Promise<void> = Promise.resolve();
+  readonly #requests = new Map<string, ScriptedRequest>();
+  readonly #arrived = new Map<string, () => void>();
+
+  constructor(private readonly chunks: number) {}
+
+  /** The scripted model's handler: the user message is `Stream <tag>`. */
+  readonly script = async (request: ScriptedRequest): Promise<ScriptedTurn> => {
+    const tag = /Stream (\S+)/.exec(textOf(request.body.messages.find((m) => m.role === "user")?.content))?.[1] ?? "";
+    this.#requests.set(tag, request);
+    this.#arrived.get(tag)?.();
+    await this.#gate;
+    return answerText(this.chunks);
+  };
+
+  /** Holds the answers of requests from now until the returned function is called. */
+  hold(): () => void {
+    let open!: () => void;
+    this.#gate = new Promise((resolve) => (open = resolve));
+    return open;
+  }
+
+  /** Resolves once the model call of the run tagged `tag` reached the model. */
+  arrival(tag: string): Promise<void> {
+    if (this.#requests.has(tag)) return Promise.resolve();
+    return new Promise((resolve) => this.#arrived.set(tag, resolve));
+  }
+
+  request(tag: string): ScriptedRequest | undefined {
+    return this.#requests.get(tag);
+  }
+}
+
+/** What a round needs. */
+export interface RoundContext {
+  plan: WatchersPlan;
+  client: Client;
+  metricsUrl: string;
+  answers: GatedAnswers;
+  /** The task queue and worker of each transport's runs. */
+  worker(transport: Transport): { taskQueue: string; cpuMs(): Promise<number> };
+  clients: ClientProcess[];
+  /** Replaces the client processes after a round that ran out of time. */
+  restartClients(): Promise<void>;
+}
+
+const agent = ai.agent({ name: STREAM_AGENT, model: ai.openai("gpt-bench") }); // the client's view: the name is enough
+
+/** Starts `runs` runs (streamed or not) tagged for the gated model; resolves once every model call has arrived. */
+export async function startRuns(context: RoundContext, transport: Transport, streamText: boolean) {
+  const { taskQueue } = context.worker(transport);
+  const tags = Array.from({ length: context.plan.runs }, () => randomUUID());
+  const runs = await Promise.all(
+    tags.map((tag) => agent.start(`Stream ${tag}`, { client: context.client, taskQueue, streamText })),
+  );
+  await Promise.all(tags.map((tag) => context.answers.arrival(tag)));
+  return tags.map((tag, i) => ({ tag, run: runs[i]! }));
+}
+
+/** Measures one round of the cell. */
+export async function measureRound(
+  context: RoundContext,
+  transport: Transport,
+  watchersPerRun: number,
+  round: number,
+): Promise<CellRound> {
+  const { plan, answers } = context;
+  const open = answers.hold();
+  const runs = await startRuns(context, transport, true);
+  const placement = placeWatchers(plan.runs, watchersPerRun, context.clients.length);
+  const rounds = await Promise.all(
+    context.clients.map((client, p) =>
+      client.watch({
+        cmd: "watch",
+        transport,
+        answerChunks: plan.answerChunks,
+        runs: [...placement[p]!].map(([run, watchers]) => ({ workflowId: runs[run]!.run.workflowId, watchers })),
+      }),
+    ),
+  );
+  const worker = context.worker(transport);
+  const before = await currentRequests(context.metricsUrl);
+  const workerCpuBefore = await worker.cpuMs();
+  for (const client of context.clients) client.mark();
+  const t0 = Date.now();
+  open();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<"deadline">((resolve) => (timer = setTimeout(() => resolve("deadline"), plan.roundDeadlineMs)));
+  const all = Promise.all(rounds.map((r) => r.done));
+  const outcome = await Promise.race([all, deadline]);
+  clearTimeout(timer);
+  if (outcome === "deadline") for (const client of context.clients) client.stopRound();
+  const results: ClientRound[] = await all;
+  const t1 = Date.now();
+  const workerCpuMs = (await worker.cpuMs()) - workerCpuBefore;
+  // The window's last requests are published within a period; the reads after it (results, histories) come after this.
+  const requests = requestsBetween(before, await currentRequests(context.metricsUrl, true));
+  if (outcome === "deadline") await context.restartClients();
+  await Promise.all(runs.map(({ run }) => run.result().catch(() => undefined)));
+  const historyEvents = await Promise.all(
+    runs.map(async ({ run }) => (await run.workflow.fetchHistory()).events?.length ?? 0),
+  );
+  const chunksOf = new Map(runs.map(({ tag, run }) => [run.workflowId, answers.request(tag)]));
+  const watchers = results.flatMap((r) => r.watchers);
+  const clientCalls: Record<string, number> = {};
+  for (const r of results)
+    for (const [method, n] of Object.entries(r.calls)) clientCalls[method] = (clientCalls[method] ?? 0) + n;
+  return {
+    transport,
+    watchersPerRun,
+    round,
+    windowMs: t1 - t0,
+    requests,
+    clientCalls,
+    rejected: results.reduce((n, r) => n + r.rejected, 0),
+    clientCpuMs: results.reduce((n, r) => n + r.cpuMs, 0),
+    workerCpuMs,
+    historyEvents,
+    firstDeltaMs: watchers.flatMap((w) => {
+      const first = chunksOf.get(w.workflowId)?.firstChunkAt;
+      return w.firstDeltaAt !== undefined && first !== undefined ? [w.firstDeltaAt - first] : [];
+    }),
+    lastDeltaLagMs: watchers.flatMap((w) => {
+      const last = chunksOf.get(w.workflowId)?.lastChunkAt;
+      return w.lastDeltaAt !== undefined && last !== undefined ? [w.lastDeltaAt - last] : [];
+    }),
+    watchers: watchers.length,
+    unfinished: watchers.filter((w) => !w.finished).length,
+    wrongText: watchers.filter((w) => w.finished && !w.textOk).length,
+    errors: [...new Set(watchers.flatMap((w) => (w.error ? [w.error] : [])))],
+  };
+}
+
+/** History events of an unstreamed run (no watcher), the baseline of "added events per streamed trip": per run. */
+export async function unstreamedEvents(context: RoundContext): Promise<number[]> {
+  const open = context.answers.hold();
+  const runs = await startRuns(context, "long-poll", false);
+  open();
+  await Promise.all(runs.map(({ run }) => run.result()));
+  return Promise.all(runs.map(async ({ run }) => (await run.workflow.fetchHistory()).events?.length ?? 0));
+}
