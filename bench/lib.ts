@@ -59,7 +59,6 @@ export async function withBenchWorker<T>(
   return worker.runUntil(fn(taskQueue, worker));
 }
 
-
 /** A history's event count and its size in bytes (as the server stores it: protobuf). */
 export async function historySize(handle: WorkflowHandle): Promise<{ events: number; bytes: number }> {
   const history = await handle.fetchHistory();
@@ -69,7 +68,6 @@ export async function historySize(handle: WorkflowHandle): Promise<{ events: num
     bytes: temporal.api.history.v1.History.encode(history).finish().length,
   };
 }
-
 
 /** A history's size summed over a continue-as-new chain, from the first run; `runs` is the chain's length. */
 export async function chainHistorySize(

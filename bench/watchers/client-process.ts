@@ -30,7 +30,13 @@ export class ClientProcess {
   static async start(address: string, env: Record<string, string>): Promise<ClientProcess> {
     const child = spawn(
       process.execPath,
-      ["--import", "tsx", "--conditions=durable-agent-source", new URL("./client.ts", import.meta.url).pathname, address],
+      [
+        "--import",
+        "tsx",
+        "--conditions=durable-agent-source",
+        new URL("./client.ts", import.meta.url).pathname,
+        address,
+      ],
       { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "inherit"] },
     );
     const started = new ClientProcess(child);

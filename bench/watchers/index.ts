@@ -12,14 +12,22 @@ import { startDevServer, startScriptedModel } from "../../src/testing/index.js";
 import { markdownTable } from "../markdown-table.js";
 import { freePort, startWorker } from "../streaming.js";
 import { ClientProcess } from "./client-process.js";
-import { GatedAnswers, measureRound, unstreamedEvents, type CellRound, type RoundContext } from "./measure.js";
+import {
+  GatedAnswers,
+  historyEvents,
+  measureRound,
+  unstreamedEvents,
+  type CellRound,
+  type RoundContext,
+} from "./measure.js";
 import { CHUNK_SIZE, CHUNKS_PER_SECOND, FULL_PLAN, QUICK_PLAN, TRANSPORT_LABEL, type Transport } from "./plan.js";
 import { summarize, watchersGoals, watchersRows } from "./report.js";
 import { interleaveRounds } from "./rounds.js";
 
 const quick = process.argv.includes("--quick");
 const plan = quick ? QUICK_PLAN : FULL_PLAN;
-const transports: Transport[] = ["polling", "long-poll"];
+const built: Transport[] = ["polling", "long-poll"];
+const transports = plan.transports.filter((t) => built.includes(t));
 const loadAverageAtStart = loadavg().map((n) => Number(n.toFixed(2)));
 const startedAt = Date.now();
 
@@ -48,13 +56,14 @@ const context: RoundContext = {
     await Promise.all(context.clients.map((c) => c.close()));
     context.clients = await startClients();
   },
+  counts: {},
 };
 
-const rounds: CellRound[] = [];
-let unstreamed: number[] = [];
-try {
-  unstreamed = await unstreamedEvents(context);
-  for (const transport of transports) await measureRound(context, transport, 1, -1); // warm-up, not counted
+/** The unstreamed baseline, a warm-up round per transport (not counted: it leaves `context.counts` settled), then the rounds. */
+async function measureAll(): Promise<{ unstreamed: number[]; rounds: CellRound[] }> {
+  const unstreamed = await unstreamedEvents(context);
+  for (const transport of transports) await measureRound(context, transport, 1, -1);
+  const rounds: CellRound[] = [];
   const cells = plan.watchersPerRun.flatMap((w) => transports.map((transport) => ({ transport, w })));
   await interleaveRounds(cells, plan.rounds, async ({ transport, w }, round) => {
     const measured = await measureRound(context, transport, w, round);
@@ -64,12 +73,16 @@ try {
         `${Object.values(measured.requests).reduce((a, b) => a + b, 0)} requests, ${measured.unfinished} unfinished`,
     );
   });
-} finally {
+  for (const measured of rounds) measured.historyEvents = await historyEvents(context.client, measured.workflowIds);
+  return { unstreamed, rounds };
+}
+
+const { unstreamed, rounds } = await measureAll().finally(async () => {
   await Promise.all(context.clients.map((c) => c.close()));
   await heartbeatWorker.stop();
   await model.close();
   await server.stop();
-}
+});
 
 const summaries = summarize(rounds, plan, transports);
 const goals = watchersGoals(rounds, summaries, plan, unstreamed);
@@ -93,7 +106,8 @@ const seconds = Math.round((Date.now() - startedAt) / 1000);
 mkdirSync("bench-results", { recursive: true });
 writeFileSync(
   "bench-results/watchers.json",
-  JSON.stringify({ machine, quick, plan, seconds, unstreamedEvents: unstreamed, summaries, goals, rounds }, null, 2) + "\n",
+  JSON.stringify({ machine, quick, plan, seconds, unstreamedEvents: unstreamed, summaries, goals, rounds }, null, 2) +
+    "\n",
 );
 writeFileSync(
   "bench-results/watchers.md",

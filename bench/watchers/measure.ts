@@ -1,10 +1,11 @@
 /**
  * One round of one cell (a transport and W watchers per run): N runs start, their model calls are
  * held until every watcher has attached, then all answers begin together (t0) and the round ends
- * when every watcher has read `run.finished` (t1). Between t0 and t1: the frontend's requests
- * (the dev server's own counters, read as published just before t0 and once settled after t1), the client processes' and the worker's CPU time; for each
- * watcher, its first-delta latency and last-delta lag against the model's chunks; afterwards, each
- * run's history length.
+ * when every watcher has read `run.finished` (t1). From the runs' start to t1, the frontend's
+ * requests (the dev server's own counters, settled between rounds: nothing else reads Temporal
+ * then); between t0 and t1, the client processes' and the worker's CPU time; for each watcher,
+ * its first-delta latency and last-delta lag against the model's chunks. Each run's history
+ * length is read after all the rounds.
  */
 import { randomUUID } from "node:crypto";
 import type { Client } from "@temporalio/client";
@@ -15,23 +16,26 @@ import { STREAM_AGENT } from "../streaming-scenario.js";
 import type { ClientRound } from "./client.js";
 import type { ClientProcess } from "./client-process.js";
 import { answerText, placeWatchers, type Transport, type WatchersPlan } from "./plan.js";
-import { currentRequests, requestsBetween, type RequestCounts } from "./server-metrics.js";
+import { requestsBetween, settledRequests, type RequestCounts } from "./server-metrics.js";
 
 /** What one round of one cell measured. */
 export interface CellRound {
   transport: Transport;
   watchersPerRun: number;
   round: number;
-  /** t0 → t1, ms. */
+  /** The runs' start → t1, ms: the window of `requests`. */
   windowMs: number;
-  /** Frontend requests in the window, by operation (worker's and clients' alike). */
+  /** t0 → t1, ms: the window of the CPU times. */
+  answerWindowMs: number;
+  /** Frontend requests from the runs' start to t1, by operation (worker's, clients' and the runs' starts alike). */
   requests: RequestCounts;
   /** The client processes' own count of their calls in the window, by method, and their rejected calls. */
   clientCalls: Record<string, number>;
   rejected: number;
   clientCpuMs: number;
   workerCpuMs: number;
-  /** History events of each run. */
+  workflowIds: string[];
+  /** History events of each run (filled in after the rounds: `historyEvents`). */
   historyEvents: number[];
   /** Per watcher that got text: the model's first chunk → its first delta; the model's last chunk → its last delta. */
   firstDeltaMs: number[];
@@ -89,6 +93,8 @@ export interface RoundContext {
   clients: ClientProcess[];
   /** Replaces the client processes after a round that ran out of time. */
   restartClients(): Promise<void>;
+  /** The frontend's counters at the end of the last round (settled): where the next round's count starts. */
+  counts: RequestCounts;
 }
 
 const agent = ai.agent({ name: STREAM_AGENT, model: ai.openai("gpt-bench") }); // the client's view: the name is enough
@@ -104,7 +110,7 @@ export async function startRuns(context: RoundContext, transport: Transport, str
   return tags.map((tag, i) => ({ tag, run: runs[i]! }));
 }
 
-/** Measures one round of the cell. */
+/** Measures one round of the cell. Its requests are counted from `context.counts` (settled), which it moves on. */
 export async function measureRound(
   context: RoundContext,
   transport: Transport,
@@ -112,6 +118,7 @@ export async function measureRound(
   round: number,
 ): Promise<CellRound> {
   const { plan, answers } = context;
+  const started = Date.now();
   const open = answers.hold();
   const runs = await startRuns(context, transport, true);
   const placement = placeWatchers(plan.runs, watchersPerRun, context.clients.length);
@@ -126,13 +133,14 @@ export async function measureRound(
     ),
   );
   const worker = context.worker(transport);
-  const before = await currentRequests(context.metricsUrl);
   const workerCpuBefore = await worker.cpuMs();
   for (const client of context.clients) client.mark();
   const t0 = Date.now();
   open();
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<"deadline">((resolve) => (timer = setTimeout(() => resolve("deadline"), plan.roundDeadlineMs)));
+  const deadline = new Promise<"deadline">(
+    (resolve) => (timer = setTimeout(() => resolve("deadline"), plan.roundDeadlineMs)),
+  );
   const all = Promise.all(rounds.map((r) => r.done));
   const outcome = await Promise.race([all, deadline]);
   clearTimeout(timer);
@@ -140,13 +148,10 @@ export async function measureRound(
   const results: ClientRound[] = await all;
   const t1 = Date.now();
   const workerCpuMs = (await worker.cpuMs()) - workerCpuBefore;
-  // The window's last requests are published within a period; the reads after it (results, histories) come after this.
-  const requests = requestsBetween(before, await currentRequests(context.metricsUrl, true));
   if (outcome === "deadline") await context.restartClients();
-  await Promise.all(runs.map(({ run }) => run.result().catch(() => undefined)));
-  const historyEvents = await Promise.all(
-    runs.map(async ({ run }) => (await run.workflow.fetchHistory()).events?.length ?? 0),
-  );
+  const after = await settledRequests(context.metricsUrl);
+  const requests = requestsBetween(context.counts, after);
+  context.counts = after;
   const chunksOf = new Map(runs.map(({ tag, run }) => [run.workflowId, answers.request(tag)]));
   const watchers = results.flatMap((r) => r.watchers);
   const clientCalls: Record<string, number> = {};
@@ -156,13 +161,15 @@ export async function measureRound(
     transport,
     watchersPerRun,
     round,
-    windowMs: t1 - t0,
+    windowMs: t1 - started,
+    answerWindowMs: t1 - t0,
     requests,
     clientCalls,
     rejected: results.reduce((n, r) => n + r.rejected, 0),
     clientCpuMs: results.reduce((n, r) => n + r.cpuMs, 0),
     workerCpuMs,
-    historyEvents,
+    workflowIds: runs.map(({ run }) => run.workflowId),
+    historyEvents: [],
     firstDeltaMs: watchers.flatMap((w) => {
       const first = chunksOf.get(w.workflowId)?.firstChunkAt;
       return w.firstDeltaAt !== undefined && first !== undefined ? [w.firstDeltaAt - first] : [];
@@ -178,11 +185,21 @@ export async function measureRound(
   };
 }
 
+/** Each run's history length, read after the rounds (so no round counts these reads). */
+export async function historyEvents(client: Client, workflowIds: string[]): Promise<number[]> {
+  return Promise.all(
+    workflowIds.map(async (id) => (await client.workflow.getHandle(id).fetchHistory()).events?.length ?? 0),
+  );
+}
+
 /** History events of an unstreamed run (no watcher), the baseline of "added events per streamed trip": per run. */
 export async function unstreamedEvents(context: RoundContext): Promise<number[]> {
   const open = context.answers.hold();
   const runs = await startRuns(context, "long-poll", false);
   open();
   await Promise.all(runs.map(({ run }) => run.result()));
-  return Promise.all(runs.map(async ({ run }) => (await run.workflow.fetchHistory()).events?.length ?? 0));
+  return historyEvents(
+    context.client,
+    runs.map(({ run }) => run.workflowId),
+  );
 }

@@ -16,6 +16,8 @@ export const TRANSPORT_LABEL: Record<Transport, string> = {
 
 /** One benchmark's size. */
 export interface WatchersPlan {
+  /** The transports measured. */
+  transports: Transport[];
   /** Runs streaming at once. */
   runs: number;
   /** Watchers per run, each a cell of the table. */
@@ -36,6 +38,7 @@ export const CHUNKS_PER_SECOND = 25;
 
 /** The full benchmark: 10 runs × up to 100 watchers = 1,000 watchers; 5 s answers; 5 rounds. */
 export const FULL_PLAN: WatchersPlan = {
+  transports: ["polling", "long-poll", "redis"],
   runs: 10,
   watchersPerRun: [1, 10, 100],
   clientProcesses: 2,
@@ -44,13 +47,14 @@ export const FULL_PLAN: WatchersPlan = {
   roundDeadlineMs: 60_000,
 };
 
-/** `--quick` (CI): 4 runs × 1 and 10 watchers, 2 s answers, 2 rounds. */
+/** `--quick` (CI, under 90 s): the two shipped transports, 4 runs × 1 and 10 watchers, 1.2 s answers, 2 rounds. */
 export const QUICK_PLAN: WatchersPlan = {
+  transports: ["long-poll", "redis"],
   runs: 4,
   watchersPerRun: [1, 10],
   clientProcesses: 2,
   rounds: 2,
-  answerChunks: 50,
+  answerChunks: 30,
   roundDeadlineMs: 30_000,
 };
 

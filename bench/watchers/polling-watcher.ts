@@ -49,7 +49,7 @@ export async function* pollingWatcher(
     }
     return false;
   };
-  for (let failures = 0; !signal.aborted; ) {
+  for (let failures = 0; !signal.aborted;) {
     let description: WorkflowExecutionDescription;
     try {
       description = await handle.describe();

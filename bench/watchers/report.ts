@@ -76,8 +76,8 @@ export function summarize(rounds: CellRound[], plan: WatchersPlan, transports: T
           firstDeltaP95Ms: each((r) => r.firstDeltaMs, 95),
           lastDeltaLagP50Ms: each((r) => r.lastDeltaLagMs, 50),
           lastDeltaLagP95Ms: each((r) => r.lastDeltaLagMs, 95),
-          clientCpuCores: roundTo(sum(cell.map((r) => r.clientCpuMs)) / sum(cell.map((r) => r.windowMs)), 2),
-          workerCpuCores: roundTo(sum(cell.map((r) => r.workerCpuMs)) / sum(cell.map((r) => r.windowMs)), 2),
+          clientCpuCores: roundTo(sum(cell.map((r) => r.clientCpuMs)) / sum(cell.map((r) => r.answerWindowMs)), 2),
+          workerCpuCores: roundTo(sum(cell.map((r) => r.workerCpuMs)) / sum(cell.map((r) => r.answerWindowMs)), 2),
           unfinished: sum(cell.map((r) => r.unfinished)),
           wrongText: sum(cell.map((r) => r.wrongText)),
           rejected: sum(cell.map((r) => r.rejected)),
@@ -154,7 +154,9 @@ export function watchersGoals(
   };
   const thousand = summaries.find((s) => s.transport === "redis" && s.watchers >= GOALS.watchers);
   const redisMeasured = summaries.some((s) => s.transport === "redis");
-  const notAtThousand = redisMeasured ? `not measured (fewer than ${GOALS.watchers} watchers)` : "not measured (Redis transport not run)";
+  const notAtThousand = redisMeasured
+    ? `not measured (fewer than ${GOALS.watchers} watchers)`
+    : "not measured (Redis transport not run)";
   const baseline = mean(unstreamedEvents);
   const added = summaries.map((s) => ({
     s,
@@ -164,7 +166,9 @@ export function watchersGoals(
         .map((r) => mean(r.historyEvents) - baseline),
     ),
   }));
-  const shipped: Transport[] = (["long-poll", "redis"] as Transport[]).filter((t) => summaries.some((s) => s.transport === t));
+  const shipped: Transport[] = (["long-poll", "redis"] as Transport[]).filter((t) =>
+    summaries.some((s) => s.transport === t),
+  );
   return [
     ...shipped.map(ratioGoal),
     {
@@ -188,7 +192,9 @@ export function watchersGoals(
     },
     {
       goal: "every watcher reads the whole answer and run.finished (every transport and W)",
-      figure: summaries.map((s) => `${s.transport} W=${s.watchersPerRun}: ${s.unfinished} unfinished, ${s.wrongText} wrong`).join("; "),
+      figure: summaries
+        .map((s) => `${s.transport} W=${s.watchersPerRun}: ${s.unfinished} unfinished, ${s.wrongText} wrong`)
+        .join("; "),
       met: summaries.length ? summaries.every((s) => s.unfinished === 0 && s.wrongText === 0) : null,
     },
   ];

@@ -2,8 +2,8 @@
  * Temporal frontend requests, counted by the dev server itself: its Prometheus endpoint
  * (`temporal server start-dev --metrics-port`) exposes `service_requests`, one counter per
  * operation, incremented as each request arrives (the SDK's retries included). The endpoint
- * publishes the counters about once a second, not as they change: a read is current only just
- * after a publication, or when nothing happened for a whole period (`currentRequests`).
+ * publishes the counters about once a second, and later under load: a read is current only once
+ * the traffic has stopped for longer than that (`settledRequests`).
  */
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -17,9 +17,17 @@ export function parseFrontendRequests(text: string): RequestCounts {
     if (!line.startsWith("service_requests{")) continue;
     const close = line.lastIndexOf("}");
     const labels = Object.fromEntries(
-      [...line.slice("service_requests{".length, close).matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
+      [...line.slice("service_requests{".length, close).matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [
+        m[1],
+        m[2],
+      ]),
     );
-    const value = Number(line.slice(close + 1).trim().split(/\s+/)[0]);
+    const value = Number(
+      line
+        .slice(close + 1)
+        .trim()
+        .split(/\s+/)[0],
+    );
     if (labels.service_name !== "frontend" || !labels.operation || !Number.isFinite(value)) continue;
     counts[labels.operation] = (counts[labels.operation] ?? 0) + value;
   }
@@ -63,25 +71,23 @@ export async function frontendRequests(metricsUrl: string): Promise<RequestCount
 }
 
 /** Longer than the endpoint's publication period (about 1 s). */
-const PUBLICATION_PERIOD_MS = 1_200;
-/** How often the endpoint is read while waiting for a publication. */
-const READ_EVERY_MS = 25;
+const PUBLICATION_PERIOD_MS = 1_500;
+/** How often the endpoint is read while waiting. */
+const READ_EVERY_MS = 50;
 
 const totalOf = (counts: RequestCounts) => Object.values(counts).reduce((a, b) => a + b, 0);
 
 /**
- * The counters as of now (within READ_EVERY_MS): read until they change (a publication just
- * happened) or stay the same for a whole period (nothing happened since the last one). With
- * `settled`, until they stay the same for a whole period: for the end of a round, once its
- * traffic has stopped.
+ * The counters once traffic has stopped: read until they stay the same for longer than a
+ * publication period. (Under load the published counters lag the requests by more than a period,
+ * so a read while requests flow is not current.)
  */
-export async function currentRequests(metricsUrl: string, settled = false): Promise<RequestCounts> {
+export async function settledRequests(metricsUrl: string): Promise<RequestCounts> {
   let last = await frontendRequests(metricsUrl);
-  for (let since = Date.now(); Date.now() - since < PUBLICATION_PERIOD_MS; ) {
+  for (let since = Date.now(); Date.now() - since < PUBLICATION_PERIOD_MS;) {
     await sleep(READ_EVERY_MS);
     const now = await frontendRequests(metricsUrl);
     if (totalOf(now) === totalOf(last)) continue;
-    if (!settled) return now;
     last = now;
     since = Date.now();
   }
