@@ -127,6 +127,7 @@ const PLAN: WatchersPlan = {
   watchersPerRun: [1, 10, 100],
   clientProcesses: 2,
   rounds: 3,
+  firstRoundOnly: [],
   answerChunks: 10,
   roundDeadlineMs: 1000,
 };

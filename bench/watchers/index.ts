@@ -66,6 +66,7 @@ async function measureAll(): Promise<{ unstreamed: number[]; rounds: CellRound[]
   const rounds: CellRound[] = [];
   const cells = plan.watchersPerRun.flatMap((w) => transports.map((transport) => ({ transport, w })));
   await interleaveRounds(cells, plan.rounds, async ({ transport, w }, round) => {
+    if (round > 0 && plan.firstRoundOnly.some((c) => c.transport === transport && c.watchersPerRun === w)) return;
     const measured = await measureRound(context, transport, w, round);
     rounds.push(measured);
     console.log(

@@ -21,6 +21,8 @@ export interface CellSummary {
   queriesPerSecondPerRun: number;
   historyReadsPerSecondPerRun: number;
   heartbeatsPerSecondPerRun: number;
+  /** The client processes' own Temporal calls per second per run while the answers streamed (t0 → t1): all of them reads. */
+  clientCallsPerSecondPerRun: number;
   historyEventsPerRun: number;
   /** Each round's p50 and p95 over its watchers, ms. */
   firstDeltaP50Ms: Interval;
@@ -71,6 +73,10 @@ export function summarize(rounds: CellRound[], plan: WatchersPlan, transports: T
           queriesPerSecondPerRun: rate("queries"),
           historyReadsPerSecondPerRun: rate("historyReads"),
           heartbeatsPerSecondPerRun: rate("heartbeats"),
+          clientCallsPerSecondPerRun: roundTo(
+            mean(cell.map((r) => sum(Object.values(r.clientCalls)) / (r.answerWindowMs / 1000) / plan.runs)),
+            1,
+          ),
           historyEventsPerRun: roundTo(mean(cell.flatMap((r) => r.historyEvents)), 2),
           firstDeltaP50Ms: each((r) => r.firstDeltaMs, 50),
           firstDeltaP95Ms: each((r) => r.firstDeltaMs, 95),
@@ -103,11 +109,13 @@ export function watchersRows(summaries: CellSummary[]): Row[] {
     transport: TRANSPORT_LABEL[s.transport],
     "W/run": s.watchersPerRun,
     watchers: s.watchers,
+    rounds: s.rounds,
     "Temporal req/s per run": formatInterval(s.requestsPerSecondPerRun, 1),
     "describes/s/run": s.describesPerSecondPerRun,
     "queries/s/run": s.queriesPerSecondPerRun,
     "history reads/s/run": s.historyReadsPerSecondPerRun,
     "heartbeats/s/run": s.heartbeatsPerSecondPerRun,
+    "client reads/s/run while answering": s.clientCallsPerSecondPerRun,
     "events/run": s.historyEventsPerRun,
     "first delta p50 ms": formatInterval(s.firstDeltaP50Ms),
     "first delta p95 ms": formatInterval(s.firstDeltaP95Ms),
