@@ -478,3 +478,15 @@ export class ChatRequestError extends DurableAgentError {
     super(`Invalid chat request: ${problem}.`);
   }
 }
+
+/** A Redis delta transport (`redisDeltas()`, or `DURABLE_AGENT_REDIS_URL`) was asked for, but the optional `redis` package is not installed. */
+export class RedisClientMissingError extends DurableAgentError {
+  override readonly name = "RedisClientMissingError";
+  static override isInstance = errorGuard<RedisClientMissingError>("RedisClientMissingError");
+  constructor(cause: unknown) {
+    super(
+      "Answer deltas through Redis need the `redis` package (node-redis), which is not installed: `npm install redis`, or use the default heartbeat deltas (unset DURABLE_AGENT_REDIS_URL).",
+      { cause },
+    );
+  }
+}

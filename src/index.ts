@@ -16,6 +16,7 @@ import { changeClaimedWithoutToolCall } from "./eval/scorers/change-claimed-with
 import { describeDeployment, setCurrentBuild } from "./deployments/deployment-client.js";
 import { casesFromRuns } from "./datasets/index.js";
 import { forkRun } from "./fork/index.js";
+import { heartbeatDeltas, redisDeltas } from "./deltas/index.js";
 
 /**
  * The library's namespace, as in the specification's examples.
@@ -56,6 +57,13 @@ export const ai = {
   },
   /** Starts a new run from a finished one's conversation before trip `atTrip`, going on live with the agent as the worker now defines it. */
   fork: forkRun,
+  /** How the text of an answer in flight reaches watchers, for `ai.worker({ deltas })` and `ai.connect({ deltas })`. */
+  deltas: {
+    /** Through Redis (the optional `redis` package): published once by the worker, read by every watcher with no read of Temporal. */
+    redis: redisDeltas,
+    /** The default: the model call's heartbeats, read with `describe()` (no extra server). */
+    heartbeats: heartbeatDeltas,
+  },
 };
 
 export { Agent, type OutputOf, type ContextOf } from "./agent/define-agent.js";
@@ -135,5 +143,16 @@ export { fromFailure, rebuildError } from "./core/typed-failures.js";
 export * from "./eval/index.js";
 export * from "./datasets/index.js";
 export type { ForkOptions } from "./fork/index.js";
+export {
+  heartbeatDeltas,
+  redisDeltas,
+  type DeltaTransport,
+  type RedisDeltasOptions,
+  type DeltaLogger,
+  type AnswerOf,
+  type AnswerPublisher,
+  type AnswerWatch,
+  type PublishContext,
+} from "./deltas/index.js";
 export type { ForkArgs } from "./core/fork-args.js";
 export type { RecordedBackstop, RecordedToolCall, UnmatchedToolCalls } from "./core/playback.js";

@@ -22,6 +22,8 @@ import { bundleTelemetryWorkflows } from "./telemetry/telemetry-workflow-bundle.
 import { telemetryWorkerOptions } from "./telemetry/worker-telemetry.js";
 import { defined } from "./core/defined.js";
 import { STREAMING_HEARTBEAT_INTERVAL } from "./activities/answer-heartbeat.js"; // the cadence of streamed text
+import { loadDataConverter } from "@temporalio/common/lib/internal-non-workflow/index.js";
+import { deltasFromEnv, type DeltaTransport } from "./deltas/index.js";
 
 export { bundleAgentWorkflows, workflowsPath } from "./workflow-bundle.js";
 export { bundleTelemetryWorkflows } from "./telemetry/telemetry-workflow-bundle.js";
@@ -51,6 +53,14 @@ export interface AgentWorkerOptions {
   dataConverter?: DataConverter;
   /** Default `TEMPORAL_NAMESPACE`, else `default`. */
   namespace?: string;
+  /**
+   * Where streamed answers' deltas go besides the model call's heartbeats (which are always sent:
+   * watchers read them when the transport is down): `ai.deltas.redis({ url })` publishes each
+   * answer's deltas once to Redis; `ai.deltas.heartbeats()` sends heartbeats only. Default: Redis
+   * at `DURABLE_AGENT_REDIS_URL` when it is set, else heartbeats. A failed publish never fails a
+   * model call: the worker warns once and the heartbeats carry the answer.
+   */
+  deltas?: DeltaTransport;
   /** A prebuilt bundle from `bundleAgentWorkflows()`, to skip bundling (useful in tests). */
   workflowBundle?: WorkerOptions["workflowBundle"];
   /**
@@ -90,6 +100,8 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   const registry = createRegistry(agents);
   const settings = temporalSettings({ taskQueue: options.taskQueue, namespace: options.namespace });
   const dataConverter = options.dataConverter ?? dataConverterFromEnv();
+  const deltas = options.deltas ?? deltasFromEnv();
+  await deltas.load();
   const connection = options.connection ?? (await connectNative(settings.address, temporalSecurity(options)));
   const telemetry = options.telemetry
     ? telemetryWorkerOptions(options.telemetry, agents, options.workerOptions)
@@ -108,6 +120,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     activities: createActivities(registry, {
       searchAttributes: options.searchAttributes,
       approvals: options.approvals,
+      deltas: { transport: deltas, converter: loadDataConverter(dataConverter) },
     }),
     plugins: [
       ...(options.workerOptions?.plugins ?? []),

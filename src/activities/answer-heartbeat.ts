@@ -9,6 +9,7 @@
 import { WorkflowStreamClient } from "@temporalio/workflow-streams/client";
 import { RUN_EVENTS_TOPIC, type PartialAnswer, type RunEvent } from "../core/run-events.js";
 import { heartbeatWith } from "./keep-alive.js";
+import type { AnswerPublisher } from "../deltas/index.js";
 
 /**
  * How often, at most, a worker sends an activity's heartbeat while it streams text: the cadence of
@@ -32,8 +33,15 @@ export interface AnswerHeartbeat {
   close(): void;
 }
 
-/** Starts heartbeating a trip's answer; a retried attempt first puts `trip.retry` on the run's stream (awaited). */
-export async function answerHeartbeat(trip: number, attempt: number): Promise<AnswerHeartbeat> {
+/**
+ * Starts heartbeating a trip's answer, and publishing it through the worker's delta transport
+ * (`publisher`, if any: Redis); a retried attempt first puts `trip.retry` on the run's stream (awaited).
+ */
+export async function answerHeartbeat(
+  trip: number,
+  attempt: number,
+  publisher?: AnswerPublisher,
+): Promise<AnswerHeartbeat> {
   if (attempt > 1) await publishRetry(trip, attempt);
   let text = "";
   let from = 0;
@@ -46,6 +54,7 @@ export async function answerHeartbeat(trip: number, attempt: number): Promise<An
   };
   return {
     add(delta: string) {
+      publisher?.add(delta);
       text += delta;
       if (text.length > HEARTBEAT_TEXT_CHARS) {
         from += text.length - HEARTBEAT_TEXT_CHARS;
@@ -56,7 +65,10 @@ export async function answerHeartbeat(trip: number, attempt: number): Promise<An
       if (wait <= 0) send();
       else timer = setTimeout(send, wait);
     },
-    close: () => clearTimeout(timer),
+    close: () => {
+      clearTimeout(timer);
+      publisher?.close();
+    },
   };
 }
 

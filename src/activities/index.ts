@@ -25,7 +25,7 @@ export function createActivities(registry: AgentRegistry, features: WorkerFeatur
   const conversations = new ConversationCache();
   return {
     [ACTIVITY.describe]: createDescribeAgent(registry, features),
-    [ACTIVITY.modelCall]: keepAlive(createModelCall(registry, conversations)),
+    [ACTIVITY.modelCall]: keepAlive(createModelCall(registry, conversations, features.deltas)),
     [ACTIVITY.toolExecute]: keepAlive(heldResults(createToolExecute(registry), conversations)),
     [ACTIVITY.contractEvaluate]: createContractEvaluate(registry),
     [ACTIVITY.backstopRun]: keepAlive(createBackstopRun(registry)),

@@ -8,7 +8,7 @@ import { classifyModelError, modelApiErrorFor, responseHeadersOf } from "../mode
 import { runMcpTools } from "../mcp/run-tool-list.js";
 import { checkOutput, outputRequestFor } from "../models/structured-output.js";
 import type { ModelCallInput, ModelCallOutput } from "../core/activity-types.js";
-import { lookupAgent, type AgentRegistry } from "./registry.js";
+import { lookupAgent, type AgentRegistry, type WorkerFeatures } from "./registry.js";
 import { toFailure } from "../core/typed-failures.js";
 import { contextFor, runRefOf } from "../client/run-reader.js";
 import type { ConversationCache } from "./conversation-cache.js";
@@ -20,7 +20,11 @@ import { callAiSdk } from "../models/ai-sdk-call.js";
 import { defined } from "../core/defined.js";
 
 /** The `model.call` activity: one model call (the `openai` client's, or an AI SDK model's), its text streamed, returning the whole answer. */
-export function createModelCall(registry: AgentRegistry, conversations: ConversationCache) {
+export function createModelCall(
+  registry: AgentRegistry,
+  conversations: ConversationCache,
+  publishing?: WorkerFeatures["deltas"],
+) {
   return async function modelCall(input: ModelCallInput): Promise<ModelCallOutput> {
     const agent = lookupAgent(registry, input.agent);
     const model = resolveModel(agent.options.model);
@@ -32,7 +36,13 @@ export function createModelCall(registry: AgentRegistry, conversations: Conversa
         : { length: input.conversationLength, digest: input.conversationDigest, tail: input.conversationTail ?? [] };
     const { messages, source } = await conversations.read(context.client, { ...run, view: input.view }, check);
     const runContext = await contextFor(context, input.hasContext);
-    const deltas = input.streamText ? await answerHeartbeat(input.trip, context.info.attempt) : undefined;
+    const publisher = input.streamText
+      ? publishing?.transport.publishAnswer(
+          { workflowId: run.workflowId, trip: input.trip, attempt: context.info.attempt },
+          { converter: publishing.converter, warn: (message) => log.warn(message) },
+        )
+      : undefined;
+    const deltas = input.streamText ? await answerHeartbeat(input.trip, context.info.attempt, publisher) : undefined;
     let reported: Usage | undefined;
     try {
       const tools = [...agent.tools, ...(agent.mcpToolsets.length ? await runMcpTools(context) : [])];

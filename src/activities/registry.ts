@@ -1,5 +1,7 @@
 import type { Agent } from "../agent/define-agent.js";
 import type { ApprovalOptions } from "../approvals/approval-options.js";
+import type { LoadedDataConverter } from "@temporalio/common";
+import type { DeltaTransport } from "../deltas/index.js";
 import { DuplicateAgentError, UnknownAgentError } from "../errors.js";
 import { toFailure } from "../core/typed-failures.js";
 
@@ -9,6 +11,8 @@ export interface WorkerFeatures {
   searchAttributes?: boolean;
   /** Who may decide on calls that wait for approval. */
   approvals?: ApprovalOptions;
+  /** Where streamed answers' deltas go besides the heartbeats, with the worker's data converter to encode them. */
+  deltas?: { transport: DeltaTransport; converter: LoadedDataConverter };
 }
 
 /** The agents a worker serves, by name. */

@@ -30,7 +30,8 @@ export async function partialAnswerOf(
   return isPartialAnswer(details) ? details : undefined;
 }
 
-function isPartialAnswer(value: unknown): value is PartialAnswer {
+/** Whether a decoded value (heartbeat details, a Redis chunk) is a partial answer. */
+export function isPartialAnswer(value: unknown): value is PartialAnswer {
   const v = value as PartialAnswer | undefined;
   return (
     typeof v === "object" &&

@@ -7,6 +7,7 @@ import { TemporalConnectionError, TlsConfigError } from "../errors.js";
 import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 import { defined } from "../core/defined.js";
 import { loadTemporalClient } from "./temporal-sdk.js";
+import { useDeltas, type DeltaTransport } from "../deltas/index.js";
 
 /** Where the Temporal server is. Defaults: `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_TASK_QUEUE`, else localhost:7233, default, durable-agent. */
 export interface TemporalSettings {
@@ -38,6 +39,12 @@ export interface ConnectOptions extends Partial<TemporalSettings>, TemporalSecur
   dataConverter?: DataConverter;
   /** OpenTelemetry spans for the client's starts, queries and signals, linked to the runs' spans; off by default. */
   telemetry?: TelemetryOptions;
+  /**
+   * How this client's streams read the answer in flight: `ai.deltas.redis({ url })` (through
+   * Redis, no read of Temporal while the model answers) or `ai.deltas.heartbeats()`. Default:
+   * Redis at `DURABLE_AGENT_REDIS_URL` when it is set, else heartbeats.
+   */
+  deltas?: DeltaTransport;
 }
 
 /**
@@ -117,6 +124,7 @@ export async function connectClient(overrides: ConnectOptions = {}): Promise<Cli
   const { address, namespace } = temporalSettings(overrides);
   const security = temporalSecurity(overrides);
   const dataConverter = overrides.dataConverter ?? dataConverterFromEnv();
+  await overrides.deltas?.load(); // a missing `redis` package is an error now, not at the first stream
   // Loaded here, not at import: the Temporal client (gRPC, protobuf) and OpenTelemetry are what importing the root would cost most.
   const { Client, Connection } = await loadTemporalClient();
   const interceptors = overrides.telemetry
@@ -124,7 +132,9 @@ export async function connectClient(overrides: ConnectOptions = {}): Promise<Cli
     : undefined;
   try {
     const connection = await Connection.connect({ address, connectTimeout: "5s", ...security });
-    return new Client({ connection, namespace, ...defined({ dataConverter, interceptors }) });
+    const client = new Client({ connection, namespace, ...defined({ dataConverter, interceptors }) });
+    if (overrides.deltas) useDeltas(client, overrides.deltas);
+    return client;
   } catch (error) {
     throw new TemporalConnectionError(address, error);
   }

@@ -4,6 +4,8 @@
  * (RESOURCE_EXHAUSTED: a full query buffer, or the namespace's rate limit) that the SDK retries.
  */
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from "@temporalio/client";
+import type { DataConverter } from "@temporalio/common";
+import { useDeltas, type DeltaTransport } from "../../src/deltas/index.js";
 import { InterceptingCall, status, type Interceptor } from "@grpc/grpc-js";
 
 /** What a counted client sent, and how it was answered. */
@@ -31,8 +33,11 @@ export interface CountedClient {
   close(): Promise<void>;
 }
 
-/** Connects a client to `address` that counts its calls. */
-export async function connectCountedClient(address: string): Promise<CountedClient> {
+/** Connects a client to `address` that counts its calls (with a data converter and a delta transport, if given). */
+export async function connectCountedClient(
+  address: string,
+  options: { dataConverter?: DataConverter; deltas?: DeltaTransport } = {},
+): Promise<CountedClient> {
   const calls = new Map<string, number>();
   const rejected = new Map<string, number>();
   const inFlight = new Map<string, number>();
@@ -68,8 +73,10 @@ export async function connectCountedClient(address: string): Promise<CountedClie
   });
   const wait = (method: string, on: "start" | "end") =>
     new Promise<void>((resolve) => waiting.push({ method, on, resolve }));
+  const client = new Client({ connection, ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}) });
+  if (options.deltas) useDeltas(client, options.deltas);
   return {
-    client: new Client({ connection }),
+    client,
     counts: {
       calls,
       rejected,

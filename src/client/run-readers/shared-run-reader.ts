@@ -1,15 +1,17 @@
 /**
  * One reader of a run for every watcher of it in this process. It learns of new durable events by
  * long-polling the run's history (no request while the run waits), reads them with the
- * `run-events-tail` query only once a workflow task completed, and reads the answer in flight
- * (the model call's heartbeat details, with `describe()`) only while the history shows a
- * `model.call` under way. What it reads it hands to every watcher's queue, in order.
+ * `run-events-tail` query only once a workflow task completed, and hands out the answer in flight
+ * only while the history shows a `model.call` under way: from the client's delta transport
+ * (Redis: no request) while it is up, else from the model call's heartbeat details, read with
+ * `describe()`. What it reads it hands to every watcher's queue, in order.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "@temporalio/client";
 import { completeResult } from "../complete-result.js";
 import { partialAnswerOf } from "../answer-deltas.js";
-import type { RunEvent, StreamedRunEvent } from "../../core/run-events.js";
+import type { PartialAnswer, RunEvent, StreamedRunEvent } from "../../core/run-events.js";
+import { deltasOf, type AnswerWatch } from "../../deltas/index.js";
 import { loadTemporalClient } from "../temporal-sdk.js";
 import { eventDecoder, readDurableTail, type DurableEvent } from "./durable-tail.js";
 import { HistoryFollower } from "./history-follower.js";
@@ -56,6 +58,10 @@ export class SharedRunReader {
   readonly #abort = new AbortController();
   #changed: (() => void) | undefined;
   #decode!: (data: string) => RunEvent;
+  /** The answer in flight as the client's delta transport delivers it (none: heartbeats only). */
+  #live: AnswerWatch | undefined;
+  /** The last partial answer handed out. */
+  #handed: PartialAnswer | undefined;
 
   constructor(
     private readonly client: Client,
@@ -84,6 +90,7 @@ export class SharedRunReader {
     this.#watchers.delete(queue);
     if (this.#watchers.size > 0) return;
     this.#abort.abort();
+    this.#live?.close();
     this.#changed?.();
     this.onDone(this);
   }
@@ -111,6 +118,11 @@ export class SharedRunReader {
   async #run(): Promise<void> {
     try {
       this.#decode = await eventDecoder();
+      const deltas = deltasOf(this.client);
+      await deltas.load();
+      if (this.#stopped) return;
+      const converter = this.client.options.loadedDataConverter;
+      this.#live = deltas.watchAnswers(this.workflowId, converter, () => this.#changed?.());
       await this.#follow();
     } catch (error) {
       if (!this.#stopped) this.#finish({ type: "failed", error });
@@ -151,7 +163,9 @@ export class SharedRunReader {
         if (state.openModelCalls.size > 0) {
           if (await this.#readAnswerInFlight()) return;
           failures = 0;
-          await Promise.race([changed, this.#pause(ANSWER_PAUSE_MS)]);
+          // The transport wakes the loop when the answer grows (or it goes down); heartbeats are read again after a pause.
+          const fromTransport = this.#live?.up || this.#live?.starting;
+          await (fromTransport ? changed : Promise.race([changed, this.#pause(ANSWER_PAUSE_MS)]));
         } else {
           failures = 0;
           await changed;
@@ -207,14 +221,15 @@ export class SharedRunReader {
   }
 
   /**
-   * Reads the answer in flight and hands it out; a retried attempt's only after reading the
-   * durable events again (so its `trip.retry` is handed out first). True if the run finished meanwhile.
+   * Reads the answer in flight (from the delta transport while it is up, else with `describe()`)
+   * and hands it out; a retried attempt's only after reading the durable events again (so its
+   * `trip.retry` is handed out first). True if the run finished meanwhile.
    */
   async #readAnswerInFlight(): Promise<boolean> {
-    const handle = this.client.workflow.getHandle(this.workflowId);
-    const description = await abortableCall(this.client, this.#abort.signal, () => handle.describe());
-    const partial = await partialAnswerOf(description, this.client.options.loadedDataConverter);
-    if (!partial) return false;
+    if (this.#live?.starting) return false; // connecting to the transport: it says when it is up or down
+    const partial = this.#live?.up ? this.#live.latest : await this.#describeAnswer();
+    if (!partial || partial === this.#handed) return false;
+    this.#handed = partial;
     if (partial.attempt > (this.#retried.get(partial.trip) ?? 1)) {
       // The events read now were written after this description: its trip.retry is among them, or before every watcher's offset.
       if (await this.#readDurable()) return true;
@@ -222,6 +237,13 @@ export class SharedRunReader {
     }
     this.#handOut({ type: "partial", partial, confirmed: partial.attempt <= (this.#retried.get(partial.trip) ?? 1) });
     return false;
+  }
+
+  /** The answer in flight in the model call's last heartbeat, read with `describe()`. */
+  async #describeAnswer(): Promise<PartialAnswer | undefined> {
+    const handle = this.client.workflow.getHandle(this.workflowId);
+    const description = await abortableCall(this.client, this.#abort.signal, () => handle.describe());
+    return partialAnswerOf(description, this.client.options.loadedDataConverter);
   }
 
   /**
@@ -262,6 +284,7 @@ export class SharedRunReader {
       for (const queue of this.#watchers) queue.push(item);
     }
     this.#abort.abort();
+    this.#live?.close();
     this.onDone(this);
   }
 

@@ -1,0 +1,73 @@
+/**
+ * The `redis` package (node-redis, Redis's own client), an optional peer dependency: imported on
+ * first use by a Redis delta transport, never by the root. Only the few calls the transport makes
+ * are typed here, so this package's types do not depend on `redis`'s being installed.
+ */
+import { RedisClientMissingError } from "../errors.js";
+
+/** The node-redis client calls the transport makes. */
+export interface RedisConnection {
+  readonly isReady: boolean;
+  connect(): Promise<unknown>;
+  on(event: "ready" | "end" | "reconnecting", listener: () => void): unknown;
+  on(event: "error", listener: (error: Error) => void): unknown;
+  unref(): void;
+  destroy(): void;
+  ping(): Promise<string>;
+  subscribe(channel: string, listener: (message: string) => void): Promise<void>;
+  unsubscribe(channel: string, listener: (message: string) => void): Promise<void>;
+  lRange(key: string, start: number, stop: number): Promise<string[]>;
+  multi(): RedisMulti;
+}
+
+/** A MULTI … EXEC transaction. */
+export interface RedisMulti {
+  del(key: string): RedisMulti;
+  rPush(key: string, value: string): RedisMulti;
+  lTrim(key: string, start: number, stop: number): RedisMulti;
+  pExpire(key: string, ms: number): RedisMulti;
+  publish(channel: string, message: string): RedisMulti;
+  exec(): Promise<unknown>;
+}
+
+/** What the transport sets on a connection. */
+export interface RedisConnectionOptions {
+  url: string;
+  /** Reject commands at once while disconnected (a publisher), rather than queue them (a subscriber). */
+  disableOfflineQueue: boolean;
+}
+
+type CreateClient = (options: object) => RedisConnection;
+
+/** A variable, so that bundlers leave the optional package to Node's resolution at run time. */
+const REDIS_PACKAGE = "redis";
+let loaded: Promise<CreateClient> | undefined;
+
+/** `redis`'s `createClient`, imported once per process; a `RedisClientMissingError` when the package is not installed. */
+export function loadRedis(): Promise<CreateClient> {
+  loaded ??= (
+    import(/* webpackIgnore: true */ /* turbopackIgnore: true */ /* @vite-ignore */ REDIS_PACKAGE) as Promise<{
+      createClient: CreateClient;
+    }>
+  ).then(
+    (module) => module.createClient,
+    (error: unknown) => {
+      loaded = undefined;
+      throw new RedisClientMissingError(error);
+    },
+  );
+  return loaded;
+}
+
+/** Reconnects back off from 50 ms, doubling up to a second: a restarted Redis is used again within about a second. */
+const reconnectStrategy = (retries: number) => Math.min(1_000, 50 * 2 ** Math.min(retries, 5));
+
+/** A connection to `url` (not connected yet) that never keeps the process alive. */
+export async function createRedisConnection(options: RedisConnectionOptions): Promise<RedisConnection> {
+  const createClient = await loadRedis();
+  return createClient({
+    url: options.url,
+    disableOfflineQueue: options.disableOfflineQueue,
+    socket: { reconnectStrategy, connectTimeout: 2_000 },
+  });
+}

@@ -1,0 +1,314 @@
+/**
+ * Answer deltas through Redis. Per run, the worker appends each chunk of the answer in flight
+ * (`{ trip, attempt, from, text }`, encoded with its data converter) to a list that holds the
+ * current attempt from its start, and publishes it on the run's channel, in one transaction:
+ *
+ * - `<prefix>:answer:<workflowId>`: a list of the chunks of the answer in flight (a new attempt
+ *   replaces it; deleted when the answer ends; expires `ttlSeconds` after its last chunk; capped);
+ * - `<prefix>:deltas:<workflowId>`: the channel the same chunks are published on.
+ *
+ * A watching process holds one subscriber connection (and one for reading lists) for all its runs:
+ * it subscribes to a run's channel, then reads its list, so a watcher that comes late gets the
+ * answer from its start. While Redis is down, watchers read the heartbeats, which the worker keeps
+ * sending; after a reconnect the worker sends the whole answer again (a restarted Redis lost it).
+ */
+import type { LoadedDataConverter } from "@temporalio/common";
+import type { PartialAnswer } from "../core/run-events.js";
+import type { AnswerOf, AnswerPublisher, AnswerWatch, DeltaTransport, PublishContext } from "./delta-transport.js";
+import { AnswerAccumulator } from "./answer-accumulator.js";
+import { decodeChunk, encodeChunk } from "./chunk-codec.js";
+import { loadRedis } from "./load-redis.js";
+import { RedisLink } from "./redis-link.js";
+
+/** Options of `redisDeltas()`. */
+export interface RedisDeltasOptions {
+  /** The Redis server: default `DURABLE_AGENT_REDIS_URL`, else `redis://localhost:6379`. */
+  url?: string;
+  /** What the keys and channels start with; default `durable-agent`. */
+  keyPrefix?: string;
+  /** How long an answer's chunks stay after its last one when no worker ends it (a worker that died); default 600. */
+  ttlSeconds?: number;
+  /** Where a watching process says that Redis went down (`warn`: it falls back to heartbeats) and came back (`info`); default `console`. */
+  logger?: DeltaLogger;
+}
+
+/** Where a Redis transport's messages go. */
+export interface DeltaLogger {
+  /** Redis went down: watchers read the heartbeats meanwhile (once per outage). */
+  warn(message: string): void;
+  /** Redis is back after an outage: watchers read from it again. */
+  info?(message: string): void;
+}
+
+/** Chunks a list keeps: a longer answer's first ones are dropped (its watchers that come late wait for `model.answered`). */
+const MAX_CHUNKS = 10_000;
+
+/**
+ * A delta transport through Redis (node-redis, the optional `redis` package): the worker publishes
+ * each answer's deltas once, and every watcher in every process reads them from Redis, with no
+ * read of Temporal while the model answers. Give the same transport (or the same URL) to the
+ * worker (`ai.worker({ deltas })`) and the clients (`ai.connect({ deltas })`).
+ */
+export function redisDeltas(options: RedisDeltasOptions = {}): DeltaTransport {
+  return new RedisDeltas(options);
+}
+
+class RedisDeltas implements DeltaTransport {
+  readonly kind = "redis";
+  readonly url: string;
+  readonly #prefix: string;
+  readonly ttlMs: number;
+  readonly #logger: DeltaLogger;
+  /** A watching process warned of an outage that has not ended. */
+  #outage = false;
+  #publisher: Promise<RedisLink> | undefined;
+  #watching: Promise<{ subscriber: RedisLink; reader: RedisLink }> | undefined;
+  readonly #watches = new Set<RedisRunWatch>();
+  /** The worker warned of the current outage. */
+  #publishWarned = false;
+
+  constructor(options: RedisDeltasOptions) {
+    this.url = options.url ?? process.env.DURABLE_AGENT_REDIS_URL ?? "redis://localhost:6379";
+    this.#prefix = options.keyPrefix ?? "durable-agent";
+    this.ttlMs = (options.ttlSeconds ?? 600) * 1000;
+    this.#logger = options.logger ?? console;
+  }
+
+  async load(): Promise<void> {
+    await loadRedis();
+  }
+
+  /** The list of a run's answer in flight. */
+  answerKey(workflowId: string): string {
+    return `${this.#prefix}:answer:${workflowId}`;
+  }
+
+  /** The channel of a run's chunks. */
+  channel(workflowId: string): string {
+    return `${this.#prefix}:deltas:${workflowId}`;
+  }
+
+  publishAnswer(answer: AnswerOf, worker: PublishContext): AnswerPublisher {
+    return new RedisAnswerPublisher(this, answer, worker);
+  }
+
+  /** The worker's connection (commands fail at once while it is down: the heartbeats carry the answer meanwhile). */
+  publisher(): Promise<RedisLink> {
+    this.#publisher ??= RedisLink.open(this.url, false, {
+      onUp: () => (this.#publishWarned = false),
+      onDown: () => undefined, // a publish that finds it down says so, with the worker's logger
+    });
+    return this.#publisher;
+  }
+
+  /** Warns once per outage on the worker that deltas go through heartbeats alone. */
+  publishFailed(worker: PublishContext, reason: string): void {
+    if (this.#publishWarned) return;
+    this.#publishWarned = true;
+    worker.warn(
+      `Cannot publish answer deltas to Redis at ${this.url} (${reason}): watchers read them from the model call's heartbeats until Redis is back.`,
+    );
+  }
+
+  watchAnswers(workflowId: string, converter: LoadedDataConverter, onChange: () => void): AnswerWatch {
+    const watch = new RedisRunWatch(this, workflowId, converter, onChange);
+    this.#watches.add(watch);
+    void this.watching().then(
+      (links) => watch.start(links.subscriber, links.reader),
+      () => watch.down(), // never up: the reader keeps to the heartbeats (`load()` names a missing package)
+    );
+    return watch;
+  }
+
+  /** Forgets a watch that closed. */
+  unwatch(watch: RedisRunWatch): void {
+    this.#watches.delete(watch);
+  }
+
+  /** A watching process's two connections: one subscriber for every run, one to read lists. */
+  watching(): Promise<{ subscriber: RedisLink; reader: RedisLink }> {
+    this.#watching ??= (async () => {
+      const reader = await RedisLink.open(this.url, true, { onUp: () => undefined, onDown: () => undefined });
+      const subscriber = await RedisLink.open(this.url, true, {
+        onUp: () => {
+          if (this.#outage)
+            this.#logger.info?.(`durable-agent: Redis at ${this.url} is back: answer deltas come through it again.`);
+          this.#outage = false;
+          for (const watch of this.#watches) watch.resync();
+        },
+        onDown: (reason) => {
+          this.#outage = true;
+          this.#logger.warn(
+            `durable-agent: Redis at ${this.url} is unreachable (${reason}): answer deltas fall back to the model call's heartbeats (read with describe()) until it is back.`,
+          );
+          for (const watch of this.#watches) watch.down();
+        },
+      });
+      return { subscriber, reader };
+    })();
+    return this.#watching;
+  }
+
+  async close(): Promise<void> {
+    const links = await Promise.allSettled([this.#publisher, this.#watching]);
+    for (const link of links) {
+      if (link.status !== "fulfilled" || !link.value) continue;
+      if (link.value instanceof RedisLink) link.value.close();
+      else for (const each of [link.value.subscriber, link.value.reader]) each.close();
+    }
+  }
+}
+
+/** One answer attempt, published as it grows: one chunk in flight at a time, carrying all the text added meanwhile. */
+class RedisAnswerPublisher implements AnswerPublisher {
+  #text = "";
+  /** Characters Redis holds, on connection `#generation`. */
+  #published = 0;
+  #generation = -1;
+  #sending = false;
+  #closed = false;
+
+  constructor(
+    private readonly redis: RedisDeltas,
+    private readonly answer: AnswerOf,
+    private readonly worker: PublishContext,
+  ) {}
+
+  add(text: string): void {
+    this.#text += text;
+    void this.#flush();
+  }
+
+  close(): void {
+    this.#closed = true;
+    void this.#flush();
+  }
+
+  async #flush(): Promise<void> {
+    if (this.#sending) return;
+    this.#sending = true;
+    const { workflowId, trip, attempt } = this.answer;
+    const key = this.redis.answerKey(workflowId);
+    try {
+      const link = await this.redis.publisher();
+      await link.settled;
+      for (;;) {
+        if (!link.up) return this.redis.publishFailed(this.worker, "not connected");
+        const generation = link.generation;
+        // On a new connection the list may be gone (Redis restarted): the whole answer again.
+        const from = generation === this.#generation ? this.#published : 0;
+        const text = this.#text.slice(from);
+        if (text === "") break;
+        const chunk = await encodeChunk(this.worker.converter, { trip, attempt, from, text });
+        const transaction = link.connection.multi();
+        if (from === 0) transaction.del(key);
+        await transaction
+          .rPush(key, chunk)
+          .lTrim(key, -MAX_CHUNKS, -1)
+          .pExpire(key, this.redis.ttlMs)
+          .publish(this.redis.channel(workflowId), chunk)
+          .exec();
+        this.#published = from + text.length;
+        this.#generation = generation;
+      }
+      if (this.#closed && this.#published > 0) {
+        this.#published = 0; // (once)
+        await link.connection.multi().del(key).exec();
+      }
+    } catch (error) {
+      this.redis.publishFailed(this.worker, error instanceof Error ? error.message : String(error));
+    } finally {
+      this.#sending = false;
+    }
+  }
+}
+
+/** A run's answer in flight, from its channel and list. */
+class RedisRunWatch implements AnswerWatch {
+  readonly #answer = new AnswerAccumulator();
+  #links: { subscriber: RedisLink; reader: RedisLink } | undefined;
+  /** The list was read since the subscriber was last (re)connected. */
+  #synced = false;
+  #starting = true;
+  #closed = false;
+  /** Chunks are decoded one at a time, in the order they came. */
+  #decoding: Promise<void> = Promise.resolve();
+  readonly #listener = (message: string) => this.#receive([message]);
+
+  constructor(
+    private readonly redis: RedisDeltas,
+    private readonly workflowId: string,
+    private readonly converter: LoadedDataConverter,
+    private readonly onChange: () => void,
+  ) {}
+
+  get up(): boolean {
+    return this.#synced && this.#links?.subscriber.up === true && !this.#closed;
+  }
+
+  get starting(): boolean {
+    return this.#starting && !this.#closed;
+  }
+
+  get latest(): PartialAnswer | undefined {
+    return this.#answer.latest;
+  }
+
+  /** Subscribes (queued until the subscriber connects), then reads the list. */
+  async start(subscriber: RedisLink, reader: RedisLink): Promise<void> {
+    if (this.#closed) return;
+    this.#links = { subscriber, reader };
+    await subscriber.settled;
+    if (!subscriber.up) this.down(); // heartbeats until it is back (then `resync`)
+    try {
+      await subscriber.connection.subscribe(this.redis.channel(this.workflowId), this.#listener);
+    } catch {
+      return; // closed meanwhile
+    }
+    if (subscriber.up) this.resync();
+  }
+
+  /** Reads the list (after a subscribe or a reconnect): the answer from its start, and what was missed while down. */
+  resync(): void {
+    const links = this.#links;
+    if (!links || this.#closed) return;
+    void links.reader.connection.lRange(this.redis.answerKey(this.workflowId), 0, -1).then(
+      (stored) => {
+        this.#receive(stored);
+        void this.#decoding.then(() => {
+          this.#synced = links.subscriber.up;
+          this.#starting = false;
+          this.onChange();
+        });
+      },
+      () => this.down(), // the reader's connection failed: not synced, read the heartbeats
+    );
+  }
+
+  /** Redis went down: read the heartbeats until it is back and the list was read again. */
+  down(): void {
+    this.#synced = false;
+    this.#starting = false;
+    this.onChange();
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.redis.unwatch(this);
+    this.#links?.subscriber.connection
+      .unsubscribe(this.redis.channel(this.workflowId), this.#listener)
+      .catch(() => undefined);
+  }
+
+  #receive(stored: string[]): void {
+    this.#decoding = this.#decoding.then(async () => {
+      let grew = false;
+      for (const data of stored) {
+        const chunk = await decodeChunk(this.converter, data);
+        if (chunk && this.#answer.add(chunk)) grew = true;
+      }
+      if (grew && this.#synced) this.onChange();
+    });
+  }
+}
