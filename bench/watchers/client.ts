@@ -12,7 +12,8 @@
 import { setMaxListeners } from "node:events";
 import { createInterface } from "node:readline";
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from "@temporalio/client";
-import { ai, type StreamedRunEvent } from "../../src/index.js";
+import { ai, redisDeltas, type StreamedRunEvent } from "../../src/index.js";
+import { useDeltas } from "../../src/deltas/index.js";
 import { countingInterceptor, type CallCounts } from "./call-counter.js";
 import { answerText, type Transport } from "./plan.js";
 import { pollingWatcher } from "./polling-watcher.js";
@@ -23,8 +24,11 @@ export interface WatcherOutcome {
   /** This process's clock (ms) at the first and last text delta. */
   firstDeltaAt?: number;
   lastDeltaAt?: number;
-  /** Its deltas add up to the model's answer. */
+  /** Its deltas (after the last `trip.retry`) add up to the model's answer. */
   textOk: boolean;
+  /** When they do not: how many characters they had, and the types of the durable events it read. */
+  textLength?: number;
+  durableTypes?: string[];
   /** It read `run.finished`. */
   finished: boolean;
   error?: string;
@@ -50,18 +54,23 @@ const connection = await Connection.connect({
   address,
   interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions()), countingInterceptor(counts)],
 });
+/** The client of transports (a) and (b) (DURABLE_AGENT_REDIS_URL is unset: heartbeats), and of (c), on the same counted connection. */
 const client = new Client({ connection });
+const redisClient = new Client({ connection });
+if (process.env.BENCH_REDIS_URL) useDeltas(redisClient, redisDeltas({ url: process.env.BENCH_REDIS_URL }));
 const print = (line: object) => process.stdout.write(`${JSON.stringify(line)}\n`);
 
 /** The events of a run for one watcher, by the transport's way of reading. */
 async function eventsOf(transport: Transport, workflowId: string, signal: AbortSignal) {
   if (transport === "polling") return pollingWatcher(client, workflowId, signal);
-  if (transport === "long-poll") return (await ai.getRun(workflowId, { client })).stream({ subAgents: false });
-  throw new Error(`transport ${transport} is not built`);
+  if (transport === "redis" && !process.env.BENCH_REDIS_URL)
+    throw new Error("the Redis transport needs BENCH_REDIS_URL");
+  const reader = transport === "redis" ? redisClient : client;
+  return (await ai.getRun(workflowId, { client: reader })).stream({ subAgents: false });
 }
 
 /** A watcher's outcome while it reads: the text so far, and whether it has read a durable event. */
-type Watching = WatcherOutcome & { text: string; attached: boolean };
+type Watching = WatcherOutcome & { text: string; attached: boolean; types: string[] };
 let round: { outcomes: Watching[]; abort: AbortController; reported: boolean } | undefined;
 let mark = { cpu: process.cpuUsage(), calls: {} as Record<string, number>, rejected: 0 };
 
@@ -73,7 +82,9 @@ function report(): void {
   for (const [method, n] of Object.entries(counts.calls))
     if (n > (mark.calls[method] ?? 0)) calls[method] = n - (mark.calls[method] ?? 0);
   const done: ClientRound = {
-    watchers: round.outcomes.map(({ text: _text, attached: _attached, ...outcome }) => outcome),
+    watchers: round.outcomes.map(({ text, attached: _attached, types, ...outcome }) =>
+      outcome.textOk ? outcome : { ...outcome, textLength: text.length, durableTypes: types },
+    ),
     cpuMs: (cpu.user + cpu.system) / 1000,
     calls,
     rejected: counts.rejected - mark.rejected,
@@ -86,7 +97,14 @@ function watch(command: Extract<ClientCommand, { cmd: "watch" }>): void {
   const abort = new AbortController();
   setMaxListeners(0, abort.signal); // every polling watcher's pause listens to it
   const outcomes = command.runs.flatMap(({ workflowId, watchers }): Watching[] =>
-    Array.from({ length: watchers }, () => ({ workflowId, textOk: false, finished: false, text: "", attached: false })),
+    Array.from({ length: watchers }, () => ({
+      workflowId,
+      textOk: false,
+      finished: false,
+      text: "",
+      attached: false,
+      types: [],
+    })),
   );
   round = { outcomes, abort, reported: false };
   let attached = 0;
@@ -107,6 +125,8 @@ function watch(command: Extract<ClientCommand, { cmd: "watch" }>): void {
             outcome.text += event.text;
             continue;
           }
+          outcome.types.push(event.type);
+          if (event.type === "trip.retry") outcome.text = ""; // the failed attempt's text is dropped: the new one's starts again
           if (!outcome.attached) {
             outcome.attached = true;
             if (++attached === outcomes.length) print({ attached: true });

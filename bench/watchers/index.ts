@@ -3,31 +3,33 @@
  * runs (issue 33). N runs answer at once at a steady pace, each read by W watchers spread over the
  * client processes, through each transport: (a) the old per-watcher describe loop, (b) history
  * long-polls plus heartbeats (the default), (c) Redis deltas. Cells run round by round, in turn.
- * Prints the table and the goals, and writes bench-results/watchers.json and watchers.md.
+ * Prints the table and the goals, and writes bench-results/watchers.json and watchers.md. Redis is
+ * Debian's /usr/bin/redis-server (or REDIS_SERVER_PATH), started on a free loopback port.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { randomUUID } from "node:crypto";
 import { startDevServer, startScriptedModel } from "../../src/testing/index.js";
+import { startRedisServer } from "../../test/support/redis-server.js";
 import { markdownTable } from "../markdown-table.js";
 import { freePort, startWorker } from "../streaming.js";
 import { ClientProcess } from "./client-process.js";
 import {
   GatedAnswers,
-  historyEvents,
+  historyCounts,
   measureRound,
   unstreamedEvents,
   type CellRound,
+  type HistoryCount,
   type RoundContext,
 } from "./measure.js";
-import { CHUNK_SIZE, CHUNKS_PER_SECOND, FULL_PLAN, QUICK_PLAN, TRANSPORT_LABEL, type Transport } from "./plan.js";
+import { CHUNK_SIZE, CHUNKS_PER_SECOND, FULL_PLAN, QUICK_PLAN, TRANSPORT_LABEL } from "./plan.js";
 import { summarize, watchersGoals, watchersRows } from "./report.js";
 import { interleaveRounds } from "./rounds.js";
 
 const quick = process.argv.includes("--quick");
 const plan = quick ? QUICK_PLAN : FULL_PLAN;
-const built: Transport[] = ["polling", "long-poll"];
-const transports = plan.transports.filter((t) => built.includes(t));
+const transports = plan.transports;
 const loadAverageAtStart = loadavg().map((n) => Number(n.toFixed(2)));
 const startedAt = Date.now();
 
@@ -35,14 +37,20 @@ const metricsPort = await freePort();
 const server = await startDevServer({ extraArgs: ["--metrics-port", String(metricsPort)] });
 const answers = new GatedAnswers(plan.answerChunks);
 const model = await startScriptedModel(answers.script, { chunkSize: CHUNK_SIZE, chunksPerSecond: CHUNKS_PER_SECOND });
-const heartbeatQueue = `bench-watchers-${randomUUID()}`;
-const heartbeatWorker = await startWorker(
-  server.address,
-  model.baseURL,
-  { name: "durable-agent", library: "durable-agent" },
-  heartbeatQueue,
-);
-const clientEnv: Record<string, string> = {};
+const redis = transports.includes("redis") ? await startRedisServer() : undefined;
+// Heartbeats unless told otherwise: the environment names no Redis for the workers and clients.
+const unset = { DURABLE_AGENT_REDIS_URL: "" };
+const startWorkerFor = (env: Record<string, string>) => {
+  const taskQueue = `bench-watchers-${randomUUID()}`;
+  const subject = { name: "durable-agent", library: "durable-agent" } as const;
+  return startWorker(server.address, model.baseURL, subject, taskQueue, { ...unset, ...env }).then((worker) => ({
+    taskQueue,
+    ...worker,
+  }));
+};
+const heartbeatWorker = await startWorkerFor({});
+const redisWorker = redis ? await startWorkerFor({ BENCH_REDIS_URL: redis.url }) : undefined;
+const clientEnv = { ...unset, ...(redis ? { BENCH_REDIS_URL: redis.url } : {}) };
 const startClients = () =>
   Promise.all(Array.from({ length: plan.clientProcesses }, () => ClientProcess.start(server.address, clientEnv)));
 const context: RoundContext = {
@@ -50,7 +58,7 @@ const context: RoundContext = {
   client: server.env.client,
   metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
   answers,
-  worker: () => ({ taskQueue: heartbeatQueue, cpuMs: () => heartbeatWorker.cpuMs() }),
+  worker: (transport) => (transport === "redis" ? redisWorker! : heartbeatWorker),
   clients: await startClients(),
   async restartClients() {
     await Promise.all(context.clients.map((c) => c.close()));
@@ -60,7 +68,7 @@ const context: RoundContext = {
 };
 
 /** The unstreamed baseline, a warm-up round per transport (not counted: it leaves `context.counts` settled), then the rounds. */
-async function measureAll(): Promise<{ unstreamed: number[]; rounds: CellRound[] }> {
+async function measureAll(): Promise<{ unstreamed: HistoryCount[]; rounds: CellRound[] }> {
   const unstreamed = await unstreamedEvents(context);
   for (const transport of transports) await measureRound(context, transport, 1, -1);
   const rounds: CellRound[] = [];
@@ -74,13 +82,15 @@ async function measureAll(): Promise<{ unstreamed: number[]; rounds: CellRound[]
         `${Object.values(measured.requests).reduce((a, b) => a + b, 0)} requests, ${measured.unfinished} unfinished`,
     );
   });
-  for (const measured of rounds) measured.historyEvents = await historyEvents(context.client, measured.workflowIds);
+  for (const measured of rounds) measured.histories = await historyCounts(context.client, measured.workflowIds);
   return { unstreamed, rounds };
 }
 
 const { unstreamed, rounds } = await measureAll().finally(async () => {
   await Promise.all(context.clients.map((c) => c.close()));
   await heartbeatWorker.stop();
+  await redisWorker?.stop();
+  await redis?.stop();
   await model.close();
   await server.stop();
 });

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Client } from "@temporalio/client";
+import type { temporal } from "@temporalio/proto";
 import { ai } from "../../src/index.js";
 import type { ScriptedRequest, ScriptedTurn } from "../../src/testing/index.js";
 import { textOf } from "../scenario.js";
@@ -35,8 +36,8 @@ export interface CellRound {
   clientCpuMs: number;
   workerCpuMs: number;
   workflowIds: string[];
-  /** History events of each run (filled in after the rounds: `historyEvents`). */
-  historyEvents: number[];
+  /** Each run's history (filled in after the rounds: `historyCounts`). */
+  histories: HistoryCount[];
   /** Per watcher that got text: the model's first chunk → its first delta; the model's last chunk → its last delta. */
   firstDeltaMs: number[];
   lastDeltaLagMs: number[];
@@ -169,7 +170,7 @@ export async function measureRound(
     clientCpuMs: results.reduce((n, r) => n + r.cpuMs, 0),
     workerCpuMs,
     workflowIds: runs.map(({ run }) => run.workflowId),
-    historyEvents: [],
+    histories: [],
     firstDeltaMs: watchers.flatMap((w) => {
       const first = chunksOf.get(w.workflowId)?.firstChunkAt;
       return w.firstDeltaAt !== undefined && first !== undefined ? [w.firstDeltaAt - first] : [];
@@ -185,20 +186,50 @@ export async function measureRound(
   };
 }
 
-/** Each run's history length, read after the rounds (so no round counts these reads). */
-export async function historyEvents(client: Client, workflowIds: string[]): Promise<number[]> {
+/** A run's history: its events, and the same with each workflow task counted as 3 events (one that timed out and ran again as one). */
+export interface HistoryCount {
+  events: number;
+  normalized: number;
+  /** Workflow tasks that timed out or failed (a loaded machine's: they add events that streaming does not). */
+  workflowTaskRetries: number;
+}
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+const isWorkflowTaskEvent = (e: HistoryEvent) =>
+  Boolean(
+    e.workflowTaskScheduledEventAttributes ??
+    e.workflowTaskStartedEventAttributes ??
+    e.workflowTaskCompletedEventAttributes ??
+    e.workflowTaskTimedOutEventAttributes ??
+    e.workflowTaskFailedEventAttributes,
+  );
+
+/** Counts a history's events. */
+export function countHistory(events: HistoryEvent[]): HistoryCount {
+  const completed = events.filter((e) => e.workflowTaskCompletedEventAttributes).length;
+  return {
+    events: events.length,
+    normalized: events.filter((e) => !isWorkflowTaskEvent(e)).length + 3 * completed,
+    workflowTaskRetries: events.filter(
+      (e) => e.workflowTaskTimedOutEventAttributes ?? e.workflowTaskFailedEventAttributes,
+    ).length,
+  };
+}
+
+/** Each run's history, read after the rounds (so no round counts these reads). */
+export async function historyCounts(client: Client, workflowIds: string[]): Promise<HistoryCount[]> {
   return Promise.all(
-    workflowIds.map(async (id) => (await client.workflow.getHandle(id).fetchHistory()).events?.length ?? 0),
+    workflowIds.map(async (id) => countHistory((await client.workflow.getHandle(id).fetchHistory()).events ?? [])),
   );
 }
 
 /** History events of an unstreamed run (no watcher), the baseline of "added events per streamed trip": per run. */
-export async function unstreamedEvents(context: RoundContext): Promise<number[]> {
+export async function unstreamedEvents(context: RoundContext): Promise<HistoryCount[]> {
   const open = context.answers.hold();
   const runs = await startRuns(context, "long-poll", false);
   open();
   await Promise.all(runs.map(({ run }) => run.result()));
-  return historyEvents(
+  return historyCounts(
     context.client,
     runs.map(({ run }) => run.workflowId),
   );

@@ -4,7 +4,7 @@
  * each met only when its whole interval meets it.
  */
 import { round as roundTo, percentile } from "../numbers.js";
-import type { CellRound } from "./measure.js";
+import type { CellRound, HistoryCount } from "./measure.js";
 import { TRANSPORT_LABEL, type Transport, type WatchersPlan } from "./plan.js";
 import { meanInterval, ratioInterval, type Interval } from "./rounds.js";
 import { groupRequests } from "./server-metrics.js";
@@ -24,6 +24,8 @@ export interface CellSummary {
   /** The client processes' own Temporal calls per second per run while the answers streamed (t0 → t1): all of them reads. */
   clientCallsPerSecondPerRun: number;
   historyEventsPerRun: number;
+  /** Workflow tasks that timed out or failed, per run (load: each adds events that streaming does not). */
+  workflowTaskRetriesPerRun: number;
   /** Each round's p50 and p95 over its watchers, ms. */
   firstDeltaP50Ms: Interval;
   firstDeltaP95Ms: Interval;
@@ -77,7 +79,11 @@ export function summarize(rounds: CellRound[], plan: WatchersPlan, transports: T
             mean(cell.map((r) => sum(Object.values(r.clientCalls)) / (r.answerWindowMs / 1000) / plan.runs)),
             1,
           ),
-          historyEventsPerRun: roundTo(mean(cell.flatMap((r) => r.historyEvents)), 2),
+          historyEventsPerRun: roundTo(mean(cell.flatMap((r) => r.histories.map((h) => h.events))), 2),
+          workflowTaskRetriesPerRun: roundTo(
+            mean(cell.flatMap((r) => r.histories.map((h) => h.workflowTaskRetries))),
+            2,
+          ),
           firstDeltaP50Ms: each((r) => r.firstDeltaMs, 50),
           firstDeltaP95Ms: each((r) => r.firstDeltaMs, 95),
           lastDeltaLagP50Ms: each((r) => r.lastDeltaLagMs, 50),
@@ -117,6 +123,7 @@ export function watchersRows(summaries: CellSummary[]): Row[] {
     "heartbeats/s/run": s.heartbeatsPerSecondPerRun,
     "client reads/s/run while answering": s.clientCallsPerSecondPerRun,
     "events/run": s.historyEventsPerRun,
+    "workflow task retries/run": s.workflowTaskRetriesPerRun,
     "first delta p50 ms": formatInterval(s.firstDeltaP50Ms),
     "first delta p95 ms": formatInterval(s.firstDeltaP95Ms),
     "last-delta lag p50 ms": formatInterval(s.lastDeltaLagP50Ms),
@@ -143,7 +150,7 @@ export function watchersGoals(
   rounds: CellRound[],
   summaries: CellSummary[],
   plan: WatchersPlan,
-  unstreamedEvents: number[],
+  unstreamed: HistoryCount[],
 ): Goal[] {
   const rates = (transport: Transport, w: number) =>
     rounds
@@ -165,13 +172,14 @@ export function watchersGoals(
   const notAtThousand = redisMeasured
     ? `not measured (fewer than ${GOALS.watchers} watchers)`
     : "not measured (Redis transport not run)";
-  const baseline = mean(unstreamedEvents);
+  // Workflow tasks counted as 3 events each, whether they ran once or timed out and ran again (load, not streaming).
+  const baseline = mean(unstreamed.map((h) => h.normalized));
   const added = summaries.map((s) => ({
     s,
     added: meanInterval(
       rounds
         .filter((r) => r.transport === s.transport && r.watchersPerRun === s.watchersPerRun)
-        .map((r) => mean(r.historyEvents) - baseline),
+        .map((r) => mean(r.histories.map((h) => h.normalized)) - baseline),
     ),
   }));
   const shipped: Transport[] = (["long-poll", "redis"] as Transport[]).filter((t) =>
@@ -190,13 +198,13 @@ export function watchersGoals(
       met: thousand ? thousand.lastDeltaLagP95Ms.high <= GOALS.lastDeltaLagP95Ms : null,
     },
     {
-      goal: "0 added history events per streamed trip (streamed and watched vs the same answer unstreamed), every transport and W",
-      figure: unstreamedEvents.length
+      goal: "0 added history events per streamed trip (streamed and watched vs the same answer unstreamed, each workflow task as 3 events), every transport and W",
+      figure: unstreamed.length
         ? `unstreamed ${roundTo(baseline, 2)} events/run; added per trip: ${added
             .map(({ s, added }) => `${s.transport} W=${s.watchersPerRun} ${formatInterval(added, 2)}`)
             .join(", ")}`
         : "not measured",
-      met: unstreamedEvents.length && added.length ? added.every(({ added }) => added.high <= 0) : null,
+      met: unstreamed.length && added.length ? added.every(({ added }) => added.high <= 0) : null,
     },
     {
       goal: "every watcher reads the whole answer and run.finished (every transport and W)",
