@@ -196,6 +196,7 @@ function cellRound(
     watchers: PLAN.runs * watchersPerRun,
     unfinished: 0,
     wrongText: 0,
+    wrongTextSamples: [],
     errors: [],
   };
 }

@@ -45,6 +45,8 @@ export interface CellRound {
   /** Watchers that did not read `run.finished` before the deadline, or whose text was not the answer. */
   unfinished: number;
   wrongText: number;
+  /** Up to 3 watchers whose text was not the answer: how much text they had, and the durable events they read. */
+  wrongTextSamples: { workflowId: string; textLength?: number; durableTypes?: string[] }[];
   errors: string[];
 }
 
@@ -182,6 +184,10 @@ export async function measureRound(
     watchers: watchers.length,
     unfinished: watchers.filter((w) => !w.finished).length,
     wrongText: watchers.filter((w) => w.finished && !w.textOk).length,
+    wrongTextSamples: watchers
+      .filter((w) => w.finished && !w.textOk)
+      .slice(0, 3)
+      .map(({ workflowId, textLength, durableTypes }) => ({ workflowId, textLength, durableTypes })),
     errors: [...new Set(watchers.flatMap((w) => (w.error ? [w.error] : [])))],
   };
 }
