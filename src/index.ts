@@ -123,7 +123,7 @@ export {
   type SubAgentData,
   type SubAgentPart,
 } from "./chat/index.js";
-export type { RunEvent, StreamedRunEvent } from "./core/run-events.js";
+export type { PartialAnswer, RunEvent, StreamedRunEvent } from "./core/run-events.js";
 export type { ConnectOptions, TemporalSecurity, TemporalSettings } from "./client/connection.js";
 export { temporalSecurityFromEnv } from "./client/connection.js";
 export * from "./codec/index.js";

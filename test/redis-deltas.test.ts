@@ -15,7 +15,7 @@ import { ai, encryptedDataConverter, type DeltaLogger, type StreamedRunEvent } f
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { freePort } from "../src/testing/port-check.js";
 import { keyring, newKey } from "./support/codec-helpers.js";
-import { connectCountedClient, type CountedClient } from "./support/counted-client.js";
+import { connectCountedClient } from "./support/counted-client.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 import { startRedisServer, type RedisServer } from "./support/redis-server.js";
 
@@ -54,7 +54,12 @@ function planAgent(baseURL: string, name: string) {
  */
 async function pacedModel(
   gate: Promise<unknown>,
-  options: { secondGate?: Promise<unknown>; first?: ScriptedTurn; onAnswer?: (index: number) => void } = {},
+  options: {
+    secondGate?: Promise<unknown>;
+    first?: ScriptedTurn;
+    onAnswer?: (index: number) => void;
+    chunksPerSecond?: number;
+  } = {},
 ) {
   const toolCall = { name: "update_plan", arguments: { from: "squats", to: "lunges" } };
   return startScriptedModel(
@@ -65,7 +70,7 @@ async function pacedModel(
       if (index === 0 && options.first) return options.first;
       return index === 0 || (options.first && index === 1) ? { text: FIRST, toolCalls: [toolCall] } : SECOND;
     },
-    { chunksPerSecond: 40 },
+    { chunksPerSecond: options.chunksPerSecond ?? 40 },
   );
 }
 
@@ -391,6 +396,46 @@ describe("Redis faults: no durable event lost, no two attempts' text mixed", () 
     // The second answer came through Redis: no describe() while the model gave it.
     expect(describesAtSecond).toBeGreaterThanOrEqual(0);
     expect(counted.counts.count(DESCRIBE)).toBe(describesAtSecond);
+    await counted.close();
+    await redis.stop();
+  });
+
+  it("Redis paused mid-answer (SIGSTOP): watchers fall back to the heartbeats when its pings go unanswered, and back to Redis when it resumes", async () => {
+    const redis = await startRedisServer();
+    const logger = keptLogger();
+    const counted = await redisClient(redis.url, logger);
+    const attached = deferred();
+    // A slow answer (about 5 s), so that the pause is noticed while the model still answers.
+    const model = await pacedModel(attached.promise, { chunksPerSecond: 8 });
+    const agent = planAgent(model.baseURL, "redis-paused");
+    let paused: Promise<void> | undefined;
+    const events = await withWorker(
+      harness,
+      [agent],
+      async ({ taskQueue }) => {
+        const handle = await agent.start("Swap squats for lunges", {
+          client: harness.client,
+          taskQueue,
+          streamText: true,
+        });
+        return collect((await ai.getRun(handle.workflowId, { client: counted.client })).stream(), (event) => {
+          attached.resolve();
+          if (event.type === "text.delta" && !paused) {
+            redis.pause();
+            // The first describe() is the fallback: resume Redis then.
+            paused = counted.counts.nextStart(DESCRIBE).then(() => redis.resume());
+          }
+        });
+      },
+      { deltas: ai.deltas.redis({ url: redis.url }) },
+    );
+    await paused;
+    await model.close();
+    expectWhole(events);
+    expect(logger.warnings).toHaveLength(1);
+    expect(logger.warnings[0]).toContain("no answer to a ping");
+    await logger.back;
+    expect(logger.infos).toHaveLength(1);
     await counted.close();
     await redis.stop();
   });

@@ -45,6 +45,8 @@ const LOADED_ON_FIRST_USE = [
   "openai",
   "ai",
   "p-limit",
+  "redis",
+  "@redis/client",
 ];
 /** At most this many modules of @temporalio/common: single modules (failures, search attributes, durations), not its index. */
 const COMMON_MODULES_AT_MOST = 10;
