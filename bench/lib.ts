@@ -4,6 +4,9 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker } from "@temporal
 import type { Client, WorkflowHandle } from "@temporalio/client";
 import { ai, type Agent } from "../src/index.js";
 import { DEV_SERVER_DYNAMIC_CONFIG, startDevServer, type DevServer } from "../src/testing/index.js";
+import { round } from "./numbers.js";
+
+export { percentile, round } from "./numbers.js";
 
 Runtime.install({ logger: new DefaultLogger("WARN") });
 
@@ -56,11 +59,6 @@ export async function withBenchWorker<T>(
   return worker.runUntil(fn(taskQueue, worker));
 }
 
-export function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-}
-
 /** A history's event count and its size in bytes (as the server stores it: protobuf). */
 export async function historySize(handle: WorkflowHandle): Promise<{ events: number; bytes: number }> {
   const history = await handle.fetchHistory();
@@ -70,8 +68,6 @@ export async function historySize(handle: WorkflowHandle): Promise<{ events: num
     bytes: temporal.api.history.v1.History.encode(history).finish().length,
   };
 }
-
-export const round = (n: number, digits = 1) => Number(n.toFixed(digits));
 
 /** A history's size summed over a continue-as-new chain, from the first run; `runs` is the chain's length. */
 export async function chainHistorySize(

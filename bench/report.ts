@@ -21,6 +21,7 @@ import {
   type Goal,
   type Interval,
 } from "./stats/index.js";
+import { markdownTable } from "./markdown-table.js";
 
 /** The figures on one server setting. */
 export interface ServerFigures {
@@ -304,14 +305,4 @@ export function goals(results: BenchResults): Goal[] {
     },
     ...streamingGoals(results.streaming),
   ];
-}
-
-function markdownTable(rows: Row[]): string {
-  const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
-  const cell = (value: string | number | undefined) => (value === undefined ? "" : String(value).replace(/\|/g, "\\|"));
-  return [
-    `| ${columns.map((c) => cell(c)).join(" | ")} |`,
-    `| ${columns.map(() => "---").join(" | ")} |`,
-    ...rows.map((row) => `| ${columns.map((c) => cell(row[c])).join(" | ")} |`),
-  ].join("\n");
 }

@@ -3,12 +3,12 @@
  * `node --import tsx --conditions=durable-agent-source bench/streaming-worker.ts`, configured by
  * the environment (TEMPORAL_ADDRESS, BENCH_TASK_QUEUE, BENCH_MODEL_URL, BENCH_LIBRARY:
  * durable-agent or a peer's package name; BENCH_WORKER_OPTIONS: JSON worker options, for the
- * heartbeat-throttle candidates). Prints "ready" once polling; each line "cpu" on stdin is
+ * heartbeat-throttle candidates; BENCH_REDIS_URL: ours publishes answer deltas to that Redis). Prints "ready" once polling; each line "cpu" on stdin is
  * answered with "cpu <user+system ms so far>"; SIGTERM shuts it down.
  */
 import { createInterface } from "node:readline";
 import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
-import { ai } from "../src/index.js";
+import { ai, redisDeltas } from "../src/index.js";
 import { STREAM_AGENT, streamingAgent } from "./streaming-scenario.js";
 
 const env = (name: string) =>
@@ -25,7 +25,14 @@ const baseURL = env("BENCH_MODEL_URL");
 const workerOptions = JSON.parse(process.env.BENCH_WORKER_OPTIONS ?? "{}") as Record<string, unknown>;
 let worker: Worker;
 if (library === "durable-agent") {
-  worker = await ai.worker({ connection, taskQueue, agents: [streamingAgent(baseURL, STREAM_AGENT)], workerOptions });
+  const redisUrl = process.env.BENCH_REDIS_URL;
+  worker = await ai.worker({
+    connection,
+    taskQueue,
+    agents: [streamingAgent(baseURL, STREAM_AGENT)],
+    workerOptions,
+    ...(redisUrl ? { deltas: redisDeltas({ url: redisUrl }) } : {}),
+  });
 } else if (library === "@temporalio/ai-sdk") {
   const { preparePeer, aiSdkActivities } = await import("./peer.js");
   const { plugin, bundle } = preparePeer(baseURL);

@@ -90,7 +90,8 @@ export const HEARTBEAT_CANDIDATES: StreamingSubject[] = [100, 1000].map((ms) => 
   workerOptions: { maxHeartbeatThrottleInterval: `${ms} milliseconds` },
 }));
 
-async function freePort(): Promise<number> {
+/** A free loopback port. */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
@@ -120,8 +121,14 @@ async function settledCounts(metricsUrl: string): Promise<Record<string, number>
   }
 }
 
-/** A worker for the subject in its own process; `cpuMs()` reads its CPU time so far. */
-async function startWorker(address: string, baseURL: string, subject: StreamingSubject, taskQueue: string) {
+/** A worker for the subject in its own process (with `env` added to its environment); `cpuMs()` reads its CPU time so far. */
+export async function startWorker(
+  address: string,
+  baseURL: string,
+  subject: StreamingSubject,
+  taskQueue: string,
+  env: Record<string, string> = {},
+) {
   const child = spawn(
     process.execPath,
     [
@@ -138,6 +145,7 @@ async function startWorker(address: string, baseURL: string, subject: StreamingS
         BENCH_MODEL_URL: baseURL,
         BENCH_LIBRARY: subject.library,
         BENCH_WORKER_OPTIONS: JSON.stringify(subject.workerOptions ?? {}),
+        ...env,
       },
       stdio: ["pipe", "pipe", "inherit"],
     },
@@ -145,13 +153,15 @@ async function startWorker(address: string, baseURL: string, subject: StreamingS
   const lines = createInterface({ input: child.stdout! });
   const next = (prefix: string) =>
     new Promise<string>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`streaming worker exited (${code})`));
       const onLine = (line: string) => {
         if (!line.startsWith(prefix)) return;
         lines.off("line", onLine);
+        child.off("exit", onExit);
         resolve(line);
       };
       lines.on("line", onLine);
-      child.once("exit", (code) => reject(new Error(`streaming worker exited (${code})`)));
+      child.once("exit", onExit);
     });
   await next("ready");
   const exited = new Promise<never>((_resolve, reject) =>
