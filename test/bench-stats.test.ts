@@ -15,6 +15,9 @@ import {
   judgeAll,
   judgeExact,
   judgeInterval,
+  mean,
+  meanInterval,
+  meanRatioInterval,
   median,
   medianInterval,
   MIN_ROUNDS_TO_DECIDE,
@@ -155,6 +158,39 @@ describe("ratioInterval and medianInterval", () => {
     const interval: Interval = { estimate: 0.7649, low: 0.7012, high: 0.8333, rounds: 30, level: 0.95 };
     expect(formatInterval(interval, "×")).toBe("0.76× (0.70–0.83)");
     expect(formatInterval(interval, " ms", 1)).toBe("0.8 ms (0.7–0.8)");
+  });
+});
+
+describe("meanInterval and meanRatioInterval", () => {
+  it("put a mean inside its interval, which narrows with steadier rounds and the same rounds reproduce", () => {
+    const wide = meanInterval([80, 120, 60, 140, 100]);
+    const steady = meanInterval([99, 101, 100, 100, 100]);
+    expect(wide.estimate).toBe(100);
+    expect(wide.low).toBeLessThan(100);
+    expect(wide.high).toBeGreaterThan(100);
+    expect(steady.high - steady.low).toBeLessThan((wide.high - wide.low) / 10);
+    expect(meanInterval([5, 5, 5])).toEqual({ estimate: 5, low: 5, high: 5, rounds: 3, level: 0.95 });
+    expect(meanInterval([80, 120, 60, 140, 100])).toEqual(wide);
+  });
+
+  it("take the ratio of the means, not of the medians, resampled as pairs", () => {
+    expect(mean([1, 1, 10])).toBe(4);
+    expect(meanRatioInterval([1, 1, 10], [1, 1, 1]).estimate).toBe(4);
+    expect(ratioInterval([1, 1, 10], [1, 1, 1]).estimate).toBe(1);
+    const load = [1, 3, 0.5, 2, 4]; // each round's load multiplies both subjects' figures
+    const base = load.map((l) => 20 * l);
+    expect(
+      meanRatioInterval(
+        base.map((b) => 2 * b),
+        base,
+      ),
+    ).toMatchObject({ estimate: 2, low: 2, high: 2, rounds: 5 });
+  });
+
+  it("are unbounded when the denominator's mean can be zero, and refuse unpaired or no samples", () => {
+    expect(meanRatioInterval([1, 2], [0, 1])).toMatchObject({ low: -Infinity, high: Infinity });
+    expect(() => meanRatioInterval([1, 2], [1])).toThrow(/equally long/);
+    expect(() => meanInterval([])).toThrow(/no samples/);
   });
 });
 

@@ -1,8 +1,8 @@
 /**
  * The pure parts of `npm run bench:watchers` (bench/watchers/), on made-up figures: no servers.
- * The dev server's request counters as Prometheus text, percentiles, rounds in turn, bootstrap
- * intervals (a ratio's interval paired by round), where watchers are placed, and goals that are
- * met only when their whole interval meets them. The benchmark itself needs a dev server and
+ * The dev server's request counters as Prometheus text, percentiles, where watchers are placed,
+ * and goals judged on their whole interval by bench/stats (whose rounds and intervals
+ * test/bench-stats.test.ts tests). The benchmark itself needs a dev server and
  * minutes of CPU: `npm run bench:watchers`.
  */
 import { describe, expect, it } from "vitest";
@@ -11,7 +11,7 @@ import { methodOf } from "../bench/watchers/call-counter.js";
 import { countHistory, type CellRound } from "../bench/watchers/measure.js";
 import { answerText, placeWatchers, type Transport, type WatchersPlan } from "../bench/watchers/plan.js";
 import { formatInterval, summarize, watchersGoals } from "../bench/watchers/report.js";
-import { interleaveRounds, meanInterval, ratioInterval, seededRandom } from "../bench/watchers/rounds.js";
+import { MIN_ROUNDS_TO_DECIDE } from "../bench/stats/index.js";
 import { groupRequests, parseFrontendRequests, requestsBetween } from "../bench/watchers/server-metrics.js";
 
 const EXPOSITION = `# HELP service_requests service_requests counter
@@ -97,44 +97,6 @@ describe("percentiles", () => {
   });
 });
 
-describe("rounds in turn and their intervals", () => {
-  it("runs every subject once per round, in turn", async () => {
-    const order: string[] = [];
-    await interleaveRounds(["A", "B", "C"], 2, async (subject, round) => {
-      order.push(`${subject}${round}`);
-    });
-    expect(order).toEqual(["A0", "B0", "C0", "A1", "B1", "C1"]);
-  });
-
-  it("is seeded: the same seed gives the same draws, another seed others", () => {
-    const draws = (seed: number) => Array.from({ length: 5 }, seededRandom(seed));
-    expect(draws(3)).toEqual(draws(3));
-    expect(draws(3)).not.toEqual(draws(4));
-    expect(draws(3).every((x) => x >= 0 && x < 1)).toBe(true);
-  });
-
-  it("puts a mean inside its interval, which narrows with steadier rounds", () => {
-    const noisy = meanInterval([80, 120, 60, 140, 100]);
-    const steady = meanInterval([99, 101, 100, 100, 100]);
-    expect(noisy.value).toBe(100);
-    expect(noisy.low).toBeLessThan(100);
-    expect(noisy.high).toBeGreaterThan(100);
-    expect(steady.high - steady.low).toBeLessThan((noisy.high - noisy.low) / 10);
-    expect(meanInterval([5, 5, 5])).toEqual({ value: 5, low: 5, high: 5 });
-  });
-
-  it("pairs a ratio's rounds: load that moves both subjects of a round leaves the ratio's interval narrow", () => {
-    const load = [1, 3, 0.5, 2, 4]; // each round's load multiplies both subjects' figures
-    const base = load.map((l) => 20 * l);
-    const ratio = ratioInterval(
-      base.map((b) => 2 * b),
-      base,
-    );
-    expect(ratio).toEqual({ value: 2, low: 2, high: 2 });
-    expect(() => ratioInterval([1, 2], [1])).toThrow(/2 numerators for 1 denominators/);
-  });
-});
-
 describe("where the watchers go", () => {
   it("spreads each run's watchers over every client process, and alternates runs of one watcher", () => {
     const thousand = placeWatchers(10, 100, 2);
@@ -157,7 +119,7 @@ const PLAN: WatchersPlan = {
   runs: 10,
   watchersPerRun: [1, 10, 100],
   clientProcesses: 2,
-  rounds: 3,
+  rounds: MIN_ROUNDS_TO_DECIDE,
   firstRoundOnly: [],
   answerChunks: 10,
   roundDeadlineMs: 1000,
@@ -204,47 +166,61 @@ function cellRound(
 describe("the goals", () => {
   const goalsOf = (rounds: CellRound[]) =>
     watchersGoals(rounds, summarize(rounds, PLAN, ["long-poll", "redis"]), PLAN, [history(12), history(15, 1)]);
+  const allRounds = Array.from({ length: PLAN.rounds }, (_v, round) => round);
 
-  it("meets a goal only when its whole interval meets it", () => {
-    // long-poll: W = 10 at 1.0× then 1.3× then 1.0× of W = 1: a mean of 1.1×, an interval above it.
-    const rounds = [0, 1, 2].flatMap((round) => [
+  it("meets a goal only when its whole interval meets it, and leaves it undecided when the interval straddles it", () => {
+    // long-poll: W = 10 at 1.0× then 1.3× of W = 1, in turn: a mean of 1.12×, an interval from 1× to over 1.1×.
+    const rounds = allRounds.flatMap((round) => [
       cellRound("long-poll", 1, round, 100),
-      cellRound("long-poll", 10, round, [100, 130, 100][round]!),
+      cellRound("long-poll", 10, round, [100, 130][round % 2]!),
       cellRound("redis", 1, round, 50),
       cellRound("redis", 10, round, 50),
       cellRound("redis", 100, round, 50, { first: [40, 60, 80], lag: [100, 200, 240] }),
     ]);
     const goals = goalsOf(rounds);
     const longPoll = goals.find((g) => g.goal.startsWith("(b)"))!;
-    expect(longPoll.figure).toBe("1.1 [1–1.3]×");
-    expect(longPoll.met).toBe(false);
-    expect(goals.find((g) => g.goal.startsWith("(c)"))!.met).toBe(true);
-    expect(goals.find((g) => g.goal.includes("first delta p50"))).toMatchObject({ figure: "60 [60–60] ms", met: true });
-    expect(goals.find((g) => g.goal.includes("last-delta lag p95"))).toMatchObject({ met: true });
-    expect(goals.find((g) => g.goal.startsWith("0 added history events"))!.met).toBe(true);
+    expect(longPoll.figure).toBe("1.12 [1–1.24]×");
+    expect(longPoll.status).toBe("undecided");
+    expect(longPoll.interval).toMatchObject({ low: 1, rounds: PLAN.rounds });
+    expect(goals.find((g) => g.goal.startsWith("(c)"))).toMatchObject({ figure: "1 [1–1]×", status: "met" });
+    expect(goals.find((g) => g.goal.includes("first delta p50"))).toMatchObject({
+      figure: "60 [60–60] ms",
+      status: "met",
+    });
+    expect(goals.find((g) => g.goal.includes("last-delta lag p95"))).toMatchObject({ status: "met" });
+    expect(goals.find((g) => g.goal.startsWith("0 added history events"))!.status).toBe("met");
+    expect(goals.find((g) => g.goal.startsWith("every watcher"))!.status).toBe("met");
   });
 
-  it("fails the latency goals at 1,000 watchers when a round's p95 lag is over, and counts added history events", () => {
-    const rounds = [0, 1, 2].flatMap((round) => [
-      cellRound("redis", 1, round, 50),
-      cellRound("redis", 10, round, 50, { events: round === 2 ? 13 : 12 }),
-      cellRound("redis", 100, round, 50, { lag: round === 1 ? [100, 300] : [100, 200] }),
-    ]);
-    const goals = goalsOf(rounds);
-    expect(goals.find((g) => g.goal.includes("last-delta lag p95"))!.met).toBe(false);
-    expect(goals.find((g) => g.goal.startsWith("0 added history events"))!.met).toBe(false);
+  it("fails the latency goal at 1,000 watchers when every round's p95 lag is over, and counts added history events", () => {
+    const rounds = (eventsAtW10: (round: number) => number) =>
+      allRounds.flatMap((round) => [
+        cellRound("redis", 1, round, 50),
+        cellRound("redis", 10, round, 50, { events: eventsAtW10(round) }),
+        cellRound("redis", 100, round, 50, { lag: [100, 300] }),
+      ]);
+    const everyRound = goalsOf(rounds(() => 13));
+    expect(everyRound.find((g) => g.goal.includes("last-delta lag p95"))).toMatchObject({
+      figure: "300 [300–300] ms",
+      status: "not met",
+    });
+    expect(everyRound.find((g) => g.goal.startsWith("0 added history events"))!.status).toBe("not met");
+    // One event added in one round of five: the interval reaches 0 but not all of it is there.
+    const oneRound = goalsOf(rounds((round) => (round === 2 ? 13 : 12)));
+    expect(oneRound.find((g) => g.goal.startsWith("0 added history events"))!.status).toBe("undecided");
   });
 
-  it("reports what was not measured as such", () => {
+  it(`decides nothing under ${MIN_ROUNDS_TO_DECIDE} rounds, and reports what was not measured as such`, () => {
     const rounds = [0, 1].flatMap((round) => [
       cellRound("long-poll", 1, round, 10),
       cellRound("long-poll", 10, round, 10),
     ]);
     const goals = goalsOf(rounds);
+    expect(goals.find((g) => g.goal.startsWith("(b)"))).toMatchObject({ figure: "1 [1–1]×", status: "undecided" });
     expect(goals.find((g) => g.goal.includes("first delta p50"))).toMatchObject({
       figure: "not measured (Redis transport not run)",
-      met: null,
+      status: "not measured",
     });
-    expect(formatInterval({ value: NaN, low: NaN, high: NaN })).toBe("n/a");
+    expect(formatInterval({ estimate: NaN, low: NaN, high: NaN, rounds: 0, level: 0.95 })).toBe("n/a");
   });
 });

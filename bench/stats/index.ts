@@ -3,6 +3,9 @@ export { interleaveRounds } from "./interleave-rounds.js";
 export {
   bootstrapInterval,
   formatInterval,
+  mean,
+  meanInterval,
+  meanRatioInterval,
   median,
   medianInterval,
   ratioInterval,

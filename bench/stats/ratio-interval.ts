@@ -2,8 +2,8 @@
  * 95% intervals for benchmark figures over rounds, by the percentile bootstrap with a seeded PRNG,
  * so the same samples always give the same interval (a report can be reproduced from its JSON).
  * The eval's interval code (src/eval/confidence.ts) is for pass rates (Wilson, Fisher); these are
- * for continuous figures: the median of one subject's rounds, and the ratio of two subjects'
- * medians over rounds run interleaved (`interleaveRounds`), resampled as pairs.
+ * for continuous figures: the median (or mean) of one subject's rounds, and the ratio of two
+ * subjects' medians (or means) over rounds run interleaved (`interleaveRounds`), resampled as pairs.
  */
 import { Prng } from "../soak/prng.js";
 
@@ -31,6 +31,13 @@ export function median(values: ArrayLike<number>): number {
   const sorted = Float64Array.from(values).sort();
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** The arithmetic mean; NaN for no values. */
+export function mean(values: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < values.length; i++) sum += values[i]!;
+  return sum / values.length;
 }
 
 /** The `q` quantile (0–1) of sorted values, linearly interpolated between the nearest ranks. */
@@ -98,6 +105,27 @@ export function ratioInterval(a: readonly number[], b: readonly number[], option
 /** The median of one subject's rounds with its bootstrap interval (for a goal on an absolute figure). */
 export function medianInterval(samples: readonly number[], options?: BootstrapOptions): Interval {
   return bootstrapInterval([samples], median, options);
+}
+
+/** The ratio of two means; not finite when the denominator's mean is not positive. */
+const ratioOfMeans = (a: Float64Array, b: Float64Array) => {
+  const denominator = mean(b);
+  return denominator > 0 ? mean(a) / denominator : NaN;
+};
+
+/**
+ * The ratio mean(a) / mean(b) with its bootstrap interval, `a[i]` and `b[i]` measured in the same
+ * round and resampled together, as `ratioInterval` does for medians: for a figure that is a rate
+ * over each round (requests per second), where every round's total counts. Unbounded when the
+ * denominator's mean can be zero or negative.
+ */
+export function meanRatioInterval(a: readonly number[], b: readonly number[], options?: BootstrapOptions): Interval {
+  return bootstrapInterval([a, b], ratioOfMeans, options);
+}
+
+/** The mean of one subject's rounds with its bootstrap interval. */
+export function meanInterval(samples: readonly number[], options?: BootstrapOptions): Interval {
+  return bootstrapInterval([samples], mean, options);
 }
 
 /** "0.76× (0.70–0.83)": the estimate with its `unit`, then its interval, to `digits` decimals ("n/a" for no estimate, ∞ for an unbounded end). */

@@ -12,6 +12,7 @@ import { randomUUID } from "node:crypto";
 import { startDevServer, startScriptedModel } from "../../src/testing/index.js";
 import { startRedisServer } from "../../src/testing/redis-server.js";
 import { markdownTable } from "../markdown-table.js";
+import { interleaveRounds } from "../stats/index.js";
 import { freePort, startWorker } from "../streaming.js";
 import { ClientProcess } from "./client-process.js";
 import {
@@ -25,7 +26,6 @@ import {
 } from "./measure.js";
 import { CHUNK_SIZE, CHUNKS_PER_SECOND, FULL_PLAN, QUICK_PLAN, TRANSPORT_LABEL } from "./plan.js";
 import { summarize, watchersGoals, watchersRows } from "./report.js";
-import { interleaveRounds } from "./rounds.js";
 
 const quick = process.argv.includes("--quick");
 const plan = quick ? QUICK_PLAN : FULL_PLAN;
@@ -98,11 +98,7 @@ const { unstreamed, rounds } = await measureAll().finally(async () => {
 const summaries = summarize(rounds, plan, transports);
 const goals = watchersGoals(rounds, summaries, plan, unstreamed);
 const rows = watchersRows(summaries);
-const goalRows = goals.map((g) => ({
-  goal: g.goal,
-  figure: g.figure,
-  status: g.met === null ? "not measured" : g.met ? "met" : "not met",
-}));
+const goalRows = goals.map((g) => ({ goal: g.goal, figure: g.figure, status: g.status }));
 console.table(rows);
 console.table(goalRows);
 const machine = {

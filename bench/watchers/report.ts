@@ -1,12 +1,21 @@
 /**
  * The figures of `npm run bench:watchers`, from its rounds: one summary per cell (transport, W),
  * each figure the mean over the rounds with its 95% interval; the table; and the goals of issue 33,
- * each met only when its whole interval meets it.
+ * each judged on its whole interval (bench/stats: met, not met, or undecided).
  */
 import { round as roundTo, percentile } from "../numbers.js";
+import {
+  judgeAll,
+  judgeExact,
+  judgeInterval,
+  mean,
+  meanInterval,
+  meanRatioInterval,
+  type Goal,
+  type Interval,
+} from "../stats/index.js";
 import type { CellRound, HistoryCount } from "./measure.js";
 import { TRANSPORT_LABEL, type Transport, type WatchersPlan } from "./plan.js";
-import { meanInterval, ratioInterval, type Interval } from "./rounds.js";
 import { groupRequests } from "./server-metrics.js";
 
 /** One cell over its rounds. */
@@ -40,15 +49,11 @@ export interface CellSummary {
   errors: string[];
 }
 
-/** A goal: what it asks, the figure measured, and whether it was met (null: not measured). */
-export interface Goal {
-  goal: string;
-  figure: string;
-  met: boolean | null;
-}
-
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
-const mean = (values: number[]) => (values.length ? sum(values) / values.length : NaN);
+
+/** The mean over the rounds with its interval; no estimate (and nothing decided) when no round gave the figure. */
+const intervalOf = (values: number[]): Interval =>
+  values.length ? meanInterval(values) : { estimate: NaN, low: NaN, high: NaN, rounds: 0, level: 0.95 };
 
 /** Per second of a round's window, per run. */
 const perRunSecond = (count: number, round: CellRound, runs: number) => count / (round.windowMs / 1000) / runs;
@@ -63,14 +68,14 @@ export function summarize(rounds: CellRound[], plan: WatchersPlan, transports: T
       const rate = (key: keyof (typeof groups)[number]) =>
         roundTo(mean(cell.map((r, i) => perRunSecond(groups[i]![key], r, plan.runs))), 1);
       const each = (values: (r: CellRound) => number[], p: number) =>
-        meanInterval(cell.map((r) => percentile(values(r), p)).filter(Number.isFinite));
+        intervalOf(cell.map((r) => percentile(values(r), p)).filter(Number.isFinite));
       return [
         {
           transport,
           watchersPerRun,
           watchers: plan.runs * watchersPerRun,
           rounds: cell.length,
-          requestsPerSecondPerRun: meanInterval(cell.map((r, i) => perRunSecond(groups[i]!.total, r, plan.runs))),
+          requestsPerSecondPerRun: intervalOf(cell.map((r, i) => perRunSecond(groups[i]!.total, r, plan.runs))),
           describesPerSecondPerRun: rate("describes"),
           queriesPerSecondPerRun: rate("queries"),
           historyReadsPerSecondPerRun: rate("historyReads"),
@@ -102,9 +107,9 @@ export function summarize(rounds: CellRound[], plan: WatchersPlan, transports: T
 
 /** `value [low–high]`, rounded. */
 export function formatInterval(interval: Interval, digits = 0): string {
-  if (!Number.isFinite(interval.value)) return "n/a";
+  if (!Number.isFinite(interval.estimate)) return "n/a";
   const r = (n: number) => roundTo(n, digits).toLocaleString("en-US");
-  return `${r(interval.value)} [${r(interval.low)}–${r(interval.high)}]`;
+  return `${r(interval.estimate)} [${r(interval.low)}–${r(interval.high)}]`;
 }
 
 type Row = Record<string, string | number>;
@@ -160,11 +165,14 @@ export function watchersGoals(
   const ratioGoal = (transport: Transport): Goal => {
     const [at10, at1] = [rates(transport, 10), rates(transport, 1)];
     const measured = at10.length > 0 && at10.length === at1.length;
-    const ratio = measured ? ratioInterval(at10, at1) : undefined;
+    const goal = `${TRANSPORT_LABEL[transport]}: Temporal requests/s per run at W = 10 ≤ ${GOALS.requestsRatio}× those at W = 1`;
+    if (!measured) return { goal, figure: "not measured", status: "not measured" };
+    const ratio = meanRatioInterval(at10, at1);
     return {
-      goal: `${TRANSPORT_LABEL[transport]}: Temporal requests/s per run at W = 10 ≤ ${GOALS.requestsRatio}× those at W = 1`,
-      figure: ratio ? `${formatInterval(ratio, 2)}×` : "not measured",
-      met: ratio ? ratio.high <= GOALS.requestsRatio : null,
+      goal,
+      figure: `${formatInterval(ratio, 2)}×`,
+      status: judgeInterval(ratio, { atMost: GOALS.requestsRatio }),
+      interval: ratio,
     };
   };
   const thousand = summaries.find((s) => s.transport === "redis" && s.watchers >= GOALS.watchers);
@@ -176,7 +184,7 @@ export function watchersGoals(
   const baseline = mean(unstreamed.map((h) => h.normalized));
   const added = summaries.map((s) => ({
     s,
-    added: meanInterval(
+    added: intervalOf(
       rounds
         .filter((r) => r.transport === s.transport && r.watchersPerRun === s.watchersPerRun)
         .map((r) => mean(r.histories.map((h) => h.normalized)) - baseline),
@@ -190,12 +198,16 @@ export function watchersGoals(
     {
       goal: `Redis: first delta p50 ≤ ${GOALS.firstDeltaP50Ms} ms at ${GOALS.watchers.toLocaleString("en-US")} watchers`,
       figure: thousand ? `${formatInterval(thousand.firstDeltaP50Ms)} ms` : notAtThousand,
-      met: thousand ? thousand.firstDeltaP50Ms.high <= GOALS.firstDeltaP50Ms : null,
+      status: thousand ? judgeInterval(thousand.firstDeltaP50Ms, { atMost: GOALS.firstDeltaP50Ms }) : "not measured",
+      ...(thousand ? { interval: thousand.firstDeltaP50Ms } : {}),
     },
     {
       goal: `Redis: last-delta lag p95 ≤ ${GOALS.lastDeltaLagP95Ms} ms at ${GOALS.watchers.toLocaleString("en-US")} watchers`,
       figure: thousand ? `${formatInterval(thousand.lastDeltaLagP95Ms)} ms` : notAtThousand,
-      met: thousand ? thousand.lastDeltaLagP95Ms.high <= GOALS.lastDeltaLagP95Ms : null,
+      status: thousand
+        ? judgeInterval(thousand.lastDeltaLagP95Ms, { atMost: GOALS.lastDeltaLagP95Ms })
+        : "not measured",
+      ...(thousand ? { interval: thousand.lastDeltaLagP95Ms } : {}),
     },
     {
       goal: "0 added history events per streamed trip (streamed and watched vs the same answer unstreamed, each workflow task as 3 events), every transport and W",
@@ -204,14 +216,19 @@ export function watchersGoals(
             .map(({ s, added }) => `${s.transport} W=${s.watchersPerRun} ${formatInterval(added, 2)}`)
             .join(", ")}`
         : "not measured",
-      met: unstreamed.length && added.length ? added.every(({ added }) => added.high <= 0) : null,
+      status: unstreamed.length
+        ? judgeAll(
+            added.map(({ added }) => added),
+            { atMost: 0 },
+          )
+        : "not measured",
     },
     {
       goal: "every watcher reads the whole answer and run.finished (every transport and W)",
       figure: summaries
         .map((s) => `${s.transport} W=${s.watchersPerRun}: ${s.unfinished} unfinished, ${s.wrongText} wrong`)
         .join("; "),
-      met: summaries.length ? summaries.every((s) => s.unfinished === 0 && s.wrongText === 0) : null,
+      status: judgeExact(summaries.length ? summaries.every((s) => s.unfinished === 0 && s.wrongText === 0) : null),
     },
   ];
 }
