@@ -105,7 +105,7 @@ export function summarize(rounds: CellRound[], plan: WatchersPlan, transports: T
   );
 }
 
-/** `value [low–high]`, rounded. */
+/** `estimate [low–high]`, rounded ("n/a" for no estimate). */
 export function formatInterval(interval: Interval, digits = 0): string {
   if (!Number.isFinite(interval.estimate)) return "n/a";
   const r = (n: number) => roundTo(n, digits).toLocaleString("en-US");
