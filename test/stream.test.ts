@@ -13,11 +13,8 @@ afterAll(() => harness.close());
 const LONG = "Lunges work the same muscles as squats with less load on the knees. I will swap them.";
 
 /** Collects a stream's events until it ends. */
-async function collect(
-  stream: AsyncIterable<StreamedRunEvent>,
-  until?: (e: StreamedRunEvent) => boolean,
-): Promise<StreamedRunEvent[]> {
-  const events: StreamedRunEvent[] = [];
+async function collect<T = StreamedRunEvent>(stream: AsyncIterable<T>, until?: (e: T) => boolean): Promise<T[]> {
+  const events: T[] = [];
   for await (const event of stream) {
     events.push(event);
     if (until?.(event)) break;
@@ -114,6 +111,41 @@ describe("agent.stream", () => {
     ]);
     await model.close();
   });
+
+  it("a closed run whose last durable events cannot be read (no worker) still gives its watchers the final answer's text, once", async () => {
+    const model = await startScriptedModel([
+      { text: LONG, toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] },
+      "Done: lunges are in.",
+    ]);
+    const agent = ai.agent({
+      name: "stream-closed-no-tail",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      tools: [updatePlanTool()],
+    });
+    // The streamed run finishes on one worker, which then stops: no worker answers the closed run's query.
+    const handle = await withWorker(harness, [agent], async ({ taskQueue }) => {
+      const handle = await agent.start("Swap squats for lunges", {
+        client: harness.client,
+        taskQueue,
+        streamText: true,
+      });
+      await handle.result();
+      return handle;
+    });
+    // The reader gives up on the closed run's last events, and its watchers end with the result.
+    const [events, text] = await Promise.all([
+      collect(handle.stream({ subAgents: false })),
+      collect(handle.stream({ subAgents: false }).textStream()),
+    ]);
+    const finished = events.at(-1) as Extract<StreamedRunEvent, { type: "run.finished" }>;
+    expect(finished.type).toBe("run.finished");
+    expect(finished.result.trips).toBe(2);
+    // Only the final answer's text is in the result: it comes whole, as that trip's deltas, before run.finished.
+    expect(events.slice(0, -1).every((e) => e.type === "text.delta" && e.trip === 2)).toBe(true);
+    expect(textOf(events, 2)).toBe("Done: lunges are in.");
+    expect(text.join("")).toBe("Done: lunges are in.");
+    await model.close();
+  }, 120_000); // the server holds each unanswered query about 30 s, and the reader asks for 30 s: about a minute
 
   it("a reconnect mid-run from the last offset misses nothing and repeats nothing", async () => {
     let release!: () => void;

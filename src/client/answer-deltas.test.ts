@@ -53,4 +53,45 @@ describe("AnswerDeltas", () => {
     expect(deltas.fromPartial({ trip: 1, attempt: 1, from: 10, text: "klmnop" })).toEqual([]);
     expect(texts(deltas.beforeDurable(answered(1, "abcdefghijklmnopq")))).toBe("abcdefghijklmnopq");
   });
+
+  describe("beforeResult (a closed run whose last durable events could not be read)", () => {
+    const result = (trips: number, reply: string) => ({ trips, reply });
+
+    it("after part of the final answer was shown, sends only the rest, as that attempt's", () => {
+      const deltas = new AnswerDeltas();
+      deltas.beforeDurable({ type: "trip.started", trip: 2 });
+      expect(texts(deltas.fromPartial({ trip: 2, attempt: 1, from: 0, text: "Lun" }))).toBe("Lun");
+      expect(deltas.beforeResult(result(2, "Lunges it is."))).toEqual([
+        { type: "text.delta", trip: 2, attempt: 1, text: "ges it is." },
+      ]);
+    });
+
+    it("with none of it shown, sends all of it; of a retried attempt once its trip.retry was seen", () => {
+      expect(new AnswerDeltas().beforeResult(result(1, "Lunges it is."))).toEqual([
+        { type: "text.delta", trip: 1, attempt: 1, text: "Lunges it is." },
+      ]);
+      const retried = new AnswerDeltas();
+      retried.beforeDurable({ type: "trip.started", trip: 1 });
+      retried.fromPartial({ trip: 1, attempt: 1, from: 0, text: "This fir" });
+      retried.beforeDurable({ type: "trip.retry", trip: 1, attempt: 2 });
+      expect(retried.beforeResult(result(1, "The second."))).toEqual([
+        { type: "text.delta", trip: 1, attempt: 2, text: "The second." },
+      ]);
+    });
+
+    it("sends nothing when the answer is already whole: heartbeats showed all of it, or its model.answered was seen", () => {
+      const shown = new AnswerDeltas();
+      shown.beforeDurable({ type: "trip.started", trip: 1 });
+      expect(texts(shown.fromPartial({ trip: 1, attempt: 1, from: 0, text: "Lunges it is." }))).toBe("Lunges it is.");
+      expect(shown.beforeResult(result(1, "Lunges it is."))).toEqual([]);
+      const answered1 = new AnswerDeltas();
+      answered1.beforeDurable({ type: "trip.started", trip: 1 });
+      expect(texts(answered1.beforeDurable(answered(1, "Lunges it is.")))).toBe("Lunges it is.");
+      expect(answered1.beforeResult(result(1, "Lunges it is."))).toEqual([]);
+    });
+
+    it("sends nothing for a run that stopped before any answer", () => {
+      expect(new AnswerDeltas().beforeResult(result(0, ""))).toEqual([]);
+    });
+  });
 });

@@ -8,6 +8,7 @@ import type { LoadedDataConverter } from "@temporalio/common";
 import type { WorkflowExecutionDescription } from "@temporalio/client";
 import { ACTIVITY } from "../core/constants.js";
 import type { PartialAnswer, RunEvent } from "../core/run-events.js";
+import type { RunResult } from "../core/types.js";
 import { loadPayloadDecoding } from "./temporal-sdk.js";
 
 type TextDelta = Extract<RunEvent, { type: "text.delta" }>;
@@ -103,13 +104,31 @@ export class AnswerDeltas {
       return [];
     }
     if (event.type !== "model.answered") return [];
+    return this.#restOf(event.trip, event.text ?? "");
+  }
+
+  /**
+   * The deltas to send before a run's result when its last durable events could not be read (no
+   * worker to answer the query): the rest of the final answer, the result's `reply` of trip
+   * `trips`, as its `model.answered` would have sent it. Only the final trip's text can be
+   * recovered: the result does not carry earlier answers' text apart, so an earlier answer whose
+   * `model.answered` this subscriber missed stays short.
+   */
+  beforeResult(result: Pick<RunResult, "reply" | "trips">): TextDelta[] {
+    const trip = result.trips;
+    if (trip < 1 || trip < this.#trip || (trip === this.#trip && this.#answered)) return []; // its text came whole
+    this.#trip = trip;
+    return this.#restOf(trip, result.reply);
+  }
+
+  /** The rest of trip `trip`'s answer `text`, past what this subscriber was shown of its latest attempt. */
+  #restOf(trip: number, text: string): TextDelta[] {
     this.#answered = true;
-    const text = event.text ?? "";
-    const latest = this.#retried.get(event.trip) ?? 1;
-    const shown = this.#shown?.trip === event.trip && this.#shown.attempt >= latest ? this.#shown : undefined;
+    const latest = this.#retried.get(trip) ?? 1;
+    const shown = this.#shown?.trip === trip && this.#shown.attempt >= latest ? this.#shown : undefined;
     const attempt = shown?.attempt ?? latest;
     const sent = shown && text.length >= shown.length ? shown.length : 0;
     this.#shown = undefined;
-    return text.length > sent ? [{ type: "text.delta", trip: event.trip, attempt, text: text.slice(sent) }] : [];
+    return text.length > sent ? [{ type: "text.delta", trip, attempt, text: text.slice(sent) }] : [];
   }
 }

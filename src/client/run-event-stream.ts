@@ -98,7 +98,10 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
         const item = caughtUp.shift() ?? (await watch.queue.take());
         if (item.type === "failed") throw item.error;
         if (item.type === "closed") {
-          yield { type: "run.finished", result: await this.result(), offset: next };
+          // The last durable events could not be read: the final answer's text comes from the result.
+          const result = await this.result();
+          for (const delta of deltas.beforeResult(result)) yield { ...delta, offset: next - 1 };
+          yield { type: "run.finished", result, offset: next };
           return;
         }
         if (item.type === "partial") {
