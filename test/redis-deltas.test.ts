@@ -11,7 +11,14 @@ import { fileURLToPath } from "node:url";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, encryptedDataConverter, type DeltaLogger, type StreamedRunEvent } from "../src/index.js";
+import type { Client } from "@temporalio/client";
+import {
+  ai,
+  encryptedDataConverter,
+  type AgentWorkerOptions,
+  type DeltaLogger,
+  type StreamedRunEvent,
+} from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { freePort } from "../src/testing/port-check.js";
 import { keyring, newKey } from "./support/codec-helpers.js";
@@ -99,6 +106,28 @@ async function collect(
     onEvent(event, events);
   }
   return events;
+}
+
+/** Starts a streamed run of `agent` on a worker with `workerOptions`, and reads its stream to the end through `client` (`collect`). */
+function streamOneRun(
+  agent: ReturnType<typeof planAgent>,
+  client: Client,
+  workerOptions: Partial<AgentWorkerOptions>,
+  onEvent: (event: StreamedRunEvent, seen: StreamedRunEvent[]) => void,
+): Promise<StreamedRunEvent[]> {
+  return withWorker(
+    harness,
+    [agent],
+    async ({ taskQueue }) => {
+      const handle = await agent.start("Swap squats for lunges", {
+        client: harness.client,
+        taskQueue,
+        streamText: true,
+      });
+      return collect((await ai.getRun(handle.workflowId, { client })).stream(), onEvent);
+    },
+    workerOptions,
+  );
 }
 
 /** What a watcher saw: its text of each trip, and its durable events' offsets. */
@@ -243,20 +272,11 @@ describe("deltas through Redis", () => {
     const attached = deferred();
     const model = await pacedModel(attached.promise);
     const agent = planAgent(model.baseURL, "redis-encrypted");
-    const events = await withWorker(
-      harness,
-      [agent],
-      async ({ taskQueue }) => {
-        const handle = await agent.start("Swap squats for lunges", {
-          client: harness.client,
-          taskQueue,
-          streamText: true,
-        });
-        return collect((await ai.getRun(handle.workflowId, { client: counted.client })).stream(), () =>
-          attached.resolve(),
-        );
-      },
+    const events = await streamOneRun(
+      agent,
+      counted.client,
       { deltas: ai.deltas.redis({ url: redis.url }), dataConverter },
+      () => attached.resolve(),
     );
     await model.close();
     expectWhole(events);
@@ -274,20 +294,8 @@ describe("deltas through Redis", () => {
     const attached = deferred();
     const model = await pacedModel(attached.promise, { first: { text: FIRST, cutAfterChunks: 10, cutBy: "close" } });
     const agent = planAgent(model.baseURL, "redis-retry");
-    const events = await withWorker(
-      harness,
-      [agent],
-      async ({ taskQueue }) => {
-        const handle = await agent.start("Swap squats for lunges", {
-          client: harness.client,
-          taskQueue,
-          streamText: true,
-        });
-        return collect((await ai.getRun(handle.workflowId, { client: counted.client })).stream(), () =>
-          attached.resolve(),
-        );
-      },
-      { deltas: ai.deltas.redis({ url: redis.url }) },
+    const events = await streamOneRun(agent, counted.client, { deltas: ai.deltas.redis({ url: redis.url }) }, () =>
+      attached.resolve(),
     );
     await model.close();
     const retry = events.findIndex((e) => e.type === "trip.retry");
@@ -369,25 +377,18 @@ describe("Redis faults: no durable event lost, no two attempts' text mixed", () 
     });
     const agent = planAgent(model.baseURL, "redis-restarted");
     let restarting: Promise<void> | undefined;
-    const events = await withWorker(
-      harness,
-      [agent],
-      async ({ taskQueue }) => {
-        const handle = await agent.start("Swap squats for lunges", {
-          client: harness.client,
-          taskQueue,
-          streamText: true,
-        });
-        return collect((await ai.getRun(handle.workflowId, { client: counted.client })).stream(), (event) => {
-          attached.resolve();
-          if (event.type === "text.delta" && !restarting)
-            restarting = redis.restart().then(async () => {
-              await logger.back; // the watching process is subscribed again
-              restarted.resolve();
-            });
-        });
-      },
+    const events = await streamOneRun(
+      agent,
+      counted.client,
       { deltas: ai.deltas.redis({ url: redis.url }) },
+      (event) => {
+        attached.resolve();
+        if (event.type === "text.delta" && !restarting)
+          restarting = redis.restart().then(async () => {
+            await logger.back; // the watching process is subscribed again
+            restarted.resolve();
+          });
+      },
     );
     await model.close();
     expectWhole(events);
@@ -409,25 +410,18 @@ describe("Redis faults: no durable event lost, no two attempts' text mixed", () 
     const model = await pacedModel(attached.promise, { chunksPerSecond: 8 });
     const agent = planAgent(model.baseURL, "redis-paused");
     let paused: Promise<void> | undefined;
-    const events = await withWorker(
-      harness,
-      [agent],
-      async ({ taskQueue }) => {
-        const handle = await agent.start("Swap squats for lunges", {
-          client: harness.client,
-          taskQueue,
-          streamText: true,
-        });
-        return collect((await ai.getRun(handle.workflowId, { client: counted.client })).stream(), (event) => {
-          attached.resolve();
-          if (event.type === "text.delta" && !paused) {
-            redis.pause();
-            // The first describe() is the fallback: resume Redis then.
-            paused = counted.counts.nextStart(DESCRIBE).then(() => redis.resume());
-          }
-        });
-      },
+    const events = await streamOneRun(
+      agent,
+      counted.client,
       { deltas: ai.deltas.redis({ url: redis.url }) },
+      (event) => {
+        attached.resolve();
+        if (event.type === "text.delta" && !paused) {
+          redis.pause();
+          // The first describe() is the fallback: resume Redis then.
+          paused = counted.counts.nextStart(DESCRIBE).then(() => redis.resume());
+        }
+      },
     );
     await paused;
     await model.close();
@@ -447,20 +441,8 @@ describe("Redis faults: no durable event lost, no two attempts' text mixed", () 
     const attached = deferred();
     const model = await pacedModel(attached.promise);
     const agent = planAgent(model.baseURL, "redis-never");
-    const events = await withWorker(
-      harness,
-      [agent],
-      async ({ taskQueue }) => {
-        const handle = await agent.start("Swap squats for lunges", {
-          client: harness.client,
-          taskQueue,
-          streamText: true,
-        });
-        return collect((await ai.getRun(handle.workflowId, { client: counted.client })).stream(), () =>
-          attached.resolve(),
-        );
-      },
-      { deltas: ai.deltas.redis({ url }) },
+    const events = await streamOneRun(agent, counted.client, { deltas: ai.deltas.redis({ url }) }, () =>
+      attached.resolve(),
     );
     await model.close();
     expectWhole(events);
