@@ -11,8 +11,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { lineChild } from "./line-child.js";
 import { MODEL_ID, TOOL_DESCRIPTION, TOOL_NAME } from "./scenario.js";
 
 const DIR = fileURLToPath(new URL("./peer-workflow-agent/", import.meta.url));
@@ -84,29 +84,11 @@ export async function startWorkflowAgentApp(node: string) {
     env: { ...process.env, WORKFLOW_LOCAL_DATA_DIR: dataDir, WORKFLOW_TARGET_WORLD: "local" },
     stdio: ["pipe", "pipe", "inherit"],
   });
-  const lines = createInterface({ input: child.stdout! });
-  const next = (prefix: string) =>
-    new Promise<string>((resolve, reject) => {
-      const onLine = (line: string) => {
-        if (!line.startsWith(prefix)) return;
-        lines.off("line", onLine);
-        resolve(line);
-      };
-      lines.on("line", onLine);
-      child.once("exit", (code) => reject(new Error(`the WorkflowAgent app server exited (${code})`)));
-    });
+  const { next, exited, cpuMs } = lineChild(child, "the WorkflowAgent app server");
   const port = Number((await next("ready ")).slice(6));
-  const exited = new Promise<never>((_resolve, reject) =>
-    child.once("exit", (code) => reject(new Error(`the WorkflowAgent app server exited (${code})`))),
-  );
-  exited.catch(() => undefined);
   return {
     exited,
-    async cpuMs() {
-      const answer = next("cpu ");
-      child.stdin!.write("cpu\n");
-      return Number((await answer).slice(4));
-    },
+    cpuMs,
     /** Starts a run of `trips` model calls against the model at `baseURL` and reads its stream to the end. */
     async run(prompt: string, baseURL: string): Promise<WorkflowAgentRun> {
       const response = await fetch(`http://127.0.0.1:${port}/run`, {

@@ -13,7 +13,6 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:net";
-import { createInterface } from "node:readline";
 import type { Client, WorkflowHandle } from "@temporalio/client";
 import { WorkflowStreamClient } from "@temporalio/workflow-streams/client";
 import { ai } from "../src/index.js";
@@ -27,6 +26,7 @@ import {
   streamScript,
 } from "./streaming-scenario.js";
 import { inputFor } from "./scenario.js";
+import { lineChild } from "./line-child.js";
 import { prepareWorkflowAgentPeer, startWorkflowAgentApp, WorkflowAgentInstallError } from "./peer-workflow-agent.js";
 
 /** A streaming subject: a library's streaming mode, or ours with other settings (a candidate). */
@@ -150,32 +150,12 @@ export async function startWorker(
       stdio: ["pipe", "pipe", "inherit"],
     },
   );
-  const lines = createInterface({ input: child.stdout! });
-  const next = (prefix: string) =>
-    new Promise<string>((resolve, reject) => {
-      const onExit = (code: number | null) => reject(new Error(`streaming worker exited (${code})`));
-      const onLine = (line: string) => {
-        if (!line.startsWith(prefix)) return;
-        lines.off("line", onLine);
-        child.off("exit", onExit);
-        resolve(line);
-      };
-      lines.on("line", onLine);
-      child.once("exit", onExit);
-    });
+  const { next, exited, cpuMs } = lineChild(child, `the ${subject.library} worker`);
   await next("ready");
-  const exited = new Promise<never>((_resolve, reject) =>
-    child.once("exit", (code) => reject(new Error(`the ${subject.library} worker exited (${code})`))),
-  );
-  exited.catch(() => undefined);
   return {
     /** Rejects if the worker dies (a peer's worker has crashed under load): race a run against it. */
     exited,
-    async cpuMs() {
-      const answer = next("cpu ");
-      child.stdin!.write("cpu\n");
-      return Number((await answer).slice(4));
-    },
+    cpuMs,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const stopped = new Promise((resolve) => child.once("exit", resolve));
