@@ -172,6 +172,19 @@ describe("the tarball", () => {
     expect(unwanted).toEqual([]);
   });
 
+  it("stays within issue 34's budget: at most 1.5 times the 494 kB it packed before the studio", () => {
+    // JS source maps map stack traces to src/ lines without inlining the sources (they were
+    // two thirds of the package); no declaration maps, since src/ is not shipped.
+    expect(tarball.files.filter((file) => file.endsWith(".d.ts.map"))).toEqual([]);
+    const map = JSON.parse(readFileSync(join(app, "node_modules/durable-agent/dist/index.js.map"), "utf8")) as {
+      sources: string[];
+      sourcesContent?: unknown;
+    };
+    expect(map.sources).toEqual(["../src/index.ts"]);
+    expect(map.sourcesContent).toBeUndefined();
+    expect(tarball.size).toBeLessThanOrEqual(1.5 * 494 * 1000);
+  });
+
   it("resolves from the fresh project itself, not from this repository", async () => {
     const { stdout } = await run(
       process.execPath,
