@@ -434,19 +434,30 @@ describe("replay", () => {
     expect(await replay(histories)).toEqual([]);
   });
 
-  it("the search-attributes-cost-backstop fixture holds the cost and backstop upserts, behind their patch markers", () => {
-    const text = readFileSync(new URL("search-attributes-cost-backstop.json", FIXTURES), "utf8");
-    const decoded = decodedHistory(historyFromJSON(JSON.parse(text)));
-    for (const patch of ["durable-agent.cost-search-attribute", "durable-agent.backstop-search-attribute"])
-      expect(decoded).toContain(patch);
-    const upserts = (JSON.parse(text) as { events: Array<Record<string, unknown>> }).events.flatMap((event) => {
-      const fields = (
-        event.upsertWorkflowSearchAttributesEventAttributes as { searchAttributes?: { indexedFields?: object } }
-      )?.searchAttributes?.indexedFields;
-      return fields ? [Object.keys(fields).sort().join(",")] : [];
-    });
-    expect(upserts.filter((keys) => keys === "DurableAgentBackstopRan")).toHaveLength(1);
-    expect(upserts.filter((keys) => keys === "DurableAgentCostUsd,DurableAgentTokens")).toHaveLength(2);
+  it("search-attributes-cost-backstop: recorded before the cost and backstop attributes, none of their upserts; after, each behind its patch marker", () => {
+    const read = (file: string) => {
+      const json = JSON.parse(readFileSync(new URL(file, FIXTURES), "utf8")) as {
+        events: Array<{
+          upsertWorkflowSearchAttributesEventAttributes?: { searchAttributes?: { indexedFields?: object } };
+        }>;
+      };
+      const upserts = json.events.flatMap((event) => {
+        const fields = event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
+        return fields ? [Object.keys(fields).sort().join(",")] : [];
+      });
+      return { decoded: decodedHistory(historyFromJSON(json)), upserts };
+    };
+    const patches = ["durable-agent.cost-search-attribute", "durable-agent.backstop-search-attribute"];
+    // A run in flight from before: its backstops ran and its model was priced, yet it upserted neither (it replays: see above).
+    const before = read("search-attributes-cost-backstop.json");
+    for (const patch of patches) expect(before.decoded).not.toContain(patch);
+    expect(before.decoded).toMatch(/"name":\s*"backstop\.run"/);
+    expect(before.upserts.filter((keys) => keys === "DurableAgentTokens")).toHaveLength(2);
+    expect(before.upserts.some((keys) => /CostUsd|BackstopRan/.test(keys))).toBe(false);
+    const after = read("search-attributes-cost-backstop.cost-backstop-attributes.json");
+    for (const patch of patches) expect(after.decoded).toContain(patch);
+    expect(after.upserts.filter((keys) => keys === "DurableAgentBackstopRan")).toHaveLength(1);
+    expect(after.upserts.filter((keys) => keys === "DurableAgentCostUsd,DurableAgentTokens")).toHaveLength(2);
   });
 
   it("a determinism break is caught: a history replayed against a changed workflow fails", async () => {
