@@ -32,8 +32,11 @@ export { bundleTelemetryWorkflows } from "./telemetry/telemetry-workflow-bundle.
 export interface AgentWorkerOptions {
   /**
    * Set the search attributes DurableAgentName, DurableAgentStopReason, DurableAgentTrips,
-   * DurableAgentReprompts, DurableAgentRefusals, DurableAgentTokens and DurableAgentVersion on every run (and DurableAgentForkedFrom on forks), to filter runs in the UI. They
-   * must be registered on the server first (the dev server helper does; see docs/operating-runs.md). Default off.
+   * DurableAgentReprompts, DurableAgentRefusals, DurableAgentTokens and DurableAgentVersion on
+   * every run, DurableAgentCostUsd when the model has pricing, DurableAgentBackstopRan once a
+   * backstop runs, and DurableAgentForkedFrom on forks, to filter runs in the UI and the studio.
+   * They must be registered on the server first (the dev server helper does; see
+   * docs/operating-runs.md). Default off.
    */
   searchAttributes?: boolean;
   /** The agents this worker serves; names must be unique. Their sub-agents (`asTool`) and handoff targets are served too, without being listed. */

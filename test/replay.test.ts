@@ -14,13 +14,14 @@ import {
   type Agent,
   type AgentOptions,
   type Backstop,
+  type ModelPricing,
   type RunInput,
   type RunOptions,
   type RunResult,
 } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
-import { committedFixtures, toolExecuteShapes } from "./support/history-helpers.js";
+import { committedFixtures, decodedHistory, toolExecuteShapes } from "./support/history-helpers.js";
 import { startHttpMcpServer } from "./fixtures/mcp/http-server.js";
 import { ask, byAgent, testAgent, usageByAgent } from "./support/subagent-helpers.js";
 import type { Message, RunHandle } from "../src/index.js";
@@ -87,6 +88,8 @@ const scenarios: Record<
     options?: Partial<AgentOptions>;
     searchAttributes?: boolean;
     run?: RunOptions;
+    /** The model's prices (each call's usage then has a cost). */
+    pricing?: ModelPricing;
   }
 > = {
   "answer-only": { script: ["Hello there."] },
@@ -189,15 +192,26 @@ const scenarios: Record<
     options: { budget: { maxTokens: 25 } },
     searchAttributes: true,
   },
+  // DurableAgentCostUsd with DurableAgentTokens after each priced model call, and DurableAgentBackstopRan (both patched) once the first backstop runs.
+  "search-attributes-cost-backstop": {
+    script: [
+      { text: "Audit me.", ...usage(8, 2) },
+      { text: "Audited.", ...usage(12, 3) },
+    ],
+    input: "I hurt my knee, swap squats",
+    options: { backstops },
+    pricing: { inputPerMillion: 2, outputPerMillion: 8 },
+    searchAttributes: true,
+  },
 };
 
 async function record(name: string): Promise<{ history: unknown; result: RunResult }> {
-  const { script, maxTrips, input = "Swap squats", options, searchAttributes, run } = scenarios[name]!;
+  const { script, maxTrips, input = "Swap squats", options, searchAttributes, run, pricing } = scenarios[name]!;
   const model = await startScriptedModel(script);
   try {
     const agent: Agent = ai.agent({
       name: "replay-coach",
-      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      model: ai.openai("gpt-test", { baseURL: model.baseURL, ...(pricing ? { pricing } : {}) }),
       tools: [updatePlan, crashy],
       maxTrips,
       ...options,
@@ -418,6 +432,32 @@ describe("replay", () => {
     const histories = committedFixtures();
     expect(histories.length).toBeGreaterThanOrEqual(Object.keys(scenarios).length);
     expect(await replay(histories)).toEqual([]);
+  });
+
+  it("search-attributes-cost-backstop: recorded before the cost and backstop attributes, none of their upserts; after, each behind its patch marker", () => {
+    const read = (file: string) => {
+      const json = JSON.parse(readFileSync(new URL(file, FIXTURES), "utf8")) as {
+        events: Array<{
+          upsertWorkflowSearchAttributesEventAttributes?: { searchAttributes?: { indexedFields?: object } };
+        }>;
+      };
+      const upserts = json.events.flatMap((event) => {
+        const fields = event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
+        return fields ? [Object.keys(fields).sort().join(",")] : [];
+      });
+      return { decoded: decodedHistory(historyFromJSON(json)), upserts };
+    };
+    const patches = ["durable-agent.cost-search-attribute", "durable-agent.backstop-search-attribute"];
+    // A run in flight from before: its backstops ran and its model was priced, yet it upserted neither (it replays: see above).
+    const before = read("search-attributes-cost-backstop.json");
+    for (const patch of patches) expect(before.decoded).not.toContain(patch);
+    expect(before.decoded).toMatch(/"name":\s*"backstop\.run"/);
+    expect(before.upserts.filter((keys) => keys === "DurableAgentTokens")).toHaveLength(2);
+    expect(before.upserts.some((keys) => /CostUsd|BackstopRan/.test(keys))).toBe(false);
+    const after = read("search-attributes-cost-backstop.cost-backstop-attributes.json");
+    for (const patch of patches) expect(after.decoded).toContain(patch);
+    expect(after.upserts.filter((keys) => keys === "DurableAgentBackstopRan")).toHaveLength(1);
+    expect(after.upserts.filter((keys) => keys === "DurableAgentCostUsd,DurableAgentTokens")).toHaveLength(2);
   });
 
   it("a determinism break is caught: a history replayed against a changed workflow fails", async () => {

@@ -190,7 +190,7 @@ async function openRuns(more: Record<string, string> = {}): Promise<void> {
 // ---- the checks ------------------------------------------------------------------------------
 
 describe("the studio in Chromium", () => {
-  it("1. runs: filtered to the runs where actWhenAsked fired, each row with its tokens, a page at a time", async () => {
+  it("1. runs: filtered to the runs where actWhenAsked fired, each row with its tokens and cost, a page at a time", async () => {
     await openRuns();
     await page.getByTestId("filter-fired").selectOption("reprompted");
     await page.getByTestId("apply-filters").click();
@@ -202,6 +202,8 @@ describe("the studio in Chromium", () => {
     expect(await first.getByTestId("fired").textContent()).toContain("re-prompted");
     // three trips of 1,500 tokens
     expect(await first.getByTestId("tokens").textContent()).toBe("4,500");
+    // and their cost: 3,600 tokens in at $2.50 and 900 out at $10 per million
+    expect(await first.getByTestId("cost").textContent()).toBe("$0.0180");
     await shot("runs");
     // one page at a time, by the server's page tokens
     await openRuns({ fired: "reprompted", pageSize: "2" });
@@ -214,6 +216,11 @@ describe("the studio in Chromium", () => {
     expect(await page.getByTestId("next-page").isDisabled()).toBe(true);
     await page.getByTestId("prev-page").click();
     await poll(ids).toEqual(firstPage);
+    // no agent here has a backstop: "backstop ran" matches none of them
+    await page.getByTestId("filter-fired").selectOption("backstopRan");
+    await page.getByTestId("apply-filters").click();
+    await page.getByTestId("no-runs").waitFor();
+    expect(page.url()).toContain("fired=backstopRan");
     await openRuns({ fired: "reprompted" });
     await poll(() => rows().count()).toBe(3);
   });

@@ -1,7 +1,8 @@
 /**
  * Issue 34, the studio's server: its JSON API over real runs on the suite's dev server, with a
  * real worker and the scripted model, asked over real HTTP. The token (401, Bearer, the cookie),
- * a non-loopback host without one, the runs list filtered to runs where actWhenAsked fired, a run
+ * a non-loopback host without one, the runs list filtered to runs where actWhenAsked fired (and
+ * to runs whose backstop ran), each row's cost, a run
  * as a conversation with its re-prompt on its trip, an approval as `as` (and the worker's
  * canDecide refusing another name), a fork at trip 2 onto another agent, a dataset of 5 runs, an
  * eval with its progress and report, two reports compared, and an encrypted run read with and
@@ -34,7 +35,7 @@ import {
   type ScriptedTurn,
 } from "../src/testing/index.js";
 import { keyring, newKey } from "./support/codec-helpers.js";
-import { connectHarness, taskQueue, testWorker, type Harness } from "./support/harness.js";
+import { connectHarness, taskQueue, testWorker, withWorker, type Harness } from "./support/harness.js";
 
 const TOKEN = "studio-test-token";
 const OFFER = "Want me to swap that?";
@@ -301,6 +302,76 @@ describe("runs and a run as a conversation", () => {
   it("an unknown run is a 404 with the reason", async () => {
     const response = await api(`/api/runs/no-such-run-${suffix}`);
     expect(response.status).toBe(404);
+  });
+});
+
+describe("cost and backstops in the runs list", () => {
+  const priced = `studio-priced-${suffix}`;
+  let guarded: string;
+  let unguarded: string;
+  let costs: Map<string, number | undefined>;
+
+  beforeAll(async () => {
+    // Its own model (one that reports usage), priced, and its own worker.
+    const reporting = await startScriptedModel(() => ({
+      text: "Noted.",
+      usage: { prompt_tokens: 40, completion_tokens: 10 },
+    }));
+    const agent = ai.agent({
+      name: priced,
+      model: ai.openai("gpt-test", {
+        baseURL: reporting.baseURL,
+        pricing: { inputPerMillion: 3, outputPerMillion: 15 },
+      }),
+      backstops: [
+        {
+          name: "injury-capture",
+          phase: "before",
+          detect: (t) => /hurt/.test(t.input),
+          run: () => ({ prompt: "Acknowledge the injury." }),
+        },
+      ],
+    });
+    try {
+      const results = await withWorker(
+        harness,
+        [agent],
+        ({ taskQueue }) =>
+          Promise.all(
+            ["I hurt my knee", "Plan my week"].map((input) => agent.run(input, { client: harness.client, taskQueue })),
+          ),
+        { searchAttributes: true },
+      );
+      [guarded, unguarded] = results.map((r) => r.workflowId) as [string, string];
+      costs = new Map(results.map((r) => [r.workflowId, r.usage?.costUsd]));
+    } finally {
+      await reporting.close();
+    }
+  });
+
+  it("each row shows the run's cost (its usage.costUsd) beside its tokens", async () => {
+    const page = await runsUntil(`/api/runs?agent=${priced}`, (p) =>
+      [guarded, unguarded].every((id) => p.runs.some((r) => r.workflowId === id && r.stopReason)),
+    );
+    for (const id of [guarded, unguarded]) {
+      const row = page.runs.find((r) => r.workflowId === id)!;
+      expect(costs.get(id)).toBeGreaterThan(0);
+      expect(row.cost).toBe(costs.get(id));
+      expect(row.tokens).toBe(50);
+    }
+    // Runs of an unpriced model have no cost.
+    const unpricedRows = await runsUntil(`/api/runs?agent=${coach.name}`, (p) => p.runs.length > 0);
+    expect(unpricedRows.runs.every((r) => r.cost === undefined)).toBe(true);
+  });
+
+  it("fired=backstopRan lists the run whose backstop ran and not the one without", async () => {
+    const page = await runsUntil(`/api/runs?agent=${priced}&fired=backstopRan`, (p) =>
+      p.runs.some((r) => r.workflowId === guarded),
+    );
+    expect(page.runs.map((r) => r.workflowId)).toEqual([guarded]);
+    expect(page.runs[0]!.fired).toEqual({ reprompted: false, refusalRetried: false, backstopRan: true });
+    const all = await json<RunsResponse>(`/api/runs?agent=${priced}`);
+    expect(all.runs.find((r) => r.workflowId === unguarded)!.fired.backstopRan).toBe(false);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * Issue 13, item 1: token usage. Each model call records the usage its answer reports (asked for
  * with `stream_options.include_usage`); the run's total is in the result, the trace, the stream,
- * the current details and the DurableAgentTokens search attribute; attempts that failed after
+ * the current details and the DurableAgentTokens search attribute (with DurableAgentCostUsd when
+ * the model has pricing, and DurableAgentBackstopRan once a backstop runs); attempts that failed after
  * usage was reported are counted in `failedAttempts`; sessions have it per message and in total.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -146,6 +147,64 @@ describe("usage per model call", () => {
     expect(details).toContain("tokens used: 120 (100 in, 20 out)");
     expect(during).toBe(120);
     expect(after).toBe(255);
+    await model.close();
+  });
+});
+
+describe("the cost and backstop search attributes", () => {
+  it("DurableAgentCostUsd follows the priced run's cost after each model call; DurableAgentBackstopRan is set once a backstop runs", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let reached!: () => void;
+    const secondRequested = new Promise<void>((resolve) => (reached = resolve));
+    const model = await startScriptedModel(async ({ index }) => {
+      if (index === 0)
+        return {
+          toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }],
+          usage: usage(100, 20),
+        };
+      reached();
+      await held;
+      return { text: "Done.", usage: usage(130, 5) };
+    });
+    const priced = ai.agent({
+      name: "usage-priced",
+      model: ai.openai("gpt-test", { baseURL: model.baseURL, pricing: { inputPerMillion: 2, outputPerMillion: 8 } }),
+      tools: [updatePlanTool()],
+      backstops: [{ name: "audit", detect: (t) => t.reply === "Done.", run: () => undefined }],
+    });
+    const plain = ai.agent({ name: "usage-unpriced", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
+    const { during, after, result, unpriced } = await withWorker(
+      harness,
+      [priced, plain],
+      async ({ taskQueue }) => {
+        const handle = await priced.start("Swap squats for lunges", { client: harness.client, taskQueue });
+        await secondRequested;
+        const during = (await handle.workflow.describe()).typedSearchAttributes;
+        release();
+        const result = await handle.result();
+        const after = (await handle.workflow.describe()).typedSearchAttributes;
+        const other = await plain.start("Hi", { client: harness.client, taskQueue });
+        await other.result();
+        return { during, after, result, unpriced: (await other.workflow.describe()).typedSearchAttributes };
+      },
+      { searchAttributes: true },
+    );
+    // 100 in and 20 out at $2 and $8 per million; then 130 in and 5 out.
+    expect(during.get(SEARCH_ATTRIBUTES.costUsd)).toBe(0.00036);
+    expect(during.get(SEARCH_ATTRIBUTES.backstopRan)).toBeUndefined();
+    expect(result.trace.filter((e) => e.type === "backstop").map((e) => e.type === "backstop" && e.outcome)).toEqual([
+      "detected",
+      "ran",
+    ]);
+    expect(result.usage?.costUsd).toBe(0.00066);
+    expect(after.get(SEARCH_ATTRIBUTES.costUsd)).toBe(result.usage?.costUsd);
+    expect(after.get(SEARCH_ATTRIBUTES.tokens)).toBe(255);
+    expect(after.get(SEARCH_ATTRIBUTES.backstopRan)).toBe(true);
+    // Without pricing or a backstop, neither is set (a run that reports no usage has no cost).
+    expect(unpriced.get(SEARCH_ATTRIBUTES.agent)).toBe("usage-unpriced");
+    expect(unpriced.get(SEARCH_ATTRIBUTES.costUsd)).toBeUndefined();
+    expect(unpriced.get(SEARCH_ATTRIBUTES.backstopRan)).toBeUndefined();
     await model.close();
   });
 });

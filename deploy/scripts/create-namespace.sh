@@ -88,5 +88,7 @@ create_search_attribute DurableAgentRefusals Int
 create_search_attribute DurableAgentTokens Double
 create_search_attribute DurableAgentVersion Keyword
 create_search_attribute DurableAgentForkedFrom Keyword
+create_search_attribute DurableAgentCostUsd Double
+create_search_attribute DurableAgentBackstopRan Bool
 
 echo "Namespace '$NAMESPACE' is ready"

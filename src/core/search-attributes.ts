@@ -22,4 +22,15 @@ export const SEARCH_ATTRIBUTES = {
   version: defineSearchAttributeKey("DurableAgentVersion", SearchAttributeType.KEYWORD),
   /** On a fork (`ai.fork`): the workflow id of the recorded run it went on from. */
   forkedFrom: defineSearchAttributeKey("DurableAgentForkedFrom", SearchAttributeType.KEYWORD),
+  /**
+   * The run's `usage.costUsd` so far, updated with DurableAgentTokens after each model call when
+   * the model has `pricing` (absent otherwise). The second of the three custom Double attributes
+   * SQL visibility stores allow per namespace (DurableAgentTokens is the first).
+   */
+  costUsd: defineSearchAttributeKey("DurableAgentCostUsd", SearchAttributeType.DOUBLE),
+  /**
+   * True once a backstop of the run has run (absent until then). The first of the three custom
+   * Bool attributes SQL visibility stores allow per namespace.
+   */
+  backstopRan: defineSearchAttributeKey("DurableAgentBackstopRan", SearchAttributeType.BOOL),
 } as const;

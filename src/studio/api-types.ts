@@ -35,11 +35,8 @@ export interface FiredFlags {
   reprompted: boolean;
   /** A refused tool call was retried (DurableAgentRefusals > 0). */
   refusalRetried: boolean;
-  /**
-   * A backstop ran. In a runs-list row: absent, since no search attribute records backstops yet
-   * (a backstop that prompted counts in `reprompted`); a `RunView`'s items show each backstop.
-   */
-  backstopRan?: boolean;
+  /** A backstop ran (DurableAgentBackstopRan, set when the run's first backstop runs). */
+  backstopRan: boolean;
 }
 
 /** The "contract fired" filter's values for `GET /api/runs?fired=`. */
@@ -67,7 +64,7 @@ export interface RunRow {
   trips?: number;
   /** Tokens used so far. */
   tokens?: number;
-  /** Cost in US dollars, when the model has pricing and the run has finished. */
+  /** Cost in US dollars so far (DurableAgentCostUsd, updated after each model call), when the model has pricing. */
   cost?: number;
   /** Which contract steps fired. */
   fired: FiredFlags;

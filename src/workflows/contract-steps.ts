@@ -24,6 +24,7 @@ import { budgetUsedUp, type Budget } from "../core/usage.js";
 import type { ActivityProxies } from "./activity-proxies.js";
 import { local } from "./activity-proxies.js";
 import { defined } from "../core/defined.js";
+import type { RunProgress } from "./run-progress.js";
 
 /** Everything the contract steps work on. */
 export interface ContractContext {
@@ -41,6 +42,8 @@ export interface ContractContext {
   context?: unknown;
   /** In a playback (recorded tools): the recording that tool calls and backstops are answered from. */
   playback?: PlaybackRecording;
+  /** The run's progress, told when a backstop runs (for DurableAgentBackstopRan); set by the trip loop. */
+  progress?: Pick<RunProgress, "backstopRan">;
 }
 
 function turn(ctx: ContractContext, phase: "before" | "after"): BackstopTurn {
@@ -150,6 +153,7 @@ async function runBackstops(
       if (prompt !== undefined) prompts.push({ name, prompt });
       continue;
     }
+    ctx.progress?.backstopRan();
     let result;
     try {
       const { messages, toolCalls, context, ...turnData } = current; // the activity reads these from the run
@@ -181,6 +185,7 @@ async function runBackstops(
 /** In a playback a backstop's `run` is not called: its recorded prompt is used if it ran in the recording, else it is skipped. */
 function replayedBackstop(ctx: ContractContext, name: string, phase: "before" | "after"): string | undefined {
   const recorded = ctx.playback!.backstop(name);
+  if (recorded !== undefined) ctx.progress?.backstopRan(); // its recorded prompt stands in for its run
   const outcome = recorded === undefined ? "skipped" : recorded.prompt ? "prompted" : "ran";
   const detail =
     recorded === undefined

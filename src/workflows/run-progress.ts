@@ -9,6 +9,10 @@ import type { RunUsage } from "../core/usage.js";
 
 /** Marks histories whose runs upsert DurableAgentTokens after each model call. */
 const USAGE_ATTRIBUTE_PATCH = "durable-agent.usage-search-attribute";
+/** Marks histories whose runs upsert DurableAgentCostUsd with DurableAgentTokens (when the cost is known). */
+const COST_ATTRIBUTE_PATCH = "durable-agent.cost-search-attribute";
+/** Marks histories whose runs upsert DurableAgentBackstopRan when their first backstop runs. */
+const BACKSTOP_ATTRIBUTE_PATCH = "durable-agent.backstop-search-attribute";
 
 function usageLine(usage: RunUsage): string {
   const failed = usage.failedAttempts
@@ -25,6 +29,10 @@ export class RunProgress {
   #waiting: string | undefined;
   /** Whether this run keeps DurableAgentTokens current (runs started before usage existed do not). */
   #tokensAttribute: boolean | undefined;
+  /** Whether this run keeps DurableAgentCostUsd current (asked at the first model call with a cost). */
+  #costAttribute: boolean | undefined;
+  /** Whether DurableAgentBackstopRan is set (or, for a run from before it, was skipped). */
+  #backstopFlagged = false;
 
   constructor(
     private readonly spec: AgentSpec,
@@ -58,13 +66,29 @@ export class RunProgress {
     this.show();
   }
 
-  /** Shows the usage so far, and keeps DurableAgentTokens current when search attributes are on. */
+  /**
+   * Shows the usage so far, and keeps DurableAgentTokens (and, once the run has a cost,
+   * DurableAgentCostUsd, in the same upsert) current when search attributes are on.
+   */
   usageChanged(): void {
     this.show();
     if (!this.spec.searchAttributes) return;
     this.#tokensAttribute ??= patched(USAGE_ATTRIBUTE_PATCH);
-    if (this.#tokensAttribute)
-      upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.tokens, value: this.run.usage?.totalTokens ?? 0 }]);
+    if (!this.#tokensAttribute) return;
+    const costUsd = this.run.usage?.costUsd;
+    if (costUsd !== undefined) this.#costAttribute ??= patched(COST_ATTRIBUTE_PATCH);
+    upsertSearchAttributes([
+      { key: SEARCH_ATTRIBUTES.tokens, value: this.run.usage?.totalTokens ?? 0 },
+      ...(costUsd !== undefined && this.#costAttribute ? [{ key: SEARCH_ATTRIBUTES.costUsd, value: costUsd }] : []),
+    ]);
+  }
+
+  /** A backstop of the run is about to run: sets DurableAgentBackstopRan, once, when search attributes are on. */
+  backstopRan(): void {
+    if (this.#backstopFlagged || !this.spec.searchAttributes) return;
+    this.#backstopFlagged = true;
+    if (patched(BACKSTOP_ATTRIBUTE_PATCH))
+      upsertSearchAttributes([{ key: SEARCH_ATTRIBUTES.backstopRan, value: true }]);
   }
 
   /** Shows the outcome, and records it in the search attributes. */

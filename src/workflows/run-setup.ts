@@ -134,6 +134,7 @@ export function tripLoopOf(
   parts: TripLoopParts,
 ): TripLoop {
   const progress = new RunProgress(entry, parts.ctx, parts.run);
+  parts.ctx.progress = progress;
   const versions = new DefinitionVersions(parts.run, entry, agentVersion);
   handlers.showProgress(progress);
   return { ...parts, progress, approvals: handlers.approvals, versions, firstTrip: 1 };

@@ -22,11 +22,10 @@ const INVALID_ARGUMENT = 3;
 const quoted = (value: string) => `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
 
 /** What each "contract fired" filter asks of the search attributes. */
-const FIRED: Record<FiredFilter, string | undefined> = {
+const FIRED: Record<FiredFilter, string> = {
   reprompted: `${SEARCH_ATTRIBUTES.reprompts.name} > 0`,
   refusalRetried: `${SEARCH_ATTRIBUTES.refusals.name} > 0`,
-  // No search attribute records backstops yet: adding one changes the workflow's commands.
-  backstopRan: undefined,
+  backstopRan: `${SEARCH_ATTRIBUTES.backstopRan.name} = true`,
 };
 
 function isoTime(field: string, value: string): string {
@@ -57,13 +56,7 @@ export function runsVisibilityQuery(filters: Omit<RunsQuery, "pageSize" | "pageT
         400,
         `\`fired\` must be one of ${Object.keys(FIRED).join(", ")} (got "${filters.fired}").`,
       );
-    const condition = FIRED[filters.fired];
-    if (!condition)
-      throw new StudioRequestError(
-        400,
-        "`fired=backstopRan` cannot be filtered yet: no search attribute records backstops. Filter with `fired=reprompted` (a backstop that prompted counts as a re-prompt), or open the runs.",
-      );
-    conditions.push(condition);
+    conditions.push(FIRED[filters.fired]);
   }
   if (filters.from) conditions.push(`StartTime >= ${quoted(isoTime("from", filters.from))}`);
   if (filters.to) conditions.push(`StartTime < ${quoted(isoTime("to", filters.to))}`);
@@ -81,7 +74,11 @@ function rowOf(info: WorkflowExecutionInfo): RunRow {
     agent: attributes.get(SEARCH_ATTRIBUTES.agent) ?? info.type,
     status: runStatusOf(info.status.name),
     startTime: info.startTime.toISOString(),
-    fired: { reprompted: (reprompts ?? 0) > 0, refusalRetried: (refusals ?? 0) > 0 },
+    fired: {
+      reprompted: (reprompts ?? 0) > 0,
+      refusalRetried: (refusals ?? 0) > 0,
+      backstopRan: attributes.get(SEARCH_ATTRIBUTES.backstopRan) === true,
+    },
   };
   const optional = {
     version: attributes.get(SEARCH_ATTRIBUTES.version),
@@ -89,6 +86,7 @@ function rowOf(info: WorkflowExecutionInfo): RunRow {
     closeTime: info.closeTime?.toISOString(),
     trips: attributes.get(SEARCH_ATTRIBUTES.trips),
     tokens: attributes.get(SEARCH_ATTRIBUTES.tokens),
+    cost: attributes.get(SEARCH_ATTRIBUTES.costUsd),
     session: info.type === SESSION_WORKFLOW_NAME ? true : undefined,
   };
   for (const [key, value] of Object.entries(optional)) if (value !== undefined) Object.assign(row, { [key]: value });

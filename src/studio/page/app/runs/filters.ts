@@ -24,10 +24,11 @@ export const STATUSES: RunStatus[] = [
 /** The stop reasons a run can end with. */
 export const STOP_REASONS = ["answered", "max-trips", "budget", "invalid-output", "cancelled", "timed-out"];
 
-/** "The contract fired" choices the server can filter on (no search attribute records backstops yet; a backstop that prompted counts as a re-prompt). */
+/** "The contract fired" choices, with their labels. */
 export const FIRED: Array<[FiredFilter, string]> = [
   ["reprompted", "re-prompted"],
   ["refusalRetried", "refusal retried"],
+  ["backstopRan", "backstop ran"],
 ];
 
 /** The filters in a hash query. */
