@@ -13,7 +13,9 @@ fi
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 w=$(mktemp -d /tmp/fresh-path-XXXXXX)
-trap 'rm -rf "$w"' EXIT
+# FRESH_PATH_NPM_CACHE_OUT: where to leave the npm cache the commands filled (CI's later `npm ci`
+# reads it instead of downloading every package again).
+trap 'if [ -n "${FRESH_PATH_NPM_CACHE_OUT:-}" ] && [ -d "$w/npm-cache" ]; then rm -rf "$FRESH_PATH_NPM_CACHE_OUT"; mv "$w/npm-cache" "$FRESH_PATH_NPM_CACHE_OUT"; fi; rm -rf "$w"' EXIT
 git clone -q "$src" "$w/app"
 cd "$w/app"
 # pyenv's shims find their Pythons through PYENV_ROOT, which defaults to a folder in HOME.
