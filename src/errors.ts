@@ -100,6 +100,56 @@ export class TemporalConnectionError extends DurableAgentError {
   }
 }
 
+/** A search attribute as `temporal operator search-attribute create` names it: `type` is `Keyword`, `Int`, `Double`, `Bool`, .... */
+export interface SearchAttributeSpec {
+  name: string;
+  type: string;
+}
+
+/** A search attribute the namespace has with a type other than the one runs set; `registered` is its type there. */
+export interface MistypedSearchAttribute extends SearchAttributeSpec {
+  registered: string;
+}
+
+/**
+ * A worker with `searchAttributes: true` (`durable-agent worker --search-attributes`) was started on a
+ * namespace that lacks search attributes its runs set (`missing`), or has some with another type
+ * (`wrongType`): its runs' upserts would fail their workflow tasks and the runs would stall. The
+ * message gives the `temporal operator search-attribute` commands that fix it.
+ */
+export class SearchAttributesNotRegisteredError extends DurableAgentError {
+  override readonly name = "SearchAttributesNotRegisteredError";
+  static override isInstance = errorGuard<SearchAttributesNotRegisteredError>("SearchAttributesNotRegisteredError");
+  constructor(
+    readonly namespace: string,
+    readonly missing: SearchAttributeSpec[],
+    readonly wrongType: MistypedSearchAttribute[] = [],
+  ) {
+    const operator = `temporal operator search-attribute`;
+    const names = (attributes: SearchAttributeSpec[]) => attributes.map((a) => a.name).join(", ");
+    const lines = [
+      `Namespace "${namespace}" does not have the search attributes this worker sets (searchAttributes: true) with ` +
+        `their types: its runs would ` +
+        `fail their workflow tasks and stall. Run these commands, then start the worker again.`,
+      ...(wrongType.length
+        ? [
+            `Registered with another type: ${wrongType.map((a) => `${a.name} (${a.registered}; runs set ${a.type})`).join(", ")}. Remove them first:`,
+            ...wrongType.map(({ name }) => `  ${operator} remove --namespace ${namespace} --name ${name} --yes`),
+          ]
+        : []),
+      `Create ${[
+        ...(missing.length ? [`the missing ${names(missing)}`] : []),
+        ...(wrongType.length ? [`${names(wrongType)} with the right type`] : []),
+      ].join(", and ")}:`,
+      ...[...missing, ...wrongType].map(
+        ({ name, type }) => `  ${operator} create --namespace ${namespace} --name ${name} --type ${type}`,
+      ),
+      `On Temporal Cloud, add them in the namespace's settings (the Cloud UI or tcld). See docs/operating-runs.md.`,
+    ];
+    super(lines.join("\n"));
+  }
+}
+
 /**
  * A model call failed with an error that retrying will not fix, or retries ran out. `status` is
  * the HTTP status when there was one; for an answer that is not a chat completion stream,

@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import type { DataConverter } from "@temporalio/common";
-import { NativeConnection, Worker, type WorkerOptions } from "@temporalio/worker";
+import { NativeConnection, Runtime, Worker, type WorkerOptions } from "@temporalio/worker";
 import type { Agent } from "./agent/define-agent.js";
 import type { ApprovalOptions } from "./approvals/approval-options.js";
 import { workerDeploymentOptionsOf, type WorkerDeployment } from "./deployments/deployment-options.js";
@@ -24,6 +24,7 @@ import { defined } from "./core/defined.js";
 import { STREAMING_HEARTBEAT_INTERVAL } from "./activities/answer-heartbeat.js"; // the cadence of streamed text
 import { loadDataConverter } from "@temporalio/common/lib/internal-non-workflow/index.js";
 import { deltasFromEnv, type DeltaTransport } from "./deltas/index.js";
+import { checkSearchAttributes } from "./search-attribute-check.js";
 
 export { bundleAgentWorkflows, workflowsPath } from "./workflow-bundle.js";
 export { bundleTelemetryWorkflows } from "./telemetry/telemetry-workflow-bundle.js";
@@ -36,7 +37,9 @@ export interface AgentWorkerOptions {
    * every run, DurableAgentCostUsd when the model has pricing, DurableAgentBackstopRan once a
    * backstop runs, and DurableAgentForkedFrom on forks, to filter runs in the UI and the studio.
    * They must be registered on the server first (the dev server helper does; see
-   * docs/operating-runs.md). Default off.
+   * docs/operating-runs.md): the worker checks at its start and rejects with a
+   * `SearchAttributesNotRegisteredError` naming the missing ones (when the server lets it list
+   * them; otherwise it warns that it skipped the check). Default off.
    */
   searchAttributes?: boolean;
   /** The agents this worker serves; names must be unique. Their sub-agents (`asTool`) and handoff targets are served too, without being listed. */
@@ -106,6 +109,13 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   const deltas = options.deltas ?? deltasFromEnv();
   await deltas.load();
   const connection = options.connection ?? (await connectNative(settings.address, temporalSecurity(options)));
+  if (options.searchAttributes) {
+    // Before bundling: a namespace without the attributes fails here, naming them, not in every run's workflow task.
+    await checkSearchAttributes(connection, settings.namespace, Runtime.instance().logger).catch(async (error) => {
+      if (!options.connection) await connection.close();
+      throw error;
+    });
+  }
   const telemetry = options.telemetry
     ? telemetryWorkerOptions(options.telemetry, agents, options.workerOptions)
     : undefined;

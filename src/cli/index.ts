@@ -5,7 +5,7 @@
  */
 import { readFileSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { TemporalConnectionError, TlsConfigError } from "../errors.js";
+import { SearchAttributesNotRegisteredError, TemporalConnectionError, TlsConfigError } from "../errors.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import { codecServerCommand } from "../codec/main.js";
 import { approveCommand, rejectCommand } from "./approval-commands.js";
@@ -108,6 +108,10 @@ export async function main(argv: string[], io: CommandIO = CONSOLE): Promise<num
     }
     if (TemporalConnectionError.isInstance(error) || TlsConfigError.isInstance(error)) {
       io.stderr(connectionProblem(error));
+      return EXIT.infrastructure;
+    }
+    if (SearchAttributesNotRegisteredError.isInstance(error)) {
+      io.stderr(error.message); // the commands that register them
       return EXIT.infrastructure;
     }
     throw error;

@@ -32,7 +32,8 @@ Options:
   --temporal-ui <url>      the Temporal UI, for run links (default http://localhost:8233)
   -h, --help               show this help
 
-Exit codes: 0 stopped; 2 Temporal unreachable; 64 bad arguments or module.`;
+Exit codes: 0 stopped; 2 Temporal unreachable, or its namespace lacks search attributes
+(--search-attributes); 64 bad arguments or module.`;
 
 /** Resolves on SIGINT or SIGTERM. */
 function untilStopped(): Promise<void> {

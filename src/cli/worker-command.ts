@@ -18,7 +18,8 @@ OPENAI_API_KEY on this process.
 Options:
   --task-queue <name>       default TEMPORAL_TASK_QUEUE, else durable-agent
   --search-attributes       set DurableAgentName, DurableAgentStopReason, ... on runs (register
-                            them on the server first; see docs/operating-runs.md)
+                            them on the server first; see docs/operating-runs.md): checked at
+                            start, the missing ones are printed with the commands that add them
   --deployment <name>       serve as a build of this Worker Deployment (with --build-id); make a
                             build current with \`durable-agent deployment set-current\`
   --build-id <id>           this build's id (with --deployment)
@@ -26,7 +27,8 @@ Options:
   --workflow-bundle <file>  a prebuilt workflow bundle (bundleAgentWorkflows().code), to skip bundling
   -h, --help                show this help
 
-Exit codes: 0 shut down by a signal; 2 Temporal unreachable; 64 bad arguments or module.`;
+Exit codes: 0 shut down by a signal; 2 Temporal unreachable, or its namespace lacks search attributes
+(--search-attributes); 64 bad arguments or module.`;
 
 async function run(argv: string[], io: CommandIO, connection: CliConnection): Promise<number> {
   const { values, positionals } = parseOptions(argv, {

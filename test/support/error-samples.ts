@@ -30,6 +30,7 @@ import {
   PortInUseError,
   RetryableToolError,
   RunFailedError,
+  SearchAttributesNotRegisteredError,
   SessionEndedError,
   SessionBusyError,
   SessionOwnerError,
@@ -61,6 +62,11 @@ export function errorSamples(): Record<string, DurableAgentError> {
     UnknownAgentError: new UnknownAgentError("ghost", ["coach", "billing"]),
     DuplicateAgentError: new DuplicateAgentError("twin", "as a sub-agent"),
     TemporalConnectionError: new TemporalConnectionError("127.0.0.1:1", new Error("connection refused")),
+    SearchAttributesNotRegisteredError: new SearchAttributesNotRegisteredError(
+      "default",
+      [{ name: "DurableAgentCostUsd", type: "Double" }],
+      [{ name: "DurableAgentTokens", type: "Double", registered: "Int" }],
+    ),
     ModelApiError: new ModelApiError('Model "gpt-test" API error 401', 401, "gpt-test", {
       contentType: "text/html",
       bodyStart: "<html>",

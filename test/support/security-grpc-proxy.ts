@@ -1,7 +1,9 @@
 /**
  * A pass-through HTTP/2 proxy in front of the suite's real Temporal dev server, which speaks
  * neither TLS nor API keys: it terminates TLS (optionally requiring a client certificate, as an
- * mTLS deployment does) and records each call's headers, then forwards the call unchanged.
+ * mTLS deployment does) and records each call's headers, then forwards the call unchanged; or,
+ * for the methods in `refuse`, answers with that gRPC status instead, as a server that does not
+ * allow the caller that call does (Temporal Cloud's operator service, say).
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -31,7 +33,10 @@ export interface ProxyTls {
   clientCa?: Buffer;
 }
 
-export async function startGrpcProxy(target: string, tls?: ProxyTls): Promise<GrpcProxy> {
+/** gRPC statuses, by method path (`/temporal.api.operatorservice.v1.OperatorService/ListSearchAttributes`), for calls the proxy answers itself instead of forwarding. */
+export type RefusedCalls = Record<string, number>;
+
+export async function startGrpcProxy(target: string, tls?: ProxyTls, refuse: RefusedCalls = {}): Promise<GrpcProxy> {
   const calls: ProxyCall[] = [];
   const upstream = http2.connect(`http://${target}`);
   upstream.on("error", () => {});
@@ -55,6 +60,20 @@ export async function startGrpcProxy(target: string, tls?: ProxyTls): Promise<Gr
       authorization: headers.authorization,
       clientCertificate: peer?.subject?.CN as string | undefined,
     });
+    const refused = refuse[String(headers[":path"])];
+    if (refused !== undefined) {
+      stream.resume(); // the request's body is read and dropped
+      stream.respond(
+        {
+          ":status": 200,
+          "content-type": "application/grpc",
+          "grpc-status": String(refused),
+          "grpc-message": "refused by the test proxy",
+        },
+        { endStream: true },
+      );
+      return;
+    }
     const forwarded: http2.OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(headers))
       if (name !== ":authority" && name !== ":scheme" && value !== undefined) forwarded[name] = value;
