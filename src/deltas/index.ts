@@ -11,7 +11,8 @@ import type { DeltaTransport } from "./delta-transport.js";
 import { redisDeltas } from "./redis-deltas.js";
 
 export type { AnswerOf, AnswerPublisher, AnswerWatch, DeltaTransport, PublishContext } from "./delta-transport.js";
-export { redisDeltas, type RedisDeltasOptions, type DeltaLogger } from "./redis-deltas.js";
+export { redisDeltas, runSharing, type RedisDeltasOptions, type DeltaLogger } from "./redis-deltas.js";
+export type { OffsetEvent, RunLease, RunShare, ShareRun } from "./run-share.js";
 
 const HEARTBEATS: DeltaTransport = {
   kind: "heartbeats",
