@@ -146,10 +146,9 @@ export class SharedRunReader {
       const wake = () => this.#changed?.();
       this.#live = deltas.watchAnswers(this.workflowId, converter, wake);
       const share = (this.#share = runSharing(deltas)?.(this.workflowId, converter, wake));
-      if (share) {
-        this.#leaseTimer = setInterval(wake, LEASE_RENEW_MS);
-        this.#leaseTimer.unref();
-      }
+      // Renews or asks for the lease; it also keeps the process alive while the reader follows
+      // through Redis (whose connections do not), as its history long poll does otherwise.
+      if (share) this.#leaseTimer = setInterval(wake, LEASE_RENEW_MS);
       for (let mode = await this.#firstMode(share); mode !== "done" && !this.#stopped;) {
         mode = mode === "follow" ? await this.#followShare(share!) : await this.#follow(share);
       }
