@@ -224,6 +224,7 @@ describe("one Temporal reader per run across processes (Redis)", () => {
     expect(durable).toEqual(durable.map((_o, i) => i));
     expect(all.at(-1)?.type).toBe("run.finished");
     const counts: CallCounts = counted.counts;
+    console.log(`Temporal calls of the resumed follower: ${JSON.stringify(Object.fromEntries(counts.calls))}`);
     expect(counts.count("QueryWorkflow") + counts.count("GetWorkflowExecutionHistory")).toBe(0);
     await counted.close();
   });
