@@ -5,8 +5,10 @@
  * death sends every process back to Temporal, and no durable event is lost or repeated.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, type StreamedRunEvent } from "../src/index.js";
@@ -227,6 +229,83 @@ describe("one Temporal reader per run across processes (Redis)", () => {
     console.log(`Temporal calls of the resumed follower: ${JSON.stringify(Object.fromEntries(counts.calls))}`);
     expect(counts.count("QueryWorkflow") + counts.count("GetWorkflowExecutionHistory")).toBe(0);
     await counted.close();
+  });
+
+  /**
+   * Runs a workflow id twice: the first run read to its end by a process of its own (its events
+   * stay in Redis), then the second read by another process and by this one, after the first. With
+   * `staleLease`, a lease naming the first run's chain is left in Redis before the second run, as a
+   * holder that died just after the first run's end would leave it.
+   */
+  async function reuseWorkflowId(staleLease: boolean) {
+    const gate = deferred();
+    const toolCall = { name: "update_plan", arguments: { from: "squats", to: "lunges" } };
+    const model = await startScriptedModel(
+      async ({ index }) => {
+        if (index === 2) await gate.promise; // the second run's first answer
+        if (index % 2 === 1) return index === 1 ? SECOND : "Lunges stay in.";
+        return { text: index === 0 ? FIRST : "Squats are back on leg day.", toolCalls: [toolCall] };
+      },
+      { chunksPerSecond: 30 },
+    );
+    const agent = planAgent(model.baseURL, "lease-reused-id");
+    const workflowId = `lease-reused-id-${randomUUID()}`;
+    const counted = await connectCountedClient(harness.address, { deltas: ai.deltas.redis({ url: redis.url }) });
+    const monitor = createClient({ url: redis.url });
+    monitor.on("error", () => undefined); // Redis is stopped after the tests
+    await monitor.connect();
+    const outcome = await withWorker(
+      harness,
+      [agent],
+      async ({ taskQueue }) => {
+        const start = () =>
+          agent.start("Swap squats for lunges", { client: harness.client, taskQueue, streamText: true, workflowId });
+        await start();
+        const first = await watchingProcess(workflowId, 1, redis.url).end;
+        if (staleLease) {
+          const [last] = (await monitor.xRevRange(`durable-agent:events:${workflowId}`, "+", "-", { COUNT: 1 })) ?? [];
+          expect(last?.message.chain).toBeTruthy(); // the first run's holder published its events
+          await monitor.set(`durable-agent:reader:${workflowId}`, `a-dead-reader ${last!.message.chain}`, {
+            PX: 600_000,
+          });
+        }
+        await start();
+        const holder = watchingProcess(workflowId, 1, redis.url);
+        await holder.ready;
+        const second: StreamedRunEvent[] = [];
+        for await (const event of (await ai.getRun(workflowId, { client: counted.client })).stream()) {
+          gate.resolve();
+          second.push(event);
+        }
+        return { first, second, holder: await holder.end };
+      },
+      { deltas: ai.deltas.redis({ url: redis.url }) },
+    );
+    await model.close();
+    await monitor.close();
+    const { first, second, holder } = outcome;
+    expectWhole(first.last?.watchers, 1);
+    const answers = "Squats are back on leg day.Lunges stay in.";
+    expect(holder.last?.watchers?.[0]?.text).toBe(answers);
+    const durable = second.filter((e) => e.type !== "text.delta");
+    expect(second.map((e) => (e.type === "text.delta" ? e.text : "")).join("")).toBe(answers);
+    expect(durable.map((e) => e.offset)).toEqual(holder.last?.watchers?.[0]?.durable);
+    expect(durable.at(-1)).toMatchObject({ type: "run.finished", result: { reply: "Lunges stay in." } });
+    await counted.close();
+    return { counts: counted.counts, holderCalls: holder.last?.calls };
+  }
+
+  it("a reused workflow id: the followers of its new run never get the last run's events from Redis", async () => {
+    const { counts } = await reuseWorkflowId(false);
+    // This process followed the second run's holder through Redis.
+    expect(counts.count("QueryWorkflow") + counts.count("GetWorkflowExecutionHistory")).toBe(0);
+  });
+
+  it("a reused workflow id and a stale lease of its last run (its holder died): every process reads the new run from Temporal", async () => {
+    const { counts, holderCalls } = await reuseWorkflowId(true);
+    // Neither followed the dead holder's ended chain: both read Temporal.
+    expect(counts.count("GetWorkflowExecutionHistory")).toBeGreaterThan(0);
+    expect(holderCalls?.GetWorkflowExecutionHistory).toBeGreaterThan(0);
   });
 });
 

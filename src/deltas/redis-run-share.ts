@@ -53,7 +53,9 @@ return 0`;
 
 /**
  * Appends events past the log's last offset (another chain's log is replaced), publishing each;
- * ARGV: channel, ttl ms, cap, chain, then (offset, data, message) for each event.
+ * with the run's end among them, deletes the lease (if this reader holds it) in the same step, so
+ * that no lease naming an ended chain outlives it. KEYS: log, lease; ARGV: channel, ttl ms, cap,
+ * chain, reader id, "1" if the run ended, then (offset, data, message) for each event.
  */
 const PUBLISH_SCRIPT = `
 local top = -1
@@ -61,7 +63,7 @@ local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)[1]
 if last then
   if last[2][2] ~= ARGV[4] then redis.call('DEL', KEYS[1]) else top = tonumber(string.match(last[1], '^%d+')) end
 end
-for i = 5, #ARGV, 3 do
+for i = 7, #ARGV, 3 do
   local offset = tonumber(ARGV[i])
   if offset > top then
     redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[3], ARGV[i] .. '-1', 'chain', ARGV[4], 'data', ARGV[i + 1])
@@ -70,6 +72,11 @@ for i = 5, #ARGV, 3 do
   end
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local held = redis.call('GET', KEYS[2])
+if ARGV[6] == '1' and held and (held == ARGV[5] or string.sub(held, 1, #ARGV[5] + 1) == ARGV[5] .. ' ') then
+  redis.call('DEL', KEYS[2])
+  redis.call('PUBLISH', ARGV[1], '{"lease":true}')
+end
 return top`;
 
 /** What a run's share needs from the transport. */
@@ -199,14 +206,17 @@ export class RedisRunShare implements RunShare {
       triples.push(String(offset), data, JSON.stringify({ o: offset, c: chain, d: data } satisfies EventMessage));
     }
     if (triples.length === 0) return;
+    const ended = events.some((event) => event.type === "run.finished");
     await this.#call((link) =>
       link.connection.eval(PUBLISH_SCRIPT, {
-        keys: [this.context.logKey(this.workflowId)],
+        keys: [this.context.logKey(this.workflowId), this.context.leaseKey(this.workflowId)],
         arguments: [
           this.context.durableChannel(this.workflowId),
           String(this.context.ttlMs),
           String(MAX_EVENTS),
           chain,
+          this.#id,
+          ended ? "1" : "0",
           ...triples,
         ],
       }),

@@ -27,7 +27,7 @@ export interface RunShare {
   readonly leaseNews: boolean;
   /** Takes the run's lease if nobody holds it, or renews it if this process does (naming `chain` once known). */
   lead(chain: string | undefined): Promise<RunLease>;
-  /** The lease holder publishes durable events of run chain `chain` that it read from Temporal. */
+  /** The lease holder publishes durable events of run chain `chain` that it read from Temporal (with `run.finished`, it gives the lease up). */
   publish(chain: string, events: OffsetEvent[]): Promise<void>;
   /**
    * The durable events of chain `chain` from `fromOffset` that Redis holds (received, or read from

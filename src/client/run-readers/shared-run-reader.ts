@@ -82,6 +82,12 @@ export class SharedRunReader {
   #trip = 0;
   /** A follower read the events Redis holds before its offset (for `#trip`). */
   #primed = false;
+  /**
+   * A run chain whose log already held `run.finished` when this reader came to follow it: a lease
+   * naming it is stale (its holder died), and the run wanted may be a newer one of the workflow
+   * id, so this reader reads Temporal itself rather than follow it.
+   */
+  #endedChain: string | undefined;
   #leaseTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
@@ -216,7 +222,7 @@ export class SharedRunReader {
       const lease = await share.lead(chain);
       this.#leading = lease.leading;
       this.#chain = chain;
-      return lease.leading;
+      return lease.leading || (lease.chain !== undefined && lease.chain === this.#endedChain);
     } catch {
       this.#leading = false;
       return true;
@@ -282,11 +288,12 @@ export class SharedRunReader {
       const changed = new Promise<void>((resolve) => (this.#changed = resolve));
       if (!share.up || !(this.#live?.up || this.#live?.starting)) return "temporal";
       try {
-        if (chain && (await this.#readShared(share, chain))) return "done";
+        const shared = chain ? await this.#readShared(share, chain) : undefined;
+        if (shared) return shared;
         if (share.leaseNews || Date.now() >= leaseDueAt) {
           leaseDueAt = Date.now() + LEASE_RENEW_MS;
           const lease = await share.lead(undefined);
-          if (lease.leading) return "temporal";
+          if (lease.leading || (lease.chain !== undefined && lease.chain === this.#endedChain)) return "temporal";
           if (lease.chain !== chain) {
             chain = lease.chain;
             continue; // read what the holder published of its chain
@@ -305,18 +312,26 @@ export class SharedRunReader {
     return "done";
   }
 
-  /** Hands out the durable events the lease holder published (reading a gap from Temporal); true once `run.finished` was handed out. */
-  async #readShared(share: RunShare, chain: string): Promise<boolean> {
+  /**
+   * Hands out the durable events the lease holder published (reading a gap from Temporal): "done"
+   * once `run.finished` was handed out, "temporal" when the chain had ended before this reader
+   * came (see `#endedChain`).
+   */
+  async #readShared(share: RunShare, chain: string): Promise<Mode | undefined> {
     for (;;) {
       // The first read takes what Redis holds before this reader's offset too: the trips it names.
-      const from = this.#primed ? this.#next : 0;
+      const priming = !this.#primed;
+      const events = await share.read(chain, priming ? 0 : this.#next);
       this.#primed = true;
-      const events = await share.read(chain, from);
-      if (events.length === 0) return false;
+      if (priming && events.some((event) => event.type === "run.finished")) {
+        this.#endedChain = chain;
+        return "temporal";
+      }
+      if (events.length === 0) return undefined;
       for (const event of events) if ("trip" in event && typeof event.trip === "number") this.#noteTrip(event.trip);
       const ahead = events.filter((event) => event.offset >= this.#next);
-      if (ahead.length > 0 && ahead[0]!.offset > this.#next) return this.#readDurable(); // a gap: Redis lacks it
-      if (await this.#handDurable(ahead)) return true;
+      if (ahead.length > 0 && ahead[0]!.offset > this.#next) return (await this.#readDurable()) ? "done" : undefined; // a gap: Redis lacks it
+      if (await this.#handDurable(ahead)) return "done";
     }
   }
 
