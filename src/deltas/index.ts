@@ -2,9 +2,10 @@
  * Delta transports: how the text of an answer in flight reaches a run's watchers. The default,
  * `heartbeatDeltas()`, needs no extra server: watchers read the model call's heartbeats with
  * `describe()`. `redisDeltas()` carries the deltas through Redis, so Temporal sees no read for
- * them. The worker takes one (`ai.worker({ deltas })`), and so does each client
- * (`ai.connect({ deltas })`, kept per Temporal client); with neither, `DURABLE_AGENT_REDIS_URL`
- * set means Redis at that URL.
+ * them, and has one process read each run's durable events from Temporal for all the processes
+ * that watch it (`runSharing`). The worker takes one (`ai.worker({ deltas })`), and so does each
+ * client (`ai.connect({ deltas })`, kept per Temporal client); with neither,
+ * `DURABLE_AGENT_REDIS_URL` set means Redis at that URL.
  */
 import type { Client } from "@temporalio/client";
 import type { DeltaTransport } from "./delta-transport.js";

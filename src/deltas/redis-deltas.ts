@@ -11,6 +11,9 @@
  * it subscribes to a run's channel, then reads its list, so a watcher that comes late gets the
  * answer from its start. While Redis is down, watchers read the heartbeats, which the worker keeps
  * sending; after a reconnect the worker sends the whole answer again (a restarted Redis lost it).
+ *
+ * On the client side it also shares each run's durable events across the processes that watch it
+ * (`runSharing`, redis-run-share.ts): one of them, holding the run's lease, reads Temporal.
  */
 import type { LoadedDataConverter } from "@temporalio/common";
 import type { PartialAnswer } from "../core/run-events.js";
