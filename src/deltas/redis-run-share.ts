@@ -25,7 +25,7 @@ import type { RedisLink } from "./redis-link.js";
 import type { OffsetEvent, RunLease, RunShare } from "./run-share.js";
 
 /** How long a lease lives without renewal: a holder that died is replaced within it. */
-export const LEASE_MS = 5_000;
+const LEASE_MS = 5_000;
 /** Events the log keeps (as the workflow's own stream does); a follower further behind reads Temporal. */
 const MAX_EVENTS = 1_000;
 
