@@ -27,6 +27,8 @@ const FIRST =
   "Lunges work the same muscles as squats with less load on the knees, and they train balance too. " +
   "Keep your front knee above the ankle and start with three sets of ten on each leg. I will swap them now.";
 const SECOND = "Done: lunges are in your plan for leg day, three sets of ten on each leg.";
+/** The prompt of a workflow id's second run. */
+const SECOND_PROMPT = "Bring squats back";
 /** The reads a stream makes of a run. */
 const READS = ["DescribeWorkflowExecution", "QueryWorkflow", "GetWorkflowExecutionHistory"];
 const reads = (calls: Record<string, number> | undefined) => READS.reduce((sum, m) => sum + (calls?.[m] ?? 0), 0);
@@ -240,11 +242,14 @@ describe("one Temporal reader per run across processes (Redis)", () => {
   async function reuseWorkflowId(staleLease: boolean) {
     const gate = deferred();
     const toolCall = { name: "update_plan", arguments: { from: "squats", to: "lunges" } };
+    // Told apart by their prompts (not by the order of requests, which a retried model call shifts).
     const model = await startScriptedModel(
-      async ({ index }) => {
-        if (index === 2) await gate.promise; // the second run's first answer
-        if (index % 2 === 1) return index === 1 ? SECOND : "Lunges stay in.";
-        return { text: index === 0 ? FIRST : "Squats are back on leg day.", toolCalls: [toolCall] };
+      async ({ body }) => {
+        const second = JSON.stringify(body.messages).includes(SECOND_PROMPT);
+        const answered = body.messages.some((m) => m.role === "tool");
+        if (second && !answered) await gate.promise; // the second run's first answer
+        if (answered) return second ? "Lunges stay in." : SECOND;
+        return { text: second ? "Squats are back on leg day." : FIRST, toolCalls: [toolCall] };
       },
       { chunksPerSecond: 30 },
     );
@@ -258,9 +263,9 @@ describe("one Temporal reader per run across processes (Redis)", () => {
       harness,
       [agent],
       async ({ taskQueue }) => {
-        const start = () =>
-          agent.start("Swap squats for lunges", { client: harness.client, taskQueue, streamText: true, workflowId });
-        await start();
+        const start = (prompt: string) =>
+          agent.start(prompt, { client: harness.client, taskQueue, streamText: true, workflowId });
+        await start("Swap squats for lunges");
         const first = await watchingProcess(workflowId, 1, redis.url).end;
         if (staleLease) {
           const [last] = (await monitor.xRevRange(`durable-agent:events:${workflowId}`, "+", "-", { COUNT: 1 })) ?? [];
@@ -269,7 +274,7 @@ describe("one Temporal reader per run across processes (Redis)", () => {
             PX: 600_000,
           });
         }
-        await start();
+        await start(SECOND_PROMPT);
         const holder = watchingProcess(workflowId, 1, redis.url);
         await holder.ready;
         const second: StreamedRunEvent[] = [];
