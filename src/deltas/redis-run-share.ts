@@ -150,12 +150,12 @@ export class RedisRunShare implements RunShare {
     return this.#starting && !this.#closed;
   }
 
-  /** Subscribes to the run's channel (queued until the subscriber connects). */
+  /** Subscribes to the run's channel (queued until the subscriber connects), once both connections tried to connect. */
   async start(subscriber: RedisLink, reader: RedisLink): Promise<void> {
     if (this.#closed) return;
     this.#links = { subscriber, reader };
-    await subscriber.settled;
-    if (!subscriber.up) this.down();
+    await Promise.all([subscriber.settled, reader.settled]);
+    if (!subscriber.up || !reader.up) this.down();
     try {
       await subscriber.connection.subscribe(this.context.durableChannel(this.workflowId), this.#listener);
     } catch {
