@@ -196,7 +196,13 @@ export class SharedRunReader {
       for (let failures = 0; !this.#stopped;) {
         const changed = new Promise<void>((resolve) => (this.#changed = resolve));
         if (historyError) throw historyError;
-        if (share && (share.leaseNews || Date.now() >= leaseDueAt || (this.#leading && state.chain !== this.#chain))) {
+        if (share && !share.up) this.#leading = false; // Redis is down: read alone, publish nothing
+        // Again while the history's first page, come meanwhile, named a chain not named in the
+        // lease yet: the durable events read next are published for it.
+        while (
+          share?.up &&
+          (share.leaseNews || Date.now() >= leaseDueAt || (this.#leading && state.chain !== this.#chain))
+        ) {
           leaseDueAt = Date.now() + LEASE_RENEW_MS;
           if (!(await this.#holdLease(share, state.chain))) return "follow";
         }
@@ -214,10 +220,6 @@ export class SharedRunReader {
 
   /** Takes or renews the run's lease (naming the chain once known): false when another process holds it. */
   async #holdLease(share: RunShare, chain: string | undefined): Promise<boolean> {
-    if (!share.up) {
-      this.#leading = false; // Redis is down: read alone, publish nothing
-      return true;
-    }
     try {
       const lease = await share.lead(chain);
       this.#leading = lease.leading;
