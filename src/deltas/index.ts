@@ -2,16 +2,18 @@
  * Delta transports: how the text of an answer in flight reaches a run's watchers. The default,
  * `heartbeatDeltas()`, needs no extra server: watchers read the model call's heartbeats with
  * `describe()`. `redisDeltas()` carries the deltas through Redis, so Temporal sees no read for
- * them. The worker takes one (`ai.worker({ deltas })`), and so does each client
- * (`ai.connect({ deltas })`, kept per Temporal client); with neither, `DURABLE_AGENT_REDIS_URL`
- * set means Redis at that URL.
+ * them, and has one process read each run's durable events from Temporal for all the processes
+ * that watch it (`runSharing`). The worker takes one (`ai.worker({ deltas })`), and so does each
+ * client (`ai.connect({ deltas })`, kept per Temporal client); with neither,
+ * `DURABLE_AGENT_REDIS_URL` set means Redis at that URL.
  */
 import type { Client } from "@temporalio/client";
 import type { DeltaTransport } from "./delta-transport.js";
 import { redisDeltas } from "./redis-deltas.js";
 
 export type { AnswerOf, AnswerPublisher, AnswerWatch, DeltaTransport, PublishContext } from "./delta-transport.js";
-export { redisDeltas, type RedisDeltasOptions, type DeltaLogger } from "./redis-deltas.js";
+export { redisDeltas, runSharing, type RedisDeltasOptions, type DeltaLogger } from "./redis-deltas.js";
+export type { OffsetEvent, RunLease, RunShare, ShareRun } from "./run-share.js";
 
 const HEARTBEATS: DeltaTransport = {
   kind: "heartbeats",

@@ -17,6 +17,9 @@ export interface RedisConnection {
   subscribe(channel: string, listener: (message: string) => void): Promise<void>;
   unsubscribe(channel: string, listener: (message: string) => void): Promise<void>;
   lRange(key: string, start: number, stop: number): Promise<string[]>;
+  /** Runs a Lua script (the run lease's and the durable log's: each one atomic step). */
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  xRange(key: string, start: string, end: string): Promise<Array<{ id: string; message: Record<string, string> }>>;
   multi(): RedisMulti;
 }
 

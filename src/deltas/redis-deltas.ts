@@ -11,6 +11,9 @@
  * it subscribes to a run's channel, then reads its list, so a watcher that comes late gets the
  * answer from its start. While Redis is down, watchers read the heartbeats, which the worker keeps
  * sending; after a reconnect the worker sends the whole answer again (a restarted Redis lost it).
+ *
+ * On the client side it also shares each run's durable events across the processes that watch it
+ * (`runSharing`, redis-run-share.ts): one of them, holding the run's lease, reads Temporal.
  */
 import type { LoadedDataConverter } from "@temporalio/common";
 import type { PartialAnswer } from "../core/run-events.js";
@@ -19,6 +22,8 @@ import { AnswerAccumulator } from "./answer-accumulator.js";
 import { decodeChunk, encodeChunk } from "./chunk-codec.js";
 import { loadRedis } from "./load-redis.js";
 import { RedisLink } from "./redis-link.js";
+import { RedisRunShare, type ShareContext } from "./redis-run-share.js";
+import type { ShareRun } from "./run-share.js";
 
 /** Options of `redisDeltas()`. */
 export interface RedisDeltasOptions {
@@ -53,7 +58,19 @@ export function redisDeltas(options: RedisDeltasOptions = {}): DeltaTransport {
   return new RedisDeltas(options);
 }
 
-class RedisDeltas implements DeltaTransport {
+/** Something a watching process keeps per run, told when Redis goes down and when it is back. */
+interface RunWatching {
+  resync(): void;
+  down(): void;
+}
+
+/** How a transport shares a run's durable events across processes: Redis only (none for other transports). */
+export function runSharing(transport: DeltaTransport): ShareRun | undefined {
+  if (!(transport instanceof RedisDeltas)) return undefined;
+  return (workflowId, converter, onChange) => transport.shareRun(workflowId, converter, onChange);
+}
+
+class RedisDeltas implements DeltaTransport, ShareContext {
   readonly kind = "redis";
   readonly url: string;
   readonly #prefix: string;
@@ -63,7 +80,7 @@ class RedisDeltas implements DeltaTransport {
   #outage = false;
   #publisher: Promise<RedisLink> | undefined;
   #watching: Promise<{ subscriber: RedisLink; reader: RedisLink }> | undefined;
-  readonly #watches = new Set<RedisRunWatch>();
+  readonly #watches = new Set<RunWatching>();
   /** The worker warned of the current outage. */
   #publishWarned = false;
 
@@ -86,6 +103,21 @@ class RedisDeltas implements DeltaTransport {
   /** The channel of a run's chunks. */
   channel(workflowId: string): string {
     return `${this.#prefix}:deltas:${workflowId}`;
+  }
+
+  /** A run's reader lease. */
+  leaseKey(workflowId: string): string {
+    return `${this.#prefix}:reader:${workflowId}`;
+  }
+
+  /** A run's log of durable events (a Redis Stream). */
+  logKey(workflowId: string): string {
+    return `${this.#prefix}:events:${workflowId}`;
+  }
+
+  /** The channel of a run's durable events and lease news. */
+  durableChannel(workflowId: string): string {
+    return `${this.#prefix}:durable:${workflowId}`;
   }
 
   publishAnswer(answer: AnswerOf, worker: PublishContext): AnswerPublisher {
@@ -120,8 +152,19 @@ class RedisDeltas implements DeltaTransport {
     return watch;
   }
 
-  /** Forgets a watch that closed. */
-  unwatch(watch: RedisRunWatch): void {
+  /** A run's durable events shared with the other processes that watch it (one of them reads Temporal). */
+  shareRun(workflowId: string, converter: LoadedDataConverter, onChange: () => void): RedisRunShare {
+    const share = new RedisRunShare(this, workflowId, converter, onChange);
+    this.#watches.add(share);
+    void this.watching().then(
+      (links) => share.start(links.subscriber, links.reader),
+      () => share.down(),
+    );
+    return share;
+  }
+
+  /** Forgets a watch or share that closed. */
+  unwatch(watch: RunWatching): void {
     this.#watches.delete(watch);
   }
 

@@ -28,6 +28,8 @@ export interface HistoryState {
   grewAt: number;
   /** The run closed without a next run to follow. */
   closed: boolean;
+  /** The run chain followed: its first run's id (a reused workflow id starts another), once the first page came. */
+  chain: string | undefined;
 }
 
 /** gRPC's NOT_FOUND status code. */
@@ -43,6 +45,7 @@ export class HistoryFollower {
     openOtherActivities: new Set(),
     grewAt: 0,
     closed: false,
+    chain: undefined,
   };
   /** The run followed: the latest at first (the page token then names it), the next one after a continue-as-new. */
   #runId: string | undefined;
@@ -91,7 +94,10 @@ export class HistoryFollower {
 
   #apply(event: HistoryEvent): void {
     const state = this.state;
-    if (event.workflowTaskScheduledEventAttributes || event.workflowTaskStartedEventAttributes) {
+    if (event.workflowExecutionStartedEventAttributes) {
+      const started = event.workflowExecutionStartedEventAttributes;
+      state.chain ??= started.firstExecutionRunId || started.originalExecutionRunId || this.workflowId;
+    } else if (event.workflowTaskScheduledEventAttributes || event.workflowTaskStartedEventAttributes) {
       state.workflowTaskInFlight = true;
     } else if (event.workflowTaskCompletedEventAttributes) {
       state.workflowTaskInFlight = false;

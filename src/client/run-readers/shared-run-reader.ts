@@ -5,13 +5,19 @@
  * only while the history shows a `model.call` under way: from the client's delta transport
  * (Redis: no request) while it is up, else from the model call's heartbeat details, read with
  * `describe()`. What it reads it hands to every watcher's queue, in order.
+ *
+ * With the Redis transport, one reader per run across processes: the reader that holds the run's
+ * lease in Redis reads Temporal as above and publishes each durable event it reads; the readers
+ * of other processes follow them from Redis (reading from Temporal only a gap Redis lacks), and
+ * take the lease over when its holder stops renewing it. While Redis is down every reader reads
+ * Temporal itself, and goes back to the lease when Redis is back.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "@temporalio/client";
 import { completeResult } from "../complete-result.js";
 import { partialAnswerOf } from "../answer-deltas.js";
 import type { PartialAnswer, RunEvent, StreamedRunEvent } from "../../core/run-events.js";
-import { deltasOf, type AnswerWatch } from "../../deltas/index.js";
+import { deltasOf, runSharing, type AnswerWatch, type RunShare } from "../../deltas/index.js";
 import { loadTemporalClient } from "../temporal-sdk.js";
 import { eventDecoder, readDurableTail, type DurableEvent } from "./durable-tail.js";
 import { HistoryFollower } from "./history-follower.js";
@@ -38,6 +44,11 @@ const CLOSED_TAIL_PATIENCE_MS = 30_000;
 const QUIET_AFTER_MS = 250;
 /** Durable events kept for watchers that join later; one that starts further back reads its own catch-up. */
 const KEPT_EVENTS = 256;
+/** How often the run's lease in Redis is renewed by its holder, and asked for by the other processes' readers. */
+const LEASE_RENEW_MS = 1_000;
+
+/** How the reader reads the run: from Temporal (holding the lease, or alone while Redis is down), or following the lease holder through Redis. */
+type Mode = "temporal" | "follow" | "done";
 
 /** The pause after the `failures`-th failed read in a row. */
 const retryPause = (failures: number) =>
@@ -62,6 +73,22 @@ export class SharedRunReader {
   #live: AnswerWatch | undefined;
   /** The last partial answer handed out. */
   #handed: PartialAnswer | undefined;
+  /** The run's durable events shared with other processes (Redis), if the transport shares them. */
+  #share: RunShare | undefined;
+  /** This reader holds the run's lease: what it reads from Temporal it publishes, for run chain `#chain`. */
+  #leading = false;
+  #chain: string | undefined;
+  /** The highest trip a durable event named (a follower hands out an answer only after its trip's events). */
+  #trip = 0;
+  /** A follower read the events Redis holds before its offset (for `#trip`). */
+  #primed = false;
+  /**
+   * A run chain whose log already held `run.finished` when this reader came to follow it: a lease
+   * naming it is stale (its holder died), and the run wanted may be a newer one of the workflow
+   * id, so this reader reads Temporal itself rather than follow it.
+   */
+  #endedChain: string | undefined;
+  #leaseTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private readonly client: Client,
@@ -90,7 +117,7 @@ export class SharedRunReader {
     this.#watchers.delete(queue);
     if (this.#watchers.size > 0) return;
     this.#abort.abort();
-    this.#live?.close();
+    this.#closeTransport();
     this.#changed?.();
     this.onDone(this);
   }
@@ -122,71 +149,210 @@ export class SharedRunReader {
       await deltas.load();
       if (this.#stopped) return;
       const converter = this.client.options.loadedDataConverter;
-      this.#live = deltas.watchAnswers(this.workflowId, converter, () => this.#changed?.());
-      await this.#follow();
+      const wake = () => this.#changed?.();
+      this.#live = deltas.watchAnswers(this.workflowId, converter, wake);
+      const share = (this.#share = runSharing(deltas)?.(this.workflowId, converter, wake));
+      // Renews or asks for the lease; it also keeps the process alive while the reader follows
+      // through Redis (whose connections do not), as its history long poll does otherwise.
+      if (share) this.#leaseTimer = setInterval(wake, LEASE_RENEW_MS);
+      for (let mode = await this.#firstMode(share); mode !== "done" && !this.#stopped;) {
+        mode = mode === "follow" ? await this.#followShare(share!) : await this.#follow(share);
+      }
     } catch (error) {
       if (!this.#stopped) this.#finish({ type: "failed", error });
     }
   }
 
-  /** The reading loop: durable events when a workflow task completed, the answer in flight while a model call is under way. */
-  async #follow(): Promise<void> {
-    const { WorkflowNotFoundError } = await loadTemporalClient();
-    const history = new HistoryFollower(this.client, this.workflowId);
-    const state = history.state;
-    let historyError: unknown;
-    void this.#followHistory(history, WorkflowNotFoundError).catch((error: unknown) => {
-      historyError = error;
-      this.#changed?.();
-    });
-    for (let failures = 0; !this.#stopped;) {
-      const changed = new Promise<void>((resolve) => (this.#changed = resolve));
-      if (historyError) throw historyError;
-      try {
-        // A query while a workflow task is in flight waits in the server's buffer of one query per
-        // run, and the readers of other processes' queries are then rejected: read at quiet points.
-        const settling = state.openOtherActivities.size > 0 ? QUIET_AFTER_MS - (Date.now() - state.grewAt) : 0;
-        if (state.durableMayHaveGrown && !state.workflowTaskInFlight && settling > 0 && !state.closed) {
-          await Promise.race([changed, this.#pause(settling)]);
-          continue;
-        }
-        if (state.durableMayHaveGrown && !state.workflowTaskInFlight) {
-          if (state.closed) return await this.#readClosedRun();
-          state.durableMayHaveGrown = false;
-          try {
-            if (await this.#readDurable()) return;
-          } catch (error) {
-            state.durableMayHaveGrown = true;
-            throw error;
-          }
-        }
-        if (state.openModelCalls.size > 0) {
-          if (await this.#readAnswerInFlight()) return;
-          failures = 0;
-          // The transport wakes the loop when the answer grows (or it goes down); heartbeats are read again after a pause.
-          const fromTransport = this.#live?.up || this.#live?.starting;
-          await (fromTransport ? changed : Promise.race([changed, this.#pause(ANSWER_PAUSE_MS)]));
-        } else {
-          failures = 0;
-          await changed;
-        }
-      } catch (error) {
-        // No worker answers yet (one restarting), or the server cannot be reached: read again.
-        if (this.#stopped) return;
-        if (error instanceof WorkflowNotFoundError || ++failures > MAX_READ_FAILURES) throw error;
-        await this.#pause(retryPause(failures));
-      }
+  /** How to start: following the run's lease holder if another process holds it, else from Temporal. */
+  async #firstMode(share: RunShare | undefined): Promise<Mode> {
+    while (share?.starting && !this.#stopped) await new Promise<void>((resolve) => (this.#changed = resolve));
+    if (!share?.up) return "temporal";
+    try {
+      return (await share.lead(undefined)).leading ? "temporal" : "follow";
+    } catch {
+      return "temporal"; // Redis went down meanwhile: read alone
     }
   }
 
-  /** Long polls the history until the run closes (or the reader stops), waking the reading loop after each batch. */
-  async #followHistory(history: HistoryFollower, notFound: new (...args: never[]) => Error): Promise<void> {
-    for (let failures = 0; !this.#stopped && !history.state.closed;) {
+  /**
+   * The reading loop from Temporal: durable events when a workflow task completed, the answer in
+   * flight while a model call is under way. With a share, it holds the run's lease (publishing
+   * what it reads) or, while Redis is down, reads alone; "follow" once another process holds it.
+   */
+  async #follow(share: RunShare | undefined): Promise<Mode> {
+    const { WorkflowNotFoundError } = await loadTemporalClient();
+    const history = new HistoryFollower(this.client, this.workflowId);
+    const state = history.state;
+    const mode = new AbortController();
+    const stop = () => mode.abort();
+    this.#abort.signal.addEventListener("abort", stop, { once: true });
+    let historyError: unknown;
+    void this.#followHistory(history, WorkflowNotFoundError, mode.signal).catch((error: unknown) => {
+      historyError = error;
+      this.#changed?.();
+    });
+    let leaseDueAt = 0;
+    try {
+      for (let failures = 0; !this.#stopped;) {
+        const changed = new Promise<void>((resolve) => (this.#changed = resolve));
+        if (historyError) throw historyError;
+        if (share && !share.up) this.#leading = false; // Redis is down: read alone, publish nothing
+        // Again while the history's first page, come meanwhile, named a chain not named in the
+        // lease yet: the durable events read next are published for it.
+        while (
+          share?.up &&
+          (share.leaseNews || Date.now() >= leaseDueAt || (this.#leading && state.chain !== this.#chain))
+        ) {
+          leaseDueAt = Date.now() + LEASE_RENEW_MS;
+          if (!(await this.#holdLease(share, state.chain))) return "follow";
+        }
+        const next = await this.#readTemporal(state, changed, failures, WorkflowNotFoundError);
+        if (next === "done") return "done";
+        failures = next;
+      }
+      return "done";
+    } finally {
+      mode.abort();
+      this.#abort.signal.removeEventListener("abort", stop);
+      this.#leading = false;
+    }
+  }
+
+  /** Takes or renews the run's lease (naming the chain once known): false when another process holds it. */
+  async #holdLease(share: RunShare, chain: string | undefined): Promise<boolean> {
+    try {
+      const lease = await share.lead(chain);
+      this.#leading = lease.leading;
+      this.#chain = chain;
+      return lease.leading || (lease.chain !== undefined && lease.chain === this.#endedChain);
+    } catch {
+      this.#leading = false;
+      return true;
+    }
+  }
+
+  /** One step of reading from Temporal; the failures in a row after it, or "done". */
+  async #readTemporal(
+    state: HistoryFollower["state"],
+    changed: Promise<void>,
+    failures: number,
+    notFound: new (...args: never[]) => Error,
+  ): Promise<number | "done"> {
+    try {
+      // A query while a workflow task is in flight waits in the server's buffer of one query per
+      // run, and the readers of other processes' queries are then rejected: read at quiet points.
+      const settling = state.openOtherActivities.size > 0 ? QUIET_AFTER_MS - (Date.now() - state.grewAt) : 0;
+      if (state.durableMayHaveGrown && !state.workflowTaskInFlight && settling > 0 && !state.closed) {
+        await Promise.race([changed, this.#pause(settling)]);
+        return failures;
+      }
+      if (state.durableMayHaveGrown && !state.workflowTaskInFlight) {
+        if (state.closed) {
+          await this.#readClosedRun();
+          return "done";
+        }
+        state.durableMayHaveGrown = false;
+        try {
+          if (await this.#readDurable()) return "done";
+        } catch (error) {
+          state.durableMayHaveGrown = true;
+          throw error;
+        }
+      }
+      if (state.openModelCalls.size > 0) {
+        if (await this.#readAnswerInFlight()) return "done";
+        // The transport wakes the loop when the answer grows (or it goes down); heartbeats are read again after a pause.
+        const fromTransport = this.#live?.up || this.#live?.starting;
+        await (fromTransport ? changed : Promise.race([changed, this.#pause(ANSWER_PAUSE_MS)]));
+      } else {
+        await changed;
+      }
+      return 0;
+    } catch (error) {
+      // No worker answers yet (one restarting), or the server cannot be reached: read again.
+      if (this.#stopped) return "done";
+      if (error instanceof notFound || ++failures > MAX_READ_FAILURES) throw error;
+      await this.#pause(retryPause(failures));
+      return failures;
+    }
+  }
+
+  /**
+   * Following the lease holder: the durable events it publishes, read from Redis (a gap from
+   * Temporal), and the answer in flight from the delta transport once its trip's events came.
+   * "temporal" when this reader took the lease (its holder released it, or stopped renewing it)
+   * or Redis went down.
+   */
+  async #followShare(share: RunShare): Promise<Mode> {
+    let chain: string | undefined;
+    let leaseDueAt = 0;
+    while (!this.#stopped) {
+      const changed = new Promise<void>((resolve) => (this.#changed = resolve));
+      if (!share.up || !(this.#live?.up || this.#live?.starting)) return "temporal";
       try {
-        await history.next(this.#abort.signal);
+        const shared = chain ? await this.#readShared(share, chain) : undefined;
+        if (shared) return shared;
+        if (share.leaseNews || Date.now() >= leaseDueAt) {
+          leaseDueAt = Date.now() + LEASE_RENEW_MS;
+          const lease = await share.lead(undefined);
+          if (lease.leading || (lease.chain !== undefined && lease.chain === this.#endedChain)) return "temporal";
+          if (lease.chain !== chain) {
+            chain = lease.chain;
+            continue; // read what the holder published of its chain
+          }
+        }
+        const partial = this.#live?.up ? this.#live.latest : undefined;
+        // An answer goes out after its trip's durable events (so after the last trip's model.answered).
+        if (partial && partial !== this.#handed && partial.trip <= this.#trip && (await this.#readAnswerInFlight()))
+          return "done";
+      } catch {
+        if (this.#stopped) return "done";
+        return "temporal"; // Redis (or the gap's read) failed: read Temporal, and ask for the lease again from there
+      }
+      await changed;
+    }
+    return "done";
+  }
+
+  /**
+   * Hands out the durable events the lease holder published (reading a gap from Temporal): "done"
+   * once `run.finished` was handed out, "temporal" when the chain had ended before this reader
+   * came (see `#endedChain`).
+   */
+  async #readShared(share: RunShare, chain: string): Promise<Mode | undefined> {
+    for (;;) {
+      // The first read takes what Redis holds before this reader's offset too: the trips it names.
+      const priming = !this.#primed;
+      const events = await share.read(chain, priming ? 0 : this.#next);
+      this.#primed = true;
+      if (priming && events.some((event) => event.type === "run.finished")) {
+        this.#endedChain = chain;
+        return "temporal";
+      }
+      if (events.length === 0) return undefined;
+      for (const event of events) if ("trip" in event && typeof event.trip === "number") this.#noteTrip(event.trip);
+      const ahead = events.filter((event) => event.offset >= this.#next);
+      if (ahead.length > 0 && ahead[0]!.offset > this.#next) return (await this.#readDurable()) ? "done" : undefined; // a gap: Redis lacks it
+      if (await this.#handDurable(ahead)) return "done";
+    }
+  }
+
+  #noteTrip(trip: number): void {
+    if (trip > this.#trip) this.#trip = trip;
+  }
+
+  /** Long polls the history until the run closes (or the reader stops), waking the reading loop after each batch. */
+  async #followHistory(
+    history: HistoryFollower,
+    notFound: new (...args: never[]) => Error,
+    signal: AbortSignal,
+  ): Promise<void> {
+    for (let failures = 0; !signal.aborted && !history.state.closed;) {
+      try {
+        await history.next(signal);
         failures = 0;
       } catch (error) {
-        if (this.#stopped) return;
+        if (signal.aborted) return;
         if (error instanceof notFound || ++failures > MAX_READ_FAILURES) throw error;
         await this.#pause(retryPause(failures));
         continue;
@@ -195,11 +361,17 @@ export class SharedRunReader {
     }
   }
 
-  /** Reads the durable events after the last one; true when the run's `run.finished` was among them. */
+  /**
+   * Reads the durable events after the last one from Temporal; true when the run's `run.finished`
+   * was among them. The lease holder publishes them to the other processes first.
+   */
   async #readDurable(): Promise<boolean> {
     const events = await abortableCall(this.client, this.#abort.signal, () =>
       readDurableTail(this.client, this.workflowId, this.#next, this.#decode),
     );
+    const chain = this.#chain;
+    if (this.#leading && chain && this.#share?.up && events.length > 0)
+      await this.#share.publish(chain, events).catch(() => undefined); // Redis went down: the others read Temporal
     return this.#handDurable(events);
   }
 
@@ -207,6 +379,7 @@ export class SharedRunReader {
   async #handDurable(events: DurableEvent[]): Promise<boolean> {
     for (const event of events) {
       if (event.offset < this.#next) continue;
+      if ("trip" in event && typeof event.trip === "number") this.#noteTrip(event.trip);
       if (event.type === "trip.retry")
         this.#retried.set(event.trip, Math.max(event.attempt, this.#retried.get(event.trip) ?? 1));
       if (event.type === "run.finished") {
@@ -284,8 +457,18 @@ export class SharedRunReader {
       for (const queue of this.#watchers) queue.push(item);
     }
     this.#abort.abort();
-    this.#live?.close();
+    this.#closeTransport();
     this.onDone(this);
+  }
+
+  /** Stops watching the transport; gives the run's lease up (the next reader takes it at once). */
+  #closeTransport(): void {
+    this.#live?.close();
+    clearInterval(this.#leaseTimer);
+    const share = this.#share;
+    if (!share) return;
+    void share.release().catch(() => undefined);
+    share.close();
   }
 
   /** Waits `ms`, or less if the reader stops. */
