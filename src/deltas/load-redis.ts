@@ -7,15 +7,17 @@ import { RedisClientMissingError } from "../errors.js";
 
 /** The node-redis client calls the transport makes. */
 export interface RedisConnection {
+  /** Connected or connecting: false before `connect()`, and once a connection failed (node-redis does not retry it). */
+  readonly isOpen: boolean;
   readonly isReady: boolean;
   connect(): Promise<unknown>;
-  on(event: "ready" | "end" | "reconnecting", listener: () => void): unknown;
+  on(event: "ready", listener: () => void): unknown;
   on(event: "error", listener: (error: Error) => void): unknown;
   unref(): void;
   destroy(): void;
   ping(): Promise<string>;
-  subscribe(channel: string, listener: (message: string) => void): Promise<void>;
-  unsubscribe(channel: string, listener: (message: string) => void): Promise<void>;
+  subscribe(channel: string, listener: (message: string, channel: string) => void): Promise<void>;
+  unsubscribe(channel: string, listener: (message: string, channel: string) => void): Promise<void>;
   lRange(key: string, start: number, stop: number): Promise<string[]>;
   /** Runs a Lua script (the run lease's and the durable log's: each one atomic step). */
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
@@ -62,10 +64,15 @@ export function loadRedis(): Promise<CreateClient> {
   return loaded;
 }
 
-/** Reconnects back off from 50 ms, doubling up to a second: a restarted Redis is used again within about a second. */
-const reconnectStrategy = (retries: number) => Math.min(1_000, 50 * 2 ** Math.min(retries, 5));
+/**
+ * node-redis never retries a failed connection itself: its wait between retries is a timer that
+ * would keep the process alive while Redis is down. The caller connects again (RedisLink, from its
+ * unref'd health check); node-redis keeps the confirmed subscriptions, and subscribes to them again
+ * on the next connection.
+ */
+const reconnectStrategy = () => new Error("reconnected by the caller");
 
-/** A connection to `url` (not connected yet) that never keeps the process alive. */
+/** A connection to `url` (not connected yet): once unref'd, it never keeps the process alive, even while Redis is down. */
 export async function createRedisConnection(options: RedisConnectionOptions): Promise<RedisConnection> {
   const createClient = await loadRedis();
   return createClient({

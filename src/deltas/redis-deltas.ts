@@ -297,17 +297,14 @@ class RedisRunWatch implements AnswerWatch {
     return this.#answer.latest;
   }
 
-  /** Subscribes (queued until the subscriber connects), then reads the list. */
+  /** Subscribes (at once, or on the subscriber's next connection), then reads the list. */
   async start(subscriber: RedisLink, reader: RedisLink): Promise<void> {
     if (this.#closed) return;
     this.#links = { subscriber, reader };
     await subscriber.settled;
+    if (this.#closed) return;
     if (!subscriber.up) this.down(); // heartbeats until it is back (then `resync`)
-    try {
-      await subscriber.connection.subscribe(this.redis.channel(this.workflowId), this.#listener);
-    } catch {
-      return; // closed meanwhile
-    }
+    await subscriber.subscribe(this.redis.channel(this.workflowId), this.#listener);
     if (subscriber.up) this.resync();
   }
 
@@ -339,9 +336,7 @@ class RedisRunWatch implements AnswerWatch {
     if (this.#closed) return;
     this.#closed = true;
     this.redis.unwatch(this);
-    this.#links?.subscriber.connection
-      .unsubscribe(this.redis.channel(this.workflowId), this.#listener)
-      .catch(() => undefined);
+    this.#links?.subscriber.unsubscribe(this.redis.channel(this.workflowId), this.#listener);
   }
 
   #receive(stored: string[]): void {

@@ -150,17 +150,14 @@ export class RedisRunShare implements RunShare {
     return this.#starting && !this.#closed;
   }
 
-  /** Subscribes to the run's channel (queued until the subscriber connects), once both connections tried to connect. */
+  /** Subscribes to the run's channel (at once, or on the subscriber's next connection), once both connections tried to connect. */
   async start(subscriber: RedisLink, reader: RedisLink): Promise<void> {
     if (this.#closed) return;
     this.#links = { subscriber, reader };
     await Promise.all([subscriber.settled, reader.settled]);
+    if (this.#closed) return;
     if (!subscriber.up || !reader.up) this.down();
-    try {
-      await subscriber.connection.subscribe(this.context.durableChannel(this.workflowId), this.#listener);
-    } catch {
-      return; // closed meanwhile
-    }
+    await subscriber.subscribe(this.context.durableChannel(this.workflowId), this.#listener);
     if (subscriber.up) this.resync();
   }
 
@@ -266,9 +263,7 @@ export class RedisRunShare implements RunShare {
     if (this.#closed) return;
     this.#closed = true;
     this.context.unwatch(this);
-    this.#links?.subscriber.connection
-      .unsubscribe(this.context.durableChannel(this.workflowId), this.#listener)
-      .catch(() => undefined);
+    this.#links?.subscriber.unsubscribe(this.context.durableChannel(this.workflowId), this.#listener);
   }
 
   /** A command on the reading connection, rejected at once while Redis is down and when it goes down meanwhile. */
