@@ -170,6 +170,41 @@ function redisClient(
   return connectCountedClient(harness.address, { deltas: ai.deltas.redis({ url, logger }), dataConverter });
 }
 
+/** What a watcher in a process of its own printed (test/support/stream-watcher-child.ts). */
+type WatcherLine = {
+  ready?: true;
+  firstDeltaAt?: number;
+  text?: string;
+  durable?: number[];
+  calls?: Record<string, number>;
+};
+
+/**
+ * Streams run `workflowId` in a process of its own, with Redis deltas at `redisUrl`
+ * (`DURABLE_AGENT_REDIS_URL`), calling `onLine` with each line it prints; resolves once it exited
+ * by itself, with its exit code and its last line (what it read).
+ */
+async function watchInChild(
+  workflowId: string,
+  redisUrl: string,
+  onLine: (line: WatcherLine) => void = () => undefined,
+): Promise<{ code: number | null; end: WatcherLine }> {
+  const tsx = fileURLToPath(new URL("../node_modules/.bin/tsx", import.meta.url));
+  const child = fileURLToPath(new URL("./support/stream-watcher-child.ts", import.meta.url));
+  const watcher = spawn(tsx, ["--conditions=durable-agent-source", child, harness.address, workflowId], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, DURABLE_AGENT_REDIS_URL: redisUrl },
+  });
+  const exited = new Promise<number | null>((resolve) => watcher.on("exit", resolve));
+  const lines: WatcherLine[] = [];
+  for await (const line of createInterface({ input: watcher.stdout })) {
+    const parsed = JSON.parse(line) as WatcherLine;
+    onLine(parsed);
+    lines.push(parsed);
+  }
+  return { code: await exited, end: lines.at(-1)! };
+}
+
 describe("deltas through Redis", () => {
   let redis: RedisServer;
   beforeAll(async () => {
@@ -216,9 +251,6 @@ describe("deltas through Redis", () => {
     const ready = countdown(2);
     const model = await pacedModel(ready.done);
     const agent = planAgent(model.baseURL, "redis-processes");
-    const tsx = fileURLToPath(new URL("../node_modules/.bin/tsx", import.meta.url));
-    const child = fileURLToPath(new URL("./support/stream-watcher-child.ts", import.meta.url));
-    type Line = { ready?: true; text?: string; durable?: number[]; calls?: Record<string, number> };
     const outcomes = await withWorker(
       harness,
       [agent],
@@ -229,26 +261,9 @@ describe("deltas through Redis", () => {
           streamText: true,
         });
         return Promise.all(
-          Array.from({ length: 2 }, async () => {
-            const watcher = spawn(
-              tsx,
-              ["--conditions=durable-agent-source", child, harness.address, handle.workflowId],
-              {
-                stdio: ["ignore", "pipe", "inherit"],
-                env: { ...process.env, DURABLE_AGENT_REDIS_URL: redis.url },
-              },
-            );
-            const lines: Line[] = [];
-            for await (const line of createInterface({ input: watcher.stdout })) {
-              const parsed = JSON.parse(line) as Line;
-              if (parsed.ready) ready.tick();
-              lines.push(parsed);
-            }
-            const code = await new Promise<number | null>((resolve) =>
-              watcher.exitCode !== null ? resolve(watcher.exitCode) : watcher.on("exit", resolve),
-            );
-            return { code, end: lines.at(-1)! };
-          }),
+          Array.from({ length: 2 }, () =>
+            watchInChild(handle.workflowId, redis.url, (line) => line.ready && ready.tick()),
+          ),
         );
       },
       { deltas: ai.deltas.redis({ url: redis.url }) },
@@ -453,6 +468,64 @@ describe("Redis faults: no durable event lost, no two attempts' text mixed", () 
       new RegExp(`Redis at ${url} is unreachable .*fall back to the model call's heartbeats`),
     );
     await counted.close();
+  });
+
+  it("a watching process whose Redis never started exits by itself once its stream ended, with the whole answer", async () => {
+    const url = `redis://127.0.0.1:${await freePort()}`;
+    const attached = deferred();
+    const model = await pacedModel(attached.promise);
+    const agent = planAgent(model.baseURL, "redis-never-exits");
+    const { code, end } = await withWorker(
+      harness,
+      [agent],
+      async ({ taskQueue }) => {
+        const handle = await agent.start("Swap squats for lunges", {
+          client: harness.client,
+          taskQueue,
+          streamText: true,
+        });
+        return watchInChild(handle.workflowId, url, (line) => line.ready && attached.resolve());
+      },
+      { deltas: ai.deltas.redis({ url }) },
+    );
+    await model.close();
+    // It exited on its own (no process.exit): nothing of the Redis transport held it while Redis stayed down.
+    expect(code).toBe(0);
+    expect(end.text).toBe(FIRST + SECOND);
+    expect(end.durable).toEqual(end.durable!.map((_o, i) => i));
+    expect(end.calls?.[DESCRIBE]).toBeGreaterThan(0); // the deltas came from the heartbeats
+  });
+
+  it("a watching process whose Redis was killed mid-answer exits by itself once its stream ended, with the whole answer", async () => {
+    const redis = await startRedisServer();
+    const attached = deferred();
+    const model = await pacedModel(attached.promise);
+    const agent = planAgent(model.baseURL, "redis-killed-exits");
+    let killed: Promise<void> | undefined;
+    const { code, end } = await withWorker(
+      harness,
+      [agent],
+      async ({ taskQueue }) => {
+        const handle = await agent.start("Swap squats for lunges", {
+          client: harness.client,
+          taskQueue,
+          streamText: true,
+        });
+        return watchInChild(handle.workflowId, redis.url, (line) => {
+          if (line.ready) attached.resolve();
+          if (line.firstDeltaAt !== undefined) killed = redis.kill();
+        });
+      },
+      { deltas: ai.deltas.redis({ url: redis.url }) },
+    );
+    await killed;
+    await model.close();
+    expect(killed).toBeDefined();
+    expect(code).toBe(0);
+    expect(end.text).toBe(FIRST + SECOND);
+    expect(end.durable).toEqual(end.durable!.map((_o, i) => i));
+    expect(end.calls?.[DESCRIBE]).toBeGreaterThan(0); // after the kill, the deltas came from the heartbeats
+    await redis.stop();
   });
 
   it("a stream resumed (`after`) across the Redis-to-heartbeat fallback gives every durable event once and the text once", async () => {
