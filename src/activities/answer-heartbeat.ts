@@ -22,6 +22,9 @@ export const STREAMING_HEARTBEAT_INTERVAL = "250 milliseconds";
 /** Text arriving within this long after a heartbeat waits for the next one: fewer heartbeat calls on the worker, no later than the worker would send them. */
 const COALESCE_MS = 50;
 
+/** How long, at most, a model call waits for the transport to publish its answer's last text before it completes. */
+const LAST_PUBLISH_WAIT_MS = 200;
+
 /** The most text one heartbeat carries; beyond it the oldest text is dropped (it is in `model.answered`). */
 const HEARTBEAT_TEXT_CHARS = 64 * 1024;
 
@@ -29,8 +32,8 @@ const HEARTBEAT_TEXT_CHARS = 64 * 1024;
 export interface AnswerHeartbeat {
   /** Adds text the model produced. */
   add(text: string): void;
-  /** The answer is complete (or failed): no more heartbeats for it. */
-  close(): void;
+  /** The answer is complete (or failed): no more heartbeats for it; resolves once the transport published its last text (or a moment passed). */
+  close(): Promise<void>;
 }
 
 /**
@@ -65,9 +68,17 @@ export async function answerHeartbeat(
       if (wait <= 0) send();
       else timer = setTimeout(send, wait);
     },
-    close: () => {
+    close: async () => {
       clearTimeout(timer);
-      publisher?.close();
+      const published = publisher?.close();
+      if (!published) return;
+      // At most a moment: a slow or paused transport never holds the model call up for long.
+      let wait: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        published,
+        new Promise<void>((resolve) => (wait = setTimeout(resolve, LAST_PUBLISH_WAIT_MS))),
+      ]);
+      clearTimeout(wait);
     },
   };
 }

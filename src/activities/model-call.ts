@@ -78,7 +78,7 @@ export function createModelCall(
       await reportFailedAttempt(input.trip, reported);
       throw failureForModelError(error, model.modelId);
     } finally {
-      deltas?.close();
+      await deltas?.close();
     }
   };
 }

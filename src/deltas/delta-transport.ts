@@ -50,8 +50,12 @@ export interface PublishContext {
 export interface AnswerPublisher {
   /** The model produced `text`: the answer so far ends with it. */
   add(text: string): void;
-  /** The answer is complete (or failed): publish what is left, then forget it. */
-  close(): void;
+  /**
+   * The answer is complete (or failed): publish what is left, then forget it. The model call
+   * waits for a returned promise (at most a moment) before it completes, so that watchers get the
+   * answer's last text from the transport before its `model.answered`.
+   */
+  close(): void | Promise<void>;
 }
 
 /** A run's partial answers as a transport delivers them. */

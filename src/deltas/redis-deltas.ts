@@ -210,6 +210,10 @@ class RedisAnswerPublisher implements AnswerPublisher {
   #generation = -1;
   #sending = false;
   #closed = false;
+  /** Resolves once, after close(), when the rest was published (or could not be). */
+  #ended = false;
+  #settleEnd!: () => void;
+  readonly #end = new Promise<void>((resolve) => (this.#settleEnd = resolve));
 
   constructor(
     private readonly redis: RedisDeltas,
@@ -222,9 +226,16 @@ class RedisAnswerPublisher implements AnswerPublisher {
     void this.#flush();
   }
 
-  close(): void {
+  close(): Promise<void> {
     this.#closed = true;
     void this.#flush();
+    return this.#end;
+  }
+
+  #endIfClosed(): void {
+    if (!this.#closed || this.#ended) return;
+    this.#ended = true;
+    this.#settleEnd();
   }
 
   async #flush(): Promise<void> {
@@ -236,7 +247,7 @@ class RedisAnswerPublisher implements AnswerPublisher {
       const link = await this.redis.publisher();
       await link.settled;
       for (;;) {
-        if (!link.up) return this.redis.publishFailed(this.worker, "not connected");
+        if (!link.up) return (this.redis.publishFailed(this.worker, "not connected"), this.#endIfClosed());
         const generation = link.generation;
         // On a new connection the list may be gone (Redis restarted): the whole answer again.
         const from = generation === this.#generation ? this.#published : 0;
@@ -258,10 +269,14 @@ class RedisAnswerPublisher implements AnswerPublisher {
         this.#published = 0; // (once)
         await link.connection.multi().del(key).exec();
       }
+      this.#endIfClosed();
     } catch (error) {
       this.redis.publishFailed(this.worker, error instanceof Error ? error.message : String(error));
+      this.#endIfClosed();
     } finally {
       this.#sending = false;
+      // Closed while this flush was past its last look at the text: publish the rest now.
+      if (this.#closed && !this.#ended) void this.#flush();
     }
   }
 }
