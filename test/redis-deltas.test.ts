@@ -6,6 +6,7 @@
  * attempts' text; an encrypting data converter keeps Redis free of the answer's plaintext.
  */
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { createClient } from "redis";
@@ -25,6 +26,8 @@ import { keyring, newKey } from "./support/codec-helpers.js";
 import { connectCountedClient } from "./support/counted-client.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 import { startRedisServer, type RedisServer } from "../src/testing/redis-server.js";
+import { decodeChunk } from "../src/deltas/chunk-codec.js";
+import { loadDataConverter } from "@temporalio/common/lib/internal-non-workflow/index.js";
 
 let harness: Harness;
 beforeAll(async () => {
@@ -245,6 +248,44 @@ describe("deltas through Redis", () => {
     expect(counted.counts.count(DESCRIBE)).toBe(0);
     expect(counted.counts.rejections()).toBe(0);
     await counted.close();
+  });
+
+  it("a publisher's close() resolves once the answer's last text is on the channel and its list is gone (the model call awaits it)", async () => {
+    const transport = ai.deltas.redis({ url: redis.url });
+    await transport.load();
+    const converter = loadDataConverter();
+    const workflowId = `close-order-${randomUUID()}`;
+    const subscriber = createClient({ url: redis.url });
+    await subscriber.connect();
+    const texts: string[] = [];
+    const whole = deferred();
+    await subscriber.subscribe(`durable-agent:deltas:${workflowId}`, (message) => {
+      void decodeChunk(converter, message).then((chunk) => {
+        texts[chunk!.from] = chunk!.text;
+        if (texts.join("") === "Hello there.") whole.resolve();
+      });
+    });
+    const publisher = transport.publishAnswer({ workflowId, trip: 1, attempt: 1 }, { converter, warn: () => {} })!;
+    publisher.add("Hello");
+    publisher.add(" there.");
+    const closed = publisher.close();
+    expect(closed).toBeInstanceOf(Promise);
+    await closed;
+    // Published, then removed: both before close() resolved.
+    expect(
+      await subscriber
+        .duplicate()
+        .connect()
+        .then(async (reader) => {
+          const exists = await reader.exists(`durable-agent:answer:${workflowId}`);
+          await reader.close();
+          return exists;
+        }),
+    ).toBe(0);
+    await whole.promise;
+    expect(texts.join("")).toBe("Hello there.");
+    await subscriber.close();
+    await transport.close();
   });
 
   it("watchers in two processes read the deltas from Redis (DURABLE_AGENT_REDIS_URL), with no describe()", async () => {
