@@ -11,11 +11,11 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import type { Client } from "@temporalio/client";
 import {
   ai,
   encryptedDataConverter,
+  type Agent,
   type AgentWorkerOptions,
   type DeltaLogger,
   type StreamedRunEvent,
@@ -25,6 +25,8 @@ import { freePort } from "../src/testing/port-check.js";
 import { keyring, newKey } from "./support/codec-helpers.js";
 import { connectCountedClient } from "./support/counted-client.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
+import { planAgent, UPDATE_PLAN_CALL } from "./support/plan-agent.js";
+import { deferred } from "./support/ops-helpers.js";
 import { startRedisServer, type RedisServer } from "../src/testing/redis-server.js";
 import { decodeChunk } from "../src/deltas/chunk-codec.js";
 import { loadDataConverter } from "@temporalio/common/lib/internal-non-workflow/index.js";
@@ -44,18 +46,9 @@ const DESCRIBE = "DescribeWorkflowExecution";
 
 type Delta = Extract<StreamedRunEvent, { type: "text.delta" }>;
 
-function planAgent(baseURL: string, name: string) {
-  return ai.agent({
-    name,
-    model: ai.openai("gpt-test", { baseURL }),
-    tools: [
-      ai.tool({
-        name: "update_plan",
-        input: z.object({ from: z.string(), to: z.string() }),
-        execute: async () => ({ ok: true }),
-      }),
-    ],
-  });
+/** Starts the agent's streamed run ("Swap squats for lunges") on the worker's task queue. */
+function startSwap(agent: Agent, taskQueue: string) {
+  return agent.start("Swap squats for lunges", { client: harness.client, taskQueue, streamText: true });
 }
 
 /**
@@ -71,24 +64,16 @@ async function pacedModel(
     chunksPerSecond?: number;
   } = {},
 ) {
-  const toolCall = { name: "update_plan", arguments: { from: "squats", to: "lunges" } };
   return startScriptedModel(
     async ({ index }) => {
       if (index === 0) await gate;
       if (index > 0 && options.secondGate) await options.secondGate;
       options.onAnswer?.(index);
       if (index === 0 && options.first) return options.first;
-      return index === 0 || (options.first && index === 1) ? { text: FIRST, toolCalls: [toolCall] } : SECOND;
+      return index === 0 || (options.first && index === 1) ? { text: FIRST, toolCalls: [UPDATE_PLAN_CALL] } : SECOND;
     },
     { chunksPerSecond: options.chunksPerSecond ?? 40 },
   );
-}
-
-/** A promise and its resolve function. */
-function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
 }
 
 /** Resolves after `count` ticks. */
@@ -122,11 +107,7 @@ function streamOneRun(
     harness,
     [agent],
     async ({ taskQueue }) => {
-      const handle = await agent.start("Swap squats for lunges", {
-        client: harness.client,
-        taskQueue,
-        streamText: true,
-      });
+      const handle = await startSwap(agent, taskQueue);
       return collect((await ai.getRun(handle.workflowId, { client })).stream(), onEvent);
     },
     workerOptions,
@@ -224,11 +205,7 @@ describe("deltas through Redis", () => {
       harness,
       [agent],
       async ({ taskQueue }) => {
-        const handle = await agent.start("Swap squats for lunges", {
-          client: harness.client,
-          taskQueue,
-          streamText: true,
-        });
+        const handle = await startSwap(agent, taskQueue);
         return Promise.all(
           Array.from({ length: 5 }, async () => {
             let ticked = false;
@@ -296,11 +273,7 @@ describe("deltas through Redis", () => {
       harness,
       [agent],
       async ({ taskQueue }) => {
-        const handle = await agent.start("Swap squats for lunges", {
-          client: harness.client,
-          taskQueue,
-          streamText: true,
-        });
+        const handle = await startSwap(agent, taskQueue);
         return Promise.all(
           Array.from({ length: 2 }, () =>
             watchInChild(handle.workflowId, redis.url, (line) => line.ready && ready.tick()),
@@ -385,11 +358,7 @@ describe("Redis faults: no durable event lost, no two attempts' text mixed", () 
       harness,
       [agent],
       async ({ taskQueue }) => {
-        const handle = await agent.start("Swap squats for lunges", {
-          client: harness.client,
-          taskQueue,
-          streamText: true,
-        });
+        const handle = await startSwap(agent, taskQueue);
         return Promise.all(
           Array.from({ length: 3 }, async () => {
             let ticked = false;
@@ -520,11 +489,7 @@ describe("Redis faults: no durable event lost, no two attempts' text mixed", () 
       harness,
       [agent],
       async ({ taskQueue }) => {
-        const handle = await agent.start("Swap squats for lunges", {
-          client: harness.client,
-          taskQueue,
-          streamText: true,
-        });
+        const handle = await startSwap(agent, taskQueue);
         return watchInChild(handle.workflowId, url, (line) => line.ready && attached.resolve());
       },
       { deltas: ai.deltas.redis({ url }) },
@@ -547,11 +512,7 @@ describe("Redis faults: no durable event lost, no two attempts' text mixed", () 
       harness,
       [agent],
       async ({ taskQueue }) => {
-        const handle = await agent.start("Swap squats for lunges", {
-          client: harness.client,
-          taskQueue,
-          streamText: true,
-        });
+        const handle = await startSwap(agent, taskQueue);
         return watchInChild(handle.workflowId, redis.url, (line) => {
           if (line.ready) attached.resolve();
           if (line.firstDeltaAt !== undefined) killed = redis.kill();
@@ -579,11 +540,7 @@ describe("Redis faults: no durable event lost, no two attempts' text mixed", () 
       harness,
       [agent],
       async ({ taskQueue }) => {
-        const handle = await agent.start("Swap squats for lunges", {
-          client: harness.client,
-          taskQueue,
-          streamText: true,
-        });
+        const handle = await startSwap(agent, taskQueue);
         const run = await ai.getRun(handle.workflowId, { client: counted.client });
         // First connection: read until a few deltas came through Redis, kill Redis, read one more delta (from the heartbeats), then drop.
         const before: StreamedRunEvent[] = [];

@@ -10,12 +10,13 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { ai, type StreamedRunEvent } from "../src/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
 import { startRedisServer, type RedisServer } from "../src/testing/redis-server.js";
 import { connectCountedClient, type CallCounts } from "./support/counted-client.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
+import { planAgent, UPDATE_PLAN_CALL } from "./support/plan-agent.js";
+import { deferred } from "./support/ops-helpers.js";
 
 let harness: Harness;
 beforeAll(async () => {
@@ -40,35 +41,13 @@ const reads = (calls: Record<string, number> | undefined) => READS.reduce((sum, 
  */
 const FOLLOWER_READS = 3;
 
-function planAgent(baseURL: string, name: string) {
-  return ai.agent({
-    name,
-    model: ai.openai("gpt-test", { baseURL }),
-    tools: [
-      ai.tool({
-        name: "update_plan",
-        input: z.object({ from: z.string(), to: z.string() }),
-        execute: async () => ({ ok: true }),
-      }),
-    ],
-  });
-}
-
-/** A promise and its resolve function. */
-function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve };
-}
-
 /** A model whose first answer (FIRST, with a tool call) waits for `gate`; its second is SECOND. */
 function pacedModel(gate: Promise<unknown>, chunksPerSecond = 30) {
-  const toolCall = { name: "update_plan", arguments: { from: "squats", to: "lunges" } };
   return startScriptedModel(
     async ({ index }) => {
       if (index > 0) return SECOND;
       await gate;
-      return { text: FIRST, toolCalls: [toolCall] };
+      return { text: FIRST, toolCalls: [UPDATE_PLAN_CALL] };
     },
     { chunksPerSecond },
   );
@@ -250,7 +229,6 @@ describe("one Temporal reader per run across processes (Redis)", () => {
    */
   async function reuseWorkflowId(staleLease: boolean) {
     const gate = deferred();
-    const toolCall = { name: "update_plan", arguments: { from: "squats", to: "lunges" } };
     // Told apart by their prompts (not by the order of requests, which a retried model call shifts).
     const model = await startScriptedModel(
       async ({ body }) => {
@@ -258,7 +236,7 @@ describe("one Temporal reader per run across processes (Redis)", () => {
         const answered = body.messages.some((m) => m.role === "tool");
         if (second && !answered) await gate.promise; // the second run's first answer
         if (answered) return second ? "Lunges stay in." : SECOND;
-        return { text: second ? "Squats are back on leg day." : FIRST, toolCalls: [toolCall] };
+        return { text: second ? "Squats are back on leg day." : FIRST, toolCalls: [UPDATE_PLAN_CALL] };
       },
       { chunksPerSecond: 30 },
     );

@@ -2,11 +2,11 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { ai, type StreamedRunEvent } from "../src/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
 import { connectCountedClient, type CallCounts } from "./support/counted-client.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
+import { planAgent, UPDATE_PLAN_CALL } from "./support/plan-agent.js";
 
 let harness: Harness;
 beforeAll(async () => {
@@ -20,21 +20,6 @@ const SECOND = "Done: lunges are in your plan for leg day.";
 const READS = ["DescribeWorkflowExecution", "QueryWorkflow", "GetWorkflowExecutionHistory"];
 const reads = (counts: CallCounts) => READS.reduce((sum, method) => sum + counts.count(method), 0);
 
-function planAgent(baseURL: string, name: string, needsApproval = false) {
-  return ai.agent({
-    name,
-    model: ai.openai("gpt-test", { baseURL }),
-    tools: [
-      ai.tool({
-        name: "update_plan",
-        input: z.object({ from: z.string(), to: z.string() }),
-        needsApproval,
-        execute: async () => ({ ok: true }),
-      }),
-    ],
-  });
-}
-
 /** A model whose first answer waits for `gate`, then streams FIRST with a tool call; its second streams SECOND. Both paced. */
 async function pacedModel(gate: Promise<unknown>, onFirstAnswer: () => void = () => undefined) {
   return startScriptedModel(
@@ -42,7 +27,7 @@ async function pacedModel(gate: Promise<unknown>, onFirstAnswer: () => void = ()
       if (index > 0) return SECOND;
       await gate;
       onFirstAnswer();
-      return { text: FIRST, toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] };
+      return { text: FIRST, toolCalls: [UPDATE_PLAN_CALL] };
     },
     { chunksPerSecond: 20 },
   );

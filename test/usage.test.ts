@@ -11,6 +11,7 @@ import { SEARCH_ATTRIBUTES } from "../src/core/search-attributes.js";
 import { startScriptedModel, type ScriptedUsage } from "../src/testing/index.js";
 import { updatePlanTool } from "./support/contract-helpers.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
+import { deferred } from "./support/ops-helpers.js";
 
 let harness: Harness;
 beforeAll(async () => {
@@ -41,6 +42,26 @@ function sse(text: string, reported?: ScriptedUsage, { done = true }: { done?: b
       : []),
   ].map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`);
   return lines.join("") + (done ? "data: [DONE]\n\n" : "");
+}
+
+/**
+ * A model that calls update_plan (120 tokens), then holds its second answer ("Done.", 135 tokens)
+ * until `release()`: `secondRequested` resolves once the run is between its model calls.
+ */
+async function heldSecondAnswer() {
+  const held = deferred();
+  const reached = deferred();
+  const model = await startScriptedModel(async ({ index }) => {
+    if (index === 0)
+      return {
+        toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }],
+        usage: usage(100, 20),
+      };
+    reached.resolve();
+    await held.promise;
+    return { text: "Done.", usage: usage(130, 5) };
+  });
+  return { model, secondRequested: reached.promise, release: () => held.resolve() };
 }
 
 describe("usage per model call", () => {
@@ -107,20 +128,7 @@ describe("usage per model call", () => {
   });
 
   it("the current details and the DurableAgentTokens search attribute show the total so far", async () => {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let reached!: () => void;
-    const secondRequested = new Promise<void>((resolve) => (reached = resolve));
-    const model = await startScriptedModel(async ({ index }) => {
-      if (index === 0)
-        return {
-          toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }],
-          usage: usage(100, 20),
-        };
-      reached();
-      await held;
-      return { text: "Done.", usage: usage(130, 5) };
-    });
+    const { model, secondRequested, release } = await heldSecondAnswer();
     const agent = ai.agent({
       name: "usage-watched",
       model: ai.openai("gpt-test", { baseURL: model.baseURL }),
@@ -153,20 +161,7 @@ describe("usage per model call", () => {
 
 describe("the cost and backstop search attributes", () => {
   it("DurableAgentCostUsd follows the priced run's cost after each model call; DurableAgentBackstopRan is set once a backstop runs", async () => {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let reached!: () => void;
-    const secondRequested = new Promise<void>((resolve) => (reached = resolve));
-    const model = await startScriptedModel(async ({ index }) => {
-      if (index === 0)
-        return {
-          toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }],
-          usage: usage(100, 20),
-        };
-      reached();
-      await held;
-      return { text: "Done.", usage: usage(130, 5) };
-    });
+    const { model, secondRequested, release } = await heldSecondAnswer();
     const priced = ai.agent({
       name: "usage-priced",
       model: ai.openai("gpt-test", { baseURL: model.baseURL, pricing: { inputPerMillion: 2, outputPerMillion: 8 } }),
