@@ -60,6 +60,8 @@ const GUIDES = [
 const NOT_GUIDES: Record<string, string> = {
   "docs/reliability.md": "a report: the soak's method, checker and a 10-minute run's figures",
   "docs/streaming-cost.md": "a report: what streaming costs per run, measured",
+  "docs/capacity.md":
+    "a report: per-chat figures measured by bench:capacity, and the fleet for 1M chats a day they project",
   "docs/eval-report-schema.md": "a reference: the eval report's JSON, field by field",
   "docs/cli.md": "a reference: the durable-agent command's options, commands and exit codes (no TypeScript to run)",
 };
