@@ -6,6 +6,7 @@ import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { z } from "zod";
+import { temporal } from "@temporalio/proto";
 import { ai, type RunResult, type StreamedRunEvent, type TraceEvent } from "../src/index.js";
 import { startScriptedModel, type ScriptedRequest } from "../src/testing/index.js";
 import { connectHarness, taskQueue, type Harness } from "./support/harness.js";
@@ -192,7 +193,7 @@ describe("the once-per-run backstop guarantee survives a SIGKILLed worker", () =
 });
 
 describe("streaming survives a SIGKILLed worker", () => {
-  it("a worker killed mid-stream still gives a complete, marked stream and a correct final result", async () => {
+  it("a worker killed mid-stream still gives a complete, marked stream and a correct final result, on the default heartbeat timeout", async () => {
     const TEXT = "Lunges are a good swap: same muscles, kinder to the knees, and you can do them anywhere.";
     const model = await startScriptedModel([{ text: TEXT, stallAfterChunks: 4 }, TEXT], { chunkSize: 8 });
     const env = {
@@ -210,13 +211,34 @@ describe("streaming survives a SIGKILLed worker", () => {
     });
     const events: StreamedRunEvent[] = [];
     let second: ReturnType<typeof startWorkerProcess> | undefined;
+    let killedAt = 0;
+    let resumedAt = 0;
     for await (const event of stream) {
       events.push(event);
+      if (event.type === "trip.retry") resumedAt ||= Date.now();
       if (event.type === "text.delta" && !second) {
-        first.child.kill("SIGKILL"); // the model call is stalled mid-stream: kill its worker
+        // The model call is stalled mid-stream. A second worker is up, as in a fleet; then the first is killed.
         second = startWorkerProcess(env);
+        await second.waitFor("WORKER_READY");
+        first.child.kill("SIGKILL");
+        killedAt = Date.now();
       }
     }
+    // The answer goes on after the agent's default heartbeat timeout (3 s), not half a minute: the
+    // killed attempt timed out on its heartbeat, and the figure is printed for the closing note.
+    console.log(`stream-crash: the answer went on ${resumedAt - killedAt} ms after the worker's SIGKILL`);
+    const history = await harness.client.workflow.getHandle(stream.workflowId).fetchHistory();
+    const modelCall = history.events!.find(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === "model.call",
+    )!.activityTaskScheduledEventAttributes!;
+    expect(Number(modelCall.heartbeatTimeout!.seconds)).toBe(3);
+    const retried = history.events!.find(
+      (e) => e.activityTaskStartedEventAttributes,
+    )!.activityTaskStartedEventAttributes!;
+    expect(retried.attempt).toBe(2);
+    expect(retried.lastFailure?.timeoutFailureInfo?.timeoutType).toBe(
+      temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_HEARTBEAT,
+    );
     second?.child.kill("SIGKILL");
     await model.close();
 
