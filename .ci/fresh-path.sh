@@ -2,7 +2,9 @@
 # The fresh path: the README's two commands, exactly as its first lines give them, in a fresh clone,
 # with an empty HOME (and npm cache), no TEMPORAL_CLI_PATH, and no `temporal` or `chromium` that
 # can run (each one on the PATH is covered with /dev/null in a private mount namespace). Whatever
-# the commands need, they must install themselves. Prints how long each took.
+# the commands need, they must install themselves. Prints how long each took. The rest of the
+# environment passes through: CI's DURABLE_AGENT_TEST_WORKERS (test files run at once by `npm
+# test`, vitest.config.ts) among it.
 set -euo pipefail
 if [ -z "${FRESH_NS:-}" ]; then
   found=$(for b in temporal chromium chromium-browser google-chrome; do type -ap "$b"; done 2>/dev/null | sort -u || true)

