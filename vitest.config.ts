@@ -28,8 +28,9 @@ const ALONE = [
   // A browser that reloads or cuts the network "mid-answer": a slower page can miss the answer in flight.
   "test/chat-browser.test.ts", // also `next build`, `next start` and a worker it SIGKILLs
   "test/studio-browser.test.ts",
-  // Workers SIGKILLed or runs cancelled through 1-2 s heartbeat timeouts: a live worker whose
-  // heartbeat comes late under load looks dead, and a call that must run once runs twice.
+  // Workers SIGKILLed, or runs cancelled, on 1-3 s heartbeat timeouts that the checks lean on (a
+  // retry after exactly one heartbeat timeout, a cancel delivered by a heartbeat): a live worker
+  // whose heartbeat comes late under load looks dead, and a call that must run once runs twice.
   "test/crash.test.ts",
   "test/operate.test.ts",
 ];
