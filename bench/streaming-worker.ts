@@ -3,8 +3,10 @@
  * `node --import tsx --conditions=durable-agent-source bench/streaming-worker.ts`, configured by
  * the environment (TEMPORAL_ADDRESS, BENCH_TASK_QUEUE, BENCH_MODEL_URL, BENCH_LIBRARY:
  * durable-agent or a peer's package name; BENCH_WORKER_OPTIONS: JSON worker options, for the
- * heartbeat-throttle candidates; BENCH_REDIS_URL: ours publishes answer deltas to that Redis). Prints "ready" once polling; each line "cpu" on stdin is
- * answered with "cpu <user+system ms so far>"; SIGTERM shuts it down.
+ * heartbeat-throttle candidates; BENCH_REDIS_URL: ours publishes answer deltas to that Redis;
+ * BENCH_WORKFLOW_BUNDLE: ours loads that prebuilt bundle instead of bundling). Prints "ready" once
+ * polling; each line "cpu" on stdin is answered with "cpu <user+system ms so far>"; SIGTERM shuts
+ * it down.
  */
 import { createInterface } from "node:readline";
 import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
@@ -26,12 +28,14 @@ const workerOptions = JSON.parse(process.env.BENCH_WORKER_OPTIONS ?? "{}") as Re
 let worker: Worker;
 if (library === "durable-agent") {
   const redisUrl = process.env.BENCH_REDIS_URL;
+  const bundlePath = process.env.BENCH_WORKFLOW_BUNDLE;
   worker = await ai.worker({
     connection,
     taskQueue,
     agents: [streamingAgent(baseURL, STREAM_AGENT)],
     workerOptions,
     ...(redisUrl ? { deltas: redisDeltas({ url: redisUrl }) } : {}),
+    ...(bundlePath ? { workflowBundle: { codePath: bundlePath } } : {}),
   });
 } else if (library === "@temporalio/ai-sdk") {
   const { preparePeer, aiSdkActivities } = await import("./peer.js");

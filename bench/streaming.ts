@@ -12,10 +12,13 @@
  */
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Client, WorkflowHandle } from "@temporalio/client";
 import { WorkflowStreamClient } from "@temporalio/workflow-streams/client";
-import { ai } from "../src/index.js";
+import { ai, bundleAgentWorkflows } from "../src/index.js";
 import { startDevServer, startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
 import { percentile, round } from "./lib.js";
 import {
@@ -122,6 +125,23 @@ async function settledCounts(metricsUrl: string): Promise<Record<string, number>
 }
 
 /** A worker for the subject in its own process (with `env` added to its environment); `cpuMs()` reads its CPU time so far. */
+let ourBundlePath: Promise<string> | undefined;
+/**
+ * Our workflow bundle (`bundleAgentWorkflows()`, which `npm run bench` starts early) as a file,
+ * written once per process: each worker child of ours loads it (BENCH_WORKFLOW_BUNDLE) instead of
+ * bundling the same code again. Measured figures start after each worker's warm-up run either way.
+ */
+function ourWorkflowBundle(): Promise<string> {
+  ourBundlePath ??= bundleAgentWorkflows().then(({ code }) => {
+    const dir = mkdtempSync(join(tmpdir(), "bench-bundle-"));
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, "durable-agent-workflows.js");
+    writeFileSync(path, code);
+    return path;
+  });
+  return ourBundlePath;
+}
+
 export async function startWorker(
   address: string,
   baseURL: string,
@@ -129,6 +149,7 @@ export async function startWorker(
   taskQueue: string,
   env: Record<string, string> = {},
 ) {
+  const bundle = subject.library === "durable-agent" ? { BENCH_WORKFLOW_BUNDLE: await ourWorkflowBundle() } : {};
   const child = spawn(
     process.execPath,
     [
@@ -145,6 +166,7 @@ export async function startWorker(
         BENCH_MODEL_URL: baseURL,
         BENCH_LIBRARY: subject.library,
         BENCH_WORKER_OPTIONS: JSON.stringify(subject.workerOptions ?? {}),
+        ...bundle,
         ...env,
       },
       stdio: ["pipe", "pipe", "inherit"],
