@@ -50,9 +50,9 @@ export interface ChatExampleBuild {
 
 /**
  * Installs and builds the example when needed: the package's build when src/ is newer than
- * dist/, `npm ci` in the example (packing that build, not building again) when its lockfile or the package's dependencies changed, a fresh
- * packed copy of durable-agent when dist/ changed, and `next build` when any of that or the
- * example's sources changed.
+ * dist/, `npm ci` in the example (packing that build, not building it again) when its lockfile or
+ * the package's dependencies changed, a fresh packed copy of durable-agent when dist/ changed, and
+ * `next build` when any of that or the example's sources changed.
  */
 export function ensureChatExample(): ChatExampleBuild {
   const times: ChatExampleBuild = { rootBuildMs: 0, installMs: 0, refreshMs: 0, nextBuildMs: 0 };
