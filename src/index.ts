@@ -181,5 +181,16 @@ export {
   type ScheduleTiming,
   type ScheduledRun,
 } from "./schedules/index.js";
+export {
+  createWebhookHandler,
+  hmacSha256Verifier,
+  hmacSha256Signature,
+  WebhookOptionsError,
+  WebhookRequestError,
+  type HmacVerifierOptions,
+  type WebhookHandler,
+  type WebhookHandlerOptions,
+  type WebhookReader,
+} from "./webhooks/index.js";
 export type { ForkArgs } from "./core/fork-args.js";
 export type { RecordedBackstop, RecordedToolCall, UnmatchedToolCalls } from "./core/playback.js";
