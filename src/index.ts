@@ -191,6 +191,7 @@ export {
   type WebhookHandler,
   type WebhookHandlerOptions,
   type WebhookReader,
+  type WebhookLogger,
 } from "./webhooks/index.js";
 export type { ForkArgs } from "./core/fork-args.js";
 export type { RecordedBackstop, RecordedToolCall, UnmatchedToolCalls } from "./core/playback.js";

@@ -4,6 +4,7 @@ export {
   type WebhookHandler,
   type WebhookHandlerOptions,
   type WebhookReader,
+  type WebhookLogger,
 } from "./webhook-handler.js";
 export { hmacSha256Verifier, hmacSha256Signature, type HmacVerifierOptions } from "./hmac-verifier.js";
 export { WebhookOptionsError, WebhookRequestError } from "./errors.js";

@@ -58,7 +58,15 @@ export interface WebhookHandlerOptions<Context = unknown> {
   /** The largest body read, in bytes (default 1 MiB); a larger one is answered 413. */
   maxBodyBytes?: number;
   /** Where the details of a refused or failed request go (default `console`); the answer says only what the sender can act on. */
-  logger?: { warn: (message: string) => void; error: (message: string, error?: unknown) => void };
+  logger?: WebhookLogger;
+}
+
+/** Where a webhook handler writes what it refused and why. */
+export interface WebhookLogger {
+  /** A refused request (its origin, signature, body or event), with the reason. */
+  warn: (message: string) => void;
+  /** A run that could not be started, with the error. */
+  error: (message: string, error?: unknown) => void;
 }
 
 /** The fetch handler of a webhook route. */
