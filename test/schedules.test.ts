@@ -121,7 +121,7 @@ describe("agent.schedule()", () => {
     });
   });
 
-  it('overlap: "skip" starts no run while the last one is still going (its model answer held), then goes on once it ends', async () => {
+  it('overlap: "skip" starts no run while the last one is still going (its model answer held), a trigger does, and the schedule goes on once they end', async () => {
     const release = deferred();
     hold = release.promise;
     try {
@@ -130,9 +130,13 @@ describe("agent.schedule()", () => {
         const held = await schedule.describe();
         expect(held).toMatchObject({ overlap: "skip", runsStarted: 1 });
         expect(held.runningRuns).toHaveLength(1);
+        // A trigger starts a run now even so (Temporal's trigger: allow-all).
+        await schedule.trigger();
+        await poll(async () => (await schedule.describe()).runsStarted).toBe(2);
+        expect((await schedule.describe()).runningRuns).toEqual(held.runningRuns); // the held run is still going
         release.resolve();
         hold = undefined;
-        await poll(async () => (await schedule.describe()).runsStarted).toBeGreaterThanOrEqual(2);
+        await poll(async () => (await schedule.describe()).runsStarted).toBeGreaterThanOrEqual(3);
         const run = await ai.getRun(held.runningRuns[0]!, { client: harness.client });
         expect((await run.result()).stopReason).toBe("answered");
       });

@@ -37,7 +37,7 @@ TemporalScheduledById (\`durable-agent list --query "TemporalScheduledById = '<i
   durable-agent schedule pause <scheduleId> [--note <text>]
   durable-agent schedule unpause <scheduleId> [--note <text>]
   durable-agent schedule trigger <scheduleId>
-      start a run now (even while paused; the overlap policy applies)
+      start a run now (even while paused, or while another run is going)
   durable-agent schedule delete <scheduleId>
 
 Exit codes: 0 done; 1 no such schedule, or the id is taken; 2 Temporal unreachable; 64 bad

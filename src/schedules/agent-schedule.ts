@@ -70,7 +70,7 @@ export interface AgentScheduleDescription extends AgentScheduleSummary {
   overlap: ScheduleOverlap | "buffer-all" | "terminate-other";
   /** Whether a failed run pauses the schedule. */
   pauseOnFailure: boolean;
-  /** The workflow ids of its runs still going. */
+  /** The workflow ids of its runs still going that the overlap policy watches (a `trigger()`'s run, allowed to overlap, is not among them). */
   runningRuns: string[];
   /** How many runs it has started. */
   runsStarted: number;
@@ -150,9 +150,13 @@ export class AgentSchedule {
     await this.#call((handle) => handle.unpause(note));
   }
 
-  /** Starts a run now, even while paused (the overlap policy applies: with `"skip"`, none while one is going). */
-  async trigger(): Promise<void> {
-    await this.#call((handle) => handle.trigger());
+  /**
+   * Starts a run now, even while paused and while another run is going (as Temporal's trigger
+   * does: `"allow-all"`); `options.overlap` applies another policy to this one run instead.
+   */
+  async trigger(options: { overlap?: ScheduleOverlap } = {}): Promise<void> {
+    const overlap = overlapPolicy(options.overlap ?? "allow-all");
+    await this.#call((handle) => handle.trigger(overlap));
   }
 
   /** Starts the runs that were due between `from` and `to` (as if the schedule had run then; the overlap policy applies). */
