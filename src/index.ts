@@ -18,6 +18,7 @@ import { casesFromRuns } from "./datasets/index.js";
 import { forkRun } from "./fork/index.js";
 import { heartbeatDeltas, redisDeltas } from "./deltas/index.js";
 import { startStudio } from "./lazy-studio.js";
+import { getSchedule, listSchedules } from "./schedules/index.js";
 
 /**
  * The library's namespace, as in the specification's examples.
@@ -67,6 +68,13 @@ export const ai = {
   },
   /** Serves the studio, a local web app over Temporal: runs as conversations, approvals, forks, datasets and evals (the server loads on the call). */
   studio: startStudio,
+  /** The agents' Temporal Schedules (create one with `agent.schedule(id, { cron | every, input })`). */
+  schedules: {
+    /** The namespace's agent schedules, with their next runs. */
+    list: listSchedules,
+    /** One schedule by id: `describe()`, `pause()`, `unpause()`, `trigger()`, `backfill()`, `update()`, `delete()`. */
+    get: getSchedule,
+  },
 };
 
 export { Agent, type OutputOf, type ContextOf } from "./agent/define-agent.js";
@@ -159,5 +167,31 @@ export {
 } from "./deltas/index.js";
 export type { StudioOptions, StudioServer } from "./studio/options.js";
 export { StudioOptionsError, StudioAssetsMissingError } from "./studio/errors.js";
+export {
+  AgentSchedule,
+  ScheduleOptionsError,
+  ScheduleExistsError,
+  UnknownScheduleError,
+  type AgentScheduleDescription,
+  type AgentScheduleOptions,
+  type AgentScheduleSummary,
+  type ScheduleChanges,
+  type ScheduleClientOptions,
+  type ScheduleOverlap,
+  type ScheduleTiming,
+  type ScheduledRun,
+} from "./schedules/index.js";
+export {
+  createWebhookHandler,
+  hmacSha256Verifier,
+  hmacSha256Signature,
+  WebhookOptionsError,
+  WebhookRequestError,
+  type HmacVerifierOptions,
+  type WebhookHandler,
+  type WebhookHandlerOptions,
+  type WebhookReader,
+  type WebhookLogger,
+} from "./webhooks/index.js";
 export type { ForkArgs } from "./core/fork-args.js";
 export type { RecordedBackstop, RecordedToolCall, UnmatchedToolCalls } from "./core/playback.js";

@@ -62,6 +62,8 @@ describe("bundled and minified", () => {
       `export * from ${src("src/eval/errors.ts")};`,
       `export * from ${src("src/datasets/errors.ts")};`,
       `export * from ${src("src/studio/errors.ts")};`,
+      `export * from ${src("src/schedules/errors.ts")};`,
+      `export * from ${src("src/webhooks/errors.ts")};`,
       `export { toFailure, fromFailure } from ${src("src/core/typed-failures.ts")};`,
       `export { errorSamples } from ${src("test/support/error-samples.ts")};`,
     ].join("\n");

@@ -17,6 +17,7 @@ import type { AgentDefinition } from "./agent-definition.js";
 import type { z } from "zod";
 import { agentName, maxTripsOf, validateAgentOptions } from "./validate-options.js";
 import { agentVersionOf } from "./agent-version.js";
+import { createAgentSchedule, type AgentSchedule, type AgentScheduleOptions } from "../schedules/index.js";
 
 /** The type of `result.output` for an agent's options: `z.output` of its `output` schema, else unknown. */
 export type OutputOf<O> = O extends { output: infer S extends z.ZodType } ? z.output<S> : unknown;
@@ -99,6 +100,18 @@ export class Agent<Output = unknown, Context = unknown> implements AgentDefiniti
   async stream(input: RunInput, options?: RunOptions<Context> & StreamOptions): Promise<RunEventStream> {
     const handle = await this.start(input, { streamText: this.options.modelExecution !== "local", ...options });
     return handle.stream(options);
+  }
+
+  /**
+   * Runs this agent on a Temporal Schedule: a run with `options.input` (and `context`) at every
+   * `cron` or `every`, on the workers of the task queue; `overlap` says what happens while the last
+   * run is still going (default `"skip"`). Each run's workflow id is `<agent>-<scheduleId>-<due
+   * time>`, and it carries the schedule's id as the search attribute `TemporalScheduledById`.
+   * Throws `ScheduleOptionsError` (a bad cron expression, interval, zone, ...) or
+   * `ScheduleExistsError`, having created nothing.
+   */
+  async schedule(scheduleId: string, options: AgentScheduleOptions<Context>): Promise<AgentSchedule> {
+    return createAgentSchedule(this, scheduleId, options);
   }
 
   /** A long-lived conversation with this agent, by id: `send` messages to it, read its `history`, `end` it. */

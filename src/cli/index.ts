@@ -19,6 +19,7 @@ import { evalCommand } from "./eval-command.js";
 import { listCommand } from "./list-command.js";
 import { splitArguments } from "./parse-options.js";
 import { runCommand } from "./run-command.js";
+import { scheduleCommand } from "./schedule-command.js";
 import { studioCommand } from "./studio-command.js";
 import { traceCommand } from "./trace-command.js";
 import { workerCommand } from "./worker-command.js";
@@ -39,6 +40,7 @@ export const COMMANDS: Record<string, Command> = {
   "codec-server": codecServerCommand,
   deployment: deploymentCommand,
   studio: studioCommand,
+  schedule: scheduleCommand,
 };
 
 function help(): string {

@@ -98,17 +98,32 @@ export function checkContext(schema: z.ZodType | undefined, context: unknown): u
   return JSON.parse(json) as unknown;
 }
 
+/** What starting a run sends, checked: the workflow's argument and its start options (a schedule's action sends the same). */
+export interface RunStart {
+  /** The agent's name. */
+  agent: string;
+  /** The `agentRun` workflow's one argument. */
+  args: AgentRunArgs;
+  /** The task queue the agent's worker polls. */
+  taskQueue: string;
+  /** The workflow id: `<agent>-<id>` (a UUID without `id`), or `workflowId`. */
+  workflowId: string;
+  /** The run's summary in Temporal's UI: the agent and the first line of the last user message. */
+  staticSummary: string;
+}
+
 /**
- * Starts an `agentRun` workflow for the agent. Given only its name (the CLI, which may not have the
- * agent's module), options that need the definition to be checked are checked by the worker.
- * `recorded` carries a replay's recording or a fork's prefix into the run's input.
+ * Checks a run's options and input (throwing the typed error naming what to fix) and builds what
+ * its start sends. Given only the agent's name (the CLI, which may not have the agent's module),
+ * options that need the definition to be checked are checked by the worker. `recorded` carries a
+ * replay's recording or a fork's prefix into the run's input.
  */
-export async function startRun(
+export function prepareRunStart(
   agent: AgentDefinition | string,
   input: unknown,
   options: RunOptions = {},
   recorded: Pick<AgentRunArgs, "replay" | "fork" | "output"> = {},
-): Promise<RunHandle> {
+): RunStart {
   const name = typeof agent === "string" ? agent : agent.name;
   if (typeof agent !== "string") validateBudget(options.budget, "budget", agent.options.model);
   validateOutputSchema(options.output, "output");
@@ -122,9 +137,6 @@ export async function startRun(
   const timeoutMs = options.timeout === undefined ? undefined : durationMs(options.timeout, true);
   if (options.timeout !== undefined && timeoutMs === undefined)
     throw new AgentOptionsError("timeout", durationProblem(options.timeout, true));
-  const warnAfter = options.noWorkerWarningAfter ?? NO_WORKER_WARNING_AFTER;
-  if (warnAfter !== false && durationMs(warnAfter) === undefined)
-    throw new AgentOptionsError("noWorkerWarningAfter", `${durationProblem(warnAfter)}, or false`);
   const context = checkContext(typeof agent === "string" ? undefined : agent.options.contextSchema, options.context);
   const args: AgentRunArgs = {
     agent: name,
@@ -143,21 +155,40 @@ export async function startRun(
       PAYLOAD_LIMIT_BYTES,
       hasDataUrl(args.messages) ? DATA_URL_HINT : undefined,
     );
-  const client = options.client ?? (await getDefaultClient());
   const last = args.messages.findLast((m) => m.role === "user");
   const firstLine = (last ? textOf(last.content) : "").split("\n")[0] ?? "";
-  const taskQueue = temporalSettings({ taskQueue: options.taskQueue }).taskQueue;
-  const workflow = await client.workflow.start(WORKFLOW_NAME, {
-    args: [args],
-    taskQueue,
+  return {
+    agent: name,
+    args,
+    taskQueue: temporalSettings({ taskQueue: options.taskQueue }).taskQueue,
     workflowId: options.workflowId ?? `${name}-${options.id ?? randomUUID()}`,
     staticSummary: `${name}: ${firstLine.slice(0, 120)}`,
+  };
+}
+
+/** Starts an `agentRun` workflow for the agent (`prepareRunStart` checks and builds what it sends). */
+export async function startRun(
+  agent: AgentDefinition | string,
+  input: unknown,
+  options: RunOptions = {},
+  recorded: Pick<AgentRunArgs, "replay" | "fork" | "output"> = {},
+): Promise<RunHandle> {
+  const warnAfter = options.noWorkerWarningAfter ?? NO_WORKER_WARNING_AFTER;
+  if (warnAfter !== false && durationMs(warnAfter) === undefined)
+    throw new AgentOptionsError("noWorkerWarningAfter", `${durationProblem(warnAfter)}, or false`);
+  const start = prepareRunStart(agent, input, options, recorded);
+  const client = options.client ?? (await getDefaultClient());
+  const workflow = await client.workflow.start(WORKFLOW_NAME, {
+    args: [start.args],
+    taskQueue: start.taskQueue,
+    workflowId: start.workflowId,
+    staticSummary: start.staticSummary,
     ...((await sharesAWorkerConnection(client)) ? { requestEagerStart: true } : {}),
   });
   if (warnAfter !== false) {
     void watchForNoWorker(client, workflow, {
-      agent: name,
-      taskQueue,
+      agent: start.agent,
+      taskQueue: start.taskQueue,
       after: warnAfter,
       logger: options.logger ?? console,
     });

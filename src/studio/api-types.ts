@@ -80,6 +80,8 @@ export interface RunsQuery {
   agent?: string;
   /** Agent version. */
   version?: string;
+  /** The id of the schedule that started the runs (Temporal's `TemporalScheduledById`). */
+  schedule?: string;
   /** Run status. */
   status?: RunStatus;
   /** Stop reason. */
@@ -391,3 +393,25 @@ export type CompareResponse = ReportComparison & {
   /** The current eval's id. */
   b: string;
 };
+
+/** An agent schedule, as `GET /api/schedules` lists it. */
+export interface ScheduleRow {
+  /** The schedule's id (its runs carry it as `TemporalScheduledById`). */
+  id: string;
+  /** The agent its runs run. */
+  agent: string;
+  /** Paused schedules start no runs. */
+  paused: boolean;
+  /** The note of its last pause, unpause or creation. */
+  note?: string;
+  /** ISO 8601: when its next runs are due (none while paused). */
+  nextRuns: string[];
+  /** Its last runs, oldest first: workflow id and ISO 8601 start. */
+  recentRuns: Array<{ workflowId: string; startedAt: string }>;
+}
+
+/** `GET /api/schedules`. */
+export interface SchedulesResponse {
+  /** The namespace's agent schedules, by id. */
+  schedules: ScheduleRow[];
+}

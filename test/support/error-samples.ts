@@ -5,6 +5,8 @@
  */
 import { CaseFileError, DatasetError } from "../../src/datasets/errors.js";
 import { StudioAssetsMissingError, StudioOptionsError } from "../../src/studio/errors.js";
+import { ScheduleExistsError, ScheduleOptionsError, UnknownScheduleError } from "../../src/schedules/errors.js";
+import { WebhookOptionsError, WebhookRequestError } from "../../src/webhooks/errors.js";
 import {
   AgentDefinitionChangedError,
   AgentOptionsError,
@@ -111,6 +113,11 @@ export function errorSamples(): Record<string, DurableAgentError> {
     RedisServerStartError: new RedisServerStartError("exited (1)", "Address already in use"),
     StudioOptionsError: new StudioOptionsError("host", "binding 0.0.0.0 needs a token (--token)"),
     StudioAssetsMissingError: new StudioAssetsMissingError("/app/node_modules/durable-agent/dist/studio/page"),
+    ScheduleOptionsError: new ScheduleOptionsError("cron", '"0 9 * *": it has 4 field(s)'),
+    ScheduleExistsError: new ScheduleExistsError("daily-summary"),
+    UnknownScheduleError: new UnknownScheduleError("daily-summary"),
+    WebhookOptionsError: new WebhookOptionsError("verify", "give the signature check"),
+    WebhookRequestError: new WebhookRequestError("the body is not JSON"),
     PortInUseError: new PortInUseError(7233, "temporal (pid 42)", "Stop it or pick another port."),
     UnmatchedToolCallError: new UnmatchedToolCallError(
       "update_plan",

@@ -13,6 +13,7 @@ import type { EvalJobs } from "./evals.js";
 import { StudioRequestError } from "./http-error.js";
 import { listRuns } from "./runs-list.js";
 import { readRunView } from "./run-view.js";
+import { listScheduleRows } from "./schedules.js";
 
 /** What the app serves from. */
 export interface StudioContext {
@@ -98,6 +99,7 @@ export function createStudioApp(ctx: StudioContext): Hono {
   app.post("/api/runs/:workflowId/fork", async (c) =>
     c.json(await fork(client, c.req.param("workflowId"), await body(c), ctx.agents, ctx.taskQueue)),
   );
+  app.get("/api/schedules", async (c) => c.json(await listScheduleRows(client)));
   app.get("/api/datasets", async (c) => c.json({ datasets: await listDatasets(ctx.dataDir) }));
   app.post("/api/datasets", async (c) => c.json(await saveDataset(client, ctx.dataDir, await body(c))));
   app.get("/api/evals", (c) => c.json(ctx.evals.list()));

@@ -40,6 +40,8 @@ export function runsVisibilityQuery(filters: Omit<RunsQuery, "pageSize" | "pageT
   const conditions = [`WorkflowType IN (${quoted(WORKFLOW_NAME)}, ${quoted(SESSION_WORKFLOW_NAME)})`];
   if (filters.agent) conditions.push(`${SEARCH_ATTRIBUTES.agent.name} = ${quoted(filters.agent)}`);
   if (filters.version) conditions.push(`${SEARCH_ATTRIBUTES.version.name} = ${quoted(filters.version)}`);
+  // Temporal sets it on every run a schedule starts.
+  if (filters.schedule) conditions.push(`TemporalScheduledById = ${quoted(filters.schedule)}`);
   if (filters.stopReason) conditions.push(`${SEARCH_ATTRIBUTES.stopReason.name} = ${quoted(filters.stopReason)}`);
   if (filters.status) {
     const status = visibilityStatus(filters.status);

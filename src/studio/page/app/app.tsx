@@ -8,9 +8,11 @@ import { RunPage } from "./run/run-page.js";
 import { DatasetsPage } from "./data/datasets-page.js";
 import { EvalsPage } from "./data/evals-page.js";
 import { ComparePage } from "./data/compare-page.js";
+import { SchedulesPage } from "./schedules/schedules-page.js";
 
 const SECTIONS = [
   ["runs", "Runs"],
+  ["schedules", "Schedules"],
   ["datasets", "Datasets"],
   ["evals", "Evals"],
   ["compare", "Compare"],
@@ -55,6 +57,8 @@ function View({ section, route }: { section: string; route: ReturnType<typeof us
   switch (section) {
     case "run":
       return <RunPage workflowId={route.path[1] ?? ""} />;
+    case "schedules":
+      return <SchedulesPage />;
     case "datasets":
       return <DatasetsPage />;
     case "evals":

@@ -31,6 +31,10 @@ export function FilterForm({ filters }: { filters: Filters }) {
         <input value={draft.version} data-testid="filter-version" onInput={set("version")} size={8} />
       </label>
       <label>
+        schedule
+        <input value={draft.schedule} data-testid="filter-schedule" onInput={set("schedule")} size={12} />
+      </label>
+      <label>
         status
         <select value={draft.status} data-testid="filter-status" onChange={set("status")}>
           <option value="">any</option>

@@ -2,7 +2,17 @@
 import type { FiredFilter, RunsQuery, RunStatus } from "../../../api-types.js";
 
 /** The filter fields, in the order the form shows them. */
-export const FILTER_KEYS = ["agent", "version", "status", "stopReason", "fired", "from", "to", "query"] as const;
+export const FILTER_KEYS = [
+  "agent",
+  "version",
+  "schedule",
+  "status",
+  "stopReason",
+  "fired",
+  "from",
+  "to",
+  "query",
+] as const;
 
 /** One filter field's name. */
 export type FilterKey = (typeof FILTER_KEYS)[number];
@@ -48,6 +58,7 @@ export function toQuery(filters: Filters): Omit<RunsQuery, "pageSize" | "pageTok
   const query: Omit<RunsQuery, "pageSize" | "pageToken"> = {};
   if (filters.agent) query.agent = filters.agent;
   if (filters.version) query.version = filters.version;
+  if (filters.schedule) query.schedule = filters.schedule;
   if (filters.status) query.status = filters.status as RunStatus;
   if (filters.stopReason) query.stopReason = filters.stopReason;
   if (filters.fired) query.fired = filters.fired as FiredFilter;
