@@ -566,3 +566,15 @@ export class RedisClientMissingError extends DurableAgentError {
     );
   }
 }
+
+/** An option of `agent.eval()` is invalid; `field` names it (`cases[2].name`, `scorers[0]`, `trials`). */
+export class EvalOptionsError extends DurableAgentError {
+  override readonly name = "EvalOptionsError";
+  static override isInstance = errorGuard<EvalOptionsError>("EvalOptionsError");
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
+    super(`Invalid eval option \`${field}\`: ${problem}`);
+  }
+}

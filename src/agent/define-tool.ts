@@ -2,7 +2,7 @@ import type { Duration } from "@temporalio/common";
 import { z } from "zod";
 import { durationMs, durationProblem } from "../duration.js";
 import { AgentOptionsError } from "../errors.js";
-import { checkKnownKeys, type KnownKeys } from "./known-keys.js";
+import { checkKnownKeys, type KnownKeys } from "../options/known-keys.js";
 import type { Message } from "../core/types.js";
 
 /** What a tool's `execute` receives besides its input. `Context` types `context` (annotate `ctx: ToolContext<MyContext>`). */

@@ -3,8 +3,8 @@ import { durationMs, durationProblem } from "../duration.js";
 import { DEFAULT_AGENT_NAME, DEFAULT_MAX_TRIPS } from "../core/constants.js";
 import { DEFAULT_LIMITS, MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES } from "../limits.js";
 import { McpToolset } from "../mcp/mcp-toolset.js";
-import { checkKnownKeys } from "./known-keys.js";
-import { checkAmount, checkCount, fail } from "./option-checks.js";
+import { checkKnownKeys } from "../options/known-keys.js";
+import { checkAmount, checkCount, fail } from "../options/option-checks.js";
 import {
   ACT_WHEN_ASKED_KEYS,
   AGENT_LIMIT_KEYS,
@@ -14,7 +14,7 @@ import {
   ON_TOOL_REFUSAL_KEYS,
   type AgentOptions,
 } from "./options.js";
-import { handoffTools } from "../subagents/handoff-tools.js";
+import { handoffTools } from "./handoff-tools.js";
 import type { Budget } from "../core/usage.js";
 import { validateModelSettings, validateToolChoice } from "../models/model-settings.js";
 import { checkLanguageModel, looksLikeLanguageModel } from "../models/ai-sdk-model.js";

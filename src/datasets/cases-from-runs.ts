@@ -11,7 +11,7 @@ import { SESSION_WORKFLOW_NAME, WORKFLOW_NAME } from "../core/constants.js";
 import type { RecordedBackstop } from "../core/playback.js";
 import { SEARCH_ATTRIBUTES } from "../core/search-attributes.js";
 import type { Message, RunResult } from "../core/types.js";
-import { EvalOptionsError } from "../eval/errors.js";
+import { EvalOptionsError } from "../errors.js";
 import { DatasetError } from "./errors.js";
 import { readRecordedRun, type RecordedRun } from "./read-run.js";
 import type { RecordedCase } from "./recorded-case.js";

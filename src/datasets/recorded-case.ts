@@ -4,12 +4,12 @@
  * `docs/recorded-case.schema.json` (a test keeps that file equal to this schema).
  */
 import { z } from "zod";
-import type { EvalCase } from "../eval/eval-case.js";
+import type { EvalCase } from "./eval-case.js";
 import type { Message, StopReason, ToolCallStatus, TraceEvent } from "../core/types.js";
 import type { RunUsage } from "../core/usage.js";
 import type { RunInput } from "../client/normalize-input.js";
 import type { RecordedBackstop, RecordedToolCall } from "../core/playback.js";
-import { usageSchema } from "../eval/report-schema.js";
+import { usageSchema } from "./usage-schema.js";
 
 const toolCallStatus = z.enum(["ok", "failed", "refused"]);
 const messageSchema = z

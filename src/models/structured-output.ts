@@ -4,7 +4,6 @@
  * a final answer against it with zod. The workflow only sees the outcome, as data.
  */
 import { z } from "zod";
-import type { AgentDefinition } from "../agent/agent-definition.js";
 import type { OutputCheck } from "../core/activity-types.js";
 
 /** The output a model call asks for. */
@@ -48,9 +47,16 @@ export interface OutputCall {
   responseFormatWithTools?: boolean;
 }
 
+/** The agent's options that shape the output request (its `output`, `outputMode`, `outputStrict`). */
+export interface OutputOptions {
+  readonly output?: z.ZodType;
+  readonly outputMode?: "json-schema" | "prompt";
+  readonly outputStrict?: boolean;
+}
+
 /** The output this call asks for: the run's own schema, else the agent's, else none. A call with tools to a model that cannot combine them with `response_format` asks in the prompt. */
 export function outputRequestFor(
-  agent: AgentDefinition,
+  agent: { readonly options: OutputOptions },
   runSchema: Record<string, unknown> | undefined,
   call: OutputCall = { hasTools: false },
 ): OutputRequest | undefined {

@@ -3,7 +3,7 @@ import { defined } from "../../core/defined.js";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { serve } from "@hono/node-server";
-import type { Agent } from "../../agent/define-agent.js";
+import type { Agent } from "../../facade/define-agent.js";
 import { getDefaultClient } from "../../client/connection.js";
 import { DEFAULT_TASK_QUEUE } from "../../core/constants.js";
 import { StudioOptionsError } from "../errors.js";

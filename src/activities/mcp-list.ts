@@ -3,9 +3,9 @@ import { Context } from "@temporalio/activity";
 import type { McpListInput } from "../core/activity-types.js";
 import type { McpToolDefinition } from "../core/mcp-tools.js";
 import { AgentOptionsError, McpServerError } from "../errors.js";
-import { lookupAgent, type AgentRegistry } from "../activities/registry.js";
+import { lookupAgent, type AgentRegistry } from "./registry.js";
 import { toFailure } from "../core/typed-failures.js";
-import type { McpToolset } from "./mcp-toolset.js";
+import type { McpToolset } from "../mcp/mcp-toolset.js";
 
 /**
  * How long one `mcp.list` attempt keeps trying a server it cannot reach (refused or lost

@@ -4,19 +4,19 @@ import type { RunHandle } from "../client/run-handle.js";
 import { AgentSession, type SessionOptions } from "../client/session.js";
 import type { RunEventStream, StreamOptions } from "../client/run-event-stream.js";
 import type { RunInput } from "../client/normalize-input.js";
-import type { EvalCase } from "../eval/eval-case.js";
+import type { EvalCase } from "../datasets/eval-case.js";
 import type { EvalReport } from "../eval/report.js";
 import type { EvalOptions } from "../eval/run-eval.js";
 import { AgentOptionsError } from "../errors.js";
 import { McpToolset } from "../mcp/mcp-toolset.js";
-import type { Tool } from "./define-tool.js";
+import type { Tool } from "../agent/define-tool.js";
 import { subAgentTool, type AsToolOptions } from "../subagents/as-tool.js";
-import { handoffTools } from "../subagents/handoff-tools.js";
-import type { AgentOptions } from "./options.js";
-import type { AgentDefinition } from "./agent-definition.js";
+import { handoffTools } from "../agent/handoff-tools.js";
+import type { AgentOptions } from "../agent/options.js";
+import type { AgentDefinition } from "../agent/agent-definition.js";
 import type { z } from "zod";
-import { agentName, maxTripsOf, validateAgentOptions } from "./validate-options.js";
-import { agentVersionOf } from "./agent-version.js";
+import { agentName, maxTripsOf, validateAgentOptions } from "../agent/validate-options.js";
+import { agentVersionOf } from "../agent/agent-version.js";
 
 /** The type of `result.output` for an agent's options: `z.output` of its `output` schema, else unknown. */
 export type OutputOf<O> = O extends { output: infer S extends z.ZodType } ? z.output<S> : unknown;

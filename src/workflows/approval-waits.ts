@@ -17,14 +17,14 @@ import {
   setHandler,
   workflowInfo,
 } from "@temporalio/workflow";
-import { ACTIVITY } from "../../core/constants.js";
-import type { RunState } from "../../core/run-state.js";
-import type { PendingApproval } from "../../core/types.js";
-import type { RunEventPublisher } from "../../workflows/run-event-publisher.js";
-import type { RunProgress } from "../../workflows/run-progress.js";
-import { local } from "../../workflows/activity-proxies.js";
-import { ApprovalRefusedError, UnknownApprovalError } from "../../errors.js";
-import { toFailure } from "../../core/typed-failures.js";
+import { ACTIVITY } from "../core/constants.js";
+import type { RunState } from "../core/run-state.js";
+import type { PendingApproval } from "../core/types.js";
+import type { RunEventPublisher } from "./run-event-publisher.js";
+import type { RunProgress } from "./run-progress.js";
+import { local } from "./activity-proxies.js";
+import { ApprovalRefusedError, UnknownApprovalError } from "../errors.js";
+import { toFailure } from "../core/typed-failures.js";
 import { approvalEnd, decisionOfSignal, notWaiting } from "./approval-decisions.js";
 import {
   approvalDecisionSignal,
@@ -38,8 +38,8 @@ import {
   type ApproveDetails,
   type RejectDetails,
   type SubAgentApprovalNotice,
-} from "../../workflows/definitions.js";
-import { defined } from "../../core/defined.js";
+} from "./definitions.js";
+import { defined } from "../core/defined.js";
 
 /** Marks histories whose decisions ask the worker's canDecide first (a local activity) and carry who decided and when. */
 const CAN_DECIDE_PATCH = "durable-agent.approval-can-decide";
