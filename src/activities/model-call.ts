@@ -84,7 +84,11 @@ export function createModelCall(
 }
 
 /** The system prompt for this call: the agent's text, or what its instructions function returns (an error fails the attempt, retryably). */
-async function instructionsFor(agent: AgentDefinition, input: ModelCallInput, context: unknown): Promise<string | undefined> {
+async function instructionsFor(
+  agent: AgentDefinition,
+  input: ModelCallInput,
+  context: unknown,
+): Promise<string | undefined> {
   const instructions = agent.options.instructions;
   if (typeof instructions !== "function") return instructions;
   let text: unknown;
