@@ -59,7 +59,9 @@ function checkNames(agentTools: string[], mcpTools: McpToolDefinition[], require
     if (other)
       throw new AgentOptionsError(
         "tools",
-        `${self} clashes with ${other}: both are named "${tool.name}". Use prefix: true on ai.mcp({ name: "${tool.server}" }) to expose it as "${tool.server}__${tool.tool}", or leave it out with its \`tools\` option`,
+        `${self} clashes with ${other}: both are named "${tool.name}". Use prefix: true on ai.mcp({ name: ` +
+          `"${tool.server}" }) to expose it as "${tool.server}__${tool.tool}", or leave it out with its ` +
+          `\`tools\` option`,
       );
     owners.set(tool.name, self);
   }

@@ -109,7 +109,10 @@ export interface HandoffLink {
   readonly inputFilter?: (messages: Message[]) => Message[] | Promise<Message[]>;
 }
 
-/** How long a call of the tool waits for approval, in milliseconds: from `approvalTimeout`, else from a tool made with only the deprecated `approvalTimeoutMs`. */
+/**
+ * How long a call of the tool waits for approval, in milliseconds: from `approvalTimeout`, else
+ * from a tool made with only the deprecated `approvalTimeoutMs`.
+ */
 export function approvalTimeoutMsOf(tool: Tool): number | undefined {
   return tool.approvalTimeout !== undefined ? durationMs(tool.approvalTimeout) : tool.approvalTimeoutMs;
 }

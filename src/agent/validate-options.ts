@@ -105,7 +105,8 @@ function validateModel(options: AgentOptions): void {
   if (!model || typeof model !== "object") {
     fail(
       "model",
-      `agent "${options.name ?? DEFAULT_AGENT_NAME}" needs a model, e.g. ai.openai("gpt-4o-mini") or an AI SDK language model such as anthropic("claude-sonnet-4-5")`,
+      `agent "${options.name ?? DEFAULT_AGENT_NAME}" needs a model, e.g. ai.openai("gpt-4o-mini") or an AI ` +
+        `SDK language model such as anthropic("claude-sonnet-4-5")`,
     );
   }
   if (looksLikeLanguageModel(model)) return checkLanguageModel(model, "model");
@@ -194,7 +195,8 @@ function validateLimits(options: AgentOptions): void {
   if (input + output > MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES) {
     fail(
       limits.toolOutputBytes !== undefined ? "limits.toolOutputBytes" : "limits.toolInputBytes",
-      `toolInputBytes + toolOutputBytes is ${input + output}, over ${MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES}: a tool call's record carries both in one Temporal payload (2 MB limit)`,
+      `toolInputBytes + toolOutputBytes is ${input + output}, over ${MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES}: a ` +
+        `tool call's record carries both in one Temporal payload (2 MB limit)`,
     );
   }
 }

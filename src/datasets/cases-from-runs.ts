@@ -33,7 +33,10 @@ export interface CasesFromRunsOptions {
   limit?: number;
   /** The Temporal client; default one connected from TEMPORAL_ADDRESS (its data converter decodes payloads unless `dataConverter` is given). */
   client?: Client;
-  /** The worker's data converter (for example `encryptedDataConverter(parseCodecKeys(...))`, or `dataConverterFromEnv()`), to read histories whose payloads are encrypted. */
+  /**
+   * The worker's data converter (for example `encryptedDataConverter(parseCodecKeys(...))`, or
+   * `dataConverterFromEnv()`), to read histories whose payloads are encrypted.
+   */
   dataConverter?: DataConverter;
   /** Runs on each case before it is returned (drop personal data, shorten inputs, ...). */
   redact?: (recordedCase: RecordedCase) => RecordedCase;

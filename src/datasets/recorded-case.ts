@@ -18,7 +18,9 @@ const messageSchema = z
     content: z.union([z.string(), z.null(), z.array(z.looseObject({ type: z.string() }))]),
   })
   .describe(
-    "A message in the Chat Completions shape (camel-cased): system, user (text or content parts), assistant (with toolCalls, and its reasoning and provider metadata when the provider gave them), tool",
+    "A message in the Chat Completions shape (camel-cased): system, user (text or content parts), " +
+      "assistant (with toolCalls, and its reasoning and provider metadata when the provider gave them), " +
+      "tool",
   );
 
 const recordedToolCallSchema = z

@@ -43,7 +43,10 @@ export interface EvalOptions<C extends EvalCase = EvalCase> {
   client?: Client;
   /** The task queue the agent's worker polls; default `TEMPORAL_TASK_QUEUE`, else `durable-agent`. */
   taskQueue?: string;
-  /** How long a run may take before it is terminated and counted as an infrastructure error, e.g. "10 minutes" or a number of milliseconds. Default: no limit. */
+  /**
+   * How long a run may take before it is terminated and counted as an infrastructure error, e.g.
+   * "10 minutes" or a number of milliseconds. Default: no limit.
+   */
   timeout?: Duration;
   /** Called when every trial of a case has finished (the CLI prints a line per call). */
   onCaseFinished?: (progress: EvalProgress) => void;

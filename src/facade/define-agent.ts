@@ -89,7 +89,9 @@ export class Agent<Output = unknown, Context = unknown> implements AgentDefiniti
     if (options?.streamText && this.options.modelExecution === "local") {
       throw new AgentOptionsError(
         "streamText",
-        `agent "${this.name}" calls its model as a local activity (modelExecution: "local"), which cannot stream tokens to the run; leave streamText off (events and whole answers still stream) or use modelExecution: "activity"`,
+        `agent "${this.name}" calls its model as a local activity (modelExecution: "local"), which cannot ` +
+          `stream tokens to the run; leave streamText off (events and whole answers still stream) or use ` +
+          `modelExecution: "activity"`,
       );
     }
     return startRun(this, input, options);
@@ -106,7 +108,8 @@ export class Agent<Output = unknown, Context = unknown> implements AgentDefiniti
     if (options?.streamText && this.options.modelExecution === "local") {
       throw new AgentOptionsError(
         "streamText",
-        `agent "${this.name}" calls its model as a local activity (modelExecution: "local"), which cannot stream tokens to the session; leave streamText off or use modelExecution: "activity"`,
+        `agent "${this.name}" calls its model as a local activity (modelExecution: "local"), which cannot ` +
+          `stream tokens to the session; leave streamText off or use modelExecution: "activity"`,
       );
     }
     return new AgentSession(this.name, id, options, this.options.contextSchema);

@@ -54,7 +54,10 @@ export interface OutputOptions {
   readonly outputStrict?: boolean;
 }
 
-/** The output this call asks for: the run's own schema, else the agent's, else none. A call with tools to a model that cannot combine them with `response_format` asks in the prompt. */
+/**
+ * The output this call asks for: the run's own schema, else the agent's, else none. A call with
+ * tools to a model that cannot combine them with `response_format` asks in the prompt.
+ */
 export function outputRequestFor(
   agent: { readonly options: OutputOptions },
   runSchema: Record<string, unknown> | undefined,
@@ -81,7 +84,10 @@ export function responseFormatOf(request: OutputRequest) {
 
 /** The instructions' addition for the prompt mode. */
 export function outputInstructions(request: OutputRequest): string {
-  return `When you give your final answer, reply with only a JSON value (no prose, no code fence) that matches this JSON schema:\n${JSON.stringify(request.jsonSchema)}`;
+  return (
+    `When you give your final answer, reply with only a JSON value (no prose, no code fence) that ` +
+    `matches this JSON schema:\n${JSON.stringify(request.jsonSchema)}`
+  );
 }
 
 /** Checks a final answer's text: JSON (a code fence around it is tolerated), valid under the schema. */

@@ -212,7 +212,9 @@ export class Approvals {
     const ended = this.#ended.get(callId);
     if (ended && below.length === 0) throw notWaiting(callId, ended);
     const waiting = [...this.#own.keys(), ...[...this.#below.values()].map((a) => `${a.callId} (${a.agent})`)];
-    const ambiguous = `${below.length} runs of the tree wait on a call "${callId}" (${below.map((a) => a.workflowId).join(", ")}) (waiting: ${waiting.join(", ")}).`;
+    const ambiguous =
+      `${below.length} runs of the tree wait on a call "${callId}" ` +
+      `(${below.map((a) => a.workflowId).join(", ")}) (waiting: ${waiting.join(", ")}).`;
     throw toFailure(
       below.length > 1
         ? new UnknownApprovalError(callId, waiting, ambiguous)

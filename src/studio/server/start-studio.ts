@@ -29,7 +29,8 @@ function checked(options: StudioOptions): { port: number; host: string; token?: 
   if (token === undefined && !isLoopback(host))
     throw new StudioOptionsError(
       "token",
-      `binding ${host} (not a loopback address) lets other machines reach the studio, which can approve, cancel and fork runs: give a token (\`--token\`, or \`ai.studio({ token })\`), or bind 127.0.0.1`,
+      `binding ${host} (not a loopback address) lets other machines reach the studio, which can approve, ` +
+        `cancel and fork runs: give a token (\`--token\`, or \`ai.studio({ token })\`), or bind 127.0.0.1`,
     );
   return { port, host, ...defined({ token }) };
 }
