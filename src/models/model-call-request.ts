@@ -14,8 +14,11 @@ import type { AssistantMessage } from "./validate-answer.js";
 
 /** A function tool as a client offers it: an `ai.tool()` tool (its JSON schema) is one, whatever else it carries. */
 export interface FunctionTool {
+  /** The name the model calls it by. */
   readonly name: string;
+  /** What it does, for the model. */
   readonly description: string | undefined;
+  /** Its input's JSON schema. */
   readonly jsonSchema: Record<string, unknown>;
 }
 

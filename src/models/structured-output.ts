@@ -49,8 +49,11 @@ export interface OutputCall {
 
 /** The agent's options that shape the output request (its `output`, `outputMode`, `outputStrict`). */
 export interface OutputOptions {
+  /** The output's schema. */
   readonly output?: z.ZodType;
+  /** How the model is asked for it (default `"json-schema"`). */
   readonly outputMode?: "json-schema" | "prompt";
+  /** Strict JSON schema mode (default true). */
   readonly outputStrict?: boolean;
 }
 
