@@ -4,12 +4,90 @@
  * so a rule that could never fail is caught too. docs/architecture.md draws the same picture.
  */
 /** Workflow code: what the workflow bundle runs, deterministic and replayed. */
-const WORKFLOW_CODE = "^src/(workflows|approvals/workflow)/";
+const WORKFLOW_CODE = "^src/(workflows|workflow-entry)/";
 /** The shared plain-data core, the typed errors and the contract's decisions: workflow-safe, imported by every side. */
 const CORE = "^src/(core/|contract/|errors\\.ts$)";
 
+/**
+ * The ranks of src/, from the ground up: a module imports only its own rank and lower ones (type-only
+ * and dynamic imports included), so no import climbs, and code a lower rank needs moves down.
+ * A folder (`name/`) or a file directly in src/ (`name.ts`); every module of src/ has one rank.
+ */
+const RANKS = [
+  // 0. Plain data, pure decisions and typed errors: workflow-safe, imported by every side.
+  { rank: "ground", paths: ["core/", "contract/", "errors.ts", "limits.ts", "duration.ts"] },
+  // 1. Stand on the ground alone: the option checks models and agents share, the payload codec,
+  //    the scripted model servers and the dev server (`durable-agent/testing`).
+  { rank: "standalone", paths: ["options/", "codec/", "testing/"] },
+  // 2. `ai.openai()` and AI SDK models: references (data) and the worker-side model clients.
+  { rank: "models", paths: ["models/"] },
+  // 3. Workflow code (deterministic, replayed), and the workflow-safe entry for users' own workflows.
+  { rank: "workflows", paths: ["workflows/", "workflow-entry/"] },
+  // 4. Definitions: `ai.agent()`'s options and their checks, `ai.tool()`, `ai.mcp()`, sub-agents and handoffs.
+  { rank: "definitions", paths: ["agent/", "mcp/", "subagents/"] },
+  // 5. The streaming wing's worker half (answer heartbeats, delta publishers) and the delta transport:
+  //    the model call's activity publishes through it.
+  { rank: "streaming-worker", paths: ["streaming/worker/", "deltas/"] },
+  // 6. The worker: activities, approvals' activity, telemetry, the workflow bundle, its start-up checks.
+  {
+    rank: "activities",
+    paths: ["activities/", "approvals/", "telemetry/", "workflow-bundle.ts", "search-attribute-check.ts"],
+  },
+  // 7. The client: start, run handles, sessions over the Temporal client; the streaming wing's client half.
+  { rank: "client", paths: ["client/", "streaming/client/"] },
+  // 8. Built on the client: chat routes and the browser's chat transport, memory, servers, schedules,
+  //    webhooks, evals, recorded runs as datasets, forks, deployments.
+  {
+    rank: "over-the-client",
+    paths: [
+      "chat/",
+      "ui/",
+      "memory/",
+      "servers/",
+      "schedules/",
+      "webhooks/",
+      "datasets/",
+      "eval/",
+      "fork/",
+      "deployments/",
+    ],
+  },
+  // 9. The façade: the `Agent` class of `ai.agent()`, joining a definition to the client and evals.
+  { rank: "facade", paths: ["facade/"] },
+  // 10. Applications: the studio, the CLI, the worker (`durable-agent/worker`).
+  { rank: "apps", paths: ["studio/", "cli/", "worker.ts"] },
+  // 11. The root entry (`durable-agent`) and its lazy loaders, and the worker process (`npm run worker`, the image).
+  { rank: "entries", paths: ["index.ts", "worker-main.ts", "lazy-worker.ts", "lazy-studio.ts"] },
+];
+
+/** A path regex for a list of RANKS paths. */
+const pathsOf = (paths) =>
+  `^src/(${paths.map((p) => p.replace(/\./g, "\\.") + (p.endsWith("/") ? "" : "$")).join("|")})`;
+
+// streaming wing: moved by the streaming branch. Imports that climb today and stop climbing once the
+// streaming branch has moved these files into src/streaming/; the integrator removes this list after merging.
+const STREAMING_WING_FROM = ["^src/deltas/chunk-codec\\.ts$"];
+const STREAMING_WING_TO = ["^src/client/run-reader\\.ts$", "^src/chat/ui-message-stream\\.ts$"];
+
+/** One rule per rank: its modules import nothing of a higher rank. */
+const rankRules = RANKS.slice(0, -1).map(({ rank, paths }, index) => ({
+  name: `rank-${index}-${rank}-imports-no-higher-rank`,
+  comment: `src/ ${paths.join(", ")} (rank ${index}, ${rank}) import only their own rank and lower ones.`,
+  severity: "error",
+  from: { path: pathsOf(paths), pathNot: STREAMING_WING_FROM },
+  to: { path: pathsOf(RANKS.slice(index + 1).flatMap((r) => r.paths)), pathNot: STREAMING_WING_TO },
+}));
+
 module.exports = {
   forbidden: [
+    ...rankRules,
+    {
+      name: "every-module-has-a-rank",
+      comment: "Every module of src/ sits in one of RANKS: a new folder gets a rank before it gets code.",
+      severity: "error",
+      from: { path: "^src/", pathNot: pathsOf(RANKS.flatMap((r) => r.paths)) },
+      to: {},
+    },
     {
       name: "no-circular",
       comment: "A concept never imports the thing built on it.",
@@ -20,7 +98,8 @@ module.exports = {
     {
       name: "workflow-code-imports-only-the-workflow-api-and-the-core",
       comment:
-        "Workflow code imports only the workflow API (@temporalio/workflow, @temporalio/common, workflow streams), src/core, src/contract, src/errors.ts and other workflow code: nothing that touches I/O, time, randomness or user code.",
+        "Workflow code imports only the workflow API (@temporalio/workflow, @temporalio/common, workflow streams), src/core, " +
+        "src/contract, src/errors.ts and other workflow code: nothing that touches I/O, time, randomness or user code.",
       severity: "error",
       from: { path: WORKFLOW_CODE },
       to: {

@@ -24,4 +24,4 @@ COPY bin ./bin
 COPY examples ./examples
 # Run as the image's unprivileged user (the files stay root-owned and read-only to it).
 USER node
-CMD ["node", "dist/worker.js"]
+CMD ["node", "dist/worker-main.js"]

@@ -33,7 +33,11 @@ export class DurableAgentError extends Error {
   }
 }
 
-/** An option of `ai.agent()`, `ai.tool()`, `ai.openai()` (or a worker's or client's `telemetry`) is invalid or unknown; `field` names it, `suggestion` the known option it is closest to (for a typo). */
+/**
+ * An option of `ai.agent()`, `ai.tool()`, `ai.openai()` (or a worker's or client's `telemetry`) is
+ * invalid or unknown; `field` names it, `suggestion` the known option it is closest to (for a
+ * typo).
+ */
 export class AgentOptionsError extends DurableAgentError {
   override readonly name = "AgentOptionsError";
   static override isInstance = errorGuard<AgentOptionsError>("AgentOptionsError");
@@ -302,7 +306,10 @@ export class AgentDefinitionChangedError extends DurableAgentError {
   }
 }
 
-/** `approve` or `reject` named a call that is no longer waiting: `state` says how it ended ("approved", "rejected", "timed-out", "cancelled"). Nothing was changed. */
+/**
+ * `approve` or `reject` named a call that is no longer waiting: `state` says how it ended
+ * ("approved", "rejected", "timed-out", "cancelled"). Nothing was changed.
+ */
 export class ApprovalNotWaitingError extends ApprovalError {
   override readonly name = "ApprovalNotWaitingError";
   static override isInstance = errorGuard<ApprovalNotWaitingError>("ApprovalNotWaitingError");
@@ -439,7 +446,8 @@ export class DevServerStartError extends DurableAgentError {
     readonly output: string,
   ) {
     super(
-      `The Temporal dev server ${what}.${output.trim() ? ` Its last output:\n${output.trim()}` : ""}\nFix: check its flags and ports, or set TEMPORAL_CLI_PATH to a working \`temporal\` binary.`,
+      `The Temporal dev server ${what}.${output.trim() ? ` Its last output:\n${output.trim()}` : ""}\nFix: ` +
+        `check its flags and ports, or set TEMPORAL_CLI_PATH to a working \`temporal\` binary.`,
     );
   }
 }
@@ -465,7 +473,8 @@ export class RedisServerStartError extends DurableAgentError {
     readonly output: string,
   ) {
     super(
-      `redis-server ${what}.${output.trim() ? ` Its last output:\n${output.trim()}` : ""}\nFix: check the port is free, or set REDIS_SERVER_PATH to a working \`redis-server\`.`,
+      `redis-server ${what}.${output.trim() ? ` Its last output:\n${output.trim()}` : ""}\nFix: check the ` +
+        `port is free, or set REDIS_SERVER_PATH to a working \`redis-server\`.`,
     );
   }
 }
@@ -517,7 +526,8 @@ export class InvalidStreamCursorError extends DurableAgentError {
     problem: string,
   ) {
     super(
-      `Invalid stream cursor "${cursor}": ${problem}. Pass the id of the last event received (the SSE Last-Event-ID) unchanged, or leave it out to read from the start.`,
+      `Invalid stream cursor "${cursor}": ${problem}. Pass the id of the last event received (the SSE ` +
+        `Last-Event-ID) unchanged, or leave it out to read from the start.`,
     );
   }
 }
@@ -532,7 +542,8 @@ export class SessionBusyError extends DurableAgentError {
     readonly index: number,
   ) {
     super(
-      `Session ${workflowId} is still answering message ${index}; wait for its answer to end, or stop it (cancel-message, a chat's DELETE), before sending the next one.`,
+      `Session ${workflowId} is still answering message ${index}; wait for its answer to end, or stop it ` +
+        `(cancel-message, a chat's DELETE), before sending the next one.`,
     );
   }
 }
@@ -561,8 +572,21 @@ export class RedisClientMissingError extends DurableAgentError {
   static override isInstance = errorGuard<RedisClientMissingError>("RedisClientMissingError");
   constructor(cause: unknown) {
     super(
-      "Answer deltas through Redis need the `redis` package (node-redis), which is not installed: `npm install redis`, or use the default heartbeat deltas (unset DURABLE_AGENT_REDIS_URL).",
+      "Answer deltas through Redis need the `redis` package (node-redis), which is not installed: `npm " +
+        "install redis`, or use the default heartbeat deltas (unset DURABLE_AGENT_REDIS_URL).",
       { cause },
     );
+  }
+}
+
+/** An option of `agent.eval()` is invalid; `field` names it (`cases[2].name`, `scorers[0]`, `trials`). */
+export class EvalOptionsError extends DurableAgentError {
+  override readonly name = "EvalOptionsError";
+  static override isInstance = errorGuard<EvalOptionsError>("EvalOptionsError");
+  constructor(
+    readonly field: string,
+    problem: string,
+  ) {
+    super(`Invalid eval option \`${field}\`: ${problem}`);
   }
 }

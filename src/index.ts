@@ -3,7 +3,7 @@
  * @packageDocumentation
  * @mergeModuleWith <project>
  */
-import { defineAgent } from "./agent/define-agent.js";
+import { defineAgent } from "./facade/define-agent.js";
 import { defineTool } from "./agent/define-tool.js";
 import { getRun } from "./client/run-handle.js";
 import { connectClient } from "./client/connection.js";
@@ -77,7 +77,7 @@ export const ai = {
   },
 };
 
-export { Agent, type OutputOf, type ContextOf } from "./agent/define-agent.js";
+export { Agent, type OutputOf, type ContextOf } from "./facade/define-agent.js";
 export type { Tool, ToolContext, ToolOptions, Execution, SubAgentLink, HandoffLink } from "./agent/define-tool.js";
 export type * from "./agent/options.js";
 export {

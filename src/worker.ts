@@ -1,13 +1,12 @@
 /**
- * The worker: serves agents' runs. `ai.worker({ agents })` in code, or run this file with
+ * The worker: serves agents' runs. `ai.worker({ agents })` in code, or run `worker-main.ts` with
  * `DURABLE_AGENT_AGENTS=./path/to/agents.js` to serve the agents that module exports.
  * It is the package's `durable-agent/worker` entry, which the root loads only when `ai.worker()`
  * (or a workflow bundle) is asked for (`lazy-worker.ts`): what it imports never loads with the root.
  */
-import { fileURLToPath } from "node:url";
 import type { DataConverter } from "@temporalio/common";
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from "@temporalio/worker";
-import type { Agent } from "./agent/define-agent.js";
+import type { Agent } from "./facade/define-agent.js";
 import type { ApprovalOptions } from "./approvals/approval-options.js";
 import { workerDeploymentOptionsOf, type WorkerDeployment } from "./deployments/deployment-options.js";
 import { createActivities, createRegistry } from "./activities/index.js";
@@ -148,22 +147,4 @@ async function connectNative(address: string, security: TemporalSecurity): Promi
   } catch (error) {
     throw new TemporalConnectionError(address, error);
   }
-}
-
-async function main(): Promise<void> {
-  const modulePath = process.env.DURABLE_AGENT_AGENTS;
-  if (!modulePath)
-    throw new Error("Set DURABLE_AGENT_AGENTS to a module that exports your agents (ai.agent(...) values).");
-  const { loadAgents } = await import("./cli/load-agents.js");
-  const agents = await loadAgents(modulePath);
-  const worker = await createAgentWorker({ agents });
-  console.log(`durable-agent worker: serving ${agents.map((a) => a.name).join(", ")} on ${worker.options.taskQueue}`);
-  await worker.run();
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  main().catch((error) => {
-    console.error(error);
-    process.exit(1);
-  });
 }

@@ -424,7 +424,7 @@ describe("the codec server", () => {
   });
 });
 
-describe("`durable-agent codec-server` (src/codec/main.ts)", () => {
+describe("`durable-agent codec-server` (src/cli/codec-server-command.ts)", () => {
   const run = (args: string[], env: Record<string, string>) =>
     spawn(
       process.execPath,
@@ -432,7 +432,7 @@ describe("`durable-agent codec-server` (src/codec/main.ts)", () => {
         "--import",
         import.meta.resolve("tsx"),
         "--conditions=durable-agent-source",
-        new URL("../src/codec/main.ts", import.meta.url).pathname,
+        new URL("../src/cli/codec-server-command.ts", import.meta.url).pathname,
         ...args,
       ],
       {

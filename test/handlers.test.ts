@@ -48,10 +48,10 @@ async function registeredHandlers(handle: RunHandle): Promise<string[]> {
   return names.filter((name) => !name.startsWith("test.")).sort();
 }
 
-/** Every handler name the workflow code defines (defineQuery / defineUpdate / defineSignal in the workflow code: src/workflows, src/approvals/workflow, src/core and src/contract). */
+/** Every handler name the workflow code defines (defineQuery / defineUpdate / defineSignal in the workflow code: src/workflows, src/core and src/contract). */
 function definedHandlers(): string[] {
   const names: string[] = [];
-  for (const dir of ["../src/workflows/", "../src/approvals/workflow/", "../src/core/", "../src/contract/"]) {
+  for (const dir of ["../src/workflows/", "../src/core/", "../src/contract/"]) {
     const url = new URL(dir, import.meta.url);
     for (const file of readdirSync(url).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts"))) {
       const text = readFileSync(new URL(file, url), "utf8");

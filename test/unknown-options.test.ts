@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { AgentOptionsError, ai } from "../src/index.js";
-import { closestKey } from "../src/agent/known-keys.js";
+import { closestKey } from "../src/options/known-keys.js";
 import { AGENT_OPTION_KEYS } from "../src/agent/options.js";
 
 const noop = ai.tool({ name: "noop", input: z.object({}), execute: async () => ({ ok: true }) });

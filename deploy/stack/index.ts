@@ -3,7 +3,7 @@
  * docker-compose.yml runs, from the same versions and settings: PostgreSQL, the schema
  * (deploy/scripts/setup-postgres.sh), temporal-server, the namespace and search attributes
  * (deploy/scripts/create-namespace.sh), the Web UI server, Redis for answer deltas and N
- * durable-agent worker processes (`src/worker.ts`, the compose file's worker command, each given
+ * durable-agent worker processes (`src/worker-main.ts`, the compose file's worker command, each given
  * the Redis as DURABLE_AGENT_REDIS_URL). `npm run stack` is its command line.
  */
 import { chmodSync, mkdirSync, rmSync } from "node:fs";
@@ -182,7 +182,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       const worker = new ManagedProcess({
         name: `worker-${index}`,
         command: process.execPath,
-        args: ["--import", "tsx", "--conditions=durable-agent-source", join(REPO_ROOT, "src", "worker.ts")],
+        args: ["--import", "tsx", "--conditions=durable-agent-source", join(REPO_ROOT, "src", "worker-main.ts")],
         cwd: REPO_ROOT,
         env: {
           ...process.env,

@@ -8,7 +8,7 @@ import { createModelCall } from "./model-call.js";
 import { createToolExecute } from "./tool-execute.js";
 import { keepAlive } from "./keep-alive.js";
 import { runLoad } from "./run-load.js";
-import { createMcpList } from "../mcp/list-activity.js";
+import { createMcpList } from "./mcp-list.js";
 import { subAgentResult } from "./sub-agent-result.js";
 import type { AgentRegistry, WorkerFeatures } from "./registry.js";
 import { ConversationCache } from "./conversation-cache.js";

@@ -12,7 +12,7 @@ import { lookupAgent, type AgentRegistry, type WorkerFeatures } from "./registry
 import { toFailure } from "../core/typed-failures.js";
 import { contextFor, runRefOf } from "../client/run-reader.js";
 import type { ConversationCache } from "./conversation-cache.js";
-import type { Agent } from "../agent/define-agent.js";
+import type { AgentDefinition } from "../agent/agent-definition.js";
 import { isAiSdkModel, resolveModel } from "../models/agent-model.js";
 import type { ModelCallRequest } from "../models/model-call-request.js";
 import { callOpenAI } from "../models/openai-call.js";
@@ -84,7 +84,11 @@ export function createModelCall(
 }
 
 /** The system prompt for this call: the agent's text, or what its instructions function returns (an error fails the attempt, retryably). */
-async function instructionsFor(agent: Agent, input: ModelCallInput, context: unknown): Promise<string | undefined> {
+async function instructionsFor(
+  agent: AgentDefinition,
+  input: ModelCallInput,
+  context: unknown,
+): Promise<string | undefined> {
   const instructions = agent.options.instructions;
   if (typeof instructions !== "function") return instructions;
   let text: unknown;

@@ -1,4 +1,4 @@
-import type { Agent } from "../agent/define-agent.js";
+import type { AgentDefinition } from "../agent/agent-definition.js";
 import type { ApprovalOptions } from "../approvals/approval-options.js";
 import type { LoadedDataConverter } from "@temporalio/common";
 import type { DeltaTransport } from "../deltas/index.js";
@@ -16,11 +16,11 @@ export interface WorkerFeatures {
 }
 
 /** The agents a worker serves, by name. */
-export type AgentRegistry = ReadonlyMap<string, Agent>;
+export type AgentRegistry = ReadonlyMap<string, AgentDefinition>;
 
 /** Builds the registry; two agents with one name is an error. */
-export function createRegistry(agents: Agent[]): AgentRegistry {
-  const registry = new Map<string, Agent>();
+export function createRegistry(agents: AgentDefinition[]): AgentRegistry {
+  const registry = new Map<string, AgentDefinition>();
   for (const agent of agents) {
     if (registry.has(agent.name)) throw new DuplicateAgentError(agent.name);
     registry.set(agent.name, agent);
@@ -29,7 +29,7 @@ export function createRegistry(agents: Agent[]): AgentRegistry {
 }
 
 /** The agent of that name, or a non-retryable `UnknownAgentError` failure that lists the registered ones. */
-export function lookupAgent(registry: AgentRegistry, name: string): Agent {
+export function lookupAgent(registry: AgentRegistry, name: string): AgentDefinition {
   const agent = registry.get(name);
   if (!agent) throw toFailure(new UnknownAgentError(name, [...registry.keys()]));
   return agent;

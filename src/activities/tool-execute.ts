@@ -1,6 +1,6 @@
 import { Context, log } from "@temporalio/activity";
 import { z } from "zod";
-import type { Agent } from "../agent/define-agent.js";
+import type { AgentDefinition } from "../agent/agent-definition.js";
 import { approvalTimeoutMsOf, type HandoffLink, type SubAgentLink, type Tool } from "../agent/define-tool.js";
 import type { ToolExecuteInput } from "../core/activity-types.js";
 import { defined } from "../core/defined.js";
@@ -52,7 +52,7 @@ export function createToolExecute(registry: AgentRegistry) {
 
 /** A call whose tool is found and whose arguments are JSON: what the later steps work on. */
 interface ParsedCall extends Omit<ToolExecuteInput, "agent" | "replay"> {
-  agent: Agent;
+  agent: AgentDefinition;
   /** The arguments parsed. */
   raw: unknown;
   limits: ResolvedLimits;
@@ -91,7 +91,7 @@ function refuseOversized(call: RequestedToolCall, limit: number): ToolResultOutc
 }
 
 /** Step: the agent's tool of the call's name, else the run's MCP tool of that name. */
-async function findTool(agent: Agent, call: RequestedToolCall): Promise<FoundTool | undefined> {
+async function findTool(agent: AgentDefinition, call: RequestedToolCall): Promise<FoundTool | undefined> {
   const tool = agent.tool(call.name);
   if (tool) return { tool };
   const mcp = await findMcpTool(agent.mcpToolsets, call.name);
@@ -99,7 +99,7 @@ async function findTool(agent: Agent, call: RequestedToolCall): Promise<FoundToo
 }
 
 /** Step: a call of a tool the agent does not have is refused, naming the tools it has. */
-async function refuseUnknown(agent: Agent, call: RequestedToolCall): Promise<ToolResultOutcome> {
+async function refuseUnknown(agent: AgentDefinition, call: RequestedToolCall): Promise<ToolResultOutcome> {
   const mcpTools = agent.mcpToolsets.length ? await runMcpTools(Context.current()) : [];
   const known = [...agent.tools, ...mcpTools].map((t) => t.name).join(", ") || "none";
   return {
@@ -299,7 +299,7 @@ function toJson(tool: string, output: unknown): string | ToolOutputError {
 }
 
 function customRefusal(
-  agent: Agent,
+  agent: AgentDefinition,
   tool: string,
   input: unknown,
   output: unknown,

@@ -1,5 +1,5 @@
 /**
- * What the layers built on an agent read of it: the client, eval, the worker-side model call.
+ * What the layers built on an agent read of it: the client, eval, the worker's registry and activities.
  * The `Agent` class implements it; those layers import this type, never the class, so the class
  * can reach them (its `run`, `session`, `eval`) without an import circle.
  */
@@ -11,6 +11,8 @@ import type { AgentOptions } from "./options.js";
 export interface AgentDefinition {
   /** How workers find this agent. */
   readonly name: string;
+  /** The definition's fingerprint, or `options.version`: every run records the version that served it. */
+  readonly version: string;
   /** Model calls per run. */
   readonly maxTrips: number;
   /** The options it was defined with. */

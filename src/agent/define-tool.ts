@@ -2,7 +2,7 @@ import type { Duration } from "@temporalio/common";
 import { z } from "zod";
 import { durationMs, durationProblem } from "../duration.js";
 import { AgentOptionsError } from "../errors.js";
-import { checkKnownKeys, type KnownKeys } from "./known-keys.js";
+import { checkKnownKeys, type KnownKeys } from "../options/known-keys.js";
 import type { Message } from "../core/types.js";
 
 /** What a tool's `execute` receives besides its input. `Context` types `context` (annotate `ctx: ToolContext<MyContext>`). */
@@ -109,7 +109,10 @@ export interface HandoffLink {
   readonly inputFilter?: (messages: Message[]) => Message[] | Promise<Message[]>;
 }
 
-/** How long a call of the tool waits for approval, in milliseconds: from `approvalTimeout`, else from a tool made with only the deprecated `approvalTimeoutMs`. */
+/**
+ * How long a call of the tool waits for approval, in milliseconds: from `approvalTimeout`, else
+ * from a tool made with only the deprecated `approvalTimeoutMs`.
+ */
 export function approvalTimeoutMsOf(tool: Tool): number | undefined {
   return tool.approvalTimeout !== undefined ? durationMs(tool.approvalTimeout) : tool.approvalTimeoutMs;
 }

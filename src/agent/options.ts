@@ -5,9 +5,9 @@ import type { AgentModel } from "../models/agent-model.js";
 import type { McpToolset } from "../mcp/mcp-toolset.js";
 import type { Budget } from "../core/usage.js";
 import type { Execution, Tool } from "./define-tool.js";
-import type { KnownKeys } from "./known-keys.js";
+import type { KnownKeys } from "../options/known-keys.js";
 import type { AgentLimits } from "../limits.js";
-import type { Handoff } from "../subagents/handoff-tools.js";
+import type { Handoff } from "./handoff-tools.js";
 
 export type { AgentLimits } from "../limits.js";
 export type { BackstopTurn } from "../core/backstop-turn.js";

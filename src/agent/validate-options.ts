@@ -3,8 +3,8 @@ import { durationMs, durationProblem } from "../duration.js";
 import { DEFAULT_AGENT_NAME, DEFAULT_MAX_TRIPS } from "../core/constants.js";
 import { DEFAULT_LIMITS, MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES } from "../limits.js";
 import { McpToolset } from "../mcp/mcp-toolset.js";
-import { checkKnownKeys } from "./known-keys.js";
-import { checkAmount, checkCount, fail } from "./option-checks.js";
+import { checkKnownKeys } from "../options/known-keys.js";
+import { checkAmount, checkCount, fail } from "../options/option-checks.js";
 import {
   ACT_WHEN_ASKED_KEYS,
   AGENT_LIMIT_KEYS,
@@ -14,7 +14,7 @@ import {
   ON_TOOL_REFUSAL_KEYS,
   type AgentOptions,
 } from "./options.js";
-import { handoffTools } from "../subagents/handoff-tools.js";
+import { handoffTools } from "./handoff-tools.js";
 import type { Budget } from "../core/usage.js";
 import { validateModelSettings, validateToolChoice } from "../models/model-settings.js";
 import { checkLanguageModel, looksLikeLanguageModel } from "../models/ai-sdk-model.js";
@@ -105,7 +105,8 @@ function validateModel(options: AgentOptions): void {
   if (!model || typeof model !== "object") {
     fail(
       "model",
-      `agent "${options.name ?? DEFAULT_AGENT_NAME}" needs a model, e.g. ai.openai("gpt-4o-mini") or an AI SDK language model such as anthropic("claude-sonnet-4-5")`,
+      `agent "${options.name ?? DEFAULT_AGENT_NAME}" needs a model, e.g. ai.openai("gpt-4o-mini") or an AI ` +
+        `SDK language model such as anthropic("claude-sonnet-4-5")`,
     );
   }
   if (looksLikeLanguageModel(model)) return checkLanguageModel(model, "model");
@@ -194,7 +195,8 @@ function validateLimits(options: AgentOptions): void {
   if (input + output > MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES) {
     fail(
       limits.toolOutputBytes !== undefined ? "limits.toolOutputBytes" : "limits.toolInputBytes",
-      `toolInputBytes + toolOutputBytes is ${input + output}, over ${MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES}: a tool call's record carries both in one Temporal payload (2 MB limit)`,
+      `toolInputBytes + toolOutputBytes is ${input + output}, over ${MAX_TOOL_INPUT_PLUS_OUTPUT_BYTES}: a ` +
+        `tool call's record carries both in one Temporal payload (2 MB limit)`,
     );
   }
 }

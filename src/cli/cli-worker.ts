@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import type { WorkerDeployment } from "../deployments/deployment-options.js";
 import { resolve } from "node:path";
 import type { NativeConnection, Worker } from "@temporalio/worker";
-import type { Agent } from "../agent/define-agent.js";
+import type { Agent } from "../facade/define-agent.js";
 import { DuplicateAgentError } from "../errors.js";
 import { installCliRuntime } from "./cli-runtime.js";
 import { UsageError } from "./command.js";

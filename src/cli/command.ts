@@ -34,7 +34,10 @@ export const EXIT = {
    * such run, or an approval, rejection or cancellation the run refused (the typed error is printed).
    */
   failed: 1,
-  /** Infrastructure: Temporal unreachable or its TLS settings unusable, a namespace without the search attributes a worker sets, the model API down, runs that did not complete. */
+  /**
+   * Infrastructure: Temporal unreachable or its TLS settings unusable, a namespace without the
+   * search attributes a worker sets, the model API down, runs that did not complete.
+   */
   infrastructure: 2,
   /** Bad arguments or a module that does not export what the command needs (sysexits' EX_USAGE). */
   usage: 64,

@@ -29,7 +29,10 @@ export function formatTraceEvent(event: TraceEvent): string {
       case "callback.error":
         return `callback error in ${event.source}: ${event.error}`;
       case "approval":
-        return `approval ${event.tool} (${event.callId}): ${event.outcome}${event.by !== undefined ? ` by ${event.by}` : ""}${event.reason ? ` (${event.reason})` : ""}`;
+        return (
+          `approval ${event.tool} (${event.callId}): ` +
+          `${event.outcome}${event.by !== undefined ? ` by ${event.by}` : ""}${event.reason ? ` (${event.reason})` : ""}`
+        );
       case "run.stopped":
         return `run stopped: ${event.stopReason} (${event.detail})`;
       case "subagent.started":

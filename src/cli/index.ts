@@ -7,7 +7,7 @@ import { readFileSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { SearchAttributesNotRegisteredError, TemporalConnectionError, TlsConfigError } from "../errors.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
-import { codecServerCommand } from "../codec/main.js";
+import { codecServerCommand } from "./codec-server-command.js";
 import { approveCommand, rejectCommand } from "./approval-commands.js";
 import { cancelCommand } from "./cancel-command.js";
 import { CliConnection, connectionHelp, connectionProblem } from "./connection-options.js";

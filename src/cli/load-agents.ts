@@ -1,5 +1,5 @@
 /** Loads the agents a module exports, for the CLI's `dev` and `worker` commands. */
-import { Agent } from "../agent/define-agent.js";
+import { Agent } from "../facade/define-agent.js";
 import { UsageError } from "./command.js";
 import { importUserModule } from "./import-module.js";
 

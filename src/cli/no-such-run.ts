@@ -3,5 +3,8 @@ import type { CliConnection } from "./connection-options.js";
 
 /** The message, naming the namespace and how to find runs. */
 export function noSuchRun(workflowId: string, connection: CliConnection): string {
-  return `No run with workflow id "${workflowId}" in namespace "${connection.settings().namespace}": check the id (\`durable-agent list\` shows recent runs) or --namespace.`;
+  return (
+    `No run with workflow id "${workflowId}" in namespace "${connection.settings().namespace}": check ` +
+    `the id (\`durable-agent list\` shows recent runs) or --namespace.`
+  );
 }

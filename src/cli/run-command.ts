@@ -4,7 +4,7 @@
  * `--json`, only its result.
  */
 import type { Worker } from "@temporalio/worker";
-import type { Agent } from "../agent/define-agent.js";
+import type { Agent } from "../facade/define-agent.js";
 import { checkContext, startRun } from "../client/start-run.js";
 import { ContextValidationError, DurableAgentError } from "../errors.js";
 import { createCliWorker } from "./cli-worker.js";

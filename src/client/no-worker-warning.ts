@@ -37,7 +37,8 @@ export function watchForNoWorker(
       if ((await firstTaskStarted(handle)) || (await hasWorkflowPollers(client, run.taskQueue))) return false;
       run.logger.warn(
         `No worker polls task queue "${run.taskQueue}": run ${handle.workflowId} of agent "${run.agent}" is waiting for one, and starts when one comes. ` +
-          `Start a worker that serves "${run.agent}" on task queue "${run.taskQueue}": \`npx durable-agent worker ./agents.js --task-queue ${run.taskQueue}\`, ` +
+          `Start a worker that serves "${run.agent}" on task queue "${run.taskQueue}": \`npx durable-agent ` +
+          `worker ./agents.js --task-queue ${run.taskQueue}\`, ` +
           `or \`await ai.worker({ agents: [${run.agent}], taskQueue: "${run.taskQueue}" })\` then \`.run()\`.`,
       );
       return true;

@@ -34,7 +34,10 @@ const message = z.discriminatedUnion("role", [
 ]);
 const messages = z.array(message).min(1);
 
-/** What a run takes: the user's text, or a conversation ending in the user's turn (user messages may carry content parts: text, images and files; answers their reasoning and provider metadata). */
+/**
+ * What a run takes: the user's text, or a conversation ending in the user's turn (user messages may
+ * carry content parts: text, images and files; answers their reasoning and provider metadata).
+ */
 export type RunInput = string | Message[];
 
 /** Turns a run input into messages, or throws `InvalidInputError` saying what is wrong. */

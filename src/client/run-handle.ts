@@ -102,7 +102,10 @@ export class RunHandle {
     }
   }
 
-  /** A decision sent to a run that has closed: the typed error saying how the run closed (and how the call had ended, from the result); undefined when the run is not closed. */
+  /**
+   * A decision sent to a run that has closed: the typed error saying how the run closed (and how
+   * the call had ended, from the result); undefined when the run is not closed.
+   */
   private async closedRunError(callId: string, error: unknown): Promise<ApprovalError | undefined> {
     const { WorkflowNotFoundError } = await loadTemporalClient();
     if (!(error instanceof WorkflowNotFoundError)) return undefined;
@@ -194,7 +197,9 @@ export function decisionOnClosedRun(
     return new ApprovalNotWaitingError(
       callId,
       "cancelled",
-      `Tool call "${callId}" is no longer waiting for approval: run ${workflowId} ${CLOSED_RUN[status] ?? status.toLowerCase()}, and no call of a closed run waits. Nothing was changed; ${again}.`,
+      `Tool call "${callId}" is no longer waiting for approval: run ${workflowId} ` +
+        `${CLOSED_RUN[status] ?? status.toLowerCase()}, and no call of a closed run waits. Nothing was ` +
+        `changed; ${again}.`,
     );
   }
   const entries = approvalEntries(result.trace, callId);
@@ -218,7 +223,8 @@ export function decisionOnClosedRun(
     return new ApprovalNotWaitingError(
       callId,
       "cancelled",
-      `Tool call "${callId}" is no longer waiting for approval: run ${workflowId} stopped while it waited (${why}), so nobody decided it and it never ran. Nothing was changed; ${again}.`,
+      `Tool call "${callId}" is no longer waiting for approval: run ${workflowId} stopped while it waited ` +
+        `(${why}), so nobody decided it and it never ran. Nothing was changed; ${again}.`,
     );
   }
   return new UnknownApprovalError(

@@ -8,10 +8,12 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import type { Payload, PayloadCodec } from "@temporalio/common";
 import { PayloadCodecError } from "../errors.js";
 import type { CodecKeyring } from "./codec-keys.js";
-import { loadTemporalProto } from "../client/temporal-sdk.js";
 
-/** Temporal's protobuf `Payload` message, loaded on the first encode or decode (not when the root is imported). */
-const payloadProto = async () => (await loadTemporalProto()).temporal.api.common.v1.Payload;
+/**
+ * Temporal's protobuf `Payload` message, loaded on the first encode or decode (not when the root is
+ * imported). Node caches the module, so later calls reuse the first load.
+ */
+const payloadProto = async () => (await import("@temporalio/proto")).default.temporal.api.common.v1.Payload;
 
 /** The `encoding` of an encrypted payload, as in Temporal's encryption samples. */
 export const ENCRYPTED_ENCODING = "binary/encrypted";

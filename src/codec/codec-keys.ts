@@ -61,7 +61,8 @@ function decodeKey(id: string, encoded: string): Uint8Array {
   const bytes = BASE64.test(encoded) ? Buffer.from(encoded, "base64") : undefined;
   if (!bytes || bytes.length !== 32) {
     throw new PayloadCodecError(
-      `key "${id}" must be 32 random bytes in base64 (for example \`openssl rand -base64 32\`); got ${bytes ? `${bytes.length} bytes` : "text that is not base64"}.`,
+      `key "${id}" must be 32 random bytes in base64 (for example \`openssl rand -base64 32\`); got ` +
+        `${bytes ? `${bytes.length} bytes` : "text that is not base64"}.`,
       id,
     );
   }

@@ -98,7 +98,10 @@ export function rebuildError(
   return type ? revive(type, message, details) : undefined;
 }
 
-/** An instance of the class exported from errors.ts under `type`, with `message` and the fields, built without its constructor (which would rewrite the message). */
+/**
+ * An instance of the class exported from errors.ts under `type`, with `message` and the fields,
+ * built without its constructor (which would rewrite the message).
+ */
 function revive(type: string, message: string, fields: unknown, cause?: Error): DurableAgentError | undefined {
   const Class: unknown = Object.hasOwn(errorClasses, type)
     ? (errorClasses as Record<string, unknown>)[type]

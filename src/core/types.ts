@@ -115,7 +115,10 @@ export type TraceEvent =
       text: string | null;
       toolCalls: string[];
       usage?: Usage;
-      /** The `agent.version` of the definition that gave this answer, as the worker that made the model call reported it; absent in runs of workers before versions. */
+      /**
+       * The `agent.version` of the definition that gave this answer, as the worker that made the
+       * model call reported it; absent in runs of workers before versions.
+       */
       agentVersion?: string;
     }
   | {

@@ -11,7 +11,7 @@ import { SESSION_WORKFLOW_NAME, WORKFLOW_NAME } from "../core/constants.js";
 import type { RecordedBackstop } from "../core/playback.js";
 import { SEARCH_ATTRIBUTES } from "../core/search-attributes.js";
 import type { Message, RunResult } from "../core/types.js";
-import { EvalOptionsError } from "../eval/errors.js";
+import { EvalOptionsError } from "../errors.js";
 import { DatasetError } from "./errors.js";
 import { readRecordedRun, type RecordedRun } from "./read-run.js";
 import type { RecordedCase } from "./recorded-case.js";
@@ -33,7 +33,10 @@ export interface CasesFromRunsOptions {
   limit?: number;
   /** The Temporal client; default one connected from TEMPORAL_ADDRESS (its data converter decodes payloads unless `dataConverter` is given). */
   client?: Client;
-  /** The worker's data converter (for example `encryptedDataConverter(parseCodecKeys(...))`, or `dataConverterFromEnv()`), to read histories whose payloads are encrypted. */
+  /**
+   * The worker's data converter (for example `encryptedDataConverter(parseCodecKeys(...))`, or
+   * `dataConverterFromEnv()`), to read histories whose payloads are encrypted.
+   */
   dataConverter?: DataConverter;
   /** Runs on each case before it is returned (drop personal data, shorten inputs, ...). */
   redact?: (recordedCase: RecordedCase) => RecordedCase;

@@ -4,12 +4,12 @@
  * `docs/recorded-case.schema.json` (a test keeps that file equal to this schema).
  */
 import { z } from "zod";
-import type { EvalCase } from "../eval/eval-case.js";
+import type { EvalCase } from "./eval-case.js";
 import type { Message, StopReason, ToolCallStatus, TraceEvent } from "../core/types.js";
 import type { RunUsage } from "../core/usage.js";
 import type { RunInput } from "../client/normalize-input.js";
 import type { RecordedBackstop, RecordedToolCall } from "../core/playback.js";
-import { usageSchema } from "../eval/report-schema.js";
+import { usageSchema } from "./usage-schema.js";
 
 const toolCallStatus = z.enum(["ok", "failed", "refused"]);
 const messageSchema = z
@@ -18,7 +18,9 @@ const messageSchema = z
     content: z.union([z.string(), z.null(), z.array(z.looseObject({ type: z.string() }))]),
   })
   .describe(
-    "A message in the Chat Completions shape (camel-cased): system, user (text or content parts), assistant (with toolCalls, and its reasoning and provider metadata when the provider gave them), tool",
+    "A message in the Chat Completions shape (camel-cased): system, user (text or content parts), " +
+      "assistant (with toolCalls, and its reasoning and provider metadata when the provider gave them), " +
+      "tool",
   );
 
 const recordedToolCallSchema = z

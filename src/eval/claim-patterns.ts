@@ -61,10 +61,14 @@ export interface ClaimMatch {
 
 /** Past participles of verbs that change something. */
 const CHANGED =
-  "(?:swapped|switched|replaced|changed|updated|added|removed|deleted|dropped|moved|modified|adjusted|edited|saved|set|created|scheduled|rescheduled|cancell?ed|booked|renamed|applied|substituted|exchanged|traded|inserted|logged|increased|decreased|reduced|lowered|raised|reset|restored|reverted|enabled|disabled|put|fixed|corrected)";
+  "(?:swapped|switched|replaced|changed|updated|added|removed|deleted|dropped|moved|modified|adjusted|" +
+  "edited|saved|set|created|scheduled|rescheduled|cancell?ed|booked|renamed|applied|substituted|" +
+  "exchanged|traded|inserted|logged|increased|decreased|reduced|lowered|raised|reset|restored|reverted|" +
+  "enabled|disabled|put|fixed|corrected)";
 /** "made the change", "made those updates". */
 const MADE_A_CHANGE =
-  "made\\s+(?:the|that|those|this|these|your|a|an|all\\s+the)\\s+(?:\\w+\\s+)?(?:changes?|swaps?|updates?|edits?|adjustments?|switch|replacement|modifications?)";
+  "made\\s+(?:the|that|those|this|these|your|a|an|all\\s+the)\\s+(?:\\w+\\s+)?(?:changes?|swaps?|" +
+  "updates?|edits?|adjustments?|switch|replacement|modifications?)";
 const ADVERBS = "(?:(?:just|now|already|also|successfully|finally|then|all)\\s+)*";
 
 /**
@@ -100,7 +104,9 @@ export const defaultClaimPatterns: readonly ClaimPattern[] = Object.freeze([
     name: "passive-perfect",
     strength: "strong",
     pattern: new RegExp(
-      `(?:(?<!\\b(?:would|could|should|might|must|will|may|to)\\s+)\\b(?:has|have)|(?<!\\b(?:would|could|should|might|must))(?:'s|'ve))\\s+${ADVERBS}been\\s+${ADVERBS}(?:${CHANGED}|made|taken\\s+care\\s+of)\\b`,
+      `(?:(?<!\\b(?:would|could|should|might|must|will|may|to)\\s+)\\b(?:has|have)|(?<!\\b(?:would|could|` +
+        `should|might|must))(?:'s|'ve))\\s+${ADVERBS}been\\s+${ADVERBS}(?:${CHANGED}|made|` +
+        `taken\\s+care\\s+of)\\b`,
       "i",
     ),
   },

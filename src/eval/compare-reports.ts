@@ -143,7 +143,10 @@ export function caseChanges(comparison: ReportComparison): {
 /** The headline's counts: "1 regression(s), 0 fix(es), 2 changed within noise, 0 added, 0 removed". */
 export function comparisonCounts(comparison: ReportComparison): string {
   const { regressions, fixes, withinNoise } = caseChanges(comparison);
-  return `${regressions.length} regression(s), ${fixes.length} fix(es), ${withinNoise.length} changed within noise, ${comparison.added.length} added, ${comparison.removed.length} removed`;
+  return (
+    `${regressions.length} regression(s), ${fixes.length} fix(es), ${withinNoise.length} changed within ` +
+    `noise, ${comparison.added.length} added, ${comparison.removed.length} removed`
+  );
 }
 
 /**

@@ -2,18 +2,6 @@
 import { errorGuard } from "../core/error-guard.js";
 import { DurableAgentError } from "../errors.js";
 
-/** An option of `agent.eval()` is invalid; `field` names it (`cases[2].name`, `scorers[0]`, `trials`). */
-export class EvalOptionsError extends DurableAgentError {
-  override readonly name = "EvalOptionsError";
-  static override isInstance = errorGuard<EvalOptionsError>("EvalOptionsError");
-  constructor(
-    readonly field: string,
-    problem: string,
-  ) {
-    super(`Invalid eval option \`${field}\`: ${problem}`);
-  }
-}
-
 /** A scorer returned something that is not `{ pass }` or `{ applicable: false }`. Reported as the scorer's error. */
 export class ScorerResultError extends DurableAgentError {
   override readonly name = "ScorerResultError";

@@ -6,7 +6,7 @@
  */
 import type { RunHandle } from "../client/run-handle.js";
 import { ApprovalNotWaitingError } from "../errors.js";
-import { EvalOptionsError } from "./errors.js";
+import { EvalOptionsError } from "../errors.js";
 
 /** What the eval does with a call that waits for approval. */
 export type EvalApprovalDecision = "approve" | "reject";

@@ -1,6 +1,6 @@
 import type { Message, RunResult, StopReason, ToolCallRecord, ToolCallStatus, TraceEvent } from "../core/types.js";
 import type { RunUsage } from "../core/usage.js";
-import type { EvalCase } from "./eval-case.js";
+import type { EvalCase } from "../datasets/eval-case.js";
 import type { ApprovalDecisionRecord } from "./report-schema.js";
 import { defined } from "../core/defined.js";
 

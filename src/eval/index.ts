@@ -1,6 +1,6 @@
 /** Evaluation: `agent.eval()`, the built-in scorers, reports (table, JSON, JUnit) and their comparison. */
 export type { EvalOptions, EvalProgress } from "./run-eval.js";
-export type { EvalCase } from "./eval-case.js";
+export type { EvalCase } from "../datasets/eval-case.js";
 export {
   EVAL_APPROVER,
   type EvalApprovalCall,
@@ -64,10 +64,4 @@ export { toJUnitXml, escapeXml } from "./junit.js";
 export { recordedBaseline } from "./recorded-baseline.js";
 export { toHtmlReport, type HtmlReportOptions } from "./report-html.js";
 export { formatTable } from "./format-table.js";
-export {
-  EvalOptionsError,
-  EvalTimeoutError,
-  EvalAssertionError,
-  EvalReportFormatError,
-  ScorerResultError,
-} from "./errors.js";
+export { EvalTimeoutError, EvalAssertionError, EvalReportFormatError, ScorerResultError } from "./errors.js";

@@ -44,7 +44,9 @@ function body(report: EvalReportData, row: EvalRow): string {
 
 function testcase(report: EvalReportData, row: EvalRow): string {
   const run = report.runs.find((r) => r.case === row.case && r.trial === row.trial);
-  const open = `    <testcase classname="${attribute(`${report.agent}.${row.scorer}`)}" name="${attribute(`${row.case} [trial ${row.trial}]`)}" time="${seconds(run?.durationMs ?? 0)}"`;
+  const open =
+    `    <testcase classname="${attribute(`${report.agent}.${row.scorer}`)}" ` +
+    `name="${attribute(`${row.case} [trial ${row.trial}]`)}" time="${seconds(run?.durationMs ?? 0)}"`;
   switch (row.status) {
     case "pass":
       return `${open}/>`;
@@ -56,7 +58,11 @@ function testcase(report: EvalReportData, row: EvalRow): string {
     case "infrastructure-error": {
       const error = row.error ?? { name: "Error", message: "unknown error" };
       const kind = row.status === "error" ? "scorer error" : "infrastructure error";
-      return `${open}>\n      <error message="${attribute(`${kind}: ${error.message}`)}" type="${attribute(error.name)}">${escapeXml(`${error.name}: ${error.message}`)}</error>\n    </testcase>`;
+      return (
+        `${open}>\n      <error message="${attribute(`${kind}: ${error.message}`)}" ` +
+        `type="${attribute(error.name)}">${escapeXml(`${error.name}: ${error.message}`)}</error>\n    ` +
+        `</testcase>`
+      );
     }
   }
 }
@@ -71,7 +77,8 @@ export function toJUnitXml(report: EvalReportData): string {
     );
     return (
       `  <testsuite name="${attribute(`${report.agent}.${summary.scorer}`)}" tests="${rows.length}" failures="${summary.failed}" ` +
-      `errors="${summary.errors + summary.infrastructureErrors}" skipped="${summary.notApplicable}" time="${seconds(time)}" timestamp="${report.startedAt}">\n` +
+      `errors="${summary.errors + summary.infrastructureErrors}" skipped="${summary.notApplicable}" ` +
+      `time="${seconds(time)}" timestamp="${report.startedAt}">\n` +
       rows.map((row) => testcase(report, row)).join("\n") +
       `\n  </testsuite>`
     );
@@ -80,7 +87,8 @@ export function toJUnitXml(report: EvalReportData): string {
   return (
     `<?xml version="1.0" encoding="UTF-8"?>\n` +
     `<testsuites name="${attribute(`durable-agent eval: ${report.agent}`)}" tests="${report.rows.length}" failures="${t.failed}" ` +
-    `errors="${t.errors + report.rows.filter((r) => r.status === "infrastructure-error").length}" skipped="${t.notApplicable}" time="${seconds(report.durationMs)}">\n` +
+    `errors="${t.errors + report.rows.filter((r) => r.status === "infrastructure-error").length}" ` +
+    `skipped="${t.notApplicable}" time="${seconds(report.durationMs)}">\n` +
     suites.join("\n") +
     `\n</testsuites>\n`
   );

@@ -4,8 +4,8 @@ import { normalizeInput } from "../client/normalize-input.js";
 import type { PlaybackArgs, UnmatchedToolCalls } from "../core/playback.js";
 import type { RunResult } from "../core/types.js";
 import { isRecordedCase } from "../datasets/recorded-case.js";
-import type { EvalCase } from "./eval-case.js";
-import { EvalOptionsError } from "./errors.js";
+import type { EvalCase } from "../datasets/eval-case.js";
+import { EvalOptionsError } from "../errors.js";
 
 const UNMATCHED: readonly UnmatchedToolCalls[] = ["refuse", "execute", "fail"];
 

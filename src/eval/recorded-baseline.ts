@@ -5,7 +5,7 @@
 import type { ToolCallRecord } from "../core/types.js";
 import type { RecordedCase } from "../datasets/recorded-case.js";
 import { buildReport } from "./build-report.js";
-import { caseInputText, caseMetadata } from "./eval-case.js";
+import { caseInputText, caseMetadata } from "../datasets/eval-case.js";
 import { observeToolCalls, type EvalRecord } from "./eval-record.js";
 import { EvalReport } from "./report.js";
 import type { EvalRow, EvalRun } from "./report-schema.js";

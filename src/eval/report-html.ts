@@ -38,7 +38,8 @@ th,td{border:1px solid #dde1e8;padding:4px 8px;text-align:left;vertical-align:to
 .pass{background:#d9f2e1;color:#17663a}.fail{background:#fbdada;color:#9b1c1c}.not-applicable{background:#eceef2;color:#5b6475}
 .error,.infrastructure-error{background:#fdeccc;color:#8a4b00}.better{color:#17663a;font-weight:600}.worse{color:#9b1c1c;font-weight:600}
 .noise{color:#5b6475}.failure{background:#fff;border:1px solid #f0c2c2;border-left:4px solid #d64545;padding:8px 12px;margin:12px 0}
-.msg{margin:4px 0;padding:4px 8px;border-radius:4px;white-space:pre-wrap}.role{font-weight:600;margin-right:6px;text-transform:uppercase;font-size:11px;color:#5b6475}
+.msg{margin:4px 0;padding:4px 8px;border-radius:4px;white-space:pre-wrap}
+.role{font-weight:600;margin-right:6px;text-transform:uppercase;font-size:11px;color:#5b6475}
 .user{background:#eef3ff}.assistant{background:#f4f4f6}.tool{background:#f3fbf5;font-family:ui-monospace,monospace;font-size:12px}.system{background:#fffbe8}
 .reprompt{background:#fff4e0;border:1px dashed #e0a030}.call{font-family:ui-monospace,monospace;font-size:12px}
 `;
@@ -47,12 +48,25 @@ function badge(outcome: TrialOutcome | string): string {
   return `<span class="badge ${escape(outcome)}">${escape(outcome)}</span>`;
 }
 
+/** A table row of these cells (`th` for a header row). */
+function tableRow(cells: readonly (string | number)[], cell: "td" | "th" = "td"): string {
+  return `<tr>${cells.map((c) => `<${cell}>${c}</${cell}>`).join("")}</tr>`;
+}
+
 function scorersTable(report: EvalReportData): string {
-  const rows = report.scorers.map(
-    (s) =>
-      `<tr><td>${escape(s.scorer)}</td><td>${s.passed}</td><td>${s.failed}</td><td>${s.notApplicable}</td><td>${s.errors}</td><td>${s.infrastructureErrors}</td><td>${escape(formatRate(passRateInterval(s.passed, s.passed + s.failed)))}</td></tr>`,
+  const rows = report.scorers.map((s) =>
+    tableRow([
+      escape(s.scorer),
+      s.passed,
+      s.failed,
+      s.notApplicable,
+      s.errors,
+      s.infrastructureErrors,
+      escape(formatRate(passRateInterval(s.passed, s.passed + s.failed))),
+    ]),
   );
-  return `<table class="scorers"><tr><th>scorer</th><th>passed</th><th>failed</th><th>n/a</th><th>errors</th><th>infra</th><th>pass rate (95% Wilson interval)</th></tr>${rows.join("")}</table>`;
+  const header = ["scorer", "passed", "failed", "n/a", "errors", "infra", "pass rate (95% Wilson interval)"];
+  return `<table class="scorers">${tableRow(header, "th")}${rows.join("")}</table>`;
 }
 
 function casesTable(report: EvalReportData): string {
@@ -65,9 +79,17 @@ function casesTable(report: EvalReportData): string {
         { matched: 0, unmatched: 0 },
       );
     const hasReplay = runs.some((r) => r.replay);
-    return `<tr><td>${escape(c.case)}<div class="meta">${escape(c.input.slice(0, 120))}</div></td><td>${c.outcomes.map(badge).join("")}</td><td>${pct(c.passAt1)}</td><td>${c.passHatK === null ? "–" : c.passHatK ? "yes" : "no"}</td><td>${c.flaky ? "<b>flaky</b>" : ""}</td><td>${hasReplay ? `${replay.matched} matched, ${replay.unmatched} unmatched` : ""}</td></tr>`;
+    return tableRow([
+      `${escape(c.case)}<div class="meta">${escape(c.input.slice(0, 120))}</div>`,
+      c.outcomes.map(badge).join(""),
+      pct(c.passAt1),
+      c.passHatK === null ? "–" : c.passHatK ? "yes" : "no",
+      c.flaky ? "<b>flaky</b>" : "",
+      hasReplay ? `${replay.matched} matched, ${replay.unmatched} unmatched` : "",
+    ]);
   });
-  return `<table class="cases"><tr><th>case</th><th>trials</th><th>pass@1</th><th>pass^${report.trials}</th><th></th><th>recorded tool calls</th></tr>${rows.join("")}</table>`;
+  const header = ["case", "trials", "pass@1", `pass^${report.trials}`, "", "recorded tool calls"];
+  return `<table class="cases">${tableRow(header, "th")}${rows.join("")}</table>`;
 }
 
 function comparisonSection(comparison: ReportComparison): string {
@@ -90,7 +112,9 @@ function comparisonSection(comparison: ReportComparison): string {
       "Changed within noise",
       withinNoise.map((c) => `${c.case}: ${c.baseline} → ${c.current} (${c.scorers.join(", ")})`),
     ),
-    `<ul class="scorer-changes">${comparison.scorers.map((c) => `<li class="${verdictClass(c.verdict)}">${escape(formatScorerComparison(c))}</li>`).join("")}</ul>`,
+    `<ul class="scorer-changes">${comparison.scorers
+      .map((c) => `<li class="${verdictClass(c.verdict)}">${escape(formatScorerComparison(c))}</li>`)
+      .join("")}</ul>`,
   ].join("\n");
 }
 
@@ -121,19 +145,31 @@ function failureHtml(row: EvalRow, run: EvalRun | undefined): string {
     ? `<p>Missing tools: ${row.evidence.missingTools.map(escape).join(", ")}</p>`
     : "";
   const claim = row.evidence?.claim ? `<p>Claim: “${escape(row.evidence.claim)}”</p>` : "";
-  return `<div class="failure"><div><b>${escape(row.case)}</b> · trial ${row.trial} · ${escape(row.scorer)} ${badge("fail")} <span class="reason">${escape(row.reason ?? "")}</span></div>
+  const heading =
+    `<b>${escape(row.case)}</b> · trial ${row.trial} · ${escape(row.scorer)} ${badge("fail")} ` +
+    `<span class="reason">${escape(row.reason ?? "")}</span>`;
+  const status = (c: { status: string }) => (c.status === "ok" ? "pass" : c.status === "refused" ? "fail" : "error");
+  const conversation = messages.length
+    ? `<details open><summary>Conversation (${messages.length} messages)</summary>` +
+      `${messages.map((m, i) => messageHtml(m, i, firstUser)).join("")}</details>`
+    : run?.reply !== undefined
+      ? `<div class="msg assistant"><span class="role">reply</span>${escape(run.reply)}</div>`
+      : "";
+  return `<div class="failure"><div>${heading}</div>
 ${missing}${claim}
 <table class="tool-calls"><tr><th>trip</th><th>tool call</th><th>status</th><th>reason / error</th><th></th></tr>${
     calls.length
       ? calls
           .map(
             (c) =>
-              `<tr><td>${c.trip}</td><td class="call">${escape(c.name)}(${escape(JSON.stringify(c.input))})</td><td><span class="badge ${c.status === "ok" ? "pass" : c.status === "refused" ? "fail" : "error"}">${escape(c.status)}</span></td><td>${escape(c.reason ?? c.error ?? "")}</td><td>${c.replayed ? "replayed" : ""}</td></tr>`,
+              `<tr><td>${c.trip}</td><td class="call">${escape(c.name)}(${escape(JSON.stringify(c.input))})</td>` +
+              `<td><span class="badge ${status(c)}">${escape(c.status)}</span></td>` +
+              `<td>${escape(c.reason ?? c.error ?? "")}</td><td>${c.replayed ? "replayed" : ""}</td></tr>`,
           )
           .join("")
       : `<tr><td colspan="5">no tool calls</td></tr>`
   }</table>
-${messages.length ? `<details open><summary>Conversation (${messages.length} messages)</summary>${messages.map((m, i) => messageHtml(m, i, firstUser)).join("")}</details>` : run?.reply !== undefined ? `<div class="msg assistant"><span class="role">reply</span>${escape(run.reply)}</div>` : ""}
+${conversation}
 </div>`;
 }
 
@@ -148,8 +184,12 @@ export function toHtmlReport(report: EvalReportData, options: HtmlReportOptions 
 <title>${escape(title)}</title><style>${STYLE}</style></head>
 <body>
 <h1>${escape(title)}</h1>
-<div class="meta">${report.cases.length} case(s) × ${report.trials} trial(s) · started ${escape(report.startedAt)} · ${(report.durationMs / 1000).toFixed(1)} s</div>
-<p class="totals">Pass rate <b>${pct(t.passRate)}</b> (${t.passed} passed, ${t.failed} failed, ${t.notApplicable} n/a, ${t.errors} scorer errors, ${t.infrastructureErrors} infrastructure errors) · pass@1 ${pct(t.passAt1)} · pass^${report.trials} ${pct(t.passHatKRate)} · ${t.flakyCases} flaky case(s)</p>
+<div class="meta">${report.cases.length} case(s) × ${report.trials} trial(s) · started ${escape(report.startedAt)} · ${(
+    report.durationMs / 1000
+  ).toFixed(1)} s</div>
+<p class="totals">Pass rate <b>${pct(t.passRate)}</b> (${t.passed} passed, ${t.failed} failed, ${t.notApplicable} n/a, ${t.errors} scorer errors, ${
+    t.infrastructureErrors
+  } infrastructure errors) · pass@1 ${pct(t.passAt1)} · pass^${report.trials} ${pct(t.passHatKRate)} · ${t.flakyCases} flaky case(s)</p>
 <h2>Scorers</h2>
 ${scorersTable(report)}
 <h2>Cases</h2>

@@ -5,6 +5,7 @@
  * a change that removes or retypes a field bumps `schemaVersion`.
  */
 import { z } from "zod";
+import { usageSchema } from "../datasets/usage-schema.js";
 
 /** The current `schemaVersion`. */
 export const EVAL_REPORT_SCHEMA_VERSION = 1;
@@ -37,26 +38,6 @@ export const scoreEvidenceSchema = z
     toolCalls: z.array(observedToolCallSchema).optional().describe("The run's tool calls (on every failed row)"),
   })
   .describe("Why a row came out as it did; scorers may add fields");
-
-const tokens = {
-  inputTokens: count,
-  outputTokens: count,
-  totalTokens: count,
-  cachedInputTokens: count.optional(),
-  cacheWriteTokens: count.optional().describe("Input tokens written to the provider's prompt cache"),
-  reasoningTokens: count.optional(),
-  costUsd: z.number().min(0).optional().describe("With pricing on the model"),
-};
-export const usageSchema = z
-  .object({
-    ...tokens,
-    modelCalls: count.describe("Model calls that reported usage"),
-    failedAttempts: z
-      .object({ ...tokens, attempts: count })
-      .optional()
-      .describe("The part spent on model call attempts that failed"),
-  })
-  .describe("Tokens used, failed attempts included; absent when the server reported none");
 
 export const trialOutcomeSchema = z
   .enum(["pass", "fail", "not-applicable", "error", "infrastructure-error"])

@@ -9,10 +9,11 @@ import pLimit from "p-limit";
 import type { AgentDefinition } from "../agent/agent-definition.js";
 import type { RunResult } from "../core/types.js";
 import { buildReport, trialOutcome } from "./build-report.js";
-import { caseInputText, caseMetadata, type EvalCase } from "./eval-case.js";
+import { caseInputText, caseMetadata, type EvalCase } from "../datasets/eval-case.js";
 import { approvalDecisionsOf, evalRecordOf, observeToolCalls } from "./eval-record.js";
 import { durationMs, durationProblem } from "../duration.js";
-import { EvalOptionsError, EvalTimeoutError } from "./errors.js";
+import { EvalOptionsError } from "../errors.js";
+import { EvalTimeoutError } from "./errors.js";
 import { EvalReport } from "./report.js";
 import type { EvalRow, EvalRun, TrialOutcome } from "./report-schema.js";
 import { errorInfo, runScorer, scorerName, type Scorer } from "./scorer.js";
@@ -42,7 +43,10 @@ export interface EvalOptions<C extends EvalCase = EvalCase> {
   client?: Client;
   /** The task queue the agent's worker polls; default `TEMPORAL_TASK_QUEUE`, else `durable-agent`. */
   taskQueue?: string;
-  /** How long a run may take before it is terminated and counted as an infrastructure error, e.g. "10 minutes" or a number of milliseconds. Default: no limit. */
+  /**
+   * How long a run may take before it is terminated and counted as an infrastructure error, e.g.
+   * "10 minutes" or a number of milliseconds. Default: no limit.
+   */
   timeout?: Duration;
   /** Called when every trial of a case has finished (the CLI prints a line per call). */
   onCaseFinished?: (progress: EvalProgress) => void;

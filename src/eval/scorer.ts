@@ -1,4 +1,4 @@
-import type { EvalCase } from "./eval-case.js";
+import type { EvalCase } from "../datasets/eval-case.js";
 import type { EvalRecord, ObservedToolCall } from "./eval-record.js";
 import { ScorerResultError } from "./errors.js";
 import { defined } from "../core/defined.js";

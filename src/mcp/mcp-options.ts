@@ -29,7 +29,10 @@ export interface McpCommonOptions {
   needsApproval?: boolean | string[] | ((call: McpApprovalCandidate) => boolean | Promise<boolean>);
   /** How long a call that needs approval waits before it is refused (as `ai.tool`'s `approvalTimeout`); default: as long as it takes. */
   approvalTimeout?: Duration;
-  /** How long one request to the server (listing, a call) may take; progress notifications restart it. Default 60 seconds. (Connecting, a server's start included, has its own 60 seconds.) */
+  /**
+   * How long one request to the server (listing, a call) may take; progress notifications restart
+   * it. Default 60 seconds. (Connecting, a server's start included, has its own 60 seconds.)
+   */
   timeout?: Duration;
   /** How long a worker may reuse a tool list it took for new runs. Default 0: every run lists the tools afresh. */
   cacheToolsFor?: Duration;

@@ -44,7 +44,8 @@ export class McpToolset {
       if (!TOOL_NAME.test(name)) {
         throw new AgentOptionsError(
           `mcp.tools`,
-          `MCP server "${this.name}" lists a tool named ${JSON.stringify(name)}, which the model API does not accept (1-64 letters, digits, "_" or "-"); leave it out with the \`tools\` option`,
+          `MCP server "${this.name}" lists a tool named ${JSON.stringify(name)}, which the model API does not ` +
+            `accept (1-64 letters, digits, "_" or "-"); leave it out with the \`tools\` option`,
         );
       }
       return {

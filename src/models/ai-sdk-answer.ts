@@ -157,7 +157,10 @@ function finishOf(reason: unknown): AiSdkAnswer["finish"] {
 const count = (value: unknown): number | undefined =>
   typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
 
-/** Our `Usage` from an AI SDK usage (V3/V4: `inputTokens.{total, noCache, cacheRead, cacheWrite}`, `outputTokens.{total, reasoning}`; V2: flat counts), or undefined when none was reported. */
+/**
+ * Our `Usage` from an AI SDK usage (V3/V4: `inputTokens.{total, noCache, cacheRead, cacheWrite}`,
+ * `outputTokens.{total, reasoning}`; V2: flat counts), or undefined when none was reported.
+ */
 export function usageFromAiSdk(usage: unknown, pricing?: ModelPricing): Usage | undefined {
   if (typeof usage !== "object" || usage === null) return undefined;
   const { inputTokens, outputTokens } = usage as { inputTokens?: unknown; outputTokens?: unknown };

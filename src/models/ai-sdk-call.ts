@@ -249,7 +249,9 @@ function judgeWarnings(
     if (setting && (sent as Record<string, unknown>)[named!] !== undefined && settings[setting] !== undefined) {
       throw new AgentOptionsError(
         fieldOf(setting, request),
-        `${model.provider} "${model.modelId}" does not support it${warning.details ? `: ${warning.details}` : ""}. Remove it from the model's settings or the run's modelSettings.`,
+        `${model.provider} "${model.modelId}" does not support ` +
+          `it${warning.details ? `: ${warning.details}` : ""}. Remove it from the model's settings or the ` +
+          `run's modelSettings.`,
       );
     }
     if (option && hasPath(settings.providerOptions, option)) {

@@ -6,8 +6,8 @@
  * `model.call` activity calls it. The workflow sees only its provider and id. Nothing here imports
  * `@ai-sdk/provider` at run time; the model is recognised by its shape.
  */
-import { checkKnownKeys, type KnownKeys } from "../agent/known-keys.js";
-import { fail } from "../agent/option-checks.js";
+import { checkKnownKeys, type KnownKeys } from "../options/known-keys.js";
+import { fail } from "../options/option-checks.js";
 import type { ModelPricing } from "../core/usage.js";
 import type { ModelSettings } from "../core/model-settings.js";
 import { validatePricing, validateSamplingSettings } from "./model-settings.js";

@@ -4,7 +4,6 @@
  * instructions and the output schema, and owns the deltas, the failed attempts' usage and the
  * error table; a client only makes the request and reads the answer.
  */
-import type { Tool } from "../agent/define-tool.js";
 import type { McpToolDefinition } from "../core/mcp-tools.js";
 import type { Message } from "../core/types.js";
 import type { Usage } from "../core/usage.js";
@@ -13,13 +12,23 @@ import type { ModelSettings } from "../core/model-settings.js";
 import type { OutputRequest } from "./structured-output.js";
 import type { AssistantMessage } from "./validate-answer.js";
 
+/** A function tool as a client offers it: an `ai.tool()` tool (its JSON schema) is one, whatever else it carries. */
+export interface FunctionTool {
+  /** The name the model calls it by. */
+  readonly name: string;
+  /** What it does, for the model. */
+  readonly description: string | undefined;
+  /** Its input's JSON schema. */
+  readonly jsonSchema: Record<string, unknown>;
+}
+
 /** One model call, as a client makes it. */
 export interface ModelCallRequest {
   /** The agent's instructions for this call (without the typed output's, which the client adds in the prompt mode). */
   instructions: string | undefined;
   messages: Message[];
   /** The agent's tools and the run's MCP tools. */
-  tools: Array<Tool | McpToolDefinition>;
+  tools: Array<FunctionTool | McpToolDefinition>;
   /** The typed output the call asks for, if any. */
   output: OutputRequest | undefined;
   /** The run's own model settings, over the model's. */

@@ -5,7 +5,7 @@
  */
 import type { ModelPricing } from "../core/usage.js";
 import type { ModelSettings } from "../core/model-settings.js";
-import { checkAmount, checkCount, fail } from "../agent/option-checks.js";
+import { checkAmount, checkCount, fail } from "../options/option-checks.js";
 
 /** Settings of an OpenAI-compatible Chat Completions model: where it is, its prices, and its default `ModelSettings`. Read on the worker only. */
 export interface OpenAIModelSettings extends ModelSettings {

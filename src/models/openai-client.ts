@@ -3,8 +3,8 @@ import type OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { Message } from "../core/types.js";
 import { ModelApiError } from "../errors.js";
-import type { Tool } from "../agent/define-tool.js";
 import { createStreamingClient } from "./chat-stream.js";
+import type { FunctionTool } from "./model-call-request.js";
 import type { McpToolDefinition } from "../core/mcp-tools.js";
 import type { ModelReference } from "./openai-model.js";
 import { imagesMessageText, toolResultImages, type ToolResultImage } from "./tool-result-media.js";
@@ -99,7 +99,7 @@ export function toChatMessages(instructions: string | undefined, messages: Messa
 }
 
 /** The agent's tools (and the run's MCP tools, with their own schemas) as Chat Completions function tools. */
-export function toChatTools(tools: Array<Tool | McpToolDefinition>): ChatCompletionTool[] {
+export function toChatTools(tools: Array<FunctionTool | McpToolDefinition>): ChatCompletionTool[] {
   return tools.map((tool) => ({
     type: "function",
     function: {

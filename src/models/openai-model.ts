@@ -1,5 +1,5 @@
 import { AgentOptionsError } from "../errors.js";
-import { checkKnownKeys, type KnownKeys } from "../agent/known-keys.js";
+import { checkKnownKeys, type KnownKeys } from "../options/known-keys.js";
 import { validateModelSettings, type OpenAIModelSettings } from "./model-settings.js";
 
 export type { OpenAIModelSettings } from "./model-settings.js";

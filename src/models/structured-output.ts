@@ -4,7 +4,6 @@
  * a final answer against it with zod. The workflow only sees the outcome, as data.
  */
 import { z } from "zod";
-import type { AgentDefinition } from "../agent/agent-definition.js";
 import type { OutputCheck } from "../core/activity-types.js";
 
 /** The output a model call asks for. */
@@ -48,9 +47,22 @@ export interface OutputCall {
   responseFormatWithTools?: boolean;
 }
 
-/** The output this call asks for: the run's own schema, else the agent's, else none. A call with tools to a model that cannot combine them with `response_format` asks in the prompt. */
+/** The agent's options that shape the output request (its `output`, `outputMode`, `outputStrict`). */
+export interface OutputOptions {
+  /** The output's schema. */
+  readonly output?: z.ZodType;
+  /** How the model is asked for it (default `"json-schema"`). */
+  readonly outputMode?: "json-schema" | "prompt";
+  /** Strict JSON schema mode (default true). */
+  readonly outputStrict?: boolean;
+}
+
+/**
+ * The output this call asks for: the run's own schema, else the agent's, else none. A call with
+ * tools to a model that cannot combine them with `response_format` asks in the prompt.
+ */
 export function outputRequestFor(
-  agent: AgentDefinition,
+  agent: { readonly options: OutputOptions },
   runSchema: Record<string, unknown> | undefined,
   call: OutputCall = { hasTools: false },
 ): OutputRequest | undefined {
@@ -75,7 +87,10 @@ export function responseFormatOf(request: OutputRequest) {
 
 /** The instructions' addition for the prompt mode. */
 export function outputInstructions(request: OutputRequest): string {
-  return `When you give your final answer, reply with only a JSON value (no prose, no code fence) that matches this JSON schema:\n${JSON.stringify(request.jsonSchema)}`;
+  return (
+    `When you give your final answer, reply with only a JSON value (no prose, no code fence) that ` +
+    `matches this JSON schema:\n${JSON.stringify(request.jsonSchema)}`
+  );
 }
 
 /** Checks a final answer's text: JSON (a code fence around it is tolerated), valid under the schema. */

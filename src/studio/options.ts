@@ -1,6 +1,6 @@
 /** The options of `ai.studio()` and what it resolves to. */
 import type { Client } from "@temporalio/client";
-import type { Agent } from "../agent/define-agent.js";
+import type { Agent } from "../facade/define-agent.js";
 import type { Scorer } from "../eval/scorer.js";
 
 /** Options of `ai.studio()` (and `durable-agent studio`). */

@@ -5,7 +5,7 @@
  * handoff.ts, approvals.ts).
  */
 export { subAgentTool, type AsToolOptions } from "./as-tool.js";
-export { handoffToolName, handoffTools, type Handoff, type HandoffOptions } from "./handoff-tools.js";
+export { handoffToolName, handoffTools, type Handoff, type HandoffOptions } from "../agent/handoff-tools.js";
 export { withSubAgents } from "./collect-agents.js";
 export { nestedTrace } from "./nested-trace.js";
 export { withSubAgentStreams } from "./merge-streams.js";

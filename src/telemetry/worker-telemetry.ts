@@ -1,6 +1,6 @@
 /** What `ai.worker({ telemetry })` adds to Temporal's worker options: activity interceptors and the workflow span sink. */
 import type { WorkerOptions } from "@temporalio/worker";
-import type { Agent } from "../agent/define-agent.js";
+import type { AgentDefinition } from "../agent/agent-definition.js";
 import { activitySpanAttributes } from "./activity-span-interceptor.js";
 import { resolveTelemetry, type TelemetryOptions } from "./telemetry-options.js";
 import { temporalWorkerInterceptors } from "./open-telemetry.js";
@@ -12,7 +12,7 @@ import { temporalWorkerInterceptors } from "./open-telemetry.js";
  */
 export function telemetryWorkerOptions(
   options: TelemetryOptions,
-  agents: Agent[],
+  agents: AgentDefinition[],
   base: Partial<WorkerOptions> = {},
 ): Pick<WorkerOptions, "interceptors" | "sinks"> {
   const { tracer, resource, spanProcessor } = resolveTelemetry(options, "worker");

@@ -268,7 +268,10 @@ async function writeStream(
     chunks.push(`data: ${JSON.stringify({ ...ids, object: "chat.completion.chunk", choices: [], usage })}\n\n`);
 
   const started = Date.now();
-  /** Writes chunks [from, to), text chunks paced at chunksPerSecond (text chunk n goes out n / chunksPerSecond s after the first); `then` after the last is flushed. */
+  /**
+   * Writes chunks [from, to), text chunks paced at chunksPerSecond (text chunk n goes out n /
+   * chunksPerSecond s after the first); `then` after the last is flushed.
+   */
   const write = async (from: number, to: number, then?: () => void): Promise<void> => {
     if (from >= to) {
       if (then) setImmediate(then);

@@ -9,7 +9,7 @@ import { setHandler } from "@temporalio/workflow";
 import type { McpToolDefinition } from "../core/mcp-tools.js";
 import { MAX_PAGE_BYTES, PAGE_BYTES, pageOf } from "../core/paging.js";
 import type { RunState } from "../core/run-state.js";
-import { runApprovals, type Approvals } from "../approvals/workflow/approval-waits.js";
+import { runApprovals, type Approvals } from "./approval-waits.js";
 import { contextQuery, runPageQuery, traceQuery } from "./definitions.js";
 import { countFailedAttempts } from "./failed-attempts.js";
 import { McpToolList } from "./mcp-tool-list.js";

@@ -109,13 +109,16 @@ export class RunProgress {
     const reprompts = this.run.trace.filter((e) => e.type === "reprompt").map((e) => e.kind);
     setCurrentDetails(
       [
-        `**${this.ctx.spec.name}**${this.ctx.spec.name !== this.spec.name ? ` (handed off from ${this.spec.name})` : ""} · trip ${this.run.trips} of ${this.spec.maxTrips} · now: ${this.where}`,
+        `**${this.ctx.spec.name}**${this.ctx.spec.name !== this.spec.name ? ` (handed off from ${this.spec.name})` : ""} ` +
+          `· trip ${this.run.trips} of ${this.spec.maxTrips} · now: ${this.where}`,
         ...(this.#waiting ? [`⏸ ${this.#waiting}`] : []),
         lastCall
           ? `last tool call: \`${lastCall.name}\` → ${lastCall.status}${lastCall.reason ? ` (${lastCall.reason})` : ""}`
           : "no tool calls yet",
         ...(this.run.usage ? [usageLine(this.run.usage)] : []),
-        `re-prompts sent: ${reprompts.length}${reprompts.length ? ` (${reprompts.join(", ")})` : ""}; budgets used: actWhenAsked ${this.ctx.contract.actReprompts}, refusal retries ${this.ctx.contract.refusalRetries}, backstops ran ${this.ctx.contract.backstopsRan.length}`,
+        `re-prompts sent: ${reprompts.length}${reprompts.length ? ` (${reprompts.join(", ")})` : ""}; ` +
+          `budgets used: actWhenAsked ${this.ctx.contract.actReprompts}, refusal retries ` +
+          `${this.ctx.contract.refusalRetries}, backstops ran ${this.ctx.contract.backstopsRan.length}`,
       ].join("\n\n"),
     );
   }

@@ -11,7 +11,7 @@ import {
   setHandler,
   type CancellationScope,
 } from "@temporalio/workflow";
-import type { Approvals } from "../approvals/workflow/approval-waits.js";
+import type { Approvals } from "./approval-waits.js";
 import type { StopReason } from "../core/types.js";
 import { cancelMessageUpdate, sessionTurnsQuery, type SessionTurn } from "./definitions.js";
 import type { RunEventPublisher } from "./run-event-publisher.js";

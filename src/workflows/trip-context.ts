@@ -7,7 +7,7 @@ import type { Budget } from "../core/usage.js";
 import type { ModelSettings } from "../core/model-settings.js";
 import type { HandoffRequest } from "../core/tool-outcome.js";
 import type { ActivityProxies } from "./activity-proxies.js";
-import type { Approvals } from "../approvals/workflow/approval-waits.js";
+import type { Approvals } from "./approval-waits.js";
 import type { DefinitionVersions } from "./definition-versions.js";
 import type { ContractContext } from "./contract-steps.js";
 import type { RunEventPublisher } from "./run-event-publisher.js";

@@ -1,7 +1,7 @@
 /**
  * Faults of production on the production topology (`npm run test:stack`): temporal-server 1.31 on
  * PostgreSQL with frontend, history, matching and worker in processes of their own, and two
- * durable-agent worker processes (src/worker.ts) serving test/stack/fault-agents.ts. Each test
+ * durable-agent worker processes (src/worker-main.ts) serving test/stack/fault-agents.ts. Each test
  * holds a run in its tool call, breaks something, lets the tool finish, and checks that the run
  * completes, every completed model call ran once, effects happened once and the stream is whole.
  */

@@ -46,10 +46,10 @@ import {
   UnknownAgentError,
   UnknownApprovalError,
   UnmatchedToolCallError,
+  EvalOptionsError,
 } from "../../src/errors.js";
 import {
   EvalAssertionError,
-  EvalOptionsError,
   EvalReportFormatError,
   EvalTimeoutError,
   ScorerResultError,

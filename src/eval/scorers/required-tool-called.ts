@@ -1,7 +1,7 @@
 import { matchesIntent } from "../../agent/contract-options.js";
 import type { Intent } from "../../agent/options.js";
 import { observeToolCalls } from "../eval-record.js";
-import { EvalOptionsError } from "../errors.js";
+import { EvalOptionsError } from "../../errors.js";
 import { defineScorer, notApplicable, type ScorerFunction } from "../scorer.js";
 
 /** The specification's failure message of `requiredToolCalled`. */

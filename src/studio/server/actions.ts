@@ -1,7 +1,7 @@
 /** Acting on a run from the page: approve or reject a waiting call as the studio's `as`, cancel, fork. */
 import { defined } from "../../core/defined.js";
 import type { Client } from "@temporalio/client";
-import type { Agent } from "../../agent/define-agent.js";
+import type { Agent } from "../../facade/define-agent.js";
 import { getRun } from "../../client/run-handle.js";
 import { ApprovalNotWaitingError, ApprovalRefusedError, ForkError, UnknownApprovalError } from "../../errors.js";
 import { forkRun } from "../../fork/fork-run.js";

@@ -2,7 +2,7 @@
 import { defined } from "../../core/defined.js";
 import type { Client } from "@temporalio/client";
 import { Hono, type Context } from "hono";
-import type { Agent } from "../../agent/define-agent.js";
+import type { Agent } from "../../facade/define-agent.js";
 import { getRun } from "../../client/run-handle.js";
 import type { ErrorResponse, MetaResponse } from "../api-types.js";
 import { cancel, decide, fork } from "./actions.js";

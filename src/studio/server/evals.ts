@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Client } from "@temporalio/client";
-import type { Agent } from "../../agent/define-agent.js";
+import type { Agent } from "../../facade/define-agent.js";
 import { readCases } from "../../datasets/case-file.js";
 import { compareReports } from "../../eval/compare-reports.js";
 import { parseReport, type EvalReport } from "../../eval/report.js";

@@ -95,7 +95,8 @@ async function liveRecord(
 }
 
 function temporalUiUrl(base: string, namespace: string, workflowId: string, runId: string): string {
-  return `${base.replace(/\/$/, "")}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}/${encodeURIComponent(runId)}/history`;
+  const path = [namespace, workflowId, runId].map(encodeURIComponent);
+  return `${base.replace(/\/$/, "")}/namespaces/${path[0]}/workflows/${path[1]}/${path[2]}/history`;
 }
 
 /** The run ids of a workflow id's runs (a continue-as-new chain), oldest first, from visibility. */

@@ -3,7 +3,7 @@ import { defined } from "../../core/defined.js";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { serve } from "@hono/node-server";
-import type { Agent } from "../../agent/define-agent.js";
+import type { Agent } from "../../facade/define-agent.js";
 import { getDefaultClient } from "../../client/connection.js";
 import { DEFAULT_TASK_QUEUE } from "../../core/constants.js";
 import { StudioOptionsError } from "../errors.js";
@@ -29,7 +29,8 @@ function checked(options: StudioOptions): { port: number; host: string; token?: 
   if (token === undefined && !isLoopback(host))
     throw new StudioOptionsError(
       "token",
-      `binding ${host} (not a loopback address) lets other machines reach the studio, which can approve, cancel and fork runs: give a token (\`--token\`, or \`ai.studio({ token })\`), or bind 127.0.0.1`,
+      `binding ${host} (not a loopback address) lets other machines reach the studio, which can approve, ` +
+        `cancel and fork runs: give a token (\`--token\`, or \`ai.studio({ token })\`), or bind 127.0.0.1`,
     );
   return { port, host, ...defined({ token }) };
 }

@@ -1,4 +1,7 @@
-/** One conversation item: a message, reasoning, a tool call, an approval, a re-prompt, a backstop, a handoff (a sub-agent's run is nested by the conversation). */
+/**
+ * One conversation item: a message, reasoning, a tool call, an approval, a re-prompt, a backstop, a
+ * handoff (a sub-agent's run is nested by the conversation).
+ */
 import type { ApprovalItem, ConversationItem, ToolCallItem } from "../../../api-types.js";
 import * as fmt from "../format.js";
 import { href } from "../route.js";

@@ -1,8 +1,8 @@
 /** Decisions on waiting calls as data: how a call ended, the error for a late decision, a signalled decision's checks. Workflow-safe. */
 import type { ApplicationFailure } from "@temporalio/workflow";
-import type { ApprovalDecision, ApprovalEnd, SignalledDecision } from "../../workflows/definitions.js";
-import { ApprovalNotWaitingError, InvalidDecisionError } from "../../errors.js";
-import { toFailure } from "../../core/typed-failures.js";
+import type { ApprovalDecision, ApprovalEnd, SignalledDecision } from "./definitions.js";
+import { ApprovalNotWaitingError, InvalidDecisionError } from "../errors.js";
+import { toFailure } from "../core/typed-failures.js";
 
 /** How a call ended, as a late decision's error says it. */
 export function approvalEnd(

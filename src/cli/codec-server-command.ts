@@ -2,15 +2,15 @@
  * `durable-agent codec-server`: serves the payload codec to the Temporal UI. A `Command` for the
  * CLI (`COMMANDS["codec-server"] = codecServerCommand` in src/cli/index.ts), and an entry point:
  *
- *   tsx src/codec/main.ts [--port 8888] [--host 127.0.0.1] [--cors-origin http://localhost:8233 ...]
+ *   tsx src/cli/codec-server-command.ts [--port 8888] [--host 127.0.0.1] [--cors-origin http://localhost:8233 ...]
  *
  * Keys come from `DURABLE_AGENT_CODEC_KEYS` / `DURABLE_AGENT_CODEC_KEY_ID`.
  */
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { EXIT, UsageError, type Command, type CommandIO } from "../cli/command.js";
-import { codecKeysFromEnv } from "./codec-keys.js";
-import { startCodecServer, type CodecServer } from "./codec-server.js";
+import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
+import { codecKeysFromEnv } from "../codec/codec-keys.js";
+import { startCodecServer, type CodecServer } from "../codec/codec-server.js";
 
 const USAGE = `Usage: durable-agent codec-server [--port 8888] [--host 127.0.0.1] [--cors-origin <origin>]...
 

@@ -17,14 +17,14 @@ import {
   setHandler,
   workflowInfo,
 } from "@temporalio/workflow";
-import { ACTIVITY } from "../../core/constants.js";
-import type { RunState } from "../../core/run-state.js";
-import type { PendingApproval } from "../../core/types.js";
-import type { RunEventPublisher } from "../../workflows/run-event-publisher.js";
-import type { RunProgress } from "../../workflows/run-progress.js";
-import { local } from "../../workflows/activity-proxies.js";
-import { ApprovalRefusedError, UnknownApprovalError } from "../../errors.js";
-import { toFailure } from "../../core/typed-failures.js";
+import { ACTIVITY } from "../core/constants.js";
+import type { RunState } from "../core/run-state.js";
+import type { PendingApproval } from "../core/types.js";
+import type { RunEventPublisher } from "./run-event-publisher.js";
+import type { RunProgress } from "./run-progress.js";
+import { local } from "./activity-proxies.js";
+import { ApprovalRefusedError, UnknownApprovalError } from "../errors.js";
+import { toFailure } from "../core/typed-failures.js";
 import { approvalEnd, decisionOfSignal, notWaiting } from "./approval-decisions.js";
 import {
   approvalDecisionSignal,
@@ -38,8 +38,8 @@ import {
   type ApproveDetails,
   type RejectDetails,
   type SubAgentApprovalNotice,
-} from "../../workflows/definitions.js";
-import { defined } from "../../core/defined.js";
+} from "./definitions.js";
+import { defined } from "../core/defined.js";
 
 /** Marks histories whose decisions ask the worker's canDecide first (a local activity) and carry who decided and when. */
 const CAN_DECIDE_PATCH = "durable-agent.approval-can-decide";
@@ -212,7 +212,9 @@ export class Approvals {
     const ended = this.#ended.get(callId);
     if (ended && below.length === 0) throw notWaiting(callId, ended);
     const waiting = [...this.#own.keys(), ...[...this.#below.values()].map((a) => `${a.callId} (${a.agent})`)];
-    const ambiguous = `${below.length} runs of the tree wait on a call "${callId}" (${below.map((a) => a.workflowId).join(", ")}) (waiting: ${waiting.join(", ")}).`;
+    const ambiguous =
+      `${below.length} runs of the tree wait on a call "${callId}" ` +
+      `(${below.map((a) => a.workflowId).join(", ")}) (waiting: ${waiting.join(", ")}).`;
     throw toFailure(
       below.length > 1
         ? new UnknownApprovalError(callId, waiting, ambiguous)

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { Message } from "../core/types.js";
 import { AgentOptionsError } from "../errors.js";
-import { defineTool, type Tool } from "../agent/define-tool.js";
+import { defineTool, type Tool } from "./define-tool.js";
 import { defined } from "../core/defined.js";
 
 /** An agent to hand the run to, with options. */

@@ -4,19 +4,19 @@ import type { RunHandle } from "../client/run-handle.js";
 import { AgentSession, type SessionOptions } from "../client/session.js";
 import type { RunEventStream, StreamOptions } from "../client/run-event-stream.js";
 import type { RunInput } from "../client/normalize-input.js";
-import type { EvalCase } from "../eval/eval-case.js";
+import type { EvalCase } from "../datasets/eval-case.js";
 import type { EvalReport } from "../eval/report.js";
 import type { EvalOptions } from "../eval/run-eval.js";
 import { AgentOptionsError } from "../errors.js";
 import { McpToolset } from "../mcp/mcp-toolset.js";
-import type { Tool } from "./define-tool.js";
+import type { Tool } from "../agent/define-tool.js";
 import { subAgentTool, type AsToolOptions } from "../subagents/as-tool.js";
-import { handoffTools } from "../subagents/handoff-tools.js";
-import type { AgentOptions } from "./options.js";
-import type { AgentDefinition } from "./agent-definition.js";
+import { handoffTools } from "../agent/handoff-tools.js";
+import type { AgentOptions } from "../agent/options.js";
+import type { AgentDefinition } from "../agent/agent-definition.js";
 import type { z } from "zod";
-import { agentName, maxTripsOf, validateAgentOptions } from "./validate-options.js";
-import { agentVersionOf } from "./agent-version.js";
+import { agentName, maxTripsOf, validateAgentOptions } from "../agent/validate-options.js";
+import { agentVersionOf } from "../agent/agent-version.js";
 import { createAgentSchedule, type AgentSchedule, type AgentScheduleOptions } from "../schedules/index.js";
 
 /** The type of `result.output` for an agent's options: `z.output` of its `output` schema, else unknown. */
@@ -90,7 +90,9 @@ export class Agent<Output = unknown, Context = unknown> implements AgentDefiniti
     if (options?.streamText && this.options.modelExecution === "local") {
       throw new AgentOptionsError(
         "streamText",
-        `agent "${this.name}" calls its model as a local activity (modelExecution: "local"), which cannot stream tokens to the run; leave streamText off (events and whole answers still stream) or use modelExecution: "activity"`,
+        `agent "${this.name}" calls its model as a local activity (modelExecution: "local"), which cannot ` +
+          `stream tokens to the run; leave streamText off (events and whole answers still stream) or use ` +
+          `modelExecution: "activity"`,
       );
     }
     return startRun(this, input, options);
@@ -119,7 +121,8 @@ export class Agent<Output = unknown, Context = unknown> implements AgentDefiniti
     if (options?.streamText && this.options.modelExecution === "local") {
       throw new AgentOptionsError(
         "streamText",
-        `agent "${this.name}" calls its model as a local activity (modelExecution: "local"), which cannot stream tokens to the session; leave streamText off or use modelExecution: "activity"`,
+        `agent "${this.name}" calls its model as a local activity (modelExecution: "local"), which cannot ` +
+          `stream tokens to the session; leave streamText off or use modelExecution: "activity"`,
       );
     }
     return new AgentSession(this.name, id, options, this.options.contextSchema);

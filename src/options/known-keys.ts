@@ -10,7 +10,10 @@ import { AgentOptionsError } from "../errors.js";
 /** The keys an options type knows, as a record (see the module comment). */
 export type KnownKeys = Readonly<Record<string, true>>;
 
-/** Throws `AgentOptionsError` for the first key of `value` that `known` lacks. `call` names the function (`ai.agent()`), `path` the nested object (`actWhenAsked`). */
+/**
+ * Throws `AgentOptionsError` for the first key of `value` that `known` lacks. `call` names the
+ * function (`ai.agent()`), `path` the nested object (`actWhenAsked`).
+ */
 export function checkKnownKeys(value: object, known: KnownKeys, call: string, path?: string): void {
   for (const key of Object.keys(value)) {
     if (Object.hasOwn(known, key)) continue;
@@ -29,7 +32,10 @@ export function checkKnownKeys(value: object, known: KnownKeys, call: string, pa
   }
 }
 
-/** The known key nearest to `key` (case-insensitive edit distance), if it is near enough to be a typo: 2 edits, 3 for keys of 5+ characters, or a third of the key. */
+/**
+ * The known key nearest to `key` (case-insensitive edit distance), if it is near enough to be a
+ * typo: 2 edits, 3 for keys of 5+ characters, or a third of the key.
+ */
 export function closestKey(key: string, known: readonly string[]): string | undefined {
   if (known.length === 0) return undefined;
   const lower = key.toLowerCase();

@@ -3,9 +3,9 @@ import { Context } from "@temporalio/activity";
 import type { McpListInput } from "../core/activity-types.js";
 import type { McpToolDefinition } from "../core/mcp-tools.js";
 import { AgentOptionsError, McpServerError } from "../errors.js";
-import { lookupAgent, type AgentRegistry } from "../activities/registry.js";
+import { lookupAgent, type AgentRegistry } from "./registry.js";
 import { toFailure } from "../core/typed-failures.js";
-import type { McpToolset } from "./mcp-toolset.js";
+import type { McpToolset } from "../mcp/mcp-toolset.js";
 
 /**
  * How long one `mcp.list` attempt keeps trying a server it cannot reach (refused or lost
@@ -59,7 +59,9 @@ function checkNames(agentTools: string[], mcpTools: McpToolDefinition[], require
     if (other)
       throw new AgentOptionsError(
         "tools",
-        `${self} clashes with ${other}: both are named "${tool.name}". Use prefix: true on ai.mcp({ name: "${tool.server}" }) to expose it as "${tool.server}__${tool.tool}", or leave it out with its \`tools\` option`,
+        `${self} clashes with ${other}: both are named "${tool.name}". Use prefix: true on ai.mcp({ name: ` +
+          `"${tool.server}" }) to expose it as "${tool.server}__${tool.tool}", or leave it out with its ` +
+          `\`tools\` option`,
       );
     owners.set(tool.name, self);
   }
