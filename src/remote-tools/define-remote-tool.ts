@@ -91,7 +91,10 @@ const ACTIVITY_TIMEOUT_KEYS = {
   scheduleToClose: true,
   heartbeat: true,
 } as const satisfies Record<keyof ActivityToolTimeouts, true>;
-const WORKFLOW_TIMEOUT_KEYS = { execution: true, run: true } as const satisfies Record<keyof WorkflowToolTimeouts, true>;
+const WORKFLOW_TIMEOUT_KEYS = { execution: true, run: true } as const satisfies Record<
+  keyof WorkflowToolTimeouts,
+  true
+>;
 
 /**
  * Defines a tool whose call runs the activity `activity`, registered by any worker (any SDK
@@ -145,7 +148,10 @@ function remoteCall<Schema extends z.ZodType>(fn: string, options: RemoteToolOpt
   const call = typeof options.name === "string" ? `${fn} "${options.name}"` : fn;
   checkKnownKeys(options, keys, call);
   if (typeof options.taskQueue !== "string" || options.taskQueue.trim() === "")
-    throw new AgentOptionsError("taskQueue", `${call} needs the task queue its workers poll (got ${JSON.stringify(options.taskQueue)})`);
+    throw new AgentOptionsError(
+      "taskQueue",
+      `${call} needs the task queue its workers poll (got ${JSON.stringify(options.taskQueue)})`,
+    );
   if (options.retry !== undefined && (typeof options.retry !== "object" || options.retry === null))
     throw new AgentOptionsError("retry", `${call}: retry is Temporal's RetryPolicy, e.g. { maximumAttempts: 3 }`);
   return call;
@@ -153,7 +159,10 @@ function remoteCall<Schema extends z.ZodType>(fn: string, options: RemoteToolOpt
 
 function typeName(call: string, field: "activity" | "workflow", value: unknown): string {
   if (typeof value !== "string" || value.trim() === "")
-    throw new AgentOptionsError(field, `${call} needs the ${field}'s type name, as its worker registered it (got ${JSON.stringify(value)})`);
+    throw new AgentOptionsError(
+      field,
+      `${call} needs the ${field}'s type name, as its worker registered it (got ${JSON.stringify(value)})`,
+    );
   return value;
 }
 
@@ -186,7 +195,9 @@ function remoteTool<Schema extends z.ZodType>(
       approvalTimeout: options.approvalTimeout,
     }),
     execute: () => {
-      throw new Error(`tool "${options.name}" runs as the ${target.kind} on task queue ${target.taskQueue}: the run calls it`);
+      throw new Error(
+        `tool "${options.name}" runs as the ${target.kind} on task queue ${target.taskQueue}: the run calls it`,
+      );
     },
   });
   return { ...tool, remote: target };

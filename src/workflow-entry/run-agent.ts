@@ -125,8 +125,7 @@ export async function startAgent<A extends AgentLike>(
 function runArgs(name: string, input: AgentInput, options: RunAgentOptions<unknown>): AgentRunArgs {
   if (typeof name !== "string" || name === "")
     throw invalid("agent", `is the agent's name or agentRef("name") (got ${JSON.stringify(name)})`);
-  if (typeof input !== "string" && !Array.isArray(input))
-    throw invalid("input", "is a string or an array of messages");
+  if (typeof input !== "string" && !Array.isArray(input)) throw invalid("input", "is a string or an array of messages");
   const { maxTrips } = options;
   if (maxTrips !== undefined && (!Number.isInteger(maxTrips) || maxTrips < 1))
     throw invalid("maxTrips", `is a whole number of at least 1 (got ${JSON.stringify(maxTrips)})`);

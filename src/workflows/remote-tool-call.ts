@@ -63,7 +63,10 @@ export async function runRemoteTool(
         ? callActivity(target, key, summary, request.args)
         : callWorkflow(target, key, summary, request.args),
     );
-    return toolCallRecord(call, trip, { input: request.input, ...remoteResult(call.name, output, request.outputLimit) });
+    return toolCallRecord(call, trip, {
+      input: request.input,
+      ...remoteResult(call.name, output, request.outputLimit),
+    });
   } catch (error) {
     if (isCancellation(error) || !(error instanceof ActivityFailure || error instanceof ChildWorkflowFailure))
       throw error;
