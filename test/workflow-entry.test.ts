@@ -40,7 +40,7 @@ async function userProject(): Promise<string> {
     build,
     JSON.stringify({
       extends: join(REPO, "tsconfig.build.json"),
-      compilerOptions: { outDir: join(pkg, "dist"), rootDir: join(REPO, "src"), sourceMap: false },
+      compilerOptions: { outDir: join(pkg, "dist"), rootDir: join(REPO, "src"), sourceMap: false, types: [] },
       include: [],
       files: [join(REPO, "src", "workflow-entry", "index.ts")],
     }),
@@ -71,7 +71,7 @@ let project: string;
 beforeAll(async () => {
   [harness, project] = await Promise.all([connectHarness(), userProject()]);
 }, 180_000);
-afterAll(() => harness.close());
+afterAll(() => harness?.close());
 
 /** The scripted model's turn that holds the slow agent's answer until the request is cut, and says when it came. */
 function slowTurn() {
