@@ -16,7 +16,7 @@ import { Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, type RunResult } from "../src/index.js";
-import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
+import { startScriptedModel } from "../src/testing/index.js";
 import { connectHarness, taskQueue, withWorker, type Harness } from "./support/harness.js";
 import { byAgent, testAgent } from "./support/subagent-helpers.js";
 
@@ -92,8 +92,7 @@ describe("durable-agent/workflow in the user's own workflow, bundled by the user
 
   it("runAgent is a step: the order workflow goes on with the typed output; startAgent approves the agent's call; an unknown agent fails the child with UnknownAgentError; cancelling the parent cancels the agent's run", async () => {
     const slow = slowTurn();
-    let model: ScriptedModel | undefined;
-    model = await startScriptedModel(
+    const model = await startScriptedModel(
       byAgent({
         "order-agent": ['{"action":"refund","reason":"the box was crushed"}'],
         "refund-agent": [
@@ -182,7 +181,6 @@ describe("durable-agent/workflow in the user's own workflow, bundled by the user
       );
     } finally {
       await model.close();
-      model = undefined;
     }
   }, 240_000);
 });
