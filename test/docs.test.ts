@@ -37,6 +37,7 @@ const GUIDES = [
   "docs/sessions-and-approvals.md",
   "docs/chat-ui.md",
   "docs/several-agents.md",
+  "docs/temporal-system.md",
   "docs/mcp.md",
   "docs/models-and-errors.md",
   "docs/any-model.md",
