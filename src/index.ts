@@ -80,6 +80,7 @@ export type * from "./agent/options.js";
 export type {
   ActivityToolOptions,
   ActivityToolTimeouts,
+  RemoteToolOptions,
   WorkflowToolOptions,
   WorkflowToolTimeouts,
 } from "./remote-tools/index.js";

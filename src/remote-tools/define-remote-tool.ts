@@ -14,7 +14,7 @@ import { durationMs, durationProblem } from "../duration.js";
 import { AgentOptionsError } from "../errors.js";
 
 /** What every remote tool takes: as `ai.tool()`, without `execute`. */
-interface RemoteToolOptions<Schema extends z.ZodType> {
+export interface RemoteToolOptions<Schema extends z.ZodType> {
   /** The name the model calls the tool by: letters, digits, `_` and `-`, at most 64. */
   name: string;
   /** Tells the model what the tool does and when to call it. */

@@ -4,6 +4,7 @@ export {
   defineWorkflowTool,
   type ActivityToolOptions,
   type ActivityToolTimeouts,
+  type RemoteToolOptions,
   type WorkflowToolOptions,
   type WorkflowToolTimeouts,
 } from "./define-remote-tool.js";
