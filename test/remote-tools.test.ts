@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, AgentOptionsError, type RunHandle, type Tool, type TraceEvent } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
+import { conversationOf } from "../src/studio/server/conversation.js";
 import { connectHarness, taskQueue, withWorker, type Harness } from "./support/harness.js";
 import { replaysAndKeeps } from "./support/history-helpers.js";
 import { pythonWithTemporalio, startPythonWorker, type PythonWorker } from "./support/python-worker.js";
@@ -219,6 +220,14 @@ describe("ai.activityTool and ai.workflowTool with a Python worker", () => {
         );
         expect(currentDetails).toContain(`tool lookup_order → activity lookup_order on task queue ${nowhere}`);
         const result = await handle.result();
+        // The studio's conversation shows where the call ran.
+        const items = conversationOf(result.workflowId, result.messages, result.toolCalls, result.trace, {
+          model: new Map(),
+          tools: new Map(),
+        });
+        expect(items.find((item) => item.type === "tool-call")).toMatchObject({
+          runsOn: `activity lookup_order on task queue ${nowhere}`,
+        });
         expect(result.stopReason).toBe("answered");
         expect(result.toolCalls).toMatchObject([
           {
