@@ -100,6 +100,7 @@ describe("durable-agent/workflow in the user's own workflow, bundled by the user
           "Refunded order 7.",
         ],
         "slow-agent": [slow.turn],
+        "loop-agent": [{ toolCalls: [{ name: "noop", arguments: {} }] }, "Unreached."],
       }),
     );
     const refunded: unknown[] = [];
@@ -118,6 +119,9 @@ describe("durable-agent/workflow in the user's own workflow, bundled by the user
         ],
       }),
       testAgent("slow-agent", model.baseURL),
+      testAgent("loop-agent", model.baseURL, {
+        tools: [ai.tool({ name: "noop", input: z.object({}), execute: () => ({ ok: true }) })],
+      }),
     ];
     const userQueue = taskQueue();
     // The user's worker: their workflows file, bundled by Temporal's bundler.
@@ -162,6 +166,14 @@ describe("durable-agent/workflow in the user's own workflow, bundled by the user
           const unknown = await (await start("unknownAgentWorkflow")).result();
           expect(unknown).toMatchObject({ failed: true, workflowType: "agentRun", causeType: "UnknownAgentError" });
           expect(unknown.message).toMatch(/^No agent named "nobody" is registered on this worker/);
+
+          // A run's own maxTrips (the agent's is 10); a bad one fails the calling workflow with a typed error naming it.
+          expect(await (await start("oneTripWorkflow")).result()).toBe("max-trips after 1 tool call(s)");
+          const bad = await (await start("badOptionWorkflow")).result().catch((error: unknown) => error);
+          expect((bad as WorkflowFailedError).cause).toMatchObject({
+            type: "AgentOptionsError",
+            message: "Invalid option `maxTrips` of runAgent: it is a whole number of at least 1 (got 0)",
+          });
 
           // Cancelling the parent cancels the agent's run, which ends as a cancelled run does.
           const parent = await start("slowAgentWorkflow");

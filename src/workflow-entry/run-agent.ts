@@ -7,11 +7,11 @@ import {
   ApplicationFailure,
   CancellationScope,
   CancelledFailure,
+  ParentClosePolicy,
   startChild,
   uuid4,
   type ChildWorkflowCancellationType,
   type ChildWorkflowHandle,
-  type ParentClosePolicy,
 } from "@temporalio/workflow";
 import { DEFAULT_TASK_QUEUE, WORKFLOW_NAME } from "../core/constants.js";
 import { defined } from "../core/defined.js";
@@ -109,7 +109,9 @@ export async function startAgent<A extends AgentLike>(
     taskQueue: options.taskQueue ?? DEFAULT_TASK_QUEUE,
     args: [args],
     staticSummary: `agent ${name}`,
-    ...defined({ parentClosePolicy: options.parentClosePolicy, cancellationType: options.cancellationType }),
+    // Your workflow closing first (terminated, timed out) asks the agent's run to cancel: it ends as a cancelled run does.
+    parentClosePolicy: options.parentClosePolicy ?? ParentClosePolicy.REQUEST_CANCEL,
+    ...defined({ cancellationType: options.cancellationType }),
   });
   return {
     workflowId,
