@@ -19,6 +19,7 @@ import { ai, type RunResult } from "../src/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
 import { connectHarness, taskQueue, withWorker, type Harness } from "./support/harness.js";
 import { byAgent, testAgent } from "./support/subagent-helpers.js";
+import { replaysAndKeeps } from "./support/history-helpers.js";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const TSC = join(REPO, "node_modules", "typescript", "bin", "tsc");
@@ -155,12 +156,19 @@ describe("durable-agent/workflow in the user's own workflow, bundled by the user
           // startAgent: the parent approves the agent's call that needs approval.
           const approving = await (await start("approvingWorkflow")).result();
           expect(approving).toEqual({
+            agentWorkflowId: expect.stringMatching(/^refund-agent-/),
             approved: "refund r1",
             pendingAfter: 0,
             reply: "Refunded order 7.",
             calls: ["refund ok"],
           });
           expect(refunded).toEqual([{ orderId: "7" }]);
+          // The agent's run as a child of a user's workflow, approved by its decide signal, replays (and is kept as a fixture).
+          const keep = (workflowId: string, fixture: string) =>
+            replaysAndKeeps({ workflow: harness.client.workflow.getHandle(workflowId) }, fixture, {
+              keepWorkflowId: true,
+            });
+          await keep(approving.agentWorkflowId, "workflow-entry-approval");
 
           // An agent no worker has: the parent sees ChildWorkflowFailure with the library's error as its cause.
           const unknown = await (await start("unknownAgentWorkflow")).result();
@@ -169,6 +177,7 @@ describe("durable-agent/workflow in the user's own workflow, bundled by the user
 
           // A run's own maxTrips (the agent's is 10); a bad one fails the calling workflow with a typed error naming it.
           expect(await (await start("oneTripWorkflow")).result()).toBe("max-trips after 1 tool call(s)");
+          await keep(`oneTripWorkflow-${userQueue}-agent`, "workflow-entry-max-trips");
           const bad = await (await start("badOptionWorkflow")).result().catch((error: unknown) => error);
           expect((bad as WorkflowFailedError).cause).toMatchObject({
             type: "AgentOptionsError",
