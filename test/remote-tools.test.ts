@@ -94,7 +94,7 @@ async function withPython<T>(
 }
 
 describe("ai.activityTool and ai.workflowTool with a Python worker", () => {
-  it("the Python activity and workflow answer, refuse and fail as any tool; invalid input never reaches them; each gets the call's idempotency key", async () => {
+  it("the Python activity and workflow answer, refuse and fail as any tool; invalid input never reaches them; both get the key", async () => {
     const effects = mkdtempSync(join(tmpdir(), "order-effects-"));
     const script: ScriptedTurn[] = [
       {
@@ -141,7 +141,7 @@ describe("ai.activityTool and ai.workflowTool with a Python worker", () => {
     });
   }, 180_000);
 
-  it("approval, then the Python worker SIGKILLed after its side effect: the restarted worker retries the call, the run completes, the refund happens once", async () => {
+  it("approved, then the Python worker SIGKILLed after its effect: the restarted worker retries, the run completes, one refund", async () => {
     const effects = mkdtempSync(join(tmpdir(), "order-effects-"));
     const refund = (pyQueue: string) =>
       ai.activityTool({
@@ -186,7 +186,7 @@ describe("ai.activityTool and ai.workflowTool with a Python worker", () => {
     );
   }, 180_000);
 
-  it("no worker on the tool's task queue: the run waits there, says so in its trace and current details, and timeouts.scheduleToStart gives the model a failed call", async () => {
+  it("no worker on the queue: the run waits, its trace and details name the queue; scheduleToStart gives the model a failed call", async () => {
     const model = await startScriptedModel([
       { toolCalls: [call("lookup_order", "n1", { orderId: "7" })] },
       "The order service is not answering.",

@@ -91,7 +91,8 @@ describe("durable-agent/workflow in the user's own workflow, bundled by the user
     await expect(run(process.execPath, [TSC, "-p", join(project, "tsconfig.json")])).resolves.toBeDefined();
   }, 120_000);
 
-  it("runAgent is a step: the order workflow goes on with the typed output; startAgent approves the agent's call; an unknown agent fails the child with UnknownAgentError; cancelling the parent cancels the agent's run", async () => {
+  // runAgent as a step with typed output; startAgent approving; maxTrips; an unknown agent; a bad option; cancellation.
+  it("runAgent and startAgent in the user's workflows, on the agents' worker, with every outcome", async () => {
     const slow = slowTurn();
     const model = await startScriptedModel(
       byAgent({
