@@ -12,6 +12,7 @@ import { z } from "zod";
 import { ai, AgentOptionsError, type RunHandle, type Tool, type TraceEvent } from "../src/index.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { conversationOf } from "../src/studio/server/conversation.js";
+import { formatTrace } from "../src/cli/format-run.js";
 import { connectHarness, taskQueue, withWorker, type Harness } from "./support/harness.js";
 import { replaysAndKeeps } from "./support/history-helpers.js";
 import { pythonWithTemporalio, startPythonWorker, type PythonWorker } from "./support/python-worker.js";
@@ -225,6 +226,9 @@ describe("ai.activityTool and ai.workflowTool with a Python worker", () => {
           model: new Map(),
           tools: new Map(),
         });
+        expect(formatTrace(result.trace)).toContain(
+          `trip 1   tool lookup_order (n1) → activity lookup_order on task queue ${nowhere}`,
+        );
         expect(items.find((item) => item.type === "tool-call")).toMatchObject({
           runsOn: `activity lookup_order on task queue ${nowhere}`,
         });
