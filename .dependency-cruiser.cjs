@@ -113,6 +113,21 @@ module.exports = {
       },
     },
     {
+      name: "the-workflow-entry-imports-only-the-workflow-api-and-the-core",
+      comment:
+        "durable-agent/workflow (src/workflow-entry) is bundled into users' own workflows: it imports only @temporalio/workflow, @temporalio/common, src/core, src/contract, src/errors.ts and the workflows' handler definitions, never an agent's module or worker code.",
+      severity: "error",
+      from: { path: "^src/workflow-entry/" },
+      to: {
+        pathNot: [
+          "^src/workflow-entry/",
+          CORE,
+          "^src/workflows/definitions\\.ts$",
+          "^node_modules/@temporalio/(workflow|common)/",
+        ],
+      },
+    },
+    {
       name: "the-core-imports-only-the-core",
       comment:
         "src/core, src/contract and src/errors.ts are plain data and pure functions: they import each other, fflate and @temporalio/common only.",

@@ -19,6 +19,7 @@ import { forkRun } from "./fork/index.js";
 import { heartbeatDeltas, redisDeltas } from "./deltas/index.js";
 import { startStudio } from "./lazy-studio.js";
 import { getSchedule, listSchedules } from "./schedules/index.js";
+import { defineActivityTool, defineWorkflowTool } from "./remote-tools/index.js";
 
 /**
  * The library's namespace, as in the specification's examples.
@@ -31,6 +32,10 @@ export const ai = {
   tool: defineTool,
   /** An MCP server's tools (stdio `command` or Streamable HTTP `url`), for an agent's `tools`. */
   mcp: defineMcp,
+  /** A tool whose call runs an activity of any worker (any SDK language) by name on its task queue. */
+  activityTool: defineActivityTool,
+  /** A tool whose call runs a workflow of any worker by name on its task queue, as a child workflow of the run. */
+  workflowTool: defineWorkflowTool,
   /** A model reference for an OpenAI-compatible Chat Completions API. */
   openai,
   /** An AI SDK language model (any provider package's: Anthropic, Gemini, OpenAI Responses, Bedrock, OpenAI-compatible) with settings. */
@@ -80,6 +85,14 @@ export const ai = {
 export { Agent, type OutputOf, type ContextOf } from "./facade/define-agent.js";
 export type { Tool, ToolContext, ToolOptions, Execution, SubAgentLink, HandoffLink } from "./agent/define-tool.js";
 export type * from "./agent/options.js";
+export type {
+  ActivityToolOptions,
+  ActivityToolTimeouts,
+  RemoteToolOptions,
+  WorkflowToolOptions,
+  WorkflowToolTimeouts,
+} from "./remote-tools/index.js";
+export type { RemoteToolTarget, RemoteActivityTarget, RemoteWorkflowTarget } from "./core/remote-tool.js";
 export {
   McpToolset,
   MCP_IDEMPOTENCY_KEY,

@@ -535,6 +535,7 @@ describe("replay of tool.execute's tagged outcomes", () => {
     expect([...shapes].sort()).toEqual([
       "approval-required",
       "handoff",
+      "remote",
       "result",
       "sub-agent",
       "untagged approvalRequired",

@@ -13,6 +13,7 @@ import type {
   ToolResultOutcome,
 } from "../core/tool-outcome.js";
 import type { PlaybackAnswer } from "../core/playback.js";
+import type { RemoteToolRequest, RemoteToolTarget } from "../core/remote-tool.js";
 import type { Message, RequestedToolCall } from "../core/types.js";
 import { RetryableToolError, ToolOutputError } from "../errors.js";
 import { limitsOf, parseOmittedArguments, truncateOutput, utf8Bytes, type ResolvedLimits } from "../limits.js";
@@ -132,6 +133,7 @@ async function callTool(call: ParsedCall, tool: Tool): Promise<ToolOutcome> {
   if (!call.approved && (await needsApproval(tool, valid.data))) return askApproval(tool, call.raw);
   if (tool.subAgent) return subAgentRequest(tool.subAgent, call.raw, valid.data);
   if (tool.handoff) return handoffRequest(tool.handoff, call);
+  if (tool.remote) return remoteRequest(tool.remote, call, valid.data);
   const context = await contextFor(Context.current(), call.hasContext);
   const ran = await runTool(tool, valid.data, call, context);
   return "error" in ran ? failed(call, ran.error) : classifyOutput(call, ran.output, context);
@@ -154,6 +156,11 @@ function askApproval(tool: Tool, input: unknown): ApprovalRequired {
 /** Step: ask the workflow to run the sub-agent (a child workflow), with the message its tool makes of the input. */
 async function subAgentRequest(link: SubAgentLink, input: unknown, data: unknown): Promise<SubAgentRequest> {
   return { kind: "sub-agent", input, agent: link.agent.name, message: await link.toMessage(data) };
+}
+
+/** Step: ask the workflow to call the remote tool's activity or workflow on its task queue, with the input the schema parsed. */
+function remoteRequest(target: RemoteToolTarget, call: ParsedCall, args: unknown): RemoteToolRequest {
+  return { kind: "remote", input: call.raw, args, target, outputLimit: call.limits.toolOutputBytes };
 }
 
 /** Step: ask the workflow to hand the run over, with what the handoff's `inputFilter` leaves of the conversation. */

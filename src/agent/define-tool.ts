@@ -4,6 +4,7 @@ import { durationMs, durationProblem } from "../duration.js";
 import { AgentOptionsError } from "../errors.js";
 import { checkKnownKeys, type KnownKeys } from "../options/known-keys.js";
 import type { Message } from "../core/types.js";
+import type { RemoteToolTarget } from "../core/remote-tool.js";
 
 /** What a tool's `execute` receives besides its input. `Context` types `context` (annotate `ctx: ToolContext<MyContext>`). */
 export interface ToolContext<Context = unknown> {
@@ -93,6 +94,8 @@ export interface Tool<Input = any, Output = unknown> {
   readonly subAgent?: SubAgentLink<Input>;
   /** Set on the `transfer_to_<name>` tools of `handoffs`: a call hands the run to that agent. */
   readonly handoff?: HandoffLink;
+  /** Set on `ai.activityTool()` and `ai.workflowTool()`: the run calls this activity or workflow by name on its task queue. */
+  readonly remote?: RemoteToolTarget;
 }
 
 /** What a sub-agent tool knows of its agent: the agent (registered on workers with the caller) and how input becomes its message. */

@@ -41,6 +41,8 @@ export function formatTraceEvent(event: TraceEvent): string {
         return `sub-agent ${event.agent} finished: ${event.stopReason}${event.usage ? ` [${event.usage.totalTokens} tokens]` : ""}`;
       case "handoff":
         return `handoff: ${event.from} → ${event.to}`;
+      case "remote.started":
+        return `tool ${event.tool} (${event.callId}) → ${event.target} ${event.name} on task queue ${event.taskQueue}`;
       case "fork":
         return `forked from ${event.from.workflowId} at trip ${event.from.atTrip} (agent ${event.agent}); earlier trips are the recording's`;
       default:

@@ -2,6 +2,7 @@
  * What the `tool.execute` activity comes to, as a `kind`-tagged union, and the adapter that reads
  * the untagged shapes of histories recorded before the tag. Pure and workflow-safe.
  */
+import type { RemoteToolRequest } from "./remote-tool.js";
 import type { ToolCallResult } from "./tool-result.js";
 import type { Message, ToolCallRecord } from "./types.js";
 
@@ -38,7 +39,7 @@ export interface HandoffRequest {
 }
 
 /** What `tool.execute` returns, told apart by `kind`; the workflow switches on it exhaustively. */
-export type ToolOutcome = ToolResultOutcome | ApprovalRequired | SubAgentRequest | HandoffRequest;
+export type ToolOutcome = ToolResultOutcome | ApprovalRequired | SubAgentRequest | HandoffRequest | RemoteToolRequest;
 
 /**
  * `tool.execute`'s results as histories recorded before the tag hold them, told apart by which key

@@ -187,6 +187,17 @@ export type TraceEvent =
       error?: ErrorData;
     }
   | { trip: number; type: "handoff"; from: string; to: string; callId: string }
+  /** A remote tool's call (`ai.activityTool`, `ai.workflowTool`) was scheduled: it waits for a worker of `taskQueue`. */
+  | {
+      trip: number;
+      type: "remote.started";
+      tool: string;
+      callId: string;
+      target: "activity" | "workflow";
+      /** The activity's or workflow's type name. */
+      name: string;
+      taskQueue: string;
+    }
   /** The definition serving the run changed between two of its trips (a worker restarted on new code): `from` and `to` are `agent.version`s. */
   | { trip: number; type: "agent.changed"; agent: string; from: string; to: string };
 

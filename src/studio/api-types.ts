@@ -159,6 +159,8 @@ export interface ToolCallItem {
   trip: number;
   /** How long the tool took, in milliseconds. */
   latencyMs?: number;
+  /** A remote tool's call (`ai.activityTool`, `ai.workflowTool`): where it runs, e.g. "activity lookup_order on task queue order-tools". */
+  runsOn?: string;
 }
 
 /** An approval asked for a tool call, with its decision once made. */

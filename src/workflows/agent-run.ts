@@ -105,7 +105,7 @@ async function continueAsNew(args: AgentRunArgs, { ctx, events, mcpTools }: Trip
       agent: args.agent,
       messages: [],
       ...defined({ streamText: args.streamText || undefined, timeoutMs: args.timeoutMs, budget: args.budget }),
-      ...defined({ subAgent: args.subAgent, output: args.output }),
+      ...defined({ subAgent: args.subAgent, output: args.output, maxTrips: args.maxTrips }),
       ...defined({ context: args.context, modelSettings: args.modelSettings, replay: ctx.playback?.carry() }),
       resume: {
         ...carried,

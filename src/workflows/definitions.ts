@@ -33,6 +33,8 @@ export interface AgentRunArgs {
   timeoutMs?: number;
   /** This run's budget, over the agent's. */
   budget?: Budget;
+  /** This run's bound on model calls, over the agent's `maxTrips` (`runAgent(agent, input, { maxTrips })`). */
+  maxTrips?: number;
   /** Set when the run is a sub-agent's (a child workflow started by `agent.asTool()`'s call). */
   subAgent?: SubAgentArgs;
   /** This run's output schema (JSON schema, from the zod schema given to `run`), over the agent's `output`. */

@@ -65,7 +65,9 @@ export interface RunSetUp {
  */
 export async function setUpRun(args: AgentRunArgs, { run, events, handlers, agents }: RunAtStart): Promise<RunSetUp> {
   const { resume } = args;
-  const entry = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
+  const described = await unwrapFailure(() => local[ACTIVITY.describe](args.agent));
+  // A run's own maxTrips (runAgent's option) bounds it over the agent's.
+  const entry = args.maxTrips === undefined ? described : { ...described, maxTrips: args.maxTrips };
   const handedTo = resume?.agent && resume.agent !== entry.name ? resume.agent : undefined;
   const spec = handedTo ? await unwrapFailure(() => local[ACTIVITY.describe](handedTo)) : entry;
   run.agent = spec.name;

@@ -19,6 +19,7 @@ import { toFailure } from "../core/typed-failures.js";
 import { judgeAnswer, type ContractContext } from "./contract-steps.js";
 import { handOff, oneHandoffPerAnswer } from "./handoff-step.js";
 import { runSubAgent } from "./sub-agent-call.js";
+import { runRemoteTool } from "./remote-tool-call.js";
 import { playbackAnswer } from "./recorded-run.js";
 import type { FinishedCall, TripLoop } from "./trip-context.js";
 
@@ -208,6 +209,8 @@ async function finishCall(
       const record: ToolCallRecord = { id: call.id, name: call.name, input, status: "ok", output, trip };
       return { record, handoff: { callId: call.id, request: outcome } };
     }
+    case "remote":
+      return { record: await runRemoteTool(loop, call, trip, outcome) };
     case "approval-required":
       throw new Error("tool.execute asked again for an approved call");
     default:

@@ -57,18 +57,27 @@ export function committedFixtures(): { workflowId: string; history: unknown }[] 
     });
 }
 
-/** The run's history replays on the current workflow code; with RECORD_FIXTURES set it is kept as a committed fixture too. */
-export async function replaysAndKeeps(handle: { workflow: WorkflowHandle }, fixture: string): Promise<void> {
+/**
+ * The run's history replays on the current workflow code; with RECORD_FIXTURES set it is kept as a
+ * committed fixture too. `keepWorkflowId`: the fixture keeps the run's workflow id beside its history
+ * and replays under it (ids the run derives from its own, such as a remote tool's activity id, must match).
+ */
+export async function replaysAndKeeps(
+  handle: { workflow: WorkflowHandle },
+  fixture: string,
+  { keepWorkflowId = false } = {},
+): Promise<void> {
   const history = JSON.parse(historyToJSON(await handle.workflow.fetchHistory()));
+  const workflowId = keepWorkflowId ? handle.workflow.workflowId : fixture;
   if (process.env.RECORD_FIXTURES)
     writeFileSync(
       new URL(`../fixtures/histories/${fixture}.json`, import.meta.url),
-      JSON.stringify(history, null, 1) + "\n",
+      JSON.stringify(keepWorkflowId ? { workflowId, history } : history, null, 1) + "\n",
     );
   await Worker.runReplayHistory(
     { workflowBundle: { codePath: inject("workflowBundlePath") }, replayName: "durable-agent-replay" },
     historyFromJSON(history),
-    fixture,
+    workflowId,
   );
 }
 

@@ -155,6 +155,7 @@ function toolCallItems(
   const reason = record?.reason ?? (rejection?.type === "approval" ? rejection.reason : undefined);
   const output = record?.output ?? record?.error;
   const latency = latencies.tools.get(call.id);
+  const remote = trace.find((e): e is Event<"remote.started"> => e.type === "remote.started" && e.callId === call.id);
   const item: ToolCallItem = {
     type: "tool-call",
     callId: call.id,
@@ -165,6 +166,7 @@ function toolCallItems(
     ...defined({ refusalReason: reason }),
     trip: record?.trip ?? trip,
     ...defined({ latencyMs: latency }),
+    ...(remote ? { runsOn: `${remote.target} ${remote.name} on task queue ${remote.taskQueue}` } : {}),
   };
   const items: ConversationItem[] = [item];
   if (approval) items.push(approval);

@@ -79,6 +79,7 @@ function ToolCall({ call }: { call: ToolCallItem }) {
       <span class="who">
         tool {call.tool} · <span class={`status ${call.status}`}>{call.status}</span>
         {call.latencyMs !== undefined && ` · ${fmt.ms(call.latencyMs)}`}
+        {call.runsOn && <span data-testid="runs-on"> · {call.runsOn}</span>}
       </span>
       {call.refusalReason && (
         <p class="refusal" data-testid="refusal-reason">

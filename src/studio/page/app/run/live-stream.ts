@@ -18,6 +18,7 @@ const DURABLE = [
   "subagent.started",
   "subagent.finished",
   "handoff",
+  "remote.started",
   "fork",
   "run.stopped",
   "budget.used-up",
