@@ -4,6 +4,8 @@ import type { Client } from "@temporalio/client";
 import { Hono, type Context } from "hono";
 import type { Agent } from "../../agent/define-agent.js";
 import { getRun } from "../../client/run-handle.js";
+import { isUnreachable } from "../../client/temporal-reachable.js";
+import { DurableAgentError, TemporalConnectionError } from "../../errors.js";
 import type { ErrorResponse, MetaResponse } from "../api-types.js";
 import { cancel, decide, fork } from "./actions.js";
 import { servePage } from "./assets.js";
@@ -11,6 +13,7 @@ import { studioAuth } from "./auth.js";
 import { listDatasets, saveDataset } from "./datasets.js";
 import type { EvalJobs } from "./evals.js";
 import { StudioRequestError } from "./http-error.js";
+import { sameOriginOnly, securityHeaders, temporalReachable } from "./request-checks.js";
 import { listRuns } from "./runs-list.js";
 import { readRunView } from "./run-view.js";
 
@@ -46,8 +49,13 @@ function errorResponse(c: Context, error: Error) {
     (error as { code?: number }).code === GRPC_NOT_FOUND ||
     (error.cause as { code?: number } | undefined)?.code === GRPC_NOT_FOUND;
   if (notFound) return c.json<ErrorResponse>({ error: `No such run: ${error.message}` }, 404);
-  console.error("durable-agent studio:", error);
-  return c.json<ErrorResponse>({ error: `${error.name}: ${error.message}` }, 500);
+  // The log gets the details (the server's address, what to start); the page a sentence for a person.
+  console.error(`durable-agent studio: ${c.req.method} ${c.req.path}:`, error);
+  if (TemporalConnectionError.isInstance(error) || isUnreachable(error))
+    return c.json<ErrorResponse>({ error: "The studio cannot reach Temporal. Try again in a moment." }, 503);
+  if (DurableAgentError.isInstance(error))
+    return c.json<ErrorResponse>({ error: `${error.name}: ${error.message}` }, 500);
+  return c.json<ErrorResponse>({ error: "The studio could not do that; its log says why." }, 500);
 }
 
 /** The app for a studio. */
@@ -55,7 +63,10 @@ export function createStudioApp(ctx: StudioContext): Hono {
   const app = new Hono();
   const { client } = ctx;
   app.onError((error, c) => errorResponse(c, error));
+  app.use("*", securityHeaders());
+  app.use("*", sameOriginOnly());
   app.use("*", studioAuth(ctx.token, ctx.port));
+  app.use("/api/*", temporalReachable(client));
 
   app.get("/api/meta", (c) =>
     c.json<MetaResponse>({
