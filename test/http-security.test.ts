@@ -12,18 +12,18 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { serve } from "@hono/node-server";
 import { Client, Connection } from "@temporalio/client";
 import type { Worker } from "@temporalio/worker";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { ai, createChatHandler, startCodecServer, type Agent, type ChatHandler } from "../src/index.js";
+import { ai, createChatHandler, startCodecServer, type Agent } from "../src/index.js";
 import type { StudioServer } from "../src/studio/index.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
 import { launchChromium } from "./support/browser.js";
 import { keyring, newKey } from "./support/codec-helpers.js";
 import { approvalRequested } from "./support/approval-helpers.js";
+import { serveChat } from "./support/chat-http-server.js";
 import { connectHarness, taskQueue, testWorker, type Harness } from "./support/harness.js";
 import { startCuttableNetwork } from "./support/network-cut.js";
 import { freePort } from "./support/ops-helpers.js";
@@ -172,7 +172,7 @@ describe("state-changing requests from elsewhere (S1, S2)", () => {
     const { workflowId } = await waitingRefund("o-3");
     const otherPort = await freePort();
     const cancel = `/api/runs/${workflowId}/cancel`;
-    for (const headers of [
+    for (const headers of <Record<string, string>[]>[
       { cookie, origin: `http://127.0.0.1:${otherPort}`, "sec-fetch-site": "same-site" },
       { cookie, "content-type": "text/plain" },
       { authorization: `Bearer ${TOKEN}`, origin: "http://evil.example" },
@@ -237,7 +237,7 @@ describe("state-changing requests from elsewhere (S1, S2)", () => {
       authorize: () => ({ by: "alice" }),
       allowedOrigins: ["https://app.example.com"],
     });
-    const app = await chatServer(handler);
+    const app = await serveChat(handler);
     try {
       const message = (id: string, text: string) =>
         JSON.stringify({
@@ -364,7 +364,7 @@ describe("Temporal down (S4)", () => {
       dataDir: mkdtempSync(join(tmpdir(), "studio-down-")),
     });
     const handler = createChatHandler({ agent: careful, client, taskQueue: queue, authorize: () => ({ by: "alice" }) });
-    const app = await chatServer(handler);
+    const app = await serveChat(handler);
     const logged: string[] = [];
     const spy = vi.spyOn(console, "error").mockImplementation((...args: unknown[]) => {
       logged.push(args.map((a) => (a instanceof Error ? `${a.message} ${String(a.cause)}` : String(a))).join(" "));
@@ -424,26 +424,4 @@ async function pageServer(html: string): Promise<{ server: Server; port: number 
   const server = createServer((_, response) => response.writeHead(200, { "content-type": "text/html" }).end(html));
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { server, port: (server.address() as AddressInfo).port };
-}
-
-/** The chat handler served over HTTP as a Next.js app routes it: POST /api/chat, GET and DELETE /api/chat/{id}/stream. */
-async function chatServer(handler: ChatHandler): Promise<{ url: string; close(): Promise<void> }> {
-  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const started = serve(
-      {
-        fetch: (request) => handler[request.method as "POST" | "GET" | "DELETE"](request),
-        port: 0,
-        hostname: "127.0.0.1",
-      },
-      () => resolve(started),
-    );
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        if ("closeAllConnections" in server) server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }

@@ -9,7 +9,7 @@
 import type { Client } from "@temporalio/client";
 import type { UIMessage } from "ai";
 import type { AgentSession, SessionOptions } from "../client/session.js";
-import { getDefaultClient } from "../client/connection.js";
+import { getDefaultClient, temporalSettings } from "../client/connection.js";
 import { readRunPart } from "../client/run-reader.js";
 import { getRun } from "../client/run-handle.js";
 import { MAX_PAGE_BYTES } from "../core/paging.js";
@@ -82,7 +82,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   async function chatOf(request: Request, chatId: string, existing: boolean) {
     const caller = await authorize({ request, chatId });
     if (!caller) return undefined;
-    const client = await reachableClient(clientOf());
+    const client = await reachableClient(clientOf(), addressOf(options.client));
     const session = agent.session(chatId, {
       client,
       owner: caller.by,
@@ -163,10 +163,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       try {
         return await handle(request);
       } catch (caught) {
-        const error = asConnectionError(
-          caught,
-          temporalAddressOf(typeof options.client === "object" ? options.client : undefined),
-        );
+        const error = asConnectionError(caught, addressOf(options.client));
         const status = statusOf(error);
         if (status === 404) return notFound();
         if (status >= 500)
@@ -247,4 +244,10 @@ async function historyOf(client: Client, session: AgentSession, chatId: string):
     handle.query(pendingApprovalsQuery),
   ]);
   return chatHistory(chatId, { turns, messages, toolCalls, trace, pending });
+}
+
+/** The address the handler's client talks to, as far as the handler knows it, for a `TemporalConnectionError`. */
+function addressOf(client: ChatHandlerOptions["client"]): string {
+  if (typeof client === "function") return "the address the chat handler's client function connects to";
+  return client ? temporalAddressOf(client) : temporalSettings().address;
 }

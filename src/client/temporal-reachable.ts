@@ -57,14 +57,25 @@ export async function checkTemporalReachable(client: Client, withinMs = TEMPORAL
   }
 }
 
-/** The client a route talks through, given as one or as a promise of one (a first connection), reachable within `withinMs` in all. */
-export async function reachableClient(client: Client | Promise<Client>, withinMs = TEMPORAL_PROBE_MS): Promise<Client> {
+/**
+ * The client a route talks through, given as one or as a promise of one (a first connection),
+ * reachable within `withinMs` in all. A connection slower than that is a `TemporalConnectionError`
+ * naming `address` (where the connection goes, as far as the caller knows); the connection's own
+ * failure, when it comes, goes to the log.
+ */
+export async function reachableClient(
+  client: Client | Promise<Client>,
+  address: string,
+  withinMs = TEMPORAL_PROBE_MS,
+): Promise<Client> {
   const deadline = Date.now() + withinMs;
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const error = new Error(`no connection within ${withinMs} ms`);
-      reject(new TemporalConnectionError(temporalAddressOf(undefined), error));
+      void Promise.resolve(client).catch((error: unknown) =>
+        console.error("durable-agent: connecting to Temporal failed:", error),
+      );
+      reject(new TemporalConnectionError(address, new Error(`no connection within ${withinMs} ms`)));
     }, withinMs);
   });
   try {
