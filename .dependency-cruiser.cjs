@@ -18,7 +18,7 @@ const RANKS = [
   { rank: "ground", paths: ["core/", "contract/", "errors.ts", "limits.ts", "duration.ts"] },
   // 1. Stand on the ground alone: the option checks models and agents share, the payload codec,
   //    the scripted model servers and the dev server (`durable-agent/testing`).
-  { rank: "standalone", paths: ["options/", "codec/", "testing/"] },
+  { rank: "standalone", paths: ["options/", "codec/", "http/", "testing/"] },
   // 2. `ai.openai()` and AI SDK models: references (data) and the worker-side model clients.
   { rank: "models", paths: ["models/"] },
   // 3. Workflow code (deterministic, replayed), and the workflow-safe entry for users' own workflows.

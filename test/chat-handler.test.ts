@@ -8,7 +8,7 @@ import { createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Client, Connection } from "@temporalio/client";
 import type { UIMessage } from "ai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { ai, createChatHandler, type ChatHandler, type TraceEvent } from "../src/index.js";
 import { connectClient } from "../src/client/connection.js";
@@ -269,8 +269,44 @@ describe("createChatHandler", () => {
     });
   });
 
-  it("Temporal unreachable: 503 with TemporalConnectionError's message, in the stream's error part where a stream was expected", async () => {
+  it("a chat whose agent no worker serves: the POST ends within seconds with an error chunk naming the agent, and so do the resume and a second POST; ?messages answers the error, not []", async () => {
+    const coach = agent();
+    const missing = ai.agent({
+      name: `chat-missing-${Date.now()}`,
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+    });
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      await withWorker(harness, [coach], async ({ taskQueue }) => {
+        const handler = handlerFor(missing, harness.client, taskQueue);
+        const chatId = newChat();
+        const noWorker = new RegExp(`No worker serves the agent "${missing.name}"`);
+        const started = performance.now();
+        const first = await send(handler, "alice", chatId, [userMessage("Hello")]);
+        expect(performance.now() - started).toBeLessThan(10_000);
+        expect(first.chunks).toEqual([{ type: "error", errorText: expect.stringMatching(noWorker) }]);
+        const resumed = await handler.GET(chatRequest(`${chatId}/stream`, "alice"));
+        expect(resumed.status).toBe(200);
+        const [chunk] = (await resumed.text()).split("\n\n").map((event) => event.replace(/^data: /, ""));
+        expect(JSON.parse(chunk!)).toEqual({ type: "error", errorText: expect.stringMatching(noWorker) });
+        const again = await send(handler, "alice", chatId, [userMessage("Anyone there?")]);
+        expect(again.chunks).toEqual([{ type: "error", errorText: expect.stringMatching(noWorker) }]);
+        const listed = await history(handler, "alice", chatId);
+        expect(listed.status).toBe(500);
+        expect(await listed.json()).toEqual({
+          error: { name: "UnknownAgentError", message: expect.stringMatching(noWorker) },
+        });
+        // The server's log has the worker's own words: the agents it does serve.
+        expect(logged.mock.calls.map((call) => String(call[1])).join("\n")).toContain(`registered: "${coach.name}"`);
+      });
+    } finally {
+      logged.mockRestore();
+    }
+  });
+
+  it("Temporal unreachable: 503 with a sentence for a person (plain text where a stream was expected, as useChat shows a failed body), the address in the server's log", async () => {
     const port = await closedPort();
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
     const handler = createChatHandler({
       agent: agent(),
       client: () => connectClient({ address: `127.0.0.1:${port}` }),
@@ -283,11 +319,20 @@ describe("createChatHandler", () => {
       }),
     );
     expect(posted.status).toBe(503);
-    const streamed = await posted.text();
-    expect(streamed).toMatch(/^data: \{"type":"error","errorText":"Cannot reach the Temporal server at 127\.0\.0\.1:/);
+    expect(await posted.text()).toBe("The chat service is unavailable. Try again in a moment.");
     const listed = await handler.GET(chatRequest("c1/stream?messages", "alice"));
     expect(listed.status).toBe(503);
-    expect(await listed.json()).toMatchObject({ error: { name: "TemporalConnectionError" } });
+    expect(await listed.json()).toEqual({
+      error: { name: "TemporalConnectionError", message: "The chat service is unavailable. Try again in a moment." },
+    });
+    // The connection's own failure, with the address and the hint, reaches the log when it comes.
+    await vi.waitFor(
+      () => expect(logged.mock.calls.map((call) => String(call[1])).join("\n")).toContain(`127.0.0.1:${port}`),
+      {
+        timeout: 30_000,
+      },
+    );
+    logged.mockRestore();
   });
 });
 

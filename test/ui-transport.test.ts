@@ -397,6 +397,35 @@ describe("watch", () => {
   });
 });
 
+describe("watch on a chat that does not exist yet (issue 41, C7)", () => {
+  it("keeps looking through the 404s a new chat's routes answer until its first message, shows the answer that then starts, and tells no one of the 404s; a 403 still ends the watch", async () => {
+    const notYet = JSON.stringify({ error: { name: "NotFound", message: "No such chat." } });
+    let looks = 0;
+    server.routes.resume = (_, res) => {
+      looks += 1;
+      if (looks <= 5) return void res.writeHead(404, { "content-type": "application/json" }).end(notYet);
+      return writeChunks(res, answer()); // another tab sent the chat's first message
+    };
+    const errors: Error[] = [];
+    const t = transport({ onError: (error) => errors.push(error) });
+    let onAnswer!: () => void;
+    const news = new Promise<void>((resolve) => (onAnswer = resolve));
+    const unwatch = t.watch(CHAT, () => onAnswer());
+    await news;
+    const message = await consume((await t.reconnectToStream({ chatId: CHAT }))!).message;
+    unwatch();
+    expect(looks).toBeGreaterThan(5);
+    expect(textOf(message)).toEqual([TEXT]);
+    expect(errors).toEqual([]);
+
+    server.routes.resume = (_, res) => void res.writeHead(403, { "content-type": "application/json" }).end("{}");
+    const refused = new Promise<Error>((resolve) => {
+      transport({ onError: resolve }).watch(CHAT, () => undefined);
+    });
+    expect(await refused).toMatchObject({ statusCode: 403 });
+  });
+});
+
 describe("the durable-agent/ui entry", () => {
   it("bundles for a browser with no Node built-ins; prints its gzipped size", async () => {
     const result = await build({

@@ -9,18 +9,20 @@
 import type { Client } from "@temporalio/client";
 import type { UIMessage } from "ai";
 import type { AgentSession, SessionOptions } from "../client/session.js";
-import { getDefaultClient } from "../client/connection.js";
+import { getDefaultClient, temporalSettings } from "../client/connection.js";
 import { readRunPart } from "../client/run-reader.js";
 import { getRun } from "../client/run-handle.js";
 import { MAX_PAGE_BYTES } from "../core/paging.js";
 import { defined } from "../core/defined.js";
 import { PAYLOAD_LIMIT_BYTES } from "../core/constants.js";
 import type { Message, ToolCallRecord } from "../core/types.js";
-import { ChatRequestError, PayloadTooLargeError } from "../errors.js";
+import { reachableClient, asConnectionError, temporalAddressOf } from "../client/temporal-reachable.js";
+import { ChatRequestError, DurableAgentError, PayloadTooLargeError, SessionEndedError } from "../errors.js";
+import { refusedSource } from "../http/index.js";
 import { pendingApprovalsQuery, traceQuery, type SessionTurn } from "../workflows/definitions.js";
 import { answerMessageId, chatHistory } from "./chat-history.js";
 import { chatIdSchema, parseChatRequest, type ChatDecision } from "./chat-request.js";
-import { jsonError, notFound, statusOf, streamError, typedTemporalError } from "./chat-responses.js";
+import { forbidden, jsonError, notFound, statusOf, streamError, textError } from "./chat-responses.js";
 import { uiMessageStream, uiMessageStreamResponse } from "./ui-message-stream.js";
 
 /** Who the caller is, as `authorize` says: `by` names them as the chat's owner and as the approver of their decisions. */
@@ -51,6 +53,13 @@ export interface ChatHandlerOptions {
   taskQueue?: string;
   /** Stream answer text token by token (default true; false for an agent whose model call is local). */
   streamText?: boolean;
+  /**
+   * Origins besides the app's own allowed to POST and DELETE (`["https://app.example.com"]`). The
+   * app's own origin is the one the request names in `Host` (or, behind a proxy,
+   * `X-Forwarded-Host`); a request from any other (`Origin`, or `Sec-Fetch-Site: cross-site` or
+   * `same-site`) is refused with 403, and so is a POST whose body is not JSON. Default: none.
+   */
+  allowedOrigins?: string[];
 }
 
 /** The fetch handlers of a chat's routes, as Next.js App Router route files export them. */
@@ -73,7 +82,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   async function chatOf(request: Request, chatId: string, existing: boolean) {
     const caller = await authorize({ request, chatId });
     if (!caller) return undefined;
-    const client = await clientOf();
+    const client = await reachableClient(clientOf(), addressOf(options.client));
     const session = agent.session(chatId, {
       client,
       owner: caller.by,
@@ -82,7 +91,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     });
     const description = await session.describe();
     if (description ? description.owner !== caller.by : existing) return undefined;
-    return { session, client, by: caller.by };
+    return { session, client, by: caller.by, open: description?.open ?? true };
   }
 
   async function post(request: Request): Promise<Response> {
@@ -101,7 +110,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       if (bytes > PAYLOAD_LIMIT_BYTES)
         return streamError(200, new PayloadTooLargeError("The chat message", bytes, PAYLOAD_LIMIT_BYTES));
       const message = await session.start(asked.text, { by: chat.by, ifIdle: true });
-      const turn = await message.turn({ started: true });
+      const turn = await message.turn({ started: true }); // the session's failure, if it stops first
       return answerResponse(client, session, asked.chatId, turn, turn.fromOffset!);
     }
     const { turns, nextOffset } = await session.turns();
@@ -117,11 +126,15 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const chat = await chatOf(request, chatId, true);
     if (!chat) return notFound();
     const { session, client } = chat;
-    if (new URL(request.url).searchParams.has("messages"))
+    if (new URL(request.url).searchParams.has("messages")) {
+      // A session that failed (an agent no worker serves) has no history to show, but a reason.
+      const closed = chat.open ? undefined : await session.closedError();
+      if (closed !== undefined && !SessionEndedError.isInstance(closed)) throw closed;
       return Response.json(await historyOf(client, session, chatId));
+    }
     const busy = (await session.turns()).turns.find((t) => !["answered", "failed", "cancelled"].includes(t.status));
     if (!busy) return new Response(null, { status: 204 });
-    const turn = busy.status === "queued" ? await startedTurn(session, busy) : busy;
+    const turn = busy.status === "queued" ? await session.startedTurn((t) => t.index === busy.index) : busy;
     return answerResponse(client, session, chatId, turn, turn.fromOffset!);
   }
 
@@ -132,18 +145,33 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     return Response.json({ stopped: await chat.session.cancelMessage() });
   }
 
-  /** Runs a route: a typed error becomes its status (a stream's error part where `useChat` expects a stream), Temporal unreachable 503. */
+  /**
+   * Runs a route, once the request's origin and body type pass (403 otherwise). A typed error
+   * becomes its status; where `useChat` expects a stream, a failure of the session (an agent no
+   * worker serves) is the stream's error part, and Temporal unreachable (503) or an error of no
+   * known kind is a message for a person as the body. The details go to the server's log.
+   */
   const route =
     (handle: (request: Request) => Promise<Response>, stream: (request: Request) => boolean) =>
     async (request: Request): Promise<Response> => {
+      const header = (name: string) => request.headers.get(name);
+      const refused = refusedSource(
+        { method: request.method, header },
+        defined({ allowedOrigins: options.allowedOrigins }),
+      );
+      if (refused) return forbidden(refused);
       try {
         return await handle(request);
       } catch (caught) {
-        const address = await addressOf(options.client);
-        const error = typedTemporalError(caught, address);
+        const error = asConnectionError(caught, addressOf(options.client));
         const status = statusOf(error);
         if (status === 404) return notFound();
-        return stream(request) && status >= 500 ? streamError(status, error) : jsonError(status, error);
+        if (status >= 500)
+          console.error(`durable-agent chat: ${request.method} ${new URL(request.url).pathname}:`, error);
+        if (!stream(request) || status < 500) return jsonError(status, error);
+        return status === 500 && DurableAgentError.isInstance(error)
+          ? streamError(200, error)
+          : textError(status, error);
       }
     };
   return {
@@ -158,7 +186,13 @@ function chatIdOf(request: Request): string {
   const segments = new URL(request.url).pathname.split("/");
   if (segments.at(-1) !== "stream" || segments.length < 3)
     throw new ChatRequestError("the URL is not {api}/{chatId}/stream");
-  const parsed = chatIdSchema.safeParse(decodeURIComponent(segments.at(-2)!));
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(segments.at(-2)!);
+  } catch {
+    throw new ChatRequestError("the chat id in the URL is not valid percent-encoding");
+  }
+  const parsed = chatIdSchema.safeParse(decoded);
   if (!parsed.success) throw new ChatRequestError(`the chat id ${parsed.error.issues[0]!.message}`);
   return parsed.data;
 }
@@ -175,14 +209,6 @@ async function decide(client: Client, session: AgentSession, decisions: ChatDeci
     }
   }
   return undefined;
-}
-
-async function startedTurn(session: AgentSession, queued: SessionTurn): Promise<SessionTurn> {
-  for (;;) {
-    const turn = (await session.turns()).turns.find((t) => t.index === queued.index)!;
-    if (turn.status !== "queued") return turn;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /**
@@ -220,9 +246,8 @@ async function historyOf(client: Client, session: AgentSession, chatId: string):
   return chatHistory(chatId, { turns, messages, toolCalls, trace, pending });
 }
 
-/** The address the handler's client talks to, for a `TemporalConnectionError`. */
-async function addressOf(client: ChatHandlerOptions["client"]): Promise<string> {
-  const given = typeof client === "object" ? client : undefined;
-  const address = (given?.connection as { options?: { address?: string } } | undefined)?.options?.address;
-  return address ?? process.env.TEMPORAL_ADDRESS ?? "localhost:7233";
+/** The address the handler's client talks to, as far as the handler knows it, for a `TemporalConnectionError`. */
+function addressOf(client: ChatHandlerOptions["client"]): string {
+  if (typeof client === "function") return "the address the chat handler's client function connects to";
+  return client ? temporalAddressOf(client) : temporalSettings().address;
 }

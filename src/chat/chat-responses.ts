@@ -1,6 +1,8 @@
 /**
  * The chat routes' answers that are not an answer's stream: JSON errors with the status a typed
- * error calls for, and, where `useChat` expects a stream, the UI message stream's error part.
+ * error calls for, and, where `useChat` expects a stream, the UI message stream's error part. What
+ * reaches the browser is meant for a person; addresses and hints for developers go to the
+ * server's log.
  */
 import {
   ChatRequestError,
@@ -9,18 +11,11 @@ import {
   SessionEndedError,
   SessionOwnerError,
   TemporalConnectionError,
+  UnknownAgentError,
 } from "../errors.js";
 
-/** gRPC status codes that mean the server could not be reached (UNAVAILABLE, DEADLINE_EXCEEDED). */
-const UNREACHABLE_CODES = new Set([14, 4]);
-
-/** The error as this library's typed error when it says Temporal is unreachable (a gRPC UNAVAILABLE anywhere in its causes); else itself. */
-export function typedTemporalError(error: unknown, address: string): unknown {
-  if (TemporalConnectionError.isInstance(error)) return error;
-  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++)
-    if (UNREACHABLE_CODES.has((e as { code?: unknown }).code as number)) return new TemporalConnectionError(address, e);
-  return error;
-}
+/** What a person is told while the chat cannot reach Temporal. */
+export const CHAT_UNAVAILABLE = "The chat service is unavailable. Try again in a moment.";
 
 /** The HTTP status for an error a chat route ends with. */
 export function statusOf(error: unknown): number {
@@ -42,6 +37,11 @@ export function notFound(): Response {
   return Response.json({ error: { name: "NotFound", message: "No such chat." } }, { status: 404 });
 }
 
+/** The answer to a request from another origin, or with a body that is not JSON (`reason` says which). */
+export function forbidden(reason: string): Response {
+  return Response.json({ error: { name: "Forbidden", message: reason } }, { status: 403 });
+}
+
 /** A UI message stream holding only the error part, where `useChat` expects a stream. */
 export function streamError(status: number, error: unknown): Response {
   const chunk = { type: "error", errorText: errorData(error).message };
@@ -55,8 +55,23 @@ export function streamError(status: number, error: unknown): Response {
   });
 }
 
-/** An error's name and message; an error of no known kind keeps its message out of the answer. */
+/**
+ * A failed answer where `useChat` expects a stream but the status is an error: `useChat` (and
+ * `DurableChatTransport`) show a failed response's body as the error's message, so the body is
+ * that message as plain text.
+ */
+export function textError(status: number, error: unknown): Response {
+  return new Response(errorData(error).message, {
+    status,
+    headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-cache" },
+  });
+}
+
+/** An error's name and a message for a person; an error of no known kind keeps its message out of the answer. */
 function errorData(error: unknown): { name: string; message: string } {
+  if (TemporalConnectionError.isInstance(error)) return { name: error.name, message: CHAT_UNAVAILABLE };
+  if (UnknownAgentError.isInstance(error))
+    return { name: error.name, message: `No worker serves the agent "${error.agent}", so this chat cannot answer.` };
   if (DurableAgentError.isInstance(error)) return { name: error.name, message: error.message };
   return { name: "Error", message: "The chat request failed; the server's log says why." };
 }

@@ -169,9 +169,47 @@ export class AgentSession {
     const { WorkflowExecutionAlreadyStartedError } = await loadTemporalClient();
     const typed = fromFailure(error);
     // An ended session's id is not reused: a send after the end finds its closed workflow, or the session's own refusal.
-    if (error instanceof WorkflowExecutionAlreadyStartedError || SessionEndedError.isInstance(typed))
+    if (error instanceof WorkflowExecutionAlreadyStartedError) {
+      // Its closed workflow says whether it ended, or failed (then its failure is the answer).
+      const closed = await this.closedError().catch(() => undefined);
+      return closed ?? new SessionEndedError(this.workflowId);
+    }
+    if (SessionEndedError.isInstance(typed)) return new SessionEndedError(this.workflowId);
+    // A send the session never answered because the session itself stopped (it failed): the session's failure says why.
+    return typed ?? (await this.closedError().catch(() => undefined)) ?? error;
+  }
+
+  /**
+   * Why the session takes no more messages, once its workflow has stopped running: the typed error
+   * it failed with (for an agent no worker serves, `UnknownAgentError`), or `SessionEndedError`
+   * once it ended; undefined while it runs.
+   */
+  async closedError(): Promise<unknown> {
+    const handle = (await this.client()).workflow.getHandle(this.workflowId);
+    const { status } = await handle.describe();
+    if (status.name === "RUNNING") return undefined;
+    try {
+      await handle.result();
       return new SessionEndedError(this.workflowId);
-    return typed ?? error;
+    } catch (error) {
+      return fromFailure(error) ?? error;
+    }
+  }
+
+  /**
+   * The turn `match` picks, once the session is answering it (or has answered it): a queued
+   * message has no offsets yet. Throws the session's `closedError()` when the session stops
+   * running before it gets there (it failed), rather than waiting for ever.
+   */
+  async startedTurn(match: (turn: SessionTurn) => boolean): Promise<SessionTurn> {
+    for (let pause = TURN_POLL_MS, polls = 0; ; pause = Math.min(TURN_POLL_MAX_MS, pause * 2), polls++) {
+      const { turns } = await this.turns();
+      const turn = turns.find(match);
+      if (turn && turn.status !== "queued") return turn;
+      const closed = polls > 0 ? await this.closedError() : undefined;
+      if (closed !== undefined) throw closed;
+      await sleep(pause);
+    }
   }
 
   /** The whole conversation so far. */
@@ -247,12 +285,16 @@ export class SessionMessage {
     return uiMessageStreamResponse(readable, init);
   }
 
-  /** Its turn in the session. With `started`, waits until it is being answered (a queued message has no offsets yet). */
+  /**
+   * Its turn in the session. With `started`, waits until it is being answered (a queued message
+   * has no offsets yet), and throws the session's failure if the session stops first.
+   */
   async turn(options: { started?: boolean } = {}): Promise<SessionTurn> {
+    if (options.started) return this.session.startedTurn((t) => t.updateId === this.updateId);
     for (let pause = TURN_POLL_MS; ; pause = Math.min(TURN_POLL_MAX_MS, pause * 2)) {
       const { turns } = await this.session.turns();
       const turn = turns.find((t) => t.updateId === this.updateId);
-      if (turn && (!options.started || turn.status !== "queued")) return turn;
+      if (turn) return turn;
       await sleep(pause);
     }
   }

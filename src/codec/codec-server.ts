@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Payload, PayloadCodec } from "@temporalio/common";
 import { DurableAgentError, PayloadCodecError } from "../errors.js";
+import { refusedSource } from "../http/index.js";
 import { AesGcmPayloadCodec } from "./aes-gcm-codec.js";
 import { codecKeysFromEnv, type CodecKeyring } from "./codec-keys.js";
 
@@ -87,6 +88,14 @@ export async function startCodecServer(options: CodecServerOptions = {}): Promis
       res.end();
       return;
     }
+    // A POST from a page whose origin is not allowed is refused, as the browser refuses it the answer.
+    const header = (name: string) => [req.headers[name] ?? []].flat()[0];
+    const refused = refusedSource(
+      { method: req.method ?? "GET", header },
+      { allowedOrigins: origins, requireJson: false },
+    );
+    if (refused)
+      throw new HttpError(403, `${refused} Add the origin to corsOrigins or DURABLE_AGENT_CODEC_CORS_ORIGINS.`);
     const operation = new URL(req.url ?? "/", "http://codec").pathname.match(/\/(encode|decode)\/?$/)?.[1] as
       "encode" | "decode" | undefined;
     if (req.method !== "POST" || !operation)

@@ -113,7 +113,9 @@ export class DurableChatTransport<UI_MESSAGE extends UIMessage = UIMessage> exte
    * resume route every `watchIntervalMs`; when an answer holds something this consumer has not got,
    * it calls `onAnswer`, which is to call `useChat`'s `resumeStream()`, and the transport's next
    * `reconnectToStream` for the chat hands that answer over (the message so far, then what is new).
-   * A refused request (a 4xx) ends the watch and goes to `onError`. Returns the function that ends it.
+   * A chat that does not exist yet (404: its first message has not been sent) is watched until it
+   * does; any other refusal (a 4xx) ends the watch and goes to `onError`. Returns the function
+   * that ends it.
    *
    * ```ts partial
    * const { resumeStream } = useChat({ id, transport });
@@ -293,8 +295,10 @@ export class DurableChatTransport<UI_MESSAGE extends UIMessage = UIMessage> exte
         }
       } catch (error) {
         if (request.signal.aborted) continue;
-        if (APICallError.isInstance(error) && error.statusCode !== undefined && error.statusCode < 500) throw error;
-        failures++;
+        const status = APICallError.isInstance(error) ? error.statusCode : undefined;
+        // A new chat's routes answer 404 until its first message: the watcher waits for it to exist.
+        if (status !== undefined && status < 500 && status !== 404) throw error;
+        if (status !== 404) failures++;
       } finally {
         signal.removeEventListener("abort", unwatch);
         if (chat.watcherRequest === request) chat.watcherRequest = undefined;

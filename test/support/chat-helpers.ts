@@ -20,6 +20,7 @@ export function transportFor(handler: ChatHandler, headers: Record<string, strin
 export function chatRequest(path: string, user: string | undefined, init: RequestInit = {}): Request {
   const headers = new Headers(init.headers);
   if (user) headers.set("x-user", user);
+  if (init.body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json"); // as useChat sends it
   return new Request(new URL(path, API + "/"), { ...init, headers });
 }
 

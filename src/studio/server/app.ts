@@ -4,6 +4,13 @@ import type { Client } from "@temporalio/client";
 import { Hono, type Context } from "hono";
 import type { Agent } from "../../facade/define-agent.js";
 import { getRun } from "../../client/run-handle.js";
+import { isUnreachable } from "../../client/temporal-reachable.js";
+import {
+  DurableAgentError,
+  InvalidInputError,
+  InvalidStreamCursorError,
+  TemporalConnectionError,
+} from "../../errors.js";
 import type { ErrorResponse, MetaResponse } from "../api-types.js";
 import { cancel, decide, fork } from "./actions.js";
 import { servePage } from "./assets.js";
@@ -11,6 +18,7 @@ import { studioAuth } from "./auth.js";
 import { listDatasets, saveDataset } from "./datasets.js";
 import type { EvalJobs } from "./evals.js";
 import { StudioRequestError } from "./http-error.js";
+import { sameOriginOnly, securityHeaders, temporalReachable } from "./request-checks.js";
 import { listRuns } from "./runs-list.js";
 import { readRunView } from "./run-view.js";
 import { listScheduleRows } from "./schedules.js";
@@ -31,6 +39,11 @@ export interface StudioContext {
 
 /** gRPC's status for a workflow (or run) the server does not have. */
 const GRPC_NOT_FOUND = 5;
+/** gRPC's status for a request the server will not take as it is (a run id that is not a UUID, say). */
+const GRPC_INVALID_ARGUMENT = 3;
+
+const codeOf = (error: Error) =>
+  (error as { code?: number }).code ?? (error.cause as { code?: number } | undefined)?.code;
 
 async function body<T>(c: Context): Promise<T> {
   try {
@@ -42,13 +55,25 @@ async function body<T>(c: Context): Promise<T> {
 
 function errorResponse(c: Context, error: Error) {
   if (StudioRequestError.isInstance(error)) return c.json<ErrorResponse>({ error: error.message }, error.status);
-  const notFound =
-    error.name === "WorkflowNotFoundError" ||
-    (error as { code?: number }).code === GRPC_NOT_FOUND ||
-    (error.cause as { code?: number } | undefined)?.code === GRPC_NOT_FOUND;
+  const notFound = error.name === "WorkflowNotFoundError" || codeOf(error) === GRPC_NOT_FOUND;
   if (notFound) return c.json<ErrorResponse>({ error: `No such run: ${error.message}` }, 404);
-  console.error("durable-agent studio:", error);
-  return c.json<ErrorResponse>({ error: `${error.name}: ${error.message}` }, 500);
+  if (codeOf(error) === GRPC_INVALID_ARGUMENT)
+    return c.json<ErrorResponse>({ error: `Temporal refused the request as malformed: ${grpcDetails(error)}` }, 400);
+  if (InvalidStreamCursorError.isInstance(error) || InvalidInputError.isInstance(error))
+    return c.json<ErrorResponse>({ error: error.message }, 400);
+  // The log gets the details (the server's address, what to start); the page a sentence for a person.
+  console.error(`durable-agent studio: ${c.req.method} ${c.req.path}:`, error);
+  if (TemporalConnectionError.isInstance(error) || isUnreachable(error))
+    return c.json<ErrorResponse>({ error: "The studio cannot reach Temporal. Try again in a moment." }, 503);
+  if (DurableAgentError.isInstance(error))
+    return c.json<ErrorResponse>({ error: `${error.name}: ${error.message}` }, 500);
+  return c.json<ErrorResponse>({ error: "The studio could not do that; its log says why." }, 500);
+}
+
+/** What the server said of a request it refused: the cause's details (the SDK's own message is generic). */
+function grpcDetails(error: Error): string {
+  const cause = error.cause as { details?: string; message?: string } | undefined;
+  return cause?.details ?? (error as { details?: string }).details ?? cause?.message ?? error.message;
 }
 
 /** The app for a studio. */
@@ -56,7 +81,10 @@ export function createStudioApp(ctx: StudioContext): Hono {
   const app = new Hono();
   const { client } = ctx;
   app.onError((error, c) => errorResponse(c, error));
+  app.use("*", securityHeaders());
+  app.use("*", sameOriginOnly());
   app.use("*", studioAuth(ctx.token, ctx.port));
+  app.use("/api/*", temporalReachable(client));
 
   app.get("/api/meta", (c) =>
     c.json<MetaResponse>({

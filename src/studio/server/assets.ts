@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serveStatic } from "@hono/node-server/serve-static";
 import type { Hono, MiddlewareHandler } from "hono";
+import type { ErrorResponse } from "../api-types.js";
 import { StudioAssetsMissingError } from "../errors.js";
 
 /** The page's folder: beside the compiled studio in dist/, or the package's dist/ when running from source. */
@@ -19,17 +20,16 @@ export function defaultAssetsDir(): string {
 }
 
 /**
- * Serves the page: a file of the build, else index.html (the page routes its own paths). The
- * folder is looked at per request, so a build made while the studio runs is served.
+ * Serves the page: `/` is index.html (the page routes itself by the URL's hash), and any other
+ * path a file of the build, or 404 (the browser's `/favicon.ico` among them). The folder is looked
+ * at per request, so a build made while the studio runs is served.
  */
 export function servePage(app: Hono, folder: string): void {
-  let handlers: [MiddlewareHandler, MiddlewareHandler] | undefined;
-  app.on(["GET", "HEAD"], "*", async (c, next) => {
+  let file: MiddlewareHandler | undefined;
+  app.on(["GET", "HEAD"], "*", async (c) => {
     if (!existsSync(join(folder, "index.html"))) return c.text(new StudioAssetsMissingError(folder).message, 503);
-    handlers ??= [serveStatic({ root: folder }), serveStatic({ root: folder, path: "index.html" })];
-    const [file, page] = handlers;
-    return file(c, async () => {
-      await page(c, next);
-    });
+    file ??= serveStatic({ root: folder });
+    const served = await file(c, async () => undefined);
+    return served ?? c.json<ErrorResponse>({ error: `No such page: ${c.req.path}` }, 404);
   });
 }

@@ -103,6 +103,18 @@ function pageSizeOf(text: string | undefined): number {
   return size;
 }
 
+/** The visibility store's page token from `pageToken` (as `nextPageToken` gave it): JSON, in every store Temporal has. */
+function pageTokenOf(text: string | undefined): Buffer {
+  if (text === undefined || text === "") return Buffer.alloc(0);
+  const token = Buffer.from(text, "base64url");
+  try {
+    JSON.parse(token.toString("utf8"));
+  } catch {
+    throw new StudioRequestError(400, "`pageToken` is not one the runs list gave: pass its `nextPageToken` as it is.");
+  }
+  return token;
+}
+
 /** One page of runs matching the query string's filters, and how long the visibility store took (for `Server-Timing`). */
 export async function listRuns(
   client: Client,
@@ -116,7 +128,7 @@ export async function listRuns(
       namespace: client.options.namespace,
       query,
       pageSize: pageSizeOf(params.pageSize),
-      nextPageToken: params.pageToken ? Buffer.from(params.pageToken, "base64url") : Buffer.alloc(0),
+      nextPageToken: pageTokenOf(params.pageToken),
     });
   } catch (error) {
     if ((error as { code?: number }).code === INVALID_ARGUMENT)
