@@ -11,6 +11,7 @@ import { studioAuth } from "./auth.js";
 import { listDatasets, saveDataset } from "./datasets.js";
 import type { EvalJobs } from "./evals.js";
 import { StudioRequestError } from "./http-error.js";
+import { RunInputs } from "./run-inputs.js";
 import { listRuns } from "./runs-list.js";
 import { readRunView } from "./run-view.js";
 
@@ -54,6 +55,7 @@ function errorResponse(c: Context, error: Error) {
 export function createStudioApp(ctx: StudioContext): Hono {
   const app = new Hono();
   const { client } = ctx;
+  const inputs = new RunInputs(client);
   app.onError((error, c) => errorResponse(c, error));
   app.use("*", studioAuth(ctx.token, ctx.port));
 
@@ -70,7 +72,7 @@ export function createStudioApp(ctx: StudioContext): Hono {
     }),
   );
   app.get("/api/runs", async (c) => {
-    const { page, visibilityMs } = await listRuns(client, c.req.query());
+    const { page, visibilityMs } = await listRuns(client, inputs, c.req.query());
     c.header("Server-Timing", `visibility;dur=${visibilityMs.toFixed(1)}`);
     return c.json(page);
   });

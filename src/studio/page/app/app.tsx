@@ -54,7 +54,8 @@ export function App() {
 function View({ section, route }: { section: string; route: ReturnType<typeof useRoute> }) {
   switch (section) {
     case "run":
-      return <RunPage workflowId={route.path[1] ?? ""} />;
+      // Keyed by the run: another run's page starts afresh (its stream, its live text, its dialogs).
+      return <RunPage key={route.path[1]} workflowId={route.path[1] ?? ""} />;
     case "datasets":
       return <DatasetsPage />;
     case "evals":

@@ -2,7 +2,18 @@
 import type { FiredFilter, RunsQuery, RunStatus } from "../../../api-types.js";
 
 /** The filter fields, in the order the form shows them. */
-export const FILTER_KEYS = ["agent", "version", "status", "stopReason", "fired", "from", "to", "query"] as const;
+export const FILTER_KEYS = [
+  "agent",
+  "version",
+  "status",
+  "awaiting",
+  "stopReason",
+  "fired",
+  "from",
+  "to",
+  "query",
+  "evals",
+] as const;
 
 /** One filter field's name. */
 export type FilterKey = (typeof FILTER_KEYS)[number];
@@ -49,6 +60,8 @@ export function toQuery(filters: Filters): Omit<RunsQuery, "pageSize" | "pageTok
   if (filters.agent) query.agent = filters.agent;
   if (filters.version) query.version = filters.version;
   if (filters.status) query.status = filters.status as RunStatus;
+  if (filters.awaiting === "approval") query.awaiting = "approval";
+  if (filters.evals === "show") query.evals = "show";
   if (filters.stopReason) query.stopReason = filters.stopReason;
   if (filters.fired) query.fired = filters.fired as FiredFilter;
   const from = iso(filters.from);
