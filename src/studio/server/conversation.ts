@@ -54,12 +54,24 @@ function statusOf(record: ToolCallRecord | undefined, approval: ApprovalItem | u
 }
 
 function backstopReason(event: Event<"backstop">): string {
-  return `${event.phase} the answer: ${event.outcome}${event.detail ? `: ${event.detail}` : ""}`;
+  if (event.outcome === "prompted" && event.detail) return "prompted the model";
+  return `${event.outcome}${event.detail ? `: ${event.detail}` : ""}`;
+}
+
+/** The backstop entries worth showing: not skipped ones, and a "detected" one only when nothing followed it (its run's outcome says more). */
+function shownBackstopEvents(trace: readonly TraceEvent[]): Event<"backstop">[] {
+  const events = trace.filter((e): e is Event<"backstop"> => e.type === "backstop" && e.outcome !== "skipped");
+  return events.filter(
+    (event, i) =>
+      event.outcome !== "detected" ||
+      !events.slice(i + 1).some((later) => later.name === event.name && later.phase === event.phase),
+  );
 }
 
 /** A sub-agent's conversation from its trace alone (its answers, tool calls, re-prompts and backstops). */
 export function traceConversation(trace: readonly TraceEvent[]): ConversationItem[] {
   const items: ConversationItem[] = [];
+  const backstops = new Set(shownBackstopEvents(trace));
   for (const event of trace) {
     if (event.type === "model.answered" && event.text)
       items.push({ type: "assistant", text: event.text, trip: event.trip });
@@ -76,7 +88,7 @@ export function traceConversation(trace: readonly TraceEvent[]): ConversationIte
       });
     else if (event.type === "reprompt")
       items.push({ type: "reprompt", trip: event.trip, reason: REPROMPT_REASONS[event.kind], text: event.text });
-    else if (event.type === "backstop" && event.outcome !== "skipped") items.push(backstopItem(event));
+    else if (event.type === "backstop" && backstops.has(event)) items.push(backstopItem(event));
     else if (event.type === "subagent.finished" || event.type === "subagent.started")
       items.push(...subagentItem(event, trace));
   }
@@ -106,7 +118,7 @@ function backstopItem(event: Event<"backstop">): BackstopItem {
     trip: event.phase === "before" ? event.trip + 1 : event.trip,
     name: event.name,
     phase: event.phase,
-    reason: prompted ? `${event.phase} the answer: prompted the model` : backstopReason(event),
+    reason: backstopReason(event),
     ...(prompted ? { prompt: event.detail } : {}),
   };
 }
@@ -123,7 +135,7 @@ export function conversationOf(
   const answeredTrips = trace.filter((e) => e.type === "model.answered").map((e) => e.trip);
   const reprompts = trace.filter((e): e is Event<"reprompt"> => e.type === "reprompt");
   const approvals = approvalItems(trace);
-  const backstops = trace.filter((e): e is Event<"backstop"> => e.type === "backstop" && e.outcome !== "skipped");
+  const backstops = shownBackstopEvents(trace);
   const shownBackstops = new Set<Event<"backstop">>();
   const items: ConversationItem[] = [];
   const show = (events: Event<"backstop">[]) => {

@@ -9,9 +9,8 @@ import * as fmt from "../format.js";
 import { href } from "../route.js";
 import { useFetch } from "../use-fetch.js";
 
-/** An eval by what it ran: "coach-five · studio-coach (v2) · 06/12/2026, 09:12". */
-const title = (h: EvalHeading) =>
-  `${h.dataset ?? "(dataset not recorded)"} · ${h.agent}${h.agentVersion ? ` (${h.agentVersion})` : ""} · ${fmt.time(h.startedAt)}`;
+/** An eval by what it ran: "coach-five · studio-coach · 12/6/2026, 9:12 AM" (its agent's version is in its head). */
+const title = (h: EvalHeading) => `${h.dataset ?? "(dataset not recorded)"} · ${h.agent} · ${fmt.time(h.startedAt)}`;
 
 const rate = (r: CompareResponse["scorers"][number]["baseline"]) =>
   r.rate === null || !r.interval

@@ -58,7 +58,8 @@ export function RunPage({ workflowId }: { workflowId: string }) {
         </span>
         {view.stopReason && <span data-testid="run-stop-reason">stopped: {view.stopReason}</span>}
         <span data-testid="run-totals">
-          {totals.trips} trips · {fmt.tokens(totals.tokens)} tokens · {fmt.cost(totals.cost)}
+          {totals.trips} {totals.trips === 1 ? "trip" : "trips"} · {fmt.tokens(totals.tokens)} tokens ·{" "}
+          {fmt.cost(totals.cost)}
         </span>
         {running && (
           <span class={`live-dot ${live.connected ? "on" : ""}`} data-testid="live">

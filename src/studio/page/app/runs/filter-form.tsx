@@ -83,7 +83,7 @@ export function FilterForm({ filters }: { filters: Filters }) {
           onInput={set("query")}
         />
       </label>
-      <label title="the runs evals started are hidden unless this is checked">
+      <label class="check" title="the runs evals started are hidden unless this is checked">
         <input
           type="checkbox"
           data-testid="show-evals"

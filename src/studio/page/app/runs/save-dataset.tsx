@@ -46,7 +46,8 @@ export function SaveDataset(props: {
       </button>
       {result.saved && (
         <span data-testid="dataset-saved">
-          saved {result.saved.cases} cases to {result.saved.path} · <a href={href("datasets")}>datasets</a>
+          saved {result.saved.cases} {result.saved.cases === 1 ? "case" : "cases"} to {result.saved.path} ·{" "}
+          <a href={href("datasets")}>datasets</a>
         </span>
       )}
       {result.error && (
