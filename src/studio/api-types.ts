@@ -322,6 +322,38 @@ export interface RunView {
   trips: TripView[];
 }
 
+/** A tool call waiting for approval, in the queue across runs. */
+export interface QueuedApproval {
+  /** The run that waits (decide on it: `POST /api/runs/:workflowId/approvals/:callId`). */
+  workflowId: string;
+  /** Its Temporal run id. */
+  runId: string;
+  /** The run's agent. */
+  agent: string;
+  /** The first words of the run's user message. */
+  firstWords?: string;
+  /** ISO 8601 start time of the run. */
+  startTime: string;
+  /** The call's id. */
+  callId: string;
+  /** The tool. */
+  tool: string;
+  /** The agent path whose call it is, root first (a sub-agent's call names the sub-agent last). */
+  agents: string[];
+  /** The call's input. */
+  input: unknown;
+  /** The trip that asked for it. */
+  trip: number;
+}
+
+/** `GET /api/approvals`: every call waiting for approval, across the running runs, oldest run first. */
+export interface ApprovalsResponse {
+  /** The waiting calls. */
+  approvals: QueuedApproval[];
+  /** True when there were more running runs than one request reads (the newest 1,000 were asked). */
+  truncated: boolean;
+}
+
 /** `POST /api/runs/:workflowId/approvals/:callId`'s body. */
 export interface ApprovalRequest {
   /** Approve or reject. */

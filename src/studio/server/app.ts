@@ -6,6 +6,7 @@ import type { Agent } from "../../agent/define-agent.js";
 import { getRun } from "../../client/run-handle.js";
 import type { ErrorResponse, MetaResponse } from "../api-types.js";
 import { cancel, decide, fork } from "./actions.js";
+import { listApprovals } from "./approvals-queue.js";
 import { servePage } from "./assets.js";
 import { studioAuth } from "./auth.js";
 import { listDatasets, saveDataset } from "./datasets.js";
@@ -76,6 +77,7 @@ export function createStudioApp(ctx: StudioContext): Hono {
     c.header("Server-Timing", `visibility;dur=${visibilityMs.toFixed(1)}`);
     return c.json(page);
   });
+  app.get("/api/approvals", async (c) => c.json(await listApprovals(client, inputs)));
   app.get("/api/runs/:workflowId", async (c) =>
     c.json(
       await readRunView(client, c.req.param("workflowId"), {

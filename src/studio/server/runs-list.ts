@@ -11,6 +11,7 @@ import { defined } from "../../core/defined.js";
 import { EVAL_WORKFLOW_ID_PREFIX, SESSION_WORKFLOW_NAME, WORKFLOW_NAME } from "../../core/constants.js";
 import { pendingApprovalsQuery } from "../../workflows/definitions.js";
 import { SEARCH_ATTRIBUTES } from "../../core/search-attributes.js";
+import type { PendingApproval } from "../../core/types.js";
 import type { FiredFilter, RunRow, RunsQuery, RunsResponse } from "../api-types.js";
 import { StudioRequestError } from "./http-error.js";
 import type { RunInput, RunInputs } from "./run-inputs.js";
@@ -27,7 +28,7 @@ const APPROVALS_DEADLINE_MS = 2_000;
 /** `awaiting=approval` reads running runs a visibility page of this size at a time... */
 const AWAITING_SCAN_PAGE = 100;
 /** ...and at most this many in one request (the next request goes on from there). */
-const AWAITING_SCAN_MAX = 1_000;
+export const AWAITING_SCAN_MAX = 1_000;
 
 const quoted = (value: string) => `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
 
@@ -117,15 +118,14 @@ function rowOf(info: WorkflowExecutionInfo): RunRow {
   return row;
 }
 
-/** How many calls of a running run wait for approval: 0 when none, or when no worker answers in time. */
-async function awaitingApproval(client: Client, row: RunRow): Promise<number> {
+/** The calls of a running run that wait for approval: none when no worker answers in time. */
+export async function pendingApprovals(client: Client, workflowId: string, runId: string): Promise<PendingApproval[]> {
   try {
-    const pending = await client.withDeadline(Date.now() + APPROVALS_DEADLINE_MS, () =>
-      client.workflow.getHandle(row.workflowId, row.runId).query(pendingApprovalsQuery),
+    return await client.withDeadline(Date.now() + APPROVALS_DEADLINE_MS, () =>
+      client.workflow.getHandle(workflowId, runId).query(pendingApprovalsQuery),
     );
-    return pending.length;
   } catch {
-    return 0;
+    return [];
   }
 }
 
@@ -133,7 +133,7 @@ async function awaitingApproval(client: Client, row: RunRow): Promise<number> {
 async function withInput(client: Client, inputs: RunInputs, row: RunRow, hasAgent: boolean): Promise<RunRow> {
   const [input, waiting] = await Promise.all([
     row.encrypted ? ({} as RunInput) : inputs.of(row.workflowId, row.runId),
-    row.status === "running" ? awaitingApproval(client, row) : 0,
+    row.status === "running" ? pendingApprovals(client, row.workflowId, row.runId).then((p) => p.length) : 0,
   ]);
   return {
     ...row,

@@ -1,16 +1,18 @@
-/** The studio's frame: the navigation, the meta every view reads, and the view the hash names. */
+/** The studio's frame: the navigation, the meta every view reads, and the view the hash names (`#/approvals`: the queue). */
 import type { MetaResponse } from "../../api-types.js";
 import { MetaContext } from "./meta.js";
 import { href, useRoute } from "./route.js";
 import { useFetch } from "./use-fetch.js";
 import { RunsList } from "./runs/runs-list.js";
 import { RunPage } from "./run/run-page.js";
+import { ApprovalsPage } from "./approvals/approvals-page.js";
 import { DatasetsPage } from "./data/datasets-page.js";
 import { EvalsPage } from "./data/evals-page.js";
 import { ComparePage } from "./data/compare-page.js";
 
 const SECTIONS = [
   ["runs", "Runs"],
+  ["approvals", "Approvals"],
   ["datasets", "Datasets"],
   ["evals", "Evals"],
   ["compare", "Compare"],
@@ -56,6 +58,8 @@ function View({ section, route }: { section: string; route: ReturnType<typeof us
     case "run":
       // Keyed by the run: another run's page starts afresh (its stream, its live text, its dialogs).
       return <RunPage key={route.path[1]} workflowId={route.path[1] ?? ""} />;
+    case "approvals":
+      return <ApprovalsPage />;
     case "datasets":
       return <DatasetsPage />;
     case "evals":

@@ -104,7 +104,8 @@ function ToolCall({ call }: { call: ToolCallItem }) {
   );
 }
 
-function Approval({ item, actions }: { item: ApprovalItem; actions?: Actions | undefined }) {
+/** A waiting or decided approval, with approve and reject (with a reason) while it waits. */
+export function Approval({ item, actions }: { item: ApprovalItem; actions?: Actions | undefined }) {
   const [rejecting, setRejecting] = useState(false);
   const [reason, setReason] = useState("");
   const waiting = item.decision === undefined;

@@ -82,7 +82,8 @@ export function RunPage({ workflowId }: { workflowId: string }) {
       </header>
       {view.session && (
         <p class="hint" data-testid="session-runs">
-          A session: one conversation across {view.session.runs.length} runs (continue-as-new).
+          A session: one conversation across {view.session.runs.length}{" "}
+          {view.session.runs.length === 1 ? "run" : "runs"} (continue-as-new).
         </p>
       )}
       {view.error && (
