@@ -591,6 +591,33 @@ describe("the studio in Chromium", () => {
     await shot("backstop-before");
   });
 
+  it("10. the approvals queue: every waiting call across runs, decided from the queue with a reason", async () => {
+    const first = await coach[0]!.start("Delete my plan for legs", { client: harness.client, taskQueue: queue });
+    const second = await coach[0]!.start("Delete my plan for arms", { client: harness.client, taskQueue: queue });
+    await open("approvals");
+    const queued = (id: string) => page.locator(`[data-testid="queued-approval"][data-workflow-id="${id}"]`);
+    await poll(() => queued(second.workflowId).count()).toBe(1);
+    await poll(() => queued(first.workflowId).count()).toBe(1);
+    expect(await queued(first.workflowId).getByTestId("open-run").textContent()).toBe("Delete my plan for legs");
+    await shot("approvals-queue");
+    await queued(first.workflowId).getByTestId("reject").click();
+    await queued(first.workflowId).getByTestId("reject-reason").fill("Legs stay in the plan");
+    await queued(first.workflowId).getByTestId("reject-confirm").click();
+    await poll(() => queued(first.workflowId).count()).toBe(0);
+    await queued(second.workflowId).getByTestId("approve").click();
+    await poll(() => queued(second.workflowId).count()).toBe(0);
+    const [rejected, approved] = await Promise.all([first.result(), second.result()]);
+    expect(rejected.trace).toContainEqual(
+      expect.objectContaining({
+        type: "approval",
+        outcome: "rejected",
+        by: "alice",
+        reason: expect.stringContaining("Legs stay"),
+      }),
+    );
+    expect(approved.reply).toBe("Your plan is deleted.");
+  });
+
   it("a request without the token, when one is set, gets 401; with it, the page and the API answer", async () => {
     const locked = await ai.studio({ client: harness.client, port: 0, token: "studio-s3cret", assetsDir });
     try {

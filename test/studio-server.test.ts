@@ -20,6 +20,7 @@ import { z } from "zod";
 import { ai, encryptedDataConverter, StudioOptionsError, type Agent, type AgentOptions } from "../src/index.js";
 import type {
   ApprovalItem,
+  ApprovalsResponse,
   CompareResponse,
   DatasetResponse,
   EvalProgress,
@@ -477,6 +478,21 @@ describe("acting on a run", () => {
     });
     const view = await json<RunView>(`/api/runs/${handle.workflowId}`);
     const waiting = view.items.find((item): item is ApprovalItem => item.type === "approval")!;
+    // the queue across runs has the call, with its run's first words and its input
+    const calls = await json<ApprovalsResponse>("/api/approvals");
+    expect(calls.truncated).toBe(false);
+    expect(calls.approvals).toContainEqual({
+      workflowId: handle.workflowId,
+      runId: expect.any(String),
+      agent: careful.name,
+      firstWords: "Delete my core plan",
+      startTime: expect.any(String),
+      callId: waiting.callId,
+      tool: "delete_plan",
+      agents: [careful.name],
+      input: { plan: "legs" },
+      trip: 1,
+    });
     await post(`/api/runs/${handle.workflowId}/approvals/${waiting.callId}`, {
       decision: "reject",
       reason: "the core plan stays until Friday",
@@ -503,6 +519,8 @@ describe("acting on a run", () => {
     expect(bad.status).toBe(400);
     const none = await json<RunsResponse>(`/api/runs?agent=${careful.name}&awaiting=approval`);
     expect(none.runs.map((r) => r.workflowId)).not.toContain(handle.workflowId);
+    const emptied = await json<ApprovalsResponse>("/api/approvals");
+    expect(emptied.approvals.map((a) => a.workflowId)).not.toContain(handle.workflowId);
   });
 
   it("forks a run at trip 2 onto another agent of the module, which finishes", async () => {
