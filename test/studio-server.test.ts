@@ -451,6 +451,10 @@ describe("acting on a run", () => {
 
   it("cancels a run waiting for approval: its status is cancelled, and the cancelled filter finds it", async () => {
     const handle = await careful.start("Delete my arms plan", { client: harness.client, taskQueue: queue });
+    // as a person would: once the run shows its call waiting
+    await runsUntil(`/api/runs?agent=${careful.name}&awaiting=approval`, (page) =>
+      page.runs.some((r) => r.workflowId === handle.workflowId),
+    );
     await post(`/api/runs/${handle.workflowId}/cancel`, {});
     const result = await handle.result();
     expect(result.stopReason).toBe("cancelled");
