@@ -515,14 +515,14 @@ describe("the studio in Chromium", () => {
     // to the failed run (no answer of its own on trip 1) while the story streams
     await page.evaluate((id) => (window.location.hash = `#/run/${encodeURIComponent(id)}`), runs.failed!);
     await poll(() => page.getByTestId("run-id").textContent()).toBe(runs.failed);
-    await page.getByTestId("run-error").waitFor();
+    await poll(() => page.getByTestId("run-status").textContent()).toBe("failed");
     expect(await page.getByTestId("live-text").count()).toBe(0);
     expect(await page.getByTestId("conversation").innerText()).not.toContain("Squats once ruled");
     await page.goBack();
     await poll(() => page.getByTestId("run-id").textContent()).toBe(story.workflowId);
     await page.goForward();
     await poll(() => page.getByTestId("run-id").textContent()).toBe(runs.failed);
-    await page.getByTestId("run-error").waitFor();
+    await poll(() => page.getByTestId("run-status").textContent()).toBe("failed");
     expect(await page.getByTestId("live-text").count()).toBe(0);
     expect(await page.getByTestId("conversation").innerText()).not.toContain("Squats once ruled");
     await story.result();
