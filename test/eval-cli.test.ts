@@ -187,7 +187,9 @@ describe("durable-agent eval <module>", () => {
       const lines = progressLines(stdout);
       expect(lines).toHaveLength(4);
       expect(lines.every((line) => / INFRA /.test(line))).toBe(true);
-      expect(stdout).toMatch(/Infrastructure errors \(4\):\n {2}! \S+ \(trial 1, coach-eval-\S+\): ModelApiError: /);
+      expect(stdout).toMatch(
+        /Infrastructure errors \(4\):\n {2}! \S+ \(trial 1, durable-agent-eval-coach-\S+\): ModelApiError: /,
+      );
       expect(stdout).toContain(
         "FAILED (exit 2): 4 run(s) did not complete (infrastructure errors); no scorer judged any case",
       );

@@ -28,6 +28,8 @@ import { deferred } from "./support/ops-helpers.js";
 const ARTIFACTS = new URL("../test-artifacts/studio/", import.meta.url).pathname;
 const COACH = "studio-coach";
 const COACH_V2 = "studio-coach-v2";
+const GUARD = "studio-guard";
+const INJURY_PROMPT = "The user is hurt: acknowledge the injury before any plan.";
 const SWAP = "Swap squats for lunges";
 const ASK = "What do squats do?";
 const DELETE = "Delete my plan";
@@ -61,6 +63,16 @@ async function answer(request: ScriptedRequest): Promise<ScriptedTurn> {
   if (last.role === "tool")
     return /delete/i.test(input) ? "Your plan is deleted." : `Done${v2 ? " (v2)" : ""}: squats are now lunges.`;
   if (/delete/i.test(input)) return { toolCalls: [{ name: "delete_plan", arguments: {} }] };
+  if (/explode/i.test(input))
+    return {
+      status: 404,
+      body: { error: { message: "The model coach-missing does not exist", type: "invalid_request_error" } },
+    };
+  if (/long story/i.test(input)) {
+    await holdStory;
+    return { text: `${STORY} ${STORY} ${STORY} ${STORY}`, chunksPerSecond: 20 };
+  }
+  if (/hurt/i.test(input)) return "Sorry about your knee: rest it, and we will plan around it.";
   if (/story/i.test(input)) {
     await holdStory;
     return { text: STORY, chunksPerSecond: 20 };
@@ -96,6 +108,18 @@ function agents(baseURL: string) {
   return [
     ai.agent({ name: COACH, tools, actWhenAsked, model: ai.openai("coach-model", { baseURL, pricing }) }),
     ai.agent({ name: COACH_V2, tools, actWhenAsked, model: ai.openai("coach-v2-model", { baseURL, pricing }) }),
+    ai.agent({
+      name: GUARD,
+      model: ai.openai("guard-model", { baseURL, pricing }),
+      backstops: [
+        {
+          name: "injury-capture",
+          phase: "before",
+          detect: (turn) => /hurt/i.test(turn.input),
+          run: () => ({ prompt: INJURY_PROMPT }),
+        },
+      ],
+    }),
   ];
 }
 
@@ -115,7 +139,10 @@ let assetsDir: string;
 let coach: ReturnType<typeof agents>;
 const consoleLines: string[] = [];
 /** The runs the checks start: three swaps (re-prompted), three questions, one delete (waits for approval). */
-const runs: { swaps: string[]; asks: string[]; deletion?: RunHandle } = { swaps: [], asks: [] };
+const runs: { swaps: string[]; asks: string[]; deletion?: RunHandle; cancelled?: string; failed?: string } = {
+  swaps: [],
+  asks: [],
+};
 /** The evals the dataset check runs (the comparison check compares them). */
 const evals: string[] = [];
 
@@ -313,6 +340,18 @@ describe("the studio in Chromium", () => {
         .catch(() => null),
     ).toBe("stopped: cancelled");
     expect((await waiting.result()).stopReason).toBe("cancelled");
+    // A cancelled run is "cancelled", not "completed", and the status filter finds it.
+    await poll(() => page.getByTestId("run-status").textContent()).toBe("cancelled");
+    runs.cancelled = waiting.workflowId;
+    await openRuns({ status: "cancelled" });
+    await poll(() => rows().evaluateAll((r) => r.map((e) => e.getAttribute("data-workflow-id")))).toContain(
+      waiting.workflowId,
+    );
+    expect(
+      await page
+        .locator(`[data-testid="run-row"][data-workflow-id="${waiting.workflowId}"]`)
+        .getAttribute("data-status"),
+    ).toBe("cancelled");
   });
 
   it("3d. a run in progress streams live: its answer grows on the page as the model writes it", async () => {
@@ -352,6 +391,23 @@ describe("the studio in Chromium", () => {
     expect(await page.getByTestId("save-selected").textContent()).toBe("Save 5 selected");
     await page.getByTestId("save-selected").click();
     await poll(() => page.getByTestId("dataset-saved").textContent()).toContain("saved 5 cases");
+    // Saving under the same name again is refused, with a way to overwrite on purpose.
+    await page
+      .locator(`[data-testid="run-row"][data-workflow-id="${runs.swaps[0]}"]`)
+      .getByTestId("select-run")
+      .check();
+    await page.getByTestId("save-selected").click();
+    await poll(() => page.getByTestId("dataset-error").textContent()).toContain('A dataset named "coach-five" exists');
+    expect(await page.getByTestId("dataset-overwrite").textContent()).toBe("Overwrite coach-five");
+    await shot("dataset-exists");
+    await page.getByTestId("dataset-overwrite").click();
+    await poll(() => page.getByTestId("dataset-saved").textContent()).toContain("saved 1 case ");
+    // ...and back to the five
+    for (const id of [...runs.swaps, ...runs.asks.slice(0, 2)])
+      await page.locator(`[data-testid="run-row"][data-workflow-id="${id}"]`).getByTestId("select-run").check();
+    await page.getByTestId("save-selected").click();
+    await page.getByTestId("dataset-overwrite").click();
+    await poll(() => page.getByTestId("dataset-saved").textContent()).toContain("saved 5 cases");
 
     await open("datasets");
     const dataset = page.locator('[data-testid="dataset"][data-name="coach-five"]');
@@ -385,7 +441,24 @@ describe("the studio in Chromium", () => {
     expect(row).toMatch(/95% CI/);
     expect(await scorers.first().getAttribute("data-verdict")).toMatch(/^(better|worse|within noise|not comparable)$/);
     expect(await page.getByTestId("report-frame").count()).toBe(2);
+    // headed by what each eval ran: the dataset, the agent and the date, not the evals' ids
+    expect(await page.getByTestId("compare-head-a").innerText()).toMatch(
+      new RegExp(`dataset coach-five · agent ${COACH}\\b`),
+    );
+    expect(await page.getByTestId("compare-head-b").innerText()).toContain(`agent ${COACH_V2}`);
+    expect(await page.getByTestId("compare-title").innerText()).toMatch(
+      /^coach-five · studio-coach · .+ → coach-five · studio-coach-v2 · /,
+    );
     await shot("compare");
+
+    // The evals' runs stay out of the runs list unless "show eval runs" is checked.
+    await openRuns();
+    await poll(() => rows().count()).toBeGreaterThan(0);
+    expect(await page.locator(".tag", { hasText: /^eval$/ }).count()).toBe(0);
+    await page.getByTestId("show-evals").check();
+    await page.getByTestId("apply-filters").click();
+    await poll(() => page.locator(".tag", { hasText: /^eval$/ }).count()).toBeGreaterThan(0);
+    expect(page.url()).toContain("evals=show");
   });
 
   it("5. a session shows as one conversation across its messages", async () => {
@@ -399,7 +472,150 @@ describe("the studio in Chromium", () => {
     const users = page.locator('[data-testid="message"][data-role="user"]');
     expect(await users.allTextContents()).toEqual([`user${ASK}`, "userAnd what do lunges do?"]);
     expect(await page.locator('[data-testid="message"][data-role="assistant"]').count()).toBe(2);
+    // its figures, summed across its messages: two trips of 1,500 tokens and $0.0060
+    await poll(() => page.getByTestId("run-totals").textContent()).toBe("2 trips · 3,000 tokens · $0.0120");
+    expect(await page.getByTestId("trip-figures").count()).toBe(2);
+    await shot("session");
     await session.end();
+  });
+
+  it("6. a failed run shows why it failed: the typed error's name and message", async () => {
+    const failed = await coach[0]!.start("Explode, please", { client: harness.client, taskQueue: queue });
+    await failed.result().catch(() => undefined);
+    runs.failed = failed.workflowId;
+    await open(`run/${encodeURIComponent(failed.workflowId)}`);
+    const error = page.getByTestId("run-error");
+    await poll(() => error.getAttribute("data-type")).toBe("ModelApiError");
+    expect(await error.innerText()).toContain("The model coach-missing does not exist");
+    expect(await page.getByTestId("run-status").textContent()).toBe("failed");
+    await shot("run-error");
+  });
+
+  it("7. leaving a streaming run for another (a new hash, Back, Forward) shows none of its answer in the other", async () => {
+    const release = deferred();
+    holdStory = release.promise;
+    const story = await coach[0]!.start("Tell me a long story about squats", {
+      client: harness.client,
+      taskQueue: queue,
+      streamText: true,
+    });
+    await open(`run/${encodeURIComponent(story.workflowId)}`);
+    await poll(() => page.getByTestId("live").textContent()).toBe("live");
+    release.resolve();
+    holdStory = undefined;
+    await poll(
+      async () =>
+        (
+          await page
+            .getByTestId("live-text")
+            .textContent()
+            .catch(() => "")
+        )?.length ?? 0,
+    ).toBeGreaterThan(0);
+    // to the failed run (no answer of its own on trip 1) while the story streams
+    await page.evaluate((id) => (window.location.hash = `#/run/${encodeURIComponent(id)}`), runs.failed!);
+    await poll(() => page.getByTestId("run-id").textContent()).toBe(runs.failed);
+    await poll(() => page.getByTestId("run-status").textContent()).toBe("failed");
+    expect(await page.getByTestId("live-text").count()).toBe(0);
+    expect(await page.getByTestId("conversation").innerText()).not.toContain("Squats once ruled");
+    await page.goBack();
+    await poll(() => page.getByTestId("run-id").textContent()).toBe(story.workflowId);
+    await page.goForward();
+    await poll(() => page.getByTestId("run-id").textContent()).toBe(runs.failed);
+    await poll(() => page.getByTestId("run-status").textContent()).toBe("failed");
+    expect(await page.getByTestId("live-text").count()).toBe(0);
+    expect(await page.getByTestId("conversation").innerText()).not.toContain("Squats once ruled");
+    await story.result();
+  });
+
+  it("8. runs awaiting approval: a badge, a filter, and a reject with its reason", async () => {
+    const waiting = await coach[0]!.start(DELETE, { client: harness.client, taskQueue: queue });
+    await openRuns();
+    await page.getByTestId("filter-awaiting").selectOption("approval");
+    await page.getByTestId("apply-filters").click();
+    const row = page.locator(`[data-testid="run-row"][data-workflow-id="${waiting.workflowId}"]`);
+    await poll(() =>
+      row
+        .getByTestId("awaiting-approval")
+        .textContent()
+        .catch(() => null),
+    ).toBe("awaiting approval");
+    expect(await rows().count()).toBe(1);
+    expect(page.url()).toContain("awaiting=approval");
+    expect(await row.getByTestId("first-words").textContent()).toBe(DELETE);
+    await shot("awaiting-approval");
+    await row.getByTestId("open-run").click();
+    const approval = page.getByTestId("approval");
+    await poll(() => approval.getAttribute("data-decision")).toBe("waiting");
+    await approval.getByTestId("reject").click();
+    await approval.getByTestId("reject-reason").fill("Plans are kept until the season ends");
+    await shot("reject-reason");
+    await approval.getByTestId("reject-confirm").click();
+    await poll(() => approval.getAttribute("data-decision")).toBe("rejected");
+    expect(await approval.getByTestId("decision-reason").textContent()).toContain(
+      "Plans are kept until the season ends",
+    );
+    const result = await waiting.result();
+    expect(result.trace).toContainEqual(
+      expect.objectContaining({
+        type: "approval",
+        outcome: "rejected",
+        by: "alice",
+        reason: expect.stringContaining("season ends"),
+      }),
+    );
+  });
+
+  it("9. a before-phase backstop's entries sit on the user's message, its prompt labelled as the backstop's", async () => {
+    const guard = coach[2]!;
+    const handle = await guard.start("I hurt my knee", { client: harness.client, taskQueue: queue });
+    await handle.result();
+    await open(`run/${encodeURIComponent(handle.workflowId)}`);
+    const trip1 = page.locator('[data-testid="trip"][data-trip="1"]');
+    await poll(() =>
+      trip1
+        .getByTestId("backstop-prompt")
+        .textContent()
+        .catch(() => null),
+    ).toBe(INJURY_PROMPT);
+    // the order on the page: the user's message, the backstop (with its prompt), then the answer
+    const order = await page
+      .locator('[data-testid="message"], [data-testid="backstop"]')
+      .evaluateAll((nodes) =>
+        nodes.map((n) => n.getAttribute("data-role") ?? `backstop:${n.getAttribute("data-phase")}`),
+      );
+    expect(order).toEqual(["user", "backstop:before", "assistant"]);
+    expect(await page.locator('[data-testid="message"][data-role="user"]').allTextContents()).toEqual([
+      "userI hurt my knee",
+    ]);
+    await shot("backstop-before");
+  });
+
+  it("10. the approvals queue: every waiting call across runs, decided from the queue with a reason", async () => {
+    const first = await coach[0]!.start("Delete my plan for legs", { client: harness.client, taskQueue: queue });
+    const second = await coach[0]!.start("Delete my plan for arms", { client: harness.client, taskQueue: queue });
+    await open("approvals");
+    const queued = (id: string) => page.locator(`[data-testid="queued-approval"][data-workflow-id="${id}"]`);
+    await poll(() => queued(second.workflowId).count()).toBe(1);
+    await poll(() => queued(first.workflowId).count()).toBe(1);
+    expect(await queued(first.workflowId).getByTestId("open-run").textContent()).toBe("Delete my plan for legs");
+    await shot("approvals-queue");
+    await queued(first.workflowId).getByTestId("reject").click();
+    await queued(first.workflowId).getByTestId("reject-reason").fill("Legs stay in the plan");
+    await queued(first.workflowId).getByTestId("reject-confirm").click();
+    await poll(() => queued(first.workflowId).count()).toBe(0);
+    await queued(second.workflowId).getByTestId("approve").click();
+    await poll(() => queued(second.workflowId).count()).toBe(0);
+    const [rejected, approved] = await Promise.all([first.result(), second.result()]);
+    expect(rejected.trace).toContainEqual(
+      expect.objectContaining({
+        type: "approval",
+        outcome: "rejected",
+        by: "alice",
+        reason: expect.stringContaining("Legs stay"),
+      }),
+    );
+    expect(approved.reply).toBe("Your plan is deleted.");
   });
 
   it("a request without the token, when one is set, gets 401; with it, the page and the API answer", async () => {

@@ -17,9 +17,10 @@ import { Client } from "@temporalio/client";
 import type { Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, encryptedDataConverter, StudioOptionsError, type Agent } from "../src/index.js";
+import { ai, encryptedDataConverter, StudioOptionsError, type Agent, type AgentOptions } from "../src/index.js";
 import type {
   ApprovalItem,
+  ApprovalsResponse,
   CompareResponse,
   DatasetResponse,
   EvalProgress,
@@ -35,6 +36,7 @@ import {
   type ScriptedTurn,
 } from "../src/testing/index.js";
 import { keyring, newKey } from "./support/codec-helpers.js";
+import { ask, byAgent, instructionsOf, usageByAgent } from "./support/subagent-helpers.js";
 import { connectHarness, taskQueue, testWorker, withWorker, type Harness } from "./support/harness.js";
 
 const TOKEN = "studio-test-token";
@@ -364,6 +366,20 @@ describe("cost and backstops in the runs list", () => {
     expect(unpricedRows.runs.every((r) => r.cost === undefined)).toBe(true);
   });
 
+  it("a before-phase backstop sits on the user's message, before the answer, its prompt labelled as the backstop's", async () => {
+    const view = await json<RunView>(`/api/runs/${guarded}`);
+    expect(view.items.map((item) => item.type)).toEqual(["user", "backstop", "assistant"]);
+    expect(view.items[0]).toEqual({ type: "user", text: "I hurt my knee" });
+    expect(view.items[1]).toMatchObject({
+      type: "backstop",
+      name: "injury-capture",
+      phase: "before",
+      trip: 1,
+      prompt: "Acknowledge the injury.",
+    });
+    expect(view.items.filter((item) => item.type === "user")).toHaveLength(1);
+  });
+
   it("fired=backstopRan lists the run whose backstop ran and not the one without", async () => {
     const page = await runsUntil(`/api/runs?agent=${priced}&fired=backstopRan`, (p) =>
       p.runs.some((r) => r.workflowId === guarded),
@@ -433,11 +449,82 @@ describe("acting on a run", () => {
     });
   });
 
-  it("cancels a run waiting for approval", async () => {
+  it("cancels a run waiting for approval: its status is cancelled, and the cancelled filter finds it", async () => {
     const handle = await careful.start("Delete my arms plan", { client: harness.client, taskQueue: queue });
+    // as a person would: once the run shows its call waiting
+    await runsUntil(`/api/runs?agent=${careful.name}&awaiting=approval`, (page) =>
+      page.runs.some((r) => r.workflowId === handle.workflowId),
+    );
     await post(`/api/runs/${handle.workflowId}/cancel`, {});
     const result = await handle.result();
     expect(result.stopReason).toBe("cancelled");
+    expect((await json<RunView>(`/api/runs/${handle.workflowId}`)).status).toBe("cancelled");
+    const cancelled = await runsUntil(`/api/runs?agent=${careful.name}&status=cancelled`, (page) =>
+      page.runs.some((r) => r.workflowId === handle.workflowId),
+    );
+    expect(cancelled.runs.find((r) => r.workflowId === handle.workflowId)).toMatchObject({
+      status: "cancelled",
+      stopReason: "cancelled",
+    });
+    const completed = await json<RunsResponse>(`/api/runs?agent=${careful.name}&status=completed`);
+    expect(completed.runs.map((r) => r.workflowId)).not.toContain(handle.workflowId);
+  });
+
+  it("a run waiting for approval is badged and filtered as awaiting approval; a reject records its reason", async () => {
+    const handle = await careful.start("Delete my core plan", { client: harness.client, taskQueue: queue });
+    const page = await runsUntil(`/api/runs?agent=${careful.name}&awaiting=approval`, (p) =>
+      p.runs.some((r) => r.workflowId === handle.workflowId),
+    );
+    expect(page.runs.every((r) => r.status === "running" && (r.awaitingApproval ?? 0) > 0)).toBe(true);
+    expect(page.runs.find((r) => r.workflowId === handle.workflowId)).toMatchObject({
+      awaitingApproval: 1,
+      firstWords: "Delete my core plan",
+    });
+    const view = await json<RunView>(`/api/runs/${handle.workflowId}`);
+    const waiting = view.items.find((item): item is ApprovalItem => item.type === "approval")!;
+    // the queue across runs has the call, with its run's first words and its input
+    const calls = await json<ApprovalsResponse>("/api/approvals");
+    expect(calls.truncated).toBe(false);
+    expect(calls.approvals).toContainEqual({
+      workflowId: handle.workflowId,
+      runId: expect.any(String),
+      agent: careful.name,
+      firstWords: "Delete my core plan",
+      startTime: expect.any(String),
+      callId: waiting.callId,
+      tool: "delete_plan",
+      agents: [careful.name],
+      input: { plan: "legs" },
+      trip: 1,
+    });
+    await post(`/api/runs/${handle.workflowId}/approvals/${waiting.callId}`, {
+      decision: "reject",
+      reason: "the core plan stays until Friday",
+    });
+    const result = await handle.result();
+    expect(result.trace).toContainEqual(
+      expect.objectContaining({
+        type: "approval",
+        outcome: "rejected",
+        by: "alice",
+        reason: expect.stringContaining("the core plan stays until Friday"),
+      }),
+    );
+    const after = await json<RunView>(`/api/runs/${handle.workflowId}`);
+    expect(after.items.find((item) => item.type === "approval")).toMatchObject({
+      decision: "rejected",
+      by: "alice",
+      reason: expect.stringContaining("the core plan stays until Friday"),
+    });
+    const bad = await api(`/api/runs/${handle.workflowId}/approvals/${waiting.callId}`, {
+      method: "POST",
+      body: JSON.stringify({ decision: "reject", reason: 42 }),
+    });
+    expect(bad.status).toBe(400);
+    const none = await json<RunsResponse>(`/api/runs?agent=${careful.name}&awaiting=approval`);
+    expect(none.runs.map((r) => r.workflowId)).not.toContain(handle.workflowId);
+    const emptied = await json<ApprovalsResponse>("/api/approvals");
+    expect(emptied.approvals.map((a) => a.workflowId)).not.toContain(handle.workflowId);
   });
 
   it("forks a run at trip 2 onto another agent of the module, which finishes", async () => {
@@ -469,6 +556,21 @@ describe("from runs to data", () => {
     expect(saved.cases).toBe(5);
     const { datasets } = await json<{ datasets: { name: string; cases: number }[] }>("/api/datasets");
     expect(datasets).toContainEqual(expect.objectContaining({ name: `five-${suffix}`, cases: 5 }));
+    // The name is taken: refused with 409 and what to do, unless the request says to overwrite.
+    const again = await api("/api/datasets", {
+      method: "POST",
+      body: JSON.stringify({ name: `five-${suffix}`, workflowIds: ids.slice(0, 2) }),
+    });
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { error: string }).error).toMatch(/exists: pick another name, or overwrite it/);
+    const kept = await json<{ datasets: { name: string; cases: number }[] }>("/api/datasets");
+    expect(kept.datasets).toContainEqual(expect.objectContaining({ name: `five-${suffix}`, cases: 5 }));
+    const replaced = await post<DatasetResponse>("/api/datasets", {
+      name: `five-${suffix}`,
+      workflowIds: ids,
+      overwrite: true,
+    });
+    expect(replaced.cases).toBe(5);
 
     const first = await post<{ id: string }>("/api/evals", { dataset: `five-${suffix}`, agent: coach.name });
     const progress = await evalDone(first.id);
@@ -489,6 +591,27 @@ describe("from runs to data", () => {
       "requiredToolCalled",
     ]);
     expect(comparison.scorers[0]!.baseline.interval).toBeDefined();
+    // Headed by what each eval ran, not by its id alone.
+    for (const [side, id] of [
+      ["a", first.id],
+      ["b", second.id],
+    ] as const)
+      expect(comparison.headings[side]).toEqual({
+        id,
+        dataset: `five-${suffix}`,
+        agent: coach.name,
+        agentVersion: coach.version,
+        startedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      });
+
+    // The evals' runs are hidden from the runs list unless asked for.
+    const shown = await runsUntil(`/api/runs?agent=${coach.name}&evals=show&pageSize=100`, (page) =>
+      page.runs.some((r) => r.eval),
+    );
+    expect(shown.runs.filter((r) => r.eval).every((r) => r.workflowId.startsWith("durable-agent-eval-"))).toBe(true);
+    const hidden = await json<RunsResponse>(`/api/runs?agent=${coach.name}&pageSize=100`);
+    expect(hidden.runs.some((r) => r.eval || r.workflowId.startsWith("durable-agent-eval-"))).toBe(false);
+    expect(hidden.runs.map((r) => r.workflowId)).toEqual(expect.arrayContaining(ids));
   });
 
   it("a dataset needs runs and a usable name", async () => {
@@ -533,5 +656,117 @@ describe("encrypted runs", () => {
     } finally {
       await keyed.close();
     }
+  });
+});
+
+describe("issue 41: a failed run, a session's and a sub-agent's figures, runs without search attributes", () => {
+  const parent = `studio-parent-${suffix}`;
+  const child = `studio-child-${suffix}`;
+  const chatty = `studio-chatty-${suffix}`;
+  const failing = `studio-failing-${suffix}`;
+  const plain = `studio-plain-${suffix}`;
+  let scripted: ScriptedModel;
+  let agents: Record<string, Agent>;
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    scripted = await startScriptedModel(
+      byAgent({
+        [parent]: [{ toolCalls: [ask(child, "Plan legs")] }, "Planned."],
+        [child]: ["Legs: squats and lunges."],
+        [chatty]: ["Hi!", "Squats work your legs.", "Bye!"],
+        [failing]: [
+          {
+            status: 404,
+            body: { error: { message: "The model gpt-missing does not exist", type: "invalid_request_error" } },
+          },
+        ],
+        [plain]: ["Swapped in your head, at least."],
+      }),
+      { usage: usageByAgent({ [parent]: 1000, [child]: 500, [chatty]: 400, [plain]: 100 }) },
+    );
+    const pricing = { pricing: { inputPerMillion: 3, outputPerMillion: 15 } };
+    const agent = (name: string, options: Omit<AgentOptions, "model" | "name"> = {}) =>
+      ai.agent({
+        name,
+        instructions: instructionsOf(name),
+        model: ai.openai("gpt-test", { baseURL: scripted.baseURL, ...pricing }),
+        ...options,
+      });
+    const childAgent = agent(child);
+    agents = {
+      parent: agent(parent, { tools: [childAgent.asTool()] }),
+      chatty: agent(chatty),
+      failing: agent(failing),
+      plain: agent(plain),
+    };
+    const options = { client: harness.client };
+    await withWorker(
+      harness,
+      [agents.parent!, agents.chatty!, agents.failing!],
+      async ({ taskQueue }) => {
+        ids.parent = (await agents.parent!.run("Plan my legs", { ...options, taskQueue })).workflowId;
+        const failed = await agents.failing!.start("Plan my arms", { ...options, taskQueue });
+        ids.failing = failed.workflowId;
+        await failed.result().catch(() => undefined);
+        const session = agents.chatty!.session(randomUUID(), { ...options, taskQueue });
+        for (const text of ["Hello", "What do squats do?", "Thanks"]) await session.send(text);
+        await session.end();
+        ids.session = session.workflowId;
+      },
+      { searchAttributes: true },
+    );
+    // A worker without search attributes: its runs have no DurableAgentName.
+    await withWorker(harness, [agents.plain!], async ({ taskQueue }) => {
+      ids.plain = (await agents.plain!.run("Swap squats for lunges, please", { ...options, taskQueue })).workflowId;
+    });
+  });
+
+  afterAll(() => scripted?.close());
+
+  const rowOf = (id: string) =>
+    runsUntil(`/api/runs?query=${encodeURIComponent(`WorkflowId = '${id}'`)}`, (page) =>
+      page.runs.some((r) => r.status !== "running"),
+    ).then((page) => page.runs[0]!);
+
+  it("a failed run's view and page carry its error: the typed error's name and message", async () => {
+    const view = await json<RunView>(`/api/runs/${ids.failing}`);
+    expect(view.status).toBe("failed");
+    expect(view.error).toEqual({
+      type: "ModelApiError",
+      message: expect.stringContaining("gpt-missing does not exist"),
+    });
+    const ok = await json<RunView>(`/api/runs/${ids.parent}`);
+    expect(ok.error).toBeUndefined();
+  });
+
+  it("a run's totals count its sub-agent's tokens, as its list row does", async () => {
+    const row = await rowOf(ids.parent!);
+    const view = await json<RunView>(`/api/runs/${ids.parent}`);
+    // two parent trips of 1,000 tokens and the child's one of 500
+    expect(row.tokens).toBe(2500);
+    expect(view.totals).toEqual({ trips: 2, tokens: 2500, cost: expect.closeTo(row.cost!, 10) });
+    expect(view.trips.reduce((sum, t) => sum + (t.tokens ?? 0), 0)).toBe(2000);
+  });
+
+  it("a session's figures are summed across its messages, as its list row says, and its trips are listed", async () => {
+    const view = await json<RunView>(`/api/runs/${ids.session}`);
+    expect(view.trips.map((t) => t.trip)).toEqual([1, 2, 3]);
+    expect(view.trips.every((t) => t.tokens === 400 && (t.modelLatencyMs ?? -1) >= 0)).toBe(true);
+    expect(view.totals).toEqual({ trips: 3, tokens: 1200, cost: expect.any(Number) });
+    const row = await rowOf(ids.session!);
+    expect(row).toMatchObject({ session: true, trips: 3, tokens: 1200 });
+    expect(view.totals.cost).toBeCloseTo(row.cost!, 10);
+  });
+
+  it("a run from a worker without search attributes lists under its agent's name (from its input), and the agent filter finds it", async () => {
+    const row = await rowOf(ids.plain!);
+    expect(row).toMatchObject({ agent: plain, firstWords: "Swap squats for lunges, please" });
+    expect(row.trips).toBeUndefined();
+    const filtered = await json<RunsResponse>(`/api/runs?agent=${plain}`);
+    expect(filtered.runs.map((r) => r.workflowId)).toEqual([ids.plain]);
+    const others = await json<RunsResponse>(`/api/runs?agent=${parent}`);
+    expect(others.runs.map((r) => r.workflowId)).toEqual([ids.parent]);
+    expect((await json<RunView>(`/api/runs/${ids.plain}`)).agent).toBe(plain);
   });
 });

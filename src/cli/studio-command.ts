@@ -27,7 +27,8 @@ Options:
   --token <token>          every request must carry it (the printed URL has it; it sets a cookie)
   --as <name>              who approves and rejects from the page (the worker's canDecide decides)
   --task-queue <name>      forks and evals run on your workers on this queue; start no worker here
-  --search-attributes      the in-process worker sets durable-agent's search attributes
+  --search-attributes      the in-process worker sets durable-agent's search attributes (without
+                           it, its forks' and evals' rows have no figures and match only the agent filter)
   --data-dir <folder>      where datasets and reports go (default .durable-agent-studio)
   --temporal-ui <url>      the Temporal UI, for run links (default http://localhost:8233)
   -h, --help               show this help

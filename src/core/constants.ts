@@ -28,3 +28,5 @@ export const ACTIVITY = {
   subAgentResult: "subagent.result",
   approvalCanDecide: "approval.can-decide",
 } as const;
+/** The workflow id prefix of the runs an eval starts: the studio hides them from its runs list by it. */
+export const EVAL_WORKFLOW_ID_PREFIX = "durable-agent-eval-";

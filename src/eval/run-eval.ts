@@ -7,6 +7,7 @@ import type { Client } from "@temporalio/client";
 import type { Duration } from "@temporalio/common";
 import pLimit from "p-limit";
 import type { AgentDefinition } from "../agent/agent-definition.js";
+import { EVAL_WORKFLOW_ID_PREFIX } from "../core/constants.js";
 import type { RunResult } from "../core/types.js";
 import { buildReport, trialOutcome } from "./build-report.js";
 import { caseInputText, caseMetadata, type EvalCase } from "../datasets/eval-case.js";
@@ -204,7 +205,7 @@ export async function runEval<C extends EvalCase>(agent: EvaluatedAgent, options
 
   async function trial(caseIndex: number, trialNumber: number): Promise<void> {
     const evalCase = options.cases[caseIndex]!;
-    const workflowId = `${agent.name}-eval-${slug(evalCase.name)}-${trialNumber}-${randomUUID().slice(0, 8)}`;
+    const workflowId = `${EVAL_WORKFLOW_ID_PREFIX}${agent.name}-${slug(evalCase.name)}-${trialNumber}-${randomUUID().slice(0, 8)}`;
     const started = Date.now();
     const base = { case: evalCase.name, trial: trialNumber };
     let run: EvalRun;

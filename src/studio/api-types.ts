@@ -72,6 +72,12 @@ export interface RunRow {
   session?: boolean;
   /** True when the run's payloads are encrypted and this studio has no codec for them. */
   encrypted?: boolean;
+  /** The first words of the user's message that started the run (absent for a session, or an encrypted run). */
+  firstWords?: string;
+  /** How many tool calls wait for a person's approval (running runs only; absent when none, or no worker answered). */
+  awaitingApproval?: number;
+  /** True for a run an eval started (hidden from the list unless `evals=show`). */
+  eval?: boolean;
 }
 
 /** `GET /api/runs`: the query string's filters (all optional). */
@@ -94,6 +100,10 @@ export interface RunsQuery {
   to?: string;
   /** A free visibility query, ANDed with the other filters. */
   query?: string;
+  /** `approval`: only running runs with a tool call waiting for approval. */
+  awaiting?: "approval";
+  /** `show`: list the runs evals started too (hidden by default). */
+  evals?: "show";
   /** Rows per page (default 50, at most 1000). */
   pageSize?: number;
   /** The previous page's `nextPageToken`. */
@@ -177,6 +187,8 @@ export interface ApprovalItem {
   by?: string;
   /** ISO 8601 time of the decision. */
   at?: string;
+  /** The reason given with a rejection. */
+  reason?: string;
 }
 
 /** A re-prompt the contract (`actWhenAsked`) sent, on its trip. */
@@ -195,12 +207,16 @@ export interface RepromptItem {
 export interface BackstopItem {
   /** Tag. */
   type: "backstop";
-  /** The trip it ran on. */
+  /** The trip it ran on (for a before-phase backstop: the trip its prompt goes to). */
   trip: number;
   /** The backstop's name. */
   name: string;
+  /** `before` (on the user's message, before a model call) or `after` (on an answer that would end the run). */
+  phase?: "before" | "after";
   /** Why it ran, or what it decided. */
   reason?: string;
+  /** The prompt it sent the model, when it sent one. */
+  prompt?: string;
 }
 
 /** A sub-agent's run, nested under the tool that started it. */
@@ -262,6 +278,24 @@ export interface TripView {
   cost?: number;
 }
 
+/** Why a run failed: the failure that ended its workflow. */
+export interface RunError {
+  /** The error's type: the library's typed error's name (`ModelApiError`, `ToolError`, ...), else the failure's type or class. */
+  type: string;
+  /** The failure's message. */
+  message: string;
+}
+
+/** A run's totals: every trip's tokens and cost, sub-agents and failed attempts included. */
+export interface RunTotals {
+  /** Model calls made (the session's, for a session). */
+  trips: number;
+  /** Tokens used. */
+  tokens?: number;
+  /** Cost in US dollars, when the model has pricing. */
+  cost?: number;
+}
+
 /** `GET /api/runs/:workflowId`: a run as a conversation. */
 export interface RunView {
   /** The run's workflow id. */
@@ -282,10 +316,46 @@ export interface RunView {
   encrypted: boolean;
   /** For a session: its run ids across continue-as-new, oldest first. */
   session?: { runs: string[] };
+  /** Why the run failed (failed, terminated and timed-out runs). */
+  error?: RunError;
+  /** The run's totals (a session's: across its messages and runs). */
+  totals: RunTotals;
   /** The conversation. */
   items: ConversationItem[];
   /** Per trip figures. */
   trips: TripView[];
+}
+
+/** A tool call waiting for approval, in the queue across runs. */
+export interface QueuedApproval {
+  /** The run that waits (decide on it: `POST /api/runs/:workflowId/approvals/:callId`). */
+  workflowId: string;
+  /** Its Temporal run id. */
+  runId: string;
+  /** The run's agent. */
+  agent: string;
+  /** The first words of the run's user message. */
+  firstWords?: string;
+  /** ISO 8601 start time of the run. */
+  startTime: string;
+  /** The call's id. */
+  callId: string;
+  /** The tool. */
+  tool: string;
+  /** The agent path whose call it is, root first (a sub-agent's call names the sub-agent last). */
+  agents: string[];
+  /** The call's input. */
+  input: unknown;
+  /** The trip that asked for it. */
+  trip: number;
+}
+
+/** `GET /api/approvals`: every call waiting for approval, across the running runs, oldest run first. */
+export interface ApprovalsResponse {
+  /** The waiting calls. */
+  approvals: QueuedApproval[];
+  /** True when there were more running runs than one request reads (the newest 1,000 were asked). */
+  truncated: boolean;
 }
 
 /** `POST /api/runs/:workflowId/approvals/:callId`'s body. */
@@ -314,6 +384,8 @@ export interface ForkResponse {
 export interface DatasetRequest {
   /** The dataset's name (a file name, letters, digits, `-`, `_`, `.`). */
   name: string;
+  /** Replace a dataset of that name (without it, an existing name is a 409). */
+  overwrite?: boolean;
   /** The runs to save. */
   workflowIds?: string[];
   /** Or: every run matching these filters. */
@@ -376,10 +448,24 @@ export interface EvalProgress {
   error?: string;
 }
 
+/** What an eval ran: its dataset, agent and start, to head it by. */
+export interface EvalHeading {
+  /** The eval's id. */
+  id: string;
+  /** The dataset's name (absent for a report saved before the studio recorded it). */
+  dataset?: string;
+  /** The agent evaluated. */
+  agent: string;
+  /** `agent.version` evaluated, when it has one. */
+  agentVersion?: string;
+  /** ISO 8601 time the eval started. */
+  startedAt: string;
+}
+
 /** `GET /api/evals`: the evals this studio has run. */
 export interface EvalsResponse {
   /** The evals, newest first. */
-  evals: (EvalProgress & { dataset: string; agent: string })[];
+  evals: (EvalProgress & { dataset: string; agent: string; startedAt: string })[];
 }
 
 /** Any API error's body. */
@@ -394,6 +480,8 @@ export type CompareResponse = ReportComparison & {
   a: string;
   /** The current eval's id. */
   b: string;
+  /** What each eval ran: `a`'s and `b`'s dataset, agent and date. */
+  headings: { a: EvalHeading; b: EvalHeading };
 };
 
 /** An agent schedule, as `GET /api/schedules` lists it. */

@@ -12,7 +12,7 @@
  */
 import type { Client } from "@temporalio/client";
 import type { AgentDefinition } from "../agent/agent-definition.js";
-import { typedTemporalError } from "../chat/chat-responses.js";
+import { asConnectionError } from "../client/temporal-reachable.js";
 import { getDefaultClient, temporalSettings } from "../client/connection.js";
 import { prepareRunStart, type RunOptions } from "../client/start-run.js";
 import type { RunInput } from "../client/normalize-input.js";
@@ -204,7 +204,7 @@ export function createWebhookHandler<Context = unknown>(options: WebhookHandlerO
       try {
         return await post(request);
       } catch (caught) {
-        const error = typedTemporalError(caught, temporalSettings().address);
+        const error = asConnectionError(caught, temporalSettings().address);
         if (WebhookRequestError.isInstance(error)) {
           logger.warn(
             `durable-agent webhook: ${error.message}${error.cause ? ` (${(error.cause as Error)?.message ?? String(error.cause)})` : ""}`,

@@ -18,12 +18,14 @@ export async function decide(
 ): Promise<void> {
   if (body?.decision !== "approve" && body?.decision !== "reject")
     throw new StudioRequestError(400, '`decision` must be "approve" or "reject".');
+  if (body.reason !== undefined && typeof body.reason !== "string")
+    throw new StudioRequestError(400, "`reason` must be a string.");
   const handle = await getRun(workflowId, { client });
   try {
     if (body.decision === "approve") await handle.approve(callId, as !== undefined ? { by: as } : {});
     else
       await handle.reject(callId, {
-        reason: body.reason ?? `rejected${as ? ` by ${as}` : ""} in the studio`,
+        reason: body.reason?.trim() || `rejected${as ? ` by ${as}` : ""} in the studio`,
         ...defined({ by: as }),
       });
   } catch (error) {

@@ -13,12 +13,14 @@ import {
 } from "../../errors.js";
 import type { ErrorResponse, MetaResponse } from "../api-types.js";
 import { cancel, decide, fork } from "./actions.js";
+import { listApprovals } from "./approvals-queue.js";
 import { servePage } from "./assets.js";
 import { studioAuth } from "./auth.js";
 import { listDatasets, saveDataset } from "./datasets.js";
 import type { EvalJobs } from "./evals.js";
 import { StudioRequestError } from "./http-error.js";
 import { sameOriginOnly, securityHeaders, temporalReachable } from "./request-checks.js";
+import { RunInputs } from "./run-inputs.js";
 import { listRuns } from "./runs-list.js";
 import { readRunView } from "./run-view.js";
 import { listScheduleRows } from "./schedules.js";
@@ -80,6 +82,7 @@ function grpcDetails(error: Error): string {
 export function createStudioApp(ctx: StudioContext): Hono {
   const app = new Hono();
   const { client } = ctx;
+  const inputs = new RunInputs(client);
   app.onError((error, c) => errorResponse(c, error));
   app.use("*", securityHeaders());
   app.use("*", sameOriginOnly());
@@ -99,10 +102,11 @@ export function createStudioApp(ctx: StudioContext): Hono {
     }),
   );
   app.get("/api/runs", async (c) => {
-    const { page, visibilityMs } = await listRuns(client, c.req.query());
+    const { page, visibilityMs } = await listRuns(client, inputs, c.req.query());
     c.header("Server-Timing", `visibility;dur=${visibilityMs.toFixed(1)}`);
     return c.json(page);
   });
+  app.get("/api/approvals", async (c) => c.json(await listApprovals(client, inputs)));
   app.get("/api/runs/:workflowId", async (c) =>
     c.json(
       await readRunView(client, c.req.param("workflowId"), {

@@ -5,7 +5,14 @@
  */
 import { defined } from "../../core/defined.js";
 import { textOf, type Message, type RepromptKind, type ToolCallRecord, type TraceEvent } from "../../core/types.js";
-import type { ApprovalItem, ConversationItem, ToolCallItem, ToolCallStatus, TripView } from "../api-types.js";
+import type {
+  ApprovalItem,
+  BackstopItem,
+  ConversationItem,
+  ToolCallItem,
+  ToolCallStatus,
+  TripView,
+} from "../api-types.js";
 
 /** Activity timings read from the run's history (src/studio/server/latencies.ts). */
 export interface Latencies {
@@ -34,6 +41,7 @@ function approvalItems(trace: readonly TraceEvent[]): Map<string, ApprovalItem> 
       item.decision = event.outcome;
       if (event.by !== undefined) item.by = event.by;
       if (event.decidedAt !== undefined) item.at = event.decidedAt;
+      if (event.outcome === "rejected" && event.reason !== undefined) item.reason = event.reason;
     } else if (event.outcome === "timed-out") item.decision = "timedOut";
     approvals.set(event.callId, item);
   }
@@ -46,12 +54,24 @@ function statusOf(record: ToolCallRecord | undefined, approval: ApprovalItem | u
 }
 
 function backstopReason(event: Event<"backstop">): string {
-  return `${event.phase} the answer: ${event.outcome}${event.detail ? `: ${event.detail}` : ""}`;
+  if (event.outcome === "prompted" && event.detail) return "prompted the model";
+  return `${event.outcome}${event.detail ? `: ${event.detail}` : ""}`;
+}
+
+/** The backstop entries worth showing: not skipped ones, and a "detected" one only when nothing followed it (its run's outcome says more). */
+function shownBackstopEvents(trace: readonly TraceEvent[]): Event<"backstop">[] {
+  const events = trace.filter((e): e is Event<"backstop"> => e.type === "backstop" && e.outcome !== "skipped");
+  return events.filter(
+    (event, i) =>
+      event.outcome !== "detected" ||
+      !events.slice(i + 1).some((later) => later.name === event.name && later.phase === event.phase),
+  );
 }
 
 /** A sub-agent's conversation from its trace alone (its answers, tool calls, re-prompts and backstops). */
 export function traceConversation(trace: readonly TraceEvent[]): ConversationItem[] {
   const items: ConversationItem[] = [];
+  const backstops = new Set(shownBackstopEvents(trace));
   for (const event of trace) {
     if (event.type === "model.answered" && event.text)
       items.push({ type: "assistant", text: event.text, trip: event.trip });
@@ -68,8 +88,7 @@ export function traceConversation(trace: readonly TraceEvent[]): ConversationIte
       });
     else if (event.type === "reprompt")
       items.push({ type: "reprompt", trip: event.trip, reason: REPROMPT_REASONS[event.kind], text: event.text });
-    else if (event.type === "backstop" && event.outcome !== "skipped")
-      items.push({ type: "backstop", trip: event.trip, name: event.name, reason: backstopReason(event) });
+    else if (event.type === "backstop" && backstops.has(event)) items.push(backstopItem(event));
     else if (event.type === "subagent.finished" || event.type === "subagent.started")
       items.push(...subagentItem(event, trace));
   }
@@ -91,6 +110,19 @@ function subagentItem(
   ];
 }
 
+/** A backstop's trace entry as an item: a before-phase one on the trip its prompt goes to, with the prompt it sent. */
+function backstopItem(event: Event<"backstop">): BackstopItem {
+  const prompted = event.outcome === "prompted" && !!event.detail;
+  return {
+    type: "backstop",
+    trip: event.phase === "before" ? event.trip + 1 : event.trip,
+    name: event.name,
+    phase: event.phase,
+    reason: backstopReason(event),
+    ...(prompted ? { prompt: event.detail } : {}),
+  };
+}
+
 /** The conversation of a run (or of one session message's new messages) from its record. */
 export function conversationOf(
   workflowId: string,
@@ -103,26 +135,37 @@ export function conversationOf(
   const answeredTrips = trace.filter((e) => e.type === "model.answered").map((e) => e.trip);
   const reprompts = trace.filter((e): e is Event<"reprompt"> => e.type === "reprompt");
   const approvals = approvalItems(trace);
-  const backstops = trace.filter((e): e is Event<"backstop"> => e.type === "backstop" && e.outcome !== "skipped");
+  const backstops = shownBackstopEvents(trace);
   const shownBackstops = new Set<Event<"backstop">>();
   const items: ConversationItem[] = [];
-  const backstopsOf = (trip: number) => {
-    for (const event of backstops.filter((b) => b.trip === trip && !shownBackstops.has(b))) {
+  const show = (events: Event<"backstop">[]) => {
+    for (const event of events) {
       shownBackstops.add(event);
-      items.push({ type: "backstop", trip, name: event.name, reason: backstopReason(event) });
+      items.push(backstopItem(event));
     }
   };
+  const unshown = (phase: "before" | "after", trip: number) =>
+    backstops.filter((b) => b.phase === phase && b.trip === trip && !shownBackstops.has(b));
   let answers = 0;
-  let trip = 0;
+  // A session message's trips go on from the session's: its before-phase backstops ran on the trip before its first.
+  let trip = (answeredTrips[0] ?? 1) - 1;
   for (const message of messages) {
     if (message.role === "user") {
       const text = textOf(message.content);
+      // Before-phase backstops ran on the user's message; the prompts they sent follow it as one message.
+      const before = unshown("before", trip);
+      const prompts = before.flatMap((b) => (b.outcome === "prompted" && b.detail ? [b.detail] : []));
+      if (prompts.length > 0 && prompts.join("\n\n") === text) {
+        show(before);
+        continue;
+      }
       const reprompt = reprompts[0]?.text === text ? reprompts.shift() : undefined;
       items.push(
         reprompt
           ? { type: "reprompt", trip: reprompt.trip, reason: REPROMPT_REASONS[reprompt.kind], text }
           : { type: "user", text },
       );
+      if (!reprompt && prompts.length === 0) show(before);
     } else if (message.role === "assistant") {
       trip = answeredTrips[answers++] ?? trip + 1;
       for (const part of message.reasoning ?? [])
@@ -130,13 +173,13 @@ export function conversationOf(
       if (message.content) items.push({ type: "assistant", text: message.content, trip });
       for (const call of message.toolCalls ?? [])
         items.push(...toolCallItems(workflowId, call, trip, calls, approvals, trace, latencies));
-      backstopsOf(trip);
+      show(unshown("after", trip));
     }
   }
   // What the messages do not show (a re-prompt or a backstop of a trip whose answer is not in them).
   for (const reprompt of reprompts)
     items.push({ type: "reprompt", trip: reprompt.trip, reason: REPROMPT_REASONS[reprompt.kind], text: reprompt.text });
-  for (const event of backstops) if (!shownBackstops.has(event)) backstopsOf(event.trip);
+  show(backstops.filter((event) => !shownBackstops.has(event)));
   return items;
 }
 

@@ -2,7 +2,7 @@
  * `/api/datasets`: runs saved as JSON Lines case files (`ai.eval.casesFromRuns` and `writeCases`),
  * by workflow id or as every completed run matching the runs list's filters.
  */
-import { readdir, readFile } from "node:fs/promises";
+import { access, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Client } from "@temporalio/client";
 import { DurableAgentError } from "../../errors.js";
@@ -25,9 +25,19 @@ export function datasetPath(dataDir: string, name: unknown): string {
   return join(dataDir, "datasets", `${name}${EXTENSION}`);
 }
 
-/** Saves the runs as a dataset; throws `StudioRequestError` when no run is named or none has finished. */
+/**
+ * Saves the runs as a dataset; throws `StudioRequestError` when no run is named or none has
+ * finished, and (409) when a dataset has the name and the request does not say `overwrite`.
+ */
 export async function saveDataset(client: Client, dataDir: string, body: DatasetRequest): Promise<DatasetResponse> {
   const path = datasetPath(dataDir, body?.name);
+  if (body.overwrite !== undefined && typeof body.overwrite !== "boolean")
+    throw new StudioRequestError(400, "`overwrite` must be true or false.");
+  if (!body.overwrite && (await exists(path)))
+    throw new StudioRequestError(
+      409,
+      `A dataset named "${body.name}" exists: pick another name, or overwrite it (\`overwrite: true\`).`,
+    );
   const ids = body.workflowIds;
   if (ids !== undefined && (!Array.isArray(ids) || ids.some((id) => typeof id !== "string")))
     throw new StudioRequestError(400, "`workflowIds` must be an array of workflow ids.");
@@ -46,6 +56,12 @@ export async function saveDataset(client: Client, dataDir: string, body: Dataset
   await writeCases(path, cases);
   return { path, cases: cases.length };
 }
+
+const exists = (path: string) =>
+  access(path).then(
+    () => true,
+    () => false,
+  );
 
 /** The saved datasets, by name. */
 export async function listDatasets(dataDir: string): Promise<DatasetInfo[]> {

@@ -16,7 +16,8 @@ import { toHtmlReport } from "../../eval/report-html.js";
 import type { Scorer } from "../../eval/scorer.js";
 import { changeClaimedWithoutToolCall } from "../../eval/scorers/change-claimed-without-tool-call.js";
 import { requiredToolCalled } from "../../eval/scorers/required-tool-called.js";
-import type { CompareResponse, EvalProgress, EvalRequest, EvalsResponse } from "../api-types.js";
+import { defined } from "../../core/defined.js";
+import type { CompareResponse, EvalHeading, EvalProgress, EvalRequest, EvalsResponse } from "../api-types.js";
 import { datasetPath } from "./datasets.js";
 import { StudioRequestError } from "./http-error.js";
 
@@ -24,6 +25,12 @@ interface EvalJob {
   progress: EvalProgress;
   dataset: string;
   agent: string;
+  startedAt: string;
+}
+
+/** What the studio keeps beside an eval's report (the report itself does not name its dataset). */
+interface ReportMeta {
+  dataset: string;
 }
 
 const REPORT_ID = /^[A-Za-z0-9-]{1,64}$/;
@@ -53,7 +60,7 @@ export class EvalJobs {
     },
   ) {}
 
-  private reportPath(id: string, extension: "json" | "html"): string {
+  private reportPath(id: string, extension: "json" | "html" | "meta.json"): string {
     if (!REPORT_ID.test(id)) throw new StudioRequestError(404, `No eval report ${JSON.stringify(id)}.`);
     return join(this.options.dataDir, "reports", `${id}.${extension}`);
   }
@@ -78,6 +85,7 @@ export class EvalJobs {
       progress: { id, done: false, total: cases.length, finished: 0 },
       dataset: body.dataset,
       agent: agent.name,
+      startedAt: new Date().toISOString(),
     };
     this.jobs.set(id, job);
     void agent
@@ -93,7 +101,7 @@ export class EvalJobs {
       })
       .then(
         async (report) => {
-          await this.saveReport(id, report);
+          await this.saveReport(id, report, { dataset: job.dataset });
           job.progress = { ...job.progress, done: true, finished: job.progress.total, reportUrl: `/api/reports/${id}` };
         },
         (error: Error) => {
@@ -103,8 +111,9 @@ export class EvalJobs {
     return id;
   }
 
-  private async saveReport(id: string, report: EvalReport): Promise<void> {
+  private async saveReport(id: string, report: EvalReport, meta: ReportMeta): Promise<void> {
     await mkdir(join(this.options.dataDir, "reports"), { recursive: true });
+    await writeFile(this.reportPath(id, "meta.json"), JSON.stringify(meta));
     await writeFile(this.reportPath(id, "json"), JSON.stringify(report, null, 2));
     await writeFile(this.reportPath(id, "html"), toHtmlReport(report));
   }
@@ -121,7 +130,7 @@ export class EvalJobs {
     return {
       evals: [...this.jobs.values()]
         .reverse()
-        .map((job) => ({ ...job.progress, dataset: job.dataset, agent: job.agent })),
+        .map((job) => ({ ...job.progress, dataset: job.dataset, agent: job.agent, startedAt: job.startedAt })),
     };
   }
 
@@ -143,6 +152,21 @@ export class EvalJobs {
   async compare(a: string | undefined, b: string | undefined): Promise<CompareResponse> {
     if (!a || !b) throw new StudioRequestError(400, "Name the two evals: /api/compare?a=<baseline id>&b=<id>.");
     const [baseline, current] = await Promise.all([this.report(a), this.report(b)]);
-    return { a, b, ...compareReports(baseline, current) };
+    const [headingA, headingB] = await Promise.all([this.heading(a, baseline), this.heading(b, current)]);
+    return { a, b, headings: { a: headingA, b: headingB }, ...compareReports(baseline, current) };
+  }
+
+  /** What an eval ran, to head a comparison by: its dataset (kept beside the report), agent and start. */
+  private async heading(id: string, report: EvalReport): Promise<EvalHeading> {
+    const meta = await readFile(this.reportPath(id, "meta.json"), "utf8")
+      .then((text) => JSON.parse(text) as Partial<ReportMeta>)
+      .catch(() => ({}) as Partial<ReportMeta>);
+    const dataset = meta.dataset ?? this.jobs.get(id)?.dataset;
+    return {
+      id,
+      ...defined({ dataset, agentVersion: report.agentVersion }),
+      agent: report.agent,
+      startedAt: report.startedAt,
+    };
   }
 }

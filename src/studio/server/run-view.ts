@@ -12,18 +12,22 @@ import { completeResult } from "../../client/complete-result.js";
 import { readRunPart } from "../../client/run-reader.js";
 import { SESSION_WORKFLOW_NAME } from "../../core/constants.js";
 import type { AgentRunResult } from "../../core/paging.js";
+import { fromFailure, usageOfFailure } from "../../core/typed-failures.js";
+import type { RunUsage } from "../../core/usage.js";
 import { SEARCH_ATTRIBUTES } from "../../core/search-attributes.js";
 import type { Message, RunResult, ToolCallRecord, TraceEvent } from "../../core/types.js";
 import { firstEvent, sessionRunResults } from "../../datasets/read-run.js";
 import { nestedTrace } from "../../subagents/nested-trace.js";
 import type { AgentRunArgs } from "../../workflows/definitions.js";
-import type { ConversationItem, RunView } from "../api-types.js";
+import type { ConversationItem, RunError, RunTotals, RunView, TripView } from "../api-types.js";
 import { conversationOf, tripsOf } from "./conversation.js";
 import { readLatencies } from "./latencies.js";
 import { runStatusOf } from "./run-status.js";
 
 /** How long to wait for a worker to answer the queries of a run without a result. */
 const QUERY_DEADLINE_MS = 5_000;
+/** The statuses of a run that ended with a failure (its result rejects at once). */
+const ENDED_WITHOUT_RESULT = new Set(["FAILED", "TERMINATED", "TIMED_OUT", "CANCELLED"]);
 /** The codec's encoding (src/codec): payloads the client could not decode carry it. */
 const ENCRYPTED_ENCODING = "binary/encrypted";
 
@@ -34,6 +38,10 @@ interface Record {
   stopReason?: string;
   agentVersion?: string;
   agent?: string;
+  /** The run's usage (sub-agents included), from its result or its failure. */
+  usage?: RunUsage;
+  /** Model calls made, from its result. */
+  trips?: number;
 }
 
 /** The run's start input, decoded; undefined when it is encrypted with a codec this client lacks. */
@@ -67,7 +75,8 @@ function recordOf(result: RunResult): Record {
     toolCalls: result.toolCalls,
     trace: result.trace,
     stopReason: result.stopReason,
-    ...defined({ agentVersion: result.agentVersion }),
+    trips: result.trips,
+    ...defined({ agentVersion: result.agentVersion, usage: result.usage }),
     ...defined({ agent: result.agent }),
   };
 }
@@ -107,19 +116,76 @@ async function chainRunIds(client: Client, workflowId: string): Promise<string[]
   return runs.sort((a, b) => a.start - b.start).map((run) => run.runId);
 }
 
-/** A session's messages in order across its runs: each message's result holds that message's part of the conversation. */
-async function sessionItems(client: Client, workflowId: string, runIds: string[]): Promise<ConversationItem[]> {
+/** A session's messages in order across its runs (each message's result holds its part of the conversation), its trips and its totals. */
+async function sessionRecord(
+  client: Client,
+  workflowId: string,
+  runIds: string[],
+): Promise<Pick<RunView, "items" | "trips" | "totals">> {
   const items: ConversationItem[] = [];
+  const trips: TripView[] = [];
+  const usages: RunUsage[] = [];
   let index = 0;
   for (const runId of runIds) {
     const results = await sessionRunResults(client, workflowId, runId);
-    const latencies = { model: new Map<number, number>(), tools: new Map<string, number>() };
+    const latencies = await readLatencies(
+      client,
+      workflowId,
+      runId,
+      results.flatMap((result) => result.toolCalls),
+    );
     for (const result of results) {
       items.push({ type: "session-message", index: index++, status: result.stopReason });
       items.push(...conversationOf(result.workflowId, result.messages, result.toolCalls, result.trace, latencies));
+      trips.push(...tripsOf(result.trace, result.toolCalls, latencies));
+      if (result.usage) usages.push(result.usage);
     }
   }
-  return items;
+  return { items, trips, totals: totalsOf(trips, usages.length > 0 ? sumUsage(usages) : undefined) };
+}
+
+/** The run's totals: its usage when known (it counts sub-agents and failed attempts), else its trips' sum. */
+function totalsOf(
+  trips: readonly TripView[],
+  usage: { totalTokens?: number; costUsd?: number } | undefined,
+): RunTotals {
+  const summed = (key: "tokens" | "cost") =>
+    trips.some((t) => t[key] !== undefined) ? trips.reduce((sum, t) => sum + (t[key] ?? 0), 0) : undefined;
+  return {
+    trips: trips.length,
+    ...defined({ tokens: usage?.totalTokens ?? summed("tokens"), cost: usage?.costUsd ?? summed("cost") }),
+  };
+}
+
+function sumUsage(usages: readonly RunUsage[]): Pick<RunUsage, "totalTokens" | "costUsd"> {
+  const priced = usages.filter((u) => u.costUsd !== undefined);
+  return {
+    totalTokens: usages.reduce((sum, u) => sum + u.totalTokens, 0),
+    ...(priced.length > 0 ? { costUsd: priced.reduce((sum, u) => sum + u.costUsd!, 0) } : {}),
+  };
+}
+
+/** Why a run that did not complete ended: its failure's typed error (or the failure itself), and the usage it carries. */
+async function failureOf(
+  client: Client,
+  workflowId: string,
+  runId: string,
+): Promise<{ error: RunError; usage?: RunUsage } | undefined> {
+  const error = await client.workflow
+    .getHandle(workflowId, runId)
+    .result()
+    .then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+  if (!(error instanceof Error)) return undefined;
+  const typed = fromFailure(error);
+  const cause = (typed ?? error.cause ?? error) as Error & { type?: string };
+  const usage = typed?.usage ?? usageOfFailure(error);
+  return {
+    error: { type: typed?.name ?? cause.type ?? cause.name, message: cause.message },
+    ...defined({ usage }),
+  };
 }
 
 /** Reads the run (the latest of its chain unless `runId` names one) as the studio's `RunView`. */
@@ -142,6 +208,7 @@ export async function readRunView(
     encrypted: false,
     items: [],
     trips: [],
+    totals: { trips: 0 },
   };
   const version = attributes.get(SEARCH_ATTRIBUTES.version);
   const stopReason = attributes.get(SEARCH_ATTRIBUTES.stopReason);
@@ -149,21 +216,34 @@ export async function readRunView(
   if (stopReason !== undefined) view.stopReason = stopReason;
   const input = await startInput(client, workflowId, runId);
   if (input.encrypted) return { ...view, encrypted: true };
+  // Without search attributes, the agent's name is the run's input's.
+  if (input.args?.agent !== undefined) view.agent = input.args.agent;
   if (description.type === SESSION_WORKFLOW_NAME) {
     const runs = await chainRunIds(client, workflowId);
-    return { ...view, session: { runs }, items: await sessionItems(client, workflowId, runs) };
+    return { ...view, session: { runs }, ...(await sessionRecord(client, workflowId, runs)) };
   }
-  const record =
-    description.status.name === "COMPLETED"
-      ? await completedRecord(client, workflowId, runId)
-      : await liveRecord(client, workflowId, runId, input.args);
+  const completed = description.status.name === "COMPLETED";
+  const failure = ENDED_WITHOUT_RESULT.has(description.status.name)
+    ? await failureOf(client, workflowId, runId)
+    : undefined;
+  const record = completed
+    ? await completedRecord(client, workflowId, runId)
+    : await liveRecord(client, workflowId, runId, input.args);
   const latencies = await readLatencies(client, workflowId, runId, record.toolCalls);
   if (record.agentVersion !== undefined) view.version = record.agentVersion;
   if (record.stopReason !== undefined) view.stopReason = record.stopReason;
-  if (input.args?.agent !== undefined) view.agent = input.args.agent;
+  view.status = runStatusOf(description.status.name, view.stopReason);
+  const trips = tripsOf(record.trace, record.toolCalls, latencies);
+  const usage = record.usage ??
+    failure?.usage ?? {
+      totalTokens: attributes.get(SEARCH_ATTRIBUTES.tokens),
+      costUsd: attributes.get(SEARCH_ATTRIBUTES.costUsd),
+    };
   return {
     ...view,
+    ...defined({ error: failure?.error }),
     items: conversationOf(workflowId, record.messages, record.toolCalls, record.trace, latencies),
-    trips: tripsOf(record.trace, record.toolCalls, latencies),
+    trips,
+    totals: { ...totalsOf(trips, usage), ...defined({ trips: record.trips }) },
   };
 }

@@ -1,10 +1,11 @@
-/** The studio's frame: the navigation, the meta every view reads, and the view the hash names. */
+/** The studio's frame: the navigation, the meta every view reads, and the view the hash names (`#/approvals`: the queue). */
 import type { MetaResponse } from "../../api-types.js";
 import { MetaContext } from "./meta.js";
 import { href, useRoute } from "./route.js";
 import { useFetch } from "./use-fetch.js";
 import { RunsList } from "./runs/runs-list.js";
 import { RunPage } from "./run/run-page.js";
+import { ApprovalsPage } from "./approvals/approvals-page.js";
 import { DatasetsPage } from "./data/datasets-page.js";
 import { EvalsPage } from "./data/evals-page.js";
 import { ComparePage } from "./data/compare-page.js";
@@ -13,6 +14,7 @@ import { SchedulesPage } from "./schedules/schedules-page.js";
 const SECTIONS = [
   ["runs", "Runs"],
   ["schedules", "Schedules"],
+  ["approvals", "Approvals"],
   ["datasets", "Datasets"],
   ["evals", "Evals"],
   ["compare", "Compare"],
@@ -56,7 +58,10 @@ export function App() {
 function View({ section, route }: { section: string; route: ReturnType<typeof useRoute> }) {
   switch (section) {
     case "run":
-      return <RunPage workflowId={route.path[1] ?? ""} />;
+      // Keyed by the run: another run's page starts afresh (its stream, its live text, its dialogs).
+      return <RunPage key={route.path[1]} workflowId={route.path[1] ?? ""} />;
+    case "approvals":
+      return <ApprovalsPage />;
     case "schedules":
       return <SchedulesPage />;
     case "datasets":

@@ -3,11 +3,14 @@
  * rates with their 95% intervals, the difference and its significance (the eval's own
  * `compareReports`), the cases that changed, and the two HTML reports.
  */
-import type { CompareResponse } from "../../../api-types.js";
+import type { CompareResponse, EvalHeading } from "../../../api-types.js";
 import { segment } from "../api.js";
 import * as fmt from "../format.js";
 import { href } from "../route.js";
 import { useFetch } from "../use-fetch.js";
+
+/** An eval by what it ran: "coach-five · studio-coach · 12/6/2026, 9:12 AM" (its agent's version is in its head). */
+const title = (h: EvalHeading) => `${h.dataset ?? "(dataset not recorded)"} · ${h.agent} · ${fmt.time(h.startedAt)}`;
 
 const rate = (r: CompareResponse["scorers"][number]["baseline"]) =>
   r.rate === null || !r.interval
@@ -39,15 +42,30 @@ export function ComparePage({ a, b }: { a: string; b: string }) {
   ];
   return (
     <section data-testid="comparison">
-      <h2>
-        {a} → {b}
+      <h2 data-testid="compare-title">
+        {title(c.headings.a)} → {title(c.headings.b)}
       </h2>
+      <div class="compare-heads">
+        {(["a", "b"] as const).map((side) => (
+          <div key={side} data-testid={`compare-head-${side}`}>
+            <span class="label">{side === "a" ? "baseline" : "current"}</span>
+            <div>
+              dataset <strong>{c.headings[side].dataset ?? "–"}</strong> · agent{" "}
+              <strong>{c.headings[side].agent}</strong>
+              {c.headings[side].agentVersion && ` (${c.headings[side].agentVersion})`}
+            </div>
+            <div class="hint">
+              started {fmt.time(c.headings[side].startedAt)} · eval {c.headings[side].id}
+            </div>
+          </div>
+        ))}
+      </div>
       <table data-testid="compare-scorers">
         <thead>
           <tr>
             <th>scorer</th>
-            <th>baseline ({a})</th>
-            <th>current ({b})</th>
+            <th>baseline</th>
+            <th>current</th>
             <th class="num">difference</th>
             <th class="num">p (Fisher)</th>
             <th>verdict</th>

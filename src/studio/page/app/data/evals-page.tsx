@@ -1,6 +1,7 @@
 /** The evals this studio has run (`#/evals`): progress, reports, and two picked for a comparison. */
 import { useState } from "preact/hooks";
 import type { EvalsResponse } from "../../../api-types.js";
+import * as fmt from "../format.js";
 import { href, navigate } from "../route.js";
 import { useFetch } from "../use-fetch.js";
 import { EvalProgressBar } from "./eval-progress.js";
@@ -29,9 +30,9 @@ export function EvalsPage() {
           <tr>
             <th>baseline</th>
             <th>current</th>
-            <th>eval</th>
             <th>dataset</th>
             <th>agent</th>
+            <th>started</th>
             <th>progress</th>
           </tr>
         </thead>
@@ -56,9 +57,9 @@ export function EvalsPage() {
                   onChange={() => setCurrent(e.id)}
                 />
               </td>
-              <td>{e.id}</td>
-              <td>{e.dataset}</td>
+              <td title={`eval ${e.id}`}>{e.dataset}</td>
               <td>{e.agent}</td>
+              <td>{fmt.time(e.startedAt)}</td>
               <td>
                 <EvalProgressBar id={e.id} initial={e} />
               </td>

@@ -52,7 +52,12 @@ function TripSection(props: { group: TripGroup; figures?: TripView | undefined; 
     item.type === "reprompt"
       ? [{ kind: "reprompt", label: `re-prompted: ${item.reason}` }]
       : item.type === "backstop"
-        ? [{ kind: "backstop", label: `backstop ${item.name}${item.reason ? `: ${item.reason}` : ""}` }]
+        ? [
+            {
+              kind: "backstop",
+              label: `backstop ${item.name}${item.phase ? ` (${item.phase} the answer)` : ""}${item.reason ? `: ${item.reason}` : ""}`,
+            },
+          ]
         : [],
   );
   return (

@@ -2,14 +2,15 @@
  * One conversation item: a message, reasoning, a tool call, an approval, a re-prompt, a backstop, a
  * handoff (a sub-agent's run is nested by the conversation).
  */
+import { useState } from "preact/hooks";
 import type { ApprovalItem, ConversationItem, ToolCallItem } from "../../../api-types.js";
 import * as fmt from "../format.js";
 import { href } from "../route.js";
 
-/** What the run page lets an item do: decide a waiting approval (as `as`, when the studio has one). */
+/** What the run page lets an item do: decide a waiting approval (as `as`, when the studio has one), a rejection with its reason. */
 export interface Actions {
   as?: string | undefined;
-  decide: (callId: string, decision: "approve" | "reject") => void;
+  decide: (callId: string, decision: "approve" | "reject", reason?: string) => void;
   /** The call being decided, while its request is in flight. */
   deciding?: string | undefined;
 }
@@ -41,9 +42,18 @@ export function ItemView({ item, actions }: { item: ConversationItem; actions?: 
       );
     case "backstop":
       return (
-        <div class="item backstop" data-testid="backstop" data-trip={item.trip}>
-          <span class="who">backstop {item.name}</span>
+        <div class="item backstop" data-testid="backstop" data-trip={item.trip} data-phase={item.phase}>
+          <span class="who">
+            backstop {item.name}
+            {item.phase && ` · ${item.phase} the answer`}
+          </span>
           {item.reason && <p>{item.reason}</p>}
+          {item.prompt !== undefined && (
+            <>
+              <span class="label">its prompt to the model</span>
+              <p data-testid="backstop-prompt">{item.prompt}</p>
+            </>
+          )}
         </div>
       );
     case "subagent":
@@ -98,9 +108,13 @@ function ToolCall({ call }: { call: ToolCallItem }) {
   );
 }
 
-function Approval({ item, actions }: { item: ApprovalItem; actions?: Actions | undefined }) {
+/** A waiting or decided approval, with approve and reject (with a reason) while it waits. */
+export function Approval({ item, actions }: { item: ApprovalItem; actions?: Actions | undefined }) {
+  const [rejecting, setRejecting] = useState(false);
+  const [reason, setReason] = useState("");
   const waiting = item.decision === undefined;
   const cannot = !actions?.as ? "start the studio with --as <name> to decide" : undefined;
+  const busy = !!cannot || actions?.deciding === item.callId;
   return (
     <div
       class={`item approval ${item.decision ?? "waiting"}`}
@@ -110,28 +124,57 @@ function Approval({ item, actions }: { item: ApprovalItem; actions?: Actions | u
     >
       <span class="who">approval · {item.tool}</span>
       {waiting ? (
-        actions && (
+        actions &&
+        (rejecting ? (
+          <form
+            class="buttons"
+            data-testid="reject-form"
+            onSubmit={(e) => {
+              e.preventDefault();
+              actions.decide(item.callId, "reject", reason.trim());
+            }}
+          >
+            <input
+              data-testid="reject-reason"
+              placeholder="why (recorded with the decision, and told to the model)"
+              value={reason}
+              size={48}
+              onInput={(e) => setReason(e.currentTarget.value)}
+            />
+            <button type="submit" data-testid="reject-confirm" disabled={busy}>
+              Reject as {actions.as}
+            </button>
+            <button type="button" onClick={() => setRejecting(false)}>
+              Back
+            </button>
+          </form>
+        ) : (
           <span class="buttons">
             waiting for a decision{" "}
-            {(["approve", "reject"] as const).map((decision) => (
-              <button
-                key={decision}
-                data-testid={decision}
-                title={cannot ?? `${decision} as ${actions.as}`}
-                disabled={!!cannot || actions.deciding === item.callId}
-                onClick={() => actions.decide(item.callId, decision)}
-              >
-                {decision === "approve" ? "Approve" : "Reject"}
-                {actions.as ? ` as ${actions.as}` : ""}
-              </button>
-            ))}
+            <button
+              data-testid="approve"
+              title={cannot ?? `approve as ${actions.as}`}
+              disabled={busy}
+              onClick={() => actions.decide(item.callId, "approve")}
+            >
+              Approve{actions.as ? ` as ${actions.as}` : ""}
+            </button>
+            <button
+              data-testid="reject"
+              title={cannot ?? `reject as ${actions.as}, with a reason`}
+              disabled={busy}
+              onClick={() => setRejecting(true)}
+            >
+              Reject…
+            </button>
           </span>
-        )
+        ))
       ) : (
         <span data-testid="decision">
           {item.decision === "timedOut" ? "timed out" : item.decision}
           {item.by && ` by ${item.by}`}
           {item.at && ` at ${fmt.time(item.at)}`}
+          {item.reason && <span data-testid="decision-reason">: {item.reason}</span>}
         </span>
       )}
     </div>

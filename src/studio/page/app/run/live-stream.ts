@@ -2,7 +2,8 @@
  * A run in progress, live: an `EventSource` on `/api/runs/:id/stream` (the library's own SSE, as
  * `handle.toSSEResponse()` writes it: one named event per run event). Answer text grows from
  * `text.delta`s; every durable event asks the page to load the run again, so the conversation is
- * always the server's, with the streaming answer on top.
+ * always the server's, with the streaming answer on top. The text is kept by run: another run's
+ * page never shows it, and leaving a run closes its stream.
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { segment } from "../api.js";
@@ -43,14 +44,17 @@ export interface LiveRun {
  * the recorded conversation changed, and once when the run finishes.
  */
 export function useLiveRun(workflowId: string, active: boolean, onChange: () => void): LiveRun {
-  const [text, setText] = useState<Map<number, string>>(new Map());
+  const [live, setLive] = useState<{ workflowId: string; text: Map<number, string> }>({ workflowId, text: new Map() });
   const [connected, setConnected] = useState(false);
   const changed = useRef(onChange);
   changed.current = onChange;
 
   useEffect(() => {
     if (!active) return;
-    setText(new Map());
+    setLive({ workflowId, text: new Map() });
+    // This run's text only: an update that comes after the page left the run starts from nothing of another's.
+    const setText = (update: (old: Map<number, string>) => Map<number, string>) =>
+      setLive((old) => ({ workflowId, text: update(old.workflowId === workflowId ? old.text : new Map()) }));
     const source = new EventSource(`/api/runs/${segment(workflowId)}/stream`);
     const attempts = new Map<number, number>();
     let timer: number | undefined;
@@ -98,5 +102,8 @@ export function useLiveRun(workflowId: string, active: boolean, onChange: () => 
     };
   }, [workflowId, active]);
 
-  return { text, connected };
+  const own = live.workflowId === workflowId;
+  return { text: own ? live.text : NO_TEXT, connected: own && connected };
 }
+
+const NO_TEXT: Map<number, string> = new Map();

@@ -46,10 +46,7 @@ export function RunPage({ workflowId }: { workflowId: string }) {
     );
   if (!view) return <p>Loading…</p>;
   const trips = Math.max(0, ...view.trips.map((t) => t.trip));
-  const totals = view.trips.reduce(
-    (sum, t) => ({ tokens: sum.tokens + (t.tokens ?? 0), cost: sum.cost + (t.cost ?? 0) }),
-    { tokens: 0, cost: 0 },
-  );
+  const { totals } = view;
   return (
     <article class="run" data-testid="run" data-status={view.status}>
       <header class="run-head">
@@ -61,7 +58,8 @@ export function RunPage({ workflowId }: { workflowId: string }) {
         </span>
         {view.stopReason && <span data-testid="run-stop-reason">stopped: {view.stopReason}</span>}
         <span data-testid="run-totals">
-          {trips} trips · {fmt.tokens(totals.tokens)} tokens · {fmt.cost(totals.cost)}
+          {totals.trips} {totals.trips === 1 ? "trip" : "trips"} · {fmt.tokens(totals.tokens)} tokens ·{" "}
+          {fmt.cost(totals.cost)}
         </span>
         {running && (
           <span class={`live-dot ${live.connected ? "on" : ""}`} data-testid="live">
@@ -84,8 +82,15 @@ export function RunPage({ workflowId }: { workflowId: string }) {
       </header>
       {view.session && (
         <p class="hint" data-testid="session-runs">
-          A session: one conversation across {view.session.runs.length} runs (continue-as-new).
+          A session: one conversation across {view.session.runs.length}{" "}
+          {view.session.runs.length === 1 ? "run" : "runs"} (continue-as-new).
         </p>
+      )}
+      {view.error && (
+        <div class="run-error" data-testid="run-error" data-type={view.error.type}>
+          <strong>{view.error.type}</strong>
+          <p>{view.error.message}</p>
+        </div>
       )}
       {actionError && (
         <p class="error" data-testid="action-error">
@@ -104,7 +109,8 @@ export function RunPage({ workflowId }: { workflowId: string }) {
           actions={{
             as: meta.as,
             deciding,
-            decide: (callId, decision) => act(`/approvals/${segment(callId)}`, { decision }, callId),
+            decide: (callId, decision, reason) =>
+              act(`/approvals/${segment(callId)}`, { decision, ...(reason ? { reason } : {}) }, callId),
           }}
         />
       )}

@@ -44,6 +44,13 @@ export function FilterForm({ filters }: { filters: Filters }) {
         </select>
       </label>
       <label>
+        waiting for
+        <select value={draft.awaiting} data-testid="filter-awaiting" onChange={set("awaiting")}>
+          <option value="">anything</option>
+          <option value="approval">awaiting approval</option>
+        </select>
+      </label>
+      <label>
         stop reason
         <select value={draft.stopReason} data-testid="filter-stop-reason" onChange={set("stopReason")}>
           <option value="">any</option>
@@ -79,6 +86,15 @@ export function FilterForm({ filters }: { filters: Filters }) {
           placeholder={"e.g. WorkflowId STARTS_WITH 'support-'"}
           onInput={set("query")}
         />
+      </label>
+      <label class="check" title="the runs evals started are hidden unless this is checked">
+        <input
+          type="checkbox"
+          data-testid="show-evals"
+          checked={draft.evals === "show"}
+          onChange={(e) => setDraft({ ...draft, evals: e.currentTarget.checked ? "show" : "" })}
+        />{" "}
+        show eval runs
       </label>
       <button type="submit" data-testid="apply-filters">
         Apply

@@ -7,11 +7,13 @@ export const FILTER_KEYS = [
   "version",
   "schedule",
   "status",
+  "awaiting",
   "stopReason",
   "fired",
   "from",
   "to",
   "query",
+  "evals",
 ] as const;
 
 /** One filter field's name. */
@@ -60,6 +62,8 @@ export function toQuery(filters: Filters): Omit<RunsQuery, "pageSize" | "pageTok
   if (filters.version) query.version = filters.version;
   if (filters.schedule) query.schedule = filters.schedule;
   if (filters.status) query.status = filters.status as RunStatus;
+  if (filters.awaiting === "approval") query.awaiting = "approval";
+  if (filters.evals === "show") query.evals = "show";
   if (filters.stopReason) query.stopReason = filters.stopReason;
   if (filters.fired) query.fired = filters.fired as FiredFilter;
   const from = iso(filters.from);

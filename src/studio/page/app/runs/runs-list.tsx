@@ -117,6 +117,7 @@ export function RunsList({ params }: { params: URLSearchParams }) {
               />
             </th>
             <th>run</th>
+            <th>first words</th>
             <th>agent</th>
             <th>version</th>
             <th>status</th>
@@ -150,7 +151,16 @@ function Row({ row, selected, toggle }: { row: RunRow; selected: boolean; toggle
           {row.workflowId}
         </a>
         {row.session && <span class="tag">session</span>}
+        {row.eval && <span class="tag">eval</span>}
         {row.encrypted && <span class="tag">encrypted</span>}
+        {row.awaitingApproval && (
+          <span class="tag awaiting" data-testid="awaiting-approval">
+            awaiting approval{row.awaitingApproval > 1 ? ` (${row.awaitingApproval})` : ""}
+          </span>
+        )}
+      </td>
+      <td class="first-words" data-testid="first-words">
+        {row.firstWords ?? "–"}
       </td>
       <td>{row.agent}</td>
       <td>{row.version ?? "–"}</td>

@@ -1,7 +1,7 @@
 /** "Save selected / all matching as a dataset": `POST /api/datasets` with the ids or the filter. */
 import { useState } from "preact/hooks";
 import type { DatasetRequest, DatasetResponse, RunsQuery } from "../../../api-types.js";
-import { postJson } from "../api.js";
+import { ApiError, postJson } from "../api.js";
 import { href } from "../route.js";
 
 /** The dataset controls of the runs list. */
@@ -12,14 +12,16 @@ export function SaveDataset(props: {
 }) {
   const [name, setName] = useState("");
   const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<{ saved?: DatasetResponse; error?: string }>({});
+  // `taken`: the request refused because the name is taken, to send again with `overwrite` if the user says so.
+  const [result, setResult] = useState<{ saved?: DatasetResponse; error?: string; taken?: DatasetRequest }>({});
   const save = async (request: DatasetRequest) => {
     setBusy(true);
     try {
       setResult({ saved: await postJson<DatasetResponse>("/api/datasets", request) });
       props.onSaved();
     } catch (error) {
-      setResult({ error: (error as Error).message });
+      const taken = ApiError.isInstance(error) && error.status === 409 ? request : undefined;
+      setResult({ error: (error as Error).message, ...(taken ? { taken } : {}) });
     } finally {
       setBusy(false);
     }
@@ -44,13 +46,23 @@ export function SaveDataset(props: {
       </button>
       {result.saved && (
         <span data-testid="dataset-saved">
-          saved {result.saved.cases} cases to {result.saved.path} · <a href={href("datasets")}>datasets</a>
+          saved {result.saved.cases} {result.saved.cases === 1 ? "case" : "cases"} to {result.saved.path} ·{" "}
+          <a href={href("datasets")}>datasets</a>
         </span>
       )}
       {result.error && (
         <span class="error" data-testid="dataset-error">
           {result.error}
         </span>
+      )}
+      {result.taken && (
+        <button
+          data-testid="dataset-overwrite"
+          disabled={busy}
+          onClick={() => result.taken && save({ ...result.taken, overwrite: true })}
+        >
+          Overwrite {result.taken.name}
+        </button>
       )}
     </span>
   );
