@@ -23,8 +23,8 @@ const RANKS = [
   { rank: "models", paths: ["models/"] },
   // 3. Workflow code (deterministic, replayed), and the workflow-safe entry for users' own workflows.
   { rank: "workflows", paths: ["workflows/", "workflow-entry/"] },
-  // 4. Definitions: `ai.agent()`'s options and their checks, `ai.tool()`, `ai.mcp()`, sub-agents and handoffs.
-  { rank: "definitions", paths: ["agent/", "mcp/", "subagents/"] },
+  // 4. Definitions: `ai.agent()`'s options and their checks, `ai.tool()`, `ai.mcp()`, `ai.activityTool()`, sub-agents and handoffs.
+  { rank: "definitions", paths: ["agent/", "mcp/", "subagents/", "remote-tools/"] },
   // 5. The streaming wing's worker half (answer heartbeats, delta publishers) and the delta transport:
   //    the model call's activity publishes through it.
   { rank: "streaming-worker", paths: ["streaming/worker/", "deltas/"] },
