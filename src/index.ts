@@ -111,7 +111,13 @@ export {
   type SendOptions,
   type SessionDescription,
 } from "./client/session.js";
-export type { SendDetails, SessionTurn, SessionTurns, SessionTurnStatus } from "./workflows/definitions.js";
+export type {
+  SendDetails,
+  SessionInput,
+  SessionTurn,
+  SessionTurns,
+  SessionTurnStatus,
+} from "./workflows/definitions.js";
 export { RunEventStream, type StreamOptions } from "./client/run-event-stream.js";
 export {
   createChatHandler,
@@ -119,6 +125,7 @@ export {
   type ChatCaller,
   type ChatHandler,
   type ChatHandlerOptions,
+  type ChatSummary,
   uiMessageStream,
   uiMessageStreamResponse,
   type UIMessageStreamOptions,

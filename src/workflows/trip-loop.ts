@@ -20,6 +20,7 @@ import { judgeAnswer, type ContractContext } from "./contract-steps.js";
 import { handOff, oneHandoffPerAnswer } from "./handoff-step.js";
 import { runSubAgent } from "./sub-agent-call.js";
 import { playbackAnswer } from "./recorded-run.js";
+import { keepStoppedAnswer } from "./stopped-answer.js";
 import type { FinishedCall, TripLoop } from "./trip-context.js";
 
 /** How the trips ended. */
@@ -65,7 +66,7 @@ export async function runTrips(
     const { length, digest } = conversation.extend(run.messages);
     const tail = workflowTail(run.messages);
     const { message, usage, output, agentVersion } = await progress.step(`trip ${trip}: model call`, () =>
-      unwrapFailure(() =>
+      keepingStopped(loop, () =>
         model[ACTIVITY.modelCall].executeWithOptions({ summary: `model ${spec.modelId} · trip ${trip}` }, [
           {
             agent: spec.name,
@@ -116,6 +117,12 @@ export async function runTrips(
   }
   log.info("stopped at maxTrips", { maxTrips });
   return { stopReason: "max-trips", detail: `maxTrips (${maxTrips}) used up` };
+}
+
+/** The model call, unwrapped; in a session, a call stopped mid-answer leaves its text as the trip's answer. */
+function keepingStopped<T>(loop: TripLoop, call: () => Promise<T>): Promise<T> {
+  const answer = unwrapFailure(call);
+  return loop.keepStoppedAnswers ? answer.catch((error: unknown) => keepStoppedAnswer(loop.run, error)) : answer;
 }
 
 /** A final answer still invalid with no repair left: the run fails with OutputValidationError, or ends with "invalid-output". */
