@@ -52,8 +52,8 @@ export interface ChatHandlerOptions {
   /**
    * The run's context for a chat (see `RunOptions.context`), from the request and the caller: what
    * the agent's tools, instructions and callbacks read as `context` (the signed-in user, their
-   * plan). Called for each new message; the chat's session records it when its first message
-   * starts it, checked against the agent's `contextSchema`. Default: no context.
+   * plan). Called on every request of a chat, after `authorize`; the chat's session records it
+   * when its first message starts it, checked against the agent's `contextSchema`. Default: no context.
    */
   context?: (request: { request: Request; by: string; chatId: string }) => unknown;
   /** The Temporal client, or a function giving it; default: one connected from the environment. */
@@ -89,8 +89,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const caller = await authorize({ request, chatId });
     if (!caller) return undefined;
     const client = await clientOf();
-    // Only a new message can start the session, which records the context.
-    const context = existing ? undefined : await options.context?.({ request, by: caller.by, chatId });
+    const context = await options.context?.({ request, by: caller.by, chatId });
     const session = agent.session(chatId, {
       client,
       owner: caller.by,

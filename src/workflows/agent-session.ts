@@ -227,7 +227,9 @@ function validateSend(message: unknown, ended: boolean): void {
   if (ended) throw toFailure(new SessionEndedError(workflowInfo().workflowId));
   const parts = Array.isArray(message) && message.length > 0 && message.every(isContentPart);
   if (!parts && (typeof message !== "string" || message.trim() === ""))
-    throw toFailure(new InvalidInputError("a session message is a non-empty string, or content parts (text, images, files)"));
+    throw toFailure(
+      new InvalidInputError("a session message is a non-empty string, or content parts (text, images, files)"),
+    );
 }
 
 /** A user message's content part, by its tag (the client checks each part's fields). */

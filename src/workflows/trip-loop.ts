@@ -20,7 +20,7 @@ import { judgeAnswer, type ContractContext } from "./contract-steps.js";
 import { handOff, oneHandoffPerAnswer } from "./handoff-step.js";
 import { runSubAgent } from "./sub-agent-call.js";
 import { playbackAnswer } from "./recorded-run.js";
-import { keepStoppedAnswer } from "./stopped-answer.js";
+import { keepStoppedAnswer, modelCallsOf } from "./stopped-answer.js";
 import type { FinishedCall, TripLoop } from "./trip-context.js";
 
 /** How the trips ended. */
@@ -55,7 +55,8 @@ export async function runTrips(
     await beforeTrip?.();
     // A trip: one model call. The conversation is not repeated in the history: the worker holds it
     // (checked by its length and digest) or reads it from the workflow.
-    const { spec, model } = loop;
+    const { spec } = loop;
+    const model = modelCallsOf(loop);
     if (loop.view !== view) {
       // A handoff's inputFilter replaced the conversation: the digest starts again, as the workers' copies do.
       conversation = new DigestChain();
