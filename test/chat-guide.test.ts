@@ -76,6 +76,11 @@ describe("docs/chat-ui.md: the whole page", () => {
     }
     writeFileSync(join(APP, "package.json"), JSON.stringify({ name: "chat-guide-app", private: true }, null, 2));
     writeFileSync(join(APP, "tsconfig.json"), JSON.stringify(TSCONFIG, null, 2));
+    // The one line a fresh app would not have: its packages are the example's, a folder up, so Turbopack's root is there.
+    writeFileSync(
+      join(APP, "next.config.ts"),
+      `const root = ${JSON.stringify(EXAMPLE)};\nexport default { turbopack: { root }, outputFileTracingRoot: root };\n`,
+    );
     const started = Date.now();
     const result = spawnSync(process.execPath, [join(EXAMPLE, "node_modules/next/dist/bin/next"), "build"], {
       cwd: APP,
@@ -86,7 +91,8 @@ describe("docs/chat-ui.md: the whole page", () => {
     console.log(`next build of the guide's app: ${Date.now() - started} ms\n${output.slice(-3000)}`);
     expect(output).not.toMatch(/Can't resolve|Module not found|Type error/);
     expect(result.status).toBe(0);
-    expect(output).toMatch(/Turbopack/);
+    expect(output).toMatch(/Next\.js [\d.]+ \(Turbopack\)/);
+    expect(output).toMatch(/Compiled successfully/);
     // The routes and pages the guide names, built.
     for (const built of [
       "server/app/api/chat/route.js",

@@ -189,7 +189,7 @@ describe("createChatHandler", () => {
     });
   });
 
-  it("a POST while a message is answered gets 409; an aborted request never cancels the answer; GET resumes it from its start with the same id; DELETE stops it; then GET answers 204", async () => {
+  it("an aborted request never cancels the answer; GET resumes it from its start with the same id; DELETE stops it; then GET answers 204", async () => {
     const coach = agent();
     hung = [];
     await withWorker(harness, [coach], async ({ taskQueue }) => {
@@ -209,14 +209,6 @@ describe("createChatHandler", () => {
       while (hung.length === 0) await sleep(20);
       abort.abort(); // the page went away
       await reader.cancel();
-      const busy = await handler.POST(
-        chatRequest("", "alice", {
-          method: "POST",
-          body: JSON.stringify({ id: chatId, messages: [userMessage("Me too")], trigger: "submit-message" }),
-        }),
-      );
-      expect(busy.status).toBe(409);
-      expect(await busy.json()).toMatchObject({ error: { name: "SessionBusyError" } });
       // Still answering: the resume replays it from its start, under the same id.
       const resumed = await transport.reconnectToStream({ chatId });
       const resumedReader = resumed!.getReader();

@@ -238,6 +238,43 @@ describe("the chat a team builds on", () => {
     });
   });
 
+  it("C5: a message sent while another is answered waits its turn, and its POST streams its own answer when it comes; the history has each user message before its answer", async () => {
+    const coach = agent("team-queued");
+    await withWorker(harness, [coach], async ({ taskQueue }) => {
+      const handler = handlerFor(coach, taskQueue);
+      const chatId = newChat();
+      const story = await transportFor(handler, { "x-user": "alice" }).sendMessages({
+        chatId,
+        messages: [userMessage("Tell me a long story")],
+        trigger: "submit-message",
+        messageId: undefined,
+        abortSignal: undefined,
+      });
+      const reader = story.getReader();
+      expect((await reader.read()).value).toEqual({ type: "start", messageId: `${chatId}-m0` });
+      // Tab B sends while tab A's answer streams: its POST waits for its turn, then streams its own answer.
+      const second = send(handler, "alice", chatId, [userMessage("Hello from tab B")]);
+      const first: UIMessageChunk[] = [];
+      for (let next = await reader.read(); !next.done; next = await reader.read()) first.push(next.value);
+      expect(first.flatMap((c) => (c.type === "text-delta" ? [c.delta] : [])).join("")).toBe(STORY);
+      const answer = await second;
+      expect(answer.chunks[0]).toEqual({ type: "start", messageId: `${chatId}-m1` });
+      expect(textOf(answer.message)).toMatch(/^answer \d+$/);
+      expect(model.requests.at(-1)!.body.messages.map((m) => `${m.role} ${String(m.content)}`)).toEqual([
+        "user Tell me a long story",
+        `assistant ${STORY}`,
+        "user Hello from tab B",
+      ]);
+      const messages = await history(handler, "alice", chatId);
+      expect(messages.map((m) => `${m.id} ${textOf(m)}`)).toEqual([
+        `${chatId}-u0 Tell me a long story`,
+        `${chatId}-m0 ${STORY}`,
+        `${chatId}-u1 Hello from tab B`,
+        `${chatId}-m1 ${textOf(answer.message)}`,
+      ]);
+    });
+  });
+
   it("C4: a message's images and PDFs reach the model as files (Chat Completions: image_url and file parts) and come back in the history; a type the model is not sent is a 400 that names it", async () => {
     const coach = agent("team-files");
     const png = "data:image/png;base64,iVBORw0KGgo=";

@@ -118,7 +118,9 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       const bytes = Buffer.byteLength(JSON.stringify(content));
       if (bytes > PAYLOAD_LIMIT_BYTES)
         return streamError(200, new PayloadTooLargeError("The chat message", bytes, PAYLOAD_LIMIT_BYTES));
-      const by = { by: chat.by, ifIdle: true, ...defined({ regenerates: regenerated?.index }) };
+      // A new message waits its turn in the session (durably: the session has taken it) and its answer streams when it comes;
+      // a regenerate is refused while another message is answered (SessionBusyError, 409).
+      const by = regenerated ? { by: chat.by, ifIdle: true, regenerates: regenerated.index } : { by: chat.by };
       const message = await session.start(content, by);
       const turn = await message.turn({ started: true });
       return answerResponse(client, session, asked.chatId, turn, turn.fromOffset!);
