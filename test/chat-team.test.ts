@@ -14,6 +14,8 @@ import { startScriptedAnthropic, startScriptedModel, type ScriptedModel } from "
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 import { chatRequest, readAnswer, transportFor, userMessage } from "./support/chat-helpers.js";
 import { replaysAndKeeps } from "./support/history-helpers.js";
+import { API } from "./support/chat-helpers.js";
+import { DurableChatTransport, type WatchedAnswer } from "../src/ui/index.js";
 
 /** An answer that takes a few seconds to stream (8 characters a chunk, 4 chunks a second). */
 const STORY =
@@ -272,6 +274,50 @@ describe("the chat a team builds on", () => {
         `${chatId}-u1 Hello from tab B`,
         `${chatId}-m1 ${textOf(answer.message)}`,
       ]);
+    });
+  });
+
+  it("C6: a watching tab is told the user message a new answer asks (sent from another tab), from the chat's history, before the answer is handed over", async () => {
+    const coach = agent("team-watch");
+    await withWorker(harness, [coach], async ({ taskQueue }) => {
+      const handler = handlerFor(coach, taskQueue);
+      const chatId = newChat();
+      // Tab A: DurableChatTransport over the handler, as the page's fetch reaches the routes.
+      const tabA = new DurableChatTransport({
+        api: API,
+        headers: { "x-user": "alice" },
+        watchIntervalMs: 100,
+        fetch: (async (url: string | URL | Request, init?: RequestInit) => {
+          const request = new Request(new URL(String(url), API), init);
+          return handler[request.method as "POST" | "GET" | "DELETE"](request);
+        }) as typeof fetch,
+      });
+      const own = await tabA.sendMessages({
+        chatId,
+        messages: [userMessage("Hello from tab A")],
+        trigger: "submit-message",
+        messageId: undefined,
+        abortSignal: undefined,
+      });
+      await readAnswer(own);
+      const told: WatchedAnswer[] = [];
+      const unwatch = tabA.watch(chatId, (answer) => told.push(answer));
+      try {
+        // Tab B sends; tab A's watcher finds its answer in flight (a few seconds long), with the user message that asked it.
+        const fromB = send(handler, "alice", chatId, [userMessage("Tell me a long story, tab B")]);
+        await eventually(() => told.length > 0);
+        expect(told[0]!.asked).toMatchObject({
+          id: `${chatId}-u1`,
+          role: "user",
+          parts: [{ type: "text", text: "Tell me a long story, tab B" }],
+        });
+        await fromB;
+        const handed = await tabA.reconnectToStream({ chatId });
+        const answer = await readAnswer(handed!);
+        expect(answer.chunks[0]).toEqual({ type: "start", messageId: `${chatId}-m1` });
+      } finally {
+        unwatch();
+      }
     });
   });
 
