@@ -132,7 +132,13 @@ export {
   type SendOptions,
   type SessionDescription,
 } from "./client/session.js";
-export type { SendDetails, SessionTurn, SessionTurns, SessionTurnStatus } from "./workflows/definitions.js";
+export type {
+  SendDetails,
+  SessionInput,
+  SessionTurn,
+  SessionTurns,
+  SessionTurnStatus,
+} from "./workflows/definitions.js";
 export { RunEventStream, type StreamOptions } from "./client/run-event-stream.js";
 export {
   createChatHandler,
@@ -140,6 +146,7 @@ export {
   type ChatCaller,
   type ChatHandler,
   type ChatHandlerOptions,
+  type ChatSummary,
   uiMessageStream,
   uiMessageStreamResponse,
   type UIMessageStreamOptions,

@@ -189,7 +189,7 @@ describe("createChatHandler", () => {
     });
   });
 
-  it("a POST while a message is answered gets 409; an aborted request never cancels the answer; GET resumes it from its start with the same id; DELETE stops it; then GET answers 204", async () => {
+  it("an aborted request never cancels the answer; GET resumes it from its start with the same id; DELETE stops it; then GET answers 204", async () => {
     const coach = agent();
     hung = [];
     await withWorker(harness, [coach], async ({ taskQueue }) => {
@@ -209,14 +209,6 @@ describe("createChatHandler", () => {
       while (hung.length === 0) await sleep(20);
       abort.abort(); // the page went away
       await reader.cancel();
-      const busy = await handler.POST(
-        chatRequest("", "alice", {
-          method: "POST",
-          body: JSON.stringify({ id: chatId, messages: [userMessage("Me too")], trigger: "submit-message" }),
-        }),
-      );
-      expect(busy.status).toBe(409);
-      expect(await busy.json()).toMatchObject({ error: { name: "SessionBusyError" } });
       // Still answering: the resume replays it from its start, under the same id.
       const resumed = await transport.reconnectToStream({ chatId });
       const resumedReader = resumed!.getReader();
@@ -234,7 +226,7 @@ describe("createChatHandler", () => {
     });
   });
 
-  it("bad input: a body that is not useChat's gets 400 naming what is wrong; regenerate gets 400 (append-only); an oversized message gets PayloadTooLargeError as an error part", async () => {
+  it("bad input: a body that is not useChat's gets 400 naming what is wrong; an oversized message gets PayloadTooLargeError as an error part", async () => {
     const coach = agent();
     await withWorker(harness, [coach], async ({ taskQueue }) => {
       const handler = handlerFor(coach, harness.client, taskQueue);
@@ -253,7 +245,6 @@ describe("createChatHandler", () => {
           { id: "c1", messages: [{ id: "a", role: "assistant", parts: [] }], trigger: "submit-message" },
           /approval-responded/,
         ],
-        [{ id: "c1", messages: [userMessage("Hi")], trigger: "regenerate-message", messageId: "m" }, /append-only/],
       ];
       for (const [body, problem] of cases) {
         const response = await post(body);
@@ -264,7 +255,7 @@ describe("createChatHandler", () => {
       }
       const huge = await send(handler, "alice", newChat(), [userMessage("x".repeat(2.1 * 1024 * 1024))]);
       expect(huge.chunks).toEqual([{ type: "error", errorText: expect.stringMatching(/The chat message is .* over/) }]);
-      const badUrl = await handler.GET(chatRequest("c1/other", "alice"));
+      const badUrl = await handler.GET(chatRequest("c%01/stream", "alice"));
       expect(badUrl.status).toBe(400);
     });
   });

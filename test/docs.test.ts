@@ -84,7 +84,8 @@ function writeSnippets(): Snippet[] {
     const dir = join(OUT, basename(doc, ".md"));
     const used = new Set<string>();
     for (const block of typeScriptBlocks(doc)) {
-      if (block.flags.includes("partial")) continue;
+      // A Next.js app's file (```ts next): `next build` compiles it, in test/chat-guide.test.ts.
+      if (block.flags.includes("partial") || block.flags.includes("next")) continue;
       const named = /^\/\/\s*([\w.-]+)\.ts\b/.exec(block.code)?.[1];
       const name = named && !used.has(named) ? named : `block-${block.line}`;
       used.add(name);
@@ -144,10 +145,10 @@ describe("the README", () => {
 });
 
 describe("the docs' TypeScript blocks", () => {
-  it("follow the convention: ```ts (compiles), ```ts run (compiles and runs), ```ts partial (a fragment)", () => {
+  it("follow the convention: ```ts (compiles), ```ts run (compiles and runs), ```ts partial (a fragment), ```ts next (a Next.js app's file)", () => {
     const odd = docFiles().flatMap((doc) =>
       typeScriptBlocks(doc)
-        .filter((b) => b.flags.some((f) => f !== "run" && f !== "partial"))
+        .filter((b) => b.flags.some((f) => f !== "run" && f !== "partial" && f !== "next"))
         .map(where),
     );
     expect(odd).toEqual([]);

@@ -7,6 +7,7 @@ import { createDescribeAgent } from "./describe-agent.js";
 import { createModelCall } from "./model-call.js";
 import { createToolExecute } from "./tool-execute.js";
 import { keepAlive } from "./keep-alive.js";
+
 import { runLoad } from "./run-load.js";
 import { createMcpList } from "./mcp-list.js";
 import { subAgentResult } from "./sub-agent-result.js";
@@ -14,6 +15,9 @@ import type { AgentRegistry, WorkerFeatures } from "./registry.js";
 import { ConversationCache } from "./conversation-cache.js";
 import { runRefOf } from "../client/run-reader.js";
 import { createCanDecide } from "../approvals/can-decide-activity.js";
+
+/** The longest a model call goes without a heartbeat, while the model is silent (a heartbeat each; Temporal Cloud bills them). */
+const MODEL_CALL_KEEP_ALIVE_MS = 1000;
 
 export { createRegistry, type AgentRegistry, type WorkerFeatures } from "./registry.js";
 
@@ -25,7 +29,11 @@ export function createActivities(registry: AgentRegistry, features: WorkerFeatur
   const conversations = new ConversationCache();
   return {
     [ACTIVITY.describe]: createDescribeAgent(registry, features),
-    [ACTIVITY.modelCall]: keepAlive(createModelCall(registry, conversations, features.deltas)),
+    // A second apart at most: a session's stop (cancel-message) waits for the call, which learns of it from a heartbeat's answer.
+    [ACTIVITY.modelCall]: keepAlive(
+      createModelCall(registry, conversations, features.deltas),
+      MODEL_CALL_KEEP_ALIVE_MS,
+    ),
     [ACTIVITY.toolExecute]: keepAlive(heldResults(createToolExecute(registry), conversations)),
     [ACTIVITY.contractEvaluate]: createContractEvaluate(registry),
     [ACTIVITY.backstopRun]: keepAlive(createBackstopRun(registry)),

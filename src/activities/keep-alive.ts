@@ -12,15 +12,19 @@ export function heartbeatWith(details: unknown): void {
 
 /**
  * Wraps an activity so the worker heartbeats it while it runs (a third of its heartbeat timeout
- * apart): a live worker keeps its attempt, a crashed one is retried elsewhere within the timeout.
+ * apart, or `maxEveryMs` when that is shorter): a live worker keeps its attempt, a crashed one is
+ * retried elsewhere within the timeout. A heartbeat is also how a cancellation reaches the
+ * activity, so `maxEveryMs` bounds how long a stop waits for an activity that is silent.
  */
-export function keepAlive<A extends unknown[], R>(activity: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+export function keepAlive<A extends unknown[], R>(
+  activity: (...args: A) => Promise<R>,
+  maxEveryMs = Infinity,
+): (...args: A) => Promise<R> {
   return async (...args: A) => {
     const context = Context.current();
     const timeout = context.info.heartbeatTimeoutMs;
-    const timer = timeout
-      ? setInterval(() => context.heartbeat(lastDetails.get(context)), Math.max(100, timeout / 3))
-      : undefined;
+    const every = timeout ? Math.max(100, Math.min(timeout / 3, maxEveryMs)) : undefined;
+    const timer = every ? setInterval(() => context.heartbeat(lastDetails.get(context)), every) : undefined;
     try {
       return await activity(...args);
     } finally {

@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context, log } from "@temporalio/activity";
+import { ApplicationFailure, CancelledFailure, Context, log } from "@temporalio/activity";
 import { answerHeartbeat } from "./answer-heartbeat.js";
 import type { Usage } from "../core/usage.js";
 import { failedAttemptSignal } from "../workflows/definitions.js";
@@ -7,7 +7,7 @@ import { limitsOf } from "../limits.js";
 import { classifyModelError, modelApiErrorFor, responseHeadersOf } from "../models/model-error-table.js";
 import { runMcpTools } from "../mcp/run-tool-list.js";
 import { checkOutput, outputRequestFor } from "../models/structured-output.js";
-import type { ModelCallInput, ModelCallOutput } from "../core/activity-types.js";
+import type { ModelCallInput, ModelCallOutput, StoppedAnswer } from "../core/activity-types.js";
 import { lookupAgent, type AgentRegistry, type WorkerFeatures } from "./registry.js";
 import { toFailure } from "../core/typed-failures.js";
 import { contextFor, runRefOf } from "../client/run-reader.js";
@@ -44,6 +44,7 @@ export function createModelCall(
       : undefined;
     const deltas = input.streamText ? await answerHeartbeat(input.trip, context.info.attempt, publisher) : undefined;
     let reported: Usage | undefined;
+    let streamed = ""; // the answer's text so far: a stopped answer keeps it
     try {
       const tools = [...agent.tools, ...(agent.mcpToolsets.length ? await runMcpTools(context) : [])];
       const responseFormatWithTools = isAiSdkModel(model) ? undefined : model.settings.responseFormatWithTools;
@@ -57,7 +58,7 @@ export function createModelCall(
         firstTrip: input.firstTrip === true,
         streamText: input.streamText === true,
         signal: context.cancellationSignal,
-        ...(deltas ? { onTextDelta: (text: string) => deltas.add(text) } : {}),
+        ...(deltas ? { onTextDelta: (text: string) => ((streamed += text), deltas.add(text)) } : {}),
         onUsage: (usage) => (reported = usage),
         limits: limitsOf(agent.options),
       };
@@ -76,7 +77,7 @@ export function createModelCall(
       };
     } catch (error) {
       await reportFailedAttempt(input.trip, reported);
-      throw failureForModelError(error, model.modelId);
+      throw failureForModelError(error, model.modelId, streamed);
     } finally {
       await deltas?.close();
     }
@@ -124,10 +125,20 @@ async function reportFailedAttempt(trip: number, usage: Usage | undefined): Prom
   }
 }
 
-/** The Temporal failure a model call ends with, as `MODEL_ERROR_TABLE` classifies its error: permanent fails the run, transient is retried. */
-function failureForModelError(error: unknown, modelId: string): unknown {
-  const cancellation = Context.current().cancellationSignal;
-  if (cancellation.aborted && cancellation.reason !== undefined) return cancellation.reason;
+/**
+ * The Temporal failure a model call ends with, as `MODEL_ERROR_TABLE` classifies its error:
+ * permanent fails the run, transient is retried. A call stopped on request (a session's
+ * `cancel-message`) is cancelled with the text it had streamed as its details (`StoppedAnswer`),
+ * for the workflow to keep in the conversation.
+ */
+function failureForModelError(error: unknown, modelId: string, streamed: string): unknown {
+  const context = Context.current();
+  const cancellation = context.cancellationSignal;
+  if (cancellation.aborted && cancellation.reason !== undefined) {
+    if (streamed === "" || !context.cancellationDetails?.cancelRequested) return cancellation.reason;
+    const stopped: StoppedAnswer = { role: "assistant", content: streamed };
+    return new CancelledFailure("the answer was stopped", [stopped]);
+  }
   // Already decided (the instructions function failed): not a model error.
   if (error instanceof ApplicationFailure) return error;
   const { row, fault } = classifyModelError(error);

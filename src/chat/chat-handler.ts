@@ -1,10 +1,12 @@
 /**
- * `createChatHandler({ agent, authorize })`: the fetch handlers a Next.js App Router route exports
- * for the AI SDK's `useChat` (and its `DefaultChatTransport`): `POST {api}` sends a message or a
- * decision, `GET {api}/{chatId}/stream` resumes the answer in flight (204 when none), `GET
- * {api}/{chatId}/stream?messages` gives the chat's durable history, `DELETE {api}/{chatId}/stream`
- * stops the answer. A chat is a session (the chat id is the session id); its owner is recorded
- * with it when its first message starts it, and checked on every request.
+ * `createChatHandler({ agent, authorize, context })`: the fetch handlers a Next.js App Router
+ * route exports for the AI SDK's `useChat` (and its `DefaultChatTransport`): `POST {api}` sends a
+ * message (with its images and PDFs), a decision, or `regenerate()`'s request, `GET {api}` lists
+ * the caller's chats, `GET {api}/{chatId}/stream` resumes the answer in flight (204 when none),
+ * `GET {api}/{chatId}/stream?messages` gives the chat's durable history, `DELETE
+ * {api}/{chatId}/stream` stops the answer. A chat is a session (the chat id is the session id);
+ * its owner and its context are recorded with it when its first message starts it, and the owner
+ * is checked on every request.
  */
 import type { Client } from "@temporalio/client";
 import type { UIMessage } from "ai";
@@ -15,13 +17,14 @@ import { getRun } from "../client/run-handle.js";
 import { MAX_PAGE_BYTES } from "../core/paging.js";
 import { defined } from "../core/defined.js";
 import { PAYLOAD_LIMIT_BYTES } from "../core/constants.js";
-import type { Message, ToolCallRecord } from "../core/types.js";
+import type { ContentPart, Message, ToolCallRecord } from "../core/types.js";
 import { reachableClient, asConnectionError, temporalAddressOf } from "../client/temporal-reachable.js";
 import { ChatRequestError, DurableAgentError, PayloadTooLargeError, SessionEndedError } from "../errors.js";
 import { refusedSource } from "../http/index.js";
 import { pendingApprovalsQuery, traceQuery, type SessionTurn } from "../workflows/definitions.js";
 import { answerMessageId, chatHistory } from "./chat-history.js";
 import { chatIdSchema, parseChatRequest, type ChatDecision } from "./chat-request.js";
+import { listChats } from "./chat-list.js";
 import { forbidden, jsonError, notFound, statusOf, streamError, textError } from "./chat-responses.js";
 import { uiMessageStream, uiMessageStreamResponse } from "./ui-message-stream.js";
 
@@ -44,9 +47,17 @@ export interface ChatHandlerOptions {
   agent: ChatAgent;
   /**
    * Who is asking, from the request (a cookie, a header): `{ by }`, or `false` to refuse (the
-   * answer is 404, as for another user's chat). Called on every request, before anything is read.
+   * answer is 404, as for another user's chat). Called on every request, before anything is read;
+   * `chatId` is "" for the list of chats (`GET {api}`).
    */
   authorize: (request: { request: Request; chatId: string }) => ChatCaller | false | Promise<ChatCaller | false>;
+  /**
+   * The run's context for a chat (see `RunOptions.context`), from the request and the caller: what
+   * the agent's tools, instructions and callbacks read as `context` (the signed-in user, their
+   * plan). Called on every request of a chat, after `authorize`; the chat's session records it
+   * when its first message starts it, checked against the agent's `contextSchema`. Default: no context.
+   */
+  context?: (request: { request: Request; by: string; chatId: string }) => unknown;
   /** The Temporal client, or a function giving it; default: one connected from the environment. */
   client?: Client | (() => Promise<Client>);
   /** The task queue the agent's worker polls. */
@@ -66,7 +77,11 @@ export interface ChatHandlerOptions {
 export interface ChatHandler {
   /** `POST {api}`: `useChat`'s body; a new message, or decisions on calls waiting for approval; answers with the answer's UI message stream. */
   POST: (request: Request) => Promise<Response>;
-  /** `GET {api}/{chatId}/stream`: the answer in flight, replayed from its start (204 when none); with `?messages`, the chat's history as `UIMessage[]`. */
+  /**
+   * `GET {api}/{chatId}/stream`: the answer in flight, replayed from its start (204 when none); with
+   * `?messages`, the chat's history as `UIMessage[]`. `GET {api}` (any path not ending in
+   * `/stream`): the caller's chats as `ChatSummary[]`, newest first.
+   */
   GET: (request: Request) => Promise<Response>;
   /** `DELETE {api}/{chatId}/stream`: stops the answer in flight. */
   DELETE: (request: Request) => Promise<Response>;
@@ -83,11 +98,12 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const caller = await authorize({ request, chatId });
     if (!caller) return undefined;
     const client = await reachableClient(clientOf(), addressOf(options.client));
+    const context = await options.context?.({ request, by: caller.by, chatId });
     const session = agent.session(chatId, {
       client,
       owner: caller.by,
       streamText: options.streamText ?? true,
-      ...defined({ taskQueue: options.taskQueue }),
+      ...defined({ taskQueue: options.taskQueue, context }),
     });
     const description = await session.describe();
     if (description ? description.owner !== caller.by : existing) return undefined;
@@ -102,14 +118,19 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       throw new ChatRequestError("the body is not JSON");
     }
     const asked = parseChatRequest(json);
-    const chat = await chatOf(request, asked.chatId, asked.kind === "decisions");
+    const chat = await chatOf(request, asked.chatId, asked.kind !== "message");
     if (!chat) return notFound();
     const { session, client } = chat;
-    if (asked.kind === "message") {
-      const bytes = Buffer.byteLength(JSON.stringify(asked.text));
+    if (asked.kind !== "decisions") {
+      const regenerated = asked.kind === "regenerate" ? await lastTurn(client, session, asked) : undefined;
+      const content = asked.kind === "message" ? asked.content : regenerated!.content;
+      const bytes = Buffer.byteLength(JSON.stringify(content));
       if (bytes > PAYLOAD_LIMIT_BYTES)
         return streamError(200, new PayloadTooLargeError("The chat message", bytes, PAYLOAD_LIMIT_BYTES));
-      const message = await session.start(asked.text, { by: chat.by, ifIdle: true });
+      // A new message waits its turn in the session (durably: the session has taken it) and its answer streams when it comes;
+      // a regenerate is refused while another message is answered (SessionBusyError, 409).
+      const by = regenerated ? { by: chat.by, ifIdle: true, regenerates: regenerated.index } : { by: chat.by };
+      const message = await session.start(content, by);
       const turn = await message.turn({ started: true }); // the session's failure, if it stops first
       return answerResponse(client, session, asked.chatId, turn, turn.fromOffset!);
     }
@@ -122,6 +143,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
   }
 
   async function get(request: Request): Promise<Response> {
+    if (new URL(request.url).pathname.split("/").at(-1) !== "stream") return list(request);
     const chatId = chatIdOf(request);
     const chat = await chatOf(request, chatId, true);
     if (!chat) return notFound();
@@ -136,6 +158,12 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     if (!busy) return new Response(null, { status: 204 });
     const turn = busy.status === "queued" ? await session.startedTurn((t) => t.index === busy.index) : busy;
     return answerResponse(client, session, chatId, turn, turn.fromOffset!);
+  }
+
+  async function list(request: Request): Promise<Response> {
+    const caller = await authorize({ request, chatId: "" });
+    if (!caller) return notFound();
+    return Response.json(await listChats(await clientOf(), agent.name, caller.by));
   }
 
   async function remove(request: Request): Promise<Response> {
@@ -209,6 +237,25 @@ async function decide(client: Client, session: AgentSession, decisions: ChatDeci
     }
   }
   return undefined;
+}
+
+/**
+ * The message `regenerate()` answers again: the chat's last one (by the session's turns, not the
+ * client's copy), its user message as it was sent. `messageId`, when given, must be its answer's.
+ */
+async function lastTurn(
+  client: Client,
+  session: AgentSession,
+  asked: { chatId: string; messageId?: string },
+): Promise<{ index: number; content: string | ContentPart[] }> {
+  const last = (await session.turns()).turns.at(-1);
+  if (last?.messagesFrom === undefined) throw new ChatRequestError("the chat has no answer to regenerate yet");
+  if (asked.messageId !== undefined && asked.messageId !== answerMessageId(asked.chatId, last.index))
+    throw new ChatRequestError(`only the chat's last answer can be regenerated, and ${asked.messageId} is not it`);
+  const ref = { workflowId: session.workflowId };
+  const [user] = await readRunPart<Message>(client, ref, "messages", last.messagesFrom, last.messagesFrom + 1);
+  if (user?.role !== "user") throw new ChatRequestError("the chat's last message has no user message to answer again");
+  return { index: last.index, content: user.content };
 }
 
 /**

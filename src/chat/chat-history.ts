@@ -4,10 +4,12 @@
  * whole chat. Message ids come from the session (`<chatId>-u<index>` for the user's message,
  * `<chatId>-m<index>` for its answer: the id the answer's stream uses too). An answer in flight
  * is left out (resuming shows it); an answer waiting for approval is shown, ending at the
- * approval request, under the id its resume uses, so a reload never shows it twice.
+ * approval request, under the id its resume uses, so a reload never shows it twice. A user
+ * message's images and PDFs are its file parts; a stopped answer keeps the text it had, with a
+ * `data-stopped` part; a message answered again (`regenerate()`) gives its place to the new answer.
  */
 import type { UIMessage } from "ai";
-import type { Message, PendingApproval, ToolCallRecord, TraceEvent } from "../core/types.js";
+import type { ContentPart, Message, PendingApproval, ToolCallRecord, TraceEvent } from "../core/types.js";
 import { textOf } from "../core/types.js";
 import { defined } from "../core/defined.js";
 import type { SessionTurn } from "../workflows/definitions.js";
@@ -37,22 +39,42 @@ export function chatHistory(chatId: string, state: ChatState): UIMessage[] {
   for (const event of state.trace) if (event.type === "approval") approvals.set(event.callId, event);
   const reprompts = state.trace.filter((e): e is Reprompt => e.type === "reprompt");
   const waiting = new Set(state.pending.map((p) => p.callId));
+  const regenerated = new Set(state.turns.flatMap((turn) => turn.regenerates ?? []));
   return state.turns.flatMap((turn): UIMessage[] => {
     if (turn.messagesFrom === undefined) return []; // queued: not in the conversation yet
+    if (regenerated.has(turn.index)) return []; // answered again: the new answer takes its place
     const user = state.messages[turn.messagesFrom];
-    const text = user?.role === "user" ? textOf(user.content) : "";
     const asked: UIMessage = {
       id: userMessageId(chatId, turn.index),
       role: "user",
-      parts: [{ type: "text", text }],
+      parts: user?.role === "user" ? userParts(user.content) : [{ type: "text", text: "" }],
     };
     if (turn.status === "answering" || turn.status === "queued") return [asked];
     const end = turn.messagesTo ?? state.messages.length;
     const answer = state.messages.slice(turn.messagesFrom + 1, end);
     const parts = answerParts(answer, { records, approvals, reprompts, waiting });
     if (turn.status === "failed" && turn.error) parts.push({ type: "data-failed", data: turn.error } as Part);
+    if (turn.status === "cancelled")
+      parts.push({ type: "data-stopped", data: { stopReason: "cancelled", detail: "stopped" } } as Part);
     return [asked, { id: answerMessageId(chatId, turn.index), role: "assistant", parts }];
   });
+}
+
+/** A user message's parts: its text, and its images and PDFs as file parts. */
+function userParts(content: string | ContentPart[]): Part[] {
+  if (typeof content === "string") return [{ type: "text", text: content }];
+  return content.map((part): Part => {
+    if (part.type === "text") return { type: "text", text: part.text };
+    if (part.type === "image_url")
+      return { type: "file", mediaType: mediaTypeOf(part.image_url.url, "image/*"), url: part.image_url.url };
+    const { file_data: url, filename } = part.file;
+    return { type: "file", mediaType: mediaTypeOf(url, "application/pdf"), url, ...defined({ filename }) };
+  });
+}
+
+/** A data URL's media type, else `fallback`. */
+function mediaTypeOf(url: string, fallback: string): string {
+  return /^data:([^;,]+)[;,]/.exec(url)?.[1] ?? fallback;
 }
 
 interface Lookups {

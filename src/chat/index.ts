@@ -10,6 +10,7 @@ export {
   type ChatHandler,
   type ChatHandlerOptions,
 } from "./chat-handler.js";
+export type { ChatSummary } from "./chat-list.js";
 export { answerMessageId, chatHistory, userMessageId, type ChatState } from "./chat-history.js";
 export { uiMessageStream, uiMessageStreamResponse, type UIMessageStreamOptions } from "./ui-message-stream.js";
 export type { DurableAgentUIDataTypes, SubAgentData, SubAgentPart } from "./data-parts.js";

@@ -14,14 +14,17 @@ import {
   sessionTurnsQuery,
   type AgentSessionArgs,
   type SendDetails,
+  type SessionInput,
   type SessionTurn,
   type SessionTurns,
 } from "../workflows/definitions.js";
 import { getDefaultClient, temporalSettings } from "./connection.js";
 import { checkContext } from "./start-run.js";
+import { normalizeInput } from "./normalize-input.js";
 import type { z } from "zod";
 import { defined } from "../core/defined.js";
 import { loadTemporalClient } from "./temporal-sdk.js";
+import { SESSION_OWNER_MEMO } from "../core/session-memo.js";
 import { uiMessageStream, uiMessageStreamResponse, type UIMessageStreamOptions } from "../chat/ui-message-stream.js";
 
 /** Options of `agent.session()`. */
@@ -42,8 +45,7 @@ export interface SessionOptions {
   owner?: string;
 }
 
-/** The memo key a session's owner is recorded under. */
-export const SESSION_OWNER_MEMO = "durableAgentChatOwner";
+export { SESSION_OWNER_MEMO } from "../core/session-memo.js";
 
 /** Options of `session.send()` and `session.start()`: who sends, and whether to refuse the message while another is answered. */
 export type SendOptions = SendDetails;
@@ -81,7 +83,7 @@ export class AgentSession {
    * trace). A message the run fails on rejects with the typed error that ended it (as
    * `handle.result()` does); a session that has ended, with `SessionEndedError`.
    */
-  async send(message: string, options: SendOptions = {}): Promise<RunResult> {
+  async send(message: SessionInput, options: SendOptions = {}): Promise<RunResult> {
     checkMessage(message);
     const client = await this.client();
     try {
@@ -99,7 +101,7 @@ export class AgentSession {
    * handle on it (its index and offsets with `turn()`, its result with `result()`). With `ifIdle`,
    * a session still answering another message refuses it with `SessionBusyError`.
    */
-  async start(message: string, options: SendOptions = {}): Promise<SessionMessage> {
+  async start(message: SessionInput, options: SendOptions = {}): Promise<SessionMessage> {
     checkMessage(message);
     const client = await this.client();
     try {
@@ -300,13 +302,15 @@ export class SessionMessage {
   }
 }
 
+/** Checks a message: text that is not empty, or content parts as a user message takes them (`InvalidInputError` otherwise). */
 function checkMessage(message: unknown): void {
-  if (typeof message !== "string" || message.trim() === "")
-    throw new InvalidInputError("a session message is a non-empty string");
+  if (Array.isArray(message)) normalizeInput([{ role: "user", content: message }]);
+  else if (typeof message !== "string" || message.trim() === "")
+    throw new InvalidInputError("a session message is a non-empty string, or content parts (text, images, files)");
 }
 
 /** The send Update's arguments: the message alone when nothing comes with it (as sends always were). */
-function sendArgs(message: string, options: SendOptions): [string] | [string, SendDetails] {
-  const details = defined({ by: options.by, ifIdle: options.ifIdle || undefined });
+function sendArgs(message: SessionInput, options: SendOptions): [SessionInput] | [SessionInput, SendDetails] {
+  const details = defined({ by: options.by, ifIdle: options.ifIdle || undefined, regenerates: options.regenerates });
   return Object.keys(details).length > 0 ? [message, details] : [message];
 }

@@ -57,6 +57,16 @@ export interface ModelCallOutput {
   agentVersion?: string;
 }
 
+/**
+ * What a `model.call` stopped on request (a session's `cancel-message`) had streamed: the details
+ * of its cancellation, which the session keeps as the message's answer.
+ */
+export interface StoppedAnswer {
+  role: "assistant";
+  /** The text streamed before the stop. */
+  content: string;
+}
+
 /** Input of the `tool.execute` activity. */
 export interface ToolExecuteInput {
   agent: string;

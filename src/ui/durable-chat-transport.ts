@@ -28,6 +28,12 @@ export interface DurableChatTransportOptions<
 
 type ReconnectOptionsOf = Parameters<ChatTransport<UIMessage>["reconnectToStream"]>[0];
 
+/** What `watch` tells of an answer that started elsewhere. */
+export interface WatchedAnswer<UI_MESSAGE extends UIMessage = UIMessage> {
+  /** The user message it answers, when it is a new message's answer (sent from another tab): the chat's history has it. */
+  asked?: UI_MESSAGE;
+}
+
 /**
  * The AI SDK's `ChatTransport` for `createChatHandler`'s routes, made for chats that outlive a
  * connection: `useChat({ transport: new DurableChatTransport({ api: "/api/chat" }) })`.
@@ -116,13 +122,18 @@ export class DurableChatTransport<UI_MESSAGE extends UIMessage = UIMessage> exte
    * A chat that does not exist yet (404: its first message has not been sent) is watched until it
    * does; any other refusal (a 4xx) ends the watch and goes to `onError`. Returns the function
    * that ends it.
+   * An answer to a message sent elsewhere comes with that message (`asked`, from the chat's
+   * history): add it to the page's messages before resuming, so the answer follows its question.
    *
    * ```ts partial
-   * const { resumeStream } = useChat({ id, transport });
-   * useEffect(() => transport.watch(id, () => void resumeStream()), [id]);
+   * const { resumeStream, setMessages } = useChat({ id, transport });
+   * useEffect(() => transport.watch(id, ({ asked }) => {
+   *   if (asked) setMessages((shown) => (shown.some((m) => m.id === asked.id) ? shown : [...shown, asked]));
+   *   void resumeStream();
+   * }), [id]);
    * ```
    */
-  watch(chatId: string, onAnswer: () => void): () => void {
+  watch(chatId: string, onAnswer: (answer: WatchedAnswer<UI_MESSAGE>) => void): () => void {
     const watching = new AbortController();
     this.watchChat(chatId, onAnswer, watching.signal).catch((error: unknown) => {
       if (!watching.signal.aborted) this.reportError(asError(error));
@@ -269,7 +280,11 @@ export class DurableChatTransport<UI_MESSAGE extends UIMessage = UIMessage> exte
     };
   }
 
-  private async watchChat(chatId: string, onAnswer: () => void, signal: AbortSignal): Promise<void> {
+  private async watchChat(
+    chatId: string,
+    onAnswer: (answer: WatchedAnswer<UI_MESSAGE>) => void,
+    signal: AbortSignal,
+  ): Promise<void> {
     const chat = this.chat(chatId);
     let failures = 0;
     /** The ledger's last chunk when the watcher last looked the message up in the history. */
@@ -283,10 +298,15 @@ export class DurableChatTransport<UI_MESSAGE extends UIMessage = UIMessage> exte
       signal.addEventListener("abort", unwatch, { once: true });
       chat.watcherRequest = request;
       let news: ParkedAnswer | undefined;
+      let asked: UI_MESSAGE | undefined;
       try {
         const stream = await super.reconnectToStream({ chatId, abortSignal: request.signal });
         failures = 0;
         news = stream ? await readNews(chat, stream) : undefined;
+        // A new message's answer (sent elsewhere): its question is the history's last message (the answer in flight is not in it yet).
+        const start = news?.prefix[0];
+        if (start?.type === "start" && start.messageId !== chat.messageId)
+          asked = (await this.loadMessages(chatId)).at(-1);
         // Nothing in flight, but the consumer's message ended at an approval request: the answer went on and ended
         // between two looks (decided elsewhere). Hand over the message as the history has it.
         if (!stream && endedAtApproval(chat) && lookedUp !== chat.ledger.at(-1)) {
@@ -305,7 +325,7 @@ export class DurableChatTransport<UI_MESSAGE extends UIMessage = UIMessage> exte
       }
       if (news && !request.signal.aborted) {
         chat.park(news);
-        onAnswer();
+        onAnswer(asked?.role === "user" ? { asked } : {});
         continue;
       }
       if (news) void news.rest.cancel().catch(() => undefined);

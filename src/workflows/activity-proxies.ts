@@ -1,5 +1,6 @@
 /** The workflow's view of the activities, with their options. Workflow-safe. */
 import {
+  ActivityCancellationType,
   ActivityFailure,
   ApplicationFailure,
   proxyActivities,
@@ -52,6 +53,19 @@ export function activitiesFor(spec: AgentSpec): {
       ? proxyLocalActivities<Activities>({ startToCloseTimeout: spec.timeouts.tool, retry: TOOL_RETRY })
       : tools,
   };
+}
+
+/**
+ * A session's model calls (not local ones): a stopped message waits for its call to end, so the
+ * text it had streamed comes back with the call's cancellation (`stopped-answer.ts`).
+ */
+export function stoppableModelCalls(spec: AgentSpec): ActivityProxies {
+  return proxyActivities<Activities>({
+    startToCloseTimeout: spec.timeouts.model,
+    heartbeatTimeout: spec.timeouts.heartbeat,
+    retry: MODEL_RETRY,
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  });
 }
 
 /**

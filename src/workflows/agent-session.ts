@@ -11,19 +11,28 @@ import {
   isCancellation,
   patched,
   setHandler,
+  upsertMemo,
   workflowInfo,
 } from "@temporalio/workflow";
 import { ACTIVITY } from "../core/constants.js";
 import { initialContractState } from "../core/contract-state.js";
 import { failedCall, initialState, lastReply, recordToolCalls, type RunState } from "../core/run-state.js";
-import type { RunResult, StopReason } from "../core/types.js";
+import { textOf, type RunResult, type StopReason } from "../core/types.js";
+import { firstWords, SESSION_TITLE_MEMO, SESSION_UPDATED_MEMO } from "../core/session-memo.js";
 import type { RunUsage } from "../core/usage.js";
 import { activitiesFor, local, unwrapFailure } from "./activity-proxies.js";
 import { InvalidInputError, SessionBusyError, SessionEndedError, SessionOwnerError } from "../errors.js";
 import { toFailure } from "../core/typed-failures.js";
 import { loadCarried, prepareCarry, unpackCarried } from "./carry-state.js";
 import { beforeFirstTrip, type ContractContext } from "./contract-steps.js";
-import { endUpdate, sendUpdate, type AgentSessionArgs, type SendDetails, type SessionTurn } from "./definitions.js";
+import {
+  endUpdate,
+  sendUpdate,
+  type AgentSessionArgs,
+  type SendDetails,
+  type SessionInput,
+  type SessionTurn,
+} from "./definitions.js";
 import { RunEventPublisher } from "./run-event-publisher.js";
 import { runTrips } from "./trip-loop.js";
 import { carryMcpTools } from "./mcp-tool-list.js";
@@ -37,6 +46,8 @@ import { SessionTurnList } from "./session-turns.js";
 const SESSION_LOCAL_TOOLS_PATCH = "durable-agent.session-local-tools";
 /** Marks histories whose failed messages publish `message.failed` and close the failed answer's unanswered tool calls. */
 const MESSAGE_FAILED_PATCH = "durable-agent.session-message-failed";
+/** Marks histories whose sessions keep their first words and the time of their last message in their memo (a chat's list reads them). */
+const SESSION_MEMO_PATCH = "durable-agent.session-list-memo";
 
 /** What a session returns when it ends. */
 export interface SessionSummary {
@@ -60,19 +71,19 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   let pending = 0;
   let ready!: () => void;
   let queue: Promise<unknown> = new Promise<void>((resolve) => (ready = resolve)); // sends wait for the setup below
-  let send: (message: string, turn: SessionTurn) => Promise<RunResult>;
+  let send: (message: SessionInput, turn: SessionTurn) => Promise<RunResult>;
   // Handlers first, so sends that arrive with the start (update-with-start) are taken in order.
   setHandler(
     sendUpdate,
-    (message) => {
+    (message, details) => {
       pending += 1;
-      const turn = turns.queued();
+      const turn = turns.queued(details?.regenerates);
       const answer = queue.then(() => send!(message, turn));
       queue = answer.catch(() => undefined);
       return answer.finally(() => (pending -= 1));
     },
     {
-      validator: (message: string, details?: SendDetails) => {
+      validator: (message: SessionInput, details?: SendDetails) => {
         validateSend(message, ended);
         if (args.owner !== undefined && details?.by !== args.owner)
           throw toFailure(new SessionOwnerError(workflowInfo().workflowId));
@@ -109,10 +120,12 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
     streamText: args.streamText === true,
   };
   const loop = tripLoopOf(handlers, spec, args.resume?.agentVersion, { ...parts, ...defined({ budget: spec.budget }) });
+  loop.keepStoppedAnswers = true;
 
   send = async (message, turn) => {
     const scope = new CancellationScope();
     turns.started(turn, run.messages.length, scope);
+    if (patched(SESSION_MEMO_PATCH)) upsertMemo(listMemo(message));
     const start = {
       messages: run.messages.length,
       toolCalls: run.toolCalls.length,
@@ -129,7 +142,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
     delete run.output;
     loop.firstTrip = run.trips + 1;
     ctx.contract = initialContractState();
-    ctx.input = message;
+    ctx.input = textOf(message);
     let stopReason: StopReason;
     let detail: string;
     try {
@@ -202,8 +215,25 @@ function closeUnansweredCalls(run: RunState, from: number, why: string): void {
     );
 }
 
+/** The session's memo for lists: when this message came, and the first words of the first one. */
+function listMemo(message: SessionInput): Record<string, string> {
+  const updated = { [SESSION_UPDATED_MEMO]: new Date().toISOString() };
+  return workflowInfo().memo?.[SESSION_TITLE_MEMO] === undefined
+    ? { ...updated, [SESSION_TITLE_MEMO]: firstWords(message) }
+    : updated;
+}
+
 function validateSend(message: unknown, ended: boolean): void {
   if (ended) throw toFailure(new SessionEndedError(workflowInfo().workflowId));
-  if (typeof message !== "string" || message.trim() === "")
-    throw toFailure(new InvalidInputError("a session message is a non-empty string"));
+  const parts = Array.isArray(message) && message.length > 0 && message.every(isContentPart);
+  if (!parts && (typeof message !== "string" || message.trim() === ""))
+    throw toFailure(
+      new InvalidInputError("a session message is a non-empty string, or content parts (text, images, files)"),
+    );
+}
+
+/** A user message's content part, by its tag (the client checks each part's fields). */
+function isContentPart(part: unknown): boolean {
+  const type = (part as { type?: unknown } | null)?.type;
+  return type === "text" || type === "image_url" || type === "file";
 }

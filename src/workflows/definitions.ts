@@ -6,7 +6,15 @@ import type { McpToolDefinition } from "../core/mcp-tools.js";
 import type { RunPage, RunPart } from "../core/paging.js";
 import type { ForkArgs } from "../core/fork-args.js";
 import type { PlaybackArgs } from "../core/playback.js";
-import type { ForkedFrom, Message, PendingApproval, RunResult, StopReason, TraceEvent } from "../core/types.js";
+import type {
+  ContentPart,
+  ForkedFrom,
+  Message,
+  PendingApproval,
+  RunResult,
+  StopReason,
+  TraceEvent,
+} from "../core/types.js";
 import type { Budget, RunUsage, Usage } from "../core/usage.js";
 import type { ModelSettings } from "../core/model-settings.js";
 
@@ -203,6 +211,8 @@ export interface SessionTurn {
   stopReason?: StopReason;
   /** The typed error a failed message ended with. */
   error?: { name: string; message: string };
+  /** Set when it answers an earlier message again (a chat's regenerate): that message's index. */
+  regenerates?: number;
 }
 
 /** The `session-turns` query's answer: every message of the session, and the stream's next offset. */
@@ -218,10 +228,15 @@ export interface SendDetails {
   by?: string;
   /** Refuse the message (`SessionBusyError`) when another is queued or being answered, instead of queueing it. */
   ifIdle?: boolean;
+  /** The message answers message `regenerates` again (a chat's regenerate): a chat's history shows this answer in its place. */
+  regenerates?: number;
 }
 
+/** A session message: text, or content parts (text, images, files) as a user message takes them. */
+export type SessionInput = string | ContentPart[];
+
 /** Sends a message to a session: runs the trip loop for it and returns its result. Queued in order. */
-export const sendUpdate = defineUpdate<RunResult, [message: string, details?: SendDetails]>("send");
+export const sendUpdate = defineUpdate<RunResult, [message: SessionInput, details?: SendDetails]>("send");
 /** Ends a session once the messages already sent are answered. */
 export const endUpdate = defineUpdate<void, []>("end");
 /** Every message of a session: its status and where its events and conversation start. Adds no history event. */

@@ -65,11 +65,12 @@ export class SessionTurnList {
   }
 
   /** A message taken by the `send` Update that is running now: queued behind the ones before it. */
-  queued(): SessionTurn {
+  queued(regenerates?: number): SessionTurn {
     const turn: SessionTurn = {
       index: (this.#turns.at(-1)?.index ?? -1) + 1,
       status: "queued",
       updateId: currentUpdateInfo()?.id ?? "",
+      ...(regenerates === undefined ? {} : { regenerates }),
     };
     this.#turns.push(turn);
     return turn;

@@ -41,6 +41,8 @@ export interface TripLoop {
   modelSettings?: ModelSettings;
   /** The request's first trip (a forcing toolChoice applies to it only): 1 for a run, per message in a session. */
   firstTrip: number;
+  /** A session's: a model call stopped mid-answer (`cancel-message`) leaves the text it had as the trip's answer. */
+  keepStoppedAnswers?: boolean;
   /** Bumped when a handoff's inputFilter replaced the conversation (workers cache conversations per view). */
   view?: number;
 }

@@ -21,6 +21,7 @@ import { handOff, oneHandoffPerAnswer } from "./handoff-step.js";
 import { runSubAgent } from "./sub-agent-call.js";
 import { runRemoteTool } from "./remote-tool-call.js";
 import { playbackAnswer } from "./recorded-run.js";
+import { keepStoppedAnswer, modelCallsOf } from "./stopped-answer.js";
 import type { FinishedCall, TripLoop } from "./trip-context.js";
 
 /** How the trips ended. */
@@ -55,7 +56,8 @@ export async function runTrips(
     await beforeTrip?.();
     // A trip: one model call. The conversation is not repeated in the history: the worker holds it
     // (checked by its length and digest) or reads it from the workflow.
-    const { spec, model } = loop;
+    const { spec } = loop;
+    const model = modelCallsOf(loop);
     if (loop.view !== view) {
       // A handoff's inputFilter replaced the conversation: the digest starts again, as the workers' copies do.
       conversation = new DigestChain();
@@ -66,7 +68,7 @@ export async function runTrips(
     const { length, digest } = conversation.extend(run.messages);
     const tail = workflowTail(run.messages);
     const { message, usage, output, agentVersion } = await progress.step(`trip ${trip}: model call`, () =>
-      unwrapFailure(() =>
+      keepingStopped(loop, () =>
         model[ACTIVITY.modelCall].executeWithOptions({ summary: `model ${spec.modelId} · trip ${trip}` }, [
           {
             agent: spec.name,
@@ -117,6 +119,12 @@ export async function runTrips(
   }
   log.info("stopped at maxTrips", { maxTrips });
   return { stopReason: "max-trips", detail: `maxTrips (${maxTrips}) used up` };
+}
+
+/** The model call, unwrapped; in a session, a call stopped mid-answer leaves its text as the trip's answer. */
+function keepingStopped<T>(loop: TripLoop, call: () => Promise<T>): Promise<T> {
+  const answer = unwrapFailure(call);
+  return loop.keepStoppedAnswers ? answer.catch((error: unknown) => keepStoppedAnswer(loop.run, error)) : answer;
 }
 
 /** A final answer still invalid with no repair left: the run fails with OutputValidationError, or ends with "invalid-output". */

@@ -5,6 +5,8 @@
  * ```ts          a complete module: it must compile against the package
  * ```ts run      the same, and the suite runs it (against its dev server and a scripted model)
  * ```ts partial  a deliberate fragment: not compiled
+ * ```ts next     a Next.js app's file, named by its first line (`// app/api/chat/route.ts`): compiled
+ *                by `next build` in the app test/chat-guide.test.ts makes of docs/chat-ui.md
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
