@@ -22,7 +22,7 @@ export { createRegistry, type AgentRegistry, type WorkerFeatures } from "./regis
  * (in the core) describes them; the non-local ones keep themselves alive with heartbeats.
  */
 export function createActivities(registry: AgentRegistry, features: WorkerFeatures = {}) {
-  const conversations = new ConversationCache();
+  const conversations = new ConversationCache(features.conversationCacheBytes);
   return {
     [ACTIVITY.describe]: createDescribeAgent(registry, features),
     [ACTIVITY.modelCall]: keepAlive(createModelCall(registry, conversations, features.deltas)),

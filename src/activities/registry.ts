@@ -13,6 +13,8 @@ export interface WorkerFeatures {
   approvals?: ApprovalOptions;
   /** Where streamed answers' deltas go besides the heartbeats, with the worker's data converter to encode them. */
   deltas?: { transport: DeltaTransport; converter: LoadedDataConverter };
+  /** The bytes of conversations the worker keeps (default `DEFAULT_CONVERSATION_CACHE_BYTES`). */
+  conversationCacheBytes?: number;
 }
 
 /** The agents a worker serves, by name. */

@@ -102,14 +102,14 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
         return streamError(200, new PayloadTooLargeError("The chat message", bytes, PAYLOAD_LIMIT_BYTES));
       const message = await session.start(asked.text, { by: chat.by, ifIdle: true });
       const turn = await message.turn({ started: true });
-      return answerResponse(client, session, asked.chatId, turn, turn.fromOffset!);
+      return answerResponse(client, session, asked.chatId, turn, turn.fromOffset!, request.signal);
     }
     const { turns, nextOffset } = await session.turns();
     const error = await decide(client, session, asked.decisions, chat.by);
     if (error) return streamError(200, error);
     const waiting = turns.find((t) => t.status === "waiting-for-approval");
     if (!waiting) return streamError(200, new ChatRequestError("no message of this chat waits for a decision"));
-    return answerResponse(client, session, asked.chatId, waiting, nextOffset);
+    return answerResponse(client, session, asked.chatId, waiting, nextOffset, request.signal);
   }
 
   async function get(request: Request): Promise<Response> {
@@ -122,7 +122,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const busy = (await session.turns()).turns.find((t) => !["answered", "failed", "cancelled"].includes(t.status));
     if (!busy) return new Response(null, { status: 204 });
     const turn = busy.status === "queued" ? await startedTurn(session, busy) : busy;
-    return answerResponse(client, session, chatId, turn, turn.fromOffset!);
+    return answerResponse(client, session, chatId, turn, turn.fromOffset!, request.signal);
   }
 
   async function remove(request: Request): Promise<Response> {
@@ -189,7 +189,8 @@ async function startedTurn(session: AgentSession, queued: SessionTurn): Promise<
  * A session message's answer as the UI message stream, from `fromOffset` (where the message
  * starts, or where it goes on after a decision), under the id the chat gives the message. It ends
  * at a call that still waits for approval (`useChat` sends a decision only once the stream has
- * ended); a replay past a request that has been decided since goes on.
+ * ended); a replay past a request that has been decided since goes on. The request's `signal`
+ * (aborted when its client goes away) lets go of the run at once.
  */
 function answerResponse(
   client: Client,
@@ -197,12 +198,14 @@ function answerResponse(
   chatId: string,
   turn: SessionTurn,
   fromOffset: number,
+  signal: AbortSignal,
 ): Response {
   const stream = uiMessageStream(client, session.workflowId, {
     fromOffset,
     fromMessage: turn.messagesFrom ?? 0,
     messageId: answerMessageId(chatId, turn.index),
     endAtApproval: true,
+    signal,
   });
   return uiMessageStreamResponse(stream);
 }

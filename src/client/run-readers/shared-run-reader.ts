@@ -105,8 +105,8 @@ export class SharedRunReader {
    * A new watcher from `fromOffset`: its queue, with the kept events it missed. `catchUpFrom` is
    * set when it starts before the kept events: it reads those itself (`catchUp`), then its queue.
    */
-  join(fromOffset: number): { queue: WatcherQueue; catchUpFrom?: number } {
-    const queue = new WatcherQueue();
+  join(fromOffset: number, limit: number): { queue: WatcherQueue; catchUpFrom?: number } {
+    const queue: WatcherQueue = new WatcherQueue(limit, () => this.leave(queue));
     this.#watchers.add(queue);
     for (const event of this.#kept) if (event.offset >= fromOffset) queue.push({ type: "durable", event });
     return fromOffset < this.#keptFrom ? { queue, catchUpFrom: fromOffset } : { queue };
@@ -114,8 +114,7 @@ export class SharedRunReader {
 
   /** A watcher left; the last one to leave stops the reader. */
   leave(queue: WatcherQueue): void {
-    this.#watchers.delete(queue);
-    if (this.#watchers.size > 0) return;
+    if (!this.#watchers.delete(queue) || this.#watchers.size > 0) return;
     this.#abort.abort();
     this.#closeTransport();
     this.#changed?.();
@@ -123,17 +122,20 @@ export class SharedRunReader {
   }
 
   /** The durable events from `fromOffset` for a watcher that joined behind the kept events. */
-  async catchUp(fromOffset: number): Promise<DurableEvent[]> {
+  async catchUp(fromOffset: number, signal: AbortSignal): Promise<DurableEvent[]> {
     const decode = await eventDecoder();
     const startedAt = Date.now();
     for (let failures = 1; ; failures++) {
       try {
-        return await readDurableTail(this.client, this.workflowId, fromOffset, decode);
+        return await abortableCall(this.client, signal, () =>
+          readDurableTail(this.client, this.workflowId, fromOffset, decode),
+        );
       } catch (error) {
+        if (signal.aborted) throw error;
         // A closed run's events need a worker to replay it: without one, the result alone ends the stream.
         if (this.#end?.type === "closed" && Date.now() - startedAt >= CLOSED_TAIL_PATIENCE_MS) return [];
         if (failures >= MAX_READ_FAILURES) throw error;
-        await sleep(retryPause(failures));
+        await sleep(retryPause(failures), undefined, { signal });
       }
     }
   }
