@@ -4,8 +4,9 @@
  * <watchers> <streams>`. W watchers of the run connect (each reads its first bytes or event) and
  * let go, all at once, in a loop, until `streams` streams were cancelled: half cancel their SSE
  * response's body (a closed tab), half call `return()` on their iterator. It prints one JSON line:
- * the history calls (and all calls) in flight 1 s after the last cancel, and its RSS after a
- * warm-up and after the last stream (both after a GC).
+ * the history calls (and all calls) in flight 1 s after the last cancel, and its RSS and JS heap
+ * after a warm-up (a tenth of the streams) and after the last stream (both after a GC). With
+ * BENCH_CANCEL_TRACE set it prints both on stderr after each tenth.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from "@temporalio/client";
@@ -21,6 +22,9 @@ export interface CancelOutcome {
   historyCalls: number;
   rssStartMB: number;
   rssEndMB: number;
+  /** The JS heap in use (after a GC), at the same two points. */
+  heapStartMB: number;
+  heapEndMB: number;
 }
 
 const [address, workflowId, watchersText, streamsText] = process.argv.slice(2) as [string, string, string, string];
@@ -60,14 +64,23 @@ async function loop(count: number): Promise<void> {
     );
 }
 
+const heap = () => {
+  global.gc?.();
+  return Math.round((process.memoryUsage().heapUsed / 2 ** 20) * 10) / 10;
+};
 const rss = () => {
   global.gc?.();
   return Math.round((process.memoryUsage().rss / 2 ** 20) * 10) / 10;
 };
-await loop(Math.min(streams, watchers * 10)); // warm-up: modules loaded, the connection's buffers grown
+await loop(Math.max(watchers * 10, Math.round(streams / 10))); // warm-up: modules loaded and compiled, the connection's buffers grown
 const rssStartMB = rss();
+const heapStartMB = heap();
 const startedAt = Date.now();
-await loop(streams);
+for (let part = 0; part < 10; part++) {
+  await loop(Math.round(streams / 10));
+  if (process.env.BENCH_CANCEL_TRACE)
+    console.error(`cancel-client: ${(part + 1) * 10}%: rss ${rss()} MB, heap ${heap()} MB`);
+}
 const ms = Date.now() - startedAt;
 await sleep(1_000);
 const outcome: CancelOutcome = {
@@ -78,6 +91,8 @@ const outcome: CancelOutcome = {
   historyCalls: counts.calls.GetWorkflowExecutionHistory ?? 0,
   rssStartMB,
   rssEndMB: rss(),
+  heapStartMB,
+  heapEndMB: heap(),
 };
 process.stdout.write(`${JSON.stringify(outcome)}\n`);
 await connection.close();
