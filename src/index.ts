@@ -112,7 +112,7 @@ export {
   type SessionDescription,
 } from "./client/session.js";
 export type { SendDetails, SessionTurn, SessionTurns, SessionTurnStatus } from "./workflows/definitions.js";
-export { RunEventStream, type StreamOptions } from "./client/run-event-stream.js";
+export { RunEventStream, type StreamOptions } from "./streaming/client/index.js";
 export {
   createChatHandler,
   type ChatAgent,

@@ -21,7 +21,7 @@ import type { TelemetryOptions } from "./telemetry/telemetry-options.js";
 import { bundleTelemetryWorkflows } from "./telemetry/telemetry-workflow-bundle.js";
 import { telemetryWorkerOptions } from "./telemetry/worker-telemetry.js";
 import { defined } from "./core/defined.js";
-import { STREAMING_HEARTBEAT_INTERVAL } from "./activities/answer-heartbeat.js"; // the cadence of streamed text
+import { STREAMING_HEARTBEAT_INTERVAL } from "./streaming/worker/index.js"; // the cadence of streamed text
 import { loadDataConverter } from "@temporalio/common/lib/internal-non-workflow/index.js";
 import { deltasFromEnv, type DeltaTransport } from "./deltas/index.js";
 import { checkSearchAttributes } from "./search-attribute-check.js";

@@ -10,7 +10,7 @@ import type { Client } from "@temporalio/client";
 import { DigestChain, type ConversationCheck } from "../core/conversation-digest.js";
 import { toolResultContent, type ToolCallResult } from "../core/tool-result.js";
 import type { Message, RequestedToolCall } from "../core/types.js";
-import { readRunPart, type RunRef } from "../client/run-reader.js";
+import { readRunPart, type RunRef } from "../run-reads/index.js";
 
 type Answer = Extract<Message, { role: "assistant" }>;
 

@@ -12,7 +12,7 @@ import { createMcpList } from "../mcp/list-activity.js";
 import { subAgentResult } from "./sub-agent-result.js";
 import type { AgentRegistry, WorkerFeatures } from "./registry.js";
 import { ConversationCache } from "./conversation-cache.js";
-import { runRefOf } from "../client/run-reader.js";
+import { runRefOf } from "../run-reads/index.js";
 import { createCanDecide } from "../approvals/can-decide-activity.js";
 
 export { createRegistry, type AgentRegistry, type WorkerFeatures } from "./registry.js";

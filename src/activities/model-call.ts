@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context, log } from "@temporalio/activity";
-import { answerHeartbeat } from "./answer-heartbeat.js";
+import { answerHeartbeat } from "../streaming/worker/index.js";
 import type { Usage } from "../core/usage.js";
 import { failedAttemptSignal } from "../workflows/definitions.js";
 import { InstructionsError } from "../errors.js";
@@ -10,7 +10,7 @@ import { checkOutput, outputRequestFor } from "../models/structured-output.js";
 import type { ModelCallInput, ModelCallOutput } from "../core/activity-types.js";
 import { lookupAgent, type AgentRegistry, type WorkerFeatures } from "./registry.js";
 import { toFailure } from "../core/typed-failures.js";
-import { contextFor, runRefOf } from "../client/run-reader.js";
+import { contextFor, runRefOf } from "../run-reads/index.js";
 import type { ConversationCache } from "./conversation-cache.js";
 import type { Agent } from "../agent/define-agent.js";
 import { isAiSdkModel, resolveModel } from "../models/agent-model.js";

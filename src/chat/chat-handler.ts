@@ -10,7 +10,7 @@ import type { Client } from "@temporalio/client";
 import type { UIMessage } from "ai";
 import type { AgentSession, SessionOptions } from "../client/session.js";
 import { getDefaultClient } from "../client/connection.js";
-import { readRunPart } from "../client/run-reader.js";
+import { readRunPart } from "../run-reads/index.js";
 import { getRun } from "../client/run-handle.js";
 import { MAX_PAGE_BYTES } from "../core/paging.js";
 import { defined } from "../core/defined.js";
@@ -21,7 +21,7 @@ import { pendingApprovalsQuery, traceQuery, type SessionTurn } from "../workflow
 import { answerMessageId, chatHistory } from "./chat-history.js";
 import { chatIdSchema, parseChatRequest, type ChatDecision } from "./chat-request.js";
 import { jsonError, notFound, statusOf, streamError, typedTemporalError } from "./chat-responses.js";
-import { uiMessageStream, uiMessageStreamResponse } from "./ui-message-stream.js";
+import { uiMessageStream, uiMessageStreamResponse } from "../streaming/client/index.js";
 
 /** Who the caller is, as `authorize` says: `by` names them as the chat's owner and as the approver of their decisions. */
 export interface ChatCaller {

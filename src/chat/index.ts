@@ -11,5 +11,5 @@ export {
   type ChatHandlerOptions,
 } from "./chat-handler.js";
 export { answerMessageId, chatHistory, userMessageId, type ChatState } from "./chat-history.js";
-export { uiMessageStream, uiMessageStreamResponse, type UIMessageStreamOptions } from "./ui-message-stream.js";
-export type { DurableAgentUIDataTypes, SubAgentData, SubAgentPart } from "./data-parts.js";
+export { uiMessageStream, uiMessageStreamResponse, type UIMessageStreamOptions } from "../streaming/client/index.js";
+export type { DurableAgentUIDataTypes, SubAgentData, SubAgentPart } from "../streaming/client/index.js";

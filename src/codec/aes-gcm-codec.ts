@@ -8,7 +8,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 import type { Payload, PayloadCodec } from "@temporalio/common";
 import { PayloadCodecError } from "../errors.js";
 import type { CodecKeyring } from "./codec-keys.js";
-import { loadTemporalProto } from "../client/temporal-sdk.js";
+import { loadTemporalProto } from "../run-reads/index.js";
 
 /** Temporal's protobuf `Payload` message, loaded on the first encode or decode (not when the root is imported). */
 const payloadProto = async () => (await loadTemporalProto()).temporal.api.common.v1.Payload;

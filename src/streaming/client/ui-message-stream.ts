@@ -24,18 +24,18 @@
  */
 import type { Client } from "@temporalio/client";
 import type { UIMessageChunk } from "ai";
-import type { StreamedRunEvent } from "../core/run-events.js";
-import { comparePositions, formatCursor, parseCursor, type StreamPosition } from "../core/stream-cursor.js";
-import { completeResult } from "../client/complete-result.js";
-import { RunEventStream } from "../client/run-event-stream.js";
-import { toRunError } from "../client/run-error.js";
-import { pendingApprovalsQuery } from "../workflows/definitions.js";
+import type { StreamedRunEvent } from "../../core/run-events.js";
+import { comparePositions, formatCursor, parseCursor, type StreamPosition } from "../../core/stream-cursor.js";
+import { completeResult } from "../../run-reads/index.js";
+import { RunEventStream } from "./run-event-stream.js";
+import { toRunError } from "../../run-reads/index.js";
+import { pendingApprovalsQuery } from "../../workflows/definitions.js";
 import { ChunkMapper } from "./chunk-mapper.js";
 import type { MappedChunk } from "./mapped-chunk.js";
-import { sseResponse } from "../client/sse-response.js";
-import { releasable } from "../client/releasable.js";
-import { defined } from "../core/defined.js";
-import { StreamOverflowError } from "../errors.js";
+import { sseResponse } from "./sse-response.js";
+import { releasable } from "./releasable.js";
+import { defined } from "../../core/defined.js";
+import { StreamOverflowError } from "../../errors.js";
 
 /** Options of `uiMessageStream()` and `handle.toUIMessageStreamResponse()`. */
 export interface UIMessageStreamOptions {

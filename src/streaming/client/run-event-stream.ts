@@ -1,14 +1,14 @@
 import type { Client } from "@temporalio/client";
-import { completeResult } from "./complete-result.js";
+import { completeResult } from "../../run-reads/index.js";
 import { AnswerDeltas } from "./answer-deltas.js";
-import { withSubAgentStreams } from "../subagents/merge-streams.js";
-import type { StreamedRunEvent } from "../core/run-events.js";
-import { formatCursor, parseCursor, type StreamCursor, type StreamPosition } from "../core/stream-cursor.js";
-import type { RunResult } from "../core/types.js";
-import { MAX_BUFFERED_EVENTS, watchRun, type ReaderItem } from "./run-readers/index.js";
+import { withSubAgentStreams } from "../../subagents/merge-streams.js";
+import type { StreamedRunEvent } from "../../core/run-events.js";
+import { formatCursor, parseCursor, type StreamCursor, type StreamPosition } from "../../core/stream-cursor.js";
+import type { RunResult } from "../../core/types.js";
+import { MAX_BUFFERED_EVENTS, watchRun, type ReaderItem } from "./run-watch.js";
 import { releasable, unlessAborted } from "./releasable.js";
-import { defined } from "../core/defined.js";
-import { StreamOverflowError } from "../errors.js";
+import { defined } from "../../core/defined.js";
+import { StreamOverflowError } from "../../errors.js";
 import { sseResponse } from "./sse-response.js";
 
 /** Options of `handle.stream()`. */

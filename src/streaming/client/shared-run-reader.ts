@@ -14,11 +14,11 @@
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "@temporalio/client";
-import { completeResult } from "../complete-result.js";
-import { partialAnswerOf } from "../answer-deltas.js";
+import { completeResult } from "../../run-reads/index.js";
+import { partialAnswerOf } from "./answer-deltas.js";
 import type { PartialAnswer, RunEvent, StreamedRunEvent } from "../../core/run-events.js";
 import { deltasOf, runSharing, type AnswerWatch, type RunShare } from "../../deltas/index.js";
-import { loadTemporalClient } from "../temporal-sdk.js";
+import { loadTemporalClient } from "../../run-reads/index.js";
 import { eventDecoder, readDurableTail, type DurableEvent } from "./durable-tail.js";
 import { HistoryFollower } from "./history-follower.js";
 import { abortableCall } from "./abortable-call.js";

@@ -5,7 +5,7 @@
  * its pending wait rejects, the generator returns (its `finally` blocks release what it holds),
  * and a pending `next()` resolves as done.
  */
-import { StreamOverflowError } from "../errors.js";
+import { StreamOverflowError } from "../../errors.js";
 
 /**
  * The iterator over `make(signal)`: `return()` and `outer` abort `signal`. A `StreamOverflowError`
