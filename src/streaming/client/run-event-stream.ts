@@ -108,7 +108,7 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
 
   /**
    * The run's durable events from `fromOffset`, and between them the text deltas of the answer in
-   * flight. They come from this process's one reader of the run (`run-readers/`), shared with the
+   * flight. They come from this process's one reader of the run (`run-watch.ts`), shared with the
    * run's other watchers. Once `signal` aborts they end, and the watcher leaves the reader.
    */
   private async *ownEventsFrom(fromOffset: number, signal: AbortSignal): AsyncGenerator<StreamedRunEvent> {
