@@ -16,6 +16,7 @@ export function cancelTableRows(rows: readonly CancelRow[]) {
     "history calls in flight 1 s after the last cancel": row.historyInFlightAfter1s,
     "calls in flight then": row.callsInFlightAfter1s,
     "client RSS, MB (start → end)": `${row.rssStartMB} → ${row.rssEndMB}`,
+    "client JS heap, MB (start → end)": `${row.heapStartMB} → ${row.heapEndMB}`,
   }));
 }
 
