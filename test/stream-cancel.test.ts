@@ -62,11 +62,17 @@ const durableOffsets = (events: StreamedRunEvent[]) =>
   events.filter((e) => e.type !== "text.delta").map((e) => e.offset);
 
 describe("a consumer that lets go releases its watcher and the run's long poll at once", () => {
-  it("a run waiting for approval: a cancelled SSE response, iterator.return(), an aborted signal and a cancelled UI message stream each end the client's long poll, and it reads nothing more when the run moves on", async () => {
+  it("a run waiting for approval: a cancelled SSE response, iterator.return(), an aborted signal, a cancelled UI message stream and one whose request's signal aborted each end the client's long poll, and it reads nothing more when the run moves on", async () => {
     const model = await askingModel();
     const agent = planAgent(model.baseURL, "cancel-idle", true);
-    const clients = await Promise.all([1, 2, 3, 4].map(() => connectCountedClient(harness.address)));
-    const [sse, returned, aborted, ui] = clients as [CountedClient, CountedClient, CountedClient, CountedClient];
+    const clients = await Promise.all([1, 2, 3, 4, 5].map(() => connectCountedClient(harness.address)));
+    const [sse, returned, aborted, ui, request] = clients as [
+      CountedClient,
+      CountedClient,
+      CountedClient,
+      CountedClient,
+      CountedClient,
+    ];
     const readsAfterLetGo = await withWorker(harness, [agent], async ({ taskQueue }) => {
       const handle = await agent.start("Swap my plan", { client: harness.client, taskQueue, streamText: true });
       const after = new Map<CountedClient, number>();
@@ -109,13 +115,20 @@ describe("a consumer that lets go releases its watcher and the run's long poll a
       while (approvals < 3) if ((await chunks.read()).value?.type === "tool-input-available") approvals++;
       await release(ui, () => chunks.cancel());
 
+      // 5. A UI message stream given the request's signal (as createChatHandler does), its request aborted.
+      const gone = new AbortController();
+      const answering = uiMessageStream(request.client, handle.workflowId, { signal: gone.signal }).getReader();
+      approvals = 0;
+      while (approvals < 3) if ((await answering.read()).value?.type === "tool-input-available") approvals++;
+      await release(request, async () => gone.abort());
+
       // The run moves on: none of the four reads it again.
       for (const call of await handle.pendingApprovals()) await handle.approve(call.callId);
       await handle.result();
       return clients.map((client) => reads(client) - after.get(client)!);
     });
     await model.close();
-    expect(readsAfterLetGo).toEqual([0, 0, 0, 0]);
+    expect(readsAfterLetGo).toEqual([0, 0, 0, 0, 0]);
     for (const client of clients) expect(client.counts.pending(HISTORY)).toBe(0);
     await Promise.all(clients.map((client) => client.close()));
   });
