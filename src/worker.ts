@@ -21,7 +21,7 @@ import type { TelemetryOptions } from "./telemetry/telemetry-options.js";
 import { bundleTelemetryWorkflows } from "./telemetry/telemetry-workflow-bundle.js";
 import { telemetryWorkerOptions } from "./telemetry/worker-telemetry.js";
 import { defined } from "./core/defined.js";
-import { STREAMING_HEARTBEAT_INTERVAL } from "./streaming/worker/index.js"; // the cadence of streamed text
+import { answerHeartbeat, STREAMING_HEARTBEAT_INTERVAL } from "./streaming/worker/index.js"; // the answer heartbeat and its cadence
 import { loadDataConverter } from "@temporalio/common/lib/internal-non-workflow/index.js";
 import { deltasFromEnv, type DeltaTransport } from "./deltas/index.js";
 import { checkSearchAttributes } from "./search-attribute-check.js";
@@ -147,6 +147,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       approvals: options.approvals,
       deltas: { transport: deltas, converter: loadDataConverter(dataConverter) },
       conversationCacheBytes: cacheBytes,
+      answerStream: answerHeartbeat,
     }),
     plugins: [
       ...(options.workerOptions?.plugins ?? []),

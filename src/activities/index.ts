@@ -25,7 +25,7 @@ export function createActivities(registry: AgentRegistry, features: WorkerFeatur
   const conversations = new ConversationCache(features.conversationCacheBytes);
   return {
     [ACTIVITY.describe]: createDescribeAgent(registry, features),
-    [ACTIVITY.modelCall]: keepAlive(createModelCall(registry, conversations, features.deltas)),
+    [ACTIVITY.modelCall]: keepAlive(createModelCall(registry, conversations, features.deltas, features.answerStream)),
     [ACTIVITY.toolExecute]: keepAlive(heldResults(createToolExecute(registry), conversations)),
     [ACTIVITY.contractEvaluate]: createContractEvaluate(registry),
     [ACTIVITY.backstopRun]: keepAlive(createBackstopRun(registry)),

@@ -1,5 +1,4 @@
 import { ApplicationFailure, Context, log } from "@temporalio/activity";
-import { answerHeartbeat } from "../streaming/worker/index.js";
 import type { Usage } from "../core/usage.js";
 import { failedAttemptSignal } from "../workflows/definitions.js";
 import { InstructionsError } from "../errors.js";
@@ -24,6 +23,7 @@ export function createModelCall(
   registry: AgentRegistry,
   conversations: ConversationCache,
   publishing?: WorkerFeatures["deltas"],
+  answerStream?: WorkerFeatures["answerStream"],
 ) {
   return async function modelCall(input: ModelCallInput): Promise<ModelCallOutput> {
     const agent = lookupAgent(registry, input.agent);
@@ -42,7 +42,7 @@ export function createModelCall(
           { converter: publishing.converter, warn: (message) => log.warn(message) },
         )
       : undefined;
-    const deltas = input.streamText ? await answerHeartbeat(input.trip, context.info.attempt, publisher) : undefined;
+    const deltas = input.streamText ? await answerStream?.(input.trip, context.info.attempt, publisher) : undefined;
     let reported: Usage | undefined;
     try {
       const tools = [...agent.tools, ...(agent.mcpToolsets.length ? await runMcpTools(context) : [])];
