@@ -79,17 +79,6 @@ export default tseslint.config(
     rules: { "max-len": ["error", { code: 160, ignoreRegExpLiterals: true }] },
   },
   {
-    // streaming wing: moved by the streaming branch, which wraps these files' long lines. The integrator
-    // removes this block after merging.
-    files: [
-      "src/deltas/redis-deltas.ts",
-      "src/deltas/redis-run-share.ts",
-      "src/ui/chat-state.ts",
-      "src/ui/durable-chat-transport.ts",
-    ],
-    rules: { "max-len": "off" },
-  },
-  {
     // The studio page runs in a browser: no Node built-ins (its tsconfig has no @types/node either).
     files: ["src/studio/page/app/**"],
     rules: {

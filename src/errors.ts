@@ -532,6 +532,29 @@ export class InvalidStreamCursorError extends DurableAgentError {
   }
 }
 
+/**
+ * A stream's consumer read too slowly: more durable events waited for it than its buffer holds
+ * (`maxBufferedEvents`), so the stream let go of the run rather than hold them in memory. Nothing
+ * is lost: open the stream again with `after` (an SSE client reconnects with its `Last-Event-ID`).
+ */
+export class StreamOverflowError extends DurableAgentError {
+  override readonly name = "StreamOverflowError";
+  static override isInstance = errorGuard<StreamOverflowError>("StreamOverflowError");
+  constructor(
+    readonly workflowId: string,
+    /** The buffer's size, in durable events. */
+    readonly maxBufferedEvents: number,
+    /** The id of the last event the consumer read: pass it as `after` to read on (absent: none was read, start again). */
+    readonly after?: string,
+  ) {
+    const resume = after === undefined ? "(none: from the start)" : JSON.stringify(after);
+    super(
+      `The stream of ${workflowId} ended: its consumer fell ${maxBufferedEvents} durable events behind. ` +
+        `Open it again with after: ${resume} to read on; read faster, or raise maxBufferedEvents.`,
+    );
+  }
+}
+
 /** A message was sent with `ifIdle` (a chat's POST) while another message of the session is queued or being answered. */
 export class SessionBusyError extends DurableAgentError {
   override readonly name = "SessionBusyError";

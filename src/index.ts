@@ -139,7 +139,7 @@ export type {
   SessionTurns,
   SessionTurnStatus,
 } from "./workflows/definitions.js";
-export { RunEventStream, type StreamOptions } from "./client/run-event-stream.js";
+export { RunEventStream, type StreamOptions } from "./streaming/client/index.js";
 export {
   createChatHandler,
   type ChatAgent,

@@ -12,7 +12,7 @@ import { workerDeploymentOptionsOf, type WorkerDeployment } from "./deployments/
 import { createActivities, createRegistry } from "./activities/index.js";
 import { dataConverterFromEnv } from "./codec/data-converter.js";
 import { temporalSecurity, temporalSettings, type TemporalSecurity } from "./client/connection.js";
-import { TemporalConnectionError } from "./errors.js";
+import { AgentOptionsError, TemporalConnectionError } from "./errors.js";
 import { mcpConnectionsPlugin } from "./mcp/worker-plugin.js";
 import { withSubAgents } from "./subagents/collect-agents.js";
 import { bundleAgentWorkflows } from "./workflow-bundle.js";
@@ -20,7 +20,7 @@ import type { TelemetryOptions } from "./telemetry/telemetry-options.js";
 import { bundleTelemetryWorkflows } from "./telemetry/telemetry-workflow-bundle.js";
 import { telemetryWorkerOptions } from "./telemetry/worker-telemetry.js";
 import { defined } from "./core/defined.js";
-import { STREAMING_HEARTBEAT_INTERVAL } from "./activities/answer-heartbeat.js"; // the cadence of streamed text
+import { answerHeartbeat, STREAMING_HEARTBEAT_INTERVAL } from "./streaming/worker/index.js"; // the answer heartbeat and its cadence
 import { loadDataConverter } from "@temporalio/common/lib/internal-non-workflow/index.js";
 import { deltasFromEnv, type DeltaTransport } from "./deltas/index.js";
 import { checkSearchAttributes } from "./search-attribute-check.js";
@@ -88,6 +88,12 @@ export interface AgentWorkerOptions {
    */
   deployment?: WorkerDeployment;
   /**
+   * The bytes of conversations the worker keeps for its model calls (their messages as JSON; least
+   * recently used out first, and at most 2,048 runs), so a call reads from the run only what the
+   * worker does not hold. Default 256 MiB (`268435456`); 0 keeps none.
+   */
+  conversationCacheBytes?: number;
+  /**
    * Passed through to Temporal's `Worker.create` (for example `maxCachedWorkflows`).
    * `maxHeartbeatThrottleInterval` defaults to 250 ms here: the cadence of streamed text deltas.
    */
@@ -103,6 +109,12 @@ export interface AgentWorkerOptions {
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const agents = withSubAgents(options.agents); // sub-agents and handoff targets need not be listed
   const registry = createRegistry(agents);
+  const cacheBytes = options.conversationCacheBytes;
+  if (cacheBytes !== undefined && !(Number.isSafeInteger(cacheBytes) && cacheBytes >= 0))
+    throw new AgentOptionsError(
+      "conversationCacheBytes",
+      `${String(cacheBytes)} is not a whole number of bytes, 0 or more`,
+    );
   const settings = temporalSettings({ taskQueue: options.taskQueue, namespace: options.namespace });
   const dataConverter = options.dataConverter ?? dataConverterFromEnv();
   const deltas = options.deltas ?? deltasFromEnv();
@@ -133,6 +145,8 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
       searchAttributes: options.searchAttributes,
       approvals: options.approvals,
       deltas: { transport: deltas, converter: loadDataConverter(dataConverter) },
+      conversationCacheBytes: cacheBytes,
+      answerStream: answerHeartbeat,
     }),
     plugins: [
       ...(options.workerOptions?.plugins ?? []),

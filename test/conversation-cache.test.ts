@@ -8,7 +8,9 @@ import { defaultPayloadConverter } from "@temporalio/common";
 import type { WorkflowHandle } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai } from "../src/index.js";
+import { AgentOptionsError, ai } from "../src/index.js";
+import { ConversationCache, DEFAULT_CONVERSATION_CACHE_BYTES } from "../src/activities/conversation-cache.js";
+import { createAgentWorker } from "../src/worker.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { connectHarness, taskQueue, testWorker, withWorker, type Harness } from "./support/harness.js";
 import { byAgent, testAgent } from "./support/subagent-helpers.js";
@@ -127,5 +129,43 @@ describe("model.call's conversation", () => {
     await model.close();
     // One worker throughout: no model call reads the conversation from the run, before or after the filtered handoff.
     expect(reads).toEqual([false, false, false, false]);
+  });
+});
+
+describe("the worker's conversation cache is bounded in bytes", () => {
+  const answer = (kilobytes: number) =>
+    ({ role: "assistant", content: "x".repeat(kilobytes * 1024) }) as Parameters<ConversationCache["answered"]>[1];
+
+  it("lets the least recently used conversations go once their messages pass maxBytes, whatever their count", () => {
+    const cache = new ConversationCache(1024 * 1024);
+    cache.answered({ runId: "a" }, answer(400));
+    cache.answered({ runId: "b" }, answer(400));
+    expect(cache.bytes).toBeGreaterThan(800 * 1024);
+    cache.answered({ runId: "a" }, answer(400)); // a is used again: b is now the oldest
+    cache.answered({ runId: "c" }, answer(400));
+    // Three would pass 1 MiB: b, the least recently used, went.
+    expect(cache.bytes).toBeLessThanOrEqual(1024 * 1024);
+    expect(cache.bytes).toBeGreaterThan(800 * 1024);
+    cache.toolFinished(
+      { runId: "c" },
+      { id: "call-1", name: "look", arguments: "{}" },
+      { status: "ok", output: "y".repeat(300 * 1024) },
+    );
+    expect(cache.bytes).toBeLessThanOrEqual(1024 * 1024);
+  });
+
+  it("holds none of a conversation larger than maxBytes, and the default is 256 MiB", () => {
+    const cache = new ConversationCache(100 * 1024);
+    cache.answered({ runId: "big" }, answer(200));
+    expect(cache.bytes).toBe(0);
+    expect(DEFAULT_CONVERSATION_CACHE_BYTES).toBe(256 * 1024 * 1024);
+  });
+
+  it("a worker with conversationCacheBytes that is not a whole number of bytes is an AgentOptionsError naming it", async () => {
+    for (const bad of [-1, 1.5, Number.NaN]) {
+      const error = await createAgentWorker({ agents: [], conversationCacheBytes: bad }).catch((e: unknown) => e);
+      expect(AgentOptionsError.isInstance(error)).toBe(true);
+      expect((error as AgentOptionsError).field).toBe("conversationCacheBytes");
+    }
   });
 });

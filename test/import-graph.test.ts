@@ -140,7 +140,7 @@ describe("the src/ import graph", () => {
       "rank-2-models-imports-no-higher-rank",
       "rank-3-workflows-imports-no-higher-rank",
       "rank-4-definitions-imports-no-higher-rank",
-      "rank-5-streaming-worker-imports-no-higher-rank",
+      "rank-5-reads-and-deltas-imports-no-higher-rank",
       "rank-6-activities-imports-no-higher-rank",
       "rank-7-client-imports-no-higher-rank",
       "rank-8-over-the-client-imports-no-higher-rank",

@@ -30,3 +30,21 @@ export function countingInterceptor(counts: CallCounts): Interceptor {
     });
   };
 }
+
+/** An interceptor that keeps, by method, the calls that started and have not returned (a long poll is in flight until it returns). */
+export function inFlightInterceptor(inFlight: Record<string, number>): Interceptor {
+  return (options, nextCall) => {
+    const method = methodOf(options.method_definition.path);
+    inFlight[method] = (inFlight[method] ?? 0) + 1;
+    return new InterceptingCall(nextCall(options), {
+      start(metadata, listener, next) {
+        next(metadata, {
+          onReceiveStatus(callStatus, nextStatus) {
+            inFlight[method] = (inFlight[method] ?? 0) - 1;
+            nextStatus(callStatus);
+          },
+        });
+      },
+    });
+  };
+}

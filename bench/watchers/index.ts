@@ -3,7 +3,8 @@
  * runs (issue 33). N runs answer at once at a steady pace, each read by W watchers spread over the
  * client processes, through each transport: (a) the old per-watcher describe loop, (b) history
  * long-polls plus heartbeats (the default), (c) Redis deltas. Cells run round by round, in turn.
- * Prints the table and the goals, and writes bench-results/watchers.json and watchers.md. Redis is
+ * Then the cancel rows (cancel.ts): W watchers that connect and cancel in a loop, to an idle run and
+ * to an answering one. Prints the tables and the goals, and writes bench-results/watchers.json and watchers.md. Redis is
  * Debian's /usr/bin/redis-server (or REDIS_SERVER_PATH), started on a free loopback port.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -26,6 +27,8 @@ import {
 } from "./measure.js";
 import { CHUNK_SIZE, CHUNKS_PER_SECOND, FULL_PLAN, QUICK_PLAN, TRANSPORT_LABEL } from "./plan.js";
 import { summarize, watchersGoals, watchersRows } from "./report.js";
+import { CANCEL_PLAN, measureCancels, QUICK_CANCEL_PLAN } from "./cancel.js";
+import { cancelGoals, cancelTableRows } from "./cancel-report.js";
 
 const quick = process.argv.includes("--quick");
 const plan = quick ? QUICK_PLAN : FULL_PLAN;
@@ -86,7 +89,14 @@ async function measureAll(): Promise<{ unstreamed: HistoryCount[]; rounds: CellR
   return { unstreamed, rounds };
 }
 
-const { unstreamed, rounds } = await measureAll().finally(async () => {
+/** The watcher rounds, then the cancel rows (W watchers that connect and cancel in a loop). */
+async function measureEverything() {
+  const measured = await measureAll();
+  const cancels = await measureCancels(server.address, server.env.client, quick ? QUICK_CANCEL_PLAN : CANCEL_PLAN);
+  return { ...measured, cancels };
+}
+
+const { unstreamed, rounds, cancels } = await measureEverything().finally(async () => {
   await Promise.all(context.clients.map((c) => c.close()));
   await heartbeatWorker.stop();
   await redisWorker?.stop();
@@ -98,8 +108,11 @@ const { unstreamed, rounds } = await measureAll().finally(async () => {
 const summaries = summarize(rounds, plan, transports);
 const goals = watchersGoals(rounds, summaries, plan, unstreamed);
 const rows = watchersRows(summaries);
+const cancelRows = cancelTableRows(cancels);
+goals.push(...cancelGoals(cancels));
 const goalRows = goals.map((g) => ({ goal: g.goal, figure: g.figure, status: g.status }));
 console.table(rows);
+console.table(cancelRows);
 console.table(goalRows);
 const machine = {
   cpus: cpus().length,
@@ -113,8 +126,11 @@ const seconds = Math.round((Date.now() - startedAt) / 1000);
 mkdirSync("bench-results", { recursive: true });
 writeFileSync(
   "bench-results/watchers.json",
-  JSON.stringify({ machine, quick, plan, seconds, unstreamedEvents: unstreamed, summaries, goals, rounds }, null, 2) +
-    "\n",
+  JSON.stringify(
+    { machine, quick, plan, seconds, unstreamedEvents: unstreamed, summaries, cancels, goals, rounds },
+    null,
+    2,
+  ) + "\n",
 );
 writeFileSync(
   "bench-results/watchers.md",
@@ -126,6 +142,9 @@ writeFileSync(
       `W watchers each over ${plan.clientProcesses} client processes; ${plan.rounds} rounds, cells in turn; mean [95% interval] over the rounds. ` +
       `Transports: ${transports.map((t) => TRANSPORT_LABEL[t]).join(", ")}.`,
     markdownTable(rows),
+    "Cancel rows: W watchers of one run that connect (each reads its first event) and cancel at once " +
+      "(half their SSE body, half `return()`), in a loop, from one client process.",
+    markdownTable(cancelRows),
     markdownTable(goalRows),
   ].join("\n\n") + "\n",
 );

@@ -9,8 +9,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Client, WorkflowExecutionDescription } from "@temporalio/client";
 import { WorkflowNotFoundError } from "@temporalio/client";
-import { AnswerDeltas, partialAnswerOf } from "../../src/client/answer-deltas.js";
-import { eventDecoder, readDurableTail, type DurableEvent } from "../../src/client/run-readers/durable-tail.js";
+import { AnswerDeltas, partialAnswerOf } from "../../src/streaming/client/answer-deltas.js";
+import { eventDecoder, readDurableTail, type DurableEvent } from "../../src/streaming/client/durable-tail.js";
 import type { StreamedRunEvent } from "../../src/index.js";
 
 /** Pause between reads while the model answers: the latency of text deltas, one `describe()` each. */

@@ -4,7 +4,7 @@ import { RetryableToolError } from "../errors.js";
 import type { Message, ToolCallRecord } from "../core/types.js";
 import { lookupAgent, type AgentRegistry } from "./registry.js";
 import { toFailure } from "../core/typed-failures.js";
-import { contextFor, readRunPart, runRefOf } from "../client/run-reader.js";
+import { contextFor, readRunPart, runRefOf } from "../run-reads/index.js";
 import { defined } from "../core/defined.js";
 
 /**

@@ -10,13 +10,17 @@ import type { Client } from "@temporalio/client";
 import { DigestChain, type ConversationCheck } from "../core/conversation-digest.js";
 import { toolResultContent, type ToolCallResult } from "../core/tool-result.js";
 import type { Message, RequestedToolCall } from "../core/types.js";
-import { readRunPart, type RunRef } from "../client/run-reader.js";
+import { readRunPart, type RunRef } from "../run-reads/index.js";
 
 type Answer = Extract<Message, { role: "assistant" }>;
 
 interface HeldConversation {
   /** Messages known to be the run's: read from it, or checked against its digest. */
   messages: Message[];
+  /** The bytes of `messages` as JSON (UTF-8). */
+  messageBytes: number;
+  /** The bytes held for this conversation: its messages, answer and tool results. */
+  bytes: number;
   chain: DigestChain;
   /** The last answer this worker's model call returned, and the results of its tool calls that ran here. */
   answer?: Answer;
@@ -28,6 +32,16 @@ export type ConversationSource = "held" | "read";
 
 /** Runs whose conversations a worker keeps (least recently used first out). */
 const HELD_RUNS = 2048;
+
+/**
+ * The bytes of conversations a worker keeps by default (their messages as JSON, least recently
+ * used first out): 256 MiB. A conversation with images can be megabytes; a count alone would let
+ * 2,048 of them hold gigabytes. Set with the worker's `conversationCacheBytes`.
+ */
+export const DEFAULT_CONVERSATION_CACHE_BYTES = 256 * 1024 * 1024;
+
+/** A message's size as the cache counts it: its JSON in UTF-8. */
+const bytesOf = (message: Message): number => Buffer.byteLength(JSON.stringify(message));
 
 /**
  * Which conversation of a run: `view` counts the times a handoff's `inputFilter` replaced the run's
@@ -46,8 +60,17 @@ function heldKey({ runId, view }: ConversationRef): string {
 /** As the workflow will see it: through JSON, as the payload converter sends it. */
 const asRecorded = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
+/** Each worker's conversations, bounded by count (2,048 runs) and by bytes (`maxBytes`). */
 export class ConversationCache {
   readonly #runs = new Map<string, HeldConversation>();
+  #bytes = 0;
+
+  constructor(private readonly maxBytes = DEFAULT_CONVERSATION_CACHE_BYTES) {}
+
+  /** The bytes held now, over every conversation. */
+  get bytes(): number {
+    return this.#bytes;
+  }
 
   /** The first `check.length` messages of the run's conversation (in its `view`), and whether the worker had to read any. */
   async read(
@@ -62,6 +85,7 @@ export class ConversationCache {
     if (held.messages.length < length) {
       const more = await readRunPart<Message>(client, ref, "messages", held.messages.length, length);
       held.messages.push(...more);
+      held.messageBytes += more.reduce((sum, message) => sum + bytesOf(message), 0);
       held.chain.extend(held.messages);
       source = "read";
     }
@@ -69,7 +93,9 @@ export class ConversationCache {
       delete held.answer;
       held.toolResults.clear();
     }
-    return { messages: held.messages.slice(0, length), source };
+    const messages = held.messages.slice(0, length);
+    this.#account(ref, held);
+    return { messages, source };
   }
 
   /** The model's answer on this worker: the conversation's next message once the workflow records it. */
@@ -77,6 +103,7 @@ export class ConversationCache {
     const held = this.#held(conversation);
     held.answer = asRecorded(answer);
     held.toolResults.clear();
+    this.#account(conversation, held);
   }
 
   /** A tool call's result on this worker: a message of the conversation after the answer that asked for it. */
@@ -88,6 +115,7 @@ export class ConversationCache {
       name: call.name,
       content: toolResultContent(asRecorded(result)),
     });
+    this.#account(conversation, held);
   }
 
   /** Appends the answer, its tool results and the workflow's tail if they make the conversation the workflow described. */
@@ -105,15 +133,40 @@ export class ConversationCache {
     const chain = held.chain.clone();
     if (chain.extend([...held.messages, ...produced]).digest !== digest) return;
     held.messages.push(...produced);
+    held.messageBytes += produced.reduce((sum, message) => sum + bytesOf(message), 0);
     held.chain = chain;
   }
 
   #held(conversation: ConversationRef): HeldConversation {
     const key = heldKey(conversation);
-    const held = this.#runs.get(key) ?? { messages: [], chain: new DigestChain(), toolResults: new Map() };
+    const held = this.#runs.get(key) ?? {
+      messages: [],
+      messageBytes: 0,
+      bytes: 0,
+      chain: new DigestChain(),
+      toolResults: new Map(),
+    };
     this.#runs.delete(key); // re-insert: most recently used last
     this.#runs.set(key, held);
-    if (this.#runs.size > HELD_RUNS) this.#runs.delete(this.#runs.keys().next().value!);
+    if (this.#runs.size > HELD_RUNS) this.#forget(this.#runs.keys().next().value!);
     return held;
+  }
+
+  /** Counts what `held` holds now, and lets the least recently used conversations go past `maxBytes` (this one last). */
+  #account(conversation: ConversationRef, held: HeldConversation): void {
+    if (this.#runs.get(heldKey(conversation)) !== held) return; // let go meanwhile (a read in flight)
+    let bytes = held.messageBytes + (held.answer ? bytesOf(held.answer) : 0);
+    for (const result of held.toolResults.values()) bytes += bytesOf(result);
+    this.#bytes += bytes - held.bytes;
+    held.bytes = bytes;
+    for (const key of this.#runs.keys()) {
+      if (this.#bytes <= this.maxBytes) break;
+      this.#forget(key);
+    }
+  }
+
+  #forget(key: string): void {
+    this.#bytes -= this.#runs.get(key)?.bytes ?? 0;
+    this.#runs.delete(key);
   }
 }

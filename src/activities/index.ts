@@ -13,7 +13,7 @@ import { createMcpList } from "./mcp-list.js";
 import { subAgentResult } from "./sub-agent-result.js";
 import type { AgentRegistry, WorkerFeatures } from "./registry.js";
 import { ConversationCache } from "./conversation-cache.js";
-import { runRefOf } from "../client/run-reader.js";
+import { runRefOf } from "../run-reads/index.js";
 import { createCanDecide } from "../approvals/can-decide-activity.js";
 
 /** The longest a model call goes without a heartbeat, while the model is silent (a heartbeat each; Temporal Cloud bills them). */
@@ -26,12 +26,12 @@ export { createRegistry, type AgentRegistry, type WorkerFeatures } from "./regis
  * (in the core) describes them; the non-local ones keep themselves alive with heartbeats.
  */
 export function createActivities(registry: AgentRegistry, features: WorkerFeatures = {}) {
-  const conversations = new ConversationCache();
+  const conversations = new ConversationCache(features.conversationCacheBytes);
   return {
     [ACTIVITY.describe]: createDescribeAgent(registry, features),
     // A second apart at most: a session's stop (cancel-message) waits for the call, which learns of it from a heartbeat's answer.
     [ACTIVITY.modelCall]: keepAlive(
-      createModelCall(registry, conversations, features.deltas),
+      createModelCall(registry, conversations, features.deltas, features.answerStream),
       MODEL_CALL_KEEP_ALIVE_MS,
     ),
     [ACTIVITY.toolExecute]: keepAlive(heldResults(createToolExecute(registry), conversations)),

@@ -1,5 +1,4 @@
 import { ApplicationFailure, CancelledFailure, Context, log } from "@temporalio/activity";
-import { answerHeartbeat } from "./answer-heartbeat.js";
 import type { Usage } from "../core/usage.js";
 import { failedAttemptSignal } from "../workflows/definitions.js";
 import { InstructionsError } from "../errors.js";
@@ -10,7 +9,7 @@ import { checkOutput, outputRequestFor } from "../models/structured-output.js";
 import type { ModelCallInput, ModelCallOutput, StoppedAnswer } from "../core/activity-types.js";
 import { lookupAgent, type AgentRegistry, type WorkerFeatures } from "./registry.js";
 import { toFailure } from "../core/typed-failures.js";
-import { contextFor, runRefOf } from "../client/run-reader.js";
+import { contextFor, runRefOf } from "../run-reads/index.js";
 import type { ConversationCache } from "./conversation-cache.js";
 import type { AgentDefinition } from "../agent/agent-definition.js";
 import { isAiSdkModel, resolveModel } from "../models/agent-model.js";
@@ -24,6 +23,7 @@ export function createModelCall(
   registry: AgentRegistry,
   conversations: ConversationCache,
   publishing?: WorkerFeatures["deltas"],
+  answerStream?: WorkerFeatures["answerStream"],
 ) {
   return async function modelCall(input: ModelCallInput): Promise<ModelCallOutput> {
     const agent = lookupAgent(registry, input.agent);
@@ -42,7 +42,7 @@ export function createModelCall(
           { converter: publishing.converter, warn: (message) => log.warn(message) },
         )
       : undefined;
-    const deltas = input.streamText ? await answerHeartbeat(input.trip, context.info.attempt, publisher) : undefined;
+    const deltas = input.streamText ? await answerStream?.(input.trip, context.info.attempt, publisher) : undefined;
     let reported: Usage | undefined;
     let streamed = ""; // the answer's text so far: a stopped answer keeps it
     try {

@@ -1,7 +1,7 @@
 import type { AgentDefinition } from "../agent/agent-definition.js";
 import type { ApprovalOptions } from "../approvals/approval-options.js";
 import type { LoadedDataConverter } from "@temporalio/common";
-import type { DeltaTransport } from "../deltas/index.js";
+import type { AnswerPublisher, DeltaTransport } from "../deltas/index.js";
 import { DuplicateAgentError, UnknownAgentError } from "../errors.js";
 import { toFailure } from "../core/typed-failures.js";
 
@@ -13,7 +13,20 @@ export interface WorkerFeatures {
   approvals?: ApprovalOptions;
   /** Where streamed answers' deltas go besides the heartbeats, with the worker's data converter to encode them. */
   deltas?: { transport: DeltaTransport; converter: LoadedDataConverter };
+  /** The bytes of conversations the worker keeps (default `DEFAULT_CONVERSATION_CACHE_BYTES`). */
+  conversationCacheBytes?: number;
+  /** How a model call streams its answer's text (the streaming wing's answer heartbeat); without it, text comes whole at `model.answered`. */
+  answerStream?: StartAnswerStream;
 }
+
+/** A trip's answer as the model call produces it: text added as it comes, closed once complete (or failed). */
+export interface AnswerStream {
+  add(text: string): void;
+  close(): Promise<void>;
+}
+
+/** Starts streaming a trip's answer: heartbeats, and the delta transport's `publisher` if any. */
+export type StartAnswerStream = (trip: number, attempt: number, publisher?: AnswerPublisher) => Promise<AnswerStream>;
 
 /** The agents a worker serves, by name. */
 export type AgentRegistry = ReadonlyMap<string, AgentDefinition>;

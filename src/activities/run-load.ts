@@ -2,7 +2,7 @@ import { Context } from "@temporalio/activity";
 import type { RunLoadInput } from "../core/activity-types.js";
 import { MAX_PAGE_BYTES, type RunPage } from "../core/paging.js";
 import { runPageQuery } from "../workflows/definitions.js";
-import { runRefOf } from "../client/run-reader.js";
+import { runRefOf } from "../run-reads/index.js";
 
 /**
  * The `run.load` activity: after continue-as-new, reads the previous run's state one page at a

@@ -23,7 +23,7 @@ import type { McpToolset } from "../mcp/mcp-toolset.js";
 import { runMcpTools } from "../mcp/run-tool-list.js";
 import { lookupAgent, type AgentRegistry } from "./registry.js";
 import { toFailure } from "../core/typed-failures.js";
-import { contextFor, readRunPart, runRefOf } from "../client/run-reader.js";
+import { contextFor, readRunPart, runRefOf } from "../run-reads/index.js";
 
 /**
  * The `tool.execute` activity: one tool call, in steps. Bad calls (arguments over

@@ -12,7 +12,7 @@ import type { Client } from "@temporalio/client";
 import type { UIMessage } from "ai";
 import type { AgentSession, SessionOptions } from "../client/session.js";
 import { getDefaultClient, temporalSettings } from "../client/connection.js";
-import { readRunPart } from "../client/run-reader.js";
+import { readRunPart } from "../run-reads/index.js";
 import { getRun } from "../client/run-handle.js";
 import { MAX_PAGE_BYTES } from "../core/paging.js";
 import { defined } from "../core/defined.js";
@@ -26,7 +26,7 @@ import { answerMessageId, chatHistory } from "./chat-history.js";
 import { chatIdSchema, parseChatRequest, type ChatDecision } from "./chat-request.js";
 import { listChats } from "./chat-list.js";
 import { forbidden, jsonError, notFound, statusOf, streamError, textError } from "./chat-responses.js";
-import { uiMessageStream, uiMessageStreamResponse } from "./ui-message-stream.js";
+import { uiMessageStream, uiMessageStreamResponse } from "../streaming/client/index.js";
 
 /** Who the caller is, as `authorize` says: `by` names them as the chat's owner and as the approver of their decisions. */
 export interface ChatCaller {
@@ -132,14 +132,14 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
       const by = regenerated ? { by: chat.by, ifIdle: true, regenerates: regenerated.index } : { by: chat.by };
       const message = await session.start(content, by);
       const turn = await message.turn({ started: true }); // the session's failure, if it stops first
-      return answerResponse(client, session, asked.chatId, turn, turn.fromOffset!);
+      return answerResponse(client, session, asked.chatId, turn, turn.fromOffset!, request.signal);
     }
     const { turns, nextOffset } = await session.turns();
     const error = await decide(client, session, asked.decisions, chat.by);
     if (error) return streamError(200, error);
     const waiting = turns.find((t) => t.status === "waiting-for-approval");
     if (!waiting) return streamError(200, new ChatRequestError("no message of this chat waits for a decision"));
-    return answerResponse(client, session, asked.chatId, waiting, nextOffset);
+    return answerResponse(client, session, asked.chatId, waiting, nextOffset, request.signal);
   }
 
   async function get(request: Request): Promise<Response> {
@@ -157,7 +157,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const busy = (await session.turns()).turns.find((t) => !["answered", "failed", "cancelled"].includes(t.status));
     if (!busy) return new Response(null, { status: 204 });
     const turn = busy.status === "queued" ? await session.startedTurn((t) => t.index === busy.index) : busy;
-    return answerResponse(client, session, chatId, turn, turn.fromOffset!);
+    return answerResponse(client, session, chatId, turn, turn.fromOffset!, request.signal);
   }
 
   async function list(request: Request): Promise<Response> {
@@ -262,7 +262,8 @@ async function lastTurn(
  * A session message's answer as the UI message stream, from `fromOffset` (where the message
  * starts, or where it goes on after a decision), under the id the chat gives the message. It ends
  * at a call that still waits for approval (`useChat` sends a decision only once the stream has
- * ended); a replay past a request that has been decided since goes on.
+ * ended); a replay past a request that has been decided since goes on. The request's `signal`
+ * (aborted when its client goes away) lets go of the run at once.
  */
 function answerResponse(
   client: Client,
@@ -270,12 +271,14 @@ function answerResponse(
   chatId: string,
   turn: SessionTurn,
   fromOffset: number,
+  signal: AbortSignal,
 ): Response {
   const stream = uiMessageStream(client, session.workflowId, {
     fromOffset,
     fromMessage: turn.messagesFrom ?? 0,
     messageId: answerMessageId(chatId, turn.index),
     endAtApproval: true,
+    signal,
   });
   return uiMessageStreamResponse(stream);
 }

@@ -12,5 +12,5 @@ export {
 } from "./chat-handler.js";
 export type { ChatSummary } from "./chat-list.js";
 export { answerMessageId, chatHistory, userMessageId, type ChatState } from "./chat-history.js";
-export { uiMessageStream, uiMessageStreamResponse, type UIMessageStreamOptions } from "./ui-message-stream.js";
-export type { DurableAgentUIDataTypes, SubAgentData, SubAgentPart } from "./data-parts.js";
+export { uiMessageStream, uiMessageStreamResponse, type UIMessageStreamOptions } from "../streaming/client/index.js";
+export type { DurableAgentUIDataTypes, SubAgentData, SubAgentPart } from "../streaming/client/index.js";

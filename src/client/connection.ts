@@ -6,7 +6,7 @@ import { DEFAULT_NAMESPACE, DEFAULT_TASK_QUEUE, DEFAULT_TEMPORAL_ADDRESS } from 
 import { TemporalConnectionError, TlsConfigError } from "../errors.js";
 import type { TelemetryOptions } from "../telemetry/telemetry-options.js";
 import { defined } from "../core/defined.js";
-import { loadTemporalClient } from "./temporal-sdk.js";
+import { loadTemporalClient } from "../run-reads/index.js";
 import { useDeltas, type DeltaTransport } from "../deltas/index.js";
 
 /** Where the Temporal server is. Defaults: `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_TASK_QUEUE`, else localhost:7233, default, durable-agent. */

@@ -8,7 +8,7 @@ import { ApplicationFailure } from "@temporalio/common/lib/failure.js";
 import type { PendingApproval, RunResult, TraceEvent } from "../core/types.js";
 import { ApprovalError, ApprovalNotWaitingError, UnknownApprovalError } from "../errors.js";
 import { fromFailure } from "../core/typed-failures.js";
-import { toRunError } from "./run-error.js";
+import { toRunError } from "../run-reads/index.js";
 import {
   approveUpdate,
   pendingApprovalsQuery,
@@ -17,12 +17,12 @@ import {
   type AgentRunResult,
 } from "../workflows/definitions.js";
 import { nestedTrace } from "../subagents/nested-trace.js";
-import { completeResult } from "./complete-result.js";
+import { completeResult } from "../run-reads/index.js";
 import { getDefaultClient } from "./connection.js";
-import { RunEventStream, type StreamOptions } from "./run-event-stream.js";
+import { RunEventStream, type StreamOptions } from "../streaming/client/index.js";
 import { defined } from "../core/defined.js";
-import { loadTemporalClient } from "./temporal-sdk.js";
-import { uiMessageStream, uiMessageStreamResponse, type UIMessageStreamOptions } from "../chat/ui-message-stream.js";
+import { loadTemporalClient } from "../run-reads/index.js";
+import { uiMessageStream, uiMessageStreamResponse, type UIMessageStreamOptions } from "../streaming/client/index.js";
 
 /** A started run: await its result, or read its trace while it is live. */
 export class RunHandle {

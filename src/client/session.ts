@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Client, WorkflowUpdateHandle } from "@temporalio/client";
 import type { UIMessageChunk } from "ai";
-import { readRunPart } from "./run-reader.js";
+import { readRunPart } from "../run-reads/index.js";
 import { MAX_PAGE_BYTES } from "../core/paging.js";
 import { SESSION_WORKFLOW_NAME } from "../core/constants.js";
 import type { Message, RunResult } from "../core/types.js";
@@ -23,9 +23,9 @@ import { checkContext } from "./start-run.js";
 import { normalizeInput } from "./normalize-input.js";
 import type { z } from "zod";
 import { defined } from "../core/defined.js";
-import { loadTemporalClient } from "./temporal-sdk.js";
+import { loadTemporalClient } from "../run-reads/index.js";
+import { uiMessageStream, uiMessageStreamResponse, type UIMessageStreamOptions } from "../streaming/client/index.js";
 import { SESSION_OWNER_MEMO } from "../core/session-memo.js";
-import { uiMessageStream, uiMessageStreamResponse, type UIMessageStreamOptions } from "../chat/ui-message-stream.js";
 
 /** Options of `agent.session()`. */
 export interface SessionOptions {

@@ -20,7 +20,7 @@ import { z } from "zod";
 import { textOf, type Message } from "../core/types.js";
 import type { Budget } from "../core/usage.js";
 import { defined } from "../core/defined.js";
-import { loadTemporalClient } from "./temporal-sdk.js";
+import { loadTemporalClient } from "../run-reads/index.js";
 
 /**
  * Whether the client talks through a `NativeConnection`, which a worker in this process may share:

@@ -1,6 +1,6 @@
 /** What the server knows of a task queue, for the warning about a run that no worker serves. */
 import type { Client } from "@temporalio/client";
-import { loadTemporalProto } from "./temporal-sdk.js";
+import { loadTemporalProto } from "../run-reads/index.js";
 
 /** Whether any worker has polled the task queue for workflow tasks recently. */
 export async function hasWorkflowPollers(client: Client, taskQueue: string): Promise<boolean> {

@@ -45,3 +45,16 @@ export interface PartialAnswer {
  * yields): the SSE event id, and the `after` option that resumes just after it.
  */
 export type StreamedRunEvent = RunEvent & { offset: number; agents?: string[]; workflowId?: string; id?: string };
+
+/** Whether a decoded value (heartbeat details, a Redis chunk) is a partial answer. */
+export function isPartialAnswer(value: unknown): value is PartialAnswer {
+  const v = value as PartialAnswer | undefined;
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof v.trip === "number" &&
+    typeof v.attempt === "number" &&
+    typeof v.from === "number" &&
+    typeof v.text === "string"
+  );
+}

@@ -6,7 +6,7 @@
 import type { Client } from "@temporalio/client";
 import type { DataConverter } from "@temporalio/common";
 import { getDefaultClient } from "../client/connection.js";
-import { loadTemporalClient } from "../client/temporal-sdk.js";
+import { loadTemporalClient } from "../run-reads/index.js";
 import { SESSION_WORKFLOW_NAME, WORKFLOW_NAME } from "../core/constants.js";
 import type { RecordedBackstop } from "../core/playback.js";
 import { SEARCH_ATTRIBUTES } from "../core/search-attributes.js";

@@ -5,8 +5,8 @@
  */
 import type { Client } from "@temporalio/client";
 import type proto from "@temporalio/proto";
-import { completeResult } from "../client/complete-result.js";
-import { loadPayloadDecoding, loadTemporalProto } from "../client/temporal-sdk.js";
+import { completeResult } from "../run-reads/index.js";
+import { loadPayloadDecoding, loadTemporalProto } from "../run-reads/index.js";
 import { SESSION_WORKFLOW_NAME, WORKFLOW_NAME } from "../core/constants.js";
 import type { RunResult } from "../core/types.js";
 import type { AgentRunArgs, AgentRunResult, AgentSessionArgs } from "../workflows/definitions.js";

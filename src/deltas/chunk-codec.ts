@@ -6,8 +6,8 @@
  */
 import type { LoadedDataConverter, Payload } from "@temporalio/common";
 import type { PartialAnswer } from "../core/run-events.js";
-import { loadPayloadDecoding } from "../client/temporal-sdk.js";
-import { isPartialAnswer } from "../client/answer-deltas.js";
+import { loadPayloadDecoding } from "../run-reads/index.js";
+import { isPartialAnswer } from "../core/run-events.js";
 
 /** A payload as JSON: metadata values and data in base64. */
 interface StoredPayload {

@@ -182,7 +182,8 @@ class RedisDeltas implements DeltaTransport, ShareContext {
         onDown: (reason) => {
           this.#outage = true;
           this.#logger.warn(
-            `durable-agent: Redis at ${this.url} is unreachable (${reason}): answer deltas fall back to the model call's heartbeats (read with describe()) until it is back.`,
+            `durable-agent: Redis at ${this.url} is unreachable (${reason}): answer deltas fall back to ` +
+              "the model call's heartbeats (read with describe()) until it is back.",
           );
           for (const watch of this.#watches) watch.down();
         },

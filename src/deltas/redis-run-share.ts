@@ -29,7 +29,10 @@ const LEASE_MS = 5_000;
 /** Events the log keeps (as the workflow's own stream does); a follower further behind reads Temporal. */
 const MAX_EVENTS = 1_000;
 
-/** Takes the lease if it is free, or renews (and names the chain in) the one this reader holds; announces a change. Returns [1 if held here, the lease's value]. */
+/**
+ * Takes the lease if it is free, or renews (and names the chain in) the one this reader holds;
+ * announces a change. Returns [1 if held here, the lease's value].
+ */
 const LEASE_SCRIPT = `
 local held = redis.call('GET', KEYS[1])
 local mine = ARGV[1]

@@ -2,7 +2,7 @@ import type { RunResult } from "../core/types.js";
 import { startRun, type RunOptions } from "../client/start-run.js";
 import type { RunHandle } from "../client/run-handle.js";
 import { AgentSession, type SessionOptions } from "../client/session.js";
-import type { RunEventStream, StreamOptions } from "../client/run-event-stream.js";
+import type { RunEventStream, StreamOptions } from "../streaming/client/index.js";
 import type { RunInput } from "../client/normalize-input.js";
 import type { EvalCase } from "../datasets/eval-case.js";
 import type { EvalReport } from "../eval/report.js";

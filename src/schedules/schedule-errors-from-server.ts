@@ -1,5 +1,5 @@
 /** The schedule client's errors as the typed errors of schedules: a missing schedule, a taken id, a spec the server rejects. */
-import { loadTemporalClient } from "../client/temporal-sdk.js";
+import { loadTemporalClient } from "../run-reads/index.js";
 import { ScheduleExistsError, ScheduleOptionsError, UnknownScheduleError } from "./errors.js";
 
 /** gRPC's INVALID_ARGUMENT. */

@@ -11,6 +11,7 @@
  * does not name was read to its end before it, and is not opened again.
  */
 import type { StreamedRunEvent } from "../core/run-events.js";
+import { StreamOverflowError } from "../errors.js";
 import { formatCursor, parseCursor, sourceKey, type StreamCursor, type StreamPosition } from "../core/stream-cursor.js";
 
 type Next = { key: string; result: IteratorResult<StreamedRunEvent> };
@@ -37,7 +38,12 @@ export async function* withSubAgentStreams(
       .next()
       .then((result) => ({ key, result }));
     // A child's stream that fails (its run failed, or no worker answers) just ends: the call's record says what happened.
-    pending.set(key, key === "" ? next : next.catch(() => ({ key, result: { done: true, value: undefined } })));
+    // One that overflowed (the consumer read too slowly) ends the merged stream, to be resumed from its cursor.
+    const ends = (error: unknown): Next => {
+      if (StreamOverflowError.isInstance(error)) throw error;
+      return { key, result: { done: true, value: undefined } };
+    };
+    pending.set(key, key === "" ? next : next.catch(ends));
   };
   const openChild = (workflowId: string, childAfter?: StreamCursor) => {
     iterators.set(workflowId, open(workflowId, childAfter)[Symbol.asyncIterator]());
@@ -109,7 +115,8 @@ export async function* withSubAgentStreams(
       pull(key);
     }
   } finally {
-    for (const [key, iterator] of iterators) if (key !== "") void iterator.return?.();
+    // Each stream lets go of its run: the run's own too (a stream returned while it waits at a yield).
+    for (const iterator of iterators.values()) void iterator.return?.();
   }
   if (finished) yield finished;
 }

@@ -1,6 +1,9 @@
 import type { UIMessageChunk } from "ai";
 
-/** A watcher's find, held until the chat's `reconnectToStream` takes it: what the consumer gets first, what the server sent, and the rest of the server's stream. */
+/**
+ * A watcher's find, held until the chat's `reconnectToStream` takes it: what the consumer gets
+ * first, what the server sent, and the rest of the server's stream.
+ */
 export interface ParkedAnswer {
   /** The chunks the consumer gets first: the message so far (when the answer continues it) and the first new chunk. */
   prefix: UIMessageChunk[];

@@ -20,7 +20,10 @@ export interface DurableChatTransportOptions<
 > extends HttpChatTransportInitOptions<UI_MESSAGE> {
   /** How a stream cut before its finish is resumed: attempts and backoff. Defaults: {@link DEFAULT_RECONNECT}. */
   reconnect?: ReconnectOptions;
-  /** How often {@link DurableChatTransport.watch} asks the resume route whether an answer started, while none of the chat's streams is open. Default 2000 ms. */
+  /**
+   * How often {@link DurableChatTransport.watch} asks the resume route whether an answer started,
+   * while none of the chat's streams is open. Default 2000 ms.
+   */
   watchIntervalMs?: number;
   /** Gets the failures that have no stream to go in: a stop's `DELETE` that failed, a watcher refused. Default: `console.error`. */
   onError?: (error: Error) => void;

@@ -16,7 +16,7 @@ import { asConnectionError } from "../client/temporal-reachable.js";
 import { getDefaultClient, temporalSettings } from "../client/connection.js";
 import { prepareRunStart, type RunOptions } from "../client/start-run.js";
 import type { RunInput } from "../client/normalize-input.js";
-import { loadTemporalClient } from "../client/temporal-sdk.js";
+import { loadTemporalClient } from "../run-reads/index.js";
 import { WORKFLOW_NAME } from "../core/constants.js";
 import { defined } from "../core/defined.js";
 import {

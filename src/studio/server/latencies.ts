@@ -6,7 +6,7 @@
 import type { Client } from "@temporalio/client";
 import type proto from "@temporalio/proto";
 import { optionalTsToMs } from "@temporalio/common/lib/time.js";
-import { loadPayloadDecoding } from "../../client/temporal-sdk.js";
+import { loadPayloadDecoding } from "../../run-reads/index.js";
 import { ACTIVITY } from "../../core/constants.js";
 import type { ToolCallRecord } from "../../core/types.js";
 import { historyEvents } from "../../datasets/read-run.js";

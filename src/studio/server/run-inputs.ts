@@ -4,7 +4,7 @@
  * words of the user's message. A run's input never changes, so each is read once and kept.
  */
 import type { Client } from "@temporalio/client";
-import { loadPayloadDecoding } from "../../client/temporal-sdk.js";
+import { loadPayloadDecoding } from "../../run-reads/index.js";
 import { textOf } from "../../core/types.js";
 import { firstEvent } from "../../datasets/read-run.js";
 import type { AgentRunArgs } from "../../workflows/definitions.js";

@@ -7,9 +7,9 @@
  */
 import { defined } from "../../core/defined.js";
 import type { Client, WorkflowExecutionDescription } from "@temporalio/client";
-import { loadPayloadDecoding } from "../../client/temporal-sdk.js";
-import { completeResult } from "../../client/complete-result.js";
-import { readRunPart } from "../../client/run-reader.js";
+import { loadPayloadDecoding } from "../../run-reads/index.js";
+import { completeResult } from "../../run-reads/index.js";
+import { readRunPart } from "../../run-reads/index.js";
 import { SESSION_WORKFLOW_NAME } from "../../core/constants.js";
 import type { AgentRunResult } from "../../core/paging.js";
 import { fromFailure, usageOfFailure } from "../../core/typed-failures.js";

@@ -7,8 +7,8 @@
  */
 import type { Client } from "@temporalio/client";
 import type { UIMessageChunk } from "ai";
-import type { StreamedRunEvent } from "../core/run-events.js";
-import { sourceKey } from "../core/stream-cursor.js";
+import type { StreamedRunEvent } from "../../core/run-events.js";
+import { sourceKey } from "../../core/stream-cursor.js";
 import type { SubAgentData, SubAgentPart } from "./data-parts.js";
 import type { MappedChunk } from "./mapped-chunk.js";
 import { RunConversation } from "./run-conversation.js";

@@ -1,11 +1,14 @@
 import type { Client } from "@temporalio/client";
-import { completeResult } from "./complete-result.js";
+import { completeResult } from "../../run-reads/index.js";
 import { AnswerDeltas } from "./answer-deltas.js";
-import { withSubAgentStreams } from "../subagents/merge-streams.js";
-import type { StreamedRunEvent } from "../core/run-events.js";
-import { formatCursor, parseCursor, type StreamPosition } from "../core/stream-cursor.js";
-import type { RunResult } from "../core/types.js";
-import { watchRun, type ReaderItem } from "./run-readers/index.js";
+import { withSubAgentStreams } from "../../subagents/merge-streams.js";
+import type { StreamedRunEvent } from "../../core/run-events.js";
+import { formatCursor, parseCursor, type StreamCursor, type StreamPosition } from "../../core/stream-cursor.js";
+import type { RunResult } from "../../core/types.js";
+import { MAX_BUFFERED_EVENTS, watchRun, type ReaderItem } from "./run-watch.js";
+import { releasable, unlessAborted } from "./releasable.js";
+import { defined } from "../../core/defined.js";
+import { StreamOverflowError } from "../../errors.js";
 import { sseResponse } from "./sse-response.js";
 
 /** Options of `handle.stream()`. */
@@ -24,6 +27,20 @@ export interface StreamOptions {
    * string this library did not write is an `InvalidStreamCursorError`.
    */
   after?: string;
+  /**
+   * Aborting it ends the stream at once (a pending `next()` resolves as done) and lets go of the
+   * run: pass the request's signal in an HTTP handler. `return()` on the iterator, or cancelling
+   * its `ReadableStream` or SSE response, does the same.
+   */
+  signal?: AbortSignal;
+  /**
+   * Durable events that may wait for a consumer that reads slower than the run writes (default
+   * 1,000; the answer in flight takes one place between two, whatever its length). Past it the
+   * stream lets go of the run and throws `StreamOverflowError`, whose `after` resumes it with
+   * nothing missing; an SSE response just ends, and `EventSource` reconnects with its
+   * `Last-Event-ID`.
+   */
+  maxBufferedEvents?: number;
 }
 
 /**
@@ -42,8 +59,14 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
   /** The events, in order, as they happen (`for await`). */
   [Symbol.asyncIterator](): AsyncIterator<StreamedRunEvent> {
     const after = this.options.after === undefined ? undefined : parseCursor(this.options.after, 2);
-    const own = this.ownEvents(after?.get("") ?? [(this.options.fromOffset ?? 0) - 1, 0]);
+    return releasable((signal) => this.events(after, signal), this.options.signal, this.options.after);
+  }
+
+  /** The run's events after `after`, sub-agents' merged in; every wait takes `signal`, which ends them. */
+  private events(after: StreamCursor | undefined, signal: AbortSignal): AsyncGenerator<StreamedRunEvent> {
+    const own = this.ownEvents(after?.get("") ?? [(this.options.fromOffset ?? 0) - 1, 0], signal);
     if (this.options.subAgents === false) return own;
+    const { maxBufferedEvents } = this.options;
     return withSubAgentStreams(
       own,
       (workflowId, childAfter) =>
@@ -51,7 +74,7 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
           this.client,
           workflowId,
           async () => completeResult(this.client, await this.client.workflow.getHandle(workflowId).result()),
-          childAfter === undefined ? {} : { after: formatCursor(childAfter) },
+          defined({ after: childAfter && formatCursor(childAfter), signal, maxBufferedEvents }),
         ),
       this.workflowId,
       after,
@@ -63,11 +86,11 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
    * it), each with its `id`: its durable events by offset, and between them the text deltas of the
    * answer in flight (carrying the offset of the durable event before them).
    */
-  private async *ownEvents(after: StreamPosition): AsyncGenerator<StreamedRunEvent> {
+  private async *ownEvents(after: StreamPosition, signal: AbortSignal): AsyncGenerator<StreamedRunEvent> {
     let at = after[0]!; // the offset of the last durable event given
     let chars = 0; // answer characters given after it
     let skip = after[1] ?? 0; // characters read before this stream started
-    for await (const event of this.ownEventsFrom(at + 1)) {
+    for await (const event of this.ownEventsFrom(at + 1, signal)) {
       if (event.type === "text.delta" && event.offset === at) {
         const text = event.text.slice(Math.min(skip, event.text.length));
         skip -= event.text.length - text.length;
@@ -85,18 +108,23 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
 
   /**
    * The run's durable events from `fromOffset`, and between them the text deltas of the answer in
-   * flight. They come from this process's one reader of the run (`run-readers/`), shared with the
-   * run's other watchers.
+   * flight. They come from this process's one reader of the run (`run-watch.ts`), shared with the
+   * run's other watchers. Once `signal` aborts they end, and the watcher leaves the reader.
    */
-  private async *ownEventsFrom(fromOffset: number): AsyncGenerator<StreamedRunEvent> {
+  private async *ownEventsFrom(fromOffset: number, signal: AbortSignal): AsyncGenerator<StreamedRunEvent> {
     let next = fromOffset;
-    const watch = watchRun(this.client, this.workflowId, next);
+    const limit = this.options.maxBufferedEvents ?? MAX_BUFFERED_EVENTS;
+    const watch = watchRun(this.client, this.workflowId, next, limit);
     try {
       const deltas = new AnswerDeltas();
-      const caughtUp: ReaderItem[] = (await watch.catchUp()).map((event) => ({ type: "durable", event }));
+      const caughtUp = await unlessAborted(signal, () => watch.catchUp(signal));
+      if (!caughtUp) return;
+      const items: ReaderItem[] = caughtUp.map((event) => ({ type: "durable", event }));
       for (;;) {
-        const item = caughtUp.shift() ?? (await watch.queue.take());
+        const item = items.shift() ?? (await unlessAborted(signal, () => watch.queue.take(signal)));
+        if (!item || signal.aborted) return; // let go: the watcher leaves below
         if (item.type === "failed") throw item.error;
+        if (item.type === "overflow") throw new StreamOverflowError(this.workflowId, item.limit);
         if (item.type === "closed") {
           // The last durable events could not be read: the final answer's text comes from the result.
           const result = await this.result();
@@ -130,9 +158,16 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
    * The answer text alone. Text of a model call attempt that was retried is not taken back;
    * use the events (`trip.retry`) where that matters.
    */
-  async *textStream(): AsyncIterable<string> {
+  textStream(): AsyncIterable<string> {
+    return { [Symbol.asyncIterator]: () => releasable((signal) => this.text(signal), this.options.signal) };
+  }
+
+  private async *text(signal: AbortSignal): AsyncGenerator<string> {
     const sent = new Map<number, string>();
-    for await (const event of this) {
+    for await (const event of new RunEventStream(this.client, this.workflowId, this.result, {
+      ...this.options,
+      signal,
+    })) {
       if (event.type === "text.delta") {
         sent.set(event.trip, (sent.get(event.trip) ?? "") + event.text);
         yield event.text;
@@ -145,31 +180,46 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
     }
   }
 
-  /** The events as a web `ReadableStream`. */
+  /** The events as a web `ReadableStream`; cancelling it lets go of the run at once. */
   toReadableStream(): ReadableStream<StreamedRunEvent> {
-    const iterator = this[Symbol.asyncIterator]();
-    return new ReadableStream({
-      async pull(controller) {
-        const { value, done } = await iterator.next();
-        if (done) controller.close();
-        else controller.enqueue(value);
-      },
-      async cancel() {
-        await iterator.return?.();
-      },
-    });
+    return this.readable(false);
   }
 
   /**
    * The events as server-sent events, for an HTTP handler: `id` is the event's `id` (so a
    * reconnecting `EventSource` resumes with `Last-Event-ID`: pass it as `after`), `event` the type,
-   * `data` the JSON event.
+   * `data` the JSON event. Cancelling the response's body (the client went away) lets go of the
+   * run at once; a client too slow for `maxBufferedEvents` gets a response that ends, to reconnect.
    */
   toSSEResponse(init: ResponseInit = {}): Response {
     return sseResponse(
-      this.toReadableStream(),
+      this.readable(true),
       (event) => `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`,
       init,
     );
+  }
+
+  /** The events as a `ReadableStream`; with `endOnOverflow`, a `StreamOverflowError` ends it rather than erroring it. */
+  private readable(endOnOverflow: boolean): ReadableStream<StreamedRunEvent> {
+    const iterator = this[Symbol.asyncIterator]();
+    let cancelled = false;
+    return new ReadableStream({
+      async pull(controller) {
+        let step: IteratorResult<StreamedRunEvent>;
+        try {
+          step = await iterator.next();
+        } catch (error) {
+          if (!endOnOverflow || !StreamOverflowError.isInstance(error)) throw error;
+          step = { done: true, value: undefined };
+        }
+        if (cancelled) return;
+        if (step.done) controller.close();
+        else controller.enqueue(step.value);
+      },
+      async cancel() {
+        cancelled = true;
+        await iterator.return?.();
+      },
+    });
   }
 }

@@ -9,21 +9,25 @@ import { SharedRunReader } from "./shared-run-reader.js";
 import type { DurableEvent } from "./durable-tail.js";
 import type { WatcherQueue } from "./watcher-queue.js";
 
-export type { ReaderItem } from "./watcher-queue.js";
+export { MAX_BUFFERED_EVENTS, type ReaderItem } from "./watcher-queue.js";
 
 const readers = new WeakMap<Client, Map<string, SharedRunReader>>();
 
 /** One watcher of a run: its items in order, its catch-up (when it starts before the reader's kept events), and how to leave. */
 export interface RunWatch {
   readonly queue: WatcherQueue;
-  /** The durable events from the watcher's offset that the shared reader no longer holds (none when it holds them all). */
-  catchUp(): Promise<DurableEvent[]>;
-  /** Stops watching; the run's reader stops when its last watcher leaves. */
+  /** The durable events from the watcher's offset that the shared reader no longer holds (none when it holds them all); `signal` aborts the read. */
+  catchUp(signal: AbortSignal): Promise<DurableEvent[]>;
+  /** Stops watching; the run's reader stops when its last watcher leaves, its in-flight reads aborted. */
   leave(): void;
 }
 
-/** Watches the run of `workflowId` from `fromOffset`, through this process's reader of it (started if there is none). */
-export function watchRun(client: Client, workflowId: string, fromOffset: number): RunWatch {
+/**
+ * Watches the run of `workflowId` from `fromOffset`, through this process's reader of it (started
+ * if there is none). A watcher that falls `limit` durable events behind leaves the reader (its
+ * queue ends with `overflow`).
+ */
+export function watchRun(client: Client, workflowId: string, fromOffset: number, limit: number): RunWatch {
   let byWorkflow = readers.get(client);
   if (!byWorkflow) readers.set(client, (byWorkflow = new Map()));
   const runs = byWorkflow;
@@ -35,15 +39,10 @@ export function watchRun(client: Client, workflowId: string, fromOffset: number)
     runs.set(workflowId, reader);
   }
   const shared = reader;
-  const { queue, catchUpFrom } = shared.join(fromOffset);
-  let left = false;
+  const { queue, catchUpFrom } = shared.join(fromOffset, limit);
   return {
     queue,
-    catchUp: () => (catchUpFrom === undefined ? Promise.resolve([]) : shared.catchUp(catchUpFrom)),
-    leave: () => {
-      if (left) return;
-      left = true;
-      shared.leave(queue);
-    },
+    catchUp: (signal) => (catchUpFrom === undefined ? Promise.resolve([]) : shared.catchUp(catchUpFrom, signal)),
+    leave: () => shared.leave(queue),
   };
 }

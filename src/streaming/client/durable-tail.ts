@@ -2,7 +2,7 @@
 import type { Client } from "@temporalio/client";
 import { streamTailQuery, type StreamTail } from "../../workflows/definitions.js";
 import type { RunEvent } from "../../core/run-events.js";
-import { loadTemporalCommon, loadTemporalProto } from "../temporal-sdk.js";
+import { loadTemporalCommon, loadTemporalProto } from "../../run-reads/index.js";
 
 /** A durable event with its offset in the run's stream. */
 export type DurableEvent = RunEvent & { offset: number };

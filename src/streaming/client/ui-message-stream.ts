@@ -24,15 +24,18 @@
  */
 import type { Client } from "@temporalio/client";
 import type { UIMessageChunk } from "ai";
-import type { StreamedRunEvent } from "../core/run-events.js";
-import { comparePositions, formatCursor, parseCursor, type StreamPosition } from "../core/stream-cursor.js";
-import { completeResult } from "../client/complete-result.js";
-import { RunEventStream } from "../client/run-event-stream.js";
-import { toRunError } from "../client/run-error.js";
-import { pendingApprovalsQuery } from "../workflows/definitions.js";
+import type { StreamedRunEvent } from "../../core/run-events.js";
+import { comparePositions, formatCursor, parseCursor, type StreamPosition } from "../../core/stream-cursor.js";
+import { completeResult } from "../../run-reads/index.js";
+import { RunEventStream } from "./run-event-stream.js";
+import { toRunError } from "../../run-reads/index.js";
+import { pendingApprovalsQuery } from "../../workflows/definitions.js";
 import { ChunkMapper } from "./chunk-mapper.js";
 import type { MappedChunk } from "./mapped-chunk.js";
-import { sseResponse } from "../client/sse-response.js";
+import { sseResponse } from "./sse-response.js";
+import { releasable } from "./releasable.js";
+import { defined } from "../../core/defined.js";
+import { StreamOverflowError } from "../../errors.js";
 
 /** Options of `uiMessageStream()` and `handle.toUIMessageStreamResponse()`. */
 export interface UIMessageStreamOptions {
@@ -54,6 +57,14 @@ export interface UIMessageStreamOptions {
    * `start`. A string this library did not write is an `InvalidStreamCursorError`.
    */
   after?: string;
+  /** Aborting it ends the stream at once and lets go of the run (pass the request's signal); cancelling the stream does the same. */
+  signal?: AbortSignal;
+  /**
+   * Durable events that may wait for a client that reads slower than the run writes (default
+   * 1,000). Past it the stream lets go of the run and errors with `StreamOverflowError`: the
+   * client resumes after the last chunk it got (its SSE id), nothing missing.
+   */
+  maxBufferedEvents?: number;
 }
 
 /** The SSE ids of the chunks `uiMessageStream` made, for `uiMessageStreamResponse`. */
@@ -75,8 +86,12 @@ export function uiMessageStream(
   const fromOffset = options.fromOffset ?? 0;
   const after = options.after === undefined ? undefined : parseCursor(options.after, 3);
   const messageId = options.messageId ?? (fromOffset === 0 ? workflowId : `${workflowId}:${fromOffset}`);
-  const chunks = mapEvents(client, workflowId, fromOffset, options, after);
+  const chunks = releasable(
+    (signal) => mapEvents(client, workflowId, fromOffset, options, after, signal),
+    options.signal,
+  );
   let started = false;
+  let cancelled = false;
   return new ReadableStream<UIMessageChunk>({
     async pull(controller) {
       if (!started) {
@@ -85,22 +100,29 @@ export function uiMessageStream(
         return;
       }
       const { value, done } = await chunks.next();
+      if (cancelled) return;
       if (done) controller.close();
       else controller.enqueue(value);
     },
     async cancel() {
-      await chunks.return(undefined);
+      cancelled = true;
+      await chunks.return?.(undefined);
     },
   });
 }
 
-/** The chunks of the answer after `start`, each registered with its SSE id; those `after` covers are left out. */
+/**
+ * The chunks of the answer after `start`, each registered with its SSE id; those `after` covers
+ * are left out. They end at once when `signal` aborts; a `StreamOverflowError` names the last
+ * chunk's id to resume after.
+ */
 async function* mapEvents(
   client: Client,
   workflowId: string,
   fromOffset: number,
   options: UIMessageStreamOptions,
   after: Map<string, StreamPosition> | undefined,
+  signal: AbortSignal,
 ): AsyncGenerator<UIMessageChunk> {
   const handle = client.workflow.getHandle(workflowId);
   const events = new RunEventStream(
@@ -113,12 +135,13 @@ async function* mapEvents(
         throw await toRunError(workflowId, error);
       }
     },
-    { fromOffset },
+    defined({ fromOffset, signal, maxBufferedEvents: options.maxBufferedEvents }),
   );
   const waits = options.endAtApproval ? (callId: string) => stillWaits(client, workflowId, callId) : undefined;
   const mapper = new ChunkMapper(client, workflowId, options.fromMessage ?? 0, waits);
   const positions = new Map<string, UIPosition>();
   let eventPositions = new Map<string, StreamPosition>();
+  let lastId = options.after;
   /** The chunks with their ids, less what `after` covers. */
   function* place(source: string, mapped: MappedChunk[]): Generator<UIMessageChunk> {
     const position = positions.get(source)!;
@@ -129,11 +152,15 @@ async function* mapEvents(
       } else position[2] += 1;
       const sent = sendable(chunk, chars ?? 0, position, after?.get(source));
       if (!sent) continue;
-      chunkIds.set(sent, formatCursor(positions));
+      lastId = formatCursor(positions);
+      chunkIds.set(sent, lastId);
       yield sent;
     }
   }
   const iterator = events[Symbol.asyncIterator]();
+  // Let go of the run at once, even while a chunk is being mapped (the events then wait at a yield).
+  const letGo = () => void iterator.return?.();
+  signal.addEventListener("abort", letGo, { once: true });
   try {
     for (;;) {
       let event: StreamedRunEvent;
@@ -142,9 +169,12 @@ async function* mapEvents(
         if (next.done) break;
         event = next.value;
       } catch (error) {
+        if (StreamOverflowError.isInstance(error))
+          throw new StreamOverflowError(workflowId, error.maxBufferedEvents, lastId);
         yield* place("", mapper.fail(error));
         return;
       }
+      if (signal.aborted) return; // let go: nothing more is mapped (mapping reads the run)
       const now = parseCursor(event.id!, 2);
       const source = changedSource(eventPositions, now);
       eventPositions = now;
@@ -153,8 +183,10 @@ async function* mapEvents(
       yield* place(source, await mapper.map(event, source));
       if (mapper.ended) return;
     }
+    if (signal.aborted) return; // let go: no finish for a stream nobody reads
     yield* place("", mapper.end("other"));
   } finally {
+    signal.removeEventListener("abort", letGo);
     await iterator.return?.();
   }
 }

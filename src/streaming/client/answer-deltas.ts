@@ -6,10 +6,10 @@
  */
 import type { LoadedDataConverter } from "@temporalio/common";
 import type { WorkflowExecutionDescription } from "@temporalio/client";
-import { ACTIVITY } from "../core/constants.js";
-import type { PartialAnswer, RunEvent } from "../core/run-events.js";
-import type { RunResult } from "../core/types.js";
-import { loadPayloadDecoding } from "./temporal-sdk.js";
+import { ACTIVITY } from "../../core/constants.js";
+import { isPartialAnswer, type PartialAnswer, type RunEvent } from "../../core/run-events.js";
+import type { RunResult } from "../../core/types.js";
+import { loadPayloadDecoding } from "../../run-reads/index.js";
 
 type TextDelta = Extract<RunEvent, { type: "text.delta" }>;
 
@@ -29,19 +29,6 @@ export async function partialAnswerOf(
     .then(([payload]) => converter.payloadConverter.fromPayload<unknown>(payload!))
     .catch(() => undefined);
   return isPartialAnswer(details) ? details : undefined;
-}
-
-/** Whether a decoded value (heartbeat details, a Redis chunk) is a partial answer. */
-export function isPartialAnswer(value: unknown): value is PartialAnswer {
-  const v = value as PartialAnswer | undefined;
-  return (
-    typeof v === "object" &&
-    v !== null &&
-    typeof v.trip === "number" &&
-    typeof v.attempt === "number" &&
-    typeof v.from === "number" &&
-    typeof v.text === "string"
-  );
 }
 
 /** What one subscriber has shown of the answers: the deltas to send for each partial answer and durable event. */

@@ -9,7 +9,7 @@
 import type { Client } from "@temporalio/client";
 import type { temporal } from "@temporalio/proto";
 import { ACTIVITY } from "../../core/constants.js";
-import { loadTemporalClient, loadTemporalProto } from "../temporal-sdk.js";
+import { loadTemporalClient, loadTemporalProto } from "../../run-reads/index.js";
 import { abortableCall } from "./abortable-call.js";
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;

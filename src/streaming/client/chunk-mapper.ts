@@ -5,13 +5,13 @@
  */
 import type { Client } from "@temporalio/client";
 import type { FinishReason, UIMessageChunk } from "ai";
-import type { StreamedRunEvent } from "../core/run-events.js";
-import type { StopReason, TraceEvent } from "../core/types.js";
-import { addUsage, type RunUsage, type Usage } from "../core/usage.js";
+import type { StreamedRunEvent } from "../../core/run-events.js";
+import type { StopReason, TraceEvent } from "../../core/types.js";
+import { addUsage, type RunUsage, type Usage } from "../../core/usage.js";
 import type { DurableAgentUIDataTypes } from "./data-parts.js";
 import { RunConversation } from "./run-conversation.js";
 import type { MappedChunk } from "./mapped-chunk.js";
-import { defined } from "../core/defined.js";
+import { defined } from "../../core/defined.js";
 import { SubAgentParts } from "./subagent-parts.js";
 
 /** The AI SDK's finish reason for how a run or a session's message stopped. */

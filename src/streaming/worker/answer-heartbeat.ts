@@ -7,9 +7,9 @@
  * (one signal), so that every subscriber sees it, in order, before that attempt's text.
  */
 import { WorkflowStreamClient } from "@temporalio/workflow-streams/client";
-import { RUN_EVENTS_TOPIC, type PartialAnswer, type RunEvent } from "../core/run-events.js";
-import { heartbeatWith } from "./keep-alive.js";
-import type { AnswerPublisher } from "../deltas/index.js";
+import { RUN_EVENTS_TOPIC, type PartialAnswer, type RunEvent } from "../../core/run-events.js";
+import { heartbeatWith } from "../../activities/keep-alive.js";
+import type { AnswerPublisher } from "../../deltas/index.js";
 
 /**
  * How often, at most, a worker sends an activity's heartbeat while it streams text: the cadence of

@@ -4,9 +4,9 @@
  * starting index, and again only when something asked for is not in what was read.
  */
 import type { Client } from "@temporalio/client";
-import { readRunPart } from "../client/run-reader.js";
-import { MAX_PAGE_BYTES } from "../core/paging.js";
-import type { Message } from "../core/types.js";
+import { readRunPart } from "../../run-reads/index.js";
+import { MAX_PAGE_BYTES } from "../../core/paging.js";
+import type { Message } from "../../core/types.js";
 
 type Answer = Extract<Message, { role: "assistant" }>;
 

@@ -7,18 +7,20 @@
  * `describe()`. What it reads it hands to every watcher's queue, in order.
  *
  * With the Redis transport, one reader per run across processes: the reader that holds the run's
- * lease in Redis reads Temporal as above and publishes each durable event it reads; the readers
- * of other processes follow them from Redis (reading from Temporal only a gap Redis lacks), and
- * take the lease over when its holder stops renewing it. While Redis is down every reader reads
- * Temporal itself, and goes back to the lease when Redis is back.
+ * lease in Redis (`run-lease.ts`) reads Temporal as above and publishes each durable event it
+ * reads; the readers of other processes follow them from Redis (`share-follower.ts`, reading from
+ * Temporal only a gap Redis lacks), and take the lease over when its holder stops renewing it.
+ * While Redis is down every reader reads Temporal itself, and goes back to the lease when Redis is back.
  */
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "@temporalio/client";
-import { completeResult } from "../complete-result.js";
-import { partialAnswerOf } from "../answer-deltas.js";
+import { completeResult } from "../../run-reads/index.js";
+import { partialAnswerOf } from "./answer-deltas.js";
 import type { PartialAnswer, RunEvent, StreamedRunEvent } from "../../core/run-events.js";
-import { deltasOf, runSharing, type AnswerWatch, type RunShare } from "../../deltas/index.js";
-import { loadTemporalClient } from "../temporal-sdk.js";
+import { deltasOf, runSharing, type AnswerWatch } from "../../deltas/index.js";
+import { LEASE_RENEW_MS, ReaderLease } from "./run-lease.js";
+import { ShareFollower, type FollowedReader, type ReadMode } from "./share-follower.js";
+import { loadTemporalClient } from "../../run-reads/index.js";
 import { eventDecoder, readDurableTail, type DurableEvent } from "./durable-tail.js";
 import { HistoryFollower } from "./history-follower.js";
 import { abortableCall } from "./abortable-call.js";
@@ -44,11 +46,6 @@ const CLOSED_TAIL_PATIENCE_MS = 30_000;
 const QUIET_AFTER_MS = 250;
 /** Durable events kept for watchers that join later; one that starts further back reads its own catch-up. */
 const KEPT_EVENTS = 256;
-/** How often the run's lease in Redis is renewed by its holder, and asked for by the other processes' readers. */
-const LEASE_RENEW_MS = 1_000;
-
-/** How the reader reads the run: from Temporal (holding the lease, or alone while Redis is down), or following the lease holder through Redis. */
-type Mode = "temporal" | "follow" | "done";
 
 /** The pause after the `failures`-th failed read in a row. */
 const retryPause = (failures: number) =>
@@ -73,22 +70,10 @@ export class SharedRunReader {
   #live: AnswerWatch | undefined;
   /** The last partial answer handed out. */
   #handed: PartialAnswer | undefined;
-  /** The run's durable events shared with other processes (Redis), if the transport shares them. */
-  #share: RunShare | undefined;
-  /** This reader holds the run's lease: what it reads from Temporal it publishes, for run chain `#chain`. */
-  #leading = false;
-  #chain: string | undefined;
+  /** The run's lease, when the transport shares the run's durable events with other processes (Redis). */
+  #lease: ReaderLease | undefined;
   /** The highest trip a durable event named (a follower hands out an answer only after its trip's events). */
   #trip = 0;
-  /** A follower read the events Redis holds before its offset (for `#trip`). */
-  #primed = false;
-  /**
-   * A run chain whose log already held `run.finished` when this reader came to follow it: a lease
-   * naming it is stale (its holder died), and the run wanted may be a newer one of the workflow
-   * id, so this reader reads Temporal itself rather than follow it.
-   */
-  #endedChain: string | undefined;
-  #leaseTimer: ReturnType<typeof setInterval> | undefined;
 
   constructor(
     private readonly client: Client,
@@ -105,8 +90,8 @@ export class SharedRunReader {
    * A new watcher from `fromOffset`: its queue, with the kept events it missed. `catchUpFrom` is
    * set when it starts before the kept events: it reads those itself (`catchUp`), then its queue.
    */
-  join(fromOffset: number): { queue: WatcherQueue; catchUpFrom?: number } {
-    const queue = new WatcherQueue();
+  join(fromOffset: number, limit: number): { queue: WatcherQueue; catchUpFrom?: number } {
+    const queue: WatcherQueue = new WatcherQueue(limit, () => this.leave(queue));
     this.#watchers.add(queue);
     for (const event of this.#kept) if (event.offset >= fromOffset) queue.push({ type: "durable", event });
     return fromOffset < this.#keptFrom ? { queue, catchUpFrom: fromOffset } : { queue };
@@ -114,8 +99,7 @@ export class SharedRunReader {
 
   /** A watcher left; the last one to leave stops the reader. */
   leave(queue: WatcherQueue): void {
-    this.#watchers.delete(queue);
-    if (this.#watchers.size > 0) return;
+    if (!this.#watchers.delete(queue) || this.#watchers.size > 0) return;
     this.#abort.abort();
     this.#closeTransport();
     this.#changed?.();
@@ -123,17 +107,20 @@ export class SharedRunReader {
   }
 
   /** The durable events from `fromOffset` for a watcher that joined behind the kept events. */
-  async catchUp(fromOffset: number): Promise<DurableEvent[]> {
+  async catchUp(fromOffset: number, signal: AbortSignal): Promise<DurableEvent[]> {
     const decode = await eventDecoder();
     const startedAt = Date.now();
     for (let failures = 1; ; failures++) {
       try {
-        return await readDurableTail(this.client, this.workflowId, fromOffset, decode);
+        return await abortableCall(this.client, signal, () =>
+          readDurableTail(this.client, this.workflowId, fromOffset, decode),
+        );
       } catch (error) {
+        if (signal.aborted) throw error;
         // A closed run's events need a worker to replay it: without one, the result alone ends the stream.
         if (this.#end?.type === "closed" && Date.now() - startedAt >= CLOSED_TAIL_PATIENCE_MS) return [];
         if (failures >= MAX_READ_FAILURES) throw error;
-        await sleep(retryPause(failures));
+        await sleep(retryPause(failures), undefined, { signal });
       }
     }
   }
@@ -151,12 +138,11 @@ export class SharedRunReader {
       const converter = this.client.options.loadedDataConverter;
       const wake = () => this.#changed?.();
       this.#live = deltas.watchAnswers(this.workflowId, converter, wake);
-      const share = (this.#share = runSharing(deltas)?.(this.workflowId, converter, wake));
-      // Renews or asks for the lease; it also keeps the process alive while the reader follows
-      // through Redis (whose connections do not), as its history long poll does otherwise.
-      if (share) this.#leaseTimer = setInterval(wake, LEASE_RENEW_MS);
-      for (let mode = await this.#firstMode(share); mode !== "done" && !this.#stopped;) {
-        mode = mode === "follow" ? await this.#followShare(share!) : await this.#follow(share);
+      const share = runSharing(deltas)?.(this.workflowId, converter, wake);
+      const lease = (this.#lease = share && new ReaderLease(share, wake));
+      const follower = lease && new ShareFollower(this.#followed(), lease);
+      for (let mode = await this.#firstMode(lease); mode !== "done" && !this.#stopped;) {
+        mode = mode === "follow" ? await follower!.follow() : await this.#follow(lease);
       }
     } catch (error) {
       if (!this.#stopped) this.#finish({ type: "failed", error });
@@ -164,14 +150,41 @@ export class SharedRunReader {
   }
 
   /** How to start: following the run's lease holder if another process holds it, else from Temporal. */
-  async #firstMode(share: RunShare | undefined): Promise<Mode> {
-    while (share?.starting && !this.#stopped) await new Promise<void>((resolve) => (this.#changed = resolve));
-    if (!share?.up) return "temporal";
-    try {
-      return (await share.lead(undefined)).leading ? "temporal" : "follow";
-    } catch {
-      return "temporal"; // Redis went down meanwhile: read alone
-    }
+  async #firstMode(lease: ReaderLease | undefined): Promise<ReadMode> {
+    while (lease?.share.starting && !this.#stopped) await this.#nextChange();
+    return lease ? lease.firstMode() : "temporal";
+  }
+
+  /** Resolves at the next change (the transport, the lease timer, a history batch, the reader stopping). */
+  #nextChange(): Promise<void> {
+    return new Promise<void>((resolve) => (this.#changed = resolve));
+  }
+
+  /** This reader as a follower of another process's lease sees it. */
+  #followed(): FollowedReader {
+    const reader = this; // eslint-disable-line @typescript-eslint/no-this-alias -- the follower reads the reader's private state
+    return {
+      get stopped() {
+        return reader.#stopped;
+      },
+      get live() {
+        return reader.#live;
+      },
+      get next() {
+        return reader.#next;
+      },
+      get handed() {
+        return reader.#handed;
+      },
+      get trip() {
+        return reader.#trip;
+      },
+      noteTrip: (trip) => this.#noteTrip(trip),
+      changed: () => this.#nextChange(),
+      readDurable: () => this.#readDurable(),
+      handDurable: (events) => this.#handDurable(events),
+      readAnswerInFlight: () => this.#readAnswerInFlight(),
+    };
   }
 
   /**
@@ -179,7 +192,7 @@ export class SharedRunReader {
    * flight while a model call is under way. With a share, it holds the run's lease (publishing
    * what it reads) or, while Redis is down, reads alone; "follow" once another process holds it.
    */
-  async #follow(share: RunShare | undefined): Promise<Mode> {
+  async #follow(lease: ReaderLease | undefined): Promise<ReadMode> {
     const { WorkflowNotFoundError } = await loadTemporalClient();
     const history = new HistoryFollower(this.client, this.workflowId);
     const state = history.state;
@@ -194,17 +207,17 @@ export class SharedRunReader {
     let leaseDueAt = 0;
     try {
       for (let failures = 0; !this.#stopped;) {
-        const changed = new Promise<void>((resolve) => (this.#changed = resolve));
+        const changed = this.#nextChange();
         if (historyError) throw historyError;
-        if (share && !share.up) this.#leading = false; // Redis is down: read alone, publish nothing
+        if (lease && !lease.share.up) lease.leading = false; // Redis is down: read alone, publish nothing
         // Again while the history's first page, come meanwhile, named a chain not named in the
         // lease yet: the durable events read next are published for it.
         while (
-          share?.up &&
-          (share.leaseNews || Date.now() >= leaseDueAt || (this.#leading && state.chain !== this.#chain))
+          lease?.share.up &&
+          (lease.share.leaseNews || Date.now() >= leaseDueAt || (lease.leading && state.chain !== lease.chain))
         ) {
           leaseDueAt = Date.now() + LEASE_RENEW_MS;
-          if (!(await this.#holdLease(share, state.chain))) return "follow";
+          if (!(await lease.hold(state.chain))) return "follow";
         }
         const next = await this.#readTemporal(state, changed, failures, WorkflowNotFoundError);
         if (next === "done") return "done";
@@ -214,20 +227,7 @@ export class SharedRunReader {
     } finally {
       mode.abort();
       this.#abort.signal.removeEventListener("abort", stop);
-      this.#leading = false;
-    }
-  }
-
-  /** Takes or renews the run's lease (naming the chain once known): false when another process holds it. */
-  async #holdLease(share: RunShare, chain: string | undefined): Promise<boolean> {
-    try {
-      const lease = await share.lead(chain);
-      this.#leading = lease.leading;
-      this.#chain = chain;
-      return lease.leading || (lease.chain !== undefined && lease.chain === this.#endedChain);
-    } catch {
-      this.#leading = false;
-      return true;
+      if (lease) lease.leading = false;
     }
   }
 
@@ -277,66 +277,6 @@ export class SharedRunReader {
     }
   }
 
-  /**
-   * Following the lease holder: the durable events it publishes, read from Redis (a gap from
-   * Temporal), and the answer in flight from the delta transport once its trip's events came.
-   * "temporal" when this reader took the lease (its holder released it, or stopped renewing it)
-   * or Redis went down.
-   */
-  async #followShare(share: RunShare): Promise<Mode> {
-    let chain: string | undefined;
-    let leaseDueAt = 0;
-    while (!this.#stopped) {
-      const changed = new Promise<void>((resolve) => (this.#changed = resolve));
-      if (!share.up || !(this.#live?.up || this.#live?.starting)) return "temporal";
-      try {
-        const shared = chain ? await this.#readShared(share, chain) : undefined;
-        if (shared) return shared;
-        if (share.leaseNews || Date.now() >= leaseDueAt) {
-          leaseDueAt = Date.now() + LEASE_RENEW_MS;
-          const lease = await share.lead(undefined);
-          if (lease.leading || (lease.chain !== undefined && lease.chain === this.#endedChain)) return "temporal";
-          if (lease.chain !== chain) {
-            chain = lease.chain;
-            continue; // read what the holder published of its chain
-          }
-        }
-        const partial = this.#live?.up ? this.#live.latest : undefined;
-        // An answer goes out after its trip's durable events (so after the last trip's model.answered).
-        if (partial && partial !== this.#handed && partial.trip <= this.#trip && (await this.#readAnswerInFlight()))
-          return "done";
-      } catch {
-        if (this.#stopped) return "done";
-        return "temporal"; // Redis (or the gap's read) failed: read Temporal, and ask for the lease again from there
-      }
-      await changed;
-    }
-    return "done";
-  }
-
-  /**
-   * Hands out the durable events the lease holder published (reading a gap from Temporal): "done"
-   * once `run.finished` was handed out, "temporal" when the chain had ended before this reader
-   * came (see `#endedChain`).
-   */
-  async #readShared(share: RunShare, chain: string): Promise<Mode | undefined> {
-    for (;;) {
-      // The first read takes what Redis holds before this reader's offset too: the trips it names.
-      const priming = !this.#primed;
-      const events = await share.read(chain, priming ? 0 : this.#next);
-      this.#primed = true;
-      if (priming && events.some((event) => event.type === "run.finished")) {
-        this.#endedChain = chain;
-        return "temporal";
-      }
-      if (events.length === 0) return undefined;
-      for (const event of events) if ("trip" in event && typeof event.trip === "number") this.#noteTrip(event.trip);
-      const ahead = events.filter((event) => event.offset >= this.#next);
-      if (ahead.length > 0 && ahead[0]!.offset > this.#next) return (await this.#readDurable()) ? "done" : undefined; // a gap: Redis lacks it
-      if (await this.#handDurable(ahead)) return "done";
-    }
-  }
-
   #noteTrip(trip: number): void {
     if (trip > this.#trip) this.#trip = trip;
   }
@@ -369,9 +309,7 @@ export class SharedRunReader {
     const events = await abortableCall(this.client, this.#abort.signal, () =>
       readDurableTail(this.client, this.workflowId, this.#next, this.#decode),
     );
-    const chain = this.#chain;
-    if (this.#leading && chain && this.#share?.up && events.length > 0)
-      await this.#share.publish(chain, events).catch(() => undefined); // Redis went down: the others read Temporal
+    await this.#lease?.publish(events);
     return this.#handDurable(events);
   }
 
@@ -464,11 +402,7 @@ export class SharedRunReader {
   /** Stops watching the transport; gives the run's lease up (the next reader takes it at once). */
   #closeTransport(): void {
     this.#live?.close();
-    clearInterval(this.#leaseTimer);
-    const share = this.#share;
-    if (!share) return;
-    void share.release().catch(() => undefined);
-    share.close();
+    this.#lease?.close();
   }
 
   /** Waits `ms`, or less if the reader stops. */

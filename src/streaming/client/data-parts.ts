@@ -3,8 +3,8 @@
  * name (`data-reprompt` carries a `DurableAgentUIDataTypes["reprompt"]`). Type a chat's messages
  * with them: `UIMessage<unknown, DurableAgentUIDataTypes>`.
  */
-import type { RepromptKind, StopReason, TraceEvent } from "../core/types.js";
-import type { RunUsage } from "../core/usage.js";
+import type { RepromptKind, StopReason, TraceEvent } from "../../core/types.js";
+import type { RunUsage } from "../../core/usage.js";
 
 /** A part of a sub-agent's answer, as `data-subagent` carries it. */
 export type SubAgentPart =
