@@ -214,7 +214,7 @@ describe("the CLI's eval --timeout", () => {
       );
       expect(code).toBe(2);
       expect(stderr).toBe(warning);
-      expect(stdout).toContain(`EvalTimeoutError: Run coach-`);
+      expect(stdout).toContain(`EvalTimeoutError: Run durable-agent-eval-coach-`);
       expect(stdout).toContain(within);
     },
   );

@@ -128,6 +128,9 @@ describe("failures recorded by earlier versions", () => {
     }));
     expect(recorded.map((r) => `${r.fixture} ${r.decoded?.name}`).sort()).toEqual([
       "approver-definition-changed.json ApprovalRefusedError",
+      // The Python activity's and workflow's own failures (an activity tool's): not the library's, so no class.
+      "remote-tools.json undefined",
+      "remote-tools.json undefined",
       "session-turns.json ModelApiError",
       "session-turns.json ModelApiError",
       "subagents-budget-and-failure.child-1.json ModelApiError",
