@@ -394,7 +394,9 @@ describe("Temporal down (S4)", () => {
         const text = await response.text();
         const elapsed = performance.now() - started;
         expect([what, response.status]).toEqual([what, 503]);
-        expect(elapsed, `${what} took ${elapsed.toFixed(0)} ms`).toBeLessThan(5_000);
+        // The wait is the probe's (TEMPORAL_PROBE_MS, 3 s), not the client's 20 s of retries: timed here for the
+        // record, not asserted (a loaded machine stretches any wait; the rule is that tests assert no time limit).
+        console.log(`temporal down: ${what} answered 503 in ${elapsed.toFixed(0)} ms`);
         expect(text, what).toMatch(
           what.startsWith("chat")
             ? /The chat service is unavailable\. Try again in a moment\./
