@@ -8,10 +8,10 @@
  * polling; each line "cpu" on stdin is answered with "cpu <user+system ms so far>"; SIGTERM shuts
  * it down.
  */
-import { createInterface } from "node:readline";
 import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
 import { ai, redisDeltas } from "../src/index.js";
 import { STREAM_AGENT, streamingAgent } from "./streaming-scenario.js";
+import { answerProbes } from "./worker-probe.js";
 
 const env = (name: string) =>
   process.env[name] ??
@@ -60,11 +60,7 @@ if (library === "durable-agent") {
     ...workerOptions,
   });
 } else throw new Error(`BENCH_LIBRARY: unknown library ${library}`);
-createInterface({ input: process.stdin }).on("line", (line) => {
-  if (line.trim() !== "cpu") return;
-  const { user, system } = process.cpuUsage();
-  console.log(`cpu ${(user + system) / 1000}`);
-});
+answerProbes();
 process.once("SIGTERM", () => worker.shutdown());
 const running = worker.run();
 console.log("ready");

@@ -6,9 +6,9 @@
  * "cpu" on stdin with "cpu <user+system ms so far>" and "rss" with "rss <bytes now> <peak bytes>".
  */
 import { readFileSync } from "node:fs";
-import { createInterface } from "node:readline";
 import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
 import { ai, redisDeltas } from "../../src/index.js";
+import { answerProbes } from "../worker-probe.js";
 import { CHAT_AGENT, chatAgent } from "./chat.js";
 
 const env = (name: string) =>
@@ -34,14 +34,11 @@ const worker = await ai.worker({
   agents: [chatAgent(env("BENCH_MODEL_URL"), CHAT_AGENT)],
   ...(redisUrl ? { deltas: redisDeltas({ url: redisUrl }) } : {}),
 });
-createInterface({ input: process.stdin }).on("line", (line) => {
-  if (line.trim() === "cpu") {
-    const { user, system } = process.cpuUsage();
-    console.log(`cpu ${(user + system) / 1000}`);
-  } else if (line.trim() === "rss") {
+answerProbes({
+  rss: () => {
     const { now, peak } = residentBytes();
-    console.log(`rss ${now} ${peak}`);
-  }
+    return `rss ${now} ${peak}`;
+  },
 });
 process.once("SIGTERM", () => worker.shutdown());
 const running = worker.run();

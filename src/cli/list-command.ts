@@ -5,6 +5,7 @@ import { SEARCH_ATTRIBUTES } from "../core/search-attributes.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import type { CliConnection } from "./connection-options.js";
 import { parseOptions, positiveInteger } from "./parse-options.js";
+import { textTable } from "./text-table.js";
 
 const STATUSES = {
   running: "Running",
@@ -89,13 +90,7 @@ function table(rows: Row[]): string[] {
     row.stopReason ?? "-",
     row.trips === undefined ? "-" : String(row.trips),
   ]);
-  const widths = header.map((title, i) => Math.max(title.length, ...cells.map((cell) => cell[i]!.length)));
-  return [header, ...cells].map((cell) =>
-    cell
-      .map((text, i) => text.padEnd(widths[i]!))
-      .join("  ")
-      .trimEnd(),
-  );
+  return textTable(header, cells);
 }
 
 async function run(argv: string[], io: CommandIO, connection: CliConnection): Promise<number> {

@@ -21,6 +21,7 @@ import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import type { CliConnection } from "./connection-options.js";
 import { loadAgents } from "./load-agents.js";
 import { parseOptions } from "./parse-options.js";
+import { textTable } from "./text-table.js";
 
 const USAGE = `Usage: durable-agent schedule <create|list|pause|unpause|trigger|delete> ...
 
@@ -119,13 +120,7 @@ function table(schedules: AgentScheduleSummary[]): string[] {
     s.nextRuns[0]?.toISOString() ?? "-",
     s.note ?? "",
   ]);
-  const widths = header.map((title, i) => Math.max(title.length, ...cells.map((cell) => cell[i]!.length)));
-  return [header, ...cells].map((cell) =>
-    cell
-      .map((text, i) => text.padEnd(widths[i]!))
-      .join("  ")
-      .trimEnd(),
-  );
+  return textTable(header, cells);
 }
 
 async function run(argv: string[], io: CommandIO, connection: CliConnection): Promise<number> {
