@@ -224,14 +224,14 @@ describe("streaming survives a SIGKILLed worker", () => {
         killedAt = Date.now();
       }
     }
-    // The answer goes on after the agent's default heartbeat timeout (3 s), not half a minute: the
+    // The answer goes on after the agent's default heartbeat timeout (5 s), not half a minute: the
     // killed attempt timed out on its heartbeat, and the figure is printed for the closing note.
     console.log(`stream-crash: the answer went on ${resumedAt - killedAt} ms after the worker's SIGKILL`);
     const history = await harness.client.workflow.getHandle(stream.workflowId).fetchHistory();
     const modelCall = history.events!.find(
       (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === "model.call",
     )!.activityTaskScheduledEventAttributes!;
-    expect(Number(modelCall.heartbeatTimeout!.seconds)).toBe(3);
+    expect(Number(modelCall.heartbeatTimeout!.seconds)).toBe(5);
     const retried = history.events!.find(
       (e) => e.activityTaskStartedEventAttributes,
     )!.activityTaskStartedEventAttributes!;

@@ -147,8 +147,9 @@ export interface AgentTimeouts {
   /**
    * How soon a crashed worker's activity is retried elsewhere: the worker heartbeats every
    * activity while it runs (a third of this apart, and with each streamed delta), and Temporal
-   * retries an attempt that missed this. Default 3 seconds: a SIGKILLed worker's answer goes on
-   * on another worker about 4 s later (this, then the first retry's 1 s back-off).
+   * retries an attempt that missed this. Default 5 seconds: a SIGKILLed worker's answer goes on
+   * on another worker about 6 s later (this, then the first retry's 1 s back-off); a worker that
+   * stalls for longer than this (a blocked event loop on a loaded machine) loses its attempt.
    */
   heartbeat?: Duration;
 }

@@ -13,7 +13,7 @@ export const DEFAULT_TEMPORAL_ADDRESS = "localhost:7233";
 /** Default namespace, overridden by `TEMPORAL_NAMESPACE` or options. */
 export const DEFAULT_NAMESPACE = "default";
 /** Default activity timeouts. */
-export const DEFAULT_TIMEOUTS = { model: "2 minutes", tool: "1 minute", heartbeat: "3 seconds" } as const;
+export const DEFAULT_TIMEOUTS = { model: "2 minutes", tool: "1 minute", heartbeat: "5 seconds" } as const;
 /** Stable names recorded in every history: change them only with a versioned migration. */
 export const WORKFLOW_NAME = "agentRun";
 export const SESSION_WORKFLOW_NAME = "agentSession";
