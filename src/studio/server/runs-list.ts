@@ -27,7 +27,7 @@ const INVALID_ARGUMENT = 3;
 const APPROVALS_DEADLINE_MS = 2_000;
 /** `awaiting=approval` reads running runs a visibility page of this size at a time... */
 const AWAITING_SCAN_PAGE = 100;
-/** ...and at most this many in one request (the next request goes on from there). */
+/** ...and a filtered page (awaiting approval, or an agent) reads at most this many runs in one request (the next request goes on from there). */
 export const AWAITING_SCAN_MAX = 1_000;
 
 const quoted = (value: string) => `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`;
@@ -218,28 +218,19 @@ export async function listRuns(
   let token: Uint8Array | undefined = pageTokenOf(params.pageToken);
   const started = performance.now();
   const runs: RunRow[] = [];
-  if (params.awaiting === "approval") {
-    // Visibility cannot tell which runs wait for a person: read running runs until a page is full.
-    for (
-      let scanned = 0;
-      token && runs.length < pageSize && scanned < AWAITING_SCAN_MAX;
-      scanned += AWAITING_SCAN_PAGE
-    ) {
-      const page: { runs: RunRow[]; token?: Uint8Array } = await visibilityPage(
-        client,
-        inputs,
-        query,
-        AWAITING_SCAN_PAGE,
-        token,
-      );
-      runs.push(...page.runs.filter(keep));
-      token = page.token;
-    }
-  } else {
-    const page = await visibilityPage(client, inputs, query, pageSize, token);
+  // Rows are kept after the visibility query where it cannot decide (a run without search attributes
+  // matches an agent by its input; visibility cannot tell which runs wait for a person): read on until
+  // the page is full, asking each time for no more rows than it lacks, so no kept row is dropped.
+  const filtered = !!params.agent || params.awaiting === "approval";
+  const scanPage = params.awaiting === "approval" ? AWAITING_SCAN_PAGE : undefined;
+  let scanned = 0;
+  do {
+    const size = scanPage ?? pageSize - runs.length;
+    const page: { runs: RunRow[]; token?: Uint8Array } = await visibilityPage(client, inputs, query, size, token);
     runs.push(...page.runs.filter(keep));
     token = page.token;
-  }
+    scanned += size;
+  } while (filtered && token && runs.length < pageSize && scanned < AWAITING_SCAN_MAX);
   const visibilityMs = performance.now() - started;
   const nextPageToken = token ? Buffer.from(token).toString("base64url") : undefined;
   return { page: { runs, ...defined({ nextPageToken }) }, visibilityMs };
