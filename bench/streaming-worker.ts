@@ -11,7 +11,7 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
 import { ai, redisDeltas } from "../src/index.js";
 import { STREAM_AGENT, streamingAgent } from "./streaming-scenario.js";
-import { answerProbes } from "./worker-probe.js";
+import { answerProbes, serveUntilSigterm } from "./worker-probe.js";
 
 const env = (name: string) =>
   process.env[name] ??
@@ -61,9 +61,4 @@ if (library === "durable-agent") {
   });
 } else throw new Error(`BENCH_LIBRARY: unknown library ${library}`);
 answerProbes();
-process.once("SIGTERM", () => worker.shutdown());
-const running = worker.run();
-console.log("ready");
-await running;
-await connection.close();
-process.exit(0);
+await serveUntilSigterm(worker, connection);

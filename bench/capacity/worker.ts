@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { DefaultLogger, NativeConnection, Runtime } from "@temporalio/worker";
 import { ai, redisDeltas } from "../../src/index.js";
-import { answerProbes } from "../worker-probe.js";
+import { answerProbes, serveUntilSigterm } from "../worker-probe.js";
 import { CHAT_AGENT, chatAgent } from "./chat.js";
 
 const env = (name: string) =>
@@ -40,9 +40,4 @@ answerProbes({
     return `rss ${now} ${peak}`;
   },
 });
-process.once("SIGTERM", () => worker.shutdown());
-const running = worker.run();
-console.log("ready");
-await running;
-await connection.close();
-process.exit(0);
+await serveUntilSigterm(worker, connection);
