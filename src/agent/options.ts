@@ -172,6 +172,11 @@ export interface AgentOptions {
   /** How workers find the agent; keep it stable across deploys. Default `"agent"`. */
   name?: string;
   /**
+   * What the agent does, in a sentence, for those who choose it: other agents' `asTool()`, MCP
+   * clients (its tool's description), A2A callers (its card) and the studio. At most 1,024 characters.
+   */
+  description?: string;
+  /**
    * The model: `ai.openai(...)` (the Chat Completions API), `ai.model(languageModel, settings)`,
    * or an AI SDK language model as a provider package makes it (`anthropic("claude-sonnet-4-5")`).
    */
@@ -250,6 +255,7 @@ export interface AgentOptions {
  */
 export const AGENT_OPTION_KEYS = {
   name: true,
+  description: true,
   model: true,
   instructions: true,
   tools: true,

@@ -30,6 +30,15 @@ export function validateAgentOptions(options: AgentOptions): void {
   if (options.name !== undefined && (typeof options.name !== "string" || !/^[\w.-]{1,100}$/.test(options.name))) {
     fail("name", `must be 1-100 letters, digits, "_", "-" or "." (got ${JSON.stringify(options.name)})`);
   }
+  if (
+    options.description !== undefined &&
+    (typeof options.description !== "string" || options.description.length > 1024)
+  ) {
+    fail(
+      "description",
+      `must be a string of at most 1,024 characters (got ${typeof options.description === "string" ? `${options.description.length} characters` : typeof options.description})`,
+    );
+  }
   validateModel(options);
   const tools = options.tools ?? [];
   if (!Array.isArray(tools)) fail("tools", "must be an array of ai.tool() definitions");

@@ -27,7 +27,7 @@ const DEFAULT_INPUT = z.object({
 
 /** The tool whose calls run `agent` as a child workflow of the calling run; the child's answer is the tool's result. */
 export function subAgentTool<Schema extends z.ZodType>(
-  agent: { readonly name: string },
+  agent: { readonly name: string; readonly options?: { readonly description?: string } },
   options: AsToolOptions<Schema> = {},
 ): Tool<z.output<Schema>, unknown> {
   if (options.input !== undefined && options.toMessage !== undefined && typeof options.toMessage !== "function") {
@@ -36,7 +36,10 @@ export function subAgentTool<Schema extends z.ZodType>(
   const name = options.name ?? agent.name.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
   const base = defineTool({
     name,
-    description: options.description ?? `Ask the ${agent.name} agent. Send it the whole request as \`message\`.`,
+    description:
+      options.description ??
+      agent.options?.description ??
+      `Ask the ${agent.name} agent. Send it the whole request as \`message\`.`,
     input: (options.input ?? DEFAULT_INPUT) as Schema,
     ...defined({ needsApproval: options.needsApproval, approvalTimeout: options.approvalTimeout }),
     execute: () => {

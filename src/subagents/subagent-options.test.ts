@@ -40,6 +40,19 @@ describe("agent.asTool() and handoffs", () => {
     expect(custom.subAgent!.toMessage({ amount: 3 })).toBe("Refund $3");
   });
 
+  it("an agent's description is its asTool()'s default description; a non-string or one over 1,024 characters is an AgentOptionsError", () => {
+    const described = ai.agent({ name: "refunds", description: "Refunds an order paid by card.", model });
+    expect(described.asTool().description).toBe("Refunds an order paid by card.");
+    expect(described.asTool({ description: "Own words." }).description).toBe("Own words.");
+    expect(ai.agent({ name: "plain", model }).asTool().description).toBe(
+      "Ask the plain agent. Send it the whole request as `message`.",
+    );
+    expect(() => ai.agent({ name: "long", description: "x".repeat(1025), model })).toThrow(
+      /`description`: must be a string of at most 1,024 characters \(got 1025/,
+    );
+    expect(() => ai.agent({ name: "num", description: 3 as never, model })).toThrow(AgentOptionsError);
+  });
+
   it("handoffs add transfer_to_<name> tools; a clash with another tool or a bad entry is an AgentOptionsError", () => {
     const billing = ai.agent({ name: "billing", model });
     const triage = ai.agent({ name: "triage", model, handoffs: [billing] });
