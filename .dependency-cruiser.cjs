@@ -23,8 +23,9 @@ const RANKS = [
   { rank: "models", paths: ["models/"] },
   // 3. Workflow code (deterministic, replayed), and the workflow-safe entry for users' own workflows.
   { rank: "workflows", paths: ["workflows/", "workflow-entry/"] },
-  // 4. Definitions: `ai.agent()`'s options and their checks, `ai.tool()`, `ai.mcp()`, `ai.activityTool()`, sub-agents and handoffs.
-  { rank: "definitions", paths: ["agent/", "mcp/", "subagents/", "remote-tools/"] },
+  // 4. Definitions: `ai.agent()`'s options and their checks, `ai.tool()`, `ai.mcp()`, `ai.activityTool()`, sub-agents and handoffs,
+  //    and `ai.memory()` with its stores (the worker's memory activities read them).
+  { rank: "definitions", paths: ["agent/", "mcp/", "subagents/", "remote-tools/", "memory/"] },
   // 5. Reads of a run over the Temporal client (the activities', the streaming wing's and the client's),
   //    and the delta transports (the answer in flight, between the worker and the watchers).
   { rank: "reads-and-deltas", paths: ["run-reads/", "deltas/"] },
@@ -42,15 +43,15 @@ const RANKS = [
   },
   // 7. The client: start, run handles, sessions over the Temporal client; the streaming wing's client half.
   { rank: "client", paths: ["client/", "streaming/client/"] },
-  // 8. Built on the client: chat routes and the browser's chat transport, memory, servers, schedules,
+  // 8. Built on the client: chat routes and the browser's chat transport, the MCP and A2A servers, schedules,
   //    webhooks, evals, recorded runs as datasets, forks, deployments.
   {
     rank: "over-the-client",
     paths: [
       "chat/",
       "ui/",
-      "memory/",
-      "servers/",
+      "mcp-server/",
+      "a2a/",
       "schedules/",
       "webhooks/",
       "datasets/",
