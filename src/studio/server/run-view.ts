@@ -259,7 +259,7 @@ export async function readRunView(
   return {
     ...view,
     ...defined({ error: failure?.error, forkedFrom: forkOriginOf(input.args) }),
-    timeline: timelineOf([history], record.trace),
+    timeline: timelineOf([history], record.trace, { fromTrip: input.args?.fork?.from.atTrip ?? 0 }),
     items: conversationOf(workflowId, record.messages, record.toolCalls, record.trace, latencies),
     trips,
     totals: { ...totalsOf(trips, usage), ...defined({ trips: record.trips }) },

@@ -17,28 +17,35 @@ const KIND_OF_ACTIVITY: Record<string, TimelineStepKind> = {
   [ACTIVITY.backstopRun]: "backstop",
 };
 
-/** The timeline of a run (or a session's runs, in order) from its histories and, for a run, its trace. */
+/**
+ * The timeline of a run (or a session's runs, in order) from its histories and, for a run, its
+ * trace from trip `fromTrip` on (a fork's trace starts with the recorded run's, which ran elsewhere).
+ */
 export function timelineOf(
   histories: readonly RunHistory[],
   trace: readonly TraceEvent[],
-  now = Date.now(),
+  { fromTrip = 0, now = Date.now() }: { fromTrip?: number; now?: number } = {},
 ): RunTimeline {
   const first = histories[0];
   const start = first?.startedAt ?? now;
   const end = histories.at(-1)?.closedAt ?? now;
   const steps: TimelineStep[] = [];
   const all = histories.flatMap((history) => history.steps);
-  for (const step of all) steps.push(...stepsOf(step, start, now));
-  steps.push(...traceSteps(histories.length === 1 ? all : [], trace, start, now));
+  let trip: number | undefined; // a tool call or backstop belongs to the trip of the model call before it
+  for (const step of all) {
+    trip = tripOfModelStep(step) ?? trip;
+    steps.push(...stepsOf(step, start, now, trip));
+  }
+  const own = trace.filter((event) => event.trip >= fromTrip);
+  steps.push(...traceSteps(histories.length === 1 ? all : [], own, start, now));
   steps.sort((a, b) => a.startMs - b.startMs);
   return { startedAt: new Date(start).toISOString(), durationMs: Math.max(0, end - start), steps };
 }
 
 /** A history step as the timeline shows it: its failed attempts (when it retried), then the step itself. */
-function stepsOf(step: HistoryStep, start: number, now: number): TimelineStep[] {
+function stepsOf(step: HistoryStep, start: number, now: number, trip: number | undefined): TimelineStep[] {
   const kind = step.kind === "child" ? "subagent" : (KIND_OF_ACTIVITY[step.type] ?? "activity");
   const label = step.kind === "child" ? `sub-agent ${step.summary}` : step.summary || step.type;
-  const trip = tripOfModelStep(step);
   const shown: TimelineStep[] = [];
   const lastStart = step.startedAt ?? step.scheduledAt;
   if (step.attempts > 1)
@@ -64,7 +71,7 @@ function stepsOf(step: HistoryStep, start: number, now: number): TimelineStep[] 
   return shown;
 }
 
-/** The trace's steps: approval waits (from the model call that asked to the decision), re-prompts and backstops as marks. */
+/** The trace's steps: approval waits (from the call's check that asked for it to the decision), re-prompts and backstops as marks. */
 function traceSteps(
   steps: readonly HistoryStep[],
   trace: readonly TraceEvent[],
@@ -84,7 +91,13 @@ function traceSteps(
   const shown: TimelineStep[] = [];
   for (const event of trace) {
     if (event.type === "approval" && event.outcome === "requested") {
-      const from = answeredAt(event.trip);
+      // The wait starts when the call's first tool.execute (which found that it needs approval) returned.
+      const answered = answeredAt(event.trip);
+      const asking = steps.find(
+        (s) =>
+          s.type === ACTIVITY.toolExecute && s.summary.startsWith(`tool ${event.tool}`) && s.scheduledAt >= answered,
+      );
+      const from = asking?.closedAt ?? answered;
       const decided = decisions.get(event.callId);
       const until = decided?.decidedAt ? Date.parse(decided.decidedAt) : decided ? from : now;
       shown.push({
@@ -97,7 +110,9 @@ function traceSteps(
         state: !decided ? "running" : decided.outcome === "approved" ? "ok" : "failed",
       });
     } else if (event.type === "reprompt")
-      shown.push(mark("reprompt", `re-prompt (${event.kind})`, event.trip, answeredAt(event.trip) - start, event.text));
+      shown.push(
+        mark("reprompt", `re-prompt (${event.kind})`, event.trip, answeredAt(event.trip) - start, brief(event.text)),
+      );
     else if (event.type === "backstop") {
       const at = event.phase === "before" ? askedAt(event.trip) : answeredAt(event.trip);
       shown.push(mark("backstop", `backstop ${event.name} (${event.phase})`, event.trip, at - start, event.outcome));
@@ -109,3 +124,6 @@ function traceSteps(
 function mark(kind: TimelineStepKind, label: string, trip: number, startMs: number, outcome: string): TimelineStep {
   return { kind, label, ...(trip ? { trip } : {}), startMs, durationMs: 0, outcome, state: "mark" };
 }
+
+/** A re-prompt's text, cut to a line (the conversation shows it whole). */
+const brief = (text: string) => (text.length > 90 ? `${text.slice(0, 89)}…` : text);
