@@ -547,7 +547,7 @@ describe("acting on a run", () => {
     expect(unknown.status).toBe(400);
   });
 
-  it("edit and fork: the fork's model calls get the new instructions, model id and settings; the fork's view links its origin and records the change", async () => {
+  it("edit and fork: the fork's model calls get the new instructions, model and settings; its view links its origin, records the change", async () => {
     const recorded = await run(coach, "Swap squats for dips");
     const before = model.requests.length;
     const edits = { instructions: "You coach in French.", model: "gpt-test-b", modelSettings: { temperature: 0.2 } };

@@ -10,6 +10,7 @@ import type proto from "@temporalio/proto";
 import { optionalTsToMs } from "@temporalio/common/lib/time.js";
 import { loadPayloadDecoding } from "../../run-reads/index.js";
 import { ACTIVITY } from "../../core/constants.js";
+import { defined } from "../../core/defined.js";
 import type { ToolCallRecord } from "../../core/types.js";
 import { historyEvents } from "../../datasets/read-run.js";
 import type { Latencies } from "./conversation.js";
@@ -167,7 +168,7 @@ export async function readRunHistory(client: Client, workflowId: string, runId: 
     }
     if (closesRun(event)) closedAt = at;
   }
-  return { startedAt: startedAt ?? Date.now(), ...(closedAt !== undefined ? { closedAt } : {}), steps };
+  return { startedAt: startedAt ?? Date.now(), ...defined({ closedAt }), steps };
 }
 
 /** The trip a model call's summary names ("model gpt-4o · trip 2"), if it is one. */
