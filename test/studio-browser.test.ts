@@ -711,6 +711,13 @@ describe("the studio in Chromium", () => {
     await poll(() => answers.last().getByTestId("chat-text").textContent()).toContain("Your plan is deleted.");
     expect(await tool.getAttribute("data-state")).toBe("done");
     await shot("chat");
+    // the chat's id is in the URL: a reload shows its history, from the chat handler
+    await page.reload();
+    await poll(() => answers.last().getByTestId("chat-text").textContent()).toContain("Your plan is deleted.");
+    expect(await page.locator('[data-testid="chat-message"][data-role="user"]').first().textContent()).toBe(
+      "Delete my plan, please",
+    );
+    expect(await tool.getAttribute("data-state")).toBe("done");
     // the chat is a session of the agent: its run page shows the approval decided by alice
     await page.getByTestId("chat-run-link").click();
     expect(page.url()).toContain(encodeURIComponent(`${COACH}-session-${chatId}`));

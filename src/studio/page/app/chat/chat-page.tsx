@@ -4,7 +4,7 @@
  * studio's worker), its answers streaming in, with approve and reject buttons for the tool calls
  * that wait for a person, and a link to the session's run page.
  */
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
 import { segment } from "../api.js";
 import * as fmt from "../format.js";
 import { useMeta } from "../meta.js";
@@ -29,6 +29,48 @@ interface ChatMessage {
   error?: string;
 }
 
+/** A message of the chat's history, as the chat handler gives it (`UIMessage`: text and tool parts). */
+interface HistoryMessage {
+  id: string;
+  role: string;
+  parts: Array<{
+    type: string;
+    text?: string;
+    toolCallId?: string;
+    input?: unknown;
+    state?: string;
+    output?: unknown;
+    errorText?: string;
+  }>;
+}
+
+const STATE_OF_PART: Record<string, ChatTool["state"]> = {
+  "approval-requested": "waiting",
+  "output-available": "done",
+  "output-denied": "denied",
+  "output-error": "failed",
+};
+
+/** A history message as the panel shows it. */
+function fromHistory(message: HistoryMessage): ChatMessage[] {
+  if (message.role !== "user" && message.role !== "assistant") return [];
+  const text = message.parts.flatMap((p) => (p.type === "text" && p.text ? [p.text] : [])).join("");
+  const tools = message.parts.flatMap((p): ChatTool[] =>
+    p.type.startsWith("tool-") && p.toolCallId
+      ? [
+          {
+            callId: p.toolCallId,
+            tool: p.type.slice("tool-".length),
+            input: p.input,
+            state: STATE_OF_PART[p.state ?? ""] ?? "running",
+            ...(p.output !== undefined || p.errorText ? { output: p.output ?? p.errorText } : {}),
+          },
+        ]
+      : [],
+  );
+  return [{ id: message.id, role: message.role, text, tools }];
+}
+
 /** A new chat's id: the session's id (it names its workflow). */
 const newChatId = () => `studio-chat-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
@@ -40,6 +82,16 @@ export function ChatPage({ agent, chatId }: { agent: string; chatId: string }) {
   const [messages, setMessages] = useState<ChatMessage[]>([]);
   const [draft, setDraft] = useState("");
   const [busy, setBusy] = useState(false);
+  // A chat opened by its link (a reload): its history, from the chat handler.
+  useEffect(() => {
+    if (!chatId || !chosen) return;
+    void fetch(`/api/chat/${segment(chosen)}/${segment(chatId)}/stream?messages`, {
+      headers: { accept: "application/json" },
+    })
+      .then(async (response) => (response.ok ? ((await response.json()) as HistoryMessage[]) : []))
+      .then((history) => setMessages(history.flatMap(fromHistory)))
+      .catch(() => undefined);
+  }, [chatId, chosen]);
   if (!meta.canChat)
     return (
       <p class="hint" data-testid="chat-unavailable">
