@@ -633,6 +633,9 @@ describe("acting on a run", () => {
     const [model1, check, approval, tool] = steps;
     expect(check!.startMs).toBeGreaterThanOrEqual(model1!.startMs + model1!.durationMs);
     expect(approval!.startMs).toBe(check!.startMs + check!.durationMs);
+    // the call's latency in the conversation is the approved call's, not the check's
+    const called = steps[3]!;
+    expect(view.trips.find((t) => t.trip === 1)!.toolLatenciesMs[call!.callId]).toBe(called.durationMs);
     expect(tool!.startMs).toBeGreaterThanOrEqual(approval!.startMs + approval!.durationMs - 50);
     expect(view.timeline.durationMs).toBeGreaterThanOrEqual(approval!.durationMs);
   });

@@ -11,7 +11,7 @@ import { optionalTsToMs } from "@temporalio/common/lib/time.js";
 import { loadPayloadDecoding } from "../../run-reads/index.js";
 import { ACTIVITY } from "../../core/constants.js";
 import { defined } from "../../core/defined.js";
-import type { ToolCallRecord } from "../../core/types.js";
+import type { ToolCallRecord, TraceEvent } from "../../core/types.js";
 import { historyEvents } from "../../datasets/read-run.js";
 import type { Latencies } from "./conversation.js";
 
@@ -178,8 +178,16 @@ export function tripOfModelStep(step: HistoryStep): number | undefined {
   return trip || undefined;
 }
 
-/** The model latencies by trip and tool latencies by call id (tool activities matched to the run's calls by name, in order). */
-export function latenciesOf(history: RunHistory, toolCalls: readonly ToolCallRecord[]): Latencies {
+/**
+ * The model latencies by trip and tool latencies by call id (tool activities matched to the run's
+ * calls by name, in order). A call that asked for approval ran twice (a check that found it needs
+ * approval, then, approved, the call): its latency is the second's.
+ */
+export function latenciesOf(
+  history: RunHistory,
+  toolCalls: readonly ToolCallRecord[],
+  trace: readonly TraceEvent[] = [],
+): Latencies {
   const model = new Map<number, number>();
   const tools: { name: string; ms: number }[] = [];
   for (const step of history.steps) {
@@ -193,11 +201,16 @@ export function latenciesOf(history: RunHistory, toolCalls: readonly ToolCallRec
     }
   }
   const byCall = new Map<string, number>();
+  const asked = new Set(trace.flatMap((e) => (e.type === "approval" && e.outcome === "requested" ? [e.callId] : [])));
+  const take = (name: string) => {
+    const index = tools.findIndex((tool) => tool.name === name);
+    return index < 0 ? undefined : tools.splice(index, 1)[0]!.ms;
+  };
   for (const call of toolCalls) {
-    const index = tools.findIndex((tool) => tool.name === call.name);
-    if (index < 0 || call.status === "refused") continue;
-    byCall.set(call.id, tools[index]!.ms);
-    tools.splice(index, 1);
+    if (asked.has(call.id)) take(call.name); // the check
+    if (call.status === "refused") continue;
+    const ms = take(call.name);
+    if (ms !== undefined) byCall.set(call.id, ms);
   }
   return { model, tools: byCall };
 }

@@ -135,6 +135,7 @@ async function sessionRecord(
     const latencies = latenciesOf(
       history,
       results.flatMap((result) => result.toolCalls),
+      results.flatMap((result) => result.trace),
     );
     for (const result of results) {
       items.push({ type: "session-message", index: index++, status: result.stopReason });
@@ -246,7 +247,7 @@ export async function readRunView(
     ? await completedRecord(client, workflowId, runId)
     : await liveRecord(client, workflowId, runId, input.args);
   const history = await readRunHistory(client, workflowId, runId);
-  const latencies = latenciesOf(history, record.toolCalls);
+  const latencies = latenciesOf(history, record.toolCalls, record.trace);
   if (record.agentVersion !== undefined) view.version = record.agentVersion;
   if (record.stopReason !== undefined) view.stopReason = record.stopReason;
   view.status = runStatusOf(description.status.name, view.stopReason);
