@@ -56,6 +56,8 @@ const HOSTILE_BODIES = [
   '{"atTrip":"two","agent":[]}',
   '{"name":{"$gt":""},"workflowIds":"all"}',
   '{"dataset":null,"agent":{}}',
+  '{"atTrip":1,"agent":"fuzz-routes","instructions":5,"modelSettings":[1]}',
+  '{"atTrip":1,"agent":"fuzz-routes","modelSettings":{"temperature":"hot"},"model":""}',
   '{"__proto__":{"polluted":true}}',
   "[".repeat(20_000) + "]".repeat(20_000),
   JSON.stringify({ id: "x".repeat(10_000), messages: [], trigger: "submit-message" }),
@@ -148,6 +150,11 @@ function studioAsks(): Ask[] {
       { method: "GET", path: `/api/runs?${pick(HOSTILE_QUERIES)}`, mayPass: true },
       { method: "GET", path: `/api/compare?${pick(HOSTILE_QUERIES)}` },
       { method: pick(["PUT", "DELETE", "PATCH"]), path: `/api/runs/${id()}`, body: "{}" },
+      // The chat panel's routes: the agent's chat handler under /api/chat/<agent>, and agents the module has not.
+      { method: "POST", path: "/api/chat/fuzz-routes", body: pick(HOSTILE_BODIES) },
+      { method: "POST", path: `/api/chat/${pick(HOSTILE_SEGMENTS)}`, body: pick(HOSTILE_BODIES) },
+      { method: "GET", path: `/api/chat/fuzz-routes/${pick(HOSTILE_SEGMENTS)}/stream?messages` },
+      { method: "DELETE", path: `/api/chat/fuzz-routes/${pick(HOSTILE_SEGMENTS)}/stream` },
     );
   }
   return asks;
@@ -186,7 +193,7 @@ function expectJsonClientError(ask: Ask, got: { status: number; type: string; bo
 }
 
 describe("malformed requests to the HTTP routes (seeded fuzz)", () => {
-  it(`the studio: ${PER_ROUTE * 14} malformed requests, each a 4xx with a JSON error; the studio still answers`, async () => {
+  it(`the studio: ${PER_ROUTE * 18} malformed requests, each a 4xx with a JSON error; the studio still answers`, async () => {
     const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
     try {
       const base = `http://127.0.0.1:${studio.port}`;

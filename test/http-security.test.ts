@@ -112,6 +112,13 @@ describe("state-changing requests from elsewhere (S1, S2)", () => {
     const approve = `/api/runs/${workflowId}/approvals/${callId}`;
     const otherPort = await freePort();
     const approval = { decision: "approve" };
+    // The chat panel's route: a message that would start a session whose model refunds o-9.
+    const chatPath = `/api/chat/${careful.name}`;
+    const refundChat = {
+      id: "studio-chat-o-9",
+      messages: [{ id: "m", role: "user", parts: [{ type: "text", text: "Refund o-9" }] }],
+      trigger: "submit-message",
+    };
     const refusals: Array<[string, () => Promise<Response>]> = [
       ["another site", () => studioPost(open, approve, approval, { origin: "http://evil.example" })],
       ["another port", () => studioPost(open, approve, approval, { origin: `http://127.0.0.1:${otherPort}` })],
@@ -144,6 +151,29 @@ describe("state-changing requests from elsewhere (S1, S2)", () => {
         "eval, another site",
         () => studioPost(open, "/api/evals", { dataset: "x", agent: careful.name }, { origin: "http://evil.example" }),
       ],
+      [
+        "edit and fork, another site",
+        () =>
+          studioPost(
+            open,
+            `/api/runs/${workflowId}/fork`,
+            { atTrip: 1, agent: careful.name, instructions: "Refund everything." },
+            { origin: "http://evil.example" },
+          ),
+      ],
+      [
+        "chat message, another port",
+        () => studioPost(open, chatPath, refundChat, { origin: `http://localhost:${otherPort}` }),
+      ],
+      ["chat message, text/plain", () => studioPost(open, chatPath, refundChat, { "content-type": "text/plain" })],
+      [
+        "chat stop, another site",
+        () =>
+          fetch(`${base(open)}${chatPath}/studio-chat-o-9/stream`, {
+            method: "DELETE",
+            headers: { origin: "http://evil.example" },
+          }),
+      ],
     ];
     for (const [what, send] of refusals) {
       const response = await send();
@@ -154,6 +184,10 @@ describe("state-changing requests from elsewhere (S1, S2)", () => {
     }
     expect(await status(workflowId)).toBe("RUNNING");
     expect(refunds).not.toContain("o-1");
+    // no chat session was started
+    await expect(
+      harness.client.workflow.getHandle(`${careful.name}-session-studio-chat-o-9`).describe(),
+    ).rejects.toThrow(/not found/i);
     // The page's own origin (as a browser sends it with a same-origin POST), then a script: JSON and no Origin.
     const own = await studioPost(open, approve, approval, { origin: base(open), "sec-fetch-site": "same-origin" });
     expect(own.status).toBe(200);

@@ -45,6 +45,8 @@ const text = (content: unknown): string =>
 
 /** The answer a run started with `streamText` streams, slowly enough to be watched growing. */
 const STORY = "Squats once ruled leg day, until lunges walked in. ".repeat(8).trim();
+/** The flaky requests whose first model call has failed. */
+const flaked = new Set<string>();
 /** While set, a story's answer waits for it (until the page watches the run live). */
 let holdStory: Promise<void> | undefined;
 /** While set, the first model call of a coach-v2 run waits for it (the fork's answer, held until the page watches it live). */
@@ -73,6 +75,11 @@ async function answer(request: ScriptedRequest): Promise<ScriptedTurn> {
     return { text: `${STORY} ${STORY} ${STORY} ${STORY}`, chunksPerSecond: 20 };
   }
   if (/hurt/i.test(input)) return "Sorry about your knee: rest it, and we will plan around it.";
+  if (/flaky/i.test(input) && !flaked.has(input)) {
+    flaked.add(input); // the first call fails (the server is overloaded), its retry answers
+    return { status: 503, body: { error: { message: "The server is overloaded", type: "server_error" } } };
+  }
+  if (/flaky/i.test(input)) return "Squats are older than gyms.";
   if (/story/i.test(input)) {
     await holdStory;
     return { text: STORY, chunksPerSecond: 20 };
@@ -616,6 +623,106 @@ describe("the studio in Chromium", () => {
       }),
     );
     expect(approved.reply).toBe("Your plan is deleted.");
+  });
+
+  it("11. a run's timeline: its model calls, a failed attempt and its retry, the tool's check, the wait for approval, the tool, on one time axis", async () => {
+    const flaky = await coach[0]!.start("Tell me a flaky fact", { client: harness.client, taskQueue: queue });
+    await flaky.result();
+    await open(`run/${encodeURIComponent(flaky.workflowId)}`);
+    const steps = page.getByTestId("timeline-step");
+    await poll(() => steps.evaluateAll((r) => r.map((e) => e.getAttribute("data-kind")))).toEqual(["retry", "model"]);
+    const retry = steps.first();
+    expect(await retry.getAttribute("data-state")).toBe("failed");
+    expect(await retry.getByTestId("step-outcome").textContent()).toMatch(/retried after: .*overloaded/);
+    expect(await steps.nth(1).getByTestId("step-outcome").textContent()).toBe("completed");
+    await shot("timeline-retry");
+    // the run approved as alice in 3a
+    await open(`run/${encodeURIComponent(runs.deletion!.workflowId)}`);
+    await poll(() => steps.count()).toBeGreaterThan(0);
+    const shown = await steps.evaluateAll((r) =>
+      r.map((e) => [e.getAttribute("data-kind"), e.querySelector('[data-testid="step-outcome"]')!.textContent]),
+    );
+    expect(shown.filter(([kind]) => kind !== "activity")).toEqual([
+      ["model", "completed"],
+      ["tool", "completed"],
+      ["approval", "approved by alice"],
+      ["tool", "completed"],
+      ["model", "completed"],
+    ]);
+    const starts = await page.getByTestId("step-start").allTextContents();
+    expect(starts[0]).toMatch(/^\+\d/);
+    await shot("timeline");
+  });
+
+  it("12. edit and fork: new instructions, model and temperature reach the fork's model calls; the fork links its origin and shows the change", async () => {
+    const origin = runs.swaps[1]!;
+    await open(`run/${encodeURIComponent(origin)}`);
+    await page.getByTestId("fork").click();
+    await page.getByTestId("fork-trip").selectOption("2");
+    await page.getByTestId("fork-agent").selectOption(COACH);
+    await page.getByTestId("fork-instructions").fill("You are a terse coach. Answer in one line.");
+    await page.getByTestId("fork-model").fill("coach-model-terse");
+    await page.getByTestId("fork-temperature").fill("0.3");
+    await shot("fork-edit");
+    const before = model.requests.length;
+    await page.getByTestId("fork-submit").click();
+    await poll(async () => page.url()).not.toContain(encodeURIComponent(origin));
+    await poll(() => page.getByTestId("run-status").textContent()).toBe("completed");
+    const sent = model.requests.slice(before).map((r) => r.body);
+    expect(sent.map((b) => [b.model, b.temperature, b.messages[0]])).toEqual(
+      sent.map(() => [
+        "coach-model-terse",
+        0.3,
+        { role: "system", content: "You are a terse coach. Answer in one line." },
+      ]),
+    );
+    expect(sent.length).toBe(2); // trip 2 (the tool call) and trip 3 (the answer)
+    const forkedFrom = page.getByTestId("forked-from");
+    expect(await forkedFrom.textContent()).toContain("at trip 2");
+    expect(await forkedFrom.getByTestId("change-model").textContent()).toBe("model coach-model-terse");
+    expect(await forkedFrom.getByTestId("change-settings").textContent()).toContain('{"temperature":0.3}');
+    expect(await forkedFrom.getByTestId("change-instructions").textContent()).toContain("terse coach");
+    // the fork's own steps only: the recorded run's re-prompt of trip 1 happened there, not here
+    const kinds = page.getByTestId("timeline-step");
+    expect(await kinds.evaluateAll((r) => r.map((e) => e.getAttribute("data-kind")))).toEqual([
+      "model",
+      "tool",
+      "model",
+    ]);
+    expect(await page.getByTestId("timeline").textContent()).toContain("model coach-model-terse · trip 2");
+    await shot("fork-edited");
+    await forkedFrom.getByTestId("forked-from-link").click();
+    await poll(() => page.getByTestId("run-id").textContent()).toBe(origin);
+  });
+
+  it("13. the chat panel: a session of an agent through its chat handler, the answer streaming, a call approved from the chat as alice", async () => {
+    await open(`chat?agent=${COACH}`);
+    await page.getByTestId("chat-input").fill("Delete my plan, please");
+    await page.getByTestId("chat-send").click();
+    const tool = page.getByTestId("chat-tool");
+    await poll(() => tool.getAttribute("data-state")).toBe("waiting");
+    expect(await tool.textContent()).toContain("delete_plan");
+    const chatId = new URL(page.url().replace("#/", "")).searchParams.get("id")!;
+    expect(chatId).toMatch(/^studio-chat-/);
+    expect(await page.getByTestId("chat-approve").textContent()).toBe("Approve as alice");
+    await shot("chat-approval");
+    await page.getByTestId("chat-approve").click();
+    const answers = page.locator('[data-testid="chat-message"][data-role="assistant"]');
+    await poll(() => answers.last().getByTestId("chat-text").textContent()).toContain("Your plan is deleted.");
+    expect(await tool.getAttribute("data-state")).toBe("done");
+    await shot("chat");
+    // the chat's id is in the URL: a reload shows its history, from the chat handler
+    await page.reload();
+    await poll(() => answers.last().getByTestId("chat-text").textContent()).toContain("Your plan is deleted.");
+    expect(await page.locator('[data-testid="chat-message"][data-role="user"]').first().textContent()).toBe(
+      "Delete my plan, please",
+    );
+    expect(await tool.getAttribute("data-state")).toBe("done");
+    // the chat is a session of the agent: its run page shows the approval decided by alice
+    await page.getByTestId("chat-run-link").click();
+    expect(page.url()).toContain(encodeURIComponent(`${COACH}-session-${chatId}`));
+    await poll(() => page.getByTestId("approval").getAttribute("data-decision")).toBe("approved");
+    expect(await page.getByTestId("decision").textContent()).toContain("by alice");
   });
 
   it("a request without the token, when one is set, gets 401; with it, the page and the API answer", async () => {

@@ -36,6 +36,7 @@ import {
   type ScriptedTurn,
 } from "../src/testing/index.js";
 import { keyring, newKey } from "./support/codec-helpers.js";
+import { replaysAndKeeps } from "./support/history-helpers.js";
 import { ask, byAgent, instructionsOf, usageByAgent } from "./support/subagent-helpers.js";
 import { connectHarness, taskQueue, testWorker, withWorker, type Harness } from "./support/harness.js";
 
@@ -544,6 +545,99 @@ describe("acting on a run", () => {
       body: JSON.stringify({ atTrip: 2, agent: "nobody" }),
     });
     expect(unknown.status).toBe(400);
+  });
+
+  it("edit and fork: the fork's model calls get the new instructions, model and settings; its view links its origin, records the change", async () => {
+    const recorded = await run(coach, "Swap squats for dips");
+    const before = model.requests.length;
+    const edits = { instructions: "You coach in French.", model: "gpt-test-b", modelSettings: { temperature: 0.2 } };
+    const { workflowId } = await post<{ workflowId: string }>(`/api/runs/${recorded.workflowId}/fork`, {
+      atTrip: 2,
+      agent: coach.name,
+      ...edits,
+    });
+    const forked = await ai.getRun(workflowId, { client: harness.client });
+    const result = await forked.result();
+    expect(result.reply).toBe("Done.");
+    // the workflow change (the run's overrides reach its model calls) replays; RECORD_FIXTURES keeps the history
+    await replaysAndKeeps(forked, "fork-edited");
+    const sent = model.requests.slice(before).map((r) => r.body);
+    expect(sent.length).toBeGreaterThan(0);
+    for (const body of sent) {
+      expect(body.model).toBe("gpt-test-b");
+      expect(body.temperature).toBe(0.2);
+      expect(body.messages[0]).toEqual({ role: "system", content: "You coach in French." });
+    }
+    const view = await json<RunView>(`/api/runs/${workflowId}`);
+    expect(view.forkedFrom).toEqual({
+      workflowId: recorded.workflowId,
+      runId: recorded.runId,
+      atTrip: 2,
+      changes: edits,
+    });
+    // the timeline: the fork's own model calls (trip 2 on) under the new model id, and its tool call
+    const kinds = view.timeline.steps.filter((s) => s.kind === "model" || s.kind === "tool");
+    expect(kinds.map((s) => [s.kind, s.label])).toEqual([
+      ["model", "model gpt-test-b · trip 2"],
+      ["tool", "tool update_plan"],
+      ["model", "model gpt-test-b · trip 3"],
+    ]);
+    for (const step of kinds) {
+      expect(step.outcome).toBe("completed");
+      expect(step.durationMs).toBeGreaterThan(0);
+    }
+    expect(kinds.map((s) => s.startMs)).toEqual([...kinds.map((s) => s.startMs)].sort((a, b) => a - b));
+    // a fork with no edits records none
+    const plain = await post<{ workflowId: string }>(`/api/runs/${recorded.workflowId}/fork`, {
+      atTrip: 1,
+      agent: coach.name,
+    });
+    await (await ai.getRun(plain.workflowId, { client: harness.client })).result();
+    expect((await json<RunView>(`/api/runs/${plain.workflowId}`)).forkedFrom?.changes).toEqual({});
+    // edits that cannot be: each a 400 naming what to fix
+    for (const [body, says] of [
+      [{ instructions: 5 }, /`instructions` must be a string/],
+      [{ modelSettings: [0.2] }, /`modelSettings` must be an object/],
+      [{ modelSettings: { temperature: "hot" } }, /temperature/],
+    ] as const) {
+      const refused = await api(`/api/runs/${recorded.workflowId}/fork`, {
+        method: "POST",
+        body: JSON.stringify({ atTrip: 2, agent: coach.name, ...body }),
+      });
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: string }).error).toMatch(says);
+    }
+  });
+
+  it("a run's timeline: the model call, the wait for approval (who decided), the tool, the next model call, in time order", async () => {
+    const handle = await careful.start("Delete my plan", { client: harness.client, taskQueue: queue });
+    await expect.poll(async () => (await handle.pendingApprovals()).length, { timeout: 30_000 }).toBe(1);
+    const waiting = await json<RunView>(`/api/runs/${handle.workflowId}`);
+    expect(waiting.timeline.steps.find((s) => s.kind === "approval")).toMatchObject({
+      state: "running",
+      outcome: "waiting",
+    });
+    const [call] = await handle.pendingApprovals();
+    await handle.approve(call!.callId, { by: "alice" });
+    await handle.result();
+    const view = await json<RunView>(`/api/runs/${handle.workflowId}`);
+    const steps = view.timeline.steps.filter((s) => ["model", "tool", "approval"].includes(s.kind));
+    // the tool is called twice: first to check its input and learn that it needs approval, then, approved, to run
+    expect(steps.map((s) => [s.kind, s.trip, s.outcome])).toEqual([
+      ["model", 1, "completed"],
+      ["tool", 1, "completed"],
+      ["approval", 1, "approved by alice"],
+      ["tool", 1, "completed"],
+      ["model", 2, "completed"],
+    ]);
+    const [model1, check, approval, tool] = steps;
+    expect(check!.startMs).toBeGreaterThanOrEqual(model1!.startMs + model1!.durationMs);
+    expect(approval!.startMs).toBe(check!.startMs + check!.durationMs);
+    // the call's latency in the conversation is the approved call's, not the check's
+    const called = steps[3]!;
+    expect(view.trips.find((t) => t.trip === 1)!.toolLatenciesMs[call!.callId]).toBe(called.durationMs);
+    expect(tool!.startMs).toBeGreaterThanOrEqual(approval!.startMs + approval!.durationMs - 50);
+    expect(view.timeline.durationMs).toBeGreaterThanOrEqual(approval!.durationMs);
   });
 });
 

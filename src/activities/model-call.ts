@@ -1,7 +1,7 @@
 import { ApplicationFailure, CancelledFailure, Context, log } from "@temporalio/activity";
 import type { Usage } from "../core/usage.js";
 import { failedAttemptSignal } from "../workflows/definitions.js";
-import { InstructionsError } from "../errors.js";
+import { ForkError, InstructionsError } from "../errors.js";
 import { limitsOf } from "../limits.js";
 import { classifyModelError, modelApiErrorFor, responseHeadersOf } from "../models/model-error-table.js";
 import { runMcpTools } from "../mcp/run-tool-list.js";
@@ -27,9 +27,9 @@ export function createModelCall(
 ) {
   return async function modelCall(input: ModelCallInput): Promise<ModelCallOutput> {
     const agent = lookupAgent(registry, input.agent);
-    const model = resolveModel(agent.options.model);
     const context = Context.current();
     const run = runRefOf(context);
+    const model = modelFor(agent, input, run.workflowId);
     const check =
       input.conversationDigest === undefined
         ? input.conversationLength
@@ -50,7 +50,7 @@ export function createModelCall(
       const responseFormatWithTools = isAiSdkModel(model) ? undefined : model.settings.responseFormatWithTools;
       const output = outputRequestFor(agent, input.output, { hasTools: tools.length > 0, responseFormatWithTools });
       const request: ModelCallRequest = {
-        instructions: await instructionsFor(agent, input, runContext),
+        instructions: input.overrides?.instructions ?? (await instructionsFor(agent, input, runContext)),
         messages,
         tools,
         output,
@@ -82,6 +82,22 @@ export function createModelCall(
       await deltas?.close();
     }
   };
+}
+
+/** The agent's model, or, for a run with its own model id (an edited fork's), that model of the same client and settings. */
+function modelFor(agent: AgentDefinition, input: ModelCallInput, workflowId: string) {
+  const model = resolveModel(agent.options.model);
+  const modelId = input.overrides?.modelId;
+  if (modelId === undefined || modelId === model.modelId) return model;
+  if (isAiSdkModel(model))
+    throw toFailure(
+      new ForkError(
+        workflowId,
+        `agent ${agent.name}'s model is an AI SDK model (${model.provider}), whose id cannot be changed: fork onto an agent with the model ${modelId} instead`,
+      ),
+      { nonRetryable: true },
+    );
+  return { ...model, modelId };
 }
 
 /** The system prompt for this call: the agent's text, or what its instructions function returns (an error fails the attempt, retryably). */

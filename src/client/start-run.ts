@@ -122,7 +122,7 @@ export function prepareRunStart(
   agent: AgentDefinition | string,
   input: unknown,
   options: RunOptions = {},
-  recorded: Pick<AgentRunArgs, "replay" | "fork" | "output"> = {},
+  recorded: Pick<AgentRunArgs, "replay" | "fork" | "output" | "overrides"> = {},
 ): RunStart {
   const name = typeof agent === "string" ? agent : agent.name;
   if (typeof agent !== "string") validateBudget(options.budget, "budget", agent.options.model);
@@ -171,7 +171,7 @@ export async function startRun(
   agent: AgentDefinition | string,
   input: unknown,
   options: RunOptions = {},
-  recorded: Pick<AgentRunArgs, "replay" | "fork" | "output"> = {},
+  recorded: Pick<AgentRunArgs, "replay" | "fork" | "output" | "overrides"> = {},
 ): Promise<RunHandle> {
   const warnAfter = options.noWorkerWarningAfter ?? NO_WORKER_WARNING_AFTER;
   if (warnAfter !== false && durationMs(warnAfter) === undefined)

@@ -9,6 +9,7 @@ import type { ACTIVITY } from "./constants.js";
 import type { PendingRefusal } from "./contract-state.js";
 import type { McpToolDefinition } from "./mcp-tools.js";
 import type { ModelSettings } from "./model-settings.js";
+import type { RunOverrides } from "./fork-args.js";
 import type { AgentRunResult, RunPage, RunPart } from "./paging.js";
 import type { PlaybackAnswer } from "./playback.js";
 import type { RecordedToolOutcome } from "./tool-outcome.js";
@@ -37,6 +38,8 @@ export interface ModelCallInput {
   input?: string;
   /** The run's own model settings, over the model's. */
   modelSettings?: ModelSettings;
+  /** The run's own instructions or model id, over its agent's (an edited fork's). */
+  overrides?: RunOverrides;
   /** The first trip of the run (a session: of the message): a forcing toolChoice applies. */
   firstTrip?: boolean;
 }

@@ -13,6 +13,8 @@ import { textOf } from "../core/types.js";
 import { readRecordedRun } from "../datasets/read-run.js";
 import { ForkError } from "../errors.js";
 import { defined } from "../core/defined.js";
+import type { ForkChanges } from "../core/fork-args.js";
+import type { ModelSettings } from "../core/model-settings.js";
 
 /** Options of `ai.fork()`. */
 export interface ForkOptions {
@@ -26,6 +28,12 @@ export interface ForkOptions {
   taskQueue?: string;
   /** The fork's workflow id; default `<agent>-fork-<uuid>`. */
   workflowId?: string;
+  /** Instructions (the system prompt) for the fork's model calls, instead of the agent's ("edit and fork"). */
+  instructions?: string;
+  /** A model id for the fork's model calls, instead of the agent's model's (an `ai.openai()` model: same client and settings). */
+  model?: string;
+  /** Model settings for the fork, over the recorded run's (`{ temperature: 0.2 }`). */
+  modelSettings?: ModelSettings;
 }
 
 /** Starts a fork of a finished run at trip `atTrip`; throws `ForkError` when the run or the trip does not allow it. */
@@ -47,6 +55,7 @@ export async function forkRun(workflowId: string, options: ForkOptions): Promise
   const last = args.messages.findLast((m) => m.role === "user");
   const { messages, fork } = forkPrefix(result, atTrip, last ? textOf(last.content) : "");
   const agent = options.agent ?? args.agent;
+  const changes = changesOf(workflowId, options, args.agent);
   const {
     streamText: _streamText,
     resume: _resume,
@@ -67,9 +76,34 @@ export async function forkRun(workflowId: string, options: ForkOptions): Promise
         context: kept.context,
         timeout: kept.timeoutMs,
         budget: kept.budget,
-        modelSettings: kept.modelSettings,
+        modelSettings: changes.modelSettings ? { ...kept.modelSettings, ...changes.modelSettings } : kept.modelSettings,
       }),
     },
-    { fork, ...defined({ output: kept.output }) },
+    {
+      fork: Object.keys(changes).length > 0 ? { ...fork, changes } : fork,
+      ...defined({ output: kept.output }),
+      ...(changes.instructions !== undefined || changes.model !== undefined
+        ? { overrides: defined({ instructions: changes.instructions, modelId: changes.model }) }
+        : {}),
+    },
   );
+}
+
+/** What the options change (checked: strings that are not empty, settings that are an object), recorded on the fork. */
+function changesOf(workflowId: string, options: ForkOptions, recordedAgent: string): ForkChanges {
+  const { instructions, model, modelSettings } = options;
+  for (const [name, value] of Object.entries({ instructions, model }))
+    if (value !== undefined && (typeof value !== "string" || value.trim() === ""))
+      throw new ForkError(workflowId, `${name} must be a string that is not empty (got ${JSON.stringify(value)})`);
+  if (
+    modelSettings !== undefined &&
+    (typeof modelSettings !== "object" || modelSettings === null || Array.isArray(modelSettings))
+  )
+    throw new ForkError(workflowId, `modelSettings must be an object such as { temperature: 0.2 }`);
+  return defined({
+    agent: options.agent !== undefined && options.agent !== recordedAgent ? options.agent : undefined,
+    instructions,
+    model,
+    modelSettings: modelSettings && Object.keys(modelSettings).length > 0 ? modelSettings : undefined,
+  });
 }

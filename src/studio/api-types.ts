@@ -22,6 +22,8 @@ export interface MetaResponse {
   canFork: boolean;
   /** True when an agents module was given (evals run the agent). */
   canEval: boolean;
+  /** True when an agents module was given (the chat panel talks to its agents, on the studio's worker). */
+  canChat?: boolean;
   /** The Temporal UI's base URL, when known, for run links. */
   temporalUiBase?: string;
 }
@@ -286,6 +288,62 @@ export interface RunError {
   message: string;
 }
 
+/** What a step of a run's timeline is. */
+export type TimelineStepKind =
+  "model" | "tool" | "approval" | "retry" | "reprompt" | "backstop" | "subagent" | "activity";
+
+/** One step of a run's timeline: a model call, a tool call, a wait for approval, failed attempts, a re-prompt or backstop. */
+export interface TimelineStep {
+  /** What it is. */
+  kind: TimelineStepKind;
+  /** What it says ("model gpt-4o · trip 2", "tool update_plan", "approval delete_plan"). */
+  label: string;
+  /** The trip it belongs to, when it has one. */
+  trip?: number;
+  /** When it started, in ms from the run's start. */
+  startMs: number;
+  /** How long it took (0 for a mark: a re-prompt, a backstop's decision); while it runs, so far. */
+  durationMs: number;
+  /** How it ended, as a person reads it ("completed", "failed: ...", "approved by alice", "waiting"). */
+  outcome: string;
+  /** Its state, for its colour: done, failed, still going, or a mark in time. */
+  state: "ok" | "failed" | "running" | "mark";
+}
+
+/** A run's steps in time order, from its history and trace. */
+export interface RunTimeline {
+  /** ISO 8601 start of the run (the first run of a session's chain). */
+  startedAt: string;
+  /** From the run's start to its end (or to now, while it runs). */
+  durationMs: number;
+  /** The steps, by start. */
+  steps: TimelineStep[];
+}
+
+/** What "edit and fork" changed for the fork, over the recorded run's. */
+export interface ForkChanges {
+  /** The agent the fork went on with, when it is not the recorded run's. */
+  agent?: string;
+  /** The instructions (system prompt) the fork's model calls got instead of the agent's. */
+  instructions?: string;
+  /** The model id the fork's model calls used instead of the agent's model's. */
+  model?: string;
+  /** Model settings over the recorded run's (`temperature`, `maxTokens`, ...). */
+  modelSettings?: Record<string, unknown>;
+}
+
+/** Where a fork came from, and what it changed. */
+export interface ForkOrigin {
+  /** The recorded run it was forked from. */
+  workflowId: string;
+  /** That run's Temporal run id. */
+  runId?: string;
+  /** The trip made again. */
+  atTrip: number;
+  /** What the person changed (none: the same agent, instructions, model and settings). */
+  changes: ForkChanges;
+}
+
 /** A run's totals: every trip's tokens and cost, sub-agents and failed attempts included. */
 export interface RunTotals {
   /** Model calls made (the session's, for a session). */
@@ -324,6 +382,10 @@ export interface RunView {
   items: ConversationItem[];
   /** Per trip figures. */
   trips: TripView[];
+  /** The run's steps on one time axis (a session's: across its runs). */
+  timeline: RunTimeline;
+  /** Set on a fork: the run it came from, and what was changed. */
+  forkedFrom?: ForkOrigin;
 }
 
 /** A tool call waiting for approval, in the queue across runs. */
@@ -372,6 +434,12 @@ export interface ForkRequest {
   atTrip: number;
   /** The module's agent to go on with. */
   agent: string;
+  /** Instructions (the system prompt) for the fork's model calls, instead of the agent's. */
+  instructions?: string;
+  /** A model id for the fork's model calls, instead of the agent's (its model must be an `ai.openai()` one). */
+  model?: string;
+  /** Model settings for the fork, over the recorded run's (`{ temperature: 0.2 }`). */
+  modelSettings?: Record<string, unknown>;
 }
 
 /** `POST /api/runs/:workflowId/fork`'s answer. */

@@ -107,6 +107,7 @@ async function continueAsNew(args: AgentRunArgs, { ctx, events, mcpTools }: Trip
       ...defined({ streamText: args.streamText || undefined, timeoutMs: args.timeoutMs, budget: args.budget }),
       ...defined({ subAgent: args.subAgent, output: args.output, maxTrips: args.maxTrips }),
       ...defined({ context: args.context, modelSettings: args.modelSettings, replay: ctx.playback?.carry() }),
+      ...defined({ overrides: args.overrides }),
       resume: {
         ...carried,
         stream,

@@ -4,7 +4,7 @@ import type { WorkflowStreamState } from "@temporalio/workflow-streams/workflow"
 import type { ContractState } from "../core/contract-state.js";
 import type { McpToolDefinition } from "../core/mcp-tools.js";
 import type { RunPage, RunPart } from "../core/paging.js";
-import type { ForkArgs } from "../core/fork-args.js";
+import type { ForkArgs, RunOverrides } from "../core/fork-args.js";
 import type { PlaybackArgs } from "../core/playback.js";
 import type {
   ContentPart,
@@ -51,6 +51,8 @@ export interface AgentRunArgs {
   context?: unknown;
   /** This run's model settings, over the model's. */
   modelSettings?: ModelSettings;
+  /** This run's instructions or model id, over its agent's (an edited fork's). */
+  overrides?: RunOverrides;
   /** Set when the run continues as new: where to load its state from. */
   resume?: ResumeState;
   /** Set for a playback (`agent.eval({ tools: "recorded" })`): tool calls are answered from the recording. The field keeps its recorded name. */

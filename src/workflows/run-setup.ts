@@ -92,7 +92,7 @@ export async function setUpRun(args: AgentRunArgs, { run, events, handlers, agen
   };
   const loop = tripLoopOf(handlers, entry, resume?.agentVersion, {
     ...parts,
-    ...defined({ budget, output: args.output, modelSettings: args.modelSettings }),
+    ...defined({ budget, output: args.output, modelSettings: args.modelSettings, overrides: args.overrides }),
   });
   return { entry, loop };
 }

@@ -5,6 +5,7 @@ import type { McpToolDefinition } from "../core/mcp-tools.js";
 import type { ToolCallRecord } from "../core/types.js";
 import type { Budget } from "../core/usage.js";
 import type { ModelSettings } from "../core/model-settings.js";
+import type { RunOverrides } from "../core/fork-args.js";
 import type { HandoffRequest } from "../core/tool-outcome.js";
 import type { ActivityProxies } from "./activity-proxies.js";
 import type { Approvals } from "./approval-waits.js";
@@ -39,6 +40,8 @@ export interface TripLoop {
   output?: Record<string, unknown>;
   /** The run's own model settings, sent to each model call. */
   modelSettings?: ModelSettings;
+  /** The run's own instructions or model id, sent to each model call. */
+  overrides?: RunOverrides;
   /** The request's first trip (a forcing toolChoice applies to it only): 1 for a run, per message in a session. */
   firstTrip: number;
   /** A session's: a model call stopped mid-answer (`cancel-message`) leaves the text it had as the trip's answer. */

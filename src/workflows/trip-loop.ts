@@ -69,21 +69,24 @@ export async function runTrips(
     const tail = workflowTail(run.messages);
     const { message, usage, output, agentVersion } = await progress.step(`trip ${trip}: model call`, () =>
       keepingStopped(loop, () =>
-        model[ACTIVITY.modelCall].executeWithOptions({ summary: `model ${spec.modelId} · trip ${trip}` }, [
-          {
-            agent: spec.name,
-            conversationLength: length,
-            conversationDigest: digest,
-            ...(tail.length ? { conversationTail: tail } : {}),
-            trip,
-            ...(streamText ? { streamText } : {}),
-            ...defined({ output: loop.output, modelSettings: loop.modelSettings }),
-            ...(trip === loop.firstTrip ? { firstTrip: true } : {}),
-            ...(ctx.context !== undefined ? { hasContext: true } : {}),
-            ...(spec.dynamicInstructions ? { input: ctx.input } : {}),
-            ...(loop.view ? { view: loop.view } : {}),
-          },
-        ]),
+        model[ACTIVITY.modelCall].executeWithOptions(
+          { summary: `model ${loop.overrides?.modelId ?? spec.modelId} · trip ${trip}` },
+          [
+            {
+              agent: spec.name,
+              conversationLength: length,
+              conversationDigest: digest,
+              ...(tail.length ? { conversationTail: tail } : {}),
+              trip,
+              ...(streamText ? { streamText } : {}),
+              ...defined({ output: loop.output, modelSettings: loop.modelSettings, overrides: loop.overrides }),
+              ...(trip === loop.firstTrip ? { firstTrip: true } : {}),
+              ...(ctx.context !== undefined ? { hasContext: true } : {}),
+              ...(spec.dynamicInstructions ? { input: ctx.input } : {}),
+              ...(loop.view ? { view: loop.view } : {}),
+            },
+          ],
+        ),
       ),
     );
     loop.versions.reported(spec, agentVersion, trip);

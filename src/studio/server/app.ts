@@ -13,6 +13,7 @@ import {
 } from "../../errors.js";
 import type { ErrorResponse, MetaResponse } from "../api-types.js";
 import { cancel, decide, fork } from "./actions.js";
+import { StudioChats } from "./chat.js";
 import { listApprovals } from "./approvals-queue.js";
 import { servePage } from "./assets.js";
 import { studioAuth } from "./auth.js";
@@ -83,6 +84,7 @@ export function createStudioApp(ctx: StudioContext): Hono {
   const app = new Hono();
   const { client } = ctx;
   const inputs = new RunInputs(client);
+  const chats = new StudioChats({ client, agents: ctx.agents, taskQueue: ctx.taskQueue, ...defined({ as: ctx.as }) });
   app.onError((error, c) => errorResponse(c, error));
   app.use("*", securityHeaders());
   app.use("*", sameOriginOnly());
@@ -98,6 +100,7 @@ export function createStudioApp(ctx: StudioContext): Hono {
       ...defined({ as: ctx.as }),
       canFork: ctx.agents.size > 0,
       canEval: ctx.agents.size > 0,
+      canChat: ctx.agents.size > 0,
       temporalUiBase: ctx.temporalUiBase,
     }),
   );
@@ -131,6 +134,13 @@ export function createStudioApp(ctx: StudioContext): Hono {
   app.post("/api/runs/:workflowId/fork", async (c) =>
     c.json(await fork(client, c.req.param("workflowId"), await body(c), ctx.agents, ctx.taskQueue)),
   );
+  // The chat panel: the library's chat handler per agent (POST a message or a decision; GET and DELETE a chat's stream).
+  const chat = async (c: Context, method: "GET" | "POST" | "DELETE") =>
+    chats.handlerOf(c.req.param("agent") ?? "")[method](c.req.raw);
+  app.post("/api/chat/:agent", (c) => chat(c, "POST"));
+  app.get("/api/chat/:agent", (c) => chat(c, "GET"));
+  app.get("/api/chat/:agent/:chatId/stream", (c) => chat(c, "GET"));
+  app.delete("/api/chat/:agent/:chatId/stream", (c) => chat(c, "DELETE"));
   app.get("/api/schedules", async (c) => c.json(await listScheduleRows(client)));
   app.get("/api/datasets", async (c) => c.json({ datasets: await listDatasets(ctx.dataDir) }));
   app.post("/api/datasets", async (c) => c.json(await saveDataset(client, ctx.dataDir, await body(c))));

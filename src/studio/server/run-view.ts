@@ -19,10 +19,11 @@ import type { Message, RunResult, ToolCallRecord, TraceEvent } from "../../core/
 import { firstEvent, sessionRunResults } from "../../datasets/read-run.js";
 import { nestedTrace } from "../../subagents/nested-trace.js";
 import type { AgentRunArgs } from "../../workflows/definitions.js";
-import type { ConversationItem, RunError, RunTotals, RunView, TripView } from "../api-types.js";
+import type { ConversationItem, ForkOrigin, RunError, RunTotals, RunView, TripView } from "../api-types.js";
 import { conversationOf, tripsOf } from "./conversation.js";
-import { readLatencies } from "./latencies.js";
+import { latenciesOf, readRunHistory, type RunHistory } from "./run-history.js";
 import { runStatusOf } from "./run-status.js";
+import { timelineOf } from "./timeline.js";
 
 /** How long to wait for a worker to answer the queries of a run without a result. */
 const QUERY_DEADLINE_MS = 5_000;
@@ -121,18 +122,20 @@ async function sessionRecord(
   client: Client,
   workflowId: string,
   runIds: string[],
-): Promise<Pick<RunView, "items" | "trips" | "totals">> {
+): Promise<Pick<RunView, "items" | "trips" | "totals" | "timeline">> {
   const items: ConversationItem[] = [];
   const trips: TripView[] = [];
   const usages: RunUsage[] = [];
+  const histories: RunHistory[] = [];
   let index = 0;
   for (const runId of runIds) {
     const results = await sessionRunResults(client, workflowId, runId);
-    const latencies = await readLatencies(
-      client,
-      workflowId,
-      runId,
+    const history = await readRunHistory(client, workflowId, runId);
+    histories.push(history);
+    const latencies = latenciesOf(
+      history,
       results.flatMap((result) => result.toolCalls),
+      results.flatMap((result) => result.trace),
     );
     for (const result of results) {
       items.push({ type: "session-message", index: index++, status: result.stopReason });
@@ -141,7 +144,12 @@ async function sessionRecord(
       if (result.usage) usages.push(result.usage);
     }
   }
-  return { items, trips, totals: totalsOf(trips, usages.length > 0 ? sumUsage(usages) : undefined) };
+  return {
+    items,
+    trips,
+    totals: totalsOf(trips, usages.length > 0 ? sumUsage(usages) : undefined),
+    timeline: timelineOf(histories, []),
+  };
 }
 
 /** The run's totals: its usage when known (it counts sub-agents and failed attempts), else its trips' sum. */
@@ -188,6 +196,14 @@ async function failureOf(
   };
 }
 
+/** A fork's origin and what was changed for it, from its start input (`fork`, and the changes recorded with it). */
+function forkOriginOf(args: AgentRunArgs | undefined): ForkOrigin | undefined {
+  const from = args?.fork?.from ?? args?.resume?.forkedFrom;
+  if (!from) return undefined;
+  const { modelSettings, ...changes } = args?.fork?.changes ?? {};
+  return { ...from, changes: { ...changes, ...(modelSettings ? { modelSettings: { ...modelSettings } } : {}) } };
+}
+
 /** Reads the run (the latest of its chain unless `runId` names one) as the studio's `RunView`. */
 export async function readRunView(
   client: Client,
@@ -209,6 +225,7 @@ export async function readRunView(
     items: [],
     trips: [],
     totals: { trips: 0 },
+    timeline: { startedAt: description.startTime.toISOString(), durationMs: 0, steps: [] },
   };
   const version = attributes.get(SEARCH_ATTRIBUTES.version);
   const stopReason = attributes.get(SEARCH_ATTRIBUTES.stopReason);
@@ -229,7 +246,8 @@ export async function readRunView(
   const record = completed
     ? await completedRecord(client, workflowId, runId)
     : await liveRecord(client, workflowId, runId, input.args);
-  const latencies = await readLatencies(client, workflowId, runId, record.toolCalls);
+  const history = await readRunHistory(client, workflowId, runId);
+  const latencies = latenciesOf(history, record.toolCalls, record.trace);
   if (record.agentVersion !== undefined) view.version = record.agentVersion;
   if (record.stopReason !== undefined) view.stopReason = record.stopReason;
   view.status = runStatusOf(description.status.name, view.stopReason);
@@ -241,7 +259,8 @@ export async function readRunView(
     };
   return {
     ...view,
-    ...defined({ error: failure?.error }),
+    ...defined({ error: failure?.error, forkedFrom: forkOriginOf(input.args) }),
+    timeline: timelineOf([history], record.trace, { fromTrip: input.args?.fork?.from.atTrip ?? 0 }),
     items: conversationOf(workflowId, record.messages, record.toolCalls, record.trace, latencies),
     trips,
     totals: { ...totalsOf(trips, usage), ...defined({ trips: record.trips }) },

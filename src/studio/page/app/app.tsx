@@ -10,11 +10,13 @@ import { DatasetsPage } from "./data/datasets-page.js";
 import { EvalsPage } from "./data/evals-page.js";
 import { ComparePage } from "./data/compare-page.js";
 import { SchedulesPage } from "./schedules/schedules-page.js";
+import { ChatPage } from "./chat/chat-page.js";
 
 const SECTIONS = [
   ["runs", "Runs"],
   ["schedules", "Schedules"],
   ["approvals", "Approvals"],
+  ["chat", "Chat"],
   ["datasets", "Datasets"],
   ["evals", "Evals"],
   ["compare", "Compare"],
@@ -62,6 +64,15 @@ function View({ section, route }: { section: string; route: ReturnType<typeof us
       return <RunPage key={route.path[1]} workflowId={route.path[1] ?? ""} />;
     case "approvals":
       return <ApprovalsPage />;
+    case "chat":
+      // Keyed by the chat: another agent or a new chat starts afresh.
+      return (
+        <ChatPage
+          key={`${route.params.get("agent") ?? ""}/${route.params.get("id") ?? ""}`}
+          agent={route.params.get("agent") ?? ""}
+          chatId={route.params.get("id") ?? ""}
+        />
+      );
     case "schedules":
       return <SchedulesPage />;
     case "datasets":

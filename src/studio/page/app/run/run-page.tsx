@@ -4,7 +4,7 @@
  * and, while it runs, its live stream.
  */
 import { useState } from "preact/hooks";
-import type { RunView } from "../../../api-types.js";
+import type { ForkOrigin, RunView } from "../../../api-types.js";
 import { postJson, segment } from "../api.js";
 import * as fmt from "../format.js";
 import { useMeta } from "../meta.js";
@@ -12,6 +12,8 @@ import { useFetch } from "../use-fetch.js";
 import { Conversation } from "./conversation.js";
 import { ForkDialog } from "./fork-dialog.js";
 import { useLiveRun } from "./live-stream.js";
+import { href } from "../route.js";
+import { Timeline } from "./timeline.js";
 
 /** The run view. */
 export function RunPage({ workflowId }: { workflowId: string }) {
@@ -86,6 +88,7 @@ export function RunPage({ workflowId }: { workflowId: string }) {
           {view.session.runs.length === 1 ? "run" : "runs"} (continue-as-new).
         </p>
       )}
+      {view.forkedFrom && <ForkedFrom origin={view.forkedFrom} />}
       {view.error && (
         <div class="run-error" data-testid="run-error" data-type={view.error.type}>
           <strong>{view.error.type}</strong>
@@ -97,6 +100,7 @@ export function RunPage({ workflowId }: { workflowId: string }) {
           {actionError}
         </p>
       )}
+      {!view.encrypted && <Timeline timeline={view.timeline} />}
       {view.encrypted ? (
         <p class="encrypted" data-testid="encrypted">
           This run is encrypted: start the studio with the worker's codec to read it.
@@ -118,5 +122,34 @@ export function RunPage({ workflowId }: { workflowId: string }) {
         <ForkDialog workflowId={view.workflowId} agent={view.agent} trips={trips} onClose={() => setForking(false)} />
       )}
     </article>
+  );
+}
+
+/** A fork's origin: a link to the run it came from, the trip made again, and what was changed for it. */
+function ForkedFrom({ origin }: { origin: ForkOrigin }) {
+  const { agent, instructions, model, modelSettings } = origin.changes;
+  const changed = agent || instructions || model || modelSettings;
+  return (
+    <div class="fork-origin" data-testid="forked-from">
+      Forked from{" "}
+      <a href={href("run", origin.workflowId)} data-testid="forked-from-link">
+        {origin.workflowId}
+      </a>{" "}
+      at trip {origin.atTrip}
+      {changed ? ", with:" : ", unchanged."}
+      {changed && (
+        <ul data-testid="fork-changes">
+          {agent && <li data-testid="change-agent">agent {agent}</li>}
+          {model && <li data-testid="change-model">model {model}</li>}
+          {modelSettings && <li data-testid="change-settings">model settings {JSON.stringify(modelSettings)}</li>}
+          {instructions && (
+            <li data-testid="change-instructions">
+              instructions:
+              <pre>{instructions}</pre>
+            </li>
+          )}
+        </ul>
+      )}
+    </div>
   );
 }

@@ -1,0 +1,270 @@
+/**
+ * The chat panel (`#/chat?agent=<name>&id=<chatId>`): talk to any agent of the module through the
+ * library's own chat handler (`/api/chat/<agent>`, a chat is a session of the agent run by the
+ * studio's worker), its answers streaming in, with approve and reject buttons for the tool calls
+ * that wait for a person, and a link to the session's run page.
+ */
+import { useEffect, useState } from "preact/hooks";
+import { segment } from "../api.js";
+import * as fmt from "../format.js";
+import { useMeta } from "../meta.js";
+import { href, navigate } from "../route.js";
+import { readUiStream, type UiChunk } from "./ui-stream.js";
+
+/** A tool call in an answer, as the stream tells it. */
+interface ChatTool {
+  callId: string;
+  tool: string;
+  input: unknown;
+  state: "running" | "waiting" | "done" | "denied" | "failed";
+  output?: unknown;
+}
+
+/** A message of the panel. */
+interface ChatMessage {
+  id: string;
+  role: "user" | "assistant";
+  text: string;
+  tools: ChatTool[];
+  error?: string;
+}
+
+/** A message of the chat's history, as the chat handler gives it (`UIMessage`: text and tool parts). */
+interface HistoryMessage {
+  id: string;
+  role: string;
+  parts: Array<{
+    type: string;
+    text?: string;
+    toolCallId?: string;
+    input?: unknown;
+    state?: string;
+    output?: unknown;
+    errorText?: string;
+  }>;
+}
+
+const STATE_OF_PART: Record<string, ChatTool["state"]> = {
+  "approval-requested": "waiting",
+  "output-available": "done",
+  "output-denied": "denied",
+  "output-error": "failed",
+};
+
+/** A history message as the panel shows it. */
+function fromHistory(message: HistoryMessage): ChatMessage[] {
+  if (message.role !== "user" && message.role !== "assistant") return [];
+  const text = message.parts.flatMap((p) => (p.type === "text" && p.text ? [p.text] : [])).join("");
+  const tools = message.parts.flatMap((p): ChatTool[] =>
+    p.type.startsWith("tool-") && p.toolCallId
+      ? [
+          {
+            callId: p.toolCallId,
+            tool: p.type.slice("tool-".length),
+            input: p.input,
+            state: STATE_OF_PART[p.state ?? ""] ?? "running",
+            ...(p.output !== undefined || p.errorText ? { output: p.output ?? p.errorText } : {}),
+          },
+        ]
+      : [],
+  );
+  return [{ id: message.id, role: message.role, text, tools }];
+}
+
+/** A new chat's id: the session's id (it names its workflow). */
+const newChatId = () => `studio-chat-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+
+/** The panel. */
+export function ChatPage({ agent, chatId }: { agent: string; chatId: string }) {
+  const meta = useMeta();
+  const chosen = agent || meta.agents[0]?.name || "";
+  const [id] = useState(() => chatId || newChatId());
+  const [messages, setMessages] = useState<ChatMessage[]>([]);
+  const [draft, setDraft] = useState("");
+  const [busy, setBusy] = useState(false);
+  // A chat opened by its link (a reload): its history, from the chat handler.
+  useEffect(() => {
+    if (!chatId || !chosen) return;
+    void fetch(`/api/chat/${segment(chosen)}/${segment(chatId)}/stream?messages`, {
+      headers: { accept: "application/json" },
+    })
+      .then(async (response) => (response.ok ? ((await response.json()) as HistoryMessage[]) : []))
+      .then((history) => setMessages(history.flatMap(fromHistory)))
+      .catch(() => undefined);
+  }, [chatId, chosen]);
+  if (!meta.canChat)
+    return (
+      <p class="hint" data-testid="chat-unavailable">
+        Chatting needs the agents module: start the studio with it (<code>durable-agent studio ./agents.ts</code>).
+      </p>
+    );
+
+  /** Applies a chunk to the last (assistant) message. */
+  const apply = (chunk: UiChunk) =>
+    setMessages((all) => {
+      const last = all.at(-1);
+      if (!last || last.role !== "assistant") return all;
+      const next = { ...last, tools: [...last.tools] };
+      const tool = (callId: string, change: Partial<ChatTool>) => {
+        const i = next.tools.findIndex((t) => t.callId === callId);
+        if (i >= 0) next.tools[i] = { ...next.tools[i]!, ...change };
+      };
+      switch (chunk.type) {
+        case "start":
+          if (chunk.messageId) next.id = chunk.messageId;
+          break;
+        case "text-delta":
+          next.text += chunk.delta;
+          break;
+        case "tool-input-available":
+          if (!next.tools.some((t) => t.callId === chunk.toolCallId))
+            next.tools.push({ callId: chunk.toolCallId, tool: chunk.toolName, input: chunk.input, state: "running" });
+          break;
+        case "tool-approval-request":
+          tool(chunk.toolCallId, { state: "waiting" });
+          break;
+        case "tool-output-available":
+          tool(chunk.toolCallId, { state: "done", output: chunk.output });
+          break;
+        case "tool-output-denied":
+          tool(chunk.toolCallId, { state: "denied" });
+          break;
+        case "tool-output-error":
+          tool(chunk.toolCallId, { state: "failed", output: chunk.errorText });
+          break;
+        case "error":
+          next.error = chunk.errorText;
+          break;
+      }
+      return [...all.slice(0, -1), next];
+    });
+
+  /** POSTs `body` to the agent's chat handler and streams its answer into the last message. */
+  const send = async (body: unknown) => {
+    setBusy(true);
+    try {
+      const response = await fetch(`/api/chat/${segment(chosen)}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      if (!response.ok || !response.body) {
+        const error = ((await response.json().catch(() => undefined)) as { error?: string } | undefined)?.error;
+        apply({ type: "error", errorText: error ?? `${response.status} ${response.statusText}` });
+        return;
+      }
+      await readUiStream(response, apply);
+    } catch (error) {
+      apply({ type: "error", errorText: (error as Error).message });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const text = draft.trim();
+    if (!text || busy) return;
+    // The chat's id in the URL, without a hashchange (which would start the panel afresh): a link to this chat.
+    if (!chatId) window.history.replaceState(null, "", href("chat", { agent: chosen, id }));
+    const user: ChatMessage = { id: `user-${messages.length}`, role: "user", text, tools: [] };
+    setMessages((all) => [...all, user, { id: "", role: "assistant", text: "", tools: [] }]);
+    setDraft("");
+    void send({
+      id,
+      trigger: "submit-message",
+      messages: [{ id: user.id, role: "user", parts: [{ type: "text", text }] }],
+    });
+  };
+
+  const decide = (message: ChatMessage, call: ChatTool, approved: boolean) => {
+    setMessages((all) =>
+      all.map((m) =>
+        m === message
+          ? { ...m, tools: m.tools.map((t) => (t === call ? { ...t, state: approved ? "running" : "denied" } : t)) }
+          : m,
+      ),
+    );
+    const part = {
+      type: `tool-${call.tool}`,
+      toolCallId: call.callId,
+      state: "approval-responded",
+      input: call.input,
+      approval: { id: call.callId, approved, ...(approved ? {} : { reason: "rejected in the studio's chat" }) },
+    };
+    void send({ id, trigger: "submit-message", messages: [{ id: message.id, role: "assistant", parts: [part] }] });
+  };
+
+  return (
+    <section class="chat" data-testid="chat" data-chat-id={id}>
+      <header class="filters">
+        <label>
+          agent
+          <select
+            data-testid="chat-agent"
+            value={chosen}
+            disabled={messages.length > 0}
+            onChange={(e) => navigate(href("chat", { agent: e.currentTarget.value }))}
+          >
+            {meta.agents.map((a) => (
+              <option key={a.name} value={a.name}>
+                {a.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <span class="hint">
+          A chat is a session of {chosen}, on the studio's worker
+          {meta.as ? `; you decide approvals as ${meta.as}` : ""}.
+        </span>
+        {messages.length > 0 && (
+          <a data-testid="chat-run-link" href={href("run", `${chosen}-session-${id}`)}>
+            its run page
+          </a>
+        )}
+        <a href={href("chat", { agent: chosen })} data-testid="chat-new">
+          new chat
+        </a>
+      </header>
+      {messages.map((message, i) => (
+        <div key={i} class={`bubble ${message.role}`} data-testid="chat-message" data-role={message.role}>
+          <span data-testid="chat-text">
+            {message.text || (message.role === "assistant" && busy && !message.tools.length ? "…" : "")}
+          </span>
+          {message.tools.map((call) => (
+            <div key={call.callId} class="chat-tool" data-testid="chat-tool" data-state={call.state}>
+              <strong>{call.tool}</strong> <code>{fmt.json(call.input)}</code> · {call.state}
+              {call.output !== undefined && <pre>{fmt.json(call.output)}</pre>}
+              {call.state === "waiting" && (
+                <div class="buttons">
+                  <button data-testid="chat-approve" disabled={busy} onClick={() => decide(message, call, true)}>
+                    Approve{meta.as ? ` as ${meta.as}` : ""}
+                  </button>
+                  <button data-testid="chat-reject" disabled={busy} onClick={() => decide(message, call, false)}>
+                    Reject
+                  </button>
+                </div>
+              )}
+            </div>
+          ))}
+          {message.error && (
+            <p class="error" data-testid="chat-error">
+              {message.error}
+            </p>
+          )}
+        </div>
+      ))}
+      <form onSubmit={submit}>
+        <input
+          data-testid="chat-input"
+          placeholder={`Message ${chosen}`}
+          value={draft}
+          onInput={(e) => setDraft(e.currentTarget.value)}
+        />
+        <button type="submit" data-testid="chat-send" disabled={busy || !draft.trim()}>
+          Send
+        </button>
+      </form>
+    </section>
+  );
+}
