@@ -49,7 +49,10 @@ beforeAll(async () => {
     const text = String(messages.findLast((m) => m.role === "user")?.content ?? "");
     if (text === "Hang") return (hung.push(request), await request.closed, "never");
     if (text === "Crash" && ++crashes === 1) return (hung.push(request), await request.closed, "never");
-    if (text === "Refund 5") return messages.at(-1)!.role === "user" ? { toolCalls: [{ name: "refund", arguments: { amount: 5 } }] } : "Refunded.";
+    if (text === "Refund 5")
+      return messages.at(-1)!.role === "user"
+        ? { toolCalls: [{ name: "refund", arguments: { amount: 5 } }] }
+        : "Refunded.";
     if (text === "Typed") return JSON.stringify({ answer: "forty-two" });
     return `echo: ${text}`;
   });
@@ -68,11 +71,12 @@ afterAll(async () => {
 });
 
 /** A handler on the suite's server whose authorize reads x-user ("nobody" is refused). */
-function handler(options: { taskQueue?: string } = {}): McpHandler {
+function handler(options: { taskQueue?: string; session?: boolean } = {}): McpHandler {
   return createMcpHandler({
     agents: [echo, refunder, typed],
     client: harness.client,
     taskQueue: options.taskQueue ?? queue,
+    session: options.session ?? false,
     authorize: (request) => {
       const user = request.headers.get("x-user");
       return user && user !== "nobody" ? { by: user } : false;
@@ -127,14 +131,22 @@ describe("the official SDK client over Streamable HTTP", () => {
     const run = await harness.client.workflow.getHandle(runOf(result)).describe();
     expect(run.status.name).toBe("COMPLETED");
 
-    const structured = (await client.callTool({ name: "mcp-typed", arguments: { message: "Typed" } })) as CallToolResult;
+    const structured = (await client.callTool({
+      name: "mcp-typed",
+      arguments: { message: "Typed" },
+    })) as CallToolResult;
     expect(structured.structuredContent).toEqual({ answer: "forty-two" });
     await client.close();
   });
 
   it("a retried request (same session, same request id) gets the same run, not a second one", async () => {
     const { client, transport } = await connect(url, "alice");
-    const body = { jsonrpc: "2.0", id: 777, method: "tools/call", params: { name: "mcp-echo", arguments: { message: "once" } } };
+    const body = {
+      jsonrpc: "2.0",
+      id: 777,
+      method: "tools/call",
+      params: { name: "mcp-echo", arguments: { message: "once" } },
+    };
     const post = () =>
       fetch(url, {
         method: "POST",
@@ -158,7 +170,9 @@ describe("the official SDK client over Streamable HTTP", () => {
   it("notifications/cancelled cancels the run", async () => {
     const { client } = await connect(url, "alice");
     const abort = new AbortController();
-    const call = client.callTool({ name: "mcp-echo", arguments: { message: "Hang" } }, undefined, { signal: abort.signal });
+    const call = client.callTool({ name: "mcp-echo", arguments: { message: "Hang" } }, undefined, {
+      signal: abort.signal,
+    });
     const before = hung.length;
     await expect.poll(() => hung.length).toBeGreaterThan(before);
     abort.abort("the user stopped it");
@@ -169,7 +183,10 @@ describe("the official SDK client over Streamable HTTP", () => {
 
   it("a tool that needs approval is an elicitation: accepted, the tool runs once and the caller is recorded as the approver", async () => {
     const { client } = await connect(url, "alice", "accept");
-    const result = (await client.callTool({ name: "mcp-refunder", arguments: { message: "Refund 5" } })) as CallToolResult;
+    const result = (await client.callTool({
+      name: "mcp-refunder",
+      arguments: { message: "Refund 5" },
+    })) as CallToolResult;
     expect(textOf(result)).toBe("Refunded.");
     expect(refunds()).toEqual(['{"amount":5}']);
     const trace = (await harness.client.workflow.getHandle(runOf(result)).query("trace")) as TraceEvent[];
@@ -179,7 +196,10 @@ describe("the official SDK client over Streamable HTTP", () => {
 
   it("a client without elicitation gets a result saying the call waits for approval, with the run's id", async () => {
     const { client } = await connect(url, "alice");
-    const result = (await client.callTool({ name: "mcp-refunder", arguments: { message: "Refund 5" } })) as CallToolResult;
+    const result = (await client.callTool({
+      name: "mcp-refunder",
+      arguments: { message: "Refund 5" },
+    })) as CallToolResult;
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toContain(`waits for approval of the tool "refund"`);
     expect(textOf(result)).toContain(runOf(result));
@@ -190,7 +210,10 @@ describe("the official SDK client over Streamable HTTP", () => {
   it("a call made as a task answers at once; a second client of a restarted server polls it to its result; another user's is not found", async () => {
     const first = await connect(url, "alice");
     const { task } = await first.client.request(
-      { method: "tools/call", params: { name: "mcp-echo", arguments: { message: "as a task" }, task: { ttl: 60_000 } } },
+      {
+        method: "tools/call",
+        params: { name: "mcp-echo", arguments: { message: "as a task" }, task: { ttl: 60_000 } },
+      },
       CreateTaskResultSchema,
     );
     expect(task.status).toBe("working");
@@ -199,7 +222,10 @@ describe("the official SDK client over Streamable HTTP", () => {
 
     const restarted = await served(handler()); // a new handler: nothing in memory but what Temporal holds
     const second = await connect(restarted, "alice");
-    const result = (await second.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema)) as CallToolResult;
+    const result = (await second.client.experimental.tasks.getTaskResult(
+      task.taskId,
+      CallToolResultSchema,
+    )) as CallToolResult;
     expect(textOf(result)).toBe("echo: as a task");
     expect((await second.client.experimental.tasks.getTask(task.taskId)).status).toBe("completed");
 
@@ -211,11 +237,38 @@ describe("the official SDK client over Streamable HTTP", () => {
   });
 });
 
+describe("session: true", () => {
+  it("an MCP session is one durable session of the agent: its calls share one conversation", async () => {
+    const { client } = await connect(await served(handler({ session: true })), "alice");
+    expect((await client.listTools()).tools[0]!.execution?.taskSupport).toBe("forbidden");
+    await client.callTool({ name: "mcp-echo", arguments: { message: "first" } });
+    const progress: string[] = [];
+    const second = (await client.callTool(
+      { name: "mcp-echo", arguments: { message: "second" } },
+      CallToolResultSchema,
+      {
+        onprogress: (p) => void progress.push(p.message ?? ""),
+      },
+    )) as CallToolResult;
+    expect(textOf(second)).toBe("echo: second");
+    expect(progress.join("")).toContain("echo: second");
+    expect(model.requests.at(-1)!.body.messages.map((m) => m.content)).toEqual(
+      expect.arrayContaining(["first", "echo: first", "second"]),
+    );
+    await client.close();
+  });
+});
+
 describe("bad input", () => {
   const post = (body: string, headers: Record<string, string> = {}) =>
     fetch(url, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "x-user": "alice", ...headers },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "x-user": "alice",
+        ...headers,
+      },
       body,
     });
 
@@ -260,7 +313,10 @@ describe("durable-agent mcp and other clients", () => {
     const client = new McpClient({ name: "test", version: "1" });
     await client.connect(transport);
     expect((await client.listTools()).tools.map((t) => t.name)).toContain("mcp-echo");
-    const result = (await client.callTool({ name: "mcp-echo", arguments: { message: "over stdio" } })) as CallToolResult;
+    const result = (await client.callTool({
+      name: "mcp-echo",
+      arguments: { message: "over stdio" },
+    })) as CallToolResult;
     expect(textOf(result)).toBe("echo: over stdio");
     await client.close();
   });
@@ -272,11 +328,16 @@ describe("durable-agent mcp and other clients", () => {
     const mcpUrl = /(http:\S+)/.exec(line)![1]!;
     const inspector = (args: string[]) =>
       new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ["node_modules/@modelcontextprotocol/inspector-cli/build/cli.js", "--cli", mcpUrl, "--transport", "http", ...args]);
+        // Run from its build folder: inspector-cli 1.0.3 finds its own package.json relative to the working directory.
+        const cwd = join(process.cwd(), "node_modules/@modelcontextprotocol/inspector-cli/build");
+        const child = spawn(process.execPath, ["cli.js", "--cli", mcpUrl, "--transport", "http", ...args], { cwd });
         let out = "";
+        let err = "";
         child.stdout.on("data", (chunk) => (out += chunk));
-        child.stderr.on("data", (chunk) => (out += chunk));
-        child.on("close", (code) => (code === 0 ? resolve(out) : reject(new Error(`inspector-cli exited ${code}: ${out}`))));
+        child.stderr.on("data", (chunk) => (err += chunk));
+        child.on("close", (code) =>
+          code === 0 ? resolve(out) : reject(new Error(`inspector-cli exited ${code}: ${out}${err}`)),
+        );
       });
     const listed = JSON.parse(await inspector(["--method", "tools/list"])) as { tools: Array<{ name: string }> };
     expect(listed.tools.map((t) => t.name).sort()).toEqual(["mcp-echo", "mcp-refunder", "mcp-typed"]);
@@ -289,12 +350,21 @@ describe("durable-agent mcp and other clients", () => {
 
   it("a worker SIGKILLed mid-call: the call completes on the next worker", async () => {
     const crashQueue = taskQueue();
-    const workerArgs = ["worker", AGENTS_MODULE, "--task-queue", crashQueue, "--workflow-bundle", inject("workflowBundlePath")];
+    const workerArgs = [
+      "worker",
+      AGENTS_MODULE,
+      "--task-queue",
+      crashQueue,
+      "--workflow-bundle",
+      inject("workflowBundlePath"),
+    ];
     const workerEnv = { ...env, OPENAI_BASE_URL: model.baseURL };
     const first = startCli(workerArgs, workerEnv);
     children.push(first);
     const { client } = await connect(await served(handler({ taskQueue: crashQueue })), "alice");
-    const call = client.callTool({ name: "mcp-echo", arguments: { message: "Crash" } }, undefined, { timeout: 600_000 });
+    const call = client.callTool({ name: "mcp-echo", arguments: { message: "Crash" } }, undefined, {
+      timeout: 600_000,
+    });
     await expect.poll(() => crashes, { timeout: 120_000 }).toBe(1);
     first.child.kill("SIGKILL");
     await first.exited;

@@ -169,7 +169,7 @@ export function createAgentServer(deps: AgentServerDeps): Server {
     return followCall(run, channelOf(extra, by, progressToken), {
       structured: call.structured,
       ...defined({ fromOffset: turn.fromOffset }),
-      result: () => sent.result(),
+      message: { result: () => sent.result(), endOffset: async () => (await session.turns()).nextOffset },
     });
   }
 

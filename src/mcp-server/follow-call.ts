@@ -97,21 +97,43 @@ async function decide(
   return undefined;
 }
 
+/** How far to follow: the run's own result, or a session message's with where the session's stream stood when it was answered. */
+export interface FollowOptions {
+  /** Whether the tool has an output schema (its output goes as `structuredContent`). */
+  structured: boolean;
+  /** Where the call's events start in the stream (a session message's turn). */
+  fromOffset?: number;
+  /** A session message: its result, and the session stream's next offset once it is answered (its events are all before it). */
+  message?: { result: () => Promise<RunResult>; endOffset: () => Promise<number> };
+}
+
 /**
- * Follows the run from `fromOffset` until `result` settles (the run's result, or a session
- * message's), as the tool's result; or to a call that keeps waiting for approval.
+ * Follows the run from `fromOffset` to its result (a run's stream ends with it; a session
+ * message's ends where the session's stream stood when the message was answered), as the tool's
+ * result; or to a call that keeps waiting for approval.
  */
 export async function followCall(
   run: RunHandle,
   channel: CallChannel,
-  options: { structured: boolean; fromOffset?: number; result?: () => Promise<RunResult> },
+  options: FollowOptions,
 ): Promise<CallToolResult> {
-  const settled = new AbortController();
-  const result = (options.result ?? (() => run.result()))().finally(() => settled.abort());
+  const ended = new AbortController();
+  const result = options.message ? options.message.result() : run.result();
   result.catch(() => undefined); // read below, unless the call ends waiting for approval
+  let seen = (options.fromOffset ?? 0) - 1;
+  let end = Infinity;
+  if (options.message) {
+    const endOffset = options.message.endOffset;
+    void result
+      .then(endOffset, () => -Infinity)
+      .then((next) => {
+        end = next - 1;
+        if (seen >= end) ended.abort();
+      });
+  }
   try {
     const stream = new RunEventStream(run.client, run.workflowId, () => result, {
-      signal: AbortSignal.any([channel.signal, settled.signal]),
+      signal: AbortSignal.any([channel.signal, ended.signal]),
       fromOffset: options.fromOffset ?? 0,
     });
     for await (const event of stream) {
@@ -121,6 +143,8 @@ export async function followCall(
         const waiting = await decide(run, event, channel);
         if (waiting) return waiting;
       }
+      if (event.type !== "text.delta" && !event.workflowId) seen = event.offset;
+      if (seen >= end) break;
     }
     return callResult(run.workflowId, await result, options.structured);
   } catch (error) {
