@@ -7,6 +7,7 @@
 import type { Client, WorkflowExecutionDescription } from "@temporalio/client";
 import type { Task } from "@modelcontextprotocol/sdk/types.js";
 import type { AgentRunResult } from "../core/paging.js";
+import { defined } from "../core/defined.js";
 import { pendingApprovalsQuery } from "../workflows/definitions.js";
 
 /** How often a client is asked to poll a task, in milliseconds. */
@@ -27,7 +28,7 @@ export function taskOf(
     createdAt: createdAt.toISOString(),
     lastUpdatedAt: updatedAt.toISOString(),
     pollInterval: TASK_POLL_MS,
-    ...(statusMessage !== undefined ? { statusMessage } : {}),
+    ...defined({ statusMessage }),
   };
 }
 

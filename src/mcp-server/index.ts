@@ -7,9 +7,9 @@
  */
 import type { AgentDefinition } from "../agent/agent-definition.js";
 import { AgentOptionsError } from "../errors.js";
-import type { McpHandlerOptions } from "./options.js";
+import type { McpHandlerOptions, McpStdioOptions } from "./options.js";
 
-export type { McpCaller, McpHandlerOptions } from "./options.js";
+export type { McpCaller, McpHandlerOptions, McpStdioOptions } from "./options.js";
 
 /** A fetch handler: `(request) => Promise<Response>`, for a Next.js route's `POST`, `GET` and `DELETE`, or a Node server. */
 export type McpHandler = (request: Request) => Promise<Response>;
@@ -43,9 +43,7 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
 }
 
 /** Serves the agents over stdin and stdout as one caller, until stdin closes (`durable-agent mcp --stdio`). */
-export async function serveMcpStdio(
-  options: Parameters<typeof import("./stdio-server.js").serveMcpStdio>[0],
-): Promise<void> {
+export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
   checkAgents(options.agents);
   const { serveMcpStdio: serve } = await import("./stdio-server.js");
   return serve(options);

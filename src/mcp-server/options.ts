@@ -18,7 +18,7 @@ export interface McpHandlerOptions {
    */
   authorize: (request: Request) => McpCaller | false | Promise<McpCaller | false>;
   /** The run's context (see `RunOptions.context`) for a call, from the caller: checked against the agent's `contextSchema`. Default: none. */
-  context?: (call: { by: string; agent: string; request?: Request }) => unknown;
+  context?: (call: { by: string; agent: string }) => unknown;
   /** The Temporal client, or a function giving it; default: one connected from the environment. */
   client?: Client | (() => Promise<Client>);
   /** The task queue the agents' workers poll. */
@@ -35,4 +35,12 @@ export interface McpHandlerOptions {
   allowedOrigins?: string[];
   /** Open MCP sessions kept in memory at most (default 1,000); past it the oldest is closed, and its client initializes again. */
   maxSessions?: number;
+}
+
+/** Options of the stdio server (`durable-agent mcp --stdio`): one caller, one Temporal client. */
+export interface McpStdioOptions extends Pick<McpHandlerOptions, "agents" | "context" | "taskQueue" | "session"> {
+  /** The caller of every call: owner of the runs, decider of the approvals. */
+  by: string;
+  /** The Temporal client. */
+  client: Client;
 }

@@ -1,14 +1,11 @@
 /** The MCP server on stdin and stdout, for clients that launch a command (Claude Desktop): one caller, one session per process. */
 import { randomUUID } from "node:crypto";
-import type { Client } from "@temporalio/client";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createAgentServer } from "./agent-server.js";
-import type { McpHandlerOptions } from "./options.js";
+import type { McpStdioOptions } from "./options.js";
 
 /** Serves the agents over stdio as `by` until stdin closes; resolves then. Nothing but MCP goes to stdout. */
-export async function serveMcpStdio(
-  options: Pick<McpHandlerOptions, "agents" | "context" | "taskQueue" | "session"> & { by: string; client: Client },
-): Promise<void> {
+export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
   const server = createAgentServer({
     options,
     client: () => Promise.resolve(options.client),
