@@ -30,6 +30,9 @@ Options:
 
 Exit codes: 0 stopped; 2 Temporal unreachable; 64 bad arguments or module.`;
 
+/** A Host header naming this machine's loopback (MCP's guidance against DNS rebinding for local servers). */
+const LOOPBACK_HOST = /^(?:127\.0\.0\.1|localhost|\[::1\])(?::\d+)?$/i;
+
 /** Resolves on SIGINT or SIGTERM. */
 function untilStopped(): Promise<void> {
   return new Promise((resolve) => {
@@ -56,7 +59,8 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
         : `Expected one module, got ${positionals.length}: ${positionals.join(" ")}.`,
     );
   const host = values.host ?? "127.0.0.1";
-  if (!["127.0.0.1", "localhost", "::1"].includes(host) && values.token === undefined)
+  const loopback = ["127.0.0.1", "localhost", "::1"].includes(host);
+  if (!loopback && values.token === undefined)
     throw new UsageError(`--host ${host} is reachable from other machines: give --token too.`);
   // Over stdio, stdout is the protocol's: whatever the agents' module logs goes to stderr.
   if (values.stdio) console.log = console.info = console.error;
@@ -78,10 +82,15 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
       values.token === undefined || request.headers.get("authorization") === `Bearer ${values.token}` ? { by } : false,
   });
   const { serve } = await import("@hono/node-server");
-  const fetch = (request: Request) =>
-    new URL(request.url).pathname === path
-      ? handler(request)
-      : Promise.resolve(new Response("Not found", { status: 404 }));
+  const fetch = (request: Request): Promise<Response> => {
+    // Without a token, only a request naming a loopback host is answered: a page on a rebound DNS name sends its own.
+    if (values.token === undefined && loopback && !LOOPBACK_HOST.test(request.headers.get("host") ?? ""))
+      return Promise.resolve(
+        new Response("This server answers requests to 127.0.0.1 or localhost only.", { status: 403 }),
+      );
+    if (new URL(request.url).pathname !== path) return Promise.resolve(new Response("Not found", { status: 404 }));
+    return handler(request);
+  };
   const server = await new Promise<ReturnType<typeof serve>>((done, fail) => {
     const listenOn = values.port === "0" ? 0 : (port("port", values.port) ?? 3333);
     const started = serve({ fetch, port: listenOn, hostname: host }, () => done(started));

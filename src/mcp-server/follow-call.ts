@@ -108,9 +108,10 @@ export interface FollowOptions {
 }
 
 /**
- * Follows the run from `fromOffset` to its result (a run's stream ends with it; a session
- * message's ends where the session's stream stood when the message was answered), as the tool's
- * result; or to a call that keeps waiting for approval.
+ * Follows the run from `fromOffset` to its result, as the tool's result; or to a call that keeps
+ * waiting for approval. With progress, to the end of its events (a run's stream ends with it; a
+ * session message's where the session's stream stood when the message was answered), so no text
+ * is lost; without, the result ends it at once.
  */
 export async function followCall(
   run: RunHandle,
@@ -122,6 +123,12 @@ export async function followCall(
   result.catch(() => undefined); // read below, unless the call ends waiting for approval
   let seen = (options.fromOffset ?? 0) - 1;
   let end = Infinity;
+  // Without progress to send, the result ends the call at once: the stream only watched for approvals.
+  if (!channel.progress)
+    void result.then(
+      () => ended.abort(),
+      () => ended.abort(),
+    );
   if (options.message) {
     const endOffset = options.message.endOffset;
     void result

@@ -29,8 +29,11 @@ export const mcpRows: ServerRows = {
     });
     const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`);
     const one = await connect(url);
+    // A call's client waits up to 10 minutes (the SDK's default is 60 s): an error here is the server's, not a busy machine's.
     const call = async (mcp: McpClient, message: string) => {
-      const result = (await mcp.callTool({ name: agent.name, arguments: { message } })) as CallToolResult;
+      const result = (await mcp.callTool({ name: agent.name, arguments: { message } }, undefined, {
+        timeout: 600_000,
+      })) as CallToolResult;
       if (result.isError) throw new Error(`the MCP call failed: ${JSON.stringify(result.content)}`);
     };
     return {
