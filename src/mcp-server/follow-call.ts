@@ -23,6 +23,12 @@ export interface CallChannel {
   elicit?: (params: ElicitRequestFormParams) => Promise<ElicitResult>;
 }
 
+/** How long a call without progress waits for its result before it reads the run's events (for approvals). */
+const APPROVAL_WATCH_AFTER_MS = 250;
+
+/** Resolves after `ms` milliseconds, without keeping the process alive. */
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
 /** The `_meta` key naming the run behind a tool result. */
 export const RUN_META = "durable-agent/run";
 
@@ -123,12 +129,23 @@ export async function followCall(
   result.catch(() => undefined); // read below, unless the call ends waiting for approval
   let seen = (options.fromOffset ?? 0) - 1;
   let end = Infinity;
-  // Without progress to send, the result ends the call at once: the stream only watched for approvals.
-  if (!channel.progress)
+  if (!channel.progress) {
+    // Without progress to send, the result ends the call at once: the stream only watches for approvals, and
+    // starts after a moment, so a quick run costs no reader of its events.
     void result.then(
       () => ended.abort(),
       () => ended.abort(),
     );
+    const settled = result.then(
+      () => true,
+      () => true,
+    );
+    if (await Promise.race([settled, delay(APPROVAL_WATCH_AFTER_MS).then(() => false)]))
+      return result.then(
+        (done) => callResult(run.workflowId, done, options.structured),
+        (error: unknown) => failedResult(run.workflowId, error),
+      );
+  }
   if (options.message) {
     const endOffset = options.message.endOffset;
     void result

@@ -4,6 +4,7 @@ import type { AgentDefinition } from "../agent/agent-definition.js";
 
 /** Who the caller is, as `authorize` says: `by` owns the runs they start and is recorded as the decider of their approvals. */
 export interface McpCaller {
+  /** The caller's id (a user id): owner of their runs and tasks, decider of their approvals. */
   by: string;
 }
 
