@@ -150,10 +150,13 @@ export async function followCall(
     const endOffset = options.message.endOffset;
     void result
       .then(endOffset, () => -Infinity)
-      .then((next) => {
-        end = next - 1;
-        if (seen >= end) ended.abort();
-      });
+      .then(
+        (next) => {
+          end = next - 1;
+          if (seen >= end) ended.abort();
+        },
+        () => ended.abort(), // the session cannot say where it stands: the result is what is left to give
+      );
   }
   try {
     const stream = new RunEventStream(run.client, run.workflowId, () => result, {
