@@ -154,6 +154,7 @@ export {
   type SubAgentData,
   type SubAgentPart,
 } from "./chat/index.js";
+export { createMcpHandler, type McpCaller, type McpHandler, type McpHandlerOptions } from "./mcp-server/index.js";
 export type { PartialAnswer, RunEvent, StreamedRunEvent } from "./core/run-events.js";
 export type { ConnectOptions, TemporalSecurity, TemporalSettings } from "./client/connection.js";
 export { temporalSecurityFromEnv } from "./client/connection.js";

@@ -1,0 +1,36 @@
+/**
+ * The workflow ids of MCP calls. A call's run is `mcp-<caller tag>-<agent>-<session>-<request id>`:
+ * the same request retried in its session names the same run, and the caller tag (a digest of
+ * `by`) makes a run, or a task (whose id is the run's workflow id), another caller's "not found".
+ */
+import { createHash } from "node:crypto";
+
+/** The caller's tag: the first 16 hex digits of the SHA-256 of `by`. */
+function callerTag(by: string): string {
+  return createHash("sha256").update(by).digest("hex").slice(0, 16);
+}
+
+/** The workflow id of a call: one per caller, agent, MCP session and JSON-RPC request id. */
+export function callWorkflowId(by: string, agent: string, sessionId: string, requestId: string | number): string {
+  return `mcp-${callerTag(by)}-${agent}-${sessionId}-${String(requestId)}`;
+}
+
+/** The id of the durable session an MCP session is (with `session: true`), under the caller's tag. */
+export function callSessionId(by: string, sessionId: string): string {
+  return `mcp-${callerTag(by)}-${sessionId}`;
+}
+
+/** Whether a workflow id is a call this caller made (anything else is "not found" to them). */
+export function isCallOf(by: string, workflowId: string): boolean {
+  return workflowId.startsWith(`mcp-${callerTag(by)}-`);
+}
+
+/** The agent a caller's call was made to, of those served (the longest name that fits, as names may hold "-"). */
+export function agentOfCall<A extends { name: string }>(
+  by: string,
+  workflowId: string,
+  agents: readonly A[],
+): A | undefined {
+  const fits = agents.filter((agent) => workflowId.startsWith(`mcp-${callerTag(by)}-${agent.name}-`));
+  return fits.sort((a, b) => b.name.length - a.name.length)[0];
+}
