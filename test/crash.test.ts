@@ -213,9 +213,11 @@ describe("streaming survives a SIGKILLed worker", () => {
     let second: ReturnType<typeof startWorkerProcess> | undefined;
     let killedAt = 0;
     let resumedAt = 0;
+    let nextDeltaAt = 0;
     for await (const event of stream) {
       events.push(event);
       if (event.type === "trip.retry") resumedAt ||= Date.now();
+      if (event.type === "text.delta" && event.attempt === 2) nextDeltaAt ||= Date.now();
       if (event.type === "text.delta" && !second) {
         // The model call is stalled mid-stream. A second worker is up, as in a fleet; then the first is killed.
         second = startWorkerProcess(env);
@@ -224,9 +226,13 @@ describe("streaming survives a SIGKILLed worker", () => {
         killedAt = Date.now();
       }
     }
-    // The answer goes on after the agent's default heartbeat timeout (5 s), not half a minute: the
-    // killed attempt timed out on its heartbeat, and the figure is printed for the closing note.
-    console.log(`stream-crash: the answer went on ${resumedAt - killedAt} ms after the worker's SIGKILL`);
+    // The answer goes on after the agent's default heartbeat timeout (5 s) and the worker's 1 s sticky
+    // queue timeout, not half a minute: the killed attempt timed out on its heartbeat. The figures are
+    // printed (the 5 s goal is the soak's and bench/crash-resume.ts's to judge, not a test's).
+    console.log(
+      `stream-crash: after the worker's SIGKILL, the retry marker came in ${resumedAt - killedAt} ms and the next ` +
+        `delta in ${nextDeltaAt - killedAt} ms (goal: 5,000 ms)`,
+    );
     const history = await harness.client.workflow.getHandle(stream.workflowId).fetchHistory();
     const modelCall = history.events!.find(
       (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === "model.call",

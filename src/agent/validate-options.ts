@@ -15,6 +15,7 @@ import {
   type AgentOptions,
 } from "./options.js";
 import { handoffTools } from "./handoff-tools.js";
+import { listTools } from "./ai-sdk-tools.js";
 import type { Budget } from "../core/usage.js";
 import { validateModelSettings, validateToolChoice } from "../models/model-settings.js";
 import { checkLanguageModel, looksLikeLanguageModel } from "../models/ai-sdk-model.js";
@@ -40,8 +41,7 @@ export function validateAgentOptions(options: AgentOptions): void {
     );
   }
   validateModel(options);
-  const tools = options.tools ?? [];
-  if (!Array.isArray(tools)) fail("tools", "must be an array of ai.tool() definitions");
+  const tools = listTools(options.tools);
   const seen = new Set<string>();
   const servers = new Set<string>();
   for (const tool of [...tools, ...handoffTools(options.handoffs)]) {
@@ -56,6 +56,11 @@ export function validateAgentOptions(options: AgentOptions): void {
     }
     if (seen.has(tool.name)) fail("tools", `two tools are named "${tool.name}"; tool names must be unique`);
     seen.add(tool.name);
+    if (tool.providerTool && !isAiSdkModel(resolveModel(options.model)))
+      fail(
+        `tools.${tool.name}`,
+        `is a provider tool (${tool.providerTool.id}): it runs at the provider, so the model must be an AI SDK model of it (ai.model())`,
+      );
   }
   checkCount("maxTrips", options.maxTrips, 1);
   if (

@@ -10,7 +10,12 @@
  * warning names `responseFormat`) is asked in the instructions instead, from then on on this worker.
  */
 import { log } from "@temporalio/activity";
-import type { LanguageModelV4CallOptions, LanguageModelV4FunctionTool } from "@ai-sdk/provider";
+import type {
+  LanguageModelV4CallOptions,
+  LanguageModelV4FunctionTool,
+  LanguageModelV4ProviderTool,
+} from "@ai-sdk/provider";
+import type { ProviderToolLink } from "../agent/define-tool.js";
 import { AgentOptionsError } from "../errors.js";
 import {
   parallelToolCallsOption,
@@ -145,20 +150,31 @@ function callOptions(
   const prompt = toLanguageModelPrompt(instructions, request.messages, {
     imagesInToolResults: takesImagesInToolResults(model.provider),
   });
-  const tools = request.tools.map((tool): LanguageModelV4FunctionTool => ({
-    type: "function",
-    name: tool.name,
-    ...(tool.description ? { description: tool.description } : {}),
-    inputSchema: ("jsonSchema" in tool
-      ? tool.jsonSchema
-      : tool.inputSchema) as LanguageModelV4FunctionTool["inputSchema"],
-  }));
+  const tools = request.tools.map((tool): LanguageModelV4FunctionTool | LanguageModelV4ProviderTool => {
+    const provided = "providerTool" in tool ? (tool as { providerTool?: ProviderToolLink }).providerTool : undefined;
+    if (provided)
+      // V3 and V4 name it "provider", V2 "provider-defined"
+      return {
+        type: version === "v2" ? "provider-defined" : "provider",
+        ...provided,
+        name: tool.name,
+      } as LanguageModelV4ProviderTool;
+    return {
+      type: "function",
+      name: tool.name,
+      ...(tool.description ? { description: tool.description } : {}),
+      inputSchema: ("jsonSchema" in tool
+        ? tool.jsonSchema
+        : tool.inputSchema) as LanguageModelV4FunctionTool["inputSchema"],
+    };
+  });
   let providerOptions: ProviderOptions | undefined = settings.providerOptions;
   const options: Record<string, unknown> = { prompt: promptFor(version, prompt), abortSignal: request.signal };
   const set = (key: string, value: unknown) => value !== undefined && (options[key] = value);
   set("temperature", settings.temperature);
   set("maxOutputTokens", settings.maxTokens);
   set("topP", settings.topP);
+  set("topK", settings.topK);
   set("seed", settings.seed);
   set("stopSequences", typeof settings.stop === "string" ? [settings.stop] : settings.stop);
   set("presencePenalty", settings.presencePenalty);
@@ -209,6 +225,7 @@ const SETTING_OF_OPTION: Record<string, keyof AiSdkModelSettings> = {
   temperature: "temperature",
   maxOutputTokens: "maxTokens",
   topP: "topP",
+  topK: "topK",
   seed: "seed",
   stopSequences: "stop",
   presencePenalty: "presencePenalty",
