@@ -8,7 +8,7 @@ import { anthropic } from "@ai-sdk/anthropic";
 import { jsonSchema, tool } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, AgentOptionsError, type RunResult } from "../src/index.js";
+import { ai, AgentOptionsError, ModelApiError, type RunResult } from "../src/index.js";
 import { startScriptedAnthropic, type ScriptedAnthropic, type ScriptedProviderTurn } from "../src/testing/index.js";
 import { claude } from "./support/ai-sdk-helpers.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
@@ -159,6 +159,23 @@ describe("the AI SDK's setting names", () => {
       const onServer = ai.agent({ name: "habits-top-k", model: ai.model(claude(server.baseURL), { topK: 40 }) });
       await run(onServer, "hi");
       expect(server.requests[0]!.body.top_k).toBe(40);
+    });
+  }, 60_000);
+});
+
+describe("errors as the docs say", () => {
+  it("an invalid_request error event mid-stream fails the run at once with status 400 and the provider's message, not raw JSON", async () => {
+    await onClaude([{ text: "Leg day: squats.", failAfterEvents: 3, failWith: "bad-request" }], async (server) => {
+      const agent = ai.agent({ name: "habits-error-event", model: claude(server.baseURL) });
+      const error = await withWorker(harness, [agent], ({ taskQueue }) =>
+        agent.run("Hi", { client: harness.client, taskQueue, streamText: true }),
+      ).catch((e: unknown) => e);
+      expect(ModelApiError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ status: 400, modelId: "claude-sonnet-4-5" });
+      expect((error as Error).message).toBe(
+        'Model "claude-sonnet-4-5" API error 400 mid-answer (invalid_request_error): messages: at least one message is required',
+      );
+      expect(server.requests).toHaveLength(1);
     });
   }, 60_000);
 });

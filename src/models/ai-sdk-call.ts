@@ -6,7 +6,9 @@
  *
  * A setting the provider says it does not support (a warning of type `unsupported`, V2's
  * `unsupported-setting`) fails the call with an `AgentOptionsError` naming the setting, since the
- * provider would ignore or change it. A provider without a JSON mode for the typed output (its
+ * provider would ignore or change it. Where the provider builds its request in a method of its own
+ * (`getArgs`, as `@ai-sdk/anthropic`, `openai`, `google` and `openai-compatible` do), the worker
+ * asks it once per model and settings before the first request, so such a setting costs no request. A provider without a JSON mode for the typed output (its
  * warning names `responseFormat`) is asked in the instructions instead, from then on on this worker.
  */
 import { log } from "@temporalio/activity";
@@ -85,6 +87,7 @@ async function callOnce(
   const options = callOptions(model, settings, request, output);
   const callable = model.languageModel as unknown as CallableModel;
   const pricing = model.settings.pricing;
+  if ((await checkBeforeRequest(model, settings, request, options)) === "no-json-mode") return "no-json-mode";
   if (!request.streamText) {
     const answer = generatedAnswer(await callable.doGenerate(options), pricing);
     if (answer.usage) request.onUsage(answer.usage);
@@ -121,6 +124,43 @@ async function callOnce(
   const answer = collected.answer(pricing);
   if (!answer.finish) throw new StreamCutError("the stream closed without a finish part");
   return answer;
+}
+
+/** Models and settings whose request the provider built without a warning that fails the call: asked once each. */
+const checkedBeforeRequest = new Set<string>();
+const MAX_CHECKED = 1_000;
+
+/**
+ * The warnings of the request the provider would send, judged before it is sent, once per model and
+ * settings: a provider's `getArgs(options)` builds the request and its warnings without sending it.
+ * A provider without one (or whose `getArgs` fails) is judged on its answer's warnings only.
+ */
+async function checkBeforeRequest(
+  model: AiSdkModelReference,
+  settings: AiSdkModelSettings,
+  request: ModelCallRequest,
+  options: LanguageModelV4CallOptions,
+): Promise<"no-json-mode" | undefined> {
+  const getArgs = (model.languageModel as { getArgs?: unknown }).getArgs;
+  if (typeof getArgs !== "function") return undefined;
+  const { prompt: _prompt, abortSignal: _signal, ...rest } = options;
+  const key = `${model.provider}\n${model.modelId}\n${request.streamText}\n${JSON.stringify(rest)}`;
+  if (checkedBeforeRequest.has(key)) return undefined;
+  let warnings: unknown;
+  try {
+    // Anthropic's reads the betas the caller supplied; the others ignore the extra fields.
+    ({ warnings } = (await getArgs.call(model.languageModel, {
+      ...options,
+      stream: request.streamText,
+      userSuppliedBetas: new Set<string>(),
+    })) as { warnings?: unknown });
+  } catch {
+    return undefined;
+  }
+  const verdict = judgeWarnings(model, settings, request, options, Array.isArray(warnings) ? warnings : [], "before");
+  if (checkedBeforeRequest.size >= MAX_CHECKED) checkedBeforeRequest.clear();
+  checkedBeforeRequest.add(key);
+  return verdict;
 }
 
 /** The model's settings with the run's on top (a run's `extraBody` has no meaning here). */
@@ -245,6 +285,7 @@ function judgeWarnings(
   request: ModelCallRequest,
   sent: LanguageModelV4CallOptions,
   warnings: CallWarning[],
+  when: "before" | "after" = "after",
 ): "no-json-mode" | undefined {
   let verdict: "no-json-mode" | undefined;
   for (const warning of warnings) {
@@ -277,7 +318,7 @@ function judgeWarnings(
         `${model.provider} "${model.modelId}" does not support it${warning.details ? `: ${warning.details}` : ""}.`,
       );
     }
-    log.warn("model call warning", { provider: model.provider, modelId: model.modelId, warning });
+    if (when === "after") log.warn("model call warning", { provider: model.provider, modelId: model.modelId, warning });
   }
   return verdict;
 }
