@@ -78,7 +78,9 @@ try {
     await model.close();
     marker.push(markerAt - killedAt);
     delta.push(deltaAt - killedAt);
-    console.log(`round ${round_ + 1}: trip.retry ${markerAt - killedAt} ms, next delta ${deltaAt - killedAt} ms after the kill`);
+    console.log(
+      `round ${round_ + 1}: trip.retry ${markerAt - killedAt} ms, next delta ${deltaAt - killedAt} ms after the kill`,
+    );
   }
 } finally {
   for (const child of children) child.kill("SIGKILL");

@@ -35,10 +35,9 @@ export function validateAgentOptions(options: AgentOptions): void {
     options.description !== undefined &&
     (typeof options.description !== "string" || options.description.length > 1024)
   ) {
-    fail(
-      "description",
-      `must be a string of at most 1,024 characters (got ${typeof options.description === "string" ? `${options.description.length} characters` : typeof options.description})`,
-    );
+    const got =
+      typeof options.description === "string" ? `${options.description.length} characters` : typeof options.description;
+    fail("description", `must be a string of at most 1,024 characters (got ${got})`);
   }
   validateModel(options);
   const tools = listTools(options.tools);
