@@ -121,6 +121,14 @@ describe("tools of the AI SDK", () => {
     expect(result.reply).toBe("Lunges: see the search results.");
   }, 60_000);
 
+  it("a provider tool's id and arguments are part of agent.version", () => {
+    const model = ai.model(claude("http://unused"));
+    const version = (maxUses: number) =>
+      ai.agent({ name: "v", model, tools: { web_search: anthropic.tools.webSearch_20250305({ maxUses }) } }).version;
+    expect(version(2)).toBe(version(2));
+    expect(version(2)).not.toBe(version(3));
+  });
+
   it("are refused where they cannot work, naming what to do", () => {
     const search = anthropic.tools.webSearch_20250305({});
     expect(
