@@ -9,7 +9,7 @@ import { z } from "zod";
 import { temporal } from "@temporalio/proto";
 import { ai, type RunResult, type StreamedRunEvent, type TraceEvent } from "../src/index.js";
 import { startScriptedModel, type ScriptedRequest } from "../src/testing/index.js";
-import { connectHarness, taskQueue, type Harness } from "./support/harness.js";
+import { connectHarness, taskQueue, withWorker, type Harness } from "./support/harness.js";
 import { startHttpMcpServer } from "./fixtures/mcp/http-server.js";
 import { ask, byAgent } from "./support/subagent-helpers.js";
 
@@ -193,6 +193,16 @@ describe("the once-per-run backstop guarantee survives a SIGKILLed worker", () =
 });
 
 describe("streaming survives a SIGKILLed worker", () => {
+  it("ai.worker moves a dead worker's workflow tasks to the task queue after 1 s (its sticky queue timeout; Temporal's is 10 s), unless workerOptions say otherwise", async () => {
+    const agent = ai.agent({ name: "sticky-coach", model: ai.openai("gpt-test") });
+    const timeouts = await Promise.all(
+      [{}, { workerOptions: { stickyQueueScheduleToStartTimeout: "3 seconds" } }].map((options) =>
+        withWorker(harness, [agent], async ({ worker }) => worker.options.stickyQueueScheduleToStartTimeoutMs, options),
+      ),
+    );
+    expect(timeouts).toEqual([1_000, 3_000]);
+  });
+
   it("a worker killed mid-stream still gives a complete, marked stream and a correct final result, on the default heartbeat timeout", async () => {
     const TEXT = "Lunges are a good swap: same muscles, kinder to the knees, and you can do them anywhere.";
     const model = await startScriptedModel([{ text: TEXT, stallAfterChunks: 4 }, TEXT], { chunkSize: 8 });
