@@ -13,6 +13,7 @@ import {
   ai,
   AgentOptionsError,
   LANGUAGE_MODEL_SPECIFICATIONS,
+  LoadAPIKeyError,
   ModelApiError,
   type RunResult,
   type StreamedRunEvent,
@@ -369,8 +370,10 @@ describe("an AI SDK model's errors", () => {
         return { error: failed, history: JSON.stringify(await handle.workflow.fetchHistory()) };
       });
       expect(ModelApiError.isInstance(error)).toBe(true);
-      expect((error as Error).message).toMatch(
-        /^Model "gpt-test": OpenAI API key is missing\. Pass it using the 'apiKey' parameter or the OPENAI_API_KEY environment variable\.$/,
+      expect(LoadAPIKeyError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ variable: "OPENAI_API_KEY" });
+      expect((error as Error).message).toBe(
+        'No API key for model "gpt-test": set OPENAI_API_KEY on the worker, or pass apiKey to the provider.',
       );
       expect(server.requests).toHaveLength(0);
       expect(history).not.toContain("sk-");
