@@ -1,13 +1,17 @@
 import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
 
-// The root loads the worker and the studio through the package's own name (src/lazy-worker.ts), which Vite does not resolve as Node does.
+// The root loads the worker and the studio through the package's own name (src/lazy-worker.ts), and examples
+// import "durable-agent" as a user's project does: Vite does not resolve a package's own name as Node does.
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const resolve = {
   conditions: ["durable-agent-source"],
-  alias: {
-    "durable-agent/worker": fileURLToPath(new URL("./src/worker.ts", import.meta.url)),
-    "durable-agent/studio": fileURLToPath(new URL("./src/studio/index.ts", import.meta.url)),
-  },
+  alias: [
+    { find: /^durable-agent\/worker$/, replacement: source("./src/worker.ts") },
+    { find: /^durable-agent\/studio$/, replacement: source("./src/studio/index.ts") },
+    { find: /^durable-agent\/testing$/, replacement: source("./src/testing/index.ts") },
+    { find: /^durable-agent$/, replacement: source("./src/index.ts") },
+  ],
 };
 const include = ["test/**/*.test.ts", "src/**/*.test.ts"];
 // Tests that stand up the production topology: vitest.stack.config.ts (`npm run test:stack`); the packed tarball: vitest.package.config.ts (`npm run test:package`); a real model server: vitest.real-model.config.ts (`npm run test:real-model`).

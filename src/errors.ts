@@ -160,8 +160,8 @@ export class SearchAttributesNotRegisteredError extends DurableAgentError {
  * `contentType` and `bodyStart` (its first ~200 characters) say what came back.
  */
 export class ModelApiError extends DurableAgentError {
-  override readonly name = "ModelApiError";
-  static override isInstance = errorGuard<ModelApiError>("ModelApiError");
+  override readonly name: string = "ModelApiError";
+  static override isInstance = errorGuard<ModelApiError>("ModelApiError", "LoadAPIKeyError");
   readonly contentType?: string | null;
   readonly bodyStart?: string;
   constructor(
@@ -175,6 +175,23 @@ export class ModelApiError extends DurableAgentError {
       this.contentType = response.contentType;
       this.bodyStart = response.bodyStart;
     }
+  }
+}
+
+/**
+ * The worker has no API key for the model: `variable` is the environment variable to set on the
+ * worker (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, ...) when the provider names one. Nothing was
+ * sent; the run fails at once. A `ModelApiError` (no `status`).
+ */
+export class LoadAPIKeyError extends ModelApiError {
+  override readonly name = "LoadAPIKeyError";
+  static override isInstance = errorGuard<LoadAPIKeyError>("LoadAPIKeyError");
+  constructor(
+    message: string,
+    modelId: string,
+    readonly variable?: string,
+  ) {
+    super(message, undefined, modelId);
   }
 }
 

@@ -83,7 +83,15 @@ export const ai = {
 };
 
 export { Agent, type OutputOf, type ContextOf } from "./facade/define-agent.js";
-export type { Tool, ToolContext, ToolOptions, Execution, SubAgentLink, HandoffLink } from "./agent/define-tool.js";
+export type {
+  Tool,
+  ToolContext,
+  ToolOptions,
+  Execution,
+  SubAgentLink,
+  HandoffLink,
+  ProviderToolLink,
+} from "./agent/define-tool.js";
 export type * from "./agent/options.js";
 export type {
   ActivityToolOptions,

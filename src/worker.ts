@@ -96,6 +96,9 @@ export interface AgentWorkerOptions {
   /**
    * Passed through to Temporal's `Worker.create` (for example `maxCachedWorkflows`).
    * `maxHeartbeatThrottleInterval` defaults to 250 ms here: the cadence of streamed text deltas.
+   * `stickyQueueScheduleToStartTimeout` defaults to 1 s here (Temporal's is 10 s): a workflow task
+   * that waits on a dead worker's sticky queue moves to the task queue after it, so a worker crash
+   * costs the model call's heartbeat timeout and about a second, not 10 s more.
    */
   workerOptions?: Partial<
     Omit<
@@ -133,6 +136,9 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   return Worker.create({
     // Streamed answers reach subscribers through the model call's heartbeats: this is their cadence.
     maxHeartbeatThrottleInterval: STREAMING_HEARTBEAT_INTERVAL,
+    // A crashed worker's runs go on elsewhere after a second, not Temporal's default 10 s (a live but busy
+    // worker that misses it only replays the run's history once on another).
+    stickyQueueScheduleToStartTimeout: STICKY_QUEUE_SCHEDULE_TO_START_TIMEOUT,
     ...options.workerOptions,
     ...telemetry,
     ...defined({ dataConverter }),
@@ -154,6 +160,9 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ],
   });
 }
+
+/** How long a workflow task waits on a worker's sticky queue before any worker of the task queue may take it. */
+const STICKY_QUEUE_SCHEDULE_TO_START_TIMEOUT = "1 second";
 
 async function connectNative(address: string, security: TemporalSecurity): Promise<NativeConnection> {
   try {

@@ -8,7 +8,7 @@ import { createAnthropic as createAnthropicV3 } from "@ai-sdk/anthropic-v3";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
-import { ai, ModelApiError, type RunResult, type StreamedRunEvent } from "../src/index.js";
+import { ai, LoadAPIKeyError, ModelApiError, type RunResult, type StreamedRunEvent } from "../src/index.js";
 import {
   startScriptedAnthropic,
   startScriptedModel,
@@ -609,8 +609,11 @@ describe("errors on Claude", () => {
           model: createAnthropic({ baseURL: server.baseURL })("claude-sonnet-4-5"),
         });
         const error = await run(agent, "Hi").catch((e: unknown) => e);
+        expect(LoadAPIKeyError.isInstance(error)).toBe(true); // as docs/any-model.md says; a ModelApiError too
+        expect(ModelApiError.isInstance(error)).toBe(true);
+        expect(error).toMatchObject({ variable: "ANTHROPIC_API_KEY", modelId: "claude-sonnet-4-5" });
         expect((error as Error).message).toBe(
-          `Model "claude-sonnet-4-5": Anthropic API key is missing. Pass it using the 'apiKey' parameter or the ANTHROPIC_API_KEY environment variable.`,
+          `No API key for model "claude-sonnet-4-5": set ANTHROPIC_API_KEY on the worker, or pass apiKey to the provider.`,
         );
         expect(server.requests).toHaveLength(0);
       });
@@ -625,6 +628,7 @@ describe("errors on Claude", () => {
       const error = await run(agent, "Hi").catch((e: unknown) => e);
       expect(error).toMatchObject({ name: "AgentOptionsError", field: "temperature" });
       expect((error as Error).message).toMatch(/temperature is not supported when thinking is enabled/);
+      expect(server.requests).toHaveLength(0); // caught before the request: the provider's getArgs warned
     });
   });
 });

@@ -35,6 +35,7 @@ beforeAll(async () => {
     ),
     workflowBundle: { codePath: inject("workflowBundlePath") },
     name: `coach-${randomUUID().slice(0, 8)}`,
+    scripted: true,
   });
   output = printout(result);
   console.log(output);
@@ -96,7 +97,9 @@ describe("the compare-models example: OpenAI runs → dataset → fork and playb
       /changeClaimedWithoutToolCall: 5\/12 \(42%, 95% CI \d+%–\d+%\) → 12\/12 \(100%, 95% CI \d+%–100%\): better/,
     );
     expect(output).toContain(
-      "Claude does better on changeClaimedWithoutToolCall, significantly, and no worse elsewhere",
+      "(scripted) Claude does better on changeClaimedWithoutToolCall, significantly, and no worse elsewhere",
     );
+    expect(output.split("\n")[0]).toMatch(/^Both models are SCRIPTED/); // two scripted servers are not a finding about the models
+    expect(output).toContain("recorded scripted OpenAI run(s)");
   });
 });

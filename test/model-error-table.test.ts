@@ -125,7 +125,7 @@ const EXAMPLES: Record<string, Example[]> = {
       return check.ok ? new Error("expected no choices") : check.error;
     }),
   ],
-  "ModelApiError: no API key": [
+  "LoadAPIKeyError: no API key": [
     ex("no apiKey, no baseURL, no OPENAI_API_KEY", async () => {
       const saved = { key: process.env.OPENAI_API_KEY, url: process.env.OPENAI_BASE_URL };
       delete process.env.OPENAI_API_KEY;

@@ -6,8 +6,8 @@
  * the OpenAI runs on Claude is answered from the recordings.
  */
 import { z } from "zod";
-import { ai, type AgentModel } from "../../src/index.js"; // in your project: from "durable-agent"
-import type { ScriptedAnthropicBody, ScriptedProviderHandler, ScriptHandler } from "../../src/testing/index.js"; // in your project: from "durable-agent/testing"
+import { ai, type AgentModel } from "durable-agent";
+import type { ScriptedAnthropicBody, ScriptedProviderHandler, ScriptHandler } from "durable-agent/testing";
 
 /** Exercises the coach may put in a plan; `update_plan` refuses anything else. */
 export const LIBRARY = ["squats", "lunges", "push-ups", "burpees", "planks", "rows"];

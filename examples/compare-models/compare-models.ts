@@ -9,7 +9,8 @@
  *      and compared with the recordings (`--baseline recorded`), with confidence intervals.
  *
  * Run it: `npx tsx --conditions=durable-agent-source examples/compare-models/compare-models.ts`
- * (starts a dev server, a scripted Chat Completions server and a scripted Anthropic server).
+ * (starts a dev server, a scripted Chat Completions server and a scripted Anthropic server: both
+ * models are scripted, and the printout says so). README.md says how to point it at real models.
  * `test/compare-models-example.test.ts` runs it in `npm test`.
  */
 import { mkdtempSync } from "node:fs";
@@ -29,7 +30,7 @@ import {
   type ModelReference,
   type ReportComparison,
   type RunResult,
-} from "../../src/index.js"; // in your project: from "durable-agent"
+} from "durable-agent";
 import { createCoach, executions } from "./coach.js";
 
 /** Yesterday's traffic: four swaps the library allows, seven it does not, a question. */
@@ -68,10 +69,14 @@ export interface CompareOptions {
   name?: string;
   /** Folder of the case file; default a temporary one. */
   dir?: string;
+  /** The models are scripted servers (as in `npm test` and the example's own run): the printout says so. Default false. */
+  scripted?: boolean;
 }
 
 /** What the comparison found. */
 export interface CompareResult {
+  /** The models were scripted (`CompareOptions.scripted`). */
+  scripted: boolean;
   casesFile: string;
   cases: number;
   /** The recorded OpenAI run that was forked, and the fork's result on Claude. */
@@ -141,6 +146,7 @@ export async function compareModels(options: CompareOptions): Promise<CompareRes
     const playbackToolExecutions = toolExecutions() - executedBefore;
     const baseline = await recordedBaseline(cases, scorers, { agent: name });
     return {
+      scripted: options.scripted === true,
       casesFile,
       cases: cases.length,
       fork,
@@ -164,7 +170,7 @@ export function verdict(comparison: ReportComparison): string {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const { createAnthropic } = await import("@ai-sdk/anthropic");
-  const { startDevServer, startScriptedAnthropic, startScriptedModel } = await import("../../src/testing/index.js");
+  const { startDevServer, startScriptedAnthropic, startScriptedModel } = await import("durable-agent/testing");
   const { claudeAnswers, yesterdaysOpenAI } = await import("./coach.js");
   const server = await startDevServer();
   const openai = await startScriptedModel(yesterdaysOpenAI);
@@ -179,6 +185,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
       candidateModel: ai.model(
         createAnthropic({ baseURL: anthropic.baseURL, apiKey: "sk-ant-scripted" })("claude-sonnet-4-5"),
       ),
+      scripted: true,
     });
     console.log(printout(result));
   } finally {
@@ -194,11 +201,18 @@ export function printout(result: CompareResult): string {
   const { fork, playback } = result;
   const matched = playback.runs.reduce((sum, run) => sum + (run.replay?.matched ?? 0), 0);
   const unmatched = playback.runs.reduce((sum, run) => sum + (run.replay?.unmatched ?? 0), 0);
+  const scripted = result.scripted ? "scripted " : "";
   return [
-    `Dataset: ${result.cases} recorded OpenAI run(s) in ${result.casesFile}`,
+    ...(result.scripted
+      ? [
+          "Both models are SCRIPTED (servers on loopback that answer as coach.ts writes them): the figures show the " +
+            "pipeline at work, not how the real models compare.",
+        ]
+      : []),
+    `Dataset: ${result.cases} recorded ${scripted}OpenAI run(s) in ${result.casesFile}`,
     `Fork of "${fork.from.reply}" (${fork.from.workflowId}) at trip ${fork.result.forkedFrom?.atTrip} on Claude: "${fork.result.reply}" (${fork.result.trips} trips, ${fork.toolExecutions} tool executions)`,
     `Playback on Claude with recorded tools: ${matched} call(s) answered from the recordings, ${unmatched} not in them, ${result.playbackToolExecutions} executed`,
     formatComparison(result.comparison),
-    verdict(result.comparison),
+    `${result.scripted ? "(scripted) " : ""}${verdict(result.comparison)}`,
   ].join("\n");
 }

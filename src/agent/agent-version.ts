@@ -59,6 +59,7 @@ function describeDefinition(
         needsApproval: tool.needsApproval,
         approvalTimeoutMs: approvalTimeoutMsOf(tool), // in ms, as versions were fingerprinted before
         ...(tool.subAgent ? { subAgent: versionOf(tool.subAgent.agent) } : {}),
+        ...(tool.providerTool ? { providerTool: tool.providerTool } : {}), // its id and args
         ...(tool.handoff
           ? { handoff: { agent: versionOf(tool.handoff.agent), inputFilter: tool.handoff.inputFilter } }
           : {}),

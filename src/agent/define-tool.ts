@@ -96,6 +96,16 @@ export interface Tool<Input = any, Output = unknown> {
   readonly handoff?: HandoffLink;
   /** Set on `ai.activityTool()` and `ai.workflowTool()`: the run calls this activity or workflow by name on its task queue. */
   readonly remote?: RemoteToolTarget;
+  /** Set on a provider-defined tool of the AI SDK (`anthropic.tools.webSearch_20250305()`): the provider runs it. */
+  readonly providerTool?: ProviderToolLink;
+}
+
+/** A provider-defined tool of the AI SDK, as `anthropic.tools.webSearch_20250305(...)` returns it. */
+export interface ProviderToolLink {
+  /** The provider's tool id, e.g. `anthropic.web_search_20250305`. */
+  readonly id: string;
+  /** The tool's arguments, e.g. `{ maxUses: 3 }`. */
+  readonly args: Record<string, unknown>;
 }
 
 /** What a sub-agent tool knows of its agent: the agent (registered on workers with the caller) and how input becomes its message. */

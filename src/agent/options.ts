@@ -188,8 +188,13 @@ export interface AgentOptions {
   instructions?: Instructions;
   /** A zod schema for the run's `context`, checked on the client before the run starts. Default: any JSON value. */
   contextSchema?: z.ZodType;
-  /** Tools the model may call: `ai.tool()` values, MCP servers' tools (`ai.mcp()`), and `otherAgent.asTool()` sub-agents (each call its own child workflow). */
-  tools?: Array<Tool | McpToolset>;
+  /**
+   * Tools the model may call: `ai.tool()` values, MCP servers' tools (`ai.mcp()`), and
+   * `otherAgent.asTool()` sub-agents (each call its own child workflow). Or a record `{ name: tool }`,
+   * which may also hold the AI SDK's `tool({ inputSchema, execute })` (run as an activity) and
+   * provider-defined tools such as `anthropic.tools.webSearch_20250305()` (run at the provider).
+   */
+  tools?: Array<Tool | McpToolset> | Record<string, Tool | McpToolset | object>;
   /**
    * Agents this one may hand the run to: one `transfer_to_<name>` tool each. When the model calls
    * it, the run continues with that agent (its instructions, tools, model and contract options)

@@ -15,6 +15,7 @@ import {
   type AgentOptions,
 } from "./options.js";
 import { handoffTools } from "./handoff-tools.js";
+import { listTools } from "./ai-sdk-tools.js";
 import type { Budget } from "../core/usage.js";
 import { validateModelSettings, validateToolChoice } from "../models/model-settings.js";
 import { checkLanguageModel, looksLikeLanguageModel } from "../models/ai-sdk-model.js";
@@ -34,14 +35,12 @@ export function validateAgentOptions(options: AgentOptions): void {
     options.description !== undefined &&
     (typeof options.description !== "string" || options.description.length > 1024)
   ) {
-    fail(
-      "description",
-      `must be a string of at most 1,024 characters (got ${typeof options.description === "string" ? `${options.description.length} characters` : typeof options.description})`,
-    );
+    const got =
+      typeof options.description === "string" ? `${options.description.length} characters` : typeof options.description;
+    fail("description", `must be a string of at most 1,024 characters (got ${got})`);
   }
   validateModel(options);
-  const tools = options.tools ?? [];
-  if (!Array.isArray(tools)) fail("tools", "must be an array of ai.tool() definitions");
+  const tools = listTools(options.tools);
   const seen = new Set<string>();
   const servers = new Set<string>();
   for (const tool of [...tools, ...handoffTools(options.handoffs)]) {
@@ -56,6 +55,11 @@ export function validateAgentOptions(options: AgentOptions): void {
     }
     if (seen.has(tool.name)) fail("tools", `two tools are named "${tool.name}"; tool names must be unique`);
     seen.add(tool.name);
+    if (tool.providerTool && !isAiSdkModel(resolveModel(options.model)))
+      fail(
+        `tools.${tool.name}`,
+        `is a provider tool (${tool.providerTool.id}): it runs at the provider, so the model must be an AI SDK model of it (ai.model())`,
+      );
   }
   checkCount("maxTrips", options.maxTrips, 1);
   if (

@@ -13,7 +13,8 @@ import { NO_WORKER_WARNING_AFTER, watchForNoWorker, type RunLogger } from "./no-
 import { RunHandle } from "./run-handle.js";
 import type { AgentDefinition } from "../agent/agent-definition.js";
 import { validateBudget, validateOutputSchema } from "../agent/validate-options.js";
-import { validateSamplingSettings, validateToolChoice } from "../models/model-settings.js";
+import { MODEL_SETTING_KEYS, validateSamplingSettings, validateToolChoice } from "../models/model-settings.js";
+import { checkKnownKeys } from "../options/known-keys.js";
 import type { ModelSettings } from "../core/model-settings.js";
 import { outputJsonSchema } from "../models/structured-output.js";
 import { z } from "zod";
@@ -130,6 +131,7 @@ export function prepareRunStart(
   if (options.modelSettings !== undefined) {
     if (typeof options.modelSettings !== "object" || options.modelSettings === null)
       throw new AgentOptionsError("modelSettings", "must be an object");
+    checkKnownKeys(options.modelSettings, MODEL_SETTING_KEYS, "run()", "modelSettings");
     validateSamplingSettings(options.modelSettings, "modelSettings");
     if (typeof agent !== "string")
       validateToolChoice(options.modelSettings, new Set(agent.tools.map((t) => t.name)), "modelSettings");

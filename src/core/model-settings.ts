@@ -21,6 +21,11 @@ export interface ModelSettings {
   parallelToolCalls?: boolean;
   /** Nucleus sampling (`top_p`). */
   topP?: number;
+  /**
+   * Sample from the K likeliest tokens only (the AI SDK's `topK`; Chat Completions: `top_k`, which
+   * compatible servers such as vLLM and llama.cpp take and OpenAI's own API refuses).
+   */
+  topK?: number;
   /** Best-effort deterministic sampling (`seed`). */
   seed?: number;
   /** Up to 4 sequences where the model stops (`stop`). */

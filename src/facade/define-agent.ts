@@ -12,6 +12,7 @@ import { McpToolset } from "../mcp/mcp-toolset.js";
 import type { Tool } from "../agent/define-tool.js";
 import { subAgentTool, type AsToolOptions } from "../subagents/as-tool.js";
 import { handoffTools } from "../agent/handoff-tools.js";
+import { listTools } from "../agent/ai-sdk-tools.js";
 import type { AgentOptions } from "../agent/options.js";
 import type { AgentDefinition } from "../agent/agent-definition.js";
 import type { z } from "zod";
@@ -41,7 +42,7 @@ export class Agent<Output = unknown, Context = unknown> implements AgentDefiniti
     this.options = options;
     this.name = agentName(options);
     this.maxTrips = maxTripsOf(options);
-    const tools = [...(options.tools ?? []), ...handoffTools(options.handoffs)];
+    const tools = [...listTools(options.tools), ...handoffTools(options.handoffs)];
     this.#tools = new Map(
       tools.filter((tool): tool is Tool => !(tool instanceof McpToolset)).map((tool) => [tool.name, tool]),
     );

@@ -6,11 +6,18 @@
  *
  * A setting the provider says it does not support (a warning of type `unsupported`, V2's
  * `unsupported-setting`) fails the call with an `AgentOptionsError` naming the setting, since the
- * provider would ignore or change it. A provider without a JSON mode for the typed output (its
+ * provider would ignore or change it. Where the provider builds its request in a method of its own
+ * (`getArgs`, as `@ai-sdk/anthropic`, `openai`, `google` and `openai-compatible` do), the worker
+ * asks it once per model and settings before the first request, so such a setting costs no request. A provider without a JSON mode for the typed output (its
  * warning names `responseFormat`) is asked in the instructions instead, from then on on this worker.
  */
 import { log } from "@temporalio/activity";
-import type { LanguageModelV4CallOptions, LanguageModelV4FunctionTool } from "@ai-sdk/provider";
+import type {
+  LanguageModelV4CallOptions,
+  LanguageModelV4FunctionTool,
+  LanguageModelV4ProviderTool,
+} from "@ai-sdk/provider";
+import type { ProviderToolLink } from "../agent/define-tool.js";
 import { AgentOptionsError } from "../errors.js";
 import {
   parallelToolCallsOption,
@@ -80,6 +87,7 @@ async function callOnce(
   const options = callOptions(model, settings, request, output);
   const callable = model.languageModel as unknown as CallableModel;
   const pricing = model.settings.pricing;
+  if ((await checkBeforeRequest(model, settings, request, options)) === "no-json-mode") return "no-json-mode";
   if (!request.streamText) {
     const answer = generatedAnswer(await callable.doGenerate(options), pricing);
     if (answer.usage) request.onUsage(answer.usage);
@@ -118,6 +126,43 @@ async function callOnce(
   return answer;
 }
 
+/** Models and settings whose request the provider built without a warning that fails the call: asked once each. */
+const checkedBeforeRequest = new Set<string>();
+const MAX_CHECKED = 1_000;
+
+/**
+ * The warnings of the request the provider would send, judged before it is sent, once per model and
+ * settings: a provider's `getArgs(options)` builds the request and its warnings without sending it.
+ * A provider without one (or whose `getArgs` fails) is judged on its answer's warnings only.
+ */
+async function checkBeforeRequest(
+  model: AiSdkModelReference,
+  settings: AiSdkModelSettings,
+  request: ModelCallRequest,
+  options: LanguageModelV4CallOptions,
+): Promise<"no-json-mode" | undefined> {
+  const getArgs = (model.languageModel as { getArgs?: unknown }).getArgs;
+  if (typeof getArgs !== "function") return undefined;
+  const { prompt: _prompt, abortSignal: _signal, ...rest } = options;
+  const key = `${model.provider}\n${model.modelId}\n${request.streamText}\n${JSON.stringify(rest)}`;
+  if (checkedBeforeRequest.has(key)) return undefined;
+  let warnings: unknown;
+  try {
+    // Anthropic's reads the betas the caller supplied; the others ignore the extra fields.
+    ({ warnings } = (await getArgs.call(model.languageModel, {
+      ...options,
+      stream: request.streamText,
+      userSuppliedBetas: new Set<string>(),
+    })) as { warnings?: unknown });
+  } catch {
+    return undefined;
+  }
+  const verdict = judgeWarnings(model, settings, request, options, Array.isArray(warnings) ? warnings : [], "before");
+  if (checkedBeforeRequest.size >= MAX_CHECKED) checkedBeforeRequest.clear();
+  checkedBeforeRequest.add(key);
+  return verdict;
+}
+
 /** The model's settings with the run's on top (a run's `extraBody` has no meaning here). */
 function mergeSettings(model: AiSdkModelSettings, run: ModelSettings | undefined): AiSdkModelSettings {
   if (!run) return model;
@@ -145,20 +190,31 @@ function callOptions(
   const prompt = toLanguageModelPrompt(instructions, request.messages, {
     imagesInToolResults: takesImagesInToolResults(model.provider),
   });
-  const tools = request.tools.map((tool): LanguageModelV4FunctionTool => ({
-    type: "function",
-    name: tool.name,
-    ...(tool.description ? { description: tool.description } : {}),
-    inputSchema: ("jsonSchema" in tool
-      ? tool.jsonSchema
-      : tool.inputSchema) as LanguageModelV4FunctionTool["inputSchema"],
-  }));
+  const tools = request.tools.map((tool): LanguageModelV4FunctionTool | LanguageModelV4ProviderTool => {
+    const provided = "providerTool" in tool ? (tool as { providerTool?: ProviderToolLink }).providerTool : undefined;
+    if (provided)
+      // V3 and V4 name it "provider", V2 "provider-defined"
+      return {
+        type: version === "v2" ? "provider-defined" : "provider",
+        ...provided,
+        name: tool.name,
+      } as LanguageModelV4ProviderTool;
+    return {
+      type: "function",
+      name: tool.name,
+      ...(tool.description ? { description: tool.description } : {}),
+      inputSchema: ("jsonSchema" in tool
+        ? tool.jsonSchema
+        : tool.inputSchema) as LanguageModelV4FunctionTool["inputSchema"],
+    };
+  });
   let providerOptions: ProviderOptions | undefined = settings.providerOptions;
   const options: Record<string, unknown> = { prompt: promptFor(version, prompt), abortSignal: request.signal };
   const set = (key: string, value: unknown) => value !== undefined && (options[key] = value);
   set("temperature", settings.temperature);
   set("maxOutputTokens", settings.maxTokens);
   set("topP", settings.topP);
+  set("topK", settings.topK);
   set("seed", settings.seed);
   set("stopSequences", typeof settings.stop === "string" ? [settings.stop] : settings.stop);
   set("presencePenalty", settings.presencePenalty);
@@ -209,6 +265,7 @@ const SETTING_OF_OPTION: Record<string, keyof AiSdkModelSettings> = {
   temperature: "temperature",
   maxOutputTokens: "maxTokens",
   topP: "topP",
+  topK: "topK",
   seed: "seed",
   stopSequences: "stop",
   presencePenalty: "presencePenalty",
@@ -228,6 +285,7 @@ function judgeWarnings(
   request: ModelCallRequest,
   sent: LanguageModelV4CallOptions,
   warnings: CallWarning[],
+  when: "before" | "after" = "after",
 ): "no-json-mode" | undefined {
   let verdict: "no-json-mode" | undefined;
   for (const warning of warnings) {
@@ -260,7 +318,7 @@ function judgeWarnings(
         `${model.provider} "${model.modelId}" does not support it${warning.details ? `: ${warning.details}` : ""}.`,
       );
     }
-    log.warn("model call warning", { provider: model.provider, modelId: model.modelId, warning });
+    if (when === "after") log.warn("model call warning", { provider: model.provider, modelId: model.modelId, warning });
   }
   return verdict;
 }

@@ -46,26 +46,50 @@ export class StreamCutError extends Error {
   }
 }
 
+/** The HTTP status a provider's error type stands for (Anthropic's and OpenAI's names), for an error sent mid-stream. */
+const STATUS_OF_KIND: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  rate_limit_exceeded: 429,
+  api_error: 500,
+  server_error: 500,
+  overloaded_error: 529,
+};
+
 /**
  * An error the provider sent inside the answer's stream (after its 200), as the stream's `error`
- * part carried it: e.g. Anthropic's `{ type: "overloaded_error", message }`. `kind` is its type or code.
+ * part carried it: e.g. Anthropic's `{ type: "overloaded_error", message }`. `kind` is its type or
+ * code, `status` the HTTP status that type stands for, `detail` the provider's own message.
  */
 export class ProviderStreamError extends Error {
   override name = "ProviderStreamError";
   /** True for a `ProviderStreamError`, by its literal name (kept by minifiers). */
   static isInstance = namedErrorGuard<ProviderStreamError>("ProviderStreamError");
   readonly kind: string | undefined;
+  readonly status: number | undefined;
+  readonly detail: string;
   constructor(readonly error: unknown) {
-    super(`the provider sent an error mid-answer: ${describeStreamError(error)}`, {
-      cause: error instanceof Error ? error : undefined,
-    });
     const fields = (typeof error === "object" && error !== null ? error : {}) as {
       type?: unknown;
       code?: unknown;
-      error?: { type?: unknown };
+      message?: unknown;
+      error?: { type?: unknown; code?: unknown; message?: unknown };
     };
-    const kind = fields.error?.type ?? fields.type ?? fields.code;
+    const said = fields.error?.message ?? fields.message;
+    const detail = typeof said === "string" && said !== "" ? said : describeStreamError(error);
+    super(`the provider sent an error mid-answer: ${detail}`, { cause: error instanceof Error ? error : undefined });
+    this.detail = detail;
+    const kind =
+      fields.error?.type ?? fields.error?.code ?? (fields.type === "error" ? undefined : fields.type) ?? fields.code;
     this.kind = typeof kind === "string" || typeof kind === "number" ? String(kind) : undefined;
+    this.status =
+      this.kind === undefined
+        ? undefined
+        : (STATUS_OF_KIND[this.kind] ?? (/^\d{3}$/.test(this.kind) ? Number(this.kind) : undefined));
   }
 }
 

@@ -68,6 +68,7 @@ export const AI_SDK_SETTING_KEYS = {
   resetToolChoice: true,
   parallelToolCalls: true,
   topP: true,
+  topK: true,
   seed: true,
   stop: true,
   presencePenalty: true,

@@ -20,6 +20,7 @@ import { ContentFilterFinishReasonError, LengthFinishReasonError } from "openai/
 import {
   AgentOptionsError,
   DurableAgentError,
+  LoadAPIKeyError,
   ModelApiError,
   PayloadTooLargeError,
   TooManyToolCallsError,
@@ -119,10 +120,10 @@ export const MODEL_ERROR_TABLE: readonly ModelErrorRow[] = [
       streamHelper(/^stream ended without producing a ChatCompletionMessage with role=assistant$/)(e),
   },
   {
-    error: "ModelApiError: no API key",
+    error: "LoadAPIKeyError: no API key",
     fault: "permanent",
     why: "a setting of the worker",
-    matches: (e) => ModelApiError.isInstance(e) && /^No API key for model /.test(e.message),
+    matches: (e) => LoadAPIKeyError.isInstance(e),
   },
   {
     error: "a 2xx that is not a chat completion stream (HTML, a login page, plain text, JSON)",
@@ -421,6 +422,12 @@ export function classifyModelError(error: unknown): { row: ModelErrorRow | undef
 export function modelApiErrorFor(error: unknown, modelId: string): DurableAgentError {
   const typed = causeChain(error).find((e) => DurableAgentError.isInstance(e));
   if (typed) return typed as DurableAgentError;
+  const noKey = causeChain(error).find((e) => isAiSdkError(e, "AI_LoadAPIKeyError")) as Error | undefined;
+  if (noKey) {
+    const variable = /\b[A-Z][A-Z0-9_]*_API_KEY\b/.exec(noKey.message)?.[0];
+    const where = variable ? `set ${variable} on the worker, or pass apiKey to the provider` : noKey.message;
+    return new LoadAPIKeyError(`No API key for model "${modelId}": ${where}.`, modelId, variable);
+  }
   const body = notAnEventStream(error);
   if (body)
     return new ModelApiError(modelErrorMessage(error, modelId), body.status, modelId, {
@@ -433,6 +440,7 @@ export function modelApiErrorFor(error: unknown, modelId: string): DurableAgentE
 /** The HTTP status of a failed call, from either client's error. */
 function statusOf(error: unknown): number | undefined {
   if (error instanceof OpenAI.APIError) return error.status;
+  if (ProviderStreamError.isInstance(error)) return error.status;
   return isApiCallError(error) ? error.statusCode : undefined;
 }
 
@@ -449,6 +457,8 @@ export function modelErrorMessage(error: unknown, modelId: string): string {
     return `Model "${modelId}" API error ${error.status}: ${error.message}`;
   if (isApiCallError(error) && error.statusCode !== undefined)
     return `Model "${modelId}" API error ${error.statusCode}: ${error.message}`;
+  if (ProviderStreamError.isInstance(error))
+    return `Model "${modelId}" API error${error.status ? ` ${error.status}` : ""} mid-answer${error.kind ? ` (${error.kind})` : ""}: ${error.detail}`;
   const body = notAnEventStream(error);
   if (body) return `Model "${modelId}": ${body.message}`;
   const detail = describeChain(error);

@@ -6,6 +6,24 @@
 import type { ModelPricing } from "../core/usage.js";
 import type { ModelSettings } from "../core/model-settings.js";
 import { checkAmount, checkCount, fail } from "../options/option-checks.js";
+import type { KnownKeys } from "../options/known-keys.js";
+
+/** The keys of `ModelSettings`, checked on a run's `modelSettings`: a new setting goes here too (the typecheck insists). */
+export const MODEL_SETTING_KEYS = {
+  temperature: true,
+  maxTokens: true,
+  toolChoice: true,
+  resetToolChoice: true,
+  parallelToolCalls: true,
+  topP: true,
+  topK: true,
+  seed: true,
+  stop: true,
+  presencePenalty: true,
+  frequencyPenalty: true,
+  reasoningEffort: true,
+  extraBody: true,
+} as const satisfies Record<keyof ModelSettings, true> & KnownKeys;
 
 /** Settings of an OpenAI-compatible Chat Completions model: where it is, its prices, and its default `ModelSettings`. Read on the worker only. */
 export interface OpenAIModelSettings extends ModelSettings {
@@ -38,6 +56,7 @@ export function validateSamplingSettings(settings: ModelSettings, field: string)
   checkNumber(`${field}.temperature`, settings.temperature, 0, 2);
   checkCount(`${field}.maxTokens`, settings.maxTokens, 1);
   checkNumber(`${field}.topP`, settings.topP, 0, 1);
+  checkCount(`${field}.topK`, settings.topK, 1);
   if (settings.seed !== undefined && !Number.isInteger(settings.seed))
     fail(`${field}.seed`, `must be a whole number (got ${JSON.stringify(settings.seed)})`);
   checkNumber(`${field}.presencePenalty`, settings.presencePenalty, -2, 2);

@@ -2,7 +2,7 @@
 import type OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { Message } from "../core/types.js";
-import { ModelApiError } from "../errors.js";
+import { LoadAPIKeyError } from "../errors.js";
 import { createStreamingClient } from "./chat-stream.js";
 import type { FunctionTool } from "./model-call-request.js";
 import type { McpToolDefinition } from "../core/mcp-tools.js";
@@ -16,10 +16,10 @@ export function openaiClientFor(model: ModelReference): OpenAI {
   const baseURL = model.settings.baseURL ?? (process.env.OPENAI_BASE_URL || undefined);
   const apiKey = model.settings.apiKey ?? (process.env.OPENAI_API_KEY || undefined) ?? (baseURL ? "unused" : undefined);
   if (!apiKey) {
-    throw new ModelApiError(
+    throw new LoadAPIKeyError(
       `No API key for model "${model.modelId}": set OPENAI_API_KEY on the worker, or a baseURL for a server that needs none.`,
-      undefined,
       model.modelId,
+      "OPENAI_API_KEY",
     );
   }
   const key = `${baseURL ?? ""}\n${apiKey}`;

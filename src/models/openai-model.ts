@@ -16,6 +16,7 @@ export const OPENAI_SETTING_KEYS = {
   resetToolChoice: true,
   parallelToolCalls: true,
   topP: true,
+  topK: true,
   seed: true,
   stop: true,
   presencePenalty: true,

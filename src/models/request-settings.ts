@@ -32,6 +32,7 @@ export function requestFields(settings: ModelSettings, position: CallPosition): 
   set("temperature", settings.temperature);
   set("max_completion_tokens", settings.maxTokens);
   set("top_p", settings.topP);
+  set("top_k", settings.topK);
   set("seed", settings.seed);
   set("stop", settings.stop);
   set("presence_penalty", settings.presencePenalty);

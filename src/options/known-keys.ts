@@ -7,6 +7,12 @@
 import { closest, distance } from "fastest-levenshtein";
 import { AgentOptionsError } from "../errors.js";
 
+/**
+ * Names other libraries give a setting we name otherwise: the AI SDK's `maxOutputTokens` is our
+ * `maxTokens`, its `stopSequences` our `stop`. Named in the error when the options know the setting.
+ */
+const SYNONYMS: Readonly<Record<string, string>> = { maxOutputTokens: "maxTokens", stopSequences: "stop" };
+
 /** The keys an options type knows, as a record (see the module comment). */
 export type KnownKeys = Readonly<Record<string, true>>;
 
@@ -18,15 +24,18 @@ export function checkKnownKeys(value: object, known: KnownKeys, call: string, pa
   for (const key of Object.keys(value)) {
     if (Object.hasOwn(known, key)) continue;
     const field = path ? `${path}.${key}` : key;
-    const suggestion = closestKey(key, Object.keys(known));
+    const synonym = Object.hasOwn(SYNONYMS, key) && Object.hasOwn(known, SYNONYMS[key]!) ? SYNONYMS[key] : undefined;
+    const suggestion = synonym ?? closestKey(key, Object.keys(known));
     const where = path ? `\`${path}\` of ${call}` : call;
     throw new AgentOptionsError(
       field,
-      suggestion
-        ? `${where} has no option \`${key}\`; did you mean \`${suggestion}\`?`
-        : `${where} has no option \`${key}\` (its options are ${Object.keys(known)
-            .map((k) => `\`${k}\``)
-            .join(", ")})`,
+      synonym
+        ? `${where} has no option \`${key}\`; did you mean \`${synonym}\`? (the AI SDK's \`${key}\` is \`${synonym}\` here)`
+        : suggestion
+          ? `${where} has no option \`${key}\`; did you mean \`${suggestion}\`?`
+          : `${where} has no option \`${key}\` (its options are ${Object.keys(known)
+              .map((k) => `\`${k}\``)
+              .join(", ")})`,
       suggestion,
     );
   }
