@@ -30,14 +30,14 @@ export function readMessage(message: Message | undefined): MessageInput | { prob
   let decision: A2ADecision | undefined;
   for (const part of message.parts) {
     const content = part.content;
-    if (content?.$case === "text") texts.push(content.value);
+    if (content?.$case === "text" && typeof content.value === "string") texts.push(content.value);
     else if (content?.$case === "data" && isDecision(content.value))
       decision = { approve: content.value.approve, ...decisionDetails(content.value) };
     else
       return {
         problem:
           "each part must be text, or data of the form { approve: true | false, reason?: string, callId?: string } " +
-          `(got ${content?.$case === "data" ? "other data" : (content?.$case ?? "an empty part")})`,
+          `(got ${content?.$case === "data" ? "other data" : content?.$case === "text" ? "text that is not a string" : (content?.$case ?? "an empty part")})`,
       };
   }
   const text = texts.join("\n").trim();

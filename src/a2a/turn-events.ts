@@ -97,6 +97,7 @@ export async function* turnEvents(
   } finally {
     await chunks.cancel().catch(() => undefined);
   }
+  if (signal.aborted) return; // the client went away: nobody reads the end
   const settled = await reads.settledTurn();
   const pending = settled.status === "waiting-for-approval" ? await reads.pendingApprovals() : [];
   yield { payload: { $case: "statusUpdate", value: { ...ids, status: taskStatus(ref, settled, pending) } } };
