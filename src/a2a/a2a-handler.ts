@@ -37,7 +37,10 @@ export interface A2AHandlerOptions {
    * 401. Called on every JSON-RPC request before its body is read; agent cards are public.
    */
   authorize: (request: Request) => A2ACaller | false | Promise<A2ACaller | false>;
-  /** The public URL the handler is mounted at (`https://agents.example.com/a2a`): cards name their endpoints under it, and its path is stripped from requests'. */
+  /**
+   * The public URL the handler is mounted at (`https://agents.example.com/a2a`): cards name their
+   * endpoints under it, and its path is taken off requests' paths.
+   */
   baseUrl: string;
   /** The run's context for a caller's sessions (see `RunOptions.context`), from the request and the caller. Default: none. */
   context?: (request: { request: Request; by: string; agent: string }) => unknown;
