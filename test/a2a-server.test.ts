@@ -4,7 +4,7 @@
  * cut connection (every event once, the whole text), tasks/cancel, an approval through
  * input-required, another user's task, and bad input.
  */
-import { createServer, type Server } from "node:http";
+import { serve, type ServerType } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import {
   Client as A2AClient,
@@ -23,7 +23,7 @@ import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 const LONG = "The tide comes in twice a day, pulled by the moon and a little by the sun.";
 let harness: Harness;
 let model: ScriptedModel;
-let server: Server;
+let server: ServerType;
 let base = "";
 let handler: A2AHandler;
 const executed: unknown[] = [];
@@ -57,28 +57,13 @@ const refund = ai.tool({
   execute: async (input) => (executed.push(input), { ok: true }),
 });
 
-/** Serves `handle` on a loopback port, the way `durable-agent a2a` does. */
-async function serve(handle: () => A2AHandler): Promise<string> {
-  server = createServer(async (req, res) => {
-    const controller = new AbortController();
-    res.on("close", () => controller.abort());
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const request = new Request(`http://${req.headers.host}${req.url}`, {
-      method: req.method,
-      headers: req.headers as Record<string, string>,
-      ...(req.method === "POST" ? { body: Buffer.concat(chunks) } : {}),
-      signal: controller.signal,
-    });
-    const response = await handle()(request);
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    if (!response.body) return void res.end();
-    const reader = response.body.getReader();
-    res.on("close", () => void reader.cancel().catch(() => undefined));
-    for (let read = await reader.read(); !read.done; read = await reader.read()) res.write(read.value);
-    res.end();
+/** Serves `handle` on a loopback port with @hono/node-server, as `durable-agent a2a` does. */
+async function serveOn(handle: () => A2AHandler): Promise<string> {
+  server = await new Promise<ServerType>((resolve) => {
+    const started = serve({ fetch: (request: Request) => handle()(request), port: 0, hostname: "127.0.0.1" }, () =>
+      resolve(started),
+    );
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/a2a`;
 }
 
@@ -131,10 +116,10 @@ function streamedText(events: StreamResponse[]): string {
     }
   return text;
 }
-const states = (events: StreamResponse[]) =>
-  events.flatMap((e) =>
+const states = (events: StreamResponse[]): (number | string)[] =>
+  events.flatMap((e): (number | string)[] =>
     e.payload?.$case === "statusUpdate"
-      ? [e.payload.value.status!.state]
+      ? [e.payload.value.status!.state as number]
       : e.payload?.$case === "task"
         ? [`task:${e.payload.value.status!.state}`]
         : [],
@@ -162,7 +147,7 @@ describe("createA2AHandler", () => {
     });
     const other = ai.agent({ name: "a2a-other", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
     await withWorker(harness, [coach, other], async ({ taskQueue }) => {
-      base = await serve(() => handler);
+      base = await serveOn(() => handler);
       handler = createA2AHandler({
         agents: [coach, other],
         client: harness.client,
