@@ -18,6 +18,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ai, createA2AHandler, type A2AHandler } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
+import { startCli } from "./support/cli-helpers.js";
+import { cliCoach, cliGreeter } from "./fixtures/cli-agents.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 
 const LONG = "The tide comes in twice a day, pulled by the moon and a little by the sun.";
@@ -294,6 +296,42 @@ describe("createA2AHandler", () => {
       expect(await unknown.json()).toMatchObject({ error: { code: -32601 } });
       // A page of another origin is refused.
       expect((await rpc("{}", "alice", { origin: "https://evil.example" })).status).toBe(403);
+    });
+  });
+
+  it("durable-agent a2a <module> --port 0 serves the module's agents: cards at their paths, a token required, tasks run by the workers of --task-queue", async () => {
+    process.env.OPENAI_BASE_URL = model.baseURL; // the module's agents' model, for this process's worker
+    process.env.OPENAI_API_KEY ??= "test";
+    await withWorker(harness, [cliCoach, cliGreeter], async ({ taskQueue: queue }) => {
+      const cli = startCli([
+        "a2a",
+        "test/fixtures/cli-agents.ts",
+        "--port",
+        "0",
+        "--token",
+        "t0ken",
+        "--task-queue",
+        queue,
+      ]);
+      try {
+        const url = /on (http:\/\/\S+)/.exec(await cli.waitForLine("durable-agent a2a on"))![1]!;
+        const card = (await (await fetch(`${url}/cli-greeter/.well-known/agent-card.json`)).json()) as { url: string };
+        expect(card.url).toBe(`${url}/cli-greeter`);
+        const withToken: typeof fetch = (input, init) =>
+          fetch(input, {
+            ...init,
+            headers: { ...(init?.headers as Record<string, string>), authorization: "Bearer t0ken" },
+          });
+        const resolved = await new DefaultAgentCardResolver().resolve(`${url}/`, ".well-known/agent-card.json");
+        expect(resolved.skills.map((s) => s.name)).toEqual(["cli-coach", "update_plan"]);
+        const client = new A2AClient(new LegacyJsonRpcTransport({ endpoint: url, fetchImpl: withToken }), resolved);
+        const task = (await client.sendMessage(send(userMessage("Hi")))) as Task;
+        expect(textOf(task)).toBe("echo: Hi (1)");
+        const refused = new A2AClient(new LegacyJsonRpcTransport({ endpoint: url }), resolved);
+        await expect(refused.getTask({ tenant: "", id: task.id })).rejects.toThrow(/401|signed in/i);
+      } finally {
+        await cli.stop();
+      }
     });
   });
 });
