@@ -20,7 +20,7 @@ import type {
 } from "@a2a-js/sdk";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import { getRun } from "../client/run-handle.js";
-import type { AgentSession } from "../client/session.js";
+import type { AgentSession, SessionMessage } from "../client/session.js";
 import { readRunPart } from "../run-reads/index.js";
 import type { Message as RunMessage } from "../core/types.js";
 import { defined } from "../core/defined.js";
@@ -67,10 +67,20 @@ export class DurableTasks implements A2ARequestHandler {
   }
 
   async sendMessage(params: SendMessageRequest): Promise<Message | Task> {
-    const { ref, session, index } = await this.#accept(params);
+    const { ref, session, index, message } = await this.#accept(params);
     if (params.configuration?.returnImmediately) return this.#task(ref, session, index);
-    for await (const event of this.#events(ref, session, index)) void event; // the answer, read to its end
-    return this.#task(ref, session, index);
+    // Answered when the message's answer is (its result), or when its stream ends first at a call waiting for approval.
+    const stop = new AbortController();
+    const signal = AbortSignal.any([this.#o.signal, stop.signal]);
+    const drained = (async () => {
+      for await (const event of this.#events(ref, session, index, signal)) void event;
+    })();
+    const result = await Promise.race([message?.result().catch(() => undefined), drained.then(() => undefined)]);
+    stop.abort();
+    await drained.catch(() => undefined);
+    if (result === undefined) return this.#task(ref, session, index);
+    const status = result.stopReason === "cancelled" ? "cancelled" : "answered";
+    return taskOf(ref, { index, status, updateId: message!.updateId }, answerText(result.messages) || undefined, []);
   }
 
   async *sendMessageStream(params: SendMessageRequest): AsyncGenerator<StreamResponse> {
@@ -124,7 +134,9 @@ export class DurableTasks implements A2ARequestHandler {
    * Takes a message: a new task in its context's session (started with the first), or, on a task
    * waiting for approval, the decision it carries (recorded as the caller's).
    */
-  async #accept(params: SendMessageRequest): Promise<{ ref: TaskRef; session: AgentSession; index: number }> {
+  async #accept(
+    params: SendMessageRequest,
+  ): Promise<{ ref: TaskRef; session: AgentSession; index: number; message?: SessionMessage }> {
     const { A2AError } = this.#o.sdk;
     const input = readMessage(params.message);
     if ("problem" in input) throw A2AError.invalidParams(input.problem);
@@ -152,7 +164,7 @@ export class DurableTasks implements A2ARequestHandler {
     const session = this.#session(contextId);
     const message = await session.start(input.text, { by: this.#o.by });
     const { index } = await message.turn();
-    return { ref: this.#ref(contextId, session, index), session, index };
+    return { ref: this.#ref(contextId, session, index), session, index, message };
   }
 
   /** Sends the decision on every call of the session that waits (or the one `callId` names), as the caller's. */
@@ -234,7 +246,12 @@ export class DurableTasks implements A2ARequestHandler {
   }
 
   /** The task's events from its message's start, once the session answers it. */
-  async *#events(ref: TaskRef, session: AgentSession, index: number): AsyncGenerator<StreamResponse> {
+  async *#events(
+    ref: TaskRef,
+    session: AgentSession,
+    index: number,
+    signal = this.#o.signal,
+  ): AsyncGenerator<StreamResponse> {
     const turn = await session.startedTurn((t) => t.index === index);
     yield* turnEvents(
       this.#o.client,
@@ -244,7 +261,7 @@ export class DurableTasks implements A2ARequestHandler {
         settledTurn: () => this.#settledTurn(session, index),
         pendingApprovals: async () => (await getRun(ref.workflowId, { client: this.#o.client })).pendingApprovals(),
       },
-      this.#o.signal,
+      signal,
     );
   }
 }
