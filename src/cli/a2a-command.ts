@@ -27,6 +27,9 @@ Options:
 
 Exit codes: 0 stopped; 2 Temporal unreachable; 64 bad arguments or module.`;
 
+/** Host names of this machine's loopback: the only ones a server without a token answers. */
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
 /** Resolves on SIGINT or SIGTERM. */
 function untilStopped(): Promise<void> {
   return new Promise((resolve) => {
@@ -71,7 +74,7 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
   });
   const urlHost = host.includes(":") ? `[${host}]` : host;
   const baseUrl = values["base-url"] ?? `http://${urlHost}:${(server.address() as AddressInfo).port}`;
-  handler = createA2AHandler({
+  const a2a = createA2AHandler({
     agents,
     client,
     taskQueue,
@@ -79,6 +82,11 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
     authorize: (request) =>
       values.token === undefined || request.headers.get("authorization") === `Bearer ${values.token}` ? { by } : false,
   });
+  // Without a token, only loopback names are answered: a page of another site cannot reach the server by DNS rebinding.
+  handler = (request) =>
+    values.token === undefined && !LOOPBACK.has(new URL(request.url).hostname)
+      ? Promise.resolve(new Response("Only loopback host names are served without --token.", { status: 403 }))
+      : a2a(request);
   io.stdout(`durable-agent a2a on ${baseUrl} (Ctrl-C to stop): ${agents.map((a) => `"${a.name}"`).join(", ")}`);
   await untilStopped();
   await new Promise<void>((done) => {
