@@ -39,7 +39,8 @@ beforeAll(async () => {
     const text = String(messages.findLast((m) => m.role === "user")?.content ?? "");
     if (text === "Refund" && last.role === "user") return { toolCalls: [{ name: "refund", arguments: { amount: 5 } }] };
     if (text === "Refund") return "Refund done.";
-    if (text === "Long") return { text: LONG, chunkSize: 4, chunksPerSecond: 20 };
+    // Three pieces, then a pause (the test cuts its connection meanwhile), then the rest.
+    if (text === "Long") return { text: LONG, chunkSize: 4, stallAfterChunks: 4, stallForMs: 3000 };
     if (text === "Hang") return (await new Promise<void>((resolve) => released.push(resolve)), "late");
     return `echo: ${text} (${messages.filter((m) => m.role === "user").length})`;
   });
@@ -279,13 +280,22 @@ describe("createA2AHandler", () => {
         {},
         { message: { kind: "message", role: "user", messageId: "m", parts: [] } },
         { message: { role: "user", messageId: "m", parts: [{ kind: "text", text: 5 }] } },
+        {
+          message: {
+            role: "user",
+            messageId: "m",
+            contextId: "no spaces allowed",
+            parts: [{ kind: "text", text: "Hi" }],
+          },
+        },
+        { message: { role: "user", messageId: "m", parts: [{ kind: "data", data: { approve: true } }] } },
       ])
         expect(await rpc(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "message/send", params }))).toMatchObject({
           json: { error: { code: -32602 } },
         });
       expect(
         await rpc(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tasks/get", params: { id: 7 } })),
-      ).toMatchObject({ json: { error: {} } });
+      ).toMatchObject({ json: { error: { code: -32602 } } });
       expect(model.requests.length).toBe(requestsBefore);
       const unknown = await fetch(`${base}/nope`, {
         method: "POST",

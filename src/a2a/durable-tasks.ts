@@ -186,6 +186,8 @@ export class DurableTasks implements A2ARequestHandler {
 
   /** The caller's task of that id, or the SDK's task-not-found (another caller's task is not found either). */
   async #find(taskId: string): Promise<{ ref: TaskRef; session: AgentSession; index: number }> {
+    if (typeof taskId !== "string" || taskId === "")
+      throw this.#o.sdk.A2AError.invalidParams("params.id must be a task id (a string)");
     const match = /^(.+)~(\d{1,9})$/.exec(taskId);
     const session = match && CONTEXT_ID.test(match[1]!) ? this.#session(match[1]!) : undefined;
     const description = await session?.describe();
