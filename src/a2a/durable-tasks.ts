@@ -2,7 +2,7 @@
  * The A2A request handler (`@a2a-js/sdk`'s `A2ARequestHandler`, which its JSON-RPC transports of
  * A2A 0.3 and 1.0 call) over this library's sessions, for one caller and one agent. A context is a
  * session of the agent (`a2a-<caller's key>-<contextId>`, owned by the caller), a task is one
- * message of it (`<contextId>~<index>`), so follow-up messages share one conversation and every
+ * message of it (`<contextId>~<the id of the update that sent it>`), so follow-up messages share one conversation and every
  * task is a durable run: it outlives the connection, and any connection reads it again.
  */
 import { createHash, randomUUID } from "node:crypto";
@@ -67,48 +67,48 @@ export class DurableTasks implements A2ARequestHandler {
   }
 
   async sendMessage(params: SendMessageRequest): Promise<Message | Task> {
-    const { ref, session, index, message } = await this.#accept(params);
-    if (params.configuration?.returnImmediately) return this.#task(ref, session, index);
+    const { ref, session, key, message } = await this.#accept(params);
+    if (params.configuration?.returnImmediately) return this.#task(ref, session, key);
     // Answered when the message's answer is (its result), or when its stream ends first at a call waiting for approval.
     const stop = new AbortController();
     const signal = AbortSignal.any([this.#o.signal, stop.signal]);
     const drained = (async () => {
-      for await (const event of this.#events(ref, session, index, signal)) void event;
+      for await (const event of this.#events(ref, session, key, signal)) void event;
     })();
     const result = await Promise.race([message?.result().catch(() => undefined), drained.then(() => undefined)]);
     stop.abort();
     await drained.catch(() => undefined);
-    if (result === undefined) return this.#task(ref, session, index);
+    if (result === undefined) return this.#task(ref, session, key);
     const status = result.stopReason === "cancelled" ? "cancelled" : "answered";
-    return taskOf(ref, { index, status, updateId: message!.updateId }, answerText(result.messages) || undefined, []);
+    return taskOf(ref, { index: -1, status, updateId: key }, answerText(result.messages) || undefined, []);
   }
 
   async *sendMessageStream(params: SendMessageRequest): AsyncGenerator<StreamResponse> {
-    const { ref, session, index } = await this.#accept(params);
-    yield { payload: { $case: "task", value: await this.#task(ref, session, index) } };
-    yield* this.#events(ref, session, index);
+    const { ref, session, key } = await this.#accept(params);
+    yield { payload: { $case: "task", value: await this.#task(ref, session, key) } };
+    yield* this.#events(ref, session, key);
   }
 
   async getTask(params: GetTaskRequest): Promise<Task> {
-    const { ref, session, index } = await this.#find(params.id);
-    return this.#task(ref, session, index);
+    const { ref, session, key } = await this.#find(params.id);
+    return this.#task(ref, session, key);
   }
 
   async cancelTask(params: CancelTaskRequest): Promise<Task> {
-    const { ref, session, index } = await this.#find(params.id);
-    const turn = await this.#turn(session, index);
-    if (turn.status === "queued" || (await session.cancelMessage(index)) === null)
+    const { ref, session, key } = await this.#find(params.id);
+    const turn = await this.#turn(session, key);
+    if (turn.status === "queued" || (await session.cancelMessage(turn.index)) === null)
       throw this.#o.sdk.A2AError.taskNotCancelable(ref.taskId);
-    await this.#settledTurn(session, index);
-    return this.#task(ref, session, index);
+    await this.#settledTurn(session, key);
+    return this.#task(ref, session, key);
   }
 
   async *resubscribe(params: SubscribeToTaskRequest): AsyncGenerator<StreamResponse> {
-    const { ref, session, index } = await this.#find(params.id);
-    const task = await this.#task(ref, session, index);
+    const { ref, session, key } = await this.#find(params.id);
+    const task = await this.#task(ref, session, key);
     yield { payload: { $case: "task", value: task } };
-    const turn = await this.#turn(session, index);
-    if (!settled(turn.status)) yield* this.#events(ref, session, index);
+    const turn = await this.#turn(session, key);
+    if (!settled(turn.status)) yield* this.#events(ref, session, key);
   }
 
   getAuthenticatedExtendedAgentCard(): Promise<AgentCard> {
@@ -136,14 +136,14 @@ export class DurableTasks implements A2ARequestHandler {
    */
   async #accept(
     params: SendMessageRequest,
-  ): Promise<{ ref: TaskRef; session: AgentSession; index: number; message?: SessionMessage }> {
+  ): Promise<{ ref: TaskRef; session: AgentSession; key: string; message?: SessionMessage }> {
     const { A2AError } = this.#o.sdk;
     const input = readMessage(params.message);
     if ("problem" in input) throw A2AError.invalidParams(input.problem);
     const { taskId, contextId: asked } = params.message!;
     if (taskId) {
       const found = await this.#find(taskId);
-      const turn = await this.#turn(found.session, found.index);
+      const turn = await this.#turn(found.session, found.key);
       if (turn.status !== "waiting-for-approval")
         throw A2AError.invalidParams(
           `task ${taskId} is not waiting for input (its message is ${turn.status}): send a new message with its contextId, without taskId`,
@@ -163,8 +163,8 @@ export class DurableTasks implements A2ARequestHandler {
       throw A2AError.invalidParams("contextId must be 1 to 128 letters, digits, '.', '_', ':' or '-'");
     const session = this.#session(contextId);
     const message = await session.start(input.text, { by: this.#o.by });
-    const { index } = await message.turn();
-    return { ref: this.#ref(contextId, session, index), session, index, message };
+    const key = message.updateId;
+    return { ref: this.#ref(contextId, session, key), session, key, message };
   }
 
   /** Sends the decision on every call of the session that waits (or the one `callId` names), as the caller's. */
@@ -185,17 +185,17 @@ export class DurableTasks implements A2ARequestHandler {
   }
 
   /** The caller's task of that id, or the SDK's task-not-found (another caller's task is not found either). */
-  async #find(taskId: string): Promise<{ ref: TaskRef; session: AgentSession; index: number }> {
+  async #find(taskId: string): Promise<{ ref: TaskRef; session: AgentSession; key: string }> {
     if (typeof taskId !== "string" || taskId === "")
       throw this.#o.sdk.A2AError.invalidParams("params.id must be a task id (a string)");
-    const match = /^(.+)~(\d{1,9})$/.exec(taskId);
+    const match = /^(.+)~([\w-]{1,64})$/.exec(taskId);
     const session = match && CONTEXT_ID.test(match[1]!) ? this.#session(match[1]!) : undefined;
     const description = await session?.describe();
     if (!session || description?.owner !== this.#o.by) throw this.#o.sdk.A2AError.taskNotFound(taskId);
-    const index = Number(match![2]);
+    const key = match![2]!;
     const { turns } = await session.turns();
-    if (!turns.some((t) => t.index === index)) throw this.#o.sdk.A2AError.taskNotFound(taskId);
-    return { ref: this.#ref(match![1]!, session, index), session, index };
+    if (!turns.some((t) => t.updateId === key)) throw this.#o.sdk.A2AError.taskNotFound(taskId);
+    return { ref: this.#ref(match![1]!, session, key), session, key };
   }
 
   #session(contextId: string): AgentSession {
@@ -207,28 +207,28 @@ export class DurableTasks implements A2ARequestHandler {
     });
   }
 
-  #ref(contextId: string, session: AgentSession, index: number): TaskRef {
-    return { taskId: `${contextId}~${index}`, contextId, workflowId: session.workflowId };
+  #ref(contextId: string, session: AgentSession, key: string): TaskRef {
+    return { taskId: `${contextId}~${key}`, contextId, workflowId: session.workflowId };
   }
 
-  async #turn(session: AgentSession, index: number): Promise<SessionTurn> {
-    const turn = (await session.turns()).turns.find((t) => t.index === index);
-    if (!turn) throw this.#o.sdk.A2AError.taskNotFound(`${session.id}~${index}`);
+  async #turn(session: AgentSession, key: string): Promise<SessionTurn> {
+    const turn = (await session.turns()).turns.find((t) => t.updateId === key);
+    if (!turn) throw this.#o.sdk.A2AError.taskNotFound(`${session.id}~${key}`);
     return turn;
   }
 
   /** The turn once its status has caught up with its stream's end (it has ended, or waits for a decision). */
-  async #settledTurn(session: AgentSession, index: number): Promise<SessionTurn> {
+  async #settledTurn(session: AgentSession, key: string): Promise<SessionTurn> {
     for (;;) {
-      const turn = await this.#turn(session, index);
+      const turn = await this.#turn(session, key);
       if (settled(turn.status)) return turn;
       await sleep(SETTLE_POLL_MS, undefined, { signal: this.#o.signal });
     }
   }
 
   /** The task as it stands: its state, its answer once it has ended, the calls that wait. */
-  async #task(ref: TaskRef, session: AgentSession, index: number): Promise<Task> {
-    const turn = await this.#turn(session, index);
+  async #task(ref: TaskRef, session: AgentSession, key: string): Promise<Task> {
+    const turn = await this.#turn(session, key);
     let answer: string | undefined;
     if (settled(turn.status) && turn.messagesFrom !== undefined) {
       const messages = await readRunPart<RunMessage>(
@@ -251,16 +251,16 @@ export class DurableTasks implements A2ARequestHandler {
   async *#events(
     ref: TaskRef,
     session: AgentSession,
-    index: number,
+    key: string,
     signal = this.#o.signal,
   ): AsyncGenerator<StreamResponse> {
-    const turn = await session.startedTurn((t) => t.index === index);
+    const turn = await session.startedTurn((t) => t.updateId === key);
     yield* turnEvents(
       this.#o.client,
       ref,
       turn,
       {
-        settledTurn: () => this.#settledTurn(session, index),
+        settledTurn: () => this.#settledTurn(session, key),
         pendingApprovals: async () => (await getRun(ref.workflowId, { client: this.#o.client })).pendingApprovals(),
       },
       signal,

@@ -106,6 +106,6 @@ export function taskOf(ref: TaskRef, turn: SessionTurn, answer: string | undefin
     status: taskStatus(ref, turn, pending),
     artifacts: answer ? [answerArtifact(answer)] : [],
     history: [],
-    metadata: { workflowId: ref.workflowId, message: turn.index },
+    metadata: { workflowId: ref.workflowId },
   };
 }
