@@ -619,6 +619,20 @@ export class RedisClientMissingError extends DurableAgentError {
   }
 }
 
+/** `createA2AHandler()` got a request, but the optional `@a2a-js/sdk` package (A2A's own SDK, whose JSON-RPC transports it serves) is not installed. */
+export class A2ASdkMissingError extends DurableAgentError {
+  override readonly name = "A2ASdkMissingError";
+  static override isInstance = errorGuard<A2ASdkMissingError>("A2ASdkMissingError");
+  constructor(cause: unknown) {
+    super(
+      "Serving agents over A2A needs the `@a2a-js/sdk` package, which is not installed: `npm install @a2a-js/sdk`.",
+      {
+        cause,
+      },
+    );
+  }
+}
+
 /** An option of `agent.eval()` is invalid; `field` names it (`cases[2].name`, `scorers[0]`, `trials`). */
 export class EvalOptionsError extends DurableAgentError {
   override readonly name = "EvalOptionsError";

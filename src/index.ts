@@ -163,6 +163,14 @@ export {
   type SubAgentPart,
 } from "./chat/index.js";
 export { createMcpHandler, type McpCaller, type McpHandler, type McpHandlerOptions } from "./mcp-server/index.js";
+export {
+  createA2AHandler,
+  type A2AAgent,
+  type A2ACaller,
+  type A2ADecision,
+  type A2AHandler,
+  type A2AHandlerOptions,
+} from "./a2a/index.js";
 export type { PartialAnswer, RunEvent, StreamedRunEvent } from "./core/run-events.js";
 export type { ConnectOptions, TemporalSecurity, TemporalSettings } from "./client/connection.js";
 export { temporalSecurityFromEnv } from "./client/connection.js";

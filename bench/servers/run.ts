@@ -21,11 +21,12 @@ import {
   median,
   type Goal,
 } from "../stats/index.js";
+import { a2aRows } from "./rows/a2a.js";
 import { mcpRows } from "./rows/mcp.js";
 import type { ServerRows, LatencySubject } from "./rows.js";
 
 /** Every protocol's rows, in the order their subjects are timed in a round. */
-const ROWS: ServerRows[] = [mcpRows];
+const ROWS: ServerRows[] = [mcpRows, a2aRows];
 const GOAL_ADDED_MS = 10;
 
 const bench = await startBench();

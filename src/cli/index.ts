@@ -7,6 +7,7 @@ import { readFileSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { SearchAttributesNotRegisteredError, TemporalConnectionError, TlsConfigError } from "../errors.js";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
+import { a2aCommand } from "./a2a-command.js";
 import { codecServerCommand } from "./codec-server-command.js";
 import { approveCommand, rejectCommand } from "./approval-commands.js";
 import { cancelCommand } from "./cancel-command.js";
@@ -43,6 +44,7 @@ export const COMMANDS: Record<string, Command> = {
   studio: studioCommand,
   schedule: scheduleCommand,
   mcp: mcpCommand,
+  a2a: a2aCommand,
 };
 
 function help(): string {
