@@ -2,7 +2,7 @@
  * `npm run build`'s last step on the compiled JavaScript: removes the doc comments (`/** ... *\/`)
  * from dist/**\/*.js, which the .d.ts files carry for editors, so the package ships them once.
  * TypeScript's parser finds them (never a `/**` inside a string, template or regex), and each is
- * replaced by as many line breaks as it held, so the source maps' lines still hold. Other comments
+ * replaced by as many line breaks as it held, so a stack trace's lines still match the source's. Other comments
  * stay: bundlers read `/* webpackIgnore: true *\/` and its kin.
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
