@@ -247,6 +247,17 @@ export class SqlMemoryStore implements MemoryStore {
     return { ...(workingMemory ? { workingMemory } : {}), messages: rows.map(toMessage) };
   }
 
+  /** Bytes the memory tables take, with their indexes (the benchmark's store size per message). */
+  async storageBytes(): Promise<number> {
+    const { client } = await this.ready();
+    const tables = ["memory_messages", "memory_working", "memory_working_keys", "memory_migrations"];
+    const [row] = await client.query<{ bytes: string | number }>(
+      `SELECT sum(pg_total_relation_size(c.oid))::bigint AS bytes FROM pg_class c WHERE c.relname = ANY($1) AND c.relkind = 'r'`,
+      [tables],
+    );
+    return Number(row?.bytes ?? 0);
+  }
+
   async close(): Promise<void> {
     const opened = this.opened;
     this.opened = undefined;

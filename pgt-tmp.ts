@@ -1,0 +1,18 @@
+import { startPostgres, startPGliteServer } from "./test/support/memory-postgres.js";
+import { memoryStores } from "./src/memory/index.js";
+let t = Date.now();
+const p = await startPostgres();
+console.log("pg up", Date.now() - t);
+const url = await p.database("m1");
+const [a, b] = [memoryStores.postgres({ url }), memoryStores.postgres({ url })];
+console.log(await Promise.all([a.open(), b.open()]));
+await a.close(); await b.close();
+await p.stop();
+t = Date.now();
+const s = await startPGliteServer();
+console.log("pglite up", Date.now() - t);
+const [c, d] = [memoryStores.postgres({ url: s.url }), memoryStores.postgres({ url: s.url })];
+console.log(await Promise.all([c.open(), d.open()]));
+await c.close(); await d.close();
+await s.stop();
+console.log(await memoryStores.postgres({ url: "postgres://u:secret@127.0.0.1:1/x" }).open().catch((e) => [e.name, e.message]));
