@@ -15,6 +15,7 @@ import {
   type MemoryMessageWrite,
   type MemoryStore,
 } from "../src/memory/index.js";
+import { runMain } from "./support/cli-helpers.js";
 import { scriptedEmbedding } from "../src/testing/scripted-embeddings.js";
 import {
   startPGliteServer,
@@ -38,6 +39,8 @@ interface Backend {
 }
 
 const cleanups: Array<() => Promise<void> | void> = [];
+/** The data directory of the PGlite store the v1 → v2 case made (the CLI reads it). */
+let pgliteDataDir: string | undefined;
 
 function pgliteBackend(): Backend {
   return {
@@ -46,6 +49,7 @@ function pgliteBackend(): Backend {
     shared: (options) => memoryStores.pglite({ log: () => undefined, ...options }),
     fresh: async () => {
       const dataDir = mkdtempSync(join(tmpdir(), "memory-pglite-"));
+      pgliteDataDir = dataDir;
       cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
       return (options) => memoryStores.pglite({ dataDir, log: () => undefined, ...options });
     },
@@ -326,5 +330,78 @@ describe("bad input and unreachable stores", () => {
     expect(error).toMatchObject({ field: "messages[1].embedding" });
     expect((await store.inspect("dave")).messages).toEqual([]);
     await store.close();
+  });
+});
+
+describe("durable-agent memory inspect / forget", () => {
+  it("inspects and forgets a user's memory in a PostgreSQL store (--postgres or DURABLE_AGENT_MEMORY_URL)", async () => {
+    const url = await postgres!.database("memory_cli");
+    const store = memoryStores.postgres({ url, log: () => undefined });
+    await store.addMessages(conversation("erin", "s1", "r1", KNEE.slice(0, 3)));
+    await store.setWorkingMemory("erin", "# Erin\n- knee: injured", 0, "k1");
+    await store.close();
+
+    const inspected = await runMain(["memory", "inspect", "--user", "erin", "--postgres", url]);
+    expect(inspected.code).toBe(0);
+    expect(inspected.stdout).toContain("Working memory of erin (version 1,");
+    expect(inspected.stdout).toContain("- knee: injured");
+    expect(inspected.stdout).toContain("3 message(s):");
+    expect(inspected.stdout).toMatch(/CREATED +SESSION +TURN +ROLE +TEXT/);
+    expect(inspected.stdout).toContain(KNEE[2]);
+    expect(inspected.stderr).toContain("exact search");
+
+    process.env.DURABLE_AGENT_MEMORY_URL = url;
+    try {
+      const json = await runMain(["memory", "inspect", "--user", "erin", "--json"]);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        user: "erin",
+        workingMemory: { version: 1 },
+        messages: [{}, {}, {}],
+      });
+      expect(await runMain(["memory", "forget", "--user", "erin"])).toMatchObject({
+        code: 0,
+        stdout: "Forgot user erin: 3 message(s) and the working memory.",
+      });
+    } finally {
+      delete process.env.DURABLE_AGENT_MEMORY_URL;
+    }
+    const after = await runMain(["memory", "inspect", "--user", "erin", "--postgres", url]);
+    expect(after.stdout).toContain("No working memory for erin.\n0 message(s).");
+  });
+
+  it("reads a PGlite store's data directory (--pglite)", async () => {
+    const inspected = await runMain(["memory", "inspect", "--user", "v1-user", "--pglite", pgliteDataDir!]);
+    expect(inspected).toMatchObject({ code: 0 });
+    expect(inspected.stdout).toContain("Working memory of v1-user (version 1,");
+    expect(inspected.stdout).toContain(KNEE[1]);
+  });
+
+  it("exits 2 naming the store without its password when it cannot be reached, and 64 on bad arguments", async () => {
+    const down = await runMain([
+      "memory",
+      "forget",
+      "--user",
+      "erin",
+      "--postgres",
+      "postgres://app:s3cret@127.0.0.1:1/memory",
+    ]);
+    expect(down.code).toBe(2);
+    expect(down.stderr).toContain("Cannot reach the postgres memory store at postgres://app@127.0.0.1:1/memory");
+    expect(down.stderr).not.toContain("s3cret");
+    for (const [args, message] of [
+      [["memory", "inspect", "--postgres", "postgres://x@127.0.0.1:1/m"], "Name the user"],
+      [["memory", "inspect", "--user", "a\u0007b", "--postgres", "postgres://x@127.0.0.1:1/m"], "control characters"],
+      [["memory", "inspect", "--user", "erin"], "Name the store"],
+      [["memory", "wipe", "--user", "erin", "--pglite", "/tmp/x"], 'Unknown memory command "wipe"'],
+      [
+        ["memory", "inspect", "--user", "erin", "--pglite", "/tmp/x", "--postgres", "postgres://x@h/m"],
+        "Give one store",
+      ],
+      [["memory", "inspect", "--user", "erin", "--address", "127.0.0.1:7233", "--pglite", "/tmp/x"], "does not apply"],
+    ] as const) {
+      const result = await runMain([...args]);
+      expect(result.code, args.join(" ")).toBe(64);
+      expect(result.stderr).toContain(message);
+    }
   });
 });

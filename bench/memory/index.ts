@@ -5,7 +5,7 @@
  * rounds of QUERIES recalls (topK 5, messageRange 1, scope user) of a random user: p50 and p95 per
  * round, as means over the rounds with their 95% intervals. Stores: PGlite in-process (pgvector,
  * HNSW), PostgreSQL 15 of Debian's binaries without pgvector (exact search in SQL), and PGlite over
- * pglite-socket through `pg` (pgvector over the wire; 1,000 and 10,000 only). Also the store's size
+ * pglite-socket through `pg` (pgvector over the wire; up to 10,000, and 1,000 under --quick). Also the store's size
  * per message, the load rate, and exact search's ceiling: the messages per user at which its p95
  * reaches 50 ms, from its cost per message (exact search scans all the user's messages). Writes
  * bench-results/memory.json and memory.md.
@@ -78,7 +78,7 @@ const subjects: Subject[] = [
   {
     name: "PGlite over pglite-socket (pg)",
     search: "pgvector",
-    sizes: SIZES.filter((n) => n <= 10_000),
+    sizes: SIZES.filter((n) => n <= (quick ? 1_000 : 10_000)),
     open: async () => {
       servers[1] ??= await startPGliteServer();
       return memoryStores.postgres({ url: await servers[1].database(""), log }) as SqlMemoryStore;
