@@ -39,6 +39,7 @@ const GUIDES = [
   "docs/several-agents.md",
   "docs/temporal-system.md",
   "docs/mcp.md",
+  "docs/memory.md",
   "docs/models-and-errors.md",
   "docs/any-model.md",
   "docs/local-models.md",
