@@ -24,6 +24,10 @@ import { judgeAll, judgeExact, meanInterval, formatInterval, type Goal, type Int
 import { messages, sentence, userOf } from "./corpus.js";
 
 const quick = process.argv.includes("--quick");
+/** `--stores pglite,postgres,socket`: only these subjects (default all); their results go to memory-<stores>.json. */
+const storesArg = process.argv[process.argv.indexOf("--stores") + 1];
+const only = process.argv.includes("--stores") && storesArg ? storesArg.split(",") : undefined;
+const OUT = only ? `memory-${only.join("-")}` : "memory";
 const SIZES = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
 const LAYOUTS = [1, 1_000];
 const ROUNDS = 6;
@@ -57,8 +61,9 @@ interface Cell {
 const log = () => undefined;
 const servers: MemoryDatabaseServer[] = [];
 let databases = 0;
-const subjects: Subject[] = [
+const allSubjects: Array<Subject & { key: string }> = [
   {
+    key: "pglite",
     name: "PGlite in-process",
     search: "pgvector",
     sizes: SIZES,
@@ -66,6 +71,7 @@ const subjects: Subject[] = [
     stop: async () => undefined,
   },
   {
+    key: "postgres",
     name: "PostgreSQL 15 (no pgvector)",
     search: "exact",
     sizes: SIZES,
@@ -76,6 +82,7 @@ const subjects: Subject[] = [
     stop: async () => servers[0]?.stop(),
   },
   {
+    key: "socket",
     name: "PGlite over pglite-socket (pg)",
     search: "pgvector",
     sizes: SIZES.filter((n) => n <= (quick ? 1_000 : 10_000)),
@@ -86,6 +93,8 @@ const subjects: Subject[] = [
     stop: async () => servers[1]?.stop(),
   },
 ];
+
+const subjects = allSubjects.filter((s) => !only || only.includes(s.key));
 
 async function measure(
   store: SqlMemoryStore,
@@ -198,11 +207,11 @@ const machine = {
   minutes: round((Date.now() - startedAt) / 60_000),
 };
 writeFileSync(
-  "bench-results/memory.json",
+  `bench-results/${OUT}.json`,
   JSON.stringify({ memory: { quick, machine, cells, exactCeiling }, goals }, null, 2) + "\n",
 );
 writeFileSync(
-  "bench-results/memory.md",
+  `bench-results/${OUT}.md`,
   `${table}\n\n${goalTable}\n\nMachine: ${machine.cores} cores, load ${machine.loadAverage}, ${machine.minutes} min.\n`,
 );
-console.log("bench: memory recall figures and goals in bench-results/memory.json and memory.md");
+console.log(`bench: memory recall figures and goals in bench-results/${OUT}.json and ${OUT}.md`);
