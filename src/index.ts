@@ -204,6 +204,7 @@ export {
 } from "./deltas/index.js";
 export type { StudioOptions, StudioServer } from "./studio/options.js";
 export { StudioOptionsError, StudioAssetsMissingError } from "./studio/errors.js";
+export { MemoryStoreMissingError, MemoryStoreUnavailableError, MemoryWriteError } from "./memory/errors.js";
 export {
   AgentSchedule,
   ScheduleOptionsError,

@@ -19,6 +19,7 @@ import { forkCommand } from "./fork-command.js";
 import { evalCommand } from "./eval-command.js";
 import { listCommand } from "./list-command.js";
 import { mcpCommand } from "./mcp-command.js";
+import { memoryCommand } from "./memory-command.js";
 import { splitArguments } from "./parse-options.js";
 import { runCommand } from "./run-command.js";
 import { scheduleCommand } from "./schedule-command.js";
@@ -45,6 +46,7 @@ export const COMMANDS: Record<string, Command> = {
   schedule: scheduleCommand,
   mcp: mcpCommand,
   a2a: a2aCommand,
+  memory: memoryCommand,
 };
 
 function help(): string {

@@ -7,6 +7,7 @@ import { CaseFileError, DatasetError } from "../../src/datasets/errors.js";
 import { StudioAssetsMissingError, StudioOptionsError } from "../../src/studio/errors.js";
 import { ScheduleExistsError, ScheduleOptionsError, UnknownScheduleError } from "../../src/schedules/errors.js";
 import { WebhookOptionsError, WebhookRequestError } from "../../src/webhooks/errors.js";
+import { MemoryStoreMissingError, MemoryStoreUnavailableError, MemoryWriteError } from "../../src/memory/errors.js";
 import {
   AgentDefinitionChangedError,
   AgentOptionsError,
@@ -143,5 +144,12 @@ export function errorSamples(): Record<string, DurableAgentError> {
     EvalReportFormatError: new EvalReportFormatError("not a report of schema version 1"),
     DatasetError: new DatasetError("run-1", "it is still running"),
     CaseFileError: new CaseFileError("cases.jsonl", 3, "input", "missing"),
+    MemoryStoreUnavailableError: new MemoryStoreUnavailableError(
+      "postgres",
+      "postgres://app@db:5432/memory",
+      new Error("ECONNREFUSED"),
+    ),
+    MemoryStoreMissingError: new MemoryStoreMissingError("pg", new Error("Cannot find package 'pg'")),
+    MemoryWriteError: new MemoryWriteError("messages[0].embedding", "must be a non-empty array of finite numbers"),
   };
 }
