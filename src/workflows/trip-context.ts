@@ -12,6 +12,7 @@ import type { DefinitionVersions } from "./definition-versions.js";
 import type { ContractContext } from "./contract-steps.js";
 import type { RunEventPublisher } from "./run-event-publisher.js";
 import type { RunProgress } from "./run-progress.js";
+import type { RunMemory } from "./memory-steps.js";
 
 /** Everything the trips work with. A handoff swaps `spec`, `model`, `tools` and `localTools` for the next agent's. */
 export interface TripLoop {
@@ -45,6 +46,8 @@ export interface TripLoop {
   keepStoppedAnswers?: boolean;
   /** Bumped when a handoff's inputFilter replaced the conversation (workers cache conversations per view). */
   view?: number;
+  /** The run's memory: its user, with an agent's `memory` (absent: the run has none). */
+  memory?: RunMemory;
 }
 
 /** A finished tool call: its record, and the handoff it asks for when it is a handoff tool's. */
