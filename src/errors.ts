@@ -622,16 +622,3 @@ export class InvalidUserError extends DurableAgentError {
     super(`Invalid \`user\`: ${problem}. A user id is 1-256 characters without control characters.`);
   }
 }
-
-/** The memory store could not be reached or failed: the memory activity fails with it, retryably, and the run waits. */
-export class MemoryStoreError extends DurableAgentError {
-  override readonly name = "MemoryStoreError";
-  static override isInstance = errorGuard<MemoryStoreError>("MemoryStoreError");
-  constructor(
-    readonly store: string,
-    readonly operation: string,
-    problem: string,
-  ) {
-    super(`The memory store (${store}) failed to ${operation}: ${problem}`);
-  }
-}

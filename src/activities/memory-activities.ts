@@ -11,7 +11,7 @@ import type {
   MemoryRememberInput,
   MemoryRememberOutput,
 } from "../core/memory.js";
-import { AgentOptionsError, MemoryStoreError } from "../errors.js";
+import { AgentOptionsError, DurableAgentError } from "../errors.js";
 import { toFailure } from "../core/typed-failures.js";
 import { classifyModelError, modelApiErrorFor } from "../models/model-error-table.js";
 import { embedTexts, initialWorkingMemory, type Memory } from "../memory/index.js";
@@ -81,14 +81,19 @@ function runOf(): { workflowId: string } {
   return runRefOf(Context.current());
 }
 
-/** A store call; its failure is a retryable `MemoryStoreError`: the run waits for the store. */
+/**
+ * A store call. A store that cannot be reached (`MemoryStoreUnavailableError`, or any error of no
+ * known type) fails the attempt retryably: the run waits for the store. A malformed write fails it for good.
+ */
 async function storeStep<T>(memory: Memory, operation: string, step: () => Promise<T>): Promise<T> {
   try {
     return await step();
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     log.warn("memory store failed", { store: memory.store.kind, operation, error: message.slice(0, 500) });
-    throw toFailure(new MemoryStoreError(memory.store.kind, operation, message), { nonRetryable: false });
+    if (!DurableAgentError.isInstance(error)) throw error; // retried
+    const typed = error as DurableAgentError;
+    throw toFailure(typed, { nonRetryable: (typed as { retryable?: boolean }).retryable !== true });
   }
 }
 

@@ -7,6 +7,7 @@ import { CaseFileError, DatasetError } from "../../src/datasets/errors.js";
 import { StudioAssetsMissingError, StudioOptionsError } from "../../src/studio/errors.js";
 import { ScheduleExistsError, ScheduleOptionsError, UnknownScheduleError } from "../../src/schedules/errors.js";
 import { WebhookOptionsError, WebhookRequestError } from "../../src/webhooks/errors.js";
+import { MemoryStoreMissingError, MemoryStoreUnavailableError, MemoryWriteError } from "../../src/memory/errors.js";
 import {
   AgentDefinitionChangedError,
   AgentOptionsError,
@@ -49,7 +50,6 @@ import {
   UnmatchedToolCallError,
   EvalOptionsError,
   InvalidUserError,
-  MemoryStoreError,
 } from "../../src/errors.js";
 import {
   EvalAssertionError,
@@ -132,12 +132,18 @@ export function errorSamples(): Record<string, DurableAgentError> {
     InvalidStreamCursorError: new InvalidStreamCursorError("12.x", '"12.x" is not a position of 2 counters'),
     EvalOptionsError: new EvalOptionsError("trials", "must be a positive integer"),
     InvalidUserError: new InvalidUserError("it has 300 characters"),
-    MemoryStoreError: new MemoryStoreError("pglite", "recall", "connection refused"),
     ScorerResultError: new ScorerResultError("judge", "undefined"),
     EvalTimeoutError: new EvalTimeoutError("eval-1", 600_000),
     EvalAssertionError: new EvalAssertionError('Eval of agent "coach" did not pass.'),
     EvalReportFormatError: new EvalReportFormatError("not a report of schema version 1"),
     DatasetError: new DatasetError("run-1", "it is still running"),
     CaseFileError: new CaseFileError("cases.jsonl", 3, "input", "missing"),
+    MemoryStoreUnavailableError: new MemoryStoreUnavailableError(
+      "postgres",
+      "postgres://app@db:5432/memory",
+      new Error("ECONNREFUSED"),
+    ),
+    MemoryStoreMissingError: new MemoryStoreMissingError("pg", new Error("Cannot find package 'pg'")),
+    MemoryWriteError: new MemoryWriteError("messages[0].embedding", "must be a non-empty array of finite numbers"),
   };
 }
