@@ -29,6 +29,13 @@ export type {
 } from "./scripted-provider.js";
 export { startScriptedAnthropic, type ScriptedAnthropic, type ScriptedAnthropicBody } from "./scripted-anthropic.js";
 export { startScriptedGemini, type ScriptedGemini, type ScriptedGeminiBody } from "./scripted-gemini.js";
+export {
+  scriptedEmbedding,
+  startScriptedEmbeddings,
+  type ScriptedEmbeddings,
+  type ScriptedEmbeddingsOptions,
+  type ScriptedEmbeddingsRequest,
+} from "./scripted-embeddings.js";
 export { startScriptedResponses, type ScriptedResponses, type ScriptedResponsesBody } from "./scripted-responses.js";
 export {
   DEV_SERVER_DYNAMIC_CONFIG,
