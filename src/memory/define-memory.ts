@@ -73,10 +73,15 @@ export class Memory {
     };
   }
 
-  /** The store, opened (migrated) once. */
+  /** The store, opened (migrated) once; a failed open is tried again on the next call. */
   async opened(): Promise<MemoryStore> {
-    this.#opened ??= this.store.open();
-    await this.#opened;
+    const opening = (this.#opened ??= this.store.open());
+    try {
+      await opening;
+    } catch (error) {
+      if (this.#opened === opening) this.#opened = undefined;
+      throw error;
+    }
     return this.store;
   }
 
