@@ -16,6 +16,7 @@ import { ai, InvalidUserError, ModelApiError, type RunResult, type TraceEvent } 
 import { startScriptedEmbeddings, startScriptedModel, type ScriptedModel, type ScriptedRequest } from "../src/testing/index.js";
 import { updateWorkingMemory } from "../src/memory/index.js";
 import { connectHarness, taskQueue, testWorker, type Harness } from "./support/harness.js";
+import { replaysAndKeeps } from "./support/history-helpers.js";
 import type { Worker } from "@temporalio/worker";
 import type { ScriptedEmbeddings } from "../src/testing/index.js";
 
@@ -66,7 +67,7 @@ beforeAll(async () => {
       workingMemory: { schema: z.object({ injuries: z.array(z.string()) }) },
     }),
   });
-  worker = await testWorker(harness, [coach, typedCoach], { taskQueue: queue });
+  worker = await testWorker(harness, [coach, typedCoach], { taskQueue: queue }); // opens the store (PGlite) before it polls
   running = worker.run();
 });
 
@@ -139,6 +140,23 @@ describe("recall across sessions", () => {
     expect(embeddings.requests.length).toBe(embedded);
   });
 
+  it("a session of alice recalls her runs; its messages are stored per turn; its history and the run's replay (fixtures)", async () => {
+    const session = coach.session(`alice-${Date.now()}`, { client: harness.client, taskQueue: queue, user: "alice" });
+    const first = await session.send("How should I warm up my injured knee?");
+    expect(recalledOf(first)?.recalled.some((m) => m.text.includes("left knee is injured"))).toBe(true);
+    await session.send("And after the session?");
+    await session.end();
+    const stored = (await store.inspect("alice")).messages.filter((m) => m.run === session.workflowId);
+    expect(stored.map((m) => [m.turn, m.role])).toEqual([
+      [0, "user"],
+      [0, "assistant"],
+      [1, "user"],
+      [1, "assistant"],
+    ]);
+    await replaysAndKeeps({ workflow: harness.client.workflow.getHandle(session.workflowId) }, "memory-session");
+    await replaysAndKeeps({ workflow: harness.client.workflow.getHandle(second.workflowId) }, "memory-recall");
+  });
+
   it("forget: the next run of alice recalls nothing of her", async () => {
     await coach.options.memory!.forget({ user: "alice" });
     const after = await run(coach, "What do you know about my knee?", "alice");
@@ -155,6 +173,7 @@ describe("working memory", () => {
     expect(memoryMessageFor(`Remember this [wm:${JSON.stringify(doc)}]`)).toContain("- Injuries:\n- Goals:"); // the template
     await run(coach, "Plan my week", "dana");
     expect(memoryMessageFor("Plan my week")).toContain(`Working memory (keep it current with the update_working_memory tool):\n${doc}`);
+    await replaysAndKeeps({ workflow: harness.client.workflow.getHandle(first.workflowId) }, "memory-working-memory-tool");
   });
 
   it("an update that fails the schema is a refused call with the reason, and the document is unchanged", async () => {
