@@ -64,6 +64,8 @@ const NOT_GUIDES: Record<string, string> = {
   "docs/capacity.md":
     "a report: per-chat figures measured by bench:capacity, and the fleet for 1M chats a day they project",
   "docs/eval-report-schema.md": "a reference: the eval report's JSON, field by field",
+  "docs/memory.md":
+    "a reference, for now: the memory stores, the scripted embedding server and `durable-agent memory`; it becomes a guide when ai.memory()'s runnable example leads it",
   "docs/cli.md": "a reference: the durable-agent command's options, commands and exit codes (no TypeScript to run)",
 };
 /** The README's most lines: a page that teaches, everything else in a guide (issue 25). */

@@ -17,6 +17,7 @@ import { devCommand } from "./dev-command.js";
 import { forkCommand } from "./fork-command.js";
 import { evalCommand } from "./eval-command.js";
 import { listCommand } from "./list-command.js";
+import { memoryCommand } from "./memory-command.js";
 import { splitArguments } from "./parse-options.js";
 import { runCommand } from "./run-command.js";
 import { scheduleCommand } from "./schedule-command.js";
@@ -41,6 +42,7 @@ export const COMMANDS: Record<string, Command> = {
   deployment: deploymentCommand,
   studio: studioCommand,
   schedule: scheduleCommand,
+  memory: memoryCommand,
 };
 
 function help(): string {

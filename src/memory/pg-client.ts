@@ -16,7 +16,6 @@ interface PgPoolClient extends PgQueryable {
 
 interface PgPool extends PgQueryable {
   connect(): Promise<PgPoolClient>;
-  on(event: "connect", listener: (client: PgQueryable) => void): unknown;
   on(event: "error", listener: (error: Error) => void): unknown;
   end(): Promise<void>;
 }
@@ -83,18 +82,19 @@ export async function openPg(options: PgClientOptions): Promise<SqlClient> {
     throw new MemoryStoreMissingError(PG_PACKAGE, error);
   }
   const target = redactUrl(options.url);
+  const settings: string[] = [];
   const pool = new pg.default.Pool({
     connectionString: options.url,
     max: options.maxConnections,
     connectionTimeoutMillis: options.connectTimeoutMs,
     application_name: "durable-agent-memory",
+    // Before the pool hands a new connection out: the settings given so far (`onEachConnection`).
+    onConnect: async (client: PgQueryable) => {
+      for (const statement of settings) await client.query(statement);
+    },
   });
   // An idle connection that breaks (PostgreSQL restarted) is dropped by the pool; the next query opens another.
   pool.on("error", () => undefined);
-  const settings: string[] = [];
-  pool.on("connect", (client) => {
-    for (const statement of settings) void client.query(statement).catch(() => undefined);
-  });
   const wrap = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
       return await run();

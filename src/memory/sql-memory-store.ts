@@ -49,6 +49,9 @@ interface MessageRow {
 export class SqlMemoryStore implements MemoryStore {
   private opened: Promise<{ client: SqlClient; search: "pgvector" | "exact" }> | undefined;
   private readonly indexed = new Set<number>();
+  /** Messages written since the last ANALYZE, and the rows the table had then (PGlite has no autovacuum to keep the planner's statistics). */
+  private written = 0;
+  private analyzedRows = 0;
 
   constructor(private readonly settings: SqlStoreSettings) {}
 
@@ -134,6 +137,22 @@ export class SqlMemoryStore implements MemoryStore {
         params,
       );
     }
+    await this.analyzeAsItGrows(client, messages.length);
+  }
+
+  /**
+   * ANALYZE once the table has grown by a fifth (at least 500 rows) since the last: the planner then
+   * knows when a user's rows are few (scan them exactly) or many (walk the HNSW index).
+   */
+  private async analyzeAsItGrows(client: SqlClient, added: number): Promise<void> {
+    this.written += added;
+    if (this.written < Math.max(500, this.analyzedRows / 5)) return;
+    await client.query(`ANALYZE memory_messages`);
+    const [row] = await client.query<{ rows: number }>(
+      `SELECT reltuples::float8 AS rows FROM pg_class WHERE relname = 'memory_messages'`,
+    );
+    this.analyzedRows = Math.max(0, Number(row?.rows ?? 0));
+    this.written = 0;
   }
 
   async recall(query: RecallQuery): Promise<RecalledMessage[]> {
@@ -245,6 +264,17 @@ export class SqlMemoryStore implements MemoryStore {
     );
     const workingMemory = await this.getWorkingMemory(user);
     return { ...(workingMemory ? { workingMemory } : {}), messages: rows.map(toMessage) };
+  }
+
+  /** Bytes the memory tables take, with their indexes (the benchmark's store size per message). */
+  async storageBytes(): Promise<number> {
+    const { client } = await this.ready();
+    const tables = ["memory_messages", "memory_working", "memory_working_keys", "memory_migrations"];
+    const [row] = await client.query<{ bytes: string | number }>(
+      `SELECT sum(pg_total_relation_size(c.oid))::bigint AS bytes FROM pg_class c WHERE c.relname = ANY($1) AND c.relkind = 'r'`,
+      [tables],
+    );
+    return Number(row?.bytes ?? 0);
   }
 
   async close(): Promise<void> {
