@@ -173,11 +173,13 @@ async function openMemoryStores(agents: ReturnType<typeof withSubAgents>): Promi
   const memories = new Set(agents.flatMap((agent) => (agent.options.memory ? [agent.options.memory] : [])));
   await Promise.all(
     [...memories].map((memory) =>
-      memory.opened().catch((error: unknown) =>
-        Runtime.instance().logger.warn(
-          `memory store (${memory.store.kind}) could not be opened at start: ${(error as Error).message}; the memory activities retry it`,
+      memory
+        .opened()
+        .catch((error: unknown) =>
+          Runtime.instance().logger.warn(
+            `memory store (${memory.store.kind}) could not be opened at start: ${(error as Error).message}; the memory activities retry it`,
+          ),
         ),
-      ),
     ),
   );
 }

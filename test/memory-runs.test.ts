@@ -13,7 +13,12 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
 import { z } from "zod";
 import { ai, InvalidUserError, ModelApiError, type RunResult, type TraceEvent } from "../src/index.js";
-import { startScriptedEmbeddings, startScriptedModel, type ScriptedModel, type ScriptedRequest } from "../src/testing/index.js";
+import {
+  startScriptedEmbeddings,
+  startScriptedModel,
+  type ScriptedModel,
+  type ScriptedRequest,
+} from "../src/testing/index.js";
 import { updateWorkingMemory } from "../src/memory/index.js";
 import { connectHarness, taskQueue, testWorker, type Harness } from "./support/harness.js";
 import { replaysAndKeeps } from "./support/history-helpers.js";
@@ -35,7 +40,8 @@ function answer(request: ScriptedRequest) {
   if (last?.role === "tool") return "Noted.";
   const text = String(last?.content ?? "");
   const wm = /\[wm:([\s\S]*)\]$/.exec(text);
-  if (wm) return { toolCalls: [{ name: "update_working_memory", arguments: { memory: JSON.parse(wm[1]!) as unknown } }] };
+  if (wm)
+    return { toolCalls: [{ name: "update_working_memory", arguments: { memory: JSON.parse(wm[1]!) as unknown } }] };
   return `Answered: ${text.slice(0, 60)}`;
 }
 
@@ -134,7 +140,8 @@ describe("recall across sessions", () => {
       r.body.messages.some((m) => m.content === "Plan a leg day that spares my injured knee (alice)."),
     );
     expect(requests).toHaveLength(2); // the run's and the fork's
-    const system = (r: ScriptedRequest) => r.body.messages.find((m) => m.role === "system" && String(m.content).startsWith("Memory"));
+    const system = (r: ScriptedRequest) =>
+      r.body.messages.find((m) => m.role === "system" && String(m.content).startsWith("Memory"));
     expect(system(requests[1]!)).toEqual(system(requests[0]!));
     expect(await activityTypes(forked.workflowId)).toEqual(["model.call"]);
     expect(embeddings.requests.length).toBe(embedded);
@@ -172,8 +179,13 @@ describe("working memory", () => {
     expect(first.toolCalls.map((c) => [c.name, c.status])).toEqual([["update_working_memory", "ok"]]);
     expect(memoryMessageFor(`Remember this [wm:${JSON.stringify(doc)}]`)).toContain("- Injuries:\n- Goals:"); // the template
     await run(coach, "Plan my week", "dana");
-    expect(memoryMessageFor("Plan my week")).toContain(`Working memory (keep it current with the update_working_memory tool):\n${doc}`);
-    await replaysAndKeeps({ workflow: harness.client.workflow.getHandle(first.workflowId) }, "memory-working-memory-tool");
+    expect(memoryMessageFor("Plan my week")).toContain(
+      `Working memory (keep it current with the update_working_memory tool):\n${doc}`,
+    );
+    await replaysAndKeeps(
+      { workflow: harness.client.workflow.getHandle(first.workflowId) },
+      "memory-working-memory-tool",
+    );
   });
 
   it("an update that fails the schema is a refused call with the reason, and the document is unchanged", async () => {
@@ -187,9 +199,21 @@ describe("working memory", () => {
     const memory = coach.options.memory!;
     const seen = { content: "# Profile\n- Injuries:\n- Goals:", version: 0 };
     const a = await updateWorkingMemory(memory, "fay", "# Profile\n- Injuries: left knee\n- Goals:", seen, "call-a");
-    const b = await updateWorkingMemory(memory, "fay", "# Profile\n- Injuries:\n- Goals:\n- Diet: vegetarian", seen, "call-b");
+    const b = await updateWorkingMemory(
+      memory,
+      "fay",
+      "# Profile\n- Injuries:\n- Goals:\n- Diet: vegetarian",
+      seen,
+      "call-b",
+    );
     expect([a.ok, b.ok]).toEqual([true, true]);
-    const again = await updateWorkingMemory(memory, "fay", "# Profile\n- Injuries: left knee\n- Goals:", seen, "call-a");
+    const again = await updateWorkingMemory(
+      memory,
+      "fay",
+      "# Profile\n- Injuries: left knee\n- Goals:",
+      seen,
+      "call-a",
+    );
     expect(again).toMatchObject({ ok: true, version: (a as { version: number }).version }); // a retried call writes nothing
     const stored = (await memory.inspect({ user: "fay" })).workingMemory;
     expect(stored?.content).toBe("# Profile\n- Injuries: left knee\n- Goals:\n- Diet: vegetarian");
@@ -210,16 +234,23 @@ describe("whose memory, and bad input", () => {
   });
 
   it("an embedder error is classified as model errors are: a 401 fails the run with ModelApiError", async () => {
-    const failing = await startScriptedEmbeddings({ fail: () => ({ status: 401, body: { error: { message: "bad key" } } }) });
+    const failing = await startScriptedEmbeddings({
+      fail: () => ({ status: 401, body: { error: { message: "bad key" } } }),
+    });
     const agent = ai.agent({
       name: "memory-bad-embedder",
       model: ai.openai("gpt-test", { baseURL: model.baseURL }),
-      memory: ai.memory({ store, embedder: createOpenAI({ baseURL: failing.baseURL, apiKey: "x" }).embeddingModel("e") }),
+      memory: ai.memory({
+        store,
+        embedder: createOpenAI({ baseURL: failing.baseURL, apiKey: "x" }).embeddingModel("e"),
+      }),
     });
     const q = taskQueue();
     const w = await testWorker(harness, [agent], { taskQueue: q });
     await w.runUntil(async () => {
-      const error = await agent.run("hello", { client: harness.client, taskQueue: q, user: "gus" }).catch((e: unknown) => e);
+      const error = await agent
+        .run("hello", { client: harness.client, taskQueue: q, user: "gus" })
+        .catch((e: unknown) => e);
       expect(ModelApiError.isInstance(error)).toBe(true);
       expect((error as ModelApiError).status).toBe(401);
     });
@@ -231,7 +262,10 @@ describe("whose memory, and bad input", () => {
     const agent = ai.agent({
       name: "memory-no-store",
       model: ai.openai("gpt-test", { baseURL: model.baseURL }),
-      memory: ai.memory({ store: ai.memory.postgres({ url: `postgres://x:y@127.0.0.1:${port}/db`, connectTimeoutMs: 500, log: () => {} }), embedder: embedder() }),
+      memory: ai.memory({
+        store: ai.memory.postgres({ url: `postgres://x:y@127.0.0.1:${port}/db`, connectTimeoutMs: 500, log: () => {} }),
+        embedder: embedder(),
+      }),
     });
     const q = taskQueue();
     const w = await testWorker(harness, [agent], { taskQueue: q });
@@ -270,7 +304,11 @@ describe("a worker SIGKILLed inside memory.remember", () => {
     const crash = ai.agent({ name: "memory-crash-coach", model: ai.openai("gpt-test") });
     const first = startChild({ ...env, KILL_POINT: killPoint });
     await first.waitFor("READY");
-    const handle = await crash.start("My right shoulder hurts when I press.", { client: harness.client, taskQueue: q, user: "ivy" });
+    const handle = await crash.start("My right shoulder hurts when I press.", {
+      client: harness.client,
+      taskQueue: q,
+      user: "ivy",
+    });
     await first.waitFor(killPoint === "before-write" ? "EMBEDDED" : "WRITTEN");
     first.child.kill("SIGKILL");
     const second = startChild(env);
@@ -292,10 +330,14 @@ describe("a worker SIGKILLed inside memory.remember", () => {
 });
 
 function startChild(env: Record<string, string>) {
-  const child = spawn(process.execPath, ["--import", "tsx", "--conditions=durable-agent-source", "test/fixtures/memory-crash-worker.ts"], {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "--conditions=durable-agent-source", "test/fixtures/memory-crash-worker.ts"],
+    {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   children.push(child);
   const lines = createInterface({ input: child.stdout! });
   const seen = new Set<string>();

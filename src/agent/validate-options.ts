@@ -62,7 +62,10 @@ export function validateAgentOptions(options: AgentOptions): void {
   if (options.memory !== undefined && !(options.memory instanceof Memory))
     fail("memory", "must come from ai.memory({ store, embedder, workingMemory?, recall? })");
   if (options.memory?.workingMemory && seen.has(WORKING_MEMORY_TOOL))
-    fail("tools", `a tool is named "${WORKING_MEMORY_TOOL}", the name of the working memory's built-in tool; rename it`);
+    fail(
+      "tools",
+      `a tool is named "${WORKING_MEMORY_TOOL}", the name of the working memory's built-in tool; rename it`,
+    );
   checkCount("maxTrips", options.maxTrips, 1);
   if (
     options.version !== undefined &&

@@ -8,7 +8,13 @@ import type { BackstopTurn } from "./backstop-turn.js";
 import type { ACTIVITY } from "./constants.js";
 import type { PendingRefusal } from "./contract-state.js";
 import type { McpToolDefinition } from "./mcp-tools.js";
-import type { MemoryRecallInput, MemoryRecallOutput, MemoryRememberInput, MemoryRememberOutput, SeenWorkingMemory } from "./memory.js";
+import type {
+  MemoryRecallInput,
+  MemoryRecallOutput,
+  MemoryRememberInput,
+  MemoryRememberOutput,
+  SeenWorkingMemory,
+} from "./memory.js";
 import type { ModelSettings } from "./model-settings.js";
 import type { AgentRunResult, RunPage, RunPart } from "./paging.js";
 import type { PlaybackAnswer } from "./playback.js";

@@ -93,7 +93,9 @@ export function memoryMessageText(recall: MemoryRecallOutput): string | undefine
   }
   if (recall.recalled.length > 0) {
     const lines = recall.recalled.map((m) => `[${m.createdAt.slice(0, 10)}] ${m.role}: ${m.text}`);
-    parts.push(`Recalled messages from earlier conversations (recalled, not said in this conversation):\n${lines.join("\n")}`);
+    parts.push(
+      `Recalled messages from earlier conversations (recalled, not said in this conversation):\n${lines.join("\n")}`,
+    );
   }
   return parts.length ? `${MEMORY_MESSAGE_HEADING}\n\n${parts.join("\n\n")}` : undefined;
 }

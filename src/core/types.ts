@@ -201,7 +201,10 @@ export type TraceEvent =
     }
   /** The definition serving the run changed between two of its trips (a worker restarted on new code): `from` and `to` are `agent.version`s. */
   | { trip: number; type: "agent.changed"; agent: string; from: string; to: string }
-  /** Memory given to the model before the turn's first trip (an agent's `memory`, a run with a `user`): the working memory as the model saw it, and the recalled messages. */
+  /**
+   * Memory given to the model before the turn's first trip (an agent's `memory`, a run with a `user`):
+   * the working memory as the model saw it, and the recalled messages.
+   */
   | { trip: number; type: "memory.recalled"; user: string; workingMemory?: unknown; recalled: RecalledMemoryMessage[] };
 
 /** What `agent.run()` resolves to, and the result of the `agentRun` workflow. `Output` is the type of `output`. */

@@ -16,7 +16,9 @@ export function memoryTools(memory: Memory | undefined): Tool[] {
   const template = "template" in working;
   const input = z.object({
     memory: template
-      ? z.string().describe("The whole working memory document, in the template's markdown, with what you learnt filled in")
+      ? z
+          .string()
+          .describe("The whole working memory document, in the template's markdown, with what you learnt filled in")
       : working.schema.describe("The whole working memory object, with what you learnt filled in"),
   });
   const description =

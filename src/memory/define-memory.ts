@@ -92,7 +92,11 @@ export class Memory {
   }
 
   /** What is stored for the user: the working memory and the messages. */
-  async inspect({ user }: { user: string }): Promise<{ workingMemory?: WorkingMemoryDocument; messages: MemoryMessage[] }> {
+  async inspect({
+    user,
+  }: {
+    user: string;
+  }): Promise<{ workingMemory?: WorkingMemoryDocument; messages: MemoryMessage[] }> {
     checkUser(user);
     return (await this.opened()).inspect(user);
   }
@@ -113,16 +117,20 @@ function validateMemoryOptions(options: MemoryOptions): void {
   const embedder = options.embedder as unknown;
   const isModel =
     typeof embedder === "string" ||
-    (typeof embedder === "object" && embedder !== null && typeof (embedder as { doEmbed?: unknown }).doEmbed === "function");
+    (typeof embedder === "object" &&
+      embedder !== null &&
+      typeof (embedder as { doEmbed?: unknown }).doEmbed === "function");
   if (!isModel)
     fail("memory.embedder", 'must be an AI SDK embedding model, e.g. openai.embedding("text-embedding-3-small")');
   validateWorkingMemory(options.workingMemory);
   const recall = options.recall;
   if (recall === undefined) return;
-  if (typeof recall !== "object" || recall === null) fail("memory.recall", "must be an object { topK?, messageRange?, scope? }");
+  if (typeof recall !== "object" || recall === null)
+    fail("memory.recall", "must be an object { topK?, messageRange?, scope? }");
   checkKnownKeys(recall, RECALL_KEYS, CALL, "memory.recall");
   checkCount("memory.recall.topK", recall.topK, 1);
-  if (recall.topK !== undefined && recall.topK > 100) fail("memory.recall.topK", `must be at most 100 (got ${recall.topK})`);
+  if (recall.topK !== undefined && recall.topK > 100)
+    fail("memory.recall.topK", `must be at most 100 (got ${recall.topK})`);
   checkCount("memory.recall.messageRange", recall.messageRange, 0);
   if (recall.messageRange !== undefined && recall.messageRange > 20)
     fail("memory.recall.messageRange", `must be at most 20 (got ${recall.messageRange})`);
@@ -134,7 +142,8 @@ function validateWorkingMemory(working: WorkingMemoryOptions | undefined): void 
   if (working === undefined) return;
   const hasTemplate = typeof working === "object" && working !== null && "template" in working;
   const hasSchema = typeof working === "object" && working !== null && "schema" in working;
-  if (hasTemplate === hasSchema) fail("memory.workingMemory", "must be { template: string } or { schema: a zod object schema }");
+  if (hasTemplate === hasSchema)
+    fail("memory.workingMemory", "must be { template: string } or { schema: a zod object schema }");
   if (hasTemplate && typeof working.template !== "string")
     fail("memory.workingMemory.template", "must be a markdown string");
   if (hasSchema && typeof (working.schema as { safeParse?: unknown })?.safeParse !== "function")

@@ -15,7 +15,13 @@ export type {
 export { memoryStores, type PGliteMemoryOptions, type PostgresMemoryOptions } from "./stores.js";
 export { MemoryStoreMissingError, MemoryStoreUnavailableError, MemoryWriteError } from "./errors.js";
 export { SCHEMA_VERSION } from "./schema.js";
-export { defineMemory, Memory, type MemoryOptions, type RecallOptions, type WorkingMemoryOptions } from "./define-memory.js";
+export {
+  defineMemory,
+  Memory,
+  type MemoryOptions,
+  type RecallOptions,
+  type WorkingMemoryOptions,
+} from "./define-memory.js";
 export { checkUser, MAX_USER_ID_LENGTH } from "./user-id.js";
 export { embedTexts } from "./embed-texts.js";
 export { initialWorkingMemory, updateWorkingMemory, type WorkingMemoryUpdate } from "./working-memory.js";

@@ -6,7 +6,8 @@ export const MAX_USER_ID_LENGTH = 256;
 
 /** Throws `InvalidUserError` unless `user` is a string of 1-256 characters without control characters. */
 export function checkUser(user: unknown): asserts user is string {
-  if (typeof user !== "string") throw new InvalidUserError(`it is ${user === null ? "null" : typeof user}, not a string`);
+  if (typeof user !== "string")
+    throw new InvalidUserError(`it is ${user === null ? "null" : typeof user}, not a string`);
   if (user.length === 0) throw new InvalidUserError("it is empty");
   if (user.length > MAX_USER_ID_LENGTH) throw new InvalidUserError(`it has ${user.length} characters`);
   // eslint-disable-next-line no-control-regex -- control characters are what this refuses

@@ -153,7 +153,8 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
         if (memory) await loop.progress.step("memory recall", () => recallMemory(loop, memory, turn.index));
         await loop.progress.step("before the first trip", () => beforeFirstTrip(ctx));
         const outcome = await runTrips(loop, run.trips + spec.maxTrips);
-        if (memory) await loop.progress.step("memory remember", () => rememberTurn(memory, run, turn.index, start.messages));
+        if (memory)
+          await loop.progress.step("memory remember", () => rememberTurn(memory, run, turn.index, start.messages));
         return outcome;
       }));
     } catch (error) {
