@@ -9,20 +9,11 @@ import { proxyActivities } from "@temporalio/workflow";
 import type { Activities } from "../core/activity-types.js";
 import type { AgentSpec } from "../core/agent-spec.js";
 import { ACTIVITY } from "../core/constants.js";
-import { memoryMessageText, type MemoryMessageToRemember, type SeenWorkingMemory } from "../core/memory.js";
+import { memoryMessageText, type MemoryMessageToRemember } from "../core/memory.js";
 import { textOf } from "../core/types.js";
 import type { RunState } from "../core/run-state.js";
 import { unwrapFailure } from "./activity-proxies.js";
-import type { TripLoop } from "./trip-context.js";
-
-/** A run's memory: whose it is, and the working memory the model saw this turn. */
-export interface RunMemory {
-  user: string;
-  /** The agent whose memory it is: the run's (or session's) own, whichever agent a handoff passed the turn to. */
-  spec: AgentSpec;
-  /** The working memory as recalled this turn: `update_working_memory` merges a concurrent update against it. */
-  seen?: SeenWorkingMemory;
-}
+import type { RunMemory, TripLoop } from "./trip-context.js";
 
 /** A store that cannot be reached is retried until it can: the run waits. */
 const MEMORY_RETRY = { initialInterval: "1 second", backoffCoefficient: 2, maximumInterval: "30 seconds" };

@@ -12,7 +12,7 @@ import type { DefinitionVersions } from "./definition-versions.js";
 import type { ContractContext } from "./contract-steps.js";
 import type { RunEventPublisher } from "./run-event-publisher.js";
 import type { RunProgress } from "./run-progress.js";
-import type { RunMemory } from "./memory-steps.js";
+import type { SeenWorkingMemory } from "../core/memory.js";
 
 /** Everything the trips work with. A handoff swaps `spec`, `model`, `tools` and `localTools` for the next agent's. */
 export interface TripLoop {
@@ -60,4 +60,13 @@ export interface FinishedCall {
 export interface PendingHandoff {
   callId: string;
   request: HandoffRequest;
+}
+
+/** A run's memory: whose it is, and the working memory the model saw this turn. */
+export interface RunMemory {
+  user: string;
+  /** The agent whose memory it is: the run's (or session's) own, whichever agent a handoff passed the turn to. */
+  spec: AgentSpec;
+  /** The working memory as recalled this turn: `update_working_memory` merges a concurrent update against it. */
+  seen?: SeenWorkingMemory;
 }

@@ -22,8 +22,7 @@ import { runSubAgent } from "./sub-agent-call.js";
 import { runRemoteTool } from "./remote-tool-call.js";
 import { playbackAnswer } from "./recorded-run.js";
 import { keepStoppedAnswer, modelCallsOf } from "./stopped-answer.js";
-import type { FinishedCall, TripLoop } from "./trip-context.js";
-import type { RunMemory } from "./memory-steps.js";
+import type { FinishedCall, RunMemory, TripLoop } from "./trip-context.js";
 import { WORKING_MEMORY_TOOL } from "../core/memory.js";
 import type { ToolExecuteInput } from "../core/activity-types.js";
 
