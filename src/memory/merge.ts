@@ -53,7 +53,13 @@ function mergeLines(base: string, ours: string, theirs: string): string {
       anchor = at;
       continue;
     }
-    if (baseLines.has(line) || present.has(line)) continue;
+    if (baseLines.has(line)) {
+      // A line of the base that the other update replaced: this update's next lines go after the replacement.
+      while (anchor + 1 < merged.length && !ourSet.has(merged[anchor + 1]!) && !baseLines.has(merged[anchor + 1]!))
+        anchor++;
+      continue;
+    }
+    if (present.has(line)) continue;
     merged.splice(anchor + 1, 0, line);
     present.add(line);
     anchor += 1;
