@@ -215,7 +215,7 @@ export {
   type PGliteMemoryOptions,
   type PostgresMemoryOptions,
 } from "./memory/index.js";
-export type { SeenWorkingMemory, RecalledMemoryMessage } from "./core/memory.js";
+export type { MemorySpec, SeenWorkingMemory, RecalledMemoryMessage } from "./core/memory.js";
 export {
   AgentSchedule,
   ScheduleOptionsError,
