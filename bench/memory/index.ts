@@ -171,7 +171,7 @@ const goals: Goal[] = [
     goal: `recall p95 ≤ ${GOAL_MS} ms at 100,000 messages with pgvector (PGlite; one user and 1,000 users)`,
     figure:
       pgvectorAtMost.map((c) => `${c.users} user(s): ${formatInterval(c.p95Ms, " ms")}`).join("; ") ||
-      "not measured (--quick)",
+      (quick ? "not measured (--quick)" : "not measured (no pgvector store in this run)"),
     status: judgeAll(
       pgvectorAtMost.map((c) => c.p95Ms),
       { atMost: GOAL_MS },

@@ -12,7 +12,7 @@ import type {
   WorkingMemoryDocument,
   WorkingMemoryWrite,
 } from "./memory-store.js";
-import { MemoryStoreUnavailableError, MemoryWriteError } from "./errors.js";
+import { MemoryStoreMissingError, MemoryStoreUnavailableError, MemoryWriteError } from "./errors.js";
 import { ensureVectorIndex, migrate, vectorType } from "./schema.js";
 import type { SqlClient, SqlQuery } from "./sql-client.js";
 
@@ -94,8 +94,7 @@ export class SqlMemoryStore implements MemoryStore {
       return { client, search };
     } catch (error) {
       await client?.close().catch(() => undefined);
-      if (MemoryStoreUnavailableError.isInstance(error) || (error as Error).name === "MemoryStoreMissingError")
-        throw error;
+      if (MemoryStoreUnavailableError.isInstance(error) || MemoryStoreMissingError.isInstance(error)) throw error;
       throw new MemoryStoreUnavailableError(kind, target, error);
     }
   }
