@@ -22,6 +22,7 @@ import {
 import { updateWorkingMemory } from "../src/memory/index.js";
 import { connectHarness, taskQueue, testWorker, type Harness } from "./support/harness.js";
 import { replaysAndKeeps } from "./support/history-helpers.js";
+import { conversationOf } from "../src/studio/server/conversation.js";
 import type { Worker } from "@temporalio/worker";
 import type { ScriptedEmbeddings } from "../src/testing/index.js";
 
@@ -118,6 +119,16 @@ describe("recall across sessions", () => {
       run(coach, "Plan a leg day that spares my injured knee (bob).", "bob"),
     ]);
     second = alice;
+    // The studio shows, where the system message is, what memory gave the model.
+    const items = conversationOf(alice.workflowId, alice.messages, alice.toolCalls, alice.trace, {
+      model: new Map(),
+      tools: new Map(),
+    });
+    expect(items[0]).toMatchObject({ type: "memory", workingMemory: "# Profile\n- Injuries:\n- Goals:" });
+    expect(items[0]!.type === "memory" && items[0]!.recalled.map((m) => m.text)).toContain(
+      "My left knee is injured from running downhill.",
+    );
+    expect(items[1]).toEqual({ type: "user", text: "Plan a leg day that spares my injured knee (alice)." });
     const recalled = memoryMessageFor("Plan a leg day that spares my injured knee (alice).");
     expect(recalled).toContain("Recalled messages from earlier conversations");
     expect(recalled).toContain("user: My left knee is injured from running downhill.");
