@@ -644,3 +644,12 @@ export class EvalOptionsError extends DurableAgentError {
     super(`Invalid eval option \`${field}\`: ${problem}`);
   }
 }
+
+/** A run's `user` (whose memory it is) is not a user id: a non-empty string of at most 256 characters without control characters. */
+export class InvalidUserError extends DurableAgentError {
+  override readonly name = "InvalidUserError";
+  static override isInstance = errorGuard<InvalidUserError>("InvalidUserError");
+  constructor(problem: string) {
+    super(`Invalid \`user\`: ${problem}. A user id is 1-256 characters without control characters.`);
+  }
+}

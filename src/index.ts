@@ -20,6 +20,7 @@ import { heartbeatDeltas, redisDeltas } from "./deltas/index.js";
 import { startStudio } from "./lazy-studio.js";
 import { getSchedule, listSchedules } from "./schedules/index.js";
 import { defineActivityTool, defineWorkflowTool } from "./remote-tools/index.js";
+import { defineMemory, memoryStores } from "./memory/index.js";
 
 /**
  * The library's namespace, as in the specification's examples.
@@ -73,6 +74,17 @@ export const ai = {
   },
   /** Serves the studio, a local web app over Temporal: runs as conversations, approvals, forks, datasets and evals (the server loads on the call). */
   studio: startStudio,
+  /**
+   * An agent's memory of its users, for `ai.agent({ memory })`: `ai.memory({ store, embedder,
+   * workingMemory?, recall? })`, with its stores `ai.memory.pglite({ dataDir })` (embedded) and
+   * `ai.memory.postgres({ url })`. A run's `user` says whose memory it is.
+   */
+  memory: Object.assign(defineMemory, {
+    /** PGlite with pgvector, in-process: nothing to run (the optional `@electric-sql/pglite` packages). */
+    pglite: memoryStores.pglite,
+    /** Any PostgreSQL (the optional `pg` package): pgvector when the database has it, else exact search in SQL. */
+    postgres: memoryStores.postgres,
+  }),
   /** The agents' Temporal Schedules (create one with `agent.schedule(id, { cron | every, input })`). */
   schedules: {
     /** The namespace's agent schedules, with their next runs. */
@@ -205,6 +217,22 @@ export {
 export type { StudioOptions, StudioServer } from "./studio/options.js";
 export { StudioOptionsError, StudioAssetsMissingError } from "./studio/errors.js";
 export { MemoryStoreMissingError, MemoryStoreUnavailableError, MemoryWriteError } from "./memory/errors.js";
+export {
+  Memory,
+  type MemoryOptions,
+  type RecallOptions,
+  type WorkingMemoryOptions,
+  type MemoryStore,
+  type MemoryMessage,
+  type MemoryMessageWrite,
+  type RecallQuery,
+  type RecalledMessage,
+  type WorkingMemoryDocument,
+  type WorkingMemoryWrite,
+  type PGliteMemoryOptions,
+  type PostgresMemoryOptions,
+} from "./memory/index.js";
+export type { MemorySpec, SeenWorkingMemory, RecalledMemoryMessage } from "./core/memory.js";
 export {
   AgentSchedule,
   ScheduleOptionsError,

@@ -123,6 +123,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   const deltas = options.deltas ?? deltasFromEnv();
   await deltas.load();
   const connection = options.connection ?? (await connectNative(settings.address, temporalSecurity(options)));
+  await openMemoryStores(agents);
   if (options.searchAttributes) {
     // Before bundling: a namespace without the attributes fails here, naming them, not in every run's workflow task.
     await checkSearchAttributes(connection, settings.namespace, Runtime.instance().logger).catch(async (error) => {
@@ -170,4 +171,24 @@ async function connectNative(address: string, security: TemporalSecurity): Promi
   } catch (error) {
     throw new TemporalConnectionError(address, error);
   }
+}
+
+/**
+ * Opens (and migrates) the agents' memory stores before the worker polls: PGlite's start-up holds
+ * the event loop, which would starve the first memory activity's heartbeats. A store that cannot be
+ * reached now is only a warning: the memory activities retry it, and their runs wait.
+ */
+async function openMemoryStores(agents: ReturnType<typeof withSubAgents>): Promise<void> {
+  const memories = new Set(agents.flatMap((agent) => (agent.options.memory ? [agent.options.memory] : [])));
+  await Promise.all(
+    [...memories].map((memory) =>
+      memory
+        .opened()
+        .catch((error: unknown) =>
+          Runtime.instance().logger.warn(
+            `memory store (${memory.store.kind}) could not be opened at start: ${(error as Error).message}; the memory activities retry it`,
+          ),
+        ),
+    ),
+  );
 }

@@ -64,6 +64,7 @@ describe("bundled and minified", () => {
       `export * from ${src("src/studio/errors.ts")};`,
       `export * from ${src("src/schedules/errors.ts")};`,
       `export * from ${src("src/webhooks/errors.ts")};`,
+      `export * from ${src("src/memory/errors.ts")};`,
       `export { toFailure, fromFailure } from ${src("src/core/typed-failures.ts")};`,
       `export { errorSamples } from ${src("test/support/error-samples.ts")};`,
     ].join("\n");

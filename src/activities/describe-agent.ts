@@ -27,6 +27,7 @@ export function createDescribeAgent(registry: AgentRegistry, options: WorkerFeat
       ...(localTools.length ? { localTools } : {}),
       version: agent.version,
       ...(agent.options.onDefinitionChange === "fail" ? { failOnDefinitionChange: true as const } : {}),
+      ...(agent.options.memory ? { memory: agent.options.memory.spec } : {}),
     };
   };
 }

@@ -15,6 +15,7 @@ import type { AgentRegistry, WorkerFeatures } from "./registry.js";
 import { ConversationCache } from "./conversation-cache.js";
 import { runRefOf } from "../run-reads/index.js";
 import { createCanDecide } from "../approvals/can-decide-activity.js";
+import { createMemoryActivities } from "./memory-activities.js";
 
 /** The longest a model call goes without a heartbeat, while the model is silent (a heartbeat each; Temporal Cloud bills them). */
 const MODEL_CALL_KEEP_ALIVE_MS = 1000;
@@ -27,6 +28,7 @@ export { createRegistry, type AgentRegistry, type WorkerFeatures } from "./regis
  */
 export function createActivities(registry: AgentRegistry, features: WorkerFeatures = {}) {
   const conversations = new ConversationCache(features.conversationCacheBytes);
+  const memory = createMemoryActivities(registry);
   return {
     [ACTIVITY.describe]: createDescribeAgent(registry, features),
     // A second apart at most: a session's stop (cancel-message) waits for the call, which learns of it from a heartbeat's answer.
@@ -41,6 +43,8 @@ export function createActivities(registry: AgentRegistry, features: WorkerFeatur
     [ACTIVITY.mcpList]: keepAlive(createMcpList(registry)),
     [ACTIVITY.subAgentResult]: keepAlive(subAgentResult),
     [ACTIVITY.approvalCanDecide]: createCanDecide(features.approvals),
+    [ACTIVITY.memoryRecall]: keepAlive(memory.recall),
+    [ACTIVITY.memoryRemember]: keepAlive(memory.remember),
   } satisfies Activities;
 }
 

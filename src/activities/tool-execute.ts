@@ -209,6 +209,7 @@ async function runTool(
       idempotencyKey: toolIdempotencyKey(workflowId, call.trip, toolCallId),
       signal: context.cancellationSignal,
       heartbeat: (details) => context.heartbeat(details),
+      ...defined({ user: call.user, workingMemorySeen: call.workingMemorySeen }),
     });
     return { output };
   } catch (error) {

@@ -5,6 +5,7 @@ import { AgentOptionsError } from "../errors.js";
 import { checkKnownKeys, type KnownKeys } from "../options/known-keys.js";
 import type { Message } from "../core/types.js";
 import type { RemoteToolTarget } from "../core/remote-tool.js";
+import type { SeenWorkingMemory } from "../core/memory.js";
 
 /** What a tool's `execute` receives besides its input. `Context` types `context` (annotate `ctx: ToolContext<MyContext>`). */
 export interface ToolContext<Context = unknown> {
@@ -26,6 +27,10 @@ export interface ToolContext<Context = unknown> {
   signal: AbortSignal;
   /** Tells Temporal the call is alive (for long calls with a heartbeat timeout). */
   heartbeat(details?: unknown): void;
+  /** The run's user (`run(input, { user })`, a session's `user`), whose memory it is; undefined when the run has none. */
+  user?: string;
+  /** For the built-in `update_working_memory` tool: the working memory as the model saw it this turn. */
+  workingMemorySeen?: SeenWorkingMemory;
 }
 
 /** Options of `ai.tool()`. */

@@ -8,6 +8,7 @@ import type { Execution, Tool } from "./define-tool.js";
 import type { KnownKeys } from "../options/known-keys.js";
 import type { AgentLimits } from "../limits.js";
 import type { Handoff } from "./handoff-tools.js";
+import type { Memory } from "../memory/define-memory.js";
 
 export type { AgentLimits } from "../limits.js";
 export type { BackstopTurn } from "../core/backstop-turn.js";
@@ -252,6 +253,12 @@ export interface AgentOptions {
    * on; `"fail"` records it and fails the run with `AgentDefinitionChangedError`.
    */
   onDefinitionChange?: "continue" | "fail";
+  /**
+   * The agent's memory of its users (`ai.memory({ store, embedder, workingMemory?, recall? })`): a run
+   * with a `user` recalls their past messages and working memory before its first model call and
+   * stores its messages after each turn. A run without a user has no memory. Default: none.
+   */
+  memory?: Memory;
 }
 
 /**
@@ -280,4 +287,5 @@ export const AGENT_OPTION_KEYS = {
   handoffs: true,
   version: true,
   onDefinitionChange: true,
+  memory: true,
 } as const satisfies Record<keyof AgentOptions, true> & KnownKeys;

@@ -20,6 +20,8 @@ import type { Budget } from "../core/usage.js";
 import { validateModelSettings, validateToolChoice } from "../models/model-settings.js";
 import { checkLanguageModel, looksLikeLanguageModel } from "../models/ai-sdk-model.js";
 import { isAiSdkModel, pricingOf, resolveModel, type AgentModel } from "../models/agent-model.js";
+import { Memory } from "../memory/define-memory.js";
+import { WORKING_MEMORY_TOOL } from "../core/memory.js";
 
 const ON_TOOL_REFUSAL = ["off", "retry-once-with-hint"];
 const AGENT = "ai.agent()";
@@ -61,6 +63,13 @@ export function validateAgentOptions(options: AgentOptions): void {
         `is a provider tool (${tool.providerTool.id}): it runs at the provider, so the model must be an AI SDK model of it (ai.model())`,
       );
   }
+  if (options.memory !== undefined && !(options.memory instanceof Memory))
+    fail("memory", "must come from ai.memory({ store, embedder, workingMemory?, recall? })");
+  if (options.memory?.workingMemory && seen.has(WORKING_MEMORY_TOOL))
+    fail(
+      "tools",
+      `a tool is named "${WORKING_MEMORY_TOOL}", the name of the working memory's built-in tool; rename it`,
+    );
   checkCount("maxTrips", options.maxTrips, 1);
   if (
     options.version !== undefined &&

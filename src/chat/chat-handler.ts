@@ -39,6 +39,8 @@ export interface ChatAgent {
   readonly name: string;
   /** The session a chat is: `agent.session(chatId, options)`. */
   session(id: string, options?: SessionOptions): AgentSession;
+  /** The agent's options: with `memory`, a chat's user (`authorize`'s `by`) is whose memory it is. */
+  readonly options?: { readonly memory?: unknown };
 }
 
 /** Options of `createChatHandler()`. */
@@ -102,6 +104,7 @@ export function createChatHandler(options: ChatHandlerOptions): ChatHandler {
     const session = agent.session(chatId, {
       client,
       owner: caller.by,
+      ...(agent.options?.memory ? { user: caller.by } : {}), // the caller's memory, for an agent with memory
       streamText: options.streamText ?? true,
       ...defined({ taskQueue: options.taskQueue, context }),
     });

@@ -26,6 +26,7 @@ import { defined } from "../core/defined.js";
 import { loadTemporalClient } from "../run-reads/index.js";
 import { uiMessageStream, uiMessageStreamResponse, type UIMessageStreamOptions } from "../streaming/client/index.js";
 import { SESSION_OWNER_MEMO } from "../core/session-memo.js";
+import { checkUser } from "../memory/index.js";
 
 /** Options of `agent.session()`. */
 export interface SessionOptions {
@@ -43,6 +44,12 @@ export interface SessionOptions {
    * its memo (`durableAgentChatOwner`), which `session.describe()` reads. Sends then pass `by`.
    */
   owner?: string;
+  /**
+   * Whose memory the session is (a user id: 1-256 characters, no control characters; else
+   * `InvalidUserError`), recorded when the first message starts the session. With an agent's
+   * `memory`, each message recalls this user's past messages and working memory, and is remembered.
+   */
+  user?: string;
 }
 
 export { SESSION_OWNER_MEMO } from "../core/session-memo.js";
@@ -74,6 +81,7 @@ export class AgentSession {
   ) {
     this.workflowId = `${agent}-session-${id}`;
     this.#context = checkContext(contextSchema, options.context);
+    if (options.user !== undefined) checkUser(options.user);
   }
 
   readonly #context: unknown;
@@ -150,11 +158,11 @@ export class AgentSession {
 
   private async startOperation() {
     const { WithStartWorkflowOperation } = await loadTemporalClient();
-    const { owner } = this.options;
+    const { owner, user } = this.options;
     const args: AgentSessionArgs = {
       agent: this.agent,
       ...(this.options.streamText ? { streamText: true } : {}),
-      ...defined({ context: this.#context, owner }),
+      ...defined({ context: this.#context, owner, user }),
     };
     return new WithStartWorkflowOperation(SESSION_WORKFLOW_NAME, {
       workflowId: this.workflowId,

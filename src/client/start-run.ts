@@ -22,6 +22,7 @@ import { textOf, type Message } from "../core/types.js";
 import type { Budget } from "../core/usage.js";
 import { defined } from "../core/defined.js";
 import { loadTemporalClient } from "../run-reads/index.js";
+import { runUser } from "./run-user.js";
 
 /**
  * Whether the client talks through a `NativeConnection`, which a worker in this process may share:
@@ -66,6 +67,12 @@ export interface RunOptions<Context = unknown> {
   output?: z.ZodType;
   /** This run's model settings (`toolChoice`, `topP`, `seed`, ...); its fields override those of `ai.openai(id, settings)`. */
   modelSettings?: ModelSettings;
+  /**
+   * Whose memory the run is (a user id: 1-256 characters, no control characters; else
+   * `InvalidUserError`). With an agent's `memory`, the run recalls this user's past messages and
+   * working memory and remembers its own. A run without a user has no memory.
+   */
+  user?: string;
 }
 
 const DATA_URL_HINT =
@@ -140,13 +147,14 @@ export function prepareRunStart(
   if (options.timeout !== undefined && timeoutMs === undefined)
     throw new AgentOptionsError("timeout", durationProblem(options.timeout, true));
   const context = checkContext(typeof agent === "string" ? undefined : agent.options.contextSchema, options.context);
+  const user = runUser(agent, options.user, options.logger);
   const args: AgentRunArgs = {
     agent: name,
     messages: normalizeInput(input),
     ...(options.streamText ? { streamText: true } : {}),
     ...defined({ timeoutMs, budget: options.budget }),
     ...(options.output ? { output: outputJsonSchema(options.output) } : {}),
-    ...defined({ context, modelSettings: options.modelSettings }),
+    ...defined({ context, modelSettings: options.modelSettings, user }),
     ...recorded, // a replay's recording, or a fork's recorded prefix (src/datasets, src/fork)
   };
   const bytes = Buffer.byteLength(JSON.stringify(args));

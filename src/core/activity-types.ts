@@ -8,6 +8,13 @@ import type { BackstopTurn } from "./backstop-turn.js";
 import type { ACTIVITY } from "./constants.js";
 import type { PendingRefusal } from "./contract-state.js";
 import type { McpToolDefinition } from "./mcp-tools.js";
+import type {
+  MemoryRecallInput,
+  MemoryRecallOutput,
+  MemoryRememberInput,
+  MemoryRememberOutput,
+  SeenWorkingMemory,
+} from "./memory.js";
 import type { ModelSettings } from "./model-settings.js";
 import type { RunOverrides } from "./fork-args.js";
 import type { AgentRunResult, RunPage, RunPart } from "./paging.js";
@@ -88,6 +95,10 @@ export interface ToolExecuteInput {
   replay?: PlaybackAnswer;
   /** The conversation's view, as the model call that asked for the call had it: the worker holds the result with that conversation. */
   view?: number;
+  /** The run's user (`run(input, { user })`), for the tool's `ctx.user`; sent only when the run has one. */
+  user?: string;
+  /** For `update_working_memory`: the working memory the model saw, which a concurrent update is merged against. */
+  workingMemorySeen?: SeenWorkingMemory;
 }
 
 /** Input of the `contract.evaluate` local activity: which user callbacks to evaluate on this turn. */
@@ -196,4 +207,8 @@ export interface Activities {
   [ACTIVITY.subAgentResult]: (input: SubAgentResultInput) => Promise<AgentRunResult>;
   /** Whether a person may decide on a waiting call (local). */
   [ACTIVITY.approvalCanDecide]: (candidate: ApprovalCandidate) => Promise<CanDecideAnswer>;
+  /** The user's working memory and the messages recalled for a turn's input (agents with `memory`). */
+  [ACTIVITY.memoryRecall]: (input: MemoryRecallInput) => Promise<MemoryRecallOutput>;
+  /** A turn's messages, embedded and stored once each (agents with `memory`). */
+  [ACTIVITY.memoryRemember]: (input: MemoryRememberInput) => Promise<MemoryRememberOutput>;
 }

@@ -1,4 +1,5 @@
 import type { ContractSpec } from "./contract-state.js";
+import type { MemorySpec } from "./memory.js";
 import type { Budget } from "./usage.js";
 
 /** The plain-data view of an agent that the workflow needs. Workflow-safe. */
@@ -27,4 +28,6 @@ export interface AgentSpec {
   version?: string;
   /** `onDefinitionChange: "fail"`: a run fails when the definition serving it changes. */
   failOnDefinitionChange?: true;
+  /** The agent's `memory`, as data; absent without one (and in specs recorded before memory). */
+  memory?: MemorySpec;
 }

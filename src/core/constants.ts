@@ -27,6 +27,8 @@ export const ACTIVITY = {
   mcpList: "mcp.list",
   subAgentResult: "subagent.result",
   approvalCanDecide: "approval.can-decide",
+  memoryRecall: "memory.recall",
+  memoryRemember: "memory.remember",
 } as const;
 /** The workflow id prefix of the runs an eval starts: the studio hides them from its runs list by it. */
 export const EVAL_WORKFLOW_ID_PREFIX = "durable-agent-eval-";

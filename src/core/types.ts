@@ -4,6 +4,7 @@
  */
 import type { ErrorData } from "../errors.js";
 import type { Budget, RunUsage, Usage } from "./usage.js";
+import type { RecalledMemoryMessage } from "./memory.js";
 
 /**
  * What a provider attached to a part of an answer and needs back with it on the next request,
@@ -199,7 +200,12 @@ export type TraceEvent =
       taskQueue: string;
     }
   /** The definition serving the run changed between two of its trips (a worker restarted on new code): `from` and `to` are `agent.version`s. */
-  | { trip: number; type: "agent.changed"; agent: string; from: string; to: string };
+  | { trip: number; type: "agent.changed"; agent: string; from: string; to: string }
+  /**
+   * Memory given to the model before the turn's first trip (an agent's `memory`, a run with a `user`):
+   * the working memory as the model saw it, and the recalled messages.
+   */
+  | { trip: number; type: "memory.recalled"; user: string; workingMemory?: unknown; recalled: RecalledMemoryMessage[] };
 
 /** What `agent.run()` resolves to, and the result of the `agentRun` workflow. `Output` is the type of `output`. */
 export interface RunResult<Output = unknown> {

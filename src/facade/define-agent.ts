@@ -18,6 +18,8 @@ import type { AgentDefinition } from "../agent/agent-definition.js";
 import type { z } from "zod";
 import { agentName, maxTripsOf, validateAgentOptions } from "../agent/validate-options.js";
 import { agentVersionOf } from "../agent/agent-version.js";
+import { memoryTools } from "./memory-tool.js";
+import { runUser } from "../client/run-user.js";
 import { createAgentSchedule, type AgentSchedule, type AgentScheduleOptions } from "../schedules/index.js";
 
 /** The type of `result.output` for an agent's options: `z.output` of its `output` schema, else unknown. */
@@ -42,7 +44,7 @@ export class Agent<Output = unknown, Context = unknown> implements AgentDefiniti
     this.options = options;
     this.name = agentName(options);
     this.maxTrips = maxTripsOf(options);
-    const tools = [...listTools(options.tools), ...handoffTools(options.handoffs)];
+    const tools = [...listTools(options.tools), ...handoffTools(options.handoffs), ...memoryTools(options.memory)];
     this.#tools = new Map(
       tools.filter((tool): tool is Tool => !(tool instanceof McpToolset)).map((tool) => [tool.name, tool]),
     );
@@ -126,6 +128,7 @@ export class Agent<Output = unknown, Context = unknown> implements AgentDefiniti
           `stream tokens to the session; leave streamText off or use modelExecution: "activity"`,
       );
     }
+    runUser(this, options?.user); // checks it; warns once when this agent has memory and the session has no user
     return new AgentSession(this.name, id, options, this.options.contextSchema);
   }
 

@@ -193,6 +193,16 @@ export interface ApprovalItem {
   reason?: string;
 }
 
+/** What memory gave the model before a turn: the working memory as the model saw it, and the messages recalled. */
+export interface MemoryItem {
+  /** Tag. */
+  type: "memory";
+  /** The working memory (markdown, or an object as JSON), when the agent keeps one. */
+  workingMemory?: string;
+  /** The recalled messages, oldest session first. */
+  recalled: Array<{ role: string; text: string; createdAt: string }>;
+}
+
 /** A re-prompt the contract (`actWhenAsked`) sent, on its trip. */
 export interface RepromptItem {
   /** Tag. */
@@ -255,6 +265,7 @@ export interface SessionMessageItem {
 
 /** One entry of a run's conversation. */
 export type ConversationItem =
+  | MemoryItem
   | UserItem
   | AssistantItem
   | ReasoningItem

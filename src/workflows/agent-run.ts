@@ -22,6 +22,7 @@ import type { AgentRunArgs, AgentRunResult } from "./definitions.js";
 import { carryMcpTools } from "./mcp-tool-list.js";
 import { setUpRun, startRun } from "./run-setup.js";
 import { runTrips, type TripLoop } from "./trip-loop.js";
+import { recallMemory, rememberTurn, runMemoryOf } from "./memory-steps.js";
 
 /** A result larger than this leaves messages and tool calls to be read in pages. */
 const RESULT_INLINE_BYTES = 1024 * 1024;
@@ -31,6 +32,9 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
   // 1. Set-up: the run's state, stream and handlers; then its agent, activities and tools, and what it carried.
   const { entry, loop } = await setUpRun(args, startRun(args, carried));
   const { run, ctx, progress } = loop;
+  // Memory (an agent's `memory`, a run with a user): not in a fork or a playback, whose input holds what the recording recalled.
+  const memory = args.fork || args.replay ? undefined : runMemoryOf(loop.spec, args.user);
+  if (memory) loop.memory = memory;
   const tripsAtStart = run.trips;
   const end = (stopReason: StopReason, detail: string) => endRun(loop, stopReason, detail);
   // Cancellation (handle.cancel()) and the run's time limit end the run with a result that says where.
@@ -38,13 +42,15 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
     // 2. Before the first trip: before-phase backstops, and whether the input asks for an action.
     // A fork's first trip is past; a continued run did this before.
     const before = () => beforeFirstTrip(ctx, { backstops: !args.fork });
+    if (memory && !args.resume) await progress.step("memory recall", () => recallMemory(loop, memory, 0));
     if (!args.resume) await progress.step("before the first trip", before);
     // 3. Trips until the model answers for good, or maxTrips is used up; continue-as-new when Temporal suggests it
     // (only after a trip of this run's own: loading a large state may itself pass the threshold).
     const { stopReason, detail } = await runTrips(loop, entry.maxTrips, async () => {
       if (workflowInfo().continueAsNewSuggested && run.trips > tripsAtStart) await continueAsNew(args, loop);
     });
-    // 4. The end: the run's result.
+    // 4. The end: its messages remembered (with memory), and the run's result.
+    if (memory) await progress.step("memory remember", () => rememberTurn(memory, run, 0, 0));
     return end(stopReason, detail);
   });
 }
@@ -107,7 +113,7 @@ async function continueAsNew(args: AgentRunArgs, { ctx, events, mcpTools }: Trip
       ...defined({ streamText: args.streamText || undefined, timeoutMs: args.timeoutMs, budget: args.budget }),
       ...defined({ subAgent: args.subAgent, output: args.output, maxTrips: args.maxTrips }),
       ...defined({ context: args.context, modelSettings: args.modelSettings, replay: ctx.playback?.carry() }),
-      ...defined({ overrides: args.overrides }),
+      ...defined({ overrides: args.overrides, user: args.user }),
       resume: {
         ...carried,
         stream,

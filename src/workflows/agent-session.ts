@@ -41,6 +41,7 @@ import { tripLoopOf } from "./run-setup.js";
 import { continueAsNewOnCurrentBuild, currentBuildChanged } from "./build-upgrade.js";
 import { defined } from "../core/defined.js";
 import { SessionTurnList } from "./session-turns.js";
+import { recallMemory, rememberTurn, runMemoryOf } from "./memory-steps.js";
 
 /** Marks histories whose sessions give each message the session agent's local tools back after a handoff (before: the last agent's). */
 const SESSION_LOCAL_TOOLS_PATCH = "durable-agent.session-local-tools";
@@ -121,6 +122,8 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   };
   const loop = tripLoopOf(handlers, spec, args.resume?.agentVersion, { ...parts, ...defined({ budget: spec.budget }) });
   loop.keepStoppedAnswers = true;
+  const memory = runMemoryOf(spec, args.user); // an agent's `memory`, a session with a user
+  if (memory) loop.memory = memory;
 
   send = async (message, turn) => {
     const scope = new CancellationScope();
@@ -147,8 +150,12 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
     let detail: string;
     try {
       ({ stopReason, detail } = await scope.run(async () => {
+        if (memory) await loop.progress.step("memory recall", () => recallMemory(loop, memory, turn.index));
         await loop.progress.step("before the first trip", () => beforeFirstTrip(ctx));
-        return runTrips(loop, run.trips + spec.maxTrips);
+        const outcome = await runTrips(loop, run.trips + spec.maxTrips);
+        if (memory)
+          await loop.progress.step("memory remember", () => rememberTurn(memory, run, turn.index, start.messages));
+        return outcome;
       }));
     } catch (error) {
       if (isCancellation(error) && scope.consideredCancelled) {

@@ -59,6 +59,8 @@ export interface AgentRunArgs {
   replay?: PlaybackArgs;
   /** Set for a fork (`ai.fork`): `messages` is the recorded prefix, and this what it had used. */
   fork?: ForkArgs;
+  /** Whose memory the run is (`run(input, { user })`): with an agent's `memory`, it recalls and remembers. */
+  user?: string;
 }
 
 /** What a sub-agent's run learns from the run that called it. */
@@ -183,6 +185,8 @@ export interface AgentSessionArgs {
   streamText?: boolean;
   /** Who owns the session (a chat's user): only sends `by` the owner are taken. Absent: anyone may send. */
   owner?: string;
+  /** Whose memory the session is (`agent.session(id, { user })`): with an agent's `memory`, each message recalls and remembers. */
+  user?: string;
   /** Set when the session continues as new. */
   resume?: SessionResumeState;
 }

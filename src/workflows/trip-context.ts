@@ -13,6 +13,7 @@ import type { DefinitionVersions } from "./definition-versions.js";
 import type { ContractContext } from "./contract-steps.js";
 import type { RunEventPublisher } from "./run-event-publisher.js";
 import type { RunProgress } from "./run-progress.js";
+import type { SeenWorkingMemory } from "../core/memory.js";
 
 /** Everything the trips work with. A handoff swaps `spec`, `model`, `tools` and `localTools` for the next agent's. */
 export interface TripLoop {
@@ -48,6 +49,8 @@ export interface TripLoop {
   keepStoppedAnswers?: boolean;
   /** Bumped when a handoff's inputFilter replaced the conversation (workers cache conversations per view). */
   view?: number;
+  /** The run's memory: its user, with an agent's `memory` (absent: the run has none). */
+  memory?: RunMemory;
 }
 
 /** A finished tool call: its record, and the handoff it asks for when it is a handoff tool's. */
@@ -60,4 +63,13 @@ export interface FinishedCall {
 export interface PendingHandoff {
   callId: string;
   request: HandoffRequest;
+}
+
+/** A run's memory: whose it is, and the working memory the model saw this turn. */
+export interface RunMemory {
+  user: string;
+  /** The agent whose memory it is: the run's (or session's) own, whichever agent a handoff passed the turn to. */
+  spec: AgentSpec;
+  /** The working memory as recalled this turn: `update_working_memory` merges a concurrent update against it. */
+  seen?: SeenWorkingMemory;
 }

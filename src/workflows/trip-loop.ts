@@ -22,7 +22,9 @@ import { runSubAgent } from "./sub-agent-call.js";
 import { runRemoteTool } from "./remote-tool-call.js";
 import { playbackAnswer } from "./recorded-run.js";
 import { keepStoppedAnswer, modelCallsOf } from "./stopped-answer.js";
-import type { FinishedCall, TripLoop } from "./trip-context.js";
+import type { FinishedCall, RunMemory, TripLoop } from "./trip-context.js";
+import { WORKING_MEMORY_TOOL } from "../core/memory.js";
+import type { ToolExecuteInput } from "../core/activity-types.js";
 
 /** How the trips ended. */
 export interface TripsOutcome {
@@ -145,10 +147,10 @@ function invalidOutput(ctx: ContractContext, issues: string): TripsOutcome {
 /** The workflow's own last messages (input, re-prompts) up to this size go with the model call: no worker holds them. */
 const TAIL_INLINE_BYTES = 2048;
 
-/** The user messages after the last answer or tool result, if small; else none (the worker reads them). */
+/** The user (and system: recalled memory) messages after the last answer or tool result, if small; else none (the worker reads them). */
 function workflowTail(messages: Message[]): Message[] {
   let from = messages.length;
-  while (from > 0 && messages[from - 1]!.role === "user") from--;
+  while (from > 0 && (messages[from - 1]!.role === "user" || messages[from - 1]!.role === "system")) from--;
   const tail = messages.slice(from);
   return new TextEncoder().encode(JSON.stringify(tail)).length <= TAIL_INLINE_BYTES ? tail : [];
 }
@@ -181,6 +183,11 @@ async function executeTool(loop: TripLoop, call: RequestedToolCall, trip: number
   }
 }
 
+/** A memory run's tool calls carry its user; `update_working_memory`'s also the working memory the model saw. */
+function memoryFields({ user, seen }: RunMemory, tool: string): Pick<ToolExecuteInput, "user" | "workingMemorySeen"> {
+  return { user, ...(tool === WORKING_MEMORY_TOOL && seen ? { workingMemorySeen: seen } : {}) };
+}
+
 /** `tool.execute` for the call, approved or not; its result read as a tagged outcome, however it was recorded. */
 function toolActivity(loop: TripLoop, call: RequestedToolCall, trip: number, mcpServer: string | undefined) {
   const { spec, ctx } = loop;
@@ -197,6 +204,7 @@ function toolActivity(loop: TripLoop, call: RequestedToolCall, trip: number, mcp
       call: { id, name, arguments: args },
       trip,
       ...defined({ approved: approved || undefined, hasContext, replay, view: loop.view }),
+      ...(loop.memory ? memoryFields(loop.memory, call.name) : {}),
     };
     return tools[ACTIVITY.toolExecute].executeWithOptions({ summary }, [input]).then(toolOutcomeOf);
   };

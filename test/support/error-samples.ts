@@ -51,6 +51,7 @@ import {
   UnknownApprovalError,
   UnmatchedToolCallError,
   EvalOptionsError,
+  InvalidUserError,
 } from "../../src/errors.js";
 import {
   EvalAssertionError,
@@ -138,6 +139,7 @@ export function errorSamples(): Record<string, DurableAgentError> {
     ForkError: new ForkError("run-1", "it has no trip 9"),
     InvalidStreamCursorError: new InvalidStreamCursorError("12.x", '"12.x" is not a position of 2 counters'),
     EvalOptionsError: new EvalOptionsError("trials", "must be a positive integer"),
+    InvalidUserError: new InvalidUserError("it has 300 characters"),
     ScorerResultError: new ScorerResultError("judge", "undefined"),
     EvalTimeoutError: new EvalTimeoutError("eval-1", 600_000),
     EvalAssertionError: new EvalAssertionError('Eval of agent "coach" did not pass.'),

@@ -5,6 +5,7 @@
  */
 import { defined } from "../../core/defined.js";
 import { textOf, type Message, type RepromptKind, type ToolCallRecord, type TraceEvent } from "../../core/types.js";
+import { MEMORY_MESSAGE_HEADING } from "../../core/memory.js";
 import type {
   ApprovalItem,
   BackstopItem,
@@ -147,10 +148,14 @@ export function conversationOf(
   const unshown = (phase: "before" | "after", trip: number) =>
     backstops.filter((b) => b.phase === phase && b.trip === trip && !shownBackstops.has(b));
   let answers = 0;
+  const recalls = trace.filter((e): e is Event<"memory.recalled"> => e.type === "memory.recalled");
   // A session message's trips go on from the session's: its before-phase backstops ran on the trip before its first.
   let trip = (answeredTrips[0] ?? 1) - 1;
   for (const message of messages) {
-    if (message.role === "user") {
+    const recall =
+      message.role === "system" && message.content.startsWith(MEMORY_MESSAGE_HEADING) ? recalls.shift() : undefined;
+    if (recall) items.push(memoryItem(recall));
+    else if (message.role === "user") {
       const text = textOf(message.content);
       // Before-phase backstops ran on the user's message; the prompts they sent follow it as one message.
       const before = unshown("before", trip);
@@ -181,6 +186,18 @@ export function conversationOf(
     items.push({ type: "reprompt", trip: reprompt.trip, reason: REPROMPT_REASONS[reprompt.kind], text: reprompt.text });
   show(backstops.filter((event) => !shownBackstops.has(event)));
   return items;
+}
+
+/** What memory gave the model, from its trace entry. */
+function memoryItem(event: Event<"memory.recalled">): ConversationItem {
+  const working = event.workingMemory;
+  return {
+    type: "memory",
+    ...(working === undefined
+      ? {}
+      : { workingMemory: typeof working === "string" ? working : JSON.stringify(working, null, 2) }),
+    recalled: event.recalled.map(({ role, text, createdAt }) => ({ role, text, createdAt })),
+  };
 }
 
 function toolCallItems(

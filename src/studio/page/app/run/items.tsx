@@ -18,6 +18,21 @@ export interface Actions {
 /** An item, by its type. */
 export function ItemView({ item, actions }: { item: ConversationItem; actions?: Actions | undefined }) {
   switch (item.type) {
+    case "memory":
+      return (
+        <details class="item memory" data-testid="memory" open>
+          <summary>memory · {item.recalled.length} recalled</summary>
+          {item.workingMemory !== undefined && <pre data-testid="working-memory">{item.workingMemory}</pre>}
+          {item.recalled.map((m) => (
+            <p data-testid="recalled">
+              <span class="who">
+                {m.role} · {m.createdAt.slice(0, 10)}
+              </span>{" "}
+              {m.text}
+            </p>
+          ))}
+        </details>
+      );
     case "user":
       return <Message role="user" text={item.text} />;
     case "assistant":
