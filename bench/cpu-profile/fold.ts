@@ -143,6 +143,13 @@ export const CATEGORIES: Category[] = [
 /** Samples no category takes: Node's internals, V8 builtins with no caller of ours, `(program)`. */
 export const UNATTRIBUTED = "node internals, V8 (program), no category";
 
+/** Bundles' code by URL pattern, for bundles no longer on disk when their profile is folded. */
+const bundleSources: { test: RegExp; code: string }[] = [];
+/** Folds frames of URLs matching `test` by the modules of `code` (a bundle a worker loaded from a file since removed). */
+export function addBundleSource(test: RegExp, code: string): void {
+  bundleSources.push({ test, code });
+}
+
 /** Modules of a webpack bundle by line: `/***\/ "path"` markers at the start of a line, in order. */
 const bundles = new Map<string, { line: number; path: string }[] | null>();
 function bundleModules(url: string): { line: number; path: string }[] | null {
@@ -150,14 +157,15 @@ function bundleModules(url: string): { line: number; path: string }[] | null {
   let modules: { line: number; path: string }[] | null = null;
   try {
     const path = url.startsWith("file:") ? fileURLToPath(url) : url;
-    if (path && existsSync(path)) {
+    const code =
+      bundleSources.find((b) => b.test.test(url))?.code ??
+      (path && existsSync(path) ? readFileSync(path, "utf8") : undefined);
+    if (code !== undefined) {
       const found: { line: number; path: string }[] = [];
-      readFileSync(path, "utf8")
-        .split("\n")
-        .forEach((text, line) => {
-          const m = /^\/\*\*\*\/ "([^"]+)"/.exec(text);
-          if (m) found.push({ line, path: m[1]! });
-        });
+      code.split("\n").forEach((text, line) => {
+        const m = /^\/\*\*\*\/ "([^"]+)"/.exec(text);
+        if (m) found.push({ line, path: m[1]! });
+      });
       modules = found.length ? found : null;
     }
   } catch {
@@ -182,12 +190,17 @@ function frameOf(callFrame: CpuProfile["nodes"][number]["callFrame"]): Frame {
   return { functionName: callFrame.functionName, file: `bundle:${module}` };
 }
 
-/** Where a profile's samples in the window (µs, the profile's clock) went: ms by category, and ms by leaf function. */
+/**
+ * Where a profile's samples in the window (µs, the profile's clock) went: ms by category, by leaf
+ * function, and by category and leaf function. A sample counts the gap to the next sample, capped
+ * at 1.5× the profile's median gap: on a loaded machine a thread that is descheduled between two
+ * samples would otherwise be charged for time it did not run.
+ */
 export function foldProfile(
   profile: CpuProfile,
   window: { startUs: number; endUs: number } = { startUs: -Infinity, endUs: Infinity },
   categories: Category[] = CATEGORIES,
-): { byCategory: Map<string, number>; bySelf: Map<string, number>; sampledMs: number } {
+): Fold {
   const parent = new Map<number, number>();
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -202,25 +215,45 @@ export function foldProfile(
     categoryOf.set(leaf, name);
     return name;
   };
-  const byCategory = new Map<string, number>();
-  const bySelf = new Map<string, number>();
-  let sampledMs = 0;
+  const gaps = [...profile.timeDeltas].filter((d) => d > 0).sort((a, b) => a - b);
+  const cap = 1.5 * (gaps[Math.floor(gaps.length / 2)] ?? 1000);
+  const fold: Fold = { byCategory: new Map(), bySelf: new Map(), byCategorySelf: new Map(), sampledMs: 0 };
+  const add = (map: Map<string, number>, key: string, ms: number) => map.set(key, (map.get(key) ?? 0) + ms);
   let t = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
     t += profile.timeDeltas[i]!;
-    // A sample's time is the gap to the next one (the last takes the previous gap).
-    const ms = (profile.timeDeltas[i + 1] ?? profile.timeDeltas[i] ?? 0) / 1000;
+    const ms = Math.min(cap, profile.timeDeltas[i + 1] ?? profile.timeDeltas[i] ?? 0) / 1000;
     if (t < window.startUs || t > window.endUs) continue;
     const node = byId.get(profile.samples[i]!)!;
     if (node.callFrame.functionName === "(idle)") continue;
-    sampledMs += ms;
+    fold.sampledMs += ms;
     const category = classify(node.id);
-    byCategory.set(category, (byCategory.get(category) ?? 0) + ms);
+    add(fold.byCategory, category, ms);
     const frame = frameOf(node.callFrame);
     const self = `${frame.functionName || "(anonymous)"} ${frame.file.replace(/^.*node_modules\//, "").replace(/^.*\/(src|bench)\//, "$1/")}`;
-    bySelf.set(self, (bySelf.get(self) ?? 0) + ms);
+    add(fold.bySelf, self, ms);
+    add(fold.byCategorySelf, `${category}\t${self}`, ms);
   }
-  return { byCategory, bySelf, sampledMs };
+  return fold;
+}
+
+/** A folded profile (or several, summed): ms by category, by leaf function, by both ("category\tfunction"). */
+export interface Fold {
+  byCategory: Map<string, number>;
+  bySelf: Map<string, number>;
+  byCategorySelf: Map<string, number>;
+  sampledMs: number;
+}
+
+/** Profiles folded apart, summed. */
+export function sumFolds(folds: Fold[]): Fold {
+  const sum: Fold = { byCategory: new Map(), bySelf: new Map(), byCategorySelf: new Map(), sampledMs: 0 };
+  for (const fold of folds) {
+    sum.sampledMs += fold.sampledMs;
+    for (const key of ["byCategory", "bySelf", "byCategorySelf"] as const)
+      for (const [k, v] of fold[key]) sum[key].set(k, (sum[key].get(k) ?? 0) + v);
+  }
+  return sum;
 }
 
 /** Whether a category is ours (this project's code to change). */

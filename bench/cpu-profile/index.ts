@@ -18,7 +18,8 @@ import { markdownTable } from "../markdown-table.js";
 import { round } from "../numbers.js";
 import { BENCH_EXECUTIONS, benchScript, TRIPS, type BenchExecution } from "../scenario.js";
 import { benchThroughput } from "../throughput.js";
-import { foldProfile, isOurs, type CpuProfile } from "./fold.js";
+import { bundleAgentWorkflows } from "../../src/index.js";
+import { addBundleSource, foldProfile, isOurs, sumFolds, type CpuProfile, type Fold } from "./fold.js";
 
 const WARM_UP_RUNS = 20;
 
@@ -61,9 +62,12 @@ export async function profileCpu(argv: string[]): Promise<void> {
     .filter((f) => f.endsWith(".cpuprofile"))
     .map((f) => JSON.parse(readFileSync(join(dir, f), "utf8")) as CpuProfile);
   rmSync(dir, { recursive: true, force: true });
+  addBundleSource(/bench-bundle-[^/]+\/workflows-0\.js$/, (await bundleAgentWorkflows()).code); // the bundle benchThroughput wrote
   const worker = sumFolds(workerProfiles.map((p) => foldProfile(p, window)));
   const client = foldProfile(clientProfile, window);
-  const rows = [...new Set([...worker.byCategory.keys(), ...client.byCategory.keys()])]
+  const rows: Record<string, string | number>[] = [
+    ...new Set([...worker.byCategory.keys(), ...client.byCategory.keys()]),
+  ]
     .map((name) => ({
       "": name,
       ours: isOurs(name) ? "yes" : "",
@@ -72,6 +76,14 @@ export async function profileCpu(argv: string[]): Promise<void> {
       "client + model server ms/trip": round((client.byCategory.get(name) ?? 0) / trips, 2),
     }))
     .sort((a, b) => b["worker ms/trip"] - a["worker ms/trip"]);
+  const total = worker.sampledMs / trips;
+  rows.push({
+    "": "outside the JavaScript threads' samples (core's Rust threads, sampling gaps): cpuUsage − samples",
+    ours: "",
+    "worker ms/trip": round((workerCpuMsPerTrip ?? 0) - total, 2),
+    "worker %": "",
+    "client + model server ms/trip": "",
+  });
   rows.push({
     "": "total sampled (not idle)",
     ours: "",
@@ -79,7 +91,16 @@ export async function profileCpu(argv: string[]): Promise<void> {
     "worker %": 100,
     "client + model server ms/trip": round(client.sampledMs / trips, 2),
   });
-  const top = (fold: { bySelf: Map<string, number> }) =>
+  const ourTop = [...worker.byCategorySelf.entries()]
+    .filter(([key]) => isOurs(key.split("\t")[0]!))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 30)
+    .map(([key, ms]) => ({
+      category: key.split("\t")[0]!,
+      "self time in": key.split("\t")[1]!,
+      "ms/trip": round(ms / trips, 3),
+    }));
+  const top = (fold: Fold) =>
     [...fold.bySelf.entries()]
       .sort((a, b) => b[1] - a[1])
       .slice(0, 25)
@@ -89,31 +110,21 @@ export async function profileCpu(argv: string[]): Promise<void> {
   console.table(rows);
   console.log("\nThe worker's functions with the most self time");
   console.table(top(worker));
+  console.log("\nThe worker's functions with the most self time in our categories");
+  console.table(ourTop);
   console.log("\nThis process's (client and scripted model server) functions with the most self time");
   console.table(top(client));
   mkdirSync("bench-results", { recursive: true });
   writeFileSync(
     "bench-results/cpu-profile.json",
     JSON.stringify(
-      { runs, execution, loadAverageAtStart: load, workerCpuMsPerTrip, rows, workerTop: top(worker) },
+      { runs, execution, loadAverageAtStart: load, workerCpuMsPerTrip, rows, workerTop: top(worker), ourTop },
       null,
       2,
     ) + "\n",
   );
   writeFileSync(
     "bench-results/cpu-profile.md",
-    `**${title}**\n\n${markdownTable(rows)}\n\n**The worker's functions with the most self time**\n\n${markdownTable(top(worker))}\n`,
+    `**${title}**\n\n${markdownTable(rows)}\n\n**The worker's functions with the most self time**\n\n${markdownTable(top(worker))}\n\n**In our categories**\n\n${markdownTable(ourTop)}\n`,
   );
-}
-
-function sumFolds(folds: ReturnType<typeof foldProfile>[]) {
-  const byCategory = new Map<string, number>();
-  const bySelf = new Map<string, number>();
-  let sampledMs = 0;
-  for (const fold of folds) {
-    sampledMs += fold.sampledMs;
-    for (const [k, v] of fold.byCategory) byCategory.set(k, (byCategory.get(k) ?? 0) + v);
-    for (const [k, v] of fold.bySelf) bySelf.set(k, (bySelf.get(k) ?? 0) + v);
-  }
-  return { byCategory, bySelf, sampledMs };
 }
