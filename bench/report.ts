@@ -336,7 +336,7 @@ export function goals(results: BenchResults): Goal[] {
       goal: "worker CPU per trip at 200 concurrent runs ≤ 0.5× the leaner peer's (activities)",
       figure:
         mine200?.workerCpuMsPerTrip !== undefined && cpuPeers200.length
-          ? `${mine200.workerCpuMsPerTrip} ms; ${cpuPeers200.map((peer, i) => `${formatRatio(cpuRatios[i]!)} ${peer.name}'s ${peer.level.workerCpuMsPerTrip} ms`).join("; ")}`
+          ? `${mine200.workerCpuMsPerTrip} ms; ${cpuPeers200.map((peer, i) => `${formatRatio(cpuRatios[i]!)} ${peer.name}'s ${round(peer.level.workerCpuMsPerTrip!, 2)} ms`).join("; ")}`
           : "not measured",
       status: cpuRatios.length ? judgeAll(cpuRatios, { atMost: 0.5 }) : "not measured",
       ...(cpuRatios[0] ? { interval: cpuRatios[0] } : {}),

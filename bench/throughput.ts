@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundleAgentWorkflows } from "../src/index.js";
-import type { Client } from "@temporalio/client";
+import { withDeadline } from "./deadline.js";
 import { lineChild } from "./line-child.js";
 import { percentile, round, type Bench } from "./lib.js";
 import { interleaveRounds, median } from "./stats/index.js";
@@ -347,18 +347,4 @@ function resetPeakRss(pid: number): boolean {
 function memoryKiB(pid: number, field: "VmRSS" | "VmHWM"): number {
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return match ? Number(match[1]) : NaN;
-}
-
-/**
- * `wait` (for a run's result), given up at the deadline: every call the client makes in it has the
- * deadline as its gRPC deadline, so no long poll or retry of it outlives the level (one firing
- * after the connection closed would crash the benchmark). Not an `AbortSignal`: the client adds a
- * listener to it for every call it makes and never removes one (a result's long polls of a
- * minutes-long run are more than 10: a `MaxListenersExceededWarning` each).
- */
-function withDeadline<T>(client: Client, deadline: number, wait: () => Promise<T>): Promise<T> {
-  return client.withDeadline(deadline, wait).catch((error: unknown) => {
-    if (Date.now() < deadline) throw error;
-    throw new Error("not finished by the benchmark's deadline", { cause: error });
-  });
 }
