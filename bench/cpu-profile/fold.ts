@@ -53,7 +53,7 @@ function inMethod(frame: Frame & { lineNumber?: number }, fileEnd: string, metho
         "\n",
       );
       const first = lines.findIndex((l) => l.startsWith(`    ${method}(`));
-      const last = lines.findIndex((l, i) => i > first && /^    (async )?[\w$]+\(.*\) \{$/.test(l));
+      const last = lines.findIndex((l, i) => i > first && /^ {4}(async )?[\w$]+\(.*\) \{$/.test(l));
       if (first >= 0) range = [first, last < 0 ? lines.length : last - 1];
     } catch {
       range = null;
@@ -81,8 +81,8 @@ export const CATEGORIES: Category[] = [
   },
   { name: "validation (zod)", ours: true, matches: under("/node_modules/zod/") },
   {
-    name: "logging",
-    ours: true,
+    name: "logging (Temporal's worker logger: metadata built for every trace and debug call, level on or off)",
+    ours: false,
     matches: (f) => /@temporalio\/(worker|common|activity|workflow)\/lib\/(logger|.*-log|log)[^/]*\.js/.test(f.file),
   },
   {
