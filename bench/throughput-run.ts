@@ -59,8 +59,15 @@ try {
       levels,
       rounds: (n) => (n === Math.max(...levels) ? 2 * MIN_ROUNDS_TO_DECIDE : 3),
       budgetMs,
-      onLevel: (figures) =>
-        console.log(`bench:throughput: level done (${figures[0]?.levels.length} of ${levels.length})`),
+      onLevel: (figures) => {
+        // What is measured so far survives a crash (or a stop) of a later level.
+        mkdirSync("bench-results", { recursive: true });
+        writeFileSync(
+          "bench-results/throughput.partial.json",
+          JSON.stringify({ ...results, throughput: figures }, null, 2) + "\n",
+        );
+        console.log(`bench:throughput: level done (${figures[0]?.levels.length} of ${levels.length})`);
+      },
     });
   } finally {
     await bench.connection.close();
