@@ -46,7 +46,7 @@ export interface ThroughputLevel {
   workerRssMiB: { idle: number; peak: number };
   /** The workers' CPU time (user + system) per trip of a completed run: the median round's. */
   workerCpuMsPerTrip?: number;
-  /** Each round's worker CPU ms per trip, in round order (for intervals of ratios between subjects). */
+  /** Each round's worker CPU ms per trip, in round order, rounds with a failed run left out (absent: none without). */
   workerCpuMsPerTripByRound?: number[];
 }
 
@@ -278,7 +278,10 @@ function levelFigures(n: number, rounds: LevelRound[]): ThroughputLevel {
   const failures = rounds.flatMap((r) => r.failures);
   const runsPerSecondByRound = rounds.map((r) => round(r.latencies.length / r.wallSeconds, 2));
   const runsPerSecond = median(runsPerSecondByRound);
-  const workerCpuMsPerTripByRound = rounds.map((r) => round(r.cpuMs / Math.max(1, r.latencies.length * TRIPS), 2));
+  // Only rounds whose every run completed: the CPU of failed runs would be charged to the others' trips.
+  const workerCpuMsPerTripByRound = rounds
+    .filter((r) => r.failures.length === 0 && r.latencies.length > 0)
+    .map((r) => round(r.cpuMs / (r.latencies.length * TRIPS), 2));
   return {
     concurrentRuns: n,
     rounds: rounds.length,
@@ -298,8 +301,9 @@ function levelFigures(n: number, rounds: LevelRound[]): ThroughputLevel {
       idle: round(rounds[0]!.idleKiB / 1024, 0),
       peak: round(Math.max(...rounds.map((r) => r.peakKiB)) / 1024, 0),
     },
-    workerCpuMsPerTrip: round(median(workerCpuMsPerTripByRound), 2),
-    workerCpuMsPerTripByRound,
+    ...(workerCpuMsPerTripByRound.length
+      ? { workerCpuMsPerTrip: round(median(workerCpuMsPerTripByRound), 2), workerCpuMsPerTripByRound }
+      : {}),
   };
 }
 
