@@ -6,6 +6,9 @@
  * and our in-process floor. Prints p50 ms per trip for each. Run it under `node --cpu-prof
  * --cpu-prof-dir=<dir> --import tsx --conditions=durable-agent-source bench/profile-trip.ts` for a
  * CPU profile of every thread (the workflow thread is the one running `activate`).
+ *
+ * `npm run bench:profile -- --cpu [--runs 200]`: instead, where a trip's CPU goes at 200 runs at
+ * once, by category (bench/cpu-profile).
  */
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
@@ -17,6 +20,10 @@ import { runInProcess } from "./in-process.js";
 import { percentile, round, startBench, withBenchWorker } from "./lib.js";
 import { benchAgent, benchScript, FINAL_ANSWER, inputFor, TRIPS } from "./scenario.js";
 
+if (process.argv.includes("--cpu")) {
+  await (await import("./cpu-profile/index.js")).profileCpu(process.argv);
+  process.exit(0);
+}
 const runsArg = process.argv.indexOf("--runs");
 const rounds = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 20;
 const model = await startScriptedModel(benchScript);

@@ -49,6 +49,8 @@ export interface BenchResults {
   streaming?: (StreamingFigures | StreamingError)[];
   longRuns?: LongRunFigures[];
   throughput?: ThroughputFigures[];
+  /** `MaxListenersExceededWarning`s the bench process printed over the whole run (its throughput workers' are in `throughput`). */
+  listenerWarnings?: number;
   goals?: Goal[];
 }
 
@@ -129,36 +131,8 @@ export function report(results: BenchResults): string {
   );
 
   if (results.throughput?.length) {
-    const throughput = results.throughput;
-    table(
-      `Throughput: N runs started at once, one worker per library (child process; every library's worker up for the whole section, ${allWorkersIdleMiB(throughput)} MiB RSS idle together; interleaved rounds of every library at each level; runs/s: the median round's, ÷ better peer: the ratio of the medians with its 95% bootstrap interval; ${Object.entries(
-        throughput[0]!.workerOptions,
-      )
-        .map(([k, v]) => `${k} ${v}`)
-        .join(", ")}; ${tuned?.setting} server)`,
-      throughput.flatMap((t) =>
-        t.levels.map((l) => {
-          const peer = betterPeerAt(throughput, l.concurrentRuns);
-          return {
-            "": t.library === "durable-agent" ? `durable-agent (${t.execution})` : t.library,
-            "concurrent runs": l.concurrentRuns,
-            rounds: l.rounds,
-            completed: l.completed,
-            errors: l.errors,
-            "runs/s": l.runsPerSecond,
-            "÷ better peer (95% CI)":
-              PEERS.includes(t.library) || !peer
-                ? ""
-                : formatInterval(ratioInterval(l.runsPerSecondByRound, peer.runsPerSecondByRound)),
-            "trips/s": l.tripsPerSecond,
-            "latency p50 ms": l.latencyMs.p50,
-            "latency p95 ms": l.latencyMs.p95,
-            "worker RSS idle MiB": l.workerRssMiB.idle,
-            "worker RSS peak MiB": l.workerRssMiB.peak,
-          };
-        }),
-      ),
-    );
+    const { title, rows } = throughputTable(results.throughput, tuned?.setting);
+    table(title, rows);
   }
 
   if (results.longRuns) {
@@ -196,6 +170,61 @@ export function report(results: BenchResults): string {
   return sections.join("\n\n") + "\n";
 }
 
+/** The throughput table: each library's figures at each level, ours beside the better peer's. */
+function throughputTable(throughput: ThroughputFigures[], setting: string | undefined): { title: string; rows: Row[] } {
+  return {
+    title: `Throughput: N runs started at once, one worker per library (child process; every library's worker up for the whole section, ${allWorkersIdleMiB(throughput)} MiB RSS idle together; interleaved rounds of every library at each level; runs/s: the median round's, ÷ better peer: the ratio of the medians with its 95% bootstrap interval; worker CPU: user + system of the worker process over a round ÷ its trips, the median round's, ÷ the peer with the lower figure; ${Object.entries(
+      throughput[0]!.workerOptions,
+    )
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ")}; ${setting} server)`,
+    rows: throughput.flatMap((t) =>
+      t.levels.map((l) => {
+        const peer = betterPeerAt(throughput, l.concurrentRuns);
+        const cpuPeer = leanerPeerAt(throughput, l.concurrentRuns);
+        return {
+          "": t.library === "durable-agent" ? `durable-agent (${t.execution})` : t.library,
+          "concurrent runs": l.concurrentRuns,
+          rounds: l.rounds,
+          completed: l.completed,
+          errors: l.errors,
+          "runs/s": l.runsPerSecond,
+          "÷ better peer (95% CI)":
+            PEERS.includes(t.library) || !peer
+              ? ""
+              : formatInterval(ratioInterval(l.runsPerSecondByRound, peer.runsPerSecondByRound)),
+          "trips/s": l.tripsPerSecond,
+          "latency p50 ms": l.latencyMs.p50,
+          "latency p95 ms": l.latencyMs.p95,
+          "worker RSS idle MiB": l.workerRssMiB.idle,
+          "worker RSS peak MiB": l.workerRssMiB.peak,
+          "worker CPU ms/trip": l.workerCpuMsPerTrip ?? "",
+          "CPU ÷ leaner peer (95% CI)":
+            PEERS.includes(t.library) || !cpuPeer || !l.workerCpuMsPerTripByRound
+              ? ""
+              : formatInterval(ratioInterval(l.workerCpuMsPerTripByRound, cpuPeer.workerCpuMsPerTripByRound!)),
+        };
+      }),
+    ),
+  };
+}
+
+/**
+ * `npm run bench:throughput`'s tables: the throughput table and the goals it decides (throughput,
+ * worker CPU per trip, listener warnings), printed and returned as Markdown.
+ */
+export function throughputReport(results: BenchResults): string {
+  const { title, rows } = throughputTable(results.throughput ?? [], "tuned");
+  console.log(`\n${title}`);
+  console.table(rows);
+  const decided = goals(results).filter((g) => /^(throughput|worker CPU|0 MaxListeners)/.test(g.goal));
+  results.goals = decided;
+  const goalRows = decided.map((g) => ({ goal: g.goal, figure: g.figure, status: g.status }));
+  console.log("\nGoals");
+  console.table(goalRows);
+  return `**${title}**\n\n${markdownTable(rows)}\n\n**Goals**\n\n${markdownTable(goalRows)}\n`;
+}
+
 /** The peers' figures at a throughput level, the one with the higher runs/s first. */
 function peersAt(throughput: ThroughputFigures[], concurrentRuns: number): { name: string; level: ThroughputLevel }[] {
   return throughput
@@ -207,6 +236,13 @@ function peersAt(throughput: ThroughputFigures[], concurrentRuns: number): { nam
 }
 const betterPeerAt = (throughput: ThroughputFigures[], concurrentRuns: number) =>
   peersAt(throughput, concurrentRuns)[0]?.level;
+/** The peers' figures at a level with worker CPU measured, the one with the lower CPU per trip first. */
+const cpuPeersAt = (throughput: ThroughputFigures[], concurrentRuns: number) =>
+  peersAt(throughput, concurrentRuns)
+    .filter((p) => p.level.workerCpuMsPerTripByRound?.length)
+    .sort((a, b) => a.level.workerCpuMsPerTrip! - b.level.workerCpuMsPerTrip!);
+const leanerPeerAt = (throughput: ThroughputFigures[], concurrentRuns: number) =>
+  cpuPeersAt(throughput, concurrentRuns)[0]?.level;
 
 /** The throughput workers' idle RSS summed over every library before the first level: what keeping them all up costs. */
 function allWorkersIdleMiB(throughput: ThroughputFigures[]): number {
@@ -251,6 +287,16 @@ export function goals(results: BenchResults): Goal[] {
   const throughputRatios = mine200
     ? peers200.map((peer) => ratioInterval(mine200.runsPerSecondByRound, peer.level.runsPerSecondByRound))
     : [];
+  const cpuPeers200 = results.throughput ? cpuPeersAt(results.throughput, 200) : [];
+  const cpuRatios = mine200?.workerCpuMsPerTripByRound
+    ? cpuPeers200.map((peer) =>
+        ratioInterval(mine200.workerCpuMsPerTripByRound!, peer.level.workerCpuMsPerTripByRound!),
+      )
+    : [];
+  const warnings =
+    results.listenerWarnings === undefined
+      ? undefined
+      : results.listenerWarnings + (results.throughput ?? []).reduce((sum, t) => sum + (t.listenerWarnings ?? 0), 0);
   const plain = ours("activities");
   const aiSdk = figures.find((f) => f.name === AI_SDK_CONTENDER);
   const aiSdkRatio = aiSdk && plain && overheadRatio(aiSdk, plain);
@@ -278,13 +324,27 @@ export function goals(results: BenchResults): Goal[] {
       ...(aiSdkRatio ? { interval: aiSdkRatio } : {}),
     },
     {
-      goal: "throughput at 200 concurrent runs ≥ 2× the better peer's (activities)",
+      goal: "throughput at 200 concurrent runs ≥ 3× the better peer's (activities)",
       figure:
         mine200 && peers200.length
           ? `${mine200.runsPerSecond} runs/s; ${peers200.map((peer, i) => `${formatRatio(throughputRatios[i]!)} ${peer.name}'s ${peer.level.runsPerSecond}`).join("; ")}`
           : "not measured (--quick runs 10 at once)",
-      status: mine200 && peers200.length ? judgeAll(throughputRatios, { atLeast: 2 }) : "not measured",
+      status: mine200 && peers200.length ? judgeAll(throughputRatios, { atLeast: 3 }) : "not measured",
       ...(throughputRatios[0] ? { interval: throughputRatios[0] } : {}),
+    },
+    {
+      goal: "worker CPU per trip at 200 concurrent runs ≤ 0.5× the leaner peer's (activities)",
+      figure:
+        mine200?.workerCpuMsPerTrip !== undefined && cpuPeers200.length
+          ? `${mine200.workerCpuMsPerTrip} ms; ${cpuPeers200.map((peer, i) => `${formatRatio(cpuRatios[i]!)} ${peer.name}'s ${round(peer.level.workerCpuMsPerTrip!, 2)} ms`).join("; ")}`
+          : "not measured",
+      status: cpuRatios.length ? judgeAll(cpuRatios, { atMost: 0.5 }) : "not measured",
+      ...(cpuRatios[0] ? { interval: cpuRatios[0] } : {}),
+    },
+    {
+      goal: "0 MaxListenersExceededWarning in the run (the bench process and its throughput workers)",
+      figure: warnings === undefined ? "not counted" : `${warnings}`,
+      status: judgeExact(warnings === undefined ? null : warnings === 0),
     },
     {
       goal: "history bytes per trip ≤ 0.5× the better peer's (activities)",

@@ -20,6 +20,7 @@ import { benchStreaming, STREAMING_SUBJECTS } from "./streaming.js";
 import { MIN_ROUNDS_TO_DECIDE } from "./stats/index.js";
 import { benchThroughput, type ThroughputLibrary, type ThroughputSubject } from "./throughput.js";
 import { defined } from "../src/core/defined.js";
+import { countListenerWarnings } from "./worker-probe.js";
 
 /** The dev server as we start it, and as the CLI ships it (DEV_SERVER_DYNAMIC_CONFIG's keys at the server's defaults). */
 const SERVER_SETTINGS: { setting: ServerSetting; extraArgs: string[] }[] = [
@@ -50,6 +51,7 @@ async function withPeakRss<T>(fn: () => Promise<T>): Promise<{ value: T; peakRss
   }
 }
 
+const listenerWarnings = countListenerWarnings();
 const started = Date.now();
 const model = await startScriptedModel(benchScript);
 // Bundle every workflow set while the first dev server starts (a peer's may fail to load: reported later).
@@ -127,6 +129,7 @@ try {
 } finally {
   await model.close();
 }
+results.listenerWarnings = listenerWarnings();
 results.durationSeconds = Math.round((Date.now() - started) / 1000);
 results.machine!.loadAverageAtEnd = loadavg().map((n) => Number(n.toFixed(2)));
 const markdown = report(results as BenchResults); // adds results.goals

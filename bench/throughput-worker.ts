@@ -1,13 +1,15 @@
 /**
- * The throughput benchmark's worker, run as a child process so its RSS is its own:
+ * The throughput benchmark's worker, run as a child process so its RSS and CPU time are its own:
  * `node --import tsx --conditions=durable-agent-source bench/throughput-worker.ts`, configured by the environment
  * (TEMPORAL_ADDRESS, BENCH_TASK_QUEUE, BENCH_MODEL_URL, BENCH_LIBRARY: durable-agent or a peer's
  * package name, BENCH_WORKFLOW_BUNDLE: a prebuilt bundle, so the worker's peak RSS is not the
- * bundler's). Prints "ready" once polling; SIGTERM shuts it down.
+ * bundler's). Prints "ready" once polling; answers "cpu" on stdin with its CPU time so far and
+ * "warnings" with the `MaxListenersExceededWarning`s it has printed; SIGTERM shuts it down.
  */
 import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
 import { ai } from "../src/index.js";
 import { benchAgent, THROUGHPUT_WORKER_OPTIONS, type BenchExecution } from "./scenario.js";
+import { answerProbes, countListenerWarnings, serveUntilSigterm } from "./worker-probe.js";
 
 const env = (name: string) =>
   process.env[name] ??
@@ -15,6 +17,7 @@ const env = (name: string) =>
     throw new Error(`${name} is not set`);
   })();
 
+const listenerWarnings = countListenerWarnings();
 Runtime.install({ logger: new DefaultLogger("WARN") });
 const connection = await NativeConnection.connect({ address: env("TEMPORAL_ADDRESS") });
 const common = {
@@ -24,7 +27,7 @@ const common = {
 };
 const library = env("BENCH_LIBRARY");
 const baseURL = env("BENCH_MODEL_URL");
-let worker: { run(): Promise<void> };
+let worker: Worker;
 if (library === "durable-agent") {
   const agent = benchAgent(
     baseURL,
@@ -50,7 +53,5 @@ if (library === "durable-agent") {
     plugins: [openaiAgentsPlugin(baseURL).plugin],
   });
 } else throw new Error(`BENCH_LIBRARY: unknown library ${library}`);
-const running = worker.run();
-console.log("ready");
-await running;
-await connection.close();
+answerProbes({ warnings: () => `warnings ${listenerWarnings()}` });
+await serveUntilSigterm(worker, connection);

@@ -12,6 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundleAgentWorkflows } from "../src/index.js";
+import { withDeadline } from "./deadline.js";
+import { lineChild } from "./line-child.js";
 import { percentile, round, type Bench } from "./lib.js";
 import { interleaveRounds, median } from "./stats/index.js";
 import type { PeerResult } from "./peer/workflows.js";
@@ -42,6 +44,10 @@ export interface ThroughputLevel {
   latencyMs: { p50: number; p95: number; max: number };
   /** Idle: before the level's first round; peak: the highest of its rounds. */
   workerRssMiB: { idle: number; peak: number };
+  /** The workers' CPU time (user + system) per trip of a completed run: the median round's. */
+  workerCpuMsPerTrip?: number;
+  /** Each round's worker CPU ms per trip, in round order, rounds with a failed run left out (absent: none without). */
+  workerCpuMsPerTripByRound?: number[];
 }
 
 /** One round of one level: its runs' latencies and failures, its wall time, its workers' RSS in KiB. */
@@ -51,6 +57,8 @@ interface LevelRound {
   wallSeconds: number;
   idleKiB: number;
   peakKiB: number;
+  /** The workers' CPU time over the round, ms. */
+  cpuMs: number;
 }
 
 /** A library in the throughput benchmark: ours (in one execution setting) or a peer. */
@@ -62,18 +70,26 @@ export interface ThroughputFigures {
   worker: string;
   workerOptions: typeof THROUGHPUT_WORKER_OPTIONS;
   levels: ThroughputLevel[];
+  /** `MaxListenersExceededWarning`s the subject's workers printed over every level. */
+  listenerWarnings?: number;
 }
 
 const WORKER_SCRIPT = fileURLToPath(new URL("./throughput-worker.ts", import.meta.url));
 
 /**
  * Options of `benchThroughput`: the levels (default 10 quick, else 50/200/1,000), the rounds at
- * each level (default 1) and the worker processes (default 1).
+ * each level (default 1), the worker processes (default 1), a time budget (no round of every
+ * subject starts that would end after it, by the longest such round so far; at least one round per
+ * level) and a directory for the workers' CPU profiles (`node --cpu-prof`, written when they stop).
  */
 export interface ThroughputOptions {
   levels?: number[];
   rounds?: (concurrentRuns: number) => number;
   workers?: number;
+  budgetMs?: number;
+  cpuProfileDir?: string;
+  /** Called after each round of each subject with its window on the monotonic clock (µs, as CPU profiles time their samples). */
+  onRound?: (concurrentRuns: number, window: { startUs: number; endUs: number }) => void;
 }
 
 /** How the parent starts one run of a library and checks its result; the library's prebuilt workflow bundle. */
@@ -91,9 +107,7 @@ async function libraryUnderTest(
       code: (await bundleAgentWorkflows()).code,
       async run(deadline: number) {
         const handle = await agent.start(input, { client: bench.client, taskQueue });
-        const result = await withDeadline(deadline, (signal) =>
-          bench.client.withAbortSignal(signal, () => handle.result()),
-        );
+        const result = await withDeadline(bench.client, deadline, () => handle.result());
         if (result.trips !== TRIPS || result.reply !== FINAL_ANSWER)
           throw new Error(`run ended after ${result.trips} trips (${result.stopReason})`);
       },
@@ -114,9 +128,7 @@ async function libraryUnderTest(
         workflowId: `throughput-${randomUUID()}`,
         args: [input, TRIPS],
       });
-      const result = (await withDeadline(deadline, (signal) =>
-        bench.client.withAbortSignal(signal, () => handle.result()),
-      )) as PeerResult;
+      const result = (await withDeadline(bench.client, deadline, () => handle.result())) as PeerResult;
       if (result.steps !== TRIPS || result.text !== FINAL_ANSWER)
         throw new Error(`run ended after ${result.steps} steps`);
     },
@@ -129,10 +141,17 @@ export interface ThroughputSubject {
   execution?: BenchExecution;
 }
 
+/** A worker child process, and its CPU time so far. */
+interface WorkerChild {
+  process: ChildProcess;
+  cpuMs(): Promise<number>;
+  listenerWarnings(): Promise<number>;
+}
+
 /** A subject with its workers up, and its figures so far. */
 interface RunningSubject {
   subject: Awaited<ReturnType<typeof libraryUnderTest>>;
-  children: ChildProcess[];
+  children: WorkerChild[];
   figures: ThroughputFigures;
   peakResets: boolean;
 }
@@ -167,7 +186,9 @@ export async function benchThroughput(
         BENCH_LIBRARY: library,
         BENCH_EXECUTION: execution,
       };
-      const children = await Promise.all(Array.from({ length: options.workers ?? 1 }, () => startWorker(workerEnv)));
+      const children = await Promise.all(
+        Array.from({ length: options.workers ?? 1 }, () => startWorker(workerEnv, options.cpuProfileDir)),
+      );
       const workers =
         children.length === 1
           ? "one child process"
@@ -181,13 +202,33 @@ export async function benchThroughput(
       };
       running.push({ subject, children, figures, peakResets: true });
     }
+    const budgetEnds = options.budgetMs === undefined ? Infinity : Date.now() + options.budgetMs;
+    let longestRoundMs = 0; // of every subject, at the level so far (at a new level: the last level's, scaled by its runs)
+    let lastLevel = 0;
     for (const n of levels) {
-      const rounds = await interleaveRounds(running, options.rounds?.(n) ?? 1, (entry) => runRound(bench, entry, n));
+      longestRoundMs = lastLevel ? (longestRoundMs * n) / lastLevel : 0;
+      lastLevel = n;
+      const rounds: LevelRound[][] = running.map(() => []);
+      for (let r = 0; r < (options.rounds?.(n) ?? 1); r++) {
+        if (r > 0 && Date.now() + longestRoundMs > budgetEnds) break;
+        const started = Date.now();
+        const round = await interleaveRounds(running, 1, async (entry) => {
+          const startUs = Number(process.hrtime.bigint() / 1000n);
+          const sample = await runRound(bench, entry, n);
+          options.onRound?.(n, { startUs, endUs: Number(process.hrtime.bigint() / 1000n) });
+          return sample;
+        });
+        for (const [i, [sample]] of round.entries()) rounds[i]!.push(sample!);
+        longestRoundMs = Math.max(r === 0 ? 0 : longestRoundMs, Date.now() - started);
+      }
       for (const [i, entry] of running.entries()) entry.figures.levels.push(levelFigures(n, rounds[i]!));
       options.onLevel?.(running.map((r) => r.figures));
     }
+    for (const entry of running)
+      for (const child of entry.children)
+        entry.figures.listenerWarnings = (entry.figures.listenerWarnings ?? 0) + (await child.listenerWarnings());
   } finally {
-    await Promise.all(running.flatMap((r) => r.children.map(stopWorker)));
+    await Promise.all(running.flatMap((r) => r.children.map((child) => stopWorker(child.process))));
     rmSync(dir, { recursive: true, force: true });
   }
   return running.map(({ figures, peakResets }) => {
@@ -204,10 +245,13 @@ export async function benchThroughput(
 /** One round: N runs of one subject started at once; its workers' RSS before and at peak. */
 async function runRound(bench: Pick<Bench, "quick">, entry: RunningSubject, n: number): Promise<LevelRound> {
   const { subject, children } = entry;
-  const sumKiB = (field: "VmRSS" | "VmHWM") => children.reduce((sum, child) => sum + memoryKiB(child.pid!, field), 0);
+  const sumKiB = (field: "VmRSS" | "VmHWM") =>
+    children.reduce((sum, child) => sum + memoryKiB(child.process.pid!, field), 0);
+  const sumCpuMs = async () => (await Promise.all(children.map((child) => child.cpuMs()))).reduce((a, b) => a + b, 0);
   // The same workers for every round; their peak RSS is reset before each (Linux: "5" > /proc/<pid>/clear_refs).
-  for (const child of children) entry.peakResets &&= resetPeakRss(child.pid!);
+  for (const child of children) entry.peakResets &&= resetPeakRss(child.process.pid!);
   const idleKiB = sumKiB("VmRSS");
+  const cpuBefore = await sumCpuMs();
   const deadline = Date.now() + (bench.quick ? 60_000 : 900_000);
   const started = performance.now();
   const outcomes = await Promise.allSettled(
@@ -217,8 +261,10 @@ async function runRound(bench: Pick<Bench, "quick">, entry: RunningSubject, n: n
       return performance.now() - t;
     }),
   );
+  const wallSeconds = (performance.now() - started) / 1000;
   return {
-    wallSeconds: (performance.now() - started) / 1000,
+    wallSeconds,
+    cpuMs: (await sumCpuMs()) - cpuBefore,
     latencies: outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : [])),
     failures: outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason as Error] : [])),
     idleKiB,
@@ -232,6 +278,10 @@ function levelFigures(n: number, rounds: LevelRound[]): ThroughputLevel {
   const failures = rounds.flatMap((r) => r.failures);
   const runsPerSecondByRound = rounds.map((r) => round(r.latencies.length / r.wallSeconds, 2));
   const runsPerSecond = median(runsPerSecondByRound);
+  // Only rounds whose every run completed: the CPU of failed runs would be charged to the others' trips.
+  const workerCpuMsPerTripByRound = rounds
+    .filter((r) => r.failures.length === 0 && r.latencies.length > 0)
+    .map((r) => round(r.cpuMs / (r.latencies.length * TRIPS), 2));
   return {
     concurrentRuns: n,
     rounds: rounds.length,
@@ -251,32 +301,31 @@ function levelFigures(n: number, rounds: LevelRound[]): ThroughputLevel {
       idle: round(rounds[0]!.idleKiB / 1024, 0),
       peak: round(Math.max(...rounds.map((r) => r.peakKiB)) / 1024, 0),
     },
+    ...(workerCpuMsPerTripByRound.length
+      ? { workerCpuMsPerTrip: round(median(workerCpuMsPerTripByRound), 2), workerCpuMsPerTripByRound }
+      : {}),
   };
 }
 
-function startWorker(env: Record<string, string>): Promise<ChildProcess> {
+async function startWorker(env: Record<string, string>, cpuProfileDir?: string): Promise<WorkerChild> {
   // The same export conditions as this process (tsx was started with the package's source condition).
   const conditions = process.execArgv.filter((arg) => arg.startsWith("--conditions"));
-  const child = spawn(process.execPath, ["--import", "tsx", ...conditions, WORKER_SCRIPT], {
+  const profile = cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfileDir}`] : [];
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", ...conditions, WORKER_SCRIPT], {
     env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["pipe", "pipe", "inherit"],
   });
-  return new Promise((resolve, reject) => {
-    let out = "";
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes("ready")) {
-        child.stdout!.off("data", onData);
-        child.stdout!.resume();
-        resolve(child);
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.once("exit", (code) =>
-      reject(new Error(`the throughput worker exited (${code}) before it was ready: ${out}`)),
-    );
-    child.once("error", reject);
-  });
+  const { next, cpuMs } = lineChild(child, `the throughput worker (${env.BENCH_LIBRARY})`);
+  await next("ready");
+  return {
+    process: child,
+    cpuMs,
+    async listenerWarnings() {
+      const answer = next("warnings ");
+      child.stdin!.write("warnings\n");
+      return Number((await answer).slice("warnings ".length));
+    },
+  };
 }
 
 async function stopWorker(child: ChildProcess): Promise<void> {
@@ -302,26 +351,4 @@ function resetPeakRss(pid: number): boolean {
 function memoryKiB(pid: number, field: "VmRSS" | "VmHWM"): number {
   const match = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return match ? Number(match[1]) : NaN;
-}
-
-/**
- * `wait` (for a run's result), given up at the deadline: its signal aborts the client's call, so no
- * long poll or retry of it outlives the level (one firing after the connection closed would
- * crash the benchmark).
- */
-function withDeadline<T>(deadline: number, wait: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => {
-        controller.abort();
-        reject(new Error("not finished by the benchmark's deadline"));
-      },
-      Math.max(0, deadline - Date.now()),
-    );
-  });
-  const waiting = wait(controller.signal);
-  waiting.catch(() => undefined); // after the deadline its rejection (the abort) is expected
-  return Promise.race([waiting, expired]).finally(() => clearTimeout(timer));
 }

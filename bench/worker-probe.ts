@@ -12,6 +12,19 @@ export function answerProbes(more: Record<string, () => string> = {}): void {
   });
 }
 
+/**
+ * Counts this process's `MaxListenersExceededWarning`s from now on (Node still prints them): a
+ * listener added per call to a long-lived `AbortSignal` and never removed is a leak, and this is
+ * how a benchmark run finds one. Returns the count so far.
+ */
+export function countListenerWarnings(): () => number {
+  let count = 0;
+  process.on("warning", (warning) => {
+    if (warning.name === "MaxListenersExceededWarning") count++;
+  });
+  return () => count;
+}
+
 /** Runs the worker until SIGTERM, printing "ready" once it polls; then closes the connection and exits. */
 export async function serveUntilSigterm(
   worker: { run(): Promise<void>; shutdown(): void },

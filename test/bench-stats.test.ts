@@ -353,7 +353,7 @@ describe("the benchmark's goals (bench/report.ts)", () => {
   });
 
   it("judge throughput at 200 runs on the ratio to each peer over the level's rounds", () => {
-    const level = (runsPerSecondByRound: number[]) => ({
+    const level = (runsPerSecondByRound: number[], workerCpuMsPerTripByRound?: number[]) => ({
       concurrentRuns: 200,
       rounds: runsPerSecondByRound.length,
       completed: 200 * runsPerSecondByRound.length,
@@ -364,16 +364,19 @@ describe("the benchmark's goals (bench/report.ts)", () => {
       tripsPerSecond: 10 * median(runsPerSecondByRound),
       latencyMs: { p50: 1, p95: 1, max: 1 },
       workerRssMiB: { idle: 200, peak: 400 },
+      ...(workerCpuMsPerTripByRound
+        ? { workerCpuMsPerTrip: median(workerCpuMsPerTripByRound), workerCpuMsPerTripByRound }
+        : {}),
     });
     const load = [1, 1.3, 0.9, 1.1, 1.6];
-    const throughput = (ours: number): ThroughputFigures[] =>
+    const throughput = (ours: number, oursCpu = 5): ThroughputFigures[] =>
       (
         [
-          ["durable-agent", ours],
-          ["@temporalio/ai-sdk", 3.4],
-          ["@temporalio/openai-agents", 1.9],
+          ["durable-agent", ours, oursCpu],
+          ["@temporalio/ai-sdk", 3.4, 12],
+          ["@temporalio/openai-agents", 1.9, 30],
         ] as const
-      ).map(([library, rate]) => ({
+      ).map(([library, rate, cpu]) => ({
         library,
         ...(library === "durable-agent" ? { execution: "activities" as const } : {}),
         worker: "one child process",
@@ -382,7 +385,12 @@ describe("the benchmark's goals (bench/report.ts)", () => {
           maxConcurrentLocalActivityExecutions: 1000,
           maxConcurrentWorkflowTaskExecutions: 100,
         },
-        levels: [level(load.map((l) => rate / l))],
+        levels: [
+          level(
+            load.map((l) => rate / l),
+            load.map((l) => cpu * l),
+          ),
+        ],
       }));
     const results = overheadResults(30, {
       activities: 40,
@@ -393,6 +401,21 @@ describe("the benchmark's goals (bench/report.ts)", () => {
       "openai-agents": 56,
     });
     expect(status(goals({ ...results, throughput: throughput(5.9) }), "throughput at 200")).toBe("not met");
-    expect(status(goals({ ...results, throughput: throughput(8.5) }), "throughput at 200")).toBe("met");
+    expect(status(goals({ ...results, throughput: throughput(8.5) }), "throughput at 200")).toBe("not met"); // 2.5×: under 3×
+    expect(status(goals({ ...results, throughput: throughput(11) }), "throughput at 200")).toBe("met");
+    // Worker CPU per trip against the leaner peer (ai-sdk's): 5 ms a trip is 0.42× its 12, 7 ms 0.58×.
+    expect(status(goals({ ...results, throughput: throughput(11, 5) }), "worker CPU per trip")).toBe("met");
+    expect(status(goals({ ...results, throughput: throughput(11, 7) }), "worker CPU per trip")).toBe("not met");
+    expect(
+      goals({ ...results, throughput: throughput(11, 5) }).find((g) => g.goal.startsWith("worker CPU"))!.figure,
+    ).toContain("@temporalio/ai-sdk's 13.2 ms");
+    // Listener warnings: the bench process's and the throughput workers', counted; none is the goal.
+    expect(status(goals({ ...results, throughput: throughput(11) }), "0 MaxListeners")).toBe("not measured");
+    expect(status(goals({ ...results, throughput: throughput(11), listenerWarnings: 0 }), "0 MaxListeners")).toBe(
+      "met",
+    );
+    const warned = throughput(11);
+    warned[1]!.listenerWarnings = 2;
+    expect(status(goals({ ...results, throughput: warned, listenerWarnings: 0 }), "0 MaxListeners")).toBe("not met");
   });
 });

@@ -23,8 +23,24 @@ interface HeldConversation {
   bytes: number;
   chain: DigestChain;
   /** The last answer this worker's model call returned, and the results of its tool calls that ran here. */
-  answer?: Answer;
-  toolResults: Map<string, Message>;
+  answer?: Produced<Answer>;
+  toolResults: Map<string, Produced<Message>>;
+}
+
+/**
+ * A message this worker produced, as the workflow will record it, with its JSON and that JSON's
+ * UTF-8 bytes: serialised once, when produced, for its recorded form, its size and its digest.
+ */
+interface Produced<T extends Message> {
+  message: T;
+  json: string;
+  bytes: number;
+}
+
+/** `value` as the workflow will see it (through JSON, as the payload converter sends it), its JSON and bytes. */
+function produced<T extends Message>(value: T): Produced<T> {
+  const json = JSON.stringify(value);
+  return { message: JSON.parse(json) as T, json, bytes: Buffer.byteLength(json) };
 }
 
 /** How a model call got its conversation: all held by the worker, or partly read from the run. */
@@ -56,9 +72,6 @@ export interface ConversationRef {
 function heldKey({ runId, view }: ConversationRef): string {
   return view ? `${runId}/${view}` : runId;
 }
-
-/** As the workflow will see it: through JSON, as the payload converter sends it. */
-const asRecorded = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 /** Each worker's conversations, bounded by count (2,048 runs) and by bytes (`maxBytes`). */
 export class ConversationCache {
@@ -101,7 +114,7 @@ export class ConversationCache {
   /** The model's answer on this worker: the conversation's next message once the workflow records it. */
   answered(conversation: ConversationRef, answer: Answer): void {
     const held = this.#held(conversation);
-    held.answer = asRecorded(answer);
+    held.answer = produced(answer);
     held.toolResults.clear();
     this.#account(conversation, held);
   }
@@ -109,31 +122,33 @@ export class ConversationCache {
   /** A tool call's result on this worker: a message of the conversation after the answer that asked for it. */
   toolFinished(conversation: ConversationRef, call: RequestedToolCall, result: ToolCallResult): void {
     const held = this.#held(conversation);
-    held.toolResults.set(call.id, {
-      role: "tool",
-      toolCallId: call.id,
-      name: call.name,
-      content: toolResultContent(asRecorded(result)),
-    });
+    const recorded = JSON.parse(JSON.stringify(result)) as ToolCallResult; // as the workflow records it
+    held.toolResults.set(
+      call.id,
+      produced({ role: "tool", toolCallId: call.id, name: call.name, content: toolResultContent(recorded) }),
+    );
     this.#account(conversation, held);
   }
 
   /** Appends the answer, its tool results and the workflow's tail if they make the conversation the workflow described. */
   #tryProduced(held: HeldConversation, { length, digest, tail }: ConversationCheck & { tail: Message[] }): void {
-    const produced: Message[] = [];
+    const next: { message: Message; json: string; bytes: number }[] = [];
     if (held.answer) {
-      produced.push(held.answer);
-      for (const call of held.answer.toolCalls ?? []) {
+      next.push(held.answer);
+      for (const call of held.answer.message.toolCalls ?? []) {
         const result = held.toolResults.get(call.id);
-        if (result) produced.push(result);
+        if (result) next.push(result);
       }
     }
-    produced.push(...tail);
-    if (held.messages.length + produced.length !== length) return;
+    for (const message of tail) {
+      const json = JSON.stringify(message);
+      next.push({ message, json, bytes: Buffer.byteLength(json) });
+    }
+    if (held.messages.length + next.length !== length) return;
     const chain = held.chain.clone();
-    if (chain.extend([...held.messages, ...produced]).digest !== digest) return;
-    held.messages.push(...produced);
-    held.messageBytes += produced.reduce((sum, message) => sum + bytesOf(message), 0);
+    if (chain.extendJson(next.map((m) => m.json)).digest !== digest) return;
+    for (const m of next) held.messages.push(m.message);
+    held.messageBytes += next.reduce((sum, m) => sum + m.bytes, 0);
     held.chain = chain;
   }
 
@@ -155,8 +170,8 @@ export class ConversationCache {
   /** Counts what `held` holds now, and lets the least recently used conversations go past `maxBytes` (this one last). */
   #account(conversation: ConversationRef, held: HeldConversation): void {
     if (this.#runs.get(heldKey(conversation)) !== held) return; // let go meanwhile (a read in flight)
-    let bytes = held.messageBytes + (held.answer ? bytesOf(held.answer) : 0);
-    for (const result of held.toolResults.values()) bytes += bytesOf(result);
+    let bytes = held.messageBytes + (held.answer?.bytes ?? 0);
+    for (const result of held.toolResults.values()) bytes += result.bytes;
     this.#bytes += bytes - held.bytes;
     held.bytes = bytes;
     for (const key of this.#runs.keys()) {

@@ -24,7 +24,8 @@ export function keepAlive<A extends unknown[], R>(
     const context = Context.current();
     const timeout = context.info.heartbeatTimeoutMs;
     const every = timeout ? Math.max(100, Math.min(timeout / 3, maxEveryMs)) : undefined;
-    const timer = every ? setInterval(() => context.heartbeat(lastDetails.get(context)), every) : undefined;
+    const beat = () => context.heartbeat(lastDetails.get(context));
+    const timer = every ? setInterval(beat, every) : undefined;
     try {
       return await activity(...args);
     } finally {

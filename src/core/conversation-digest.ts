@@ -35,6 +35,13 @@ export class DigestChain {
     return { length: this.#length, digest: this.digest };
   }
 
+  /** Digests the next messages given as their JSON (`JSON.stringify` of each, as `extend` makes it) and returns the check. */
+  extendJson(texts: readonly string[]): ConversationCheck {
+    for (const text of texts) this.#add(text);
+    this.#length += texts.length;
+    return { length: this.#length, digest: this.digest };
+  }
+
   /** A copy to extend speculatively. */
   clone(): DigestChain {
     const copy = new DigestChain();
