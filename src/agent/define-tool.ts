@@ -6,6 +6,9 @@ import { checkKnownKeys, type KnownKeys } from "../options/known-keys.js";
 import type { Message } from "../core/types.js";
 import type { RemoteToolTarget } from "../core/remote-tool.js";
 import type { SeenWorkingMemory } from "../core/memory.js";
+import type { ProviderToolLink } from "../models/provider-tool-link.js";
+
+export type { ProviderToolLink } from "../models/provider-tool-link.js";
 
 /** What a tool's `execute` receives besides its input. `Context` types `context` (annotate `ctx: ToolContext<MyContext>`). */
 export interface ToolContext<Context = unknown> {
@@ -103,14 +106,6 @@ export interface Tool<Input = any, Output = unknown> {
   readonly remote?: RemoteToolTarget;
   /** Set on a provider-defined tool of the AI SDK (`anthropic.tools.webSearch_20250305()`): the provider runs it. */
   readonly providerTool?: ProviderToolLink;
-}
-
-/** A provider-defined tool of the AI SDK, as `anthropic.tools.webSearch_20250305(...)` returns it. */
-export interface ProviderToolLink {
-  /** The provider's tool id, e.g. `anthropic.web_search_20250305`. */
-  readonly id: string;
-  /** The tool's arguments, e.g. `{ maxUses: 3 }`. */
-  readonly args: Record<string, unknown>;
 }
 
 /** What a sub-agent tool knows of its agent: the agent (registered on workers with the caller) and how input becomes its message. */

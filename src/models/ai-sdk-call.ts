@@ -17,7 +17,7 @@ import type {
   LanguageModelV4FunctionTool,
   LanguageModelV4ProviderTool,
 } from "@ai-sdk/provider";
-import type { ProviderToolLink } from "../agent/define-tool.js";
+import type { ProviderToolLink } from "./provider-tool-link.js";
 import { AgentOptionsError } from "../errors.js";
 import {
   parallelToolCallsOption,
