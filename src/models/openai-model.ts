@@ -1,6 +1,6 @@
 import { AgentOptionsError } from "../errors.js";
 import { checkKnownKeys, type KnownKeys } from "../options/known-keys.js";
-import { validateModelSettings, type OpenAIModelSettings } from "./model-settings.js";
+import { MODEL_SETTING_KEYS, validateModelSettings, type OpenAIModelSettings } from "./model-settings.js";
 
 export type { OpenAIModelSettings } from "./model-settings.js";
 
@@ -10,19 +10,7 @@ export const OPENAI_SETTING_KEYS = {
   apiKey: true,
   pricing: true,
   responseFormatWithTools: true,
-  temperature: true,
-  maxTokens: true,
-  toolChoice: true,
-  resetToolChoice: true,
-  parallelToolCalls: true,
-  topP: true,
-  topK: true,
-  seed: true,
-  stop: true,
-  presencePenalty: true,
-  frequencyPenalty: true,
-  reasoningEffort: true,
-  extraBody: true,
+  ...MODEL_SETTING_KEYS,
 } as const satisfies Record<keyof OpenAIModelSettings, true> & KnownKeys;
 
 /** A model reference: which model, and how the worker reaches it. Create with `ai.openai()`. */
