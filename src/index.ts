@@ -259,5 +259,5 @@ export {
   type WebhookReader,
   type WebhookLogger,
 } from "./webhooks/index.js";
-export type { ForkArgs } from "./core/fork-args.js";
+export type { ForkArgs, ForkChanges } from "./core/fork-args.js";
 export type { RecordedBackstop, RecordedToolCall, UnmatchedToolCalls } from "./core/playback.js";

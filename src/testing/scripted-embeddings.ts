@@ -41,6 +41,7 @@ export interface ScriptedEmbeddings {
   requests: ScriptedEmbeddingsRequest[];
   /** The vector the server gives `text`. */
   embed(text: string): number[];
+  /** Stops the server. */
   close(): Promise<void>;
 }
 
