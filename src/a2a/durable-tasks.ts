@@ -51,6 +51,9 @@ export interface DurableTasksOptions {
 const CONTEXT_ID = /^[\w.:-]{1,128}$/;
 /** Pause between reads of a message's turn that the stream has seen end, until its status says so too. */
 const SETTLE_POLL_MS = 20;
+/** How long a blocking `message/send` waits for its answer before it follows the stream too (for a call waiting for approval). */
+const FOLLOW_AFTER_MS = 250;
+const SLOW = Symbol("slow");
 
 /** The tasks of one caller with one agent, as A2A asks for them. */
 export class DurableTasks implements A2ARequestHandler {
@@ -70,14 +73,26 @@ export class DurableTasks implements A2ARequestHandler {
     const { ref, session, key, message } = await this.#accept(params);
     if (params.configuration?.returnImmediately) return this.#task(ref, session, key);
     // Answered when the message's answer is (its result), or when its stream ends first at a call waiting for approval.
+    // The stream is read only once the answer takes longer than FOLLOW_AFTER_MS: a quick answer costs no reads.
+    // (A decision on a waiting task has no answer of its own to wait for: it follows the stream at once.)
+    const answered = message?.result().catch(() => undefined);
     const stop = new AbortController();
     const signal = AbortSignal.any([this.#o.signal, stop.signal]);
-    const drained = (async () => {
-      for await (const event of this.#events(ref, session, key, signal)) void event;
-    })();
-    const result = await Promise.race([message?.result().catch(() => undefined), drained.then(() => undefined)]);
-    stop.abort();
-    await drained.catch(() => undefined);
+    const quick = answered
+      ? await Promise.race([
+          answered,
+          sleep<typeof SLOW>(FOLLOW_AFTER_MS, SLOW, { signal }).catch((): typeof SLOW => SLOW),
+        ])
+      : SLOW;
+    let result = quick === SLOW ? undefined : quick;
+    if (quick === SLOW) {
+      const drained = (async () => {
+        for await (const event of this.#events(ref, session, key, signal)) void event;
+      })();
+      result = await Promise.race([answered, drained.then(() => undefined)]);
+      stop.abort();
+      await drained.catch(() => undefined);
+    } else stop.abort();
     if (result === undefined) return this.#task(ref, session, key);
     const status = result.stopReason === "cancelled" ? "cancelled" : "answered";
     return taskOf(ref, { index: -1, status, updateId: key }, answerText(result.messages) || undefined, []);
