@@ -7,6 +7,7 @@ import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import type { CliConnection } from "./connection-options.js";
 import { loadAgents } from "./load-agents.js";
 import { parseOptions, port } from "./parse-options.js";
+import { namesLoopback, untilStopped } from "./serving.js";
 
 const USAGE = `Usage: durable-agent a2a <module> [options]
 
@@ -26,16 +27,6 @@ Options:
   -h, --help               show this help
 
 Exit codes: 0 stopped; 2 Temporal unreachable; 64 bad arguments or module.`;
-
-/** Host names of this machine's loopback: the only ones a server without a token answers. */
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
-
-/** Resolves on SIGINT or SIGTERM. */
-function untilStopped(): Promise<void> {
-  return new Promise((resolve) => {
-    for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve());
-  });
-}
 
 async function run(argv: string[], io: CommandIO, connection: CliConnection): Promise<number> {
   const { values, positionals } = parseOptions(argv, {
@@ -84,7 +75,7 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
   });
   // Without a token, only loopback names are answered: a page of another site cannot reach the server by DNS rebinding.
   handler = (request) =>
-    values.token === undefined && !LOOPBACK.has(new URL(request.url).hostname)
+    values.token === undefined && !namesLoopback(request)
       ? Promise.resolve(new Response("Only loopback host names are served without --token.", { status: 403 }))
       : a2a(request);
   io.stdout(`durable-agent a2a on ${baseUrl} (Ctrl-C to stop): ${agents.map((a) => `"${a.name}"`).join(", ")}`);

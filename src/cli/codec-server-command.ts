@@ -11,6 +11,7 @@ import { parseArgs } from "node:util";
 import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import { codecKeysFromEnv } from "../codec/codec-keys.js";
 import { startCodecServer, type CodecServer } from "../codec/codec-server.js";
+import { untilStopped } from "./serving.js";
 
 const USAGE = `Usage: durable-agent codec-server [--port 8888] [--host 127.0.0.1] [--cors-origin <origin>]...
 
@@ -66,13 +67,6 @@ export async function startCodecServerFromArgs(
   );
   log(`Point the Temporal UI's codec endpoint at ${server.url}`);
   return server;
-}
-
-/** Resolves on SIGINT or SIGTERM. */
-function untilStopped(): Promise<void> {
-  return new Promise((resolve) => {
-    for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve());
-  });
 }
 
 /** Serves the codec until SIGINT/SIGTERM; resolves to the exit code. */

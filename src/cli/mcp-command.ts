@@ -9,6 +9,7 @@ import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import type { CliConnection } from "./connection-options.js";
 import { loadAgents } from "./load-agents.js";
 import { parseOptions, port } from "./parse-options.js";
+import { namesLoopback, untilStopped } from "./serving.js";
 
 const USAGE = `Usage: durable-agent mcp <module> [options]
 
@@ -29,16 +30,6 @@ Options:
   -h, --help               show this help
 
 Exit codes: 0 stopped; 2 Temporal unreachable; 64 bad arguments or module.`;
-
-/** A Host header naming this machine's loopback (MCP's guidance against DNS rebinding for local servers). */
-const LOOPBACK_HOST = /^(?:127\.0\.0\.1|localhost|\[::1\])(?::\d+)?$/i;
-
-/** Resolves on SIGINT or SIGTERM. */
-function untilStopped(): Promise<void> {
-  return new Promise((resolve) => {
-    for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve());
-  });
-}
 
 async function run(argv: string[], io: CommandIO, connection: CliConnection): Promise<number> {
   const { values, positionals } = parseOptions(argv, {
@@ -84,7 +75,7 @@ async function run(argv: string[], io: CommandIO, connection: CliConnection): Pr
   const { serve } = await import("@hono/node-server");
   const fetch = (request: Request): Promise<Response> => {
     // Without a token, only a request naming a loopback host is answered: a page on a rebound DNS name sends its own.
-    if (values.token === undefined && loopback && !LOOPBACK_HOST.test(request.headers.get("host") ?? ""))
+    if (values.token === undefined && loopback && !namesLoopback(request))
       return Promise.resolve(
         new Response("This server answers requests to 127.0.0.1 or localhost only.", { status: 403 }),
       );

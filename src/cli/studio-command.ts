@@ -11,6 +11,7 @@ import { EXIT, UsageError, type Command, type CommandIO } from "./command.js";
 import type { CliConnection } from "./connection-options.js";
 import { loadAgents } from "./load-agents.js";
 import { parseOptions, port } from "./parse-options.js";
+import { untilStopped } from "./serving.js";
 
 const USAGE = `Usage: durable-agent studio [module] [options]
 
@@ -35,13 +36,6 @@ Options:
 
 Exit codes: 0 stopped; 2 Temporal unreachable, or its namespace lacks search attributes
 (--search-attributes); 64 bad arguments or module.`;
-
-/** Resolves on SIGINT or SIGTERM. */
-function untilStopped(): Promise<void> {
-  return new Promise((resolve) => {
-    for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => resolve());
-  });
-}
 
 async function run(argv: string[], io: CommandIO, connection: CliConnection): Promise<number> {
   const { values, positionals } = parseOptions(argv, {
