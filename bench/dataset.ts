@@ -55,8 +55,8 @@ try {
   );
   const runMs = Date.now() - startedRuns;
   const query = `DurableAgentName = "${name}"`;
-  while ((await bench.client.workflow.count(query)).count < runs)
-    await new Promise((resolve) => setTimeout(resolve, 200)); // visibility catches up
+  while ((await bench.client.workflow.count(`${query} AND ExecutionStatus = "Completed"`)).count < runs)
+    await new Promise((resolve) => setTimeout(resolve, 200)); // visibility catches up (listed as started before completed)
 
   const timed = async (concurrency: number) => {
     const heapBefore = process.memoryUsage().heapUsed;

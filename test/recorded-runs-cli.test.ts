@@ -126,9 +126,10 @@ describe("durable-agent dataset / eval --cases / fork", () => {
       const mineRuns = await runAll(mine, inputs);
       await runAll(other, inputs.slice(0, 2));
       const query = `DurableAgentName IN ("${mine.name}", "${other.name}")`;
-      for (let i = 0; i < 400 && (await harness.client.workflow.count(query)).count < 5; i++)
+      const completed = `(${query}) AND ExecutionStatus = "Completed"`; // listed as started before it is listed as completed
+      for (let i = 0; i < 2400 && (await harness.client.workflow.count(completed)).count < 5; i++)
         await new Promise((resolve) => setTimeout(resolve, 50)); // visibility catches up
-      expect((await harness.client.workflow.count(query)).count).toBe(5);
+      expect((await harness.client.workflow.count(completed)).count).toBe(5);
 
       const file = join(dir, "by-query.jsonl");
       const made = await cli(["dataset", "--out", file, "--query", query, "--agent", mine.name, "--limit", "2"]);

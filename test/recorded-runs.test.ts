@@ -370,9 +370,11 @@ describe("ai.eval.casesFromRuns({ workflowIds, query, agent, limit, client, data
 });
 
 async function waitForVisibility(query: string, count: number): Promise<void> {
-  // Visibility is eventually consistent: ask until the server lists what was written.
-  for (let i = 0; i < 200; i++) {
-    if ((await harness.client.workflow.count(query)).count >= count) return;
+  // Visibility is eventually consistent, and lists a run as started before it lists it as completed
+  // (what casesFromRuns reads): ask until the server lists them completed.
+  const completed = `(${query}) AND ExecutionStatus = "Completed"`;
+  for (let i = 0; i < 2400; i++) {
+    if ((await harness.client.workflow.count(completed)).count >= count) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`visibility never listed ${count} run(s) for ${query}`);

@@ -90,9 +90,17 @@ export interface CompareResult {
   comparison: ReportComparison;
 }
 
+/**
+ * Visibility is eventually consistent, and a run is listed as started before it is listed as
+ * completed: wait until it counts the runs as completed, which is what the dataset reads.
+ */
 async function waitForRuns(client: Client, query: string, count: number): Promise<void> {
-  for (let i = 0; i < 400 && (await client.workflow.count(query)).count < count; i++)
-    await new Promise((resolve) => setTimeout(resolve, 50)); // visibility catches up
+  const completed = `(${query}) AND ExecutionStatus = "Completed"`;
+  for (const deadline = Date.now() + 120_000; (await client.workflow.count(completed)).count < count;) {
+    if (Date.now() > deadline)
+      throw new Error(`Temporal's visibility never listed ${count} completed run(s) for ${query}`);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // no event to await: poll the index
+  }
 }
 
 const toolExecutions = () => executions.get_plan + executions.update_plan;

@@ -76,9 +76,17 @@ export interface LoopResult {
   cost: { replay: { toolExecutions: number; wallMs: number }; live: { toolExecutions: number; wallMs: number } };
 }
 
+/**
+ * Visibility is eventually consistent, and a run is listed as started before it is listed as
+ * completed: wait until it counts the runs as completed, which is what the dataset reads.
+ */
 async function waitForRuns(client: Client, query: string, count: number): Promise<void> {
-  for (let i = 0; i < 400 && (await client.workflow.count(query)).count < count; i++)
-    await new Promise((resolve) => setTimeout(resolve, 50)); // visibility catches up
+  const completed = `(${query}) AND ExecutionStatus = "Completed"`;
+  for (const deadline = Date.now() + 120_000; (await client.workflow.count(completed)).count < count;) {
+    if (Date.now() > deadline)
+      throw new Error(`Temporal's visibility never listed ${count} completed run(s) for ${query}`);
+    await new Promise((resolve) => setTimeout(resolve, 50)); // no event to await: poll the index
+  }
 }
 
 /** CI's gate: no case that passed in the baseline fails now, and the scorer's pass rate is significantly better. */

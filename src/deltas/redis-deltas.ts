@@ -60,7 +60,8 @@ export function redisDeltas(options: RedisDeltasOptions = {}): DeltaTransport {
 
 /** Something a watching process keeps per run, told when Redis goes down and when it is back. */
 interface RunWatching {
-  resync(): void;
+  /** Reads what was missed; settles once the watch reads from Redis again (or went down meanwhile). */
+  resync(): void | Promise<void>;
   down(): void;
 }
 
@@ -174,10 +175,14 @@ class RedisDeltas implements DeltaTransport, ShareContext {
       const reader = await RedisLink.open(this.url, true, { onUp: () => undefined, onDown: () => undefined });
       const subscriber = await RedisLink.open(this.url, true, {
         onUp: () => {
-          if (this.#outage)
-            this.#logger.info?.(`durable-agent: Redis at ${this.url} is back: answer deltas come through it again.`);
+          const outage = this.#outage;
           this.#outage = false;
-          for (const watch of this.#watches) watch.resync();
+          const resyncs = [...this.#watches].map((watch) => watch.resync());
+          if (outage)
+            // said once every watch reads from Redis again, so that it is true when said
+            void Promise.all(resyncs).then(() =>
+              this.#logger.info?.(`durable-agent: Redis at ${this.url} is back: answer deltas come through it again.`),
+            );
         },
         onDown: (reason) => {
           this.#outage = true;
@@ -321,24 +326,24 @@ class RedisRunWatch implements AnswerWatch {
     if (this.#closed) return;
     if (!subscriber.up) this.down(); // heartbeats until it is back (then `resync`)
     await subscriber.subscribe(this.redis.channel(this.workflowId), this.#listener);
-    if (subscriber.up) this.resync();
+    if (subscriber.up) void this.resync();
   }
 
   /** Reads the list (after a subscribe or a reconnect): the answer from its start, and what was missed while down. */
-  resync(): void {
+  async resync(): Promise<void> {
     const links = this.#links;
     if (!links || this.#closed) return;
-    void links.reader.connection.lRange(this.redis.answerKey(this.workflowId), 0, -1).then(
-      (stored) => {
-        this.#receive(stored);
-        void this.#decoding.then(() => {
-          this.#synced = links.subscriber.up;
-          this.#starting = false;
-          this.onChange();
-        });
-      },
-      () => this.down(), // the reader's connection failed: not synced, read the heartbeats
-    );
+    let stored: string[];
+    try {
+      stored = await links.reader.connection.lRange(this.redis.answerKey(this.workflowId), 0, -1);
+    } catch {
+      return this.down(); // the reader's connection failed: not synced, read the heartbeats
+    }
+    this.#receive(stored);
+    await this.#decoding;
+    this.#synced = links.subscriber.up;
+    this.#starting = false;
+    this.onChange();
   }
 
   /** Redis went down: read the heartbeats until it is back and the list was read again. */
