@@ -16,6 +16,7 @@ import { DatasetError } from "./errors.js";
 import { readRecordedRun, type RecordedRun } from "./read-run.js";
 import type { RecordedCase } from "./recorded-case.js";
 import { defined } from "../core/defined.js";
+import { caseMemoryOf } from "./case-memory.js";
 
 /** Options of `ai.eval.casesFromRuns()`. Give `workflowIds`, `query` or `agent` (or several). */
 export interface CasesFromRunsOptions {
@@ -77,7 +78,7 @@ function caseOf(
   return {
     name,
     input,
-    ...defined({ context: extra.context, messages: extra.messages }),
+    ...defined({ context: extra.context, messages: extra.messages, memory: caseMemoryOf(result.trace) }),
     recorded: {
       workflowId: result.workflowId,
       runId: result.runId,

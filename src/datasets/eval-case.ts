@@ -1,6 +1,7 @@
 import { textOf } from "../core/types.js";
 import type { RunInput } from "../client/normalize-input.js";
 import { normalizeInput } from "../client/normalize-input.js";
+import type { EvalCaseMemory } from "./case-memory.js";
 
 /**
  * One case of an eval: a name (unique in the eval; reports and `compareReports` key on it), the
@@ -17,6 +18,13 @@ export interface EvalCase {
    * tools. Default: none. Scorers see it on `record.case` too.
    */
   context?: unknown;
+  /**
+   * What the user's memory holds before the run (an agent with `memory`): its working memory and
+   * past messages, loaded into a memory scope of the run's own (a fresh user id) and deleted after
+   * the case is scored. Scorers see what the run recalled on `record.memory`. Default: none (the
+   * run has no user, so no memory).
+   */
+  memory?: EvalCaseMemory;
   /** Your metadata (expected tools, tags, ...), passed through to scorers. */
   [metadata: string]: unknown;
 }

@@ -8,4 +8,5 @@ export {
   type RecordedCase,
   type Recording,
 } from "./recorded-case.js";
+export { caseMemorySchema, type EvalCaseMemory, type EvalCaseMemoryMessage } from "./case-memory.js";
 export { CaseFileError, DatasetError } from "./errors.js";

@@ -10,6 +10,7 @@ import type { RunUsage } from "../core/usage.js";
 import type { RunInput } from "../client/normalize-input.js";
 import type { RecordedBackstop, RecordedToolCall } from "../core/playback.js";
 import { usageSchema } from "./usage-schema.js";
+import { caseMemorySchema } from "./case-memory.js";
 
 const toolCallStatus = z.enum(["ok", "failed", "refused"]);
 const messageSchema = z
@@ -69,6 +70,7 @@ export const recordedCaseSchema = z
       .describe("The input as the user sent it: text, or messages with content parts"),
     context: z.unknown().optional().describe("The run's context, when it had one"),
     messages: z.array(messageSchema).optional().describe("A session's message: the conversation before it"),
+    memory: caseMemorySchema.optional().describe("What the run recalled: its working memory and recalled messages"),
     recorded: recordingSchema,
   })
   .describe("A durable-agent eval case read from a recorded run (one line of a case file)");

@@ -1,3 +1,4 @@
+import type { RecalledMemoryMessage } from "../core/memory.js";
 import type { Message, RunResult, StopReason, ToolCallRecord, ToolCallStatus, TraceEvent } from "../core/types.js";
 import type { RunUsage } from "../core/usage.js";
 import type { EvalCase } from "../datasets/eval-case.js";
@@ -31,9 +32,34 @@ export interface EvalRecord<C extends EvalCase = EvalCase> {
   agentVersion?: string;
   /** Decisions on calls that waited for approval: approved, rejected or timed out, by whom and when (absent when no call waited). */
   approvals?: ApprovalDecisionRecord[];
+  /**
+   * What memory gave the model before its first trip (a run with a user, of an agent with `memory`:
+   * a case with `memory`): the working memory as the model saw it and the recalled messages. Absent
+   * when the run recalled nothing (no memory, or a playback).
+   */
+  memory?: EvalRecordMemory;
   /** The run's workflow, to find it in the Temporal UI. */
   workflowId: string;
   runId: string;
+}
+
+/** What a run's memory recall gave the model, as scorers see it on `record.memory`. */
+export interface EvalRecordMemory {
+  /** The run's user: a fresh id per case and trial (`durable-agent-eval:...`). */
+  user: string;
+  /** The working memory as the model saw it (when the agent keeps one). */
+  workingMemory?: unknown;
+  /** The recalled messages, matches and their neighbours, in session order. */
+  recalled: RecalledMemoryMessage[];
+}
+
+/** The first recall of a run's trace, as `record.memory`. */
+function memoryOf(trace: readonly TraceEvent[]): { memory?: EvalRecordMemory } {
+  const recall = trace.find((e): e is Extract<TraceEvent, { type: "memory.recalled" }> => e.type === "memory.recalled");
+  if (!recall) return {};
+  return {
+    memory: { user: recall.user, ...defined({ workingMemory: recall.workingMemory }), recalled: recall.recalled },
+  };
 }
 
 /** The decisions on calls that waited for approval, from a run's trace. */
@@ -98,6 +124,7 @@ export function evalRecordOf<C extends EvalCase>(
     trips: result.trips,
     ...defined({ usage: result.usage, output: result.output, agentVersion: result.agentVersion }),
     ...withApprovals(result.trace),
+    ...memoryOf(result.trace),
     workflowId: result.workflowId,
     runId: result.runId,
   };

@@ -7,7 +7,7 @@ export {
   type EvalApprovalDecision,
   type EvalApprovalPolicy,
 } from "./eval-approvals.js";
-export type { EvalRecord, ObservedToolCall } from "./eval-record.js";
+export type { EvalRecord, EvalRecordMemory, ObservedToolCall } from "./eval-record.js";
 export {
   defineScorer,
   notApplicable,

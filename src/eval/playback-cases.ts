@@ -6,6 +6,7 @@ import type { RunResult } from "../core/types.js";
 import { isRecordedCase } from "../datasets/recorded-case.js";
 import type { EvalCase } from "../datasets/eval-case.js";
 import { EvalOptionsError } from "../errors.js";
+import { recordedMemoryMessage } from "./case-memory.js";
 
 const UNMATCHED: readonly UnmatchedToolCalls[] = ["refuse", "execute", "fail"];
 
@@ -42,8 +43,12 @@ export function runInputOf(
 ): { input: RunInput; context?: unknown; replay?: PlaybackArgs } {
   const context = evalCase.context !== undefined ? { context: evalCase.context } : {};
   if (!isRecordedCase(evalCase)) return { input: evalCase.input, ...context };
-  const input = evalCase.messages?.length ? [...evalCase.messages, ...normalizeInput(evalCase.input)] : evalCase.input;
   const { recorded } = evalCase;
+  const memory = options.tools === "recorded" ? recordedMemoryMessage(evalCase.memory) : undefined; // a playback recalls nothing
+  const input =
+    evalCase.messages?.length || memory
+      ? [...(evalCase.messages ?? []), ...(memory ? [memory] : []), ...normalizeInput(evalCase.input)]
+      : evalCase.input;
   return {
     input,
     ...context,

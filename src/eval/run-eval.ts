@@ -23,6 +23,7 @@ import type { UnmatchedToolCalls } from "../core/playback.js";
 import { playbackCounts, runInputOf, validatePlayback } from "./playback-cases.js";
 import { decideApprovals, validateApprovals, type EvalApprovalPolicy } from "./eval-approvals.js";
 import { defined } from "../core/defined.js";
+import { loadCaseMemory, validateCaseMemory, type CaseMemoryScope } from "./case-memory.js";
 
 /** What an eval runs: an agent definition (an `Agent` is one), started as durable runs by `startRun`. */
 export interface EvaluatedAgent extends AgentDefinition {
@@ -145,12 +146,13 @@ async function runCase(
   evalCase: EvalCase,
   workflowId: string,
   options: Pick<EvalOptions, "client" | "taskQueue" | "timeout" | "tools" | "unmatchedToolCalls" | "approvals">,
+  user: string | undefined,
 ): Promise<RunResult> {
   const { input, context, replay } = runInputOf(evalCase, options);
   const handle = await startRun(
     agent,
     input,
-    { client: options.client, taskQueue: options.taskQueue, workflowId, ...defined({ context }) },
+    { client: options.client, taskQueue: options.taskQueue, workflowId, ...defined({ context, user }) },
     replay ? { replay } : {},
   );
   const timeoutMs = durationMs(options.timeout, true);
@@ -193,6 +195,7 @@ export async function runEval<C extends EvalCase>(agent: EvaluatedAgent, options
   const { inputs, names } = validate(options);
   validatePlayback(options);
   validateApprovals(options.approvals);
+  validateCaseMemory(agent, options.cases, options.tools);
   const trials = positiveInteger("trials", options.trials, 1);
   const concurrency = positiveInteger("concurrency", options.concurrency, 4);
   if (options.timeout !== undefined && durationMs(options.timeout, true) === undefined)
@@ -210,8 +213,11 @@ export async function runEval<C extends EvalCase>(agent: EvaluatedAgent, options
     const base = { case: evalCase.name, trial: trialNumber };
     let run: EvalRun;
     let rows: EvalRow[];
+    let memory: CaseMemoryScope | undefined; // the case's memory, in a scope of this run's own
     try {
-      const result = await runCase(agent, evalCase, workflowId, options);
+      if (evalCase.memory && options.tools !== "recorded")
+        memory = await loadCaseMemory(agent.options.memory!, evalCase.memory, workflowId);
+      const result = await runCase(agent, evalCase, workflowId, options, memory?.user);
       run = {
         ...base,
         status: "completed",
@@ -247,6 +253,14 @@ export async function runEval<C extends EvalCase>(agent: EvaluatedAgent, options
         error: info,
       };
       rows = names.map((scorer) => ({ ...base, scorer, status: "infrastructure-error", error: info }));
+    } finally {
+      await memory?.forget().catch((error: unknown) => {
+        // What is left holds only eval data, under an eval user id: say how to delete it.
+        console.warn(
+          `durable-agent eval: the memory of case "${evalCase.name}" (user ${memory!.user}) was not deleted: ` +
+            `${(error as Error).message}. Delete it with: durable-agent memory forget --user ${memory!.user}`,
+        );
+      });
     }
     outcomes[caseIndex]!.push({ run, rows });
     if (--pending[caseIndex]! === 0) {
