@@ -24,6 +24,7 @@ let embeddings: ScriptedEmbeddings;
 let worker: Worker;
 let running: Promise<void>;
 let coach: ReturnType<typeof ai.agent>;
+let sessionCoach: ReturnType<typeof ai.agent>;
 const queue = taskQueue();
 const store = ai.memory.pglite({ log: () => {} });
 
@@ -57,17 +58,20 @@ async function answer(request: ScriptedRequest): Promise<string> {
 beforeAll(async () => {
   harness = await connectHarness();
   [model, embeddings] = await Promise.all([startScriptedModel(answer), startScriptedEmbeddings()]);
-  coach = ai.agent({
-    name: "eval-memory-coach",
-    model: ai.openai("gpt-test", { baseURL: model.baseURL }),
-    memory: ai.memory({
-      store,
-      embedder: createOpenAI({ baseURL: embeddings.baseURL, apiKey: "test" }).embeddingModel("embed-test"),
-      workingMemory: { template: "# Athlete\n- Injuries:" },
-      recall: { topK: 2, messageRange: 1 },
-    }),
-  });
-  worker = await testWorker(harness, [coach], { taskQueue: queue });
+  const coachOf = (name: string, scope: "user" | "session") =>
+    ai.agent({
+      name,
+      model: ai.openai("gpt-test", { baseURL: model.baseURL }),
+      memory: ai.memory({
+        store,
+        embedder: createOpenAI({ baseURL: embeddings.baseURL, apiKey: "test" }).embeddingModel("embed-test"),
+        workingMemory: { template: "# Athlete\n- Injuries:" },
+        recall: { topK: 2, messageRange: 1, scope },
+      }),
+    });
+  coach = coachOf("eval-memory-coach", "user");
+  sessionCoach = coachOf("eval-memory-session-coach", "session");
+  worker = await testWorker(harness, [coach, sessionCoach], { taskQueue: queue });
   running = worker.run();
 });
 
@@ -167,6 +171,23 @@ describe("eval cases with memory", () => {
       expect(await store.inspect(user)).toEqual({ messages: [] });
     }
     kneeRun = report.runs.find((r) => r.case === "the coach remembers the knee")!.workflowId;
+  });
+
+  it("with recall scoped to the session, the case's messages are recalled from the run's own session", async () => {
+    const report = await sessionCoach.eval({
+      cases: [
+        {
+          name: "session knee",
+          input: "Plan my leg day around my knee.",
+          memory: memoryOf("left knee", KNEE),
+          expects: "knee",
+        },
+      ],
+      scorers: [sparesTheInjury, recalledItsOwnMemory],
+      client: harness.client,
+      taskQueue: queue,
+    });
+    expect(report.rows.map((r) => r.status)).toEqual(["pass", "pass"]);
   });
 
   it("casesFromRuns records what a run recalled as the case's memory; a case file keeps it; a playback gives it to the model", async () => {

@@ -55,9 +55,11 @@ export interface EvalCaseMemory {
   messages?: EvalCaseMemoryMessage[];
 }
 
-/** What a run recalled, as a case's `memory` (the memory its first turn's model saw), or undefined when it recalled nothing. */
+/** What a run (or a session's message: its turn) recalled, as a case's `memory`, or undefined when it recalled nothing. */
 export function caseMemoryOf(trace: readonly TraceEvent[]): EvalCaseMemory | undefined {
-  const recall = trace.find((e): e is Extract<TraceEvent, { type: "memory.recalled" }> => e.type === "memory.recalled");
+  const recall = trace.findLast(
+    (e): e is Extract<TraceEvent, { type: "memory.recalled" }> => e.type === "memory.recalled",
+  );
   if (!recall) return undefined;
   const messages = recall.recalled.map((m) => ({
     role: m.role,

@@ -102,18 +102,15 @@ export async function loadCaseMemory(
       messages.map((m) => m.content),
     );
     const since = Date.now() - DAY_MS;
-    const counts = new Map<string, number>();
     const rows = messages.map((message, i): MemoryMessageWrite => {
       const name = message.session ?? DEFAULT_SESSION;
-      const index = counts.get(name) ?? 0;
-      counts.set(name, index + 1);
       const session = memory.spec.recall.scope === "session" ? workflowId : `${user}/${name}`;
       return {
         user,
         session,
         run: `${user}/${name}`, // never the run's own id: recall leaves the asking run's messages out
         turn: 0,
-        index,
+        index: i, // the case's order: neighbours within a session follow it
         role: message.role,
         text: message.content,
         createdAt: message.createdAt ?? new Date(since + i * 1_000).toISOString(),

@@ -53,9 +53,11 @@ export interface EvalRecordMemory {
   recalled: RecalledMemoryMessage[];
 }
 
-/** The first recall of a run's trace, as `record.memory`. */
+/** The recall of a run's trace (its turn's, the last), as `record.memory`. */
 function memoryOf(trace: readonly TraceEvent[]): { memory?: EvalRecordMemory } {
-  const recall = trace.find((e): e is Extract<TraceEvent, { type: "memory.recalled" }> => e.type === "memory.recalled");
+  const recall = trace.findLast(
+    (e): e is Extract<TraceEvent, { type: "memory.recalled" }> => e.type === "memory.recalled",
+  );
   if (!recall) return {};
   return {
     memory: { user: recall.user, ...defined({ workingMemory: recall.workingMemory }), recalled: recall.recalled },
