@@ -1,8 +1,8 @@
 /**
- * MCP tasks over runs: a task's id is its run's workflow id, so `tasks/get`, `tasks/result` and
- * `tasks/cancel` read Temporal alone and work from any connection and after a server restart.
- * Its status is the run's: running ("working", or "input_required" while a call waits for
- * approval), completed, failed, cancelled.
+ * MCP tasks over runs: a task's id is its run's workflow id, so `tasks/get`, `tasks/result`,
+ * `tasks/cancel` and `tasks/list` read Temporal alone and work from any connection and after a
+ * server restart. Its status is the run's: running ("working", or "input_required" while a call
+ * waits for approval), completed, failed, cancelled.
  */
 import type { Client, WorkflowExecutionDescription } from "@temporalio/client";
 import type { Task } from "@modelcontextprotocol/sdk/types.js";
@@ -56,7 +56,7 @@ async function statusOf(
   }
 }
 
-/** The task a run is, by its workflow id; undefined when no such run exists. */
+/** The task a run is, by its workflow id; undefined when no such run exists, or it is a sub-agent's (part of a call, not a call). */
 export async function readTask(client: Client, workflowId: string): Promise<Task | undefined> {
   let description: WorkflowExecutionDescription;
   try {
@@ -65,6 +65,7 @@ export async function readTask(client: Client, workflowId: string): Promise<Task
     if ((error as Error).name === "WorkflowNotFoundError") return undefined;
     throw error;
   }
+  if (description.parentExecution) return undefined;
   const { status, message } = await statusOf(client, description);
   return taskOf(workflowId, status, description.startTime, description.closeTime ?? new Date(), message);
 }
