@@ -368,6 +368,14 @@ describe("bad input", () => {
     });
     await client.close();
   });
+
+  it("a tasks page size out of 1-100 is an AgentOptionsError at once", () => {
+    const options = { agents: [echo], authorize: () => false as const };
+    for (const tasksPageSize of [0, 101, 2.5])
+      expect(() => createMcpHandler({ ...options, tasksPageSize })).toThrow(
+        expect.objectContaining({ name: "AgentOptionsError", field: "tasksPageSize" }),
+      );
+  });
 });
 
 describe("durable-agent mcp and other clients", () => {
