@@ -269,6 +269,7 @@ describe("the official SDK client over Streamable HTTP", () => {
       return task.taskId;
     };
     const done = await asTask("listed");
+    const hanging = hung.length;
     const working = await asTask("Hang");
     await first.client.experimental.tasks.getTaskResult(done, CallToolResultSchema);
     await first.transport.terminateSession();
@@ -302,7 +303,9 @@ describe("the official SDK client over Streamable HTTP", () => {
 
     const other = await connect(restarted, "eve");
     expect((await other.client.experimental.tasks.listTasks()).tasks).toEqual([]);
+    await expect.poll(() => hung.length, { timeout: 60_000 }).toBeGreaterThan(hanging);
     await tasks.cancelTask(working);
+    await hung[hanging]!.closed; // the run's model call is cancelled: nothing of it reaches the model later
     await second.client.close();
     await other.client.close();
   });
