@@ -212,7 +212,8 @@ describe("the official SDK client over Streamable HTTP", () => {
     })) as CallToolResult;
     expect(textOf(result)).toBe("Refunded.");
     expect(refunds()).toEqual(['{"amount":5}']);
-    const trace = (await harness.client.workflow.getHandle(runOf(result)).query("trace")) as TraceEvent[];
+    // The trace from the run's result (its history), not a query: a query waits for a worker, which a loaded machine gives late.
+    const { trace } = (await harness.client.workflow.getHandle(runOf(result)).result()) as { trace: TraceEvent[] };
     expect(trace.find((e) => e.type === "approval" && e.outcome === "approved")).toMatchObject({ by: "alice" });
     await client.close();
   });

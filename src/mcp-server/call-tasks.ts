@@ -13,6 +13,11 @@ import { pendingApprovalsQuery } from "../workflows/definitions.js";
 /** How often a client is asked to poll a task, in milliseconds. */
 export const TASK_POLL_MS = 1_000;
 
+/** How long a worker has to say whether a running run's calls wait for approval (a query needs a worker). */
+const APPROVALS_DEADLINE_MS = 5_000;
+/** A running run's status message when no worker said in time whether its calls wait for approval. */
+const NO_WORKER_ANSWERED = "running; no worker said in time whether a call waits for approval";
+
 /** A task of a run: its id, status and times. */
 export function taskOf(
   taskId: string,
@@ -32,7 +37,10 @@ export function taskOf(
   };
 }
 
-/** The status of the run a task is, from its description (and, while it runs, its calls waiting for approval). */
+/**
+ * The status of the run a task is, from its description (and, while it runs, its calls waiting for
+ * approval: "working" when no worker answers in time, so a busy or absent worker fails no read).
+ */
 async function statusOf(
   client: Client,
   description: WorkflowExecutionDescription,
@@ -40,7 +48,10 @@ async function statusOf(
   const handle = client.workflow.getHandle(description.workflowId);
   switch (description.status.name) {
     case "RUNNING": {
-      const waiting = await handle.query(pendingApprovalsQuery);
+      const waiting = await client
+        .withDeadline(Date.now() + APPROVALS_DEADLINE_MS, () => handle.query(pendingApprovalsQuery))
+        .catch(() => undefined);
+      if (waiting === undefined) return { status: "working", message: NO_WORKER_ANSWERED };
       if (waiting.length === 0) return { status: "working" };
       const names = waiting.map((w) => `"${w.tool}" (call ${w.callId})`).join(", ");
       return { status: "input_required", message: `waiting for approval of ${names}: tasks/result asks for it` };
