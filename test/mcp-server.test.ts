@@ -21,10 +21,12 @@ import {
   ElicitRequestSchema,
   ErrorCode,
   type CallToolResult,
+  type Task,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
 import { createMcpHandler, type McpHandler, type TraceEvent } from "../src/index.js";
+import type { SessionTurns } from "../src/workflows/definitions.js";
 import { startScriptedModel, type ScriptedModel, type ScriptedRequest } from "../src/testing/index.js";
 import { cliEnv, startCli, type CliProcess } from "./support/cli-helpers.js";
 import { connectHarness, taskQueue, testWorker, type Harness } from "./support/harness.js";
@@ -71,12 +73,13 @@ afterAll(async () => {
 });
 
 /** A handler on the suite's server whose authorize reads x-user ("nobody" is refused). */
-function handler(options: { taskQueue?: string; session?: boolean } = {}): McpHandler {
+function handler(options: { taskQueue?: string; session?: boolean; tasksPageSize?: number } = {}): McpHandler {
   return createMcpHandler({
     agents: [echo, refunder, typed],
     client: harness.client,
     taskQueue: options.taskQueue ?? queue,
     session: options.session ?? false,
+    ...(options.tasksPageSize ? { tasksPageSize: options.tasksPageSize } : {}),
     authorize: (request) => {
       const user = request.headers.get("x-user");
       return user && user !== "nobody" ? { by: user } : false;
@@ -102,6 +105,13 @@ async function connect(url: URL, user: string, elicit?: "accept" | "decline") {
   return { client, transport };
 }
 
+/** The result of request `id` in an SSE response body (the SDK's transport answers a POST as SSE). */
+function answerOf(sse: string, id: number): CallToolResult {
+  const messages = [...sse.matchAll(/^data: (.+)$/gm)].map(
+    (m) => JSON.parse(m[1]!) as { id?: number; result?: unknown },
+  );
+  return messages.find((m) => m.id === id)!.result as CallToolResult;
+}
 const textOf = (result: CallToolResult) => result.content.flatMap((c) => (c.type === "text" ? [c.text] : [])).join("");
 const runOf = (result: CallToolResult) => (result._meta?.["durable-agent/run"] as { workflowId: string }).workflowId;
 const refunds = () => (existsSync(refundLog) ? readFileSync(refundLog, "utf8").trim().split("\n").filter(Boolean) : []);
@@ -139,33 +149,46 @@ describe("the official SDK client over Streamable HTTP", () => {
     await client.close();
   });
 
-  it("a retried request (same session, same request id) gets the same run, not a second one", async () => {
-    const { client, transport } = await connect(url, "alice");
-    const body = {
-      jsonrpc: "2.0",
-      id: 777,
-      method: "tools/call",
-      params: { name: "mcp-echo", arguments: { message: "once" } },
-    };
-    const post = () =>
-      fetch(url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "x-user": "alice",
-          "mcp-session-id": transport.sessionId!,
-          "mcp-protocol-version": transport.protocolVersion!,
-        },
-        body: JSON.stringify(body),
-      }).then((r) => r.text());
-    const before = model.requests.length;
-    const [first, second] = [await post(), await post()];
-    const idOf = (sse: string) => /"workflowId":"([^"]+)"/.exec(sse)![1];
-    expect(idOf(second)).toBe(idOf(first));
-    expect(model.requests.length - before).toBe(1);
-    await client.close();
-  });
+  it.each([
+    ["each call a run of its own", false],
+    ["session: true", true],
+  ])(
+    "a retried request (same session, same request id) is the same run, with the same answer (%s)",
+    async (_, session) => {
+      const target = session ? await served(handler({ session: true })) : url;
+      const { client, transport } = await connect(target, "alice");
+      const body = {
+        jsonrpc: "2.0",
+        id: 777,
+        method: "tools/call",
+        params: { name: "mcp-echo", arguments: { message: "once" } },
+      };
+      const post = () =>
+        fetch(target, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "x-user": "alice",
+            "mcp-session-id": transport.sessionId!,
+            "mcp-protocol-version": transport.protocolVersion!,
+          },
+          body: JSON.stringify(body),
+        }).then(async (r) => answerOf(await r.text(), body.id));
+      const before = model.requests.length;
+      const [first, second] = [await post(), await post()];
+      expect(textOf(first)).toBe("echo: once");
+      expect(second).toEqual(first); // the same run (its workflow id in _meta) and the same answer
+      expect(model.requests.length - before).toBe(1);
+      if (session) {
+        const { turns } = (await harness.client.workflow
+          .getHandle(runOf(first))
+          .query("session-turns")) as SessionTurns;
+        expect(turns).toHaveLength(1); // one message of the durable session, not one per request
+      }
+      await client.close();
+    },
+  );
 
   it("notifications/cancelled cancels the run", async () => {
     const { client } = await connect(url, "alice");
@@ -189,7 +212,8 @@ describe("the official SDK client over Streamable HTTP", () => {
     })) as CallToolResult;
     expect(textOf(result)).toBe("Refunded.");
     expect(refunds()).toEqual(['{"amount":5}']);
-    const trace = (await harness.client.workflow.getHandle(runOf(result)).query("trace")) as TraceEvent[];
+    // The trace from the run's result (its history), not a query: a query waits for a worker, which a loaded machine gives late.
+    const { trace } = (await harness.client.workflow.getHandle(runOf(result)).result()) as { trace: TraceEvent[] };
     expect(trace.find((e) => e.type === "approval" && e.outcome === "approved")).toMatchObject({ by: "alice" });
     await client.close();
   });
@@ -232,6 +256,57 @@ describe("the official SDK client over Streamable HTTP", () => {
     const other = await connect(restarted, "mallory");
     await expect(other.client.experimental.tasks.getTask(task.taskId)).rejects.toThrow(/Task not found/);
     await expect(other.client.experimental.tasks.cancelTask(task.taskId)).rejects.toThrow(/Task not found/);
+    await second.client.close();
+    await other.client.close();
+  });
+
+  it("tasks/list: a caller's tasks from a restarted server, page by page, each as tasks/get has it; no one else's", async () => {
+    const first = await connect(url, "carol");
+    const asTask = async (message: string) => {
+      const { task } = await first.client.request(
+        { method: "tools/call", params: { name: "mcp-echo", arguments: { message }, task: { ttl: 60_000 } } },
+        CreateTaskResultSchema,
+      );
+      return task.taskId;
+    };
+    const done = await asTask("listed");
+    const hanging = hung.length;
+    const working = await asTask("Hang");
+    await first.client.experimental.tasks.getTaskResult(done, CallToolResultSchema);
+    await first.transport.terminateSession();
+    await first.client.close();
+
+    const restarted = await served(handler({ tasksPageSize: 1 })); // nothing in memory: the list is Temporal's
+    const second = await connect(restarted, "carol");
+    const tasks = second.client.experimental.tasks;
+    const everyPage = async () => {
+      const listed: Task[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await tasks.listTasks(cursor);
+        expect(page.tasks.length).toBeLessThanOrEqual(1);
+        listed.push(...page.tasks);
+        cursor = page.nextCursor;
+      } while (cursor);
+      return listed;
+    };
+    // Temporal's visibility is eventually consistent: a task is listed once it is indexed.
+    await expect
+      .poll(async () => (await everyPage()).map((task) => task.taskId).sort(), { timeout: 60_000, interval: 200 })
+      .toEqual([done, working].sort());
+    const listed = await everyPage();
+    expect(listed.find((task) => task.taskId === done)).toEqual(await tasks.getTask(done));
+    expect(listed.find((task) => task.taskId === working)).toMatchObject({
+      status: "working",
+      createdAt: (await tasks.getTask(working)).createdAt,
+    });
+    await expect(tasks.listTasks("bm90IGEgY3Vyc29y")).rejects.toMatchObject({ code: ErrorCode.InvalidParams });
+
+    const other = await connect(restarted, "eve");
+    expect((await other.client.experimental.tasks.listTasks()).tasks).toEqual([]);
+    await expect.poll(() => hung.length, { timeout: 60_000 }).toBeGreaterThan(hanging);
+    await tasks.cancelTask(working);
+    await hung[hanging]!.closed; // the run's model call is cancelled: nothing of it reaches the model later
     await second.client.close();
     await other.client.close();
   });
@@ -296,6 +371,14 @@ describe("bad input", () => {
       message: expect.stringContaining("Unknown tool: no-such-agent"),
     });
     await client.close();
+  });
+
+  it("a tasks page size out of 1-100 is an AgentOptionsError at once", () => {
+    const options = { agents: [echo], authorize: () => false as const };
+    for (const tasksPageSize of [0, 101, 2.5])
+      expect(() => createMcpHandler({ ...options, tasksPageSize })).toThrow(
+        expect.objectContaining({ name: "AgentOptionsError", field: "tasksPageSize" }),
+      );
   });
 });
 

@@ -1,9 +1,9 @@
 /**
  * The MCP server of one connection (an MCP session, or a stdio process): each agent a tool
  * (`tools/list`), each call a durable run (`tools/call`, followed to its result or made a task),
- * and the tasks that runs are (`tasks/get`, `tasks/result`, `tasks/cancel`). It keeps nothing of
- * its own: what a call is lives in Temporal, under ids derived from the caller, the session and
- * the request.
+ * and the tasks that runs are (`tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/list`). It
+ * keeps nothing of its own: what a call is lives in Temporal, under ids derived from the caller,
+ * the session and the request.
  */
 import type { Client } from "@temporalio/client";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -15,6 +15,7 @@ import {
   ErrorCode,
   GetTaskPayloadRequestSchema,
   GetTaskRequestSchema,
+  ListTasksRequestSchema,
   ListToolsRequestSchema,
   McpError,
   type CallToolResult,
@@ -28,9 +29,10 @@ import { getRun } from "../client/run-handle.js";
 import type { RunHandle } from "../client/run-handle.js";
 import { defined } from "../core/defined.js";
 import { agentTool, outputSchemaOf, toolInput } from "./agent-tools.js";
-import { agentOfCall, callSessionId, callWorkflowId, isCallOf } from "./call-ids.js";
+import { agentOfCall, callMessageId, callSessionId, callWorkflowId, isCallOf } from "./call-ids.js";
 import { readTask, taskOf } from "./call-tasks.js";
 import { followCall, type CallChannel } from "./follow-call.js";
+import { listTasks } from "./list-tasks.js";
 import { startCall } from "./start-call.js";
 import type { McpHandlerOptions } from "./options.js";
 
@@ -38,7 +40,7 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** What one connection's server needs: the handler's options, its client, and the caller of each request. */
 export interface AgentServerDeps {
-  options: Pick<McpHandlerOptions, "agents" | "context" | "taskQueue" | "session">;
+  options: Pick<McpHandlerOptions, "agents" | "context" | "taskQueue" | "session" | "tasksPageSize">;
   client: () => Promise<Client>;
   /** The caller of a request (`authorize`'s `by`, carried in `authInfo` over HTTP; the CLI's `--as` over stdio). */
   callerOf: (extra: Extra) => string;
@@ -48,6 +50,8 @@ export interface AgentServerDeps {
 
 /** The server's name and version in `initialize`. */
 const SERVER_INFO = { name: "durable-agent", version: "1" };
+/** Tasks on a `tasks/list` page unless `tasksPageSize` says otherwise. */
+const DEFAULT_TASKS_PAGE_SIZE = 20;
 /** The longest an elicitation waits for its answer (setTimeout's limit, about 24 days): an approval may wait long. */
 const ELICITATION_TIMEOUT_MS = 2 ** 31 - 1;
 
@@ -62,7 +66,7 @@ export function createAgentServer(deps: AgentServerDeps): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: {
       tools: {},
-      ...(sessions ? {} : { tasks: { cancel: {}, requests: { tools: { call: {} } } } }),
+      ...(sessions ? {} : { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }),
     },
   });
   /** Set once the connection closes: requests aborted then are let go, not cancelled (their runs go on). */
@@ -162,7 +166,7 @@ export function createAgentServer(deps: AgentServerDeps): Server {
       },
       agent.options.contextSchema,
     );
-    const sent = await session.start(message, { by });
+    const sent = await session.start(message, { by, updateId: callMessageId(extra.requestId) });
     const turn = await sent.turn({ started: true });
     const run = await getRun(session.workflowId, { client });
     onCancelled(extra, () => session.cancelMessage(turn.index));
@@ -190,6 +194,14 @@ export function createAgentServer(deps: AgentServerDeps): Server {
       if (!task) throw taskNotFound(request.params.taskId);
       return task;
     });
+    server.setRequestHandler(ListTasksRequestSchema, async (request, extra) =>
+      listTasks(
+        await deps.client(),
+        deps.callerOf(extra),
+        request.params?.cursor,
+        options.tasksPageSize ?? DEFAULT_TASKS_PAGE_SIZE,
+      ),
+    );
     server.setRequestHandler(GetTaskPayloadRequestSchema, async (request, extra) => {
       const { run, by } = await ownRun(request.params.taskId, extra);
       const agent = agentOfCall(by, run.workflowId, [...agents.values()]);

@@ -1,7 +1,8 @@
 /**
  * The workflow ids of MCP calls. A call's run is `mcp-<caller tag>-<agent>-<session>-<request id>`:
  * the same request retried in its session names the same run, and the caller tag (a digest of
- * `by`) makes a run, or a task (whose id is the run's workflow id), another caller's "not found".
+ * `by`) makes a run, or a task (whose id is the run's workflow id), another caller's "not found",
+ * and lists a caller's tasks (`tasks/list`: the runs whose ids start with the caller's prefix).
  */
 import { createHash } from "node:crypto";
 
@@ -20,9 +21,22 @@ export function callSessionId(by: string, sessionId: string): string {
   return `mcp-${callerTag(by)}-${sessionId}`;
 }
 
+/**
+ * The id of the session message a call in a session is (with `session: true`): the `send` Update's
+ * id, from the request id, so the same request retried in its MCP session is the same message.
+ */
+export function callMessageId(requestId: string | number): string {
+  return `mcp-request-${String(requestId)}`;
+}
+
+/** The start of every workflow id of this caller's calls. */
+export function callPrefix(by: string): string {
+  return `mcp-${callerTag(by)}-`;
+}
+
 /** Whether a workflow id is a call this caller made (anything else is "not found" to them). */
 export function isCallOf(by: string, workflowId: string): boolean {
-  return workflowId.startsWith(`mcp-${callerTag(by)}-`);
+  return workflowId.startsWith(callPrefix(by));
 }
 
 /** The agent a caller's call was made to, of those served (the longest name that fits, as names may hold "-"). */
@@ -31,6 +45,6 @@ export function agentOfCall<A extends { name: string }>(
   workflowId: string,
   agents: readonly A[],
 ): A | undefined {
-  const fits = agents.filter((agent) => workflowId.startsWith(`mcp-${callerTag(by)}-${agent.name}-`));
+  const fits = agents.filter((agent) => workflowId.startsWith(`${callPrefix(by)}${agent.name}-`));
   return fits.sort((a, b) => b.name.length - a.name.length)[0];
 }

@@ -1,8 +1,8 @@
 /**
- * MCP tasks over runs: a task's id is its run's workflow id, so `tasks/get`, `tasks/result` and
- * `tasks/cancel` read Temporal alone and work from any connection and after a server restart.
- * Its status is the run's: running ("working", or "input_required" while a call waits for
- * approval), completed, failed, cancelled.
+ * MCP tasks over runs: a task's id is its run's workflow id, so `tasks/get`, `tasks/result`,
+ * `tasks/cancel` and `tasks/list` read Temporal alone and work from any connection and after a
+ * server restart. Its status is the run's: running ("working", or "input_required" while a call
+ * waits for approval), completed, failed, cancelled.
  */
 import type { Client, WorkflowExecutionDescription } from "@temporalio/client";
 import type { Task } from "@modelcontextprotocol/sdk/types.js";
@@ -12,6 +12,11 @@ import { pendingApprovalsQuery } from "../workflows/definitions.js";
 
 /** How often a client is asked to poll a task, in milliseconds. */
 export const TASK_POLL_MS = 1_000;
+
+/** How long a worker has to say whether a running run's calls wait for approval (a query needs a worker). */
+const APPROVALS_DEADLINE_MS = 5_000;
+/** A running run's status message when no worker said in time whether its calls wait for approval. */
+const NO_WORKER_ANSWERED = "running; no worker said in time whether a call waits for approval";
 
 /** A task of a run: its id, status and times. */
 export function taskOf(
@@ -32,7 +37,10 @@ export function taskOf(
   };
 }
 
-/** The status of the run a task is, from its description (and, while it runs, its calls waiting for approval). */
+/**
+ * The status of the run a task is, from its description (and, while it runs, its calls waiting for
+ * approval: "working" when no worker answers in time, so a busy or absent worker fails no read).
+ */
 async function statusOf(
   client: Client,
   description: WorkflowExecutionDescription,
@@ -40,7 +48,10 @@ async function statusOf(
   const handle = client.workflow.getHandle(description.workflowId);
   switch (description.status.name) {
     case "RUNNING": {
-      const waiting = await handle.query(pendingApprovalsQuery);
+      const waiting = await client
+        .withDeadline(Date.now() + APPROVALS_DEADLINE_MS, () => handle.query(pendingApprovalsQuery))
+        .catch(() => undefined);
+      if (waiting === undefined) return { status: "working", message: NO_WORKER_ANSWERED };
       if (waiting.length === 0) return { status: "working" };
       const names = waiting.map((w) => `"${w.tool}" (call ${w.callId})`).join(", ");
       return { status: "input_required", message: `waiting for approval of ${names}: tasks/result asks for it` };
@@ -56,7 +67,7 @@ async function statusOf(
   }
 }
 
-/** The task a run is, by its workflow id; undefined when no such run exists. */
+/** The task a run is, by its workflow id; undefined when no such run exists, or it is a sub-agent's (part of a call, not a call). */
 export async function readTask(client: Client, workflowId: string): Promise<Task | undefined> {
   let description: WorkflowExecutionDescription;
   try {
@@ -65,6 +76,7 @@ export async function readTask(client: Client, workflowId: string): Promise<Task
     if ((error as Error).name === "WorkflowNotFoundError") return undefined;
     throw error;
   }
+  if (description.parentExecution) return undefined;
   const { status, message } = await statusOf(client, description);
   return taskOf(workflowId, status, description.startTime, description.closeTime ?? new Date(), message);
 }

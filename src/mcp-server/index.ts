@@ -5,7 +5,6 @@
  * the request; a call made as a task is its run. The MCP SDK's server side is loaded by the first
  * request, so importing the root loads none of it.
  */
-import type { AgentDefinition } from "../agent/agent-definition.js";
 import { AgentOptionsError } from "../errors.js";
 import type { McpHandlerOptions, McpStdioOptions } from "./options.js";
 
@@ -14,8 +13,16 @@ export type { McpCaller, McpHandlerOptions, McpStdioOptions } from "./options.js
 /** A fetch handler: `(request) => Promise<Response>`, for a Next.js route's `POST`, `GET` and `DELETE`, or a Node server. */
 export type McpHandler = (request: Request) => Promise<Response>;
 
-/** Checks the agents served: at least one, each name once (a tool's name). */
-function checkAgents(agents: readonly AgentDefinition[] | undefined): void {
+/** The most tasks one `tasks/list` page may hold (each is read from Temporal). */
+const MAX_TASKS_PAGE_SIZE = 100;
+
+/** Checks the options both servers share: the agents, at least one, each name once (a tool's name); the tasks page size. */
+function checkOptions({ agents, tasksPageSize }: Pick<McpHandlerOptions, "agents" | "tasksPageSize">): void {
+  if (
+    tasksPageSize !== undefined &&
+    !(Number.isInteger(tasksPageSize) && tasksPageSize >= 1 && tasksPageSize <= MAX_TASKS_PAGE_SIZE)
+  )
+    throw new AgentOptionsError("tasksPageSize", `give an integer from 1 to ${MAX_TASKS_PAGE_SIZE}`);
   if (!Array.isArray(agents) || agents.length === 0)
     throw new AgentOptionsError("agents", "give createMcpHandler() at least one agent (ai.agent() values)");
   const names = new Set<string>();
@@ -32,7 +39,7 @@ function checkAgents(agents: readonly AgentDefinition[] | undefined): void {
  * `AgentOptionsError` for bad options, at once.
  */
 export function createMcpHandler(options: McpHandlerOptions): McpHandler {
-  checkAgents(options.agents);
+  checkOptions(options);
   if (typeof options.authorize !== "function")
     throw new AgentOptionsError("authorize", "give a function from the request to { by } or false");
   let handler: Promise<McpHandler> | undefined;
@@ -44,7 +51,7 @@ export function createMcpHandler(options: McpHandlerOptions): McpHandler {
 
 /** Serves the agents over stdin and stdout as one caller, until stdin closes (`durable-agent mcp --stdio`). */
 export async function serveMcpStdio(options: McpStdioOptions): Promise<void> {
-  checkAgents(options.agents);
+  checkOptions(options);
   const { serveMcpStdio: serve } = await import("./stdio-server.js");
   return serve(options);
 }

@@ -34,12 +34,17 @@ export interface McpHandlerOptions {
    * request whose `Origin` names another (MCP's DNS-rebinding guidance) is refused with 403. Default: none.
    */
   allowedOrigins?: string[];
+  /** Tasks on one `tasks/list` page, 1 to 100 (default 20): each is read from Temporal as `tasks/get` reads it. */
+  tasksPageSize?: number;
   /** Open MCP sessions kept in memory at most (default 1,000); past it the oldest is closed, and its client initializes again. */
   maxSessions?: number;
 }
 
 /** Options of the stdio server (`durable-agent mcp --stdio`): one caller, one Temporal client. */
-export interface McpStdioOptions extends Pick<McpHandlerOptions, "agents" | "context" | "taskQueue" | "session"> {
+export interface McpStdioOptions extends Pick<
+  McpHandlerOptions,
+  "agents" | "context" | "taskQueue" | "session" | "tasksPageSize"
+> {
   /** The caller of every call: owner of the runs, decider of the approvals. */
   by: string;
   /** The Temporal client. */
