@@ -1,6 +1,7 @@
 /**
  * One answer's run events as UI message chunks: a pure mapping, event by event, that reads what
- * the events do not carry (reasoning, tool inputs and outputs) from the run's conversation. The
+ * the events do not carry (the reasoning live deltas did not show, tool inputs and outputs) from
+ * the run's conversation. The
  * stream around it (`ui-message-stream.ts`) gives it the events and decides where to stop.
  */
 import type { Client } from "@temporalio/client";
@@ -34,6 +35,8 @@ const data = <Name extends keyof DurableAgentUIDataTypes & string>(
 /** The chunks of one answer, event by event. */
 export class ChunkMapper {
   #text: { id: string } | undefined;
+  /** The reasoning streamed live of the current trip's attempt: its part's id, whether it is open, and its text so far. */
+  #reasoning: { id: string; trip: number; open: boolean; text: string } | undefined;
   #step = false;
   #stepStarted = false;
   #usage: RunUsage | undefined;
@@ -61,10 +64,15 @@ export class ChunkMapper {
     if (source !== "") return this.#subAgents.update(event, source);
     switch (event.type) {
       case "trip.started":
-        return [...this.closeText(), ...this.closeStep(), ...this.openStep()];
+        return [...this.closeText(), ...this.closeReasoning(), ...this.closeStep(), ...this.openStep()];
+      case "reasoning.delta":
+        return this.reasoningDelta(event);
       case "text.delta": {
         const id = `text-${event.trip}-${event.attempt}`;
-        const open = this.#text?.id === id ? [] : [...this.closeText(), { chunk: { type: "text-start", id } as const }];
+        const open =
+          this.#text?.id === id
+            ? []
+            : [...this.closeText(), ...this.closeReasoning(), { chunk: { type: "text-start", id } as const }];
         this.#text = { id };
         return [...open, { chunk: { type: "text-delta", id, delta: event.text }, chars: event.text.length }];
       }
@@ -72,6 +80,7 @@ export class ChunkMapper {
         // The failed attempt's parts go (only within a step this stream opened: a reset with no step would clear the message).
         const reset: Chunks = this.#stepStarted && this.#step ? [{ chunk: { type: "reset-step" } }] : [];
         this.#text = undefined;
+        this.#reasoning = undefined;
         const retry = { trip: event.trip, attempt: event.attempt };
         return [...reset, data("retry", `retry-${event.trip}-${event.attempt}`, retry)];
       }
@@ -125,7 +134,7 @@ export class ChunkMapper {
   end(finishReason: FinishReason): Chunks {
     if (this.ended) return [];
     this.ended = true;
-    return [...this.closeText(), ...this.closeStep(), { chunk: { type: "finish", finishReason } }];
+    return [...this.closeText(), ...this.closeReasoning(), ...this.closeStep(), { chunk: { type: "finish", finishReason } }];
   }
 
   /** The chunks that end a failed answer: its typed error's name and message, then `finish` ("error"). */
@@ -133,7 +142,7 @@ export class ChunkMapper {
     if (this.ended) return [];
     const named = typeof error === "object" && error !== null && "name" in error && "message" in error;
     const errorText = named ? `${String(error.name)}: ${String(error.message)}` : String(error);
-    return [...this.closeText(), { chunk: { type: "error", errorText } }, ...this.end("error")];
+    return [...this.closeText(), ...this.closeReasoning(), { chunk: { type: "error", errorText } }, ...this.end("error")];
   }
 
   private closeText(): Chunks {
@@ -141,6 +150,25 @@ export class ChunkMapper {
     const { id } = this.#text;
     this.#text = undefined;
     return [{ chunk: { type: "text-end", id } }];
+  }
+
+  /** A live reasoning delta: into the attempt's reasoning part, opened at its first. */
+  private reasoningDelta(event: Extract<StreamedRunEvent, { type: "reasoning.delta" }>): Chunks {
+    const id = `reasoning-${event.trip}-${event.attempt}`;
+    const open: Chunks = [];
+    if (this.#reasoning?.id !== id) {
+      open.push(...this.closeReasoning(), { chunk: { type: "reasoning-start", id } });
+      this.#reasoning = { id, trip: event.trip, open: true, text: "" };
+    }
+    this.#reasoning!.text += event.text;
+    return [...open, { chunk: { type: "reasoning-delta", id, delta: event.text }, chars: event.text.length }];
+  }
+
+  /** Ends the live reasoning part, if open (its text is kept for the answer's `model.answered`). */
+  private closeReasoning(): Chunks {
+    if (!this.#reasoning?.open) return [];
+    this.#reasoning.open = false;
+    return [{ chunk: { type: "reasoning-end", id: this.#reasoning.id } }];
   }
 
   private openStep(): Chunks {
@@ -155,11 +183,28 @@ export class ChunkMapper {
     return [{ chunk: { type: "finish-step" } }];
   }
 
-  /** The answer's reasoning (read from the conversation: run events do not carry it), as reasoning parts. */
+  /**
+   * The answer's reasoning (read from the conversation: `model.answered` does not carry it), as
+   * reasoning parts: whole, or, after the reasoning streamed live, only what it did not show (the
+   * live part ended, and a part for reasoning that came after the text).
+   */
   private async reasoning(trip: number, text: string | null): Promise<Chunks> {
     const answer = await this.#conversation.answer(text);
-    return (answer?.reasoning ?? [])
-      .filter((part) => part.text !== "")
+    const live = this.#reasoning?.trip === trip ? this.#reasoning : undefined;
+    this.#reasoning = undefined;
+    const parts = (answer?.reasoning ?? []).filter((part) => part.text !== "");
+    if (live) {
+      const whole = parts.map((part) => part.text).join("");
+      const rest = whole.startsWith(live.text) ? whole.slice(live.text.length) : "";
+      if (rest === "") return live.open ? [{ chunk: { type: "reasoning-end", id: live.id } }] : [];
+      const id = live.open ? live.id : `${live.id}-after`;
+      return [
+        ...(live.open ? [] : [{ chunk: { type: "reasoning-start", id } } as const]),
+        { chunk: { type: "reasoning-delta", id, delta: rest } },
+        { chunk: { type: "reasoning-end", id } },
+      ];
+    }
+    return parts
       .flatMap((part, i): Chunks => {
         const id = `reasoning-${trip}-${i}`;
         return [

@@ -83,15 +83,16 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
 
   /**
    * The run's own events after `after` (its offset, and the answer characters already read after
-   * it), each with its `id`: its durable events by offset, and between them the text deltas of the
-   * answer in flight (carrying the offset of the durable event before them).
+   * it), each with its `id`: its durable events by offset, and between them the reasoning and text
+   * deltas of the answer in flight (carrying the offset of the durable event before them; their
+   * characters counted together, reasoning first, as every subscriber gets them).
    */
   private async *ownEvents(after: StreamPosition, signal: AbortSignal): AsyncGenerator<StreamedRunEvent> {
     let at = after[0]!; // the offset of the last durable event given
     let chars = 0; // answer characters given after it
     let skip = after[1] ?? 0; // characters read before this stream started
     for await (const event of this.ownEventsFrom(at + 1, signal)) {
-      if (event.type === "text.delta" && event.offset === at) {
+      if ((event.type === "text.delta" || event.type === "reasoning.delta") && event.offset === at) {
         const text = event.text.slice(Math.min(skip, event.text.length));
         skip -= event.text.length - text.length;
         if (text === "") continue;
