@@ -61,7 +61,8 @@ export class AnswerDeltas {
     const shown = this.#shown;
     const deltas: AnswerDelta[] = [];
     // Only before the text: reasoning that comes after it would reach subscribers in different orders.
-    const reasoning = shown.length === 0 ? rest(partial.reasoning ?? "", partial.reasoningFrom ?? 0, shown.reasoning) : "";
+    const reasoning =
+      shown.length === 0 ? rest(partial.reasoning ?? "", partial.reasoningFrom ?? 0, shown.reasoning) : "";
     if (reasoning !== "") {
       shown.reasoning += reasoning.length;
       deltas.push({ type: "reasoning.delta", trip, attempt, text: reasoning });

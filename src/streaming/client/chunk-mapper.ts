@@ -134,7 +134,12 @@ export class ChunkMapper {
   end(finishReason: FinishReason): Chunks {
     if (this.ended) return [];
     this.ended = true;
-    return [...this.closeText(), ...this.closeReasoning(), ...this.closeStep(), { chunk: { type: "finish", finishReason } }];
+    return [
+      ...this.closeText(),
+      ...this.closeReasoning(),
+      ...this.closeStep(),
+      { chunk: { type: "finish", finishReason } },
+    ];
   }
 
   /** The chunks that end a failed answer: its typed error's name and message, then `finish` ("error"). */
@@ -142,7 +147,12 @@ export class ChunkMapper {
     if (this.ended) return [];
     const named = typeof error === "object" && error !== null && "name" in error && "message" in error;
     const errorText = named ? `${String(error.name)}: ${String(error.message)}` : String(error);
-    return [...this.closeText(), ...this.closeReasoning(), { chunk: { type: "error", errorText } }, ...this.end("error")];
+    return [
+      ...this.closeText(),
+      ...this.closeReasoning(),
+      { chunk: { type: "error", errorText } },
+      ...this.end("error"),
+    ];
   }
 
   private closeText(): Chunks {
@@ -204,15 +214,14 @@ export class ChunkMapper {
         { chunk: { type: "reasoning-end", id } },
       ];
     }
-    return parts
-      .flatMap((part, i): Chunks => {
-        const id = `reasoning-${trip}-${i}`;
-        return [
-          { chunk: { type: "reasoning-start", id } },
-          { chunk: { type: "reasoning-delta", id, delta: part.text } },
-          { chunk: { type: "reasoning-end", id } },
-        ];
-      });
+    return parts.flatMap((part, i): Chunks => {
+      const id = `reasoning-${trip}-${i}`;
+      return [
+        { chunk: { type: "reasoning-start", id } },
+        { chunk: { type: "reasoning-delta", id, delta: part.text } },
+        { chunk: { type: "reasoning-end", id } },
+      ];
+    });
   }
 
   private usage(usage: Usage | undefined): Chunks {
