@@ -17,6 +17,7 @@ import { connectCountedClient } from "./support/counted-client.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 import { deferred } from "./support/ops-helpers.js";
 import { messageOf, readUIStream } from "./support/ui-stream-helpers.js";
+import { ReplayFilter } from "../src/ui/replay-filter.js";
 
 let harness: Harness;
 beforeAll(async () => {
@@ -70,17 +71,16 @@ async function collect(
   return events;
 }
 
-/** Reads a run's UI message stream to the end, calling `onChunk` with the reasoning deltas of each attempt so far. */
+/** Reads a run's UI message stream to the end, calling `onReasoning` with the reasoning deltas of each part so far. */
 async function collectUI(handle: RunHandle, onReasoning: (byPart: Map<string, string>) => void) {
   const byPart = new Map<string, string>();
-  const read = await readUIStream(handle.toUIMessageStreamResponse(), (chunk) => {
+  return readUIStream(handle.toUIMessageStreamResponse(), (chunk) => {
     if (chunk.type === "reasoning-delta") {
       byPart.set(chunk.id, (byPart.get(chunk.id) ?? "") + chunk.delta);
       onReasoning(byPart);
     }
     return false;
   });
-  return read.chunks;
 }
 
 /** A message's reasoning parts' texts and text parts' texts. */
@@ -124,12 +124,26 @@ async function streamThinkingRun(client: Client, name: string, workerOptions: Pa
     name,
     async (agent, taskQueue) => {
       const handle = await agent.start("Plan my leg day", { client, taskQueue, streamText: true });
-      const [events, chunks] = await Promise.all([
+      const [events, live] = await Promise.all([
         collect(handle.stream(), (seen) => joined(seen, "reasoning.delta") === THOUGHT && streamSaw.resolve()),
         collectUI(handle, (byPart) => [...byPart.values()].join("") === THOUGHT && uiSaw.resolve()),
       ]);
+      // After the trip: a reload, and resumes after an event and a chunk read live (a dropped connection's last id).
       const reloaded = (await readUIStream(handle.toUIMessageStreamResponse())).chunks;
-      return { events, chunks, reloaded };
+      const cutAt = events.findIndex((e) => e.type === "text.delta");
+      const resumedEvents = await collect(handle.stream({ after: events[cutAt]!.id! }), () => undefined);
+      const chunkCut = live.chunks.findIndex((c) => c.type === "text-delta");
+      const resumedChunks = (await readUIStream(handle.toUIMessageStreamResponse({ after: live.ids[chunkCut]! })))
+        .chunks;
+      return {
+        events,
+        chunks: live.chunks,
+        reloaded,
+        resumed: {
+          events: [...events.slice(0, cutAt + 1), ...resumedEvents],
+          chunks: [...live.chunks.slice(0, chunkCut + 1), ...resumedChunks],
+        },
+      };
     },
     workerOptions,
   );
@@ -138,7 +152,12 @@ async function streamThinkingRun(client: Client, name: string, workerOptions: Pa
 }
 
 /** What both transports must give: reasoning live, before the text and the trip's end, whole and once; in the UI too, and once after a reload. */
-async function expectLiveReasoning({ events, chunks, reloaded }: Awaited<ReturnType<typeof streamThinkingRun>>) {
+async function expectLiveReasoning({
+  events,
+  chunks,
+  reloaded,
+  resumed,
+}: Awaited<ReturnType<typeof streamThinkingRun>>) {
   const reasoning = events.filter((e) => e.type === "reasoning.delta");
   expect(reasoning.length).toBeGreaterThan(0);
   expect(reasoning.every((e) => e.trip === 1 && e.attempt === 1)).toBe(true);
@@ -157,9 +176,20 @@ async function expectLiveReasoning({ events, chunks, reloaded }: Awaited<ReturnT
   const live = chunks.flatMap((c) => (c.type === "reasoning-delta" ? [c.delta] : [])).join("");
   expect(live).toBe(THOUGHT);
   expect(partsOf(await messageOf(chunks))).toEqual({ reasoning: [THOUGHT], text: [ANSWER] });
-  // A reload reads the finished trip from its record: the reasoning whole, once.
+  // A reload reads the finished trip's reasoning from its record: whole, once, before the text, in the part it streamed in.
   expect(types(reloaded).filter((t) => t === "reasoning-start")).toHaveLength(1);
+  expect(reloaded.find((c) => c.type === "reasoning-start")).toEqual({ type: "reasoning-start", id: "reasoning-1-1" });
+  expect(types(reloaded).indexOf("reasoning-end")).toBeLessThan(types(reloaded).indexOf("text-start"));
   expect(partsOf(await messageOf(reloaded))).toEqual({ reasoning: [THOUGHT], text: [ANSWER] });
+  // The browser transport's resume: the replay, less what the page has, adds nothing twice.
+  const filter = new ReplayFilter(chunks.slice(0, chunks.findIndex((c) => c.type === "text-delta") + 1));
+  const added = reloaded.flatMap((chunk) => filter.next(chunk) ?? []);
+  const page = [...chunks.slice(0, chunks.findIndex((c) => c.type === "text-delta") + 1), ...added];
+  expect(partsOf(await messageOf(page))).toEqual({ reasoning: [THOUGHT], text: [ANSWER] });
+  // Resumed after the first text delta, once the trip is over (its reasoning no longer in flight): the rest of the text, nothing twice.
+  expect(joined(resumed.events, "reasoning.delta")).toBe(THOUGHT);
+  expect(joined(resumed.events, "text.delta")).toBe(ANSWER);
+  expect(partsOf(await messageOf(resumed.chunks))).toEqual({ reasoning: [THOUGHT], text: [ANSWER] });
 }
 
 describe("reasoning streamed live", () => {
@@ -183,7 +213,7 @@ describe("reasoning streamed live", () => {
       "claude-reasoning-retry",
       async (agent, taskQueue) => {
         const handle = await agent.start("Plan my leg day", { client: harness.client, taskQueue, streamText: true });
-        const [events, chunks] = await Promise.all([
+        const [events, { chunks }] = await Promise.all([
           collect(handle.stream(), (seen) => {
             if (joined(seen, "reasoning.delta", 1) === first) sawFirst.stream.resolve();
             if (joined(seen, "reasoning.delta", 2) === second) sawSecond.stream.resolve();

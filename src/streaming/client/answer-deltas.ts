@@ -15,7 +15,8 @@ import type { RunResult } from "../../core/types.js";
 import { loadPayloadDecoding } from "../../run-reads/index.js";
 
 type TextDelta = Extract<RunEvent, { type: "text.delta" }>;
-type AnswerDelta = Extract<RunEvent, { type: "text.delta" | "reasoning.delta" }>;
+type ReasoningDelta = Extract<RunEvent, { type: "reasoning.delta" }>;
+type AnswerDelta = TextDelta | ReasoningDelta;
 
 /** The answer in flight, from a description of the run: the pending model call's last heartbeat details. */
 export async function partialAnswerOf(
@@ -79,6 +80,29 @@ export class AnswerDeltas {
   /** A retried attempt's text may be sent without its marker: the marker is before where this subscriber started. */
   acceptAttempt(trip: number, attempt: number): void {
     this.#retried.set(trip, Math.max(attempt, this.#retried.get(trip) ?? 0));
+  }
+
+  /**
+   * Whether trip `trip`'s answer showed none of its latest attempt's text (so its reasoning, read
+   * from the record, may still go before it): asked at its `model.answered`.
+   */
+  wantsReasoning(trip: number): boolean {
+    if (trip < this.#trip || (trip === this.#trip && this.#answered)) return false;
+    const latest = this.#retried.get(trip) ?? 1;
+    const shown = this.#shown?.trip === trip && this.#shown.attempt >= latest ? this.#shown : undefined;
+    return !shown || shown.length === 0;
+  }
+
+  /** The rest of trip `trip`'s reasoning `whole` (its latest attempt's), past what was shown live, to send before its text. */
+  reasoningBefore(trip: number, whole: string): ReasoningDelta[] {
+    const latest = this.#retried.get(trip) ?? 1;
+    if (this.#shown?.trip !== trip || this.#shown.attempt < latest)
+      this.#shown = { trip, attempt: latest, length: 0, reasoning: 0 };
+    const shown = this.#shown;
+    if (whole.length <= shown.reasoning) return [];
+    const text = whole.slice(shown.reasoning);
+    shown.reasoning = whole.length;
+    return [{ type: "reasoning.delta", trip, attempt: shown.attempt, text }];
   }
 
   /** The deltas to send before a durable event (the rest of an answer, before its `model.answered`). */

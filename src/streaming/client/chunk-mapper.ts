@@ -1,13 +1,13 @@
 /**
  * One answer's run events as UI message chunks: a pure mapping, event by event, that reads what
- * the events do not carry (the reasoning live deltas did not show, tool inputs and outputs) from
- * the run's conversation. The
+ * the events do not carry (reasoning that did not stream live, tool inputs and outputs) from the
+ * run's conversation. The
  * stream around it (`ui-message-stream.ts`) gives it the events and decides where to stop.
  */
 import type { Client } from "@temporalio/client";
 import type { FinishReason, UIMessageChunk } from "ai";
 import type { StreamedRunEvent } from "../../core/run-events.js";
-import type { StopReason, TraceEvent } from "../../core/types.js";
+import type { Message, StopReason, TraceEvent } from "../../core/types.js";
 import { addUsage, type RunUsage, type Usage } from "../../core/usage.js";
 import type { DurableAgentUIDataTypes } from "./data-parts.js";
 import { RunConversation } from "./run-conversation.js";
@@ -35,8 +35,10 @@ const data = <Name extends keyof DurableAgentUIDataTypes & string>(
 /** The chunks of one answer, event by event. */
 export class ChunkMapper {
   #text: { id: string } | undefined;
-  /** The reasoning streamed live of the current trip's attempt: its part's id, whether it is open, and its text so far. */
-  #reasoning: { id: string; trip: number; open: boolean; text: string } | undefined;
+  /** The reasoning streamed of the current trip's attempt: its part's id, and whether it is open. */
+  #reasoning: { id: string; trip: number; open: boolean } | undefined;
+  /** Answers read for `reasoningOf`, by trip, kept for their `model.answered`. */
+  readonly #answers = new Map<number, Extract<Message, { role: "assistant" }> | undefined>();
   #step = false;
   #stepStarted = false;
   #usage: RunUsage | undefined;
@@ -168,13 +170,12 @@ export class ChunkMapper {
     const open: Chunks = [];
     if (this.#reasoning?.id !== id) {
       open.push(...this.closeReasoning(), { chunk: { type: "reasoning-start", id } });
-      this.#reasoning = { id, trip: event.trip, open: true, text: "" };
+      this.#reasoning = { id, trip: event.trip, open: true };
     }
-    this.#reasoning!.text += event.text;
     return [...open, { chunk: { type: "reasoning-delta", id, delta: event.text }, chars: event.text.length }];
   }
 
-  /** Ends the live reasoning part, if open (its text is kept for the answer's `model.answered`). */
+  /** Ends the live reasoning part, if open. */
   private closeReasoning(): Chunks {
     if (!this.#reasoning?.open) return [];
     this.#reasoning.open = false;
@@ -194,34 +195,38 @@ export class ChunkMapper {
   }
 
   /**
-   * The answer's reasoning (read from the conversation: `model.answered` does not carry it), as
-   * reasoning parts: whole, or, after the reasoning streamed live, only what it did not show (the
-   * live part ended, and a part for reasoning that came after the text).
+   * The reasoning of trip `trip`'s answer (whose text is `text`), read from the conversation, for
+   * the event stream to send before the answer's text when none of it streamed live (a replay of a
+   * finished trip, a fast answer): the answer is kept for its `model.answered`.
+   */
+  async reasoningOf(trip: number, text: string | null): Promise<string> {
+    const answer = await this.#conversation.answer(text);
+    this.#answers.set(trip, answer);
+    return (answer?.reasoning ?? []).map((part) => part.text).join("");
+  }
+
+  /**
+   * The answer's reasoning at its `model.answered`: the live part ended, or, when none streamed (a
+   * run without `streamText`, whose text is whole in its durable events), each reasoning part whole,
+   * read from the conversation (`model.answered` does not carry it).
    */
   private async reasoning(trip: number, text: string | null): Promise<Chunks> {
-    const answer = await this.#conversation.answer(text);
-    const live = this.#reasoning?.trip === trip ? this.#reasoning : undefined;
+    const answer = this.#answers.has(trip) ? this.#answers.get(trip) : await this.#conversation.answer(text);
+    this.#answers.delete(trip);
+    const streamed = this.#reasoning?.trip === trip;
+    const end = this.closeReasoning();
     this.#reasoning = undefined;
-    const parts = (answer?.reasoning ?? []).filter((part) => part.text !== "");
-    if (live) {
-      const whole = parts.map((part) => part.text).join("");
-      const rest = whole.startsWith(live.text) ? whole.slice(live.text.length) : "";
-      if (rest === "") return live.open ? [{ chunk: { type: "reasoning-end", id: live.id } }] : [];
-      const id = live.open ? live.id : `${live.id}-after`;
-      return [
-        ...(live.open ? [] : [{ chunk: { type: "reasoning-start", id } } as const]),
-        { chunk: { type: "reasoning-delta", id, delta: rest } },
-        { chunk: { type: "reasoning-end", id } },
-      ];
-    }
-    return parts.flatMap((part, i): Chunks => {
-      const id = `reasoning-${trip}-${i}`;
-      return [
-        { chunk: { type: "reasoning-start", id } },
-        { chunk: { type: "reasoning-delta", id, delta: part.text } },
-        { chunk: { type: "reasoning-end", id } },
-      ];
-    });
+    if (streamed) return end;
+    return (answer?.reasoning ?? [])
+      .filter((part) => part.text !== "")
+      .flatMap((part, i): Chunks => {
+        const id = `reasoning-${trip}-${i}`;
+        return [
+          { chunk: { type: "reasoning-start", id } },
+          { chunk: { type: "reasoning-delta", id, delta: part.text } },
+          { chunk: { type: "reasoning-end", id } },
+        ];
+      });
   }
 
   private usage(usage: Usage | undefined): Chunks {

@@ -125,6 +125,8 @@ async function* mapEvents(
   signal: AbortSignal,
 ): AsyncGenerator<UIMessageChunk> {
   const handle = client.workflow.getHandle(workflowId);
+  const waits = options.endAtApproval ? (callId: string) => stillWaits(client, workflowId, callId) : undefined;
+  const mapper = new ChunkMapper(client, workflowId, options.fromMessage ?? 0, waits);
   const events = new RunEventStream(
     client,
     workflowId,
@@ -136,9 +138,8 @@ async function* mapEvents(
       }
     },
     defined({ fromOffset, signal, maxBufferedEvents: options.maxBufferedEvents }),
+    (trip, text) => mapper.reasoningOf(trip, text),
   );
-  const waits = options.endAtApproval ? (callId: string) => stillWaits(client, workflowId, callId) : undefined;
-  const mapper = new ChunkMapper(client, workflowId, options.fromMessage ?? 0, waits);
   const positions = new Map<string, UIPosition>();
   let eventPositions = new Map<string, StreamPosition>();
   let lastId = options.after;
@@ -175,7 +176,7 @@ async function* mapEvents(
         return;
       }
       if (signal.aborted) return; // let go: nothing more is mapped (mapping reads the run)
-      const now = parseCursor(event.id!, 2);
+      const now = parseCursor(event.id!, 2, 3);
       const source = changedSource(eventPositions, now);
       eventPositions = now;
       const offset = now.get(source)![0]!;
