@@ -1,8 +1,8 @@
 /**
  * One answer's run events as UI message chunks: a pure mapping, event by event, that reads what
  * the events do not carry (reasoning that did not stream live, tool inputs and outputs) from the
- * run's conversation. The
- * stream around it (`ui-message-stream.ts`) gives it the events and decides where to stop.
+ * run's conversation. The stream around it (`ui-message-stream.ts`) gives it the events and
+ * decides where to stop.
  */
 import type { Client } from "@temporalio/client";
 import type { FinishReason, UIMessageChunk } from "ai";
