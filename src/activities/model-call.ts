@@ -58,7 +58,12 @@ export function createModelCall(
         firstTrip: input.firstTrip === true,
         streamText: input.streamText === true,
         signal: context.cancellationSignal,
-        ...(deltas ? { onTextDelta: (text: string) => ((streamed += text), deltas.add(text)) } : {}),
+        ...(deltas
+          ? {
+              onTextDelta: (text: string) => ((streamed += text), deltas.add(text)),
+              onReasoningDelta: (text: string) => deltas.addReasoning(text),
+            }
+          : {}),
         onUsage: (usage) => (reported = usage),
         limits: limitsOf(agent.options),
       };

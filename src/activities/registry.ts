@@ -22,6 +22,8 @@ export interface WorkerFeatures {
 /** A trip's answer as the model call produces it: text added as it comes, closed once complete (or failed). */
 export interface AnswerStream {
   add(text: string): void;
+  /** Reasoning added as it comes (before the answer's text). */
+  addReasoning(text: string): void;
   close(): Promise<void>;
 }
 

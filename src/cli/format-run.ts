@@ -91,7 +91,12 @@ export class RunEventRenderer {
   render(event: StreamedRunEvent): void {
     // A sub-agent's events (merged into the stream) get its agent path; its answer text shows in its trace entry.
     if (event.workflowId !== undefined) {
-      if (event.type !== "text.delta" && event.type !== "model.answered" && event.type !== "run.stopped")
+      if (
+        event.type !== "text.delta" &&
+        event.type !== "reasoning.delta" &&
+        event.type !== "model.answered" &&
+        event.type !== "run.stopped"
+      )
         this.line(
           `[${(event.agents ?? []).join(" › ")}] ${formatTraceEvent(event as TraceEvent).replace(/^trip \S+\s+/, "")}`,
         );
@@ -102,6 +107,8 @@ export class RunEventRenderer {
         this.out.write(event.text);
         this.#midLine = !event.text.endsWith("\n");
         return;
+      case "reasoning.delta":
+        return; // the answer's text only: its reasoning is in the run's messages
       case "trip.started":
         return this.line(`── trip ${event.trip} ──`);
       case "trip.retry":

@@ -8,6 +8,8 @@ export const RUN_EVENTS_TOPIC = "run-events";
  * One event of a run's stream. Every trace event is also a stream event; besides them:
  * - `trip.started`: a model call is about to start;
  * - `text.delta`: answer text as the model produces it (`attempt` counts activity attempts);
+ * - `reasoning.delta`: the answer's reasoning as the model produces it, before its text (live only:
+ *   what the answer in flight carried; the whole reasoning is in the answer's message);
  * - `trip.retry`: the model call of `trip` is being retried; drop text of earlier attempts of that trip;
  * - `tool.started`: a tool call is about to run;
  * - `run.finished`: the run's result;
@@ -17,6 +19,7 @@ export type RunEvent = (
   | TraceEvent
   | { type: "trip.started"; trip: number }
   | { type: "text.delta"; trip: number; attempt: number; text: string }
+  | { type: "reasoning.delta"; trip: number; attempt: number; text: string }
   | { type: "trip.retry"; trip: number; attempt: number }
   | { type: "tool.started"; trip: number; tool: string; callId: string }
   | { type: "run.finished"; result: RunResult }
@@ -35,6 +38,13 @@ export interface PartialAnswer {
   attempt: number;
   from: number;
   text: string;
+  /**
+   * The answer's reasoning from character `reasoningFrom` on (dropped before it, as `text` before
+   * `from`), when the model reasons: what it streamed before the answer's first text.
+   */
+  reasoning?: string;
+  /** Where `reasoning` starts in the answer's reasoning; 0 when absent. */
+  reasoningFrom?: number;
 }
 
 /**
@@ -55,6 +65,8 @@ export function isPartialAnswer(value: unknown): value is PartialAnswer {
     typeof v.trip === "number" &&
     typeof v.attempt === "number" &&
     typeof v.from === "number" &&
-    typeof v.text === "string"
+    typeof v.text === "string" &&
+    (v.reasoning === undefined || typeof v.reasoning === "string") &&
+    (v.reasoningFrom === undefined || typeof v.reasoningFrom === "number")
   );
 }

@@ -8,7 +8,8 @@
  *
  * A position is a list of counters compared in order: the offset of the source's last durable
  * event, then the answer text characters read after it (text deltas are not durable, but their
- * total is), then, in the UI message stream, the chunk made from that event.
+ * total is), then, in a run's event stream, the reasoning characters read after it (only when
+ * there are any), or, in the UI message stream, the chunk made from that event.
  *
  * Written: `12.0` (the root at offset 12), `12.40,trip-2%2Fcall_1=3.0` (the root 40 characters
  * after offset 12, and a sub-agent at its offset 3).
@@ -38,8 +39,8 @@ export function formatCursor(cursor: StreamCursor): string {
     .join(",");
 }
 
-/** Reads a cursor `formatCursor` wrote, each position with `width` counters; anything else is an `InvalidStreamCursorError`. */
-export function parseCursor(text: string, width: number): Map<string, StreamPosition> {
+/** Reads a cursor `formatCursor` wrote, each position with `width` counters (up to `maxWidth`); anything else is an `InvalidStreamCursorError`. */
+export function parseCursor(text: string, width: number, maxWidth = width): Map<string, StreamPosition> {
   const cursor = new Map<string, StreamPosition>();
   if (text.trim() === "") throw new InvalidStreamCursorError(text, "it is empty");
   for (const [i, entry] of text.split(",").entries()) {
@@ -54,10 +55,14 @@ export function parseCursor(text: string, width: number): Map<string, StreamPosi
     }
     const counters = entry.slice(at + 1).split(".");
     if (
-      counters.length !== width ||
+      counters.length < width ||
+      counters.length > maxWidth ||
       !counters.every((c, i) => /^(0|[1-9]\d{0,15})$/.test(c) || (i === 0 && c === "-1"))
     )
-      throw new InvalidStreamCursorError(text, `"${entry.slice(at + 1)}" is not a position of ${width} counters`);
+      throw new InvalidStreamCursorError(
+        text,
+        `"${entry.slice(at + 1)}" is not a position of ${width === maxWidth ? width : `${width} to ${maxWidth}`} counters`,
+      );
     if (cursor.has(key)) throw new InvalidStreamCursorError(text, `it names "${key || "the run"}" twice`);
     cursor.set(key, counters.map(Number));
   }

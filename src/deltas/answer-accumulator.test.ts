@@ -36,4 +36,26 @@ describe("AnswerAccumulator", () => {
     expect(answer.add(chunk(0, "Done", 2, 1))).toBe(true);
     expect(answer.latest).toEqual(chunk(0, "Done", 2, 1));
   });
+
+  it("puts the reasoning together apart from the text: chunks twice, out of order, and a newer attempt's from nothing", () => {
+    const thought = (reasoningFrom: number, reasoning: string, attempt = 1) => ({
+      ...chunk(0, "", 1, attempt),
+      reasoningFrom,
+      reasoning,
+    });
+    const answer = new AnswerAccumulator();
+    expect(answer.add(thought(0, "Knees"))).toBe(true);
+    expect(answer.add(thought(5, " first"))).toBe(true);
+    expect(answer.add(thought(5, " first"))).toBe(false); // live and from the list: once
+    expect(answer.add({ ...chunk(0, "Lunges"), reasoningFrom: 11, reasoning: "" })).toBe(true); // the text starts
+    expect(answer.add(chunk(6, " it is"))).toBe(true);
+    expect(answer.latest).toEqual({ ...chunk(0, "Lunges it is"), reasoningFrom: 0, reasoning: "Knees first" });
+    const late = new AnswerAccumulator();
+    late.add(thought(5, " first"));
+    expect(late.add(thought(0, "Knees"))).toBe(true); // the list read after the first live chunk
+    expect(late.latest?.reasoning).toBe("Knees first");
+    expect(late.add(thought(0, "Hips", 2))).toBe(true); // a retried attempt: its reasoning alone
+    expect(late.add(thought(5, " and knees", 1))).toBe(false);
+    expect(late.latest).toEqual(thought(0, "Hips", 2));
+  });
 });

@@ -46,10 +46,15 @@ export interface PublishContext {
   warn(message: string): void;
 }
 
-/** Publishes one answer attempt's text as it grows. It never throws: a failed publish leaves the answer to the heartbeats. */
+/** Publishes one answer attempt's text (and its reasoning) as it grows. It never throws: a failed publish leaves the answer to the heartbeats. */
 export interface AnswerPublisher {
   /** The model produced `text`: the answer so far ends with it. */
   add(text: string): void;
+  /**
+   * The model produced reasoning `text` (before the answer's text): the reasoning so far ends with
+   * it. A publisher without it carries no reasoning: its watchers get no `reasoning.delta`.
+   */
+  addReasoning?(text: string): void;
   /**
    * The answer is complete (or failed): publish what is left, then forget it. The model call
    * waits for a returned promise (at most a moment) before it completes, so that watchers get the

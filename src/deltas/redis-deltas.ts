@@ -1,6 +1,6 @@
 /**
  * Answer deltas through Redis. Per run, the worker appends each chunk of the answer in flight
- * (`{ trip, attempt, from, text }`, encoded with its data converter) to a list that holds the
+ * (`{ trip, attempt, from, text }`, and `reasoning` from `reasoningFrom` while the model reasons, encoded with its data converter) to a list that holds the
  * current attempt from its start, and publishes it on the run's channel, in one transaction:
  *
  * - `<prefix>:answer:<workflowId>`: a list of the chunks of the answer in flight (a new attempt
@@ -208,11 +208,13 @@ class RedisDeltas implements DeltaTransport, ShareContext {
   }
 }
 
-/** One answer attempt, published as it grows: one chunk in flight at a time, carrying all the text added meanwhile. */
+/** One answer attempt, published as it grows: one chunk in flight at a time, carrying all the text (and reasoning) added meanwhile. */
 class RedisAnswerPublisher implements AnswerPublisher {
   #text = "";
-  /** Characters Redis holds, on connection `#generation`. */
+  #reasoning = "";
+  /** Characters of text and of reasoning Redis holds, on connection `#generation`. */
   #published = 0;
+  #reasoningPublished = 0;
   #generation = -1;
   #sending = false;
   #closed = false;
@@ -229,6 +231,11 @@ class RedisAnswerPublisher implements AnswerPublisher {
 
   add(text: string): void {
     this.#text += text;
+    void this.#flush();
+  }
+
+  addReasoning(text: string): void {
+    this.#reasoning += text;
     void this.#flush();
   }
 
@@ -256,12 +263,16 @@ class RedisAnswerPublisher implements AnswerPublisher {
         if (!link.up) return (this.redis.publishFailed(this.worker, "not connected"), this.#endIfClosed());
         const generation = link.generation;
         // On a new connection the list may be gone (Redis restarted): the whole answer again.
-        const from = generation === this.#generation ? this.#published : 0;
+        const again = generation !== this.#generation;
+        const from = again ? 0 : this.#published;
+        const reasoningFrom = again ? 0 : this.#reasoningPublished;
         const text = this.#text.slice(from);
-        if (text === "") break;
-        const chunk = await encodeChunk(this.worker.converter, { trip, attempt, from, text });
+        const reasoning = this.#reasoning.slice(reasoningFrom);
+        if (text === "" && reasoning === "") break;
+        const thought = reasoning === "" ? {} : { reasoning, reasoningFrom };
+        const chunk = await encodeChunk(this.worker.converter, { trip, attempt, from, text, ...thought });
         const transaction = link.connection.multi();
-        if (from === 0) transaction.del(key);
+        if (from === 0 && reasoningFrom === 0) transaction.del(key);
         await transaction
           .rPush(key, chunk)
           .lTrim(key, -MAX_CHUNKS, -1)
@@ -269,10 +280,11 @@ class RedisAnswerPublisher implements AnswerPublisher {
           .publish(this.redis.channel(workflowId), chunk)
           .exec();
         this.#published = from + text.length;
+        this.#reasoningPublished = reasoningFrom + reasoning.length;
         this.#generation = generation;
       }
-      if (this.#closed && this.#published > 0) {
-        this.#published = 0; // (once)
+      if (this.#closed && (this.#published > 0 || this.#reasoningPublished > 0)) {
+        this.#published = this.#reasoningPublished = 0; // (once)
         await link.connection.multi().del(key).exec();
       }
       this.#endIfClosed();

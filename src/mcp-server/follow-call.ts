@@ -170,7 +170,7 @@ export async function followCall(
         const waiting = await decide(run, event, channel);
         if (waiting) return waiting;
       }
-      if (event.type !== "text.delta" && !event.workflowId) seen = event.offset;
+      if (event.type !== "text.delta" && event.type !== "reasoning.delta" && !event.workflowId) seen = event.offset;
       if (seen >= end) break;
     }
     return callResult(run.workflowId, await result, options.structured);

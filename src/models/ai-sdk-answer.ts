@@ -38,7 +38,7 @@ function merge(a: Metadata, b: Metadata): Metadata {
   return merged;
 }
 
-/** Collects a `doStream` answer part by part; `onText` sees each text delta as it arrives. */
+/** Collects a `doStream` answer part by part; `onText` and `onReasoning` see each text and reasoning delta as it arrives. */
 export class StreamedAnswer {
   readonly warnings: CallWarning[] = [];
   finish: AiSdkAnswer["finish"];
@@ -48,7 +48,10 @@ export class StreamedAnswer {
   readonly #reasoning = new Map<string, ReasoningPart>();
   readonly #toolCalls: AnswerDraft["toolCalls"] = [];
 
-  constructor(private readonly onText?: (delta: string) => void) {}
+  constructor(
+    private readonly onText?: (delta: string) => void,
+    private readonly onReasoning?: (delta: string) => void,
+  ) {}
 
   /** Takes one stream part; an `error` part is returned for the caller to throw. */
   add(part: Part): { error: unknown } | undefined {
@@ -74,7 +77,10 @@ export class StreamedAnswer {
       case "reasoning-end": {
         const id = String(part.id ?? "");
         const reasoning = this.#reasoning.get(id) ?? { text: "" };
-        if (part.type === "reasoning-delta" && typeof part.delta === "string") reasoning.text += part.delta;
+        if (part.type === "reasoning-delta" && typeof part.delta === "string" && part.delta !== "") {
+          reasoning.text += part.delta;
+          this.onReasoning?.(part.delta);
+        }
         const merged = merge(reasoning.providerMetadata, metadata);
         if (merged) reasoning.providerMetadata = merged;
         this.#reasoning.set(id, reasoning);

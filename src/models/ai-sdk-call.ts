@@ -2,7 +2,7 @@
  * Worker-side: one model call through an AI SDK language model (`ai.model()`): the conversation
  * as the specification's prompt, the settings as its call options, `doStream` when someone reads
  * the text as it arrives (each text delta goes to the same heartbeat deltas as the `openai`
- * path's) and `doGenerate` otherwise; the answer back as the run records it.
+ * path's, and each reasoning delta beside them) and `doGenerate` otherwise; the answer back as the run records it.
  *
  * A setting the provider says it does not support (a warning of type `unsupported`, V2's
  * `unsupported-setting`) fails the call with an `AgentOptionsError` naming the setting, since the
@@ -96,7 +96,7 @@ async function callOnce(
     return answer;
   }
   const { stream } = await callable.doStream(options);
-  const collected = new StreamedAnswer(request.onTextDelta);
+  const collected = new StreamedAnswer(request.onTextDelta, request.onReasoningDelta);
   const reader = stream.getReader();
   try {
     for (;;) {

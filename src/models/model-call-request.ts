@@ -40,6 +40,8 @@ export interface ModelCallRequest {
   signal: AbortSignal;
   /** Each text delta, as it arrives. */
   onTextDelta?: (text: string) => void;
+  /** Each reasoning delta, as it arrives (AI SDK models' reasoning parts; the `openai` client's path has none). */
+  onReasoningDelta?: (text: string) => void;
   /** Usage, as soon as the server reports it (a failed attempt was still paid for). */
   onUsage: (usage: Usage) => void;
   limits: ResolvedLimits;

@@ -64,7 +64,7 @@ export async function* withSubAgentStreams(
   /** Once the last child is read to its end: the held `run.stopped`, and the run's own events go on. */
   function* release(): Generator<StreamedRunEvent> {
     if (!stopped || iterators.size > 1 || !iterators.has("")) return;
-    if (stopped.id !== undefined) ownPosition = parseCursor(stopped.id, 2).get("");
+    if (stopped.id !== undefined) ownPosition = parseCursor(stopped.id, 2, 3).get("");
     yield { ...stopped, id: cursor() };
     stopped = undefined;
     pull("");
@@ -92,7 +92,7 @@ export async function* withSubAgentStreams(
           stopped = tagged;
           continue;
         }
-        if (event.id !== undefined) ownPosition = parseCursor(event.id, 2).get("");
+        if (event.id !== undefined) ownPosition = parseCursor(event.id, 2, 3).get("");
         if (event.type === "run.finished") {
           finished = { ...tagged, id: cursor() };
           iterators.delete(key);
@@ -108,7 +108,7 @@ export async function* withSubAgentStreams(
           yield* release();
           continue;
         }
-        if (event.id !== undefined) children.set(key, parseCursor(event.id, 2));
+        if (event.id !== undefined) children.set(key, parseCursor(event.id, 2, 3));
         const withId = { ...tagged, id: cursor() };
         yield withId.workflowId ? withId : { ...withId, workflowId: key };
       }

@@ -107,6 +107,10 @@ export interface ScriptedProviderAnswer {
   failAfterEvents?: number;
   /** The error of `failAfterEvents`. Default `"overloaded"`. */
   failWith?: ScriptedErrorKind;
+  /** Stream this many events, then wait for `resumeWhen` before the rest (a model that thinks as long as a test needs). */
+  pauseAfterEvents?: number;
+  /** What `pauseAfterEvents` waits for. */
+  resumeWhen?: PromiseLike<unknown>;
 }
 
 /** One scripted answer: an answer (a plain string is text), a provider error, any HTTP error, or a raw body. */
@@ -255,9 +259,15 @@ async function respond<B>(
   const answer = wireAnswer(scripted, options);
   if (!request.stream) return writeStatus(res, { status: 200, body: protocol.body(answer, request) });
   const events = protocol.events(answer, request);
+  const pause =
+    scripted.pauseAfterEvents !== undefined && scripted.resumeWhen
+      ? { afterEvents: scripted.pauseAfterEvents, until: scripted.resumeWhen }
+      : undefined;
   if (scripted.failAfterEvents !== undefined) {
     const sent = events.slice(0, scripted.failAfterEvents);
-    return writeEvents(res, [...sent, protocol.errorEvent(scripted.failWith ?? "overloaded", sent.length)]);
+    return writeEvents(res, [...sent, protocol.errorEvent(scripted.failWith ?? "overloaded", sent.length)], {
+      ...(pause ? { pause } : {}),
+    });
   }
   const cutAfterEvents =
     scripted.cutAfterEvents !== undefined && scripted.cutAfterEvents <= events.length
@@ -267,6 +277,7 @@ async function respond<B>(
     cutAfterEvents,
     cutBy: scripted.cutBy,
     stallAfterEvents: scripted.stallAfterEvents,
+    ...(pause ? { pause } : {}),
   });
 }
 

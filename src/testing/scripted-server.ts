@@ -169,6 +169,8 @@ export interface StreamFault {
   cutBy?: StreamCut;
   /** Send this many events, then nothing more, keeping the response open (until the client gives up). */
   stallAfterEvents?: number;
+  /** Send `afterEvents` events, then wait for `until` before the rest (a model that thinks as long as a test needs). */
+  pause?: { afterEvents: number; until: PromiseLike<unknown> };
 }
 
 /**
@@ -185,18 +187,35 @@ export async function writeEvents(
   res.flushHeaders();
   const stopAt = fault.stallAfterEvents ?? fault.cutAfterEvents;
   const count = stopAt === undefined ? events.length : Math.min(stopAt, events.length);
-  await new Promise<void>((resolve) => {
-    if (count === 0) setImmediate(resolve);
-    for (let i = 0; i < count; i++) {
-      res.write(events[i]!, () => {
-        onWritten?.(i);
-        if (i === count - 1) resolve();
-      });
-    }
-  });
+  const pauseAt = fault.pause && fault.pause.afterEvents < count ? fault.pause.afterEvents : count;
+  await writeSome(res, events, 0, pauseAt, onWritten);
+  if (pauseAt < count) {
+    await fault.pause!.until;
+    if (res.destroyed) return; // the client gave up meanwhile
+    await writeSome(res, events, pauseAt, count, onWritten);
+  }
   if (fault.stallAfterEvents !== undefined) return;
   if (fault.cutAfterEvents !== undefined) cut(res, fault.cutBy ?? "close");
   else res.end();
+}
+
+/** Writes events `from` to `to` (not included), resolving once the last was flushed. */
+function writeSome(
+  res: ServerResponse,
+  events: string[],
+  from: number,
+  to: number,
+  onWritten: ((index: number) => void) | undefined,
+): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (to <= from) setImmediate(resolve);
+    for (let i = from; i < to; i++) {
+      res.write(events[i]!, () => {
+        onWritten?.(i);
+        if (i === to - 1) resolve();
+      });
+    }
+  });
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

@@ -47,6 +47,33 @@ describe("AnswerDeltas", () => {
     expect(deltas.beforeDurable(answered(1, "Hello."))).toEqual([]);
   });
 
+  it("sends the reasoning a heartbeat carries before its text, only until the text starts, and a retried attempt's from its start", () => {
+    const deltas = new AnswerDeltas();
+    deltas.beforeDurable({ type: "trip.started", trip: 1 });
+    const partial = (text: string, reasoning: string, attempt = 1) => ({ trip: 1, attempt, from: 0, text, reasoning });
+    expect(deltas.fromPartial(partial("", "Kne"))).toEqual([
+      { type: "reasoning.delta", trip: 1, attempt: 1, text: "Kne" },
+    ]);
+    expect(deltas.fromPartial(partial("Lun", "Knees"))).toEqual([
+      { type: "reasoning.delta", trip: 1, attempt: 1, text: "es" },
+      { type: "text.delta", trip: 1, attempt: 1, text: "Lun" },
+    ]);
+    // After the text started, more reasoning is not sent (it would reach later subscribers before the text).
+    expect(deltas.fromPartial(partial("Lunges", "Knees, hips"))).toEqual([
+      { type: "text.delta", trip: 1, attempt: 1, text: "ges" },
+    ]);
+    deltas.beforeDurable({ type: "trip.retry", trip: 1, attempt: 2 });
+    expect(deltas.fromPartial(partial("", "Hips", 2))).toEqual([
+      { type: "reasoning.delta", trip: 1, attempt: 2, text: "Hips" },
+    ]);
+    // Reasoning dropped from the heartbeat's window: not sent from the middle.
+    deltas.beforeDurable(answered(1, "Done."));
+    deltas.beforeDurable({ type: "trip.started", trip: 2 });
+    expect(deltas.fromPartial({ trip: 2, attempt: 1, from: 0, text: "", reasoning: "late", reasoningFrom: 9 })).toEqual(
+      [],
+    );
+  });
+
   it("a subscriber behind the heartbeat's window waits for model.answered", () => {
     const deltas = new AnswerDeltas();
     deltas.beforeDurable({ type: "trip.started", trip: 1 });

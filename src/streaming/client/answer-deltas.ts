@@ -3,6 +3,9 @@
  * details, read with `describe()`: no history, no worker) set between the run's durable events.
  * Each answer's deltas add up to its text: whatever the heartbeats did not show yet is sent just
  * before the answer's `model.answered`. A retried attempt's text only follows its `trip.retry`.
+ * The reasoning the answer in flight carries (what the model produced before its text) goes out as
+ * `reasoning.delta`s just before the text of the same partial answer: live only, as
+ * `model.answered` does not carry reasoning (it is in the answer's message).
  */
 import type { LoadedDataConverter } from "@temporalio/common";
 import type { WorkflowExecutionDescription } from "@temporalio/client";
@@ -12,6 +15,8 @@ import type { RunResult } from "../../core/types.js";
 import { loadPayloadDecoding } from "../../run-reads/index.js";
 
 type TextDelta = Extract<RunEvent, { type: "text.delta" }>;
+type ReasoningDelta = Extract<RunEvent, { type: "reasoning.delta" }>;
+type AnswerDelta = TextDelta | ReasoningDelta;
 
 /** The answer in flight, from a description of the run: the pending model call's last heartbeat details. */
 export async function partialAnswerOf(
@@ -33,8 +38,8 @@ export async function partialAnswerOf(
 
 /** What one subscriber has shown of the answers: the deltas to send for each partial answer and durable event. */
 export class AnswerDeltas {
-  /** The attempt whose text was sent, and how much of it. */
-  #shown: { trip: number; attempt: number; length: number } | undefined;
+  /** The attempt whose text was sent, and how much of it (and of its reasoning). */
+  #shown: { trip: number; attempt: number; length: number; reasoning: number } | undefined;
   /** The highest trip a durable event named; `answered`: that trip's `model.answered` was seen. */
   #trip = 0;
   #answered = false;
@@ -45,26 +50,59 @@ export class AnswerDeltas {
    * Deltas for a partial answer, or "needs-marker" for a retried attempt whose `trip.retry` this
    * subscriber has not seen yet (read the durable events again, then `acceptAttempt` if it is not there).
    */
-  fromPartial(partial: PartialAnswer): TextDelta[] | "needs-marker" {
+  fromPartial(partial: PartialAnswer): AnswerDelta[] | "needs-marker" {
     const { trip, attempt } = partial;
     if (trip < this.#trip || (trip === this.#trip && this.#answered)) return []; // answered already: its text came whole
     const latest = this.#retried.get(trip) ?? 1;
     if (attempt < latest) return []; // a failed attempt's last heartbeat, still shown until the new attempt's first
     if (attempt > latest) return "needs-marker";
     if (this.#shown?.trip !== trip || this.#shown.attempt !== attempt) {
-      this.#shown = { trip, attempt, length: 0 };
+      this.#shown = { trip, attempt, length: 0, reasoning: 0 };
     }
     const shown = this.#shown;
+    const deltas: AnswerDelta[] = [];
+    // Only before the text: reasoning that comes after it would reach subscribers in different orders.
+    const reasoning =
+      shown.length === 0 ? rest(partial.reasoning ?? "", partial.reasoningFrom ?? 0, shown.reasoning) : "";
+    if (reasoning !== "") {
+      shown.reasoning += reasoning.length;
+      deltas.push({ type: "reasoning.delta", trip, attempt, text: reasoning });
+    }
     // Text before `from` was dropped from the heartbeats: a subscriber that far behind waits for model.answered.
-    if (shown.length < partial.from || shown.length >= partial.from + partial.text.length) return [];
-    const text = partial.text.slice(shown.length - partial.from);
-    shown.length += text.length;
-    return [{ type: "text.delta", trip, attempt, text }];
+    const text = rest(partial.text, partial.from, shown.length);
+    if (text !== "") {
+      shown.length += text.length;
+      deltas.push({ type: "text.delta", trip, attempt, text });
+    }
+    return deltas;
   }
 
   /** A retried attempt's text may be sent without its marker: the marker is before where this subscriber started. */
   acceptAttempt(trip: number, attempt: number): void {
     this.#retried.set(trip, Math.max(attempt, this.#retried.get(trip) ?? 0));
+  }
+
+  /**
+   * Whether trip `trip`'s answer showed none of its latest attempt's text (so its reasoning, read
+   * from the record, may still go before it): asked at its `model.answered`.
+   */
+  wantsReasoning(trip: number): boolean {
+    if (trip < this.#trip || (trip === this.#trip && this.#answered)) return false;
+    const latest = this.#retried.get(trip) ?? 1;
+    const shown = this.#shown?.trip === trip && this.#shown.attempt >= latest ? this.#shown : undefined;
+    return !shown || shown.length === 0;
+  }
+
+  /** The rest of trip `trip`'s reasoning `whole` (its latest attempt's), past what was shown live, to send before its text. */
+  reasoningBefore(trip: number, whole: string): ReasoningDelta[] {
+    const latest = this.#retried.get(trip) ?? 1;
+    if (this.#shown?.trip !== trip || this.#shown.attempt < latest)
+      this.#shown = { trip, attempt: latest, length: 0, reasoning: 0 };
+    const shown = this.#shown;
+    if (whole.length <= shown.reasoning) return [];
+    const text = whole.slice(shown.reasoning);
+    shown.reasoning = whole.length;
+    return [{ type: "reasoning.delta", trip, attempt: shown.attempt, text }];
   }
 
   /** The deltas to send before a durable event (the rest of an answer, before its `model.answered`). */
@@ -87,6 +125,7 @@ export class AnswerDeltas {
         trip: event.trip,
         attempt: Math.max(event.attempt, this.#retried.get(event.trip) ?? 1),
         length: before + event.text.length,
+        reasoning: 0,
       };
       return [];
     }
@@ -118,4 +157,10 @@ export class AnswerDeltas {
     this.#shown = undefined;
     return text.length > sent ? [{ type: "text.delta", trip, attempt, text: text.slice(sent) }] : [];
   }
+}
+
+/** What `text` (from character `from` of its whole) holds past the first `shown` characters; "" when it holds none of them (dropped before `from`). */
+function rest(text: string, from: number, shown: number): string {
+  if (shown < from || shown >= from + text.length) return "";
+  return text.slice(shown - from);
 }

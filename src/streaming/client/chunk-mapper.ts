@@ -1,12 +1,13 @@
 /**
  * One answer's run events as UI message chunks: a pure mapping, event by event, that reads what
- * the events do not carry (reasoning, tool inputs and outputs) from the run's conversation. The
- * stream around it (`ui-message-stream.ts`) gives it the events and decides where to stop.
+ * the events do not carry (reasoning that did not stream live, tool inputs and outputs) from the
+ * run's conversation. The stream around it (`ui-message-stream.ts`) gives it the events and
+ * decides where to stop.
  */
 import type { Client } from "@temporalio/client";
 import type { FinishReason, UIMessageChunk } from "ai";
 import type { StreamedRunEvent } from "../../core/run-events.js";
-import type { StopReason, TraceEvent } from "../../core/types.js";
+import type { Message, StopReason, TraceEvent } from "../../core/types.js";
 import { addUsage, type RunUsage, type Usage } from "../../core/usage.js";
 import type { DurableAgentUIDataTypes } from "./data-parts.js";
 import { RunConversation } from "./run-conversation.js";
@@ -34,6 +35,10 @@ const data = <Name extends keyof DurableAgentUIDataTypes & string>(
 /** The chunks of one answer, event by event. */
 export class ChunkMapper {
   #text: { id: string } | undefined;
+  /** The reasoning streamed of the current trip's attempt: its part's id, and whether it is open. */
+  #reasoning: { id: string; trip: number; open: boolean } | undefined;
+  /** Answers read for `reasoningOf`, by trip, kept for their `model.answered`. */
+  readonly #answers = new Map<number, Extract<Message, { role: "assistant" }> | undefined>();
   #step = false;
   #stepStarted = false;
   #usage: RunUsage | undefined;
@@ -61,10 +66,15 @@ export class ChunkMapper {
     if (source !== "") return this.#subAgents.update(event, source);
     switch (event.type) {
       case "trip.started":
-        return [...this.closeText(), ...this.closeStep(), ...this.openStep()];
+        return [...this.closeText(), ...this.closeReasoning(), ...this.closeStep(), ...this.openStep()];
+      case "reasoning.delta":
+        return this.reasoningDelta(event);
       case "text.delta": {
         const id = `text-${event.trip}-${event.attempt}`;
-        const open = this.#text?.id === id ? [] : [...this.closeText(), { chunk: { type: "text-start", id } as const }];
+        const open =
+          this.#text?.id === id
+            ? []
+            : [...this.closeText(), ...this.closeReasoning(), { chunk: { type: "text-start", id } as const }];
         this.#text = { id };
         return [...open, { chunk: { type: "text-delta", id, delta: event.text }, chars: event.text.length }];
       }
@@ -72,6 +82,7 @@ export class ChunkMapper {
         // The failed attempt's parts go (only within a step this stream opened: a reset with no step would clear the message).
         const reset: Chunks = this.#stepStarted && this.#step ? [{ chunk: { type: "reset-step" } }] : [];
         this.#text = undefined;
+        this.#reasoning = undefined;
         const retry = { trip: event.trip, attempt: event.attempt };
         return [...reset, data("retry", `retry-${event.trip}-${event.attempt}`, retry)];
       }
@@ -125,7 +136,12 @@ export class ChunkMapper {
   end(finishReason: FinishReason): Chunks {
     if (this.ended) return [];
     this.ended = true;
-    return [...this.closeText(), ...this.closeStep(), { chunk: { type: "finish", finishReason } }];
+    return [
+      ...this.closeText(),
+      ...this.closeReasoning(),
+      ...this.closeStep(),
+      { chunk: { type: "finish", finishReason } },
+    ];
   }
 
   /** The chunks that end a failed answer: its typed error's name and message, then `finish` ("error"). */
@@ -133,7 +149,12 @@ export class ChunkMapper {
     if (this.ended) return [];
     const named = typeof error === "object" && error !== null && "name" in error && "message" in error;
     const errorText = named ? `${String(error.name)}: ${String(error.message)}` : String(error);
-    return [...this.closeText(), { chunk: { type: "error", errorText } }, ...this.end("error")];
+    return [
+      ...this.closeText(),
+      ...this.closeReasoning(),
+      { chunk: { type: "error", errorText } },
+      ...this.end("error"),
+    ];
   }
 
   private closeText(): Chunks {
@@ -141,6 +162,24 @@ export class ChunkMapper {
     const { id } = this.#text;
     this.#text = undefined;
     return [{ chunk: { type: "text-end", id } }];
+  }
+
+  /** A live reasoning delta: into the attempt's reasoning part, opened at its first. */
+  private reasoningDelta(event: Extract<StreamedRunEvent, { type: "reasoning.delta" }>): Chunks {
+    const id = `reasoning-${event.trip}-${event.attempt}`;
+    const open: Chunks = [];
+    if (this.#reasoning?.id !== id) {
+      open.push(...this.closeReasoning(), { chunk: { type: "reasoning-start", id } });
+      this.#reasoning = { id, trip: event.trip, open: true };
+    }
+    return [...open, { chunk: { type: "reasoning-delta", id, delta: event.text }, chars: event.text.length }];
+  }
+
+  /** Ends the live reasoning part, if open. */
+  private closeReasoning(): Chunks {
+    if (!this.#reasoning?.open) return [];
+    this.#reasoning.open = false;
+    return [{ chunk: { type: "reasoning-end", id: this.#reasoning.id } }];
   }
 
   private openStep(): Chunks {
@@ -155,9 +194,29 @@ export class ChunkMapper {
     return [{ chunk: { type: "finish-step" } }];
   }
 
-  /** The answer's reasoning (read from the conversation: run events do not carry it), as reasoning parts. */
-  private async reasoning(trip: number, text: string | null): Promise<Chunks> {
+  /**
+   * The reasoning of trip `trip`'s answer (whose text is `text`), read from the conversation, for
+   * the event stream to send before the answer's text when none of it streamed live (a replay of a
+   * finished trip, a fast answer): the answer is kept for its `model.answered`.
+   */
+  async reasoningOf(trip: number, text: string | null): Promise<string> {
     const answer = await this.#conversation.answer(text);
+    this.#answers.set(trip, answer);
+    return (answer?.reasoning ?? []).map((part) => part.text).join("");
+  }
+
+  /**
+   * The answer's reasoning at its `model.answered`: the live part ended, or, when none streamed (a
+   * run without `streamText`, whose text is whole in its durable events), each reasoning part whole,
+   * read from the conversation (`model.answered` does not carry it).
+   */
+  private async reasoning(trip: number, text: string | null): Promise<Chunks> {
+    const answer = this.#answers.has(trip) ? this.#answers.get(trip) : await this.#conversation.answer(text);
+    this.#answers.delete(trip);
+    const streamed = this.#reasoning?.trip === trip;
+    const end = this.closeReasoning();
+    this.#reasoning = undefined;
+    if (streamed) return end;
     return (answer?.reasoning ?? [])
       .filter((part) => part.text !== "")
       .flatMap((part, i): Chunks => {

@@ -54,11 +54,18 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
     readonly workflowId: string,
     private readonly result: () => Promise<RunResult>,
     private readonly options: StreamOptions = {},
+    /**
+     * The UI message stream's: the reasoning of trip `trip`'s answer (whose text is `text`), read
+     * from the run's record, for an answer none of whose text was shown live. Its rest then comes
+     * as `reasoning.delta` before the answer's text, as it would have live, so a replay of a
+     * finished trip gives the same parts in the same order.
+     */
+    private readonly reasoningOf?: (trip: number, text: string | null) => Promise<string>,
   ) {}
 
   /** The events, in order, as they happen (`for await`). */
   [Symbol.asyncIterator](): AsyncIterator<StreamedRunEvent> {
-    const after = this.options.after === undefined ? undefined : parseCursor(this.options.after, 2);
+    const after = this.options.after === undefined ? undefined : parseCursor(this.options.after, 2, 3);
     return releasable((signal) => this.events(after, signal), this.options.signal, this.options.after);
   }
 
@@ -82,25 +89,29 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
   }
 
   /**
-   * The run's own events after `after` (its offset, and the answer characters already read after
-   * it), each with its `id`: its durable events by offset, and between them the text deltas of the
-   * answer in flight (carrying the offset of the durable event before them).
+   * The run's own events after `after` (its offset, and the answer's text and reasoning characters
+   * already read after it), each with its `id`: its durable events by offset, and between them the
+   * reasoning and text deltas of the answer in flight (carrying the offset of the durable event
+   * before them). Text and reasoning are counted apart: a replay of a finished trip has its text,
+   * not the reasoning that streamed live.
    */
   private async *ownEvents(after: StreamPosition, signal: AbortSignal): AsyncGenerator<StreamedRunEvent> {
     let at = after[0]!; // the offset of the last durable event given
-    let chars = 0; // answer characters given after it
-    let skip = after[1] ?? 0; // characters read before this stream started
+    const given = { "text.delta": 0, "reasoning.delta": 0 }; // characters given after it
+    const skip = { "text.delta": after[1] ?? 0, "reasoning.delta": after[2] ?? 0 }; // read before this stream started
     for await (const event of this.ownEventsFrom(at + 1, signal)) {
-      if (event.type === "text.delta" && event.offset === at) {
-        const text = event.text.slice(Math.min(skip, event.text.length));
-        skip -= event.text.length - text.length;
+      if ((event.type === "text.delta" || event.type === "reasoning.delta") && event.offset === at) {
+        const text = event.text.slice(Math.min(skip[event.type], event.text.length));
+        skip[event.type] -= event.text.length - text.length;
         if (text === "") continue;
-        chars += text.length;
-        yield { ...event, text, id: formatCursor(new Map([["", [at, chars]]])) };
+        given[event.type] += text.length;
+        const reasoning = given["reasoning.delta"];
+        const position = reasoning > 0 ? [at, given["text.delta"], reasoning] : [at, given["text.delta"]];
+        yield { ...event, text, id: formatCursor(new Map([["", position]])) };
       } else {
         at = event.offset;
-        chars = 0;
-        skip = 0;
+        given["text.delta"] = given["reasoning.delta"] = 0;
+        skip["text.delta"] = skip["reasoning.delta"] = 0;
         yield { ...event, id: formatCursor(new Map([["", [at, 0]]])) };
       }
     }
@@ -144,6 +155,10 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
         }
         const event = item.event;
         if (event.offset < next) continue;
+        if (event.type === "model.answered" && this.reasoningOf && deltas.wantsReasoning(event.trip)) {
+          const reasoning = deltas.reasoningBefore(event.trip, await this.reasoningOf(event.trip, event.text));
+          for (const delta of reasoning) yield { ...delta, offset: next - 1 };
+        }
         for (const delta of deltas.beforeDurable(event)) yield { ...delta, offset: next - 1 };
         next = event.offset + 1;
         yield { ...event };

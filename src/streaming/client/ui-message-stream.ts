@@ -1,7 +1,7 @@
 /**
  * A run's answer as the AI SDK's UI message stream (what `useChat` reads): a mapping over the
  * run's event stream (`RunEventStream`, the one source of timing), reading what the events do not
- * carry (reasoning, tool inputs and outputs) from the run's conversation.
+ * carry (reasoning not streamed live, tool inputs and outputs) from the run's conversation.
  *
  * A run is one answer. A session holds many: one session message is the session's events from
  * the offset where its answer starts up to its `run.stopped`. A chat handler streams a session's
@@ -125,6 +125,8 @@ async function* mapEvents(
   signal: AbortSignal,
 ): AsyncGenerator<UIMessageChunk> {
   const handle = client.workflow.getHandle(workflowId);
+  const waits = options.endAtApproval ? (callId: string) => stillWaits(client, workflowId, callId) : undefined;
+  const mapper = new ChunkMapper(client, workflowId, options.fromMessage ?? 0, waits);
   const events = new RunEventStream(
     client,
     workflowId,
@@ -136,9 +138,8 @@ async function* mapEvents(
       }
     },
     defined({ fromOffset, signal, maxBufferedEvents: options.maxBufferedEvents }),
+    (trip, text) => mapper.reasoningOf(trip, text),
   );
-  const waits = options.endAtApproval ? (callId: string) => stillWaits(client, workflowId, callId) : undefined;
-  const mapper = new ChunkMapper(client, workflowId, options.fromMessage ?? 0, waits);
   const positions = new Map<string, UIPosition>();
   let eventPositions = new Map<string, StreamPosition>();
   let lastId = options.after;
@@ -175,7 +176,7 @@ async function* mapEvents(
         return;
       }
       if (signal.aborted) return; // let go: nothing more is mapped (mapping reads the run)
-      const now = parseCursor(event.id!, 2);
+      const now = parseCursor(event.id!, 2, 3);
       const source = changedSource(eventPositions, now);
       eventPositions = now;
       const offset = now.get(source)![0]!;
@@ -208,7 +209,7 @@ function changedSource(before: ReadonlyMap<string, StreamPosition>, now: Readonl
 
 /**
  * The chunk to send, given where the client already is in its source (`seen`): none when it has
- * it, the rest of a text delta it has part of, else the chunk. A `data-subagent` part made from a
+ * it, the rest of a text (or reasoning) delta it has part of, else the chunk. A `data-subagent` part made from a
  * delta is whole each time, so it is sent again rather than cut.
  */
 function sendable(
@@ -218,7 +219,8 @@ function sendable(
   seen: StreamPosition | undefined,
 ): UIMessageChunk | undefined {
   if (!seen || comparePositions(position, seen) > 0) {
-    if (chunk.type !== "text-delta" || !seen || seen[0] !== position[0]) return chunk;
+    if ((chunk.type !== "text-delta" && chunk.type !== "reasoning-delta") || !seen || seen[0] !== position[0])
+      return chunk;
     const start = position[1] - chars;
     const have = seen[1]! - start;
     return have > 0 && have < chars ? { ...chunk, delta: chunk.delta.slice(have) } : chunk;
