@@ -66,7 +66,9 @@ async function endRun(
   const result = compact(finish(run, stopReason, detail, { workflowId, runId }));
   progress.finished(stopReason);
   events.publish({ type: "run.finished", result });
-  await condition(allHandlersFinished); // let subscribers waiting on the stream take the last events
+  // Let subscribers waiting on the stream take the last events. A condition that holds (and a scope
+  // not cancelled, where it would throw) is not awaited: a condition's promises cost the SDK's promise hook.
+  if (!allHandlersFinished() || CancellationScope.current().consideredCancelled) await condition(allHandlersFinished);
   return result;
 }
 
