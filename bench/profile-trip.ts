@@ -20,6 +20,10 @@ import { runInProcess } from "./in-process.js";
 import { percentile, round, startBench, withBenchWorker } from "./lib.js";
 import { benchAgent, benchScript, FINAL_ANSWER, inputFor, TRIPS } from "./scenario.js";
 
+if (process.argv.includes("--promises")) {
+  await (await import("./cpu-profile/promise-count.js")).countPromises(process.argv);
+  process.exit(0);
+}
 if (process.argv.includes("--cpu")) {
   await (await import("./cpu-profile/index.js")).profileCpu(process.argv);
   process.exit(0);

@@ -2,7 +2,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { bundleWorkflowCode } from "@temporalio/worker";
-import { quietBundlerLogger, workflowsPath } from "../workflow-bundle.js";
+import { preloadedWorkflowModules, quietBundlerLogger, workflowsPath } from "../workflow-bundle.js";
 
 /**
  * The workflow interceptor modules: Temporal's for OpenTelemetry (spans for the run and every
@@ -27,6 +27,7 @@ export async function bundleTelemetryWorkflows(): ReturnType<typeof bundleWorkfl
   bundle ??= bundleWorkflowCode({
     workflowsPath: workflowsPath(),
     workflowInterceptorModules: workflowInterceptorModules(),
+    preloadModules: preloadedWorkflowModules(),
     logger: quietBundlerLogger,
   });
   return bundle;

@@ -74,15 +74,20 @@ export function stoppableModelCalls(spec: AgentSpec): ActivityProxies {
  */
 export function unwrapFailure<T>(fn: () => Promise<T>): Promise<T> {
   return fn().catch((error: unknown) => {
-    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
-      const cause = error.cause;
-      throw ApplicationFailure.create({
-        type: cause.type ?? undefined,
-        message: cause.message,
-        details: cause.details ?? undefined,
-        nonRetryable: true,
-      });
-    }
-    throw error;
+    throw unwrappedFailure(error);
   });
+}
+
+/** What `unwrapFailure` throws for an activity's failure: its own typed failure (non-retryable), or the error as it is. */
+export function unwrappedFailure(error: unknown): unknown {
+  if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
+    const cause = error.cause;
+    return ApplicationFailure.create({
+      type: cause.type ?? undefined,
+      message: cause.message,
+      details: cause.details ?? undefined,
+      nonRetryable: true,
+    });
+  }
+  return error;
 }

@@ -46,9 +46,10 @@ export async function agentRun(args: AgentRunArgs, carried?: Uint8Array): Promis
     if (!args.resume) await progress.step("before the first trip", before);
     // 3. Trips until the model answers for good, or maxTrips is used up; continue-as-new when Temporal suggests it
     // (only after a trip of this run's own: loading a large state may itself pass the threshold).
-    const { stopReason, detail } = await runTrips(loop, entry.maxTrips, async () => {
-      if (workflowInfo().continueAsNewSuggested && run.trips > tripsAtStart) await continueAsNew(args, loop);
-    });
+    // (Not an async callback: one that does nothing returns no promise, and a trip creates as few as it can.)
+    const { stopReason, detail } = await runTrips(loop, entry.maxTrips, () =>
+      workflowInfo().continueAsNewSuggested && run.trips > tripsAtStart ? continueAsNew(args, loop) : undefined,
+    );
     // 4. The end: its messages remembered (with memory), and the run's result.
     if (memory) await progress.step("memory remember", () => rememberTurn(memory, run, 0, 0));
     return end(stopReason, detail);
@@ -65,7 +66,9 @@ async function endRun(
   const result = compact(finish(run, stopReason, detail, { workflowId, runId }));
   progress.finished(stopReason);
   events.publish({ type: "run.finished", result });
-  await condition(allHandlersFinished); // let subscribers waiting on the stream take the last events
+  // Let subscribers waiting on the stream take the last events. A condition that holds (and a scope
+  // not cancelled, where it would throw) is not awaited: a condition's promises cost the SDK's promise hook.
+  if (!allHandlersFinished() || CancellationScope.current().consideredCancelled) await condition(allHandlersFinished);
   return result;
 }
 

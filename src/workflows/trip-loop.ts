@@ -12,8 +12,14 @@ import type { Message, RequestedToolCall, ToolCallRecord } from "../core/types.j
 import { mcpSource } from "../core/mcp-tools.js";
 import { defined } from "../core/defined.js";
 import { toolCallRecord } from "../core/tool-result.js";
-import { resultOf, toolOutcomeOf, unknownKind, type ToolOutcome } from "../core/tool-outcome.js";
-import { unwrapFailure } from "./activity-proxies.js";
+import {
+  resultOf,
+  toolOutcomeOf,
+  unknownKind,
+  type RecordedToolOutcome,
+  type ToolOutcome,
+} from "../core/tool-outcome.js";
+import { unwrappedFailure } from "./activity-proxies.js";
 import { OutputValidationError } from "../errors.js";
 import { toFailure } from "../core/typed-failures.js";
 import { judgeAnswer, type ContractContext } from "./contract-steps.js";
@@ -24,7 +30,7 @@ import { playbackAnswer } from "./recorded-run.js";
 import { keepStoppedAnswer, modelCallsOf } from "./stopped-answer.js";
 import type { FinishedCall, RunMemory, TripLoop } from "./trip-context.js";
 import { WORKING_MEMORY_TOOL } from "../core/memory.js";
-import type { ToolExecuteInput } from "../core/activity-types.js";
+import type { ModelCallOutput, ToolExecuteInput } from "../core/activity-types.js";
 
 /** How the trips ended. */
 export interface TripsOutcome {
@@ -32,11 +38,18 @@ export interface TripsOutcome {
   detail: string;
 }
 
-/** Runs trips until the model answers for good or trip number `lastTrip` is done; `beforeTrip` runs at the top of each. */
+/**
+ * Runs trips until the model answers for good or trip number `lastTrip` is done; `beforeTrip` runs at
+ * the top of each (awaited only when it returns a promise).
+ *
+ * A trip creates as few promises as it can (`npm run bench:profile -- --promises` counts them): the
+ * SDK's promise hook takes a source-mapped stack trace for each promise a workflow creates, and an
+ * `await` adds one of its own while the hook is on.
+ */
 export async function runTrips(
   loop: TripLoop,
   lastTrip: number,
-  beforeTrip?: () => Promise<void>,
+  beforeTrip?: () => Promise<void> | undefined,
 ): Promise<TripsOutcome> {
   const { run, ctx, events, progress, streamText } = loop;
   const { maxTrips } = loop.spec; // the request's agent's, across handoffs
@@ -55,7 +68,8 @@ export async function runTrips(
       log.info("stopped: budget used up", { used: usedUp });
       return { stopReason: "budget", detail: `budget used up: ${usedUp}` };
     }
-    await beforeTrip?.();
+    const before = beforeTrip?.();
+    if (before) await before;
     // A trip: one model call. The conversation is not repeated in the history: the worker holds it
     // (checked by its length and digest) or reads it from the workflow.
     const { spec } = loop;
@@ -69,8 +83,9 @@ export async function runTrips(
     events.publish({ type: "trip.started", trip });
     const { length, digest } = conversation.extend(run.messages);
     const tail = workflowTail(run.messages);
-    const { message, usage, output, agentVersion } = await progress.step(`trip ${trip}: model call`, () =>
-      keepingStopped(loop, () =>
+    let answer: ModelCallOutput;
+    try {
+      answer = await progress.step(`trip ${trip}: model call`, () =>
         model[ACTIVITY.modelCall].executeWithOptions(
           { summary: `model ${loop.overrides?.modelId ?? spec.modelId} · trip ${trip}` },
           [
@@ -89,8 +104,11 @@ export async function runTrips(
             },
           ],
         ),
-      ),
-    );
+      );
+    } catch (error) {
+      throw modelCallFailure(loop, error);
+    }
+    const { message, usage, output, agentVersion } = answer;
     loop.versions.reported(spec, agentVersion, trip);
     if (!streamText && message.content) events.publish({ type: "text.delta", trip, attempt: 0, text: message.content });
     recordAnswer(run, message, usage, agentVersion);
@@ -100,11 +118,11 @@ export async function runTrips(
     const calls = message.toolCalls ?? [];
     if (calls.length > 0) {
       for (const call of calls) events.publish({ type: "tool.started", trip, tool: call.name, callId: call.id });
-      const outcomes = await progress.step(`trip ${trip}: tool calls ${calls.map((c) => c.name).join(", ")}`, () =>
+      const where = `trip ${trip}: tool calls ${calls.map((c) => c.name).join(", ")}`;
+      const outcomes =
         calls.length === 1
-          ? executeTool(loop, calls[0]!, trip).then((outcome) => [outcome])
-          : Promise.all(calls.map((call) => executeTool(loop, call, trip))),
-      );
+          ? [await progress.step(where, () => executeTool(loop, calls[0]!, trip))]
+          : await progress.step(where, () => Promise.all(calls.map((call) => executeTool(loop, call, trip))));
       const { records, handoff } = oneHandoffPerAnswer(outcomes);
       recordToolCalls(run, records);
       ctx.contract.pendingRefusals = updatePendingRefusals(ctx.contract.pendingRefusals, records);
@@ -126,10 +144,13 @@ export async function runTrips(
   return { stopReason: "max-trips", detail: `maxTrips (${maxTrips}) used up` };
 }
 
-/** The model call, unwrapped; in a session, a call stopped mid-answer leaves its text as the trip's answer. */
-function keepingStopped<T>(loop: TripLoop, call: () => Promise<T>): Promise<T> {
-  const answer = unwrapFailure(call);
-  return loop.keepStoppedAnswers ? answer.catch((error: unknown) => keepStoppedAnswer(loop.run, error)) : answer;
+/**
+ * What a failed model call fails the trip with: the activity's own typed failure; in a session, a call
+ * stopped mid-answer leaves its text as the trip's answer first.
+ */
+function modelCallFailure(loop: TripLoop, error: unknown): unknown {
+  const failure = unwrappedFailure(error);
+  return loop.keepStoppedAnswers ? keepStoppedAnswer(loop.run, failure) : failure;
 }
 
 /** A final answer still invalid with no repair left: the run fails with OutputValidationError, or ends with "invalid-output". */
@@ -159,14 +180,34 @@ function workflowTail(messages: Message[]): Message[] {
  * One tool call as an activity. A call that needs approval waits for a person first; a rejected
  * one is refused (so onToolRefusal applies). A sub-agent tool's call runs the agent as a child
  * workflow; a handoff tool's call is answered at once and hands the run over after the batch. A
- * call whose retries ran out is recorded as failed.
+ * call whose retries ran out is recorded as failed. A call answered at once (the common one) costs
+ * one promise beyond the activity's own.
  */
-async function executeTool(loop: TripLoop, call: RequestedToolCall, trip: number): Promise<FinishedCall> {
+function executeTool(loop: TripLoop, call: RequestedToolCall, trip: number): Promise<FinishedCall> {
   const mcpServer = loop.mcpTools.find((t) => t.name === call.name)?.server;
   const source = mcpServer === undefined ? {} : { source: mcpSource(mcpServer) };
   const execute = toolActivity(loop, call, trip, mcpServer);
+  const failed = (error: unknown): FinishedCall => {
+    if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
+    return { record: { ...failedCall(call, trip, error.cause?.message ?? error.message), ...source } };
+  };
+  return execute(false).then((recorded) => {
+    const outcome = toolOutcomeOf(recorded);
+    if (outcome.kind === "result") return { record: toolCallRecord(call, trip, resultOf(outcome)) };
+    return finishTool(loop, call, trip, outcome, { execute, failed, source });
+  }, failed);
+}
+
+/** The rest of a call whose first answer is not its result: the approval wait, then its result, sub-agent, handoff or remote call. */
+async function finishTool(
+  loop: TripLoop,
+  call: RequestedToolCall,
+  trip: number,
+  first: ToolOutcome,
+  { execute, failed, source }: ToolCallSteps,
+): Promise<FinishedCall> {
   try {
-    let outcome = await execute(false);
+    let outcome = first;
     if (outcome.kind === "approval-required") {
       const { input, timeoutMs } = outcome;
       const decision = await loop.approvals.wait(call, trip, input, timeoutMs);
@@ -174,13 +215,19 @@ async function executeTool(loop: TripLoop, call: RequestedToolCall, trip: number
         const { reason } = decision;
         return { record: { id: call.id, name: call.name, input, status: "refused", reason, trip, ...source } };
       }
-      outcome = await execute(true);
+      outcome = toolOutcomeOf(await execute(true));
     }
     return await finishCall(loop, call, trip, outcome);
   } catch (error) {
-    if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
-    return { record: { ...failedCall(call, trip, error.cause?.message ?? error.message), ...source } };
+    return failed(error);
   }
+}
+
+/** What `finishTool` needs of `executeTool`: the call's activity, its failure as a record, and the MCP server it came from. */
+interface ToolCallSteps {
+  execute: (approved: boolean) => Promise<RecordedToolOutcome>;
+  failed: (error: unknown) => FinishedCall;
+  source: { source?: ToolCallRecord["source"] };
 }
 
 /** A memory run's tool calls carry its user; `update_working_memory`'s also the working memory the model saw. */
@@ -188,7 +235,7 @@ function memoryFields({ user, seen }: RunMemory, tool: string): Pick<ToolExecute
   return { user, ...(tool === WORKING_MEMORY_TOOL && seen ? { workingMemorySeen: seen } : {}) };
 }
 
-/** `tool.execute` for the call, approved or not; its result read as a tagged outcome, however it was recorded. */
+/** `tool.execute` for the call, approved or not, as recorded (`toolOutcomeOf` reads it as a tagged outcome). */
 function toolActivity(loop: TripLoop, call: RequestedToolCall, trip: number, mcpServer: string | undefined) {
   const { spec, ctx } = loop;
   const tools = spec.localTools?.includes(call.name) ? loop.localTools : loop.tools;
@@ -196,7 +243,7 @@ function toolActivity(loop: TripLoop, call: RequestedToolCall, trip: number, mcp
   const replay = playbackAnswer(ctx.playback, call); // in a playback: the recorded outcome, or a refusal
   const summary = replay ? `${named} (replayed)` : named;
   const hasContext = ctx.context !== undefined || undefined; // flags are sent only when set
-  return (approved: boolean): Promise<ToolOutcome> => {
+  return (approved: boolean): Promise<RecordedToolOutcome> => {
     // The call without its provider metadata: the answer in the history already holds it.
     const { id, name, arguments: args } = call;
     const input = {
@@ -206,7 +253,7 @@ function toolActivity(loop: TripLoop, call: RequestedToolCall, trip: number, mcp
       ...defined({ approved: approved || undefined, hasContext, replay, view: loop.view }),
       ...(loop.memory ? memoryFields(loop.memory, call.name) : {}),
     };
-    return tools[ACTIVITY.toolExecute].executeWithOptions({ summary }, [input]).then(toolOutcomeOf);
+    return tools[ACTIVITY.toolExecute].executeWithOptions({ summary }, [input]);
   };
 }
 
