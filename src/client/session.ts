@@ -54,8 +54,14 @@ export interface SessionOptions {
 
 export { SESSION_OWNER_MEMO } from "../core/session-memo.js";
 
-/** Options of `session.send()` and `session.start()`: who sends, and whether to refuse the message while another is answered. */
-export type SendOptions = SendDetails;
+/** Options of `session.send()` and `session.start()`: who sends, whether to refuse the message while another is answered, and its id. */
+export interface SendOptions extends SendDetails {
+  /**
+   * The id of the `send` Update that carries the message (default: a new one), chosen by the caller
+   * to know it before the session answers (`SessionMessage.updateId` is the same). Unique per message.
+   */
+  updateId?: string;
+}
 
 /** What `session.describe()` tells about a session without a worker: whether it exists, its owner, and whether it is open. */
 export interface SessionDescription {
@@ -97,6 +103,7 @@ export class AgentSession {
     try {
       return await client.workflow.executeUpdateWithStart(sendUpdate, {
         args: sendArgs(message, options),
+        ...defined({ updateId: options.updateId }),
         startWorkflowOperation: await this.startOperation(),
       });
     } catch (error) {
@@ -115,6 +122,7 @@ export class AgentSession {
     try {
       const update = await client.workflow.startUpdateWithStart(sendUpdate, {
         args: sendArgs(message, options),
+        ...defined({ updateId: options.updateId }),
         waitForStage: "ACCEPTED",
         startWorkflowOperation: await this.startOperation(),
       });
