@@ -21,7 +21,6 @@ import type {
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import { getRun } from "../client/run-handle.js";
 import type { AgentSession } from "../client/session.js";
-import { isUnreachable } from "../client/temporal-reachable.js";
 import { readRunPart } from "../run-reads/index.js";
 import type { Message as RunMessage, RunResult } from "../core/types.js";
 import { defined } from "../core/defined.js";
@@ -116,9 +115,16 @@ export class DurableTasks implements A2ARequestHandler {
   }
 
   async *sendMessageStream(params: SendMessageRequest): AsyncGenerator<StreamResponse> {
-    const { ref, session, key } = await this.#accept(params);
-    yield { payload: { $case: "task", value: await this.#task(ref, session, key) } };
-    yield* this.#events(ref, session, key);
+    const { ref, session, key, taken } = await this.#accept(params);
+    // A new message's turn as the session took it: the task as it stands, and, once answered, where its events start.
+    const fresh = taken && !settled(taken.status) ? taken : undefined;
+    yield {
+      payload: {
+        $case: "task",
+        value: fresh ? taskOf(ref, fresh, undefined, []) : await this.#task(ref, session, key),
+      },
+    };
+    yield* this.#events(ref, session, key, this.#o.signal, true, fresh?.status === "answering" ? fresh : undefined);
   }
 
   async getTask(params: GetTaskRequest): Promise<Task> {
@@ -172,7 +178,7 @@ export class DurableTasks implements A2ARequestHandler {
   async #accept(
     params: SendMessageRequest,
     answer = false,
-  ): Promise<{ ref: TaskRef; session: AgentSession; key: string; answer?: Promise<RunResult> }> {
+  ): Promise<{ ref: TaskRef; session: AgentSession; key: string; answer?: Promise<RunResult>; taken?: SessionTurn }> {
     const { A2AError } = this.#o.sdk;
     const input = readMessage(params.message);
     if ("problem" in input) throw A2AError.invalidParams(input.problem);
@@ -203,8 +209,8 @@ export class DurableTasks implements A2ARequestHandler {
       const sent = session.send(input.text, { by: this.#o.by, updateId: key });
       return { ref: this.#ref(contextId, session, key), session, key, answer: sent };
     }
-    const key = (await session.start(input.text, { by: this.#o.by })).updateId;
-    return { ref: this.#ref(contextId, session, key), session, key };
+    const { updateId: key, taken } = await session.start(input.text, { by: this.#o.by });
+    return { ref: this.#ref(contextId, session, key), session, key, ...defined({ taken }) };
   }
 
   /** Sends the decision on every call of the session that waits (or the one `callId` names), as the caller's. */
@@ -294,16 +300,14 @@ export class DurableTasks implements A2ARequestHandler {
   }
 
   /**
-   * The message's turn once the session answers it. A message sent without waiting may not be taken
-   * yet: its turn is not listed, or, with no worker on the queue, the query waits for one until it
-   * times out; both are asked again (a refusal ends the send, which stops `signal`).
+   * The message's turn once the session answers it. A message being sent may not be taken yet: its
+   * turn is not listed, or the query fails (a session whose first workflow task has not completed is
+   * not ready for queries; with no worker on the queue, a query times out). Both are asked again
+   * until `signal` stops: the send has ended (answered, or refused) or the client went away.
    */
   async #startedTurn(session: AgentSession, key: string, signal: AbortSignal): Promise<SessionTurn> {
     for (let pause = SETTLE_POLL_MS; ; pause = Math.min(TURN_POLL_MAX_MS, pause * 2)) {
-      const listed = await session.turns().catch((error: unknown) => {
-        if (isUnreachable(error)) return undefined; // a query no worker took in time, or Temporal away: ask again
-        throw error;
-      });
+      const listed = await session.turns().catch(() => undefined);
       const turn = listed?.turns.find((t) => t.updateId === key);
       if (turn && turn.status !== "queued") return turn;
       await sleep(pause, undefined, { signal });
@@ -312,7 +316,8 @@ export class DurableTasks implements A2ARequestHandler {
 
   /**
    * The task's events from its message's start, once the session answers it (`taken`: the session
-   * has taken the message, and a session that fails first ends the events with its failure).
+   * has taken the message, and a session that fails first ends the events with its failure), or
+   * from `started`, its turn already read while it is answered.
    */
   async *#events(
     ref: TaskRef,
@@ -320,10 +325,11 @@ export class DurableTasks implements A2ARequestHandler {
     key: string,
     signal = this.#o.signal,
     taken = true,
+    started?: SessionTurn,
   ): AsyncGenerator<StreamResponse> {
-    const turn = taken
-      ? await session.startedTurn((t) => t.updateId === key)
-      : await this.#startedTurn(session, key, signal);
+    const turn =
+      started ??
+      (taken ? await session.startedTurn((t) => t.updateId === key) : await this.#startedTurn(session, key, signal));
     yield* turnEvents(
       this.#o.client,
       ref,

@@ -127,9 +127,9 @@ export class AgentSession {
         startWorkflowOperation: await this.startOperation(),
       });
       // Accepted, or rejected by the session's validator (ended, another owner, busy): a rejected send leaves no turn, and its result is the refusal.
-      const { turns } = await this.turns();
-      if (!turns.some((turn) => turn.updateId === update.updateId)) await update.result();
-      return new SessionMessage(this, update, (error) => this.sendError(error));
+      const taken = (await this.turns()).turns.find((turn) => turn.updateId === update.updateId);
+      if (!taken) await update.result();
+      return new SessionMessage(this, update, (error) => this.sendError(error), taken);
     } catch (error) {
       throw await this.sendError(error);
     }
@@ -266,6 +266,8 @@ export class SessionMessage {
     readonly session: AgentSession,
     private readonly update: WorkflowUpdateHandle<RunResult>,
     private readonly typed: (error: unknown) => unknown,
+    /** Its turn as the session listed it when it took the message (queued, or already being answered). */
+    readonly taken?: SessionTurn,
   ) {}
 
   /** The id of the `send` Update that carries it. */
