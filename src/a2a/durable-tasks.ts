@@ -100,7 +100,15 @@ export class DurableTasks implements A2ARequestHandler {
           for await (const event of this.#events(ref, session, key, signal, answer === undefined)) void event;
         })();
         try {
-          result = await Promise.race([answered ?? new Promise<never>(() => {}), drained.then(() => undefined)]);
+          // A client that went away ends the stream (the wait for its turn throws): the task as it stands, to no one.
+          const ended = drained.then(
+            () => undefined,
+            (error: unknown) => {
+              if (signal.aborted) return undefined;
+              throw error;
+            },
+          );
+          result = await Promise.race([answered ?? new Promise<never>(() => {}), ended]);
         } finally {
           stop.abort();
           await drained.catch(() => undefined);
