@@ -262,6 +262,21 @@ describe("createA2AHandler", () => {
         by: "alice",
       });
 
+      // A decision sent with a blocking message/send answers once the approved call has run and the answer is written.
+      const askedAgain = (await alice.sendMessage(send(userMessage("Refund")))) as Task;
+      expect(askedAgain.status!.state).toBe(6);
+      const approveAgain = userMessage("approve", { taskId: askedAgain.id, contextId: askedAgain.contextId });
+      const approved = (await alice.sendMessage(send(approveAgain))) as Task;
+      expect(approved.status!.state).toBe(3);
+      expect(textOf(approved)).toBe("Refund done.");
+      expect(executed).toEqual([{ amount: 5 }, { amount: 5 }]);
+
+      // A message its context's session refuses (the session has ended) is this request's error, and no task.
+      await harness.client.workflow.getHandle(first.metadata!.workflowId as string).executeUpdate("end");
+      await expect(alice.sendMessage(send(userMessage("After", { contextId: first.contextId })))).rejects.toThrow(
+        /has ended/,
+      );
+
       // A2A 1.0 through the SDK's default client (the card's 1.0 interface).
       const v1 = await new ClientFactory({
         transports: [new JsonRpcTransportFactory({ fetchImpl: fetchAs("carol") })],

@@ -121,7 +121,11 @@ describe("session messages for chats", () => {
     });
     await withWorker(harness, [agent], async ({ taskQueue }) => {
       const session = agent.session(`turns-${Date.now()}`, { client: harness.client, taskQueue, owner: "alice" });
-      const hello = await session.start("Hello", { by: "alice" });
+      // A send id the caller chose names the message: its handle, the turn the session listed when it took it.
+      const hello = await session.start("Hello", { by: "alice", updateId: "hello-1" });
+      expect(hello.updateId).toBe("hello-1");
+      expect(hello.taken).toMatchObject({ index: 0, updateId: "hello-1" });
+      expect(["queued", "answering"]).toContain(hello.taken!.status);
       expect(await hello.result()).toMatchObject({ reply: "Hi!", stopReason: "answered" });
       expect(await hello.turn()).toMatchObject({
         index: 0,

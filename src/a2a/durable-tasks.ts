@@ -20,9 +20,9 @@ import type {
 } from "@a2a-js/sdk";
 import type { A2ARequestHandler } from "@a2a-js/sdk/server";
 import { getRun } from "../client/run-handle.js";
-import type { AgentSession, SessionMessage } from "../client/session.js";
+import type { AgentSession } from "../client/session.js";
 import { readRunPart } from "../run-reads/index.js";
-import type { Message as RunMessage } from "../core/types.js";
+import type { Message as RunMessage, RunResult } from "../core/types.js";
 import { defined } from "../core/defined.js";
 import type { SessionTurn } from "../workflows/definitions.js";
 import type { A2AAgent } from "./agent-card.js";
@@ -51,6 +51,8 @@ export interface DurableTasksOptions {
 const CONTEXT_ID = /^[\w.:-]{1,128}$/;
 /** Pause between reads of a message's turn that the stream has seen end, until its status says so too. */
 const SETTLE_POLL_MS = 20;
+/** The longest pause between reads of a message's turn that is not answered yet (queued behind another, or not taken). */
+const TURN_POLL_MAX_MS = 500;
 /** How long a blocking `message/send` waits for its answer before it follows the stream too (for a call waiting for approval). */
 const FOLLOW_AFTER_MS = 250;
 const SLOW = Symbol("slow");
@@ -70,38 +72,67 @@ export class DurableTasks implements A2ARequestHandler {
   }
 
   async sendMessage(params: SendMessageRequest): Promise<Message | Task> {
-    const { ref, session, key, message } = await this.#accept(params);
-    if (params.configuration?.returnImmediately) return this.#task(ref, session, key);
-    // Answered when the message's answer is (its result), or when its stream ends first at a call waiting for approval.
-    // The stream is read only once the answer takes longer than FOLLOW_AFTER_MS: a quick answer costs no reads.
-    // (A decision on a waiting task has no answer of its own to wait for: it follows the stream at once.)
-    const answered = message?.result().catch(() => undefined);
+    const blocking = !params.configuration?.returnImmediately;
+    const { ref, session, key, answer } = await this.#accept(params, blocking);
+    if (!blocking) return this.#task(ref, session, key);
+    // Answered when the message's answer is (its send's result), or when its stream ends first at a call waiting for approval.
+    // The stream is read only once the answer takes longer than FOLLOW_AFTER_MS: a quick answer costs one request to
+    // Temporal (the send) and no reads. (A decision on a waiting task has no answer of its own: it follows the stream at once.)
+    const answered = answer?.catch(async (error: unknown) => {
+      // A message the session took and then failed on is a failed task; one it refused (no turn) is this request's error.
+      if (await this.#listed(session, key)) return undefined;
+      throw error;
+    });
+    void answered?.catch(() => undefined); // raced below; a refusal after the stream ended has no one left to tell
     const stop = new AbortController();
     const signal = AbortSignal.any([this.#o.signal, stop.signal]);
-    const quick = answered
-      ? await Promise.race([
-          answered,
-          sleep<typeof SLOW>(FOLLOW_AFTER_MS, SLOW, { signal }).catch((): typeof SLOW => SLOW),
-        ])
-      : SLOW;
-    let result = quick === SLOW ? undefined : quick;
-    if (quick === SLOW) {
-      const drained = (async () => {
-        for await (const event of this.#events(ref, session, key, signal)) void event;
-      })();
-      result = await Promise.race([answered, drained.then(() => undefined)]);
+    let result: RunResult | undefined;
+    try {
+      const quick = answered
+        ? await Promise.race([
+            answered,
+            sleep<typeof SLOW>(FOLLOW_AFTER_MS, SLOW, { signal }).catch((): typeof SLOW => SLOW),
+          ])
+        : SLOW;
+      result = quick === SLOW ? undefined : quick;
+      if (quick === SLOW) {
+        const drained = (async () => {
+          for await (const event of this.#events(ref, session, key, signal, answer === undefined)) void event;
+        })();
+        try {
+          // A client that went away ends the stream (the wait for its turn throws): the task as it stands, to no one.
+          const ended = drained.then(
+            () => undefined,
+            (error: unknown) => {
+              if (signal.aborted) return undefined;
+              throw error;
+            },
+          );
+          result = await Promise.race([answered ?? new Promise<never>(() => {}), ended]);
+        } finally {
+          stop.abort();
+          await drained.catch(() => undefined);
+        }
+      }
+    } finally {
       stop.abort();
-      await drained.catch(() => undefined);
-    } else stop.abort();
+    }
     if (result === undefined) return this.#task(ref, session, key);
     const status = result.stopReason === "cancelled" ? "cancelled" : "answered";
     return taskOf(ref, { index: -1, status, updateId: key }, answerText(result.messages) || undefined, []);
   }
 
   async *sendMessageStream(params: SendMessageRequest): AsyncGenerator<StreamResponse> {
-    const { ref, session, key } = await this.#accept(params);
-    yield { payload: { $case: "task", value: await this.#task(ref, session, key) } };
-    yield* this.#events(ref, session, key);
+    const { ref, session, key, taken } = await this.#accept(params);
+    // A new message's turn as the session took it: the task as it stands, and, once answered, where its events start.
+    const fresh = taken && !settled(taken.status) ? taken : undefined;
+    yield {
+      payload: {
+        $case: "task",
+        value: fresh ? taskOf(ref, fresh, undefined, []) : await this.#task(ref, session, key),
+      },
+    };
+    yield* this.#events(ref, session, key, this.#o.signal, true, fresh?.status === "answering" ? fresh : undefined);
   }
 
   async getTask(params: GetTaskRequest): Promise<Task> {
@@ -147,11 +178,15 @@ export class DurableTasks implements A2ARequestHandler {
 
   /**
    * Takes a message: a new task in its context's session (started with the first), or, on a task
-   * waiting for approval, the decision it carries (recorded as the caller's).
+   * waiting for approval, the decision it carries (recorded as the caller's). With `answer`, a new
+   * message is sent under an id chosen here and not waited for: its `answer` is the send's result
+   * (a refusal rejects it), and the session lists its turn once it has taken it. Without, the
+   * message is taken (or refused) when this resolves.
    */
   async #accept(
     params: SendMessageRequest,
-  ): Promise<{ ref: TaskRef; session: AgentSession; key: string; message?: SessionMessage }> {
+    answer = false,
+  ): Promise<{ ref: TaskRef; session: AgentSession; key: string; answer?: Promise<RunResult>; taken?: SessionTurn }> {
     const { A2AError } = this.#o.sdk;
     const input = readMessage(params.message);
     if ("problem" in input) throw A2AError.invalidParams(input.problem);
@@ -177,9 +212,13 @@ export class DurableTasks implements A2ARequestHandler {
     if (!CONTEXT_ID.test(contextId))
       throw A2AError.invalidParams("contextId must be 1 to 128 letters, digits, '.', '_', ':' or '-'");
     const session = this.#session(contextId);
-    const message = await session.start(input.text, { by: this.#o.by });
-    const key = message.updateId;
-    return { ref: this.#ref(contextId, session, key), session, key, message };
+    if (answer) {
+      const key = randomUUID();
+      const sent = session.send(input.text, { by: this.#o.by, updateId: key });
+      return { ref: this.#ref(contextId, session, key), session, key, answer: sent };
+    }
+    const { updateId: key, taken } = await session.start(input.text, { by: this.#o.by });
+    return { ref: this.#ref(contextId, session, key), session, key, ...defined({ taken }) };
   }
 
   /** Sends the decision on every call of the session that waits (or the one `callId` names), as the caller's. */
@@ -226,6 +265,12 @@ export class DurableTasks implements A2ARequestHandler {
     return { taskId: `${contextId}~${key}`, contextId, workflowId: session.workflowId };
   }
 
+  /** Whether the session lists the message's turn (it took the message); false when it cannot say. */
+  async #listed(session: AgentSession, key: string): Promise<boolean> {
+    const listed = await session.turns().catch(() => undefined);
+    return listed?.turns.some((t) => t.updateId === key) ?? false;
+  }
+
   async #turn(session: AgentSession, key: string): Promise<SessionTurn> {
     const turn = (await session.turns()).turns.find((t) => t.updateId === key);
     if (!turn) throw this.#o.sdk.A2AError.taskNotFound(`${session.id}~${key}`);
@@ -262,14 +307,37 @@ export class DurableTasks implements A2ARequestHandler {
     return taskOf(ref, turn, answer, pending);
   }
 
-  /** The task's events from its message's start, once the session answers it. */
+  /**
+   * The message's turn once the session answers it. A message being sent may not be taken yet: its
+   * turn is not listed, or the query fails (a session whose first workflow task has not completed is
+   * not ready for queries; with no worker on the queue, a query times out). Both are asked again
+   * until `signal` stops: the send has ended (answered, or refused) or the client went away.
+   */
+  async #startedTurn(session: AgentSession, key: string, signal: AbortSignal): Promise<SessionTurn> {
+    for (let pause = SETTLE_POLL_MS; ; pause = Math.min(TURN_POLL_MAX_MS, pause * 2)) {
+      const listed = await session.turns().catch(() => undefined);
+      const turn = listed?.turns.find((t) => t.updateId === key);
+      if (turn && turn.status !== "queued") return turn;
+      await sleep(pause, undefined, { signal });
+    }
+  }
+
+  /**
+   * The task's events from its message's start, once the session answers it (`taken`: the session
+   * has taken the message, and a session that fails first ends the events with its failure), or
+   * from `started`, its turn already read while it is answered.
+   */
   async *#events(
     ref: TaskRef,
     session: AgentSession,
     key: string,
     signal = this.#o.signal,
+    taken = true,
+    started?: SessionTurn,
   ): AsyncGenerator<StreamResponse> {
-    const turn = await session.startedTurn((t) => t.updateId === key);
+    const turn =
+      started ??
+      (taken ? await session.startedTurn((t) => t.updateId === key) : await this.#startedTurn(session, key, signal));
     yield* turnEvents(
       this.#o.client,
       ref,

@@ -57,7 +57,8 @@ export { SESSION_OWNER_MEMO } from "../core/session-memo.js";
 /** Options of `session.send()` and `session.start()`: who sends, whether to refuse the message while another is answered, and its id. */
 export interface SendOptions extends SendDetails {
   /**
-   * The id of the `send` Update that carries the message (default: a new one). A send with the id
+   * The id of the `send` Update that carries the message (default: a new one), chosen by the caller
+   * to know it before the session answers (`SessionMessage.updateId` is the same). A send with the id
    * of a message the session has taken (in its current run) is that message again, not a second
    * one: a retried request names its message this way.
    */
@@ -128,9 +129,9 @@ export class AgentSession {
         startWorkflowOperation: await this.startOperation(),
       });
       // Accepted, or rejected by the session's validator (ended, another owner, busy): a rejected send leaves no turn, and its result is the refusal.
-      const { turns } = await this.turns();
-      if (!turns.some((turn) => turn.updateId === update.updateId)) await update.result();
-      return new SessionMessage(this, update, (error) => this.sendError(error));
+      const taken = (await this.turns()).turns.find((turn) => turn.updateId === update.updateId);
+      if (!taken) await update.result();
+      return new SessionMessage(this, update, (error) => this.sendError(error), taken);
     } catch (error) {
       throw await this.sendError(error);
     }
@@ -267,6 +268,8 @@ export class SessionMessage {
     readonly session: AgentSession,
     private readonly update: WorkflowUpdateHandle<RunResult>,
     private readonly typed: (error: unknown) => unknown,
+    /** Its turn as the session listed it when it took the message (queued, or already being answered). */
+    readonly taken?: SessionTurn,
   ) {}
 
   /** The id of the `send` Update that carries it. */
