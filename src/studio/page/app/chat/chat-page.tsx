@@ -2,7 +2,8 @@
  * The chat panel (`#/chat?agent=<name>&id=<chatId>`): talk to any agent of the module through the
  * library's own chat handler (`/api/chat/<agent>`, a chat is a session of the agent run by the
  * studio's worker), its answers streaming in, with approve and reject buttons for the tool calls
- * that wait for a person, and a link to the session's run page.
+ * that wait for a person, and a link to the session's run page. A chat opened by its link (a
+ * reload) shows its history, then resumes the answer in flight, if any (`GET …/stream`).
  */
 import { useEffect, useState } from "preact/hooks";
 import { segment } from "../api.js";
@@ -82,16 +83,13 @@ export function ChatPage({ agent, chatId }: { agent: string; chatId: string }) {
   const [messages, setMessages] = useState<ChatMessage[]>([]);
   const [draft, setDraft] = useState("");
   const [busy, setBusy] = useState(false);
-  // A chat opened by its link (a reload): its history, from the chat handler.
+  // A chat opened by its link (a reload): its history, then the answer in flight, from the chat handler.
   useEffect(() => {
-    if (!chatId || !chosen) return;
-    void fetch(`/api/chat/${segment(chosen)}/${segment(chatId)}/stream?messages`, {
-      headers: { accept: "application/json" },
-    })
-      .then(async (response) => (response.ok ? ((await response.json()) as HistoryMessage[]) : []))
-      .then((history) => setMessages(history.flatMap(fromHistory)))
-      .catch(() => undefined);
-  }, [chatId, chosen]);
+    if (!chatId || !chosen || !meta.canChat) return;
+    const leaving = new AbortController();
+    void reopen(`/api/chat/${segment(chosen)}/${segment(chatId)}/stream`, leaving.signal);
+    return () => leaving.abort(); // a dropped resume is not a stop: the answer goes on
+  }, [chatId, chosen, meta.canChat]);
   if (!meta.canChat)
     return (
       <p class="hint" data-testid="chat-unavailable">
@@ -138,6 +136,43 @@ export function ChatPage({ agent, chatId }: { agent: string; chatId: string }) {
       }
       return [...all.slice(0, -1), next];
     });
+
+  /**
+   * Shows the chat's history (which leaves out an answer in flight), then resumes that answer:
+   * the stream replays it from its `start`, whose message id takes the place of a message of the
+   * history with that id (one waiting for approval), so no text shows twice. A 204 is no answer in
+   * flight; if one ended between the two reads, the history is read again to show it.
+   */
+  const reopen = async (stream: string, signal: AbortSignal) => {
+    const history = async () => {
+      const response = await fetch(`${stream}?messages`, { headers: { accept: "application/json" }, signal });
+      const shown = response.ok ? ((await response.json()) as HistoryMessage[]).flatMap(fromHistory) : [];
+      setMessages(shown);
+      return shown;
+    };
+    try {
+      const shown = await history();
+      const response = await fetch(stream, { headers: { accept: "text/event-stream" }, signal });
+      if (response.status === 204) {
+        if (shown.at(-1)?.role === "user") await history();
+        return;
+      }
+      if (!response.ok || !response.body) return;
+      setBusy(true);
+      await readUiStream(response, (chunk) =>
+        chunk.type === "start"
+          ? setMessages((all) => [
+              ...all.filter((m) => m.id !== chunk.messageId),
+              { id: chunk.messageId ?? "", role: "assistant", text: "", tools: [] },
+            ])
+          : apply(chunk),
+      );
+    } catch (error) {
+      if (!signal.aborted) apply({ type: "error", errorText: (error as Error).message });
+    } finally {
+      if (!signal.aborted) setBusy(false);
+    }
+  };
 
   /** POSTs `body` to the agent's chat handler and streams its answer into the last message. */
   const send = async (body: unknown) => {
@@ -196,7 +231,7 @@ export function ChatPage({ agent, chatId }: { agent: string; chatId: string }) {
   };
 
   return (
-    <section class="chat" data-testid="chat" data-chat-id={id}>
+    <section class="chat" data-testid="chat" data-chat-id={id} data-busy={String(busy)}>
       <header class="filters">
         <label>
           agent
