@@ -144,20 +144,33 @@ export function ChatPage({ agent, chatId }: { agent: string; chatId: string }) {
    * flight; if one ended between the two reads, the history is read again to show it.
    */
   const reopen = async (stream: string, signal: AbortSignal) => {
+    /** A failed read's message (the handler's JSON `error`, or its sentence), under the chat. */
+    const failed = async (response: Response) => {
+      const body = await response.text();
+      let error: string = body || `${response.status} ${response.statusText}`;
+      try {
+        error = (JSON.parse(body) as { error?: string }).error ?? error;
+      } catch {
+        // a sentence for a person, as it is
+      }
+      setMessages((all) => [...all, { id: "", role: "assistant", text: "", tools: [], error }]);
+    };
     const history = async () => {
       const response = await fetch(`${stream}?messages`, { headers: { accept: "application/json" }, signal });
-      const shown = response.ok ? ((await response.json()) as HistoryMessage[]).flatMap(fromHistory) : [];
+      if (!response.ok) return (await failed(response), undefined);
+      const shown = ((await response.json()) as HistoryMessage[]).flatMap(fromHistory);
       setMessages(shown);
       return shown;
     };
     try {
       const shown = await history();
+      if (!shown) return;
       const response = await fetch(stream, { headers: { accept: "text/event-stream" }, signal });
       if (response.status === 204) {
         if (shown.at(-1)?.role === "user") await history();
         return;
       }
-      if (!response.ok || !response.body) return;
+      if (!response.ok || !response.body) return await failed(response);
       setBusy(true);
       await readUiStream(response, (chunk) =>
         chunk.type === "start"
@@ -168,7 +181,17 @@ export function ChatPage({ agent, chatId }: { agent: string; chatId: string }) {
           : apply(chunk),
       );
     } catch (error) {
-      if (!signal.aborted) apply({ type: "error", errorText: (error as Error).message });
+      if (!signal.aborted)
+        setMessages((all) => [
+          ...all,
+          {
+            id: "",
+            role: "assistant",
+            text: "",
+            tools: [],
+            error: `The chat could not be read: ${(error as Error).message}`,
+          },
+        ]);
     } finally {
       if (!signal.aborted) setBusy(false);
     }
