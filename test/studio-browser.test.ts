@@ -766,6 +766,14 @@ describe("the studio in Chromium", () => {
     await poll(() => answers.allTextContents()).toEqual([TALE.first + TALE.rest]);
     await poll(() => page.getByTestId("chat").getAttribute("data-busy")).toBe("false");
     expect(await answers.allTextContents()).toEqual([TALE.first + TALE.rest]);
+    // a link to a chat that does not exist (or is another user's) says so, in the handler's words
+    await open(`chat?agent=${COACH}&id=studio-chat-none`);
+    await poll(() =>
+      page
+        .getByTestId("chat-error")
+        .textContent()
+        .catch(() => null),
+    ).toBe("No such chat.");
   });
 
   it("a request without the token, when one is set, gets 401; with it, the page and the API answer", async () => {

@@ -72,6 +72,22 @@ function fromHistory(message: HistoryMessage): ChatMessage[] {
   return [{ id: message.id, role: message.role, text, tools }];
 }
 
+/**
+ * A failed response's message for a person: the studio's `{ error: "…" }`, the chat handler's
+ * `{ error: { name, message } }`, or its plain-text sentence (where `useChat` expects a stream).
+ */
+async function errorOf(response: Response): Promise<string> {
+  const body = await response.text().catch(() => "");
+  try {
+    const error = (JSON.parse(body) as { error?: string | { message?: string } }).error;
+    const message = typeof error === "string" ? error : error?.message;
+    if (message) return message;
+  } catch {
+    if (body.trim()) return body.trim();
+  }
+  return `${response.status} ${response.statusText}`;
+}
+
 /** A new chat's id: the session's id (it names its workflow). */
 const newChatId = () => `studio-chat-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
@@ -144,15 +160,9 @@ export function ChatPage({ agent, chatId }: { agent: string; chatId: string }) {
    * flight; if one ended between the two reads, the history is read again to show it.
    */
   const reopen = async (stream: string, signal: AbortSignal) => {
-    /** A failed read's message (the handler's JSON `error`, or its sentence), under the chat. */
+    /** A failed read's message, under the chat. */
     const failed = async (response: Response) => {
-      const body = await response.text();
-      let error: string = body || `${response.status} ${response.statusText}`;
-      try {
-        error = (JSON.parse(body) as { error?: string }).error ?? error;
-      } catch {
-        // a sentence for a person, as it is
-      }
+      const error = await errorOf(response);
       setMessages((all) => [...all, { id: "", role: "assistant", text: "", tools: [], error }]);
     };
     const history = async () => {
@@ -207,8 +217,7 @@ export function ChatPage({ agent, chatId }: { agent: string; chatId: string }) {
         body: JSON.stringify(body),
       });
       if (!response.ok || !response.body) {
-        const error = ((await response.json().catch(() => undefined)) as { error?: string } | undefined)?.error;
-        apply({ type: "error", errorText: error ?? `${response.status} ${response.statusText}` });
+        apply({ type: "error", errorText: await errorOf(response) });
         return;
       }
       await readUiStream(response, apply);
