@@ -14,8 +14,11 @@ import { UsageError } from "./command.js";
 
 /** What the edit flags ask the fork to change (only what was given). */
 export interface ForkEdits {
+  /** The fork's instructions (its system prompt), from `--instructions` or `--instructions-file`. */
   instructions?: string;
+  /** The fork's model id, from `--model`. */
   model?: string;
+  /** Model settings over the recorded run's, from the `--model-setting` pairs. */
   modelSettings?: ModelSettings;
 }
 
@@ -67,7 +70,7 @@ function instructionsOf(flags: ForkEditFlags): string | undefined {
  * `false` are booleans, a value starting with `{`, `[` or `"` is JSON (`stop=["END"]`,
  * `toolChoice={"tool":"update_plan"}`), anything else a string (`reasoningEffort=low`).
  */
-export function modelSettingsOf(pairs: string[]): ModelSettings {
+function modelSettingsOf(pairs: string[]): ModelSettings {
   const settings: Record<string, unknown> = {};
   for (const pair of pairs) {
     const equals = pair.indexOf("=");
