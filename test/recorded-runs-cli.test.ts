@@ -1,13 +1,18 @@
-/** Issue 22 on the command line: `durable-agent dataset`, `eval --cases --baseline recorded --html`, and `fork`, as child processes. */
+/**
+ * Issue 22 on the command line: `durable-agent dataset`, `eval --cases --baseline recorded --html`, and `fork`, as child
+ * processes; issue 41's edit flags of `fork` (`--instructions-file`, `--model`, `--model-setting`).
+ */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ai, parseReport, type RunResult } from "../src/index.js";
 import { startScriptedModel, type ScriptedModel } from "../src/testing/index.js";
 import { createCoach, offeringCoachModel } from "../examples/recorded-runs/coach.js";
-import { cli } from "./support/cli-helpers.js";
+import { readRecordedRun } from "../src/datasets/read-run.js";
+import type { AgentRunArgs } from "../src/workflows/definitions.js";
+import { cli, runMain } from "./support/cli-helpers.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 
 const TIMEOUT = 120_000;
@@ -188,4 +193,108 @@ describe("durable-agent dataset / eval --cases / fork", () => {
     },
     TIMEOUT,
   );
+
+  it(
+    "fork --trip 2 --instructions-file --model --model-setting: the fork's model calls get them, it prints them, its input records them",
+    async () => {
+      const instructions = join(dir, "terse.txt");
+      writeFileSync(instructions, "You are a terse coach.\nAnswer in one line.");
+      const before = model.requests.length;
+      const forked = await cli(
+        [
+          "fork",
+          recorded[1]!.workflowId,
+          "--trip",
+          "2",
+          "--instructions-file",
+          instructions,
+          "--model",
+          "gpt-edited",
+          "--model-setting",
+          "temperature=0.3",
+          "--model-setting",
+          "seed=7",
+          "--model-setting",
+          'stop=["THE END"]',
+          "--module",
+          "examples/recorded-runs/coach.eval.ts",
+          ...bundle(),
+        ],
+        { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "test" },
+      );
+      expect(forked.code, forked.stderr).toBe(0);
+      const forkId = /^Fork (\S+) of run /.exec(forked.stdout)![1]!;
+      expect(forked.stdout.split("\n")[1]).toBe(
+        'Changed for the fork: instructions "You are a terse coach."; model gpt-edited; ' +
+          'model settings {"temperature":0.3,"seed":7,"stop":["THE END"]}',
+      );
+      // Trip 2 (the re-prompted act) and trip 3 (the answer), each with the edits; the recorded trip 1 is not made again.
+      const sent = model.requests.slice(before).map((r) => r.body);
+      expect(sent.map((b) => [b.model, b.temperature, b.seed, b.stop, b.messages[0]])).toEqual(
+        sent.map(() => [
+          "gpt-edited",
+          0.3,
+          7,
+          ["THE END"],
+          { role: "system", content: "You are a terse coach.\nAnswer in one line." },
+        ]),
+      );
+      expect(sent.length).toBeGreaterThanOrEqual(2);
+      const fork = await readRecordedRun(harness.client, forkId);
+      expect((fork.args as AgentRunArgs).fork?.changes).toEqual({
+        instructions: "You are a terse coach.\nAnswer in one line.",
+        model: "gpt-edited",
+        modelSettings: { temperature: 0.3, seed: 7, stop: ["THE END"] },
+      });
+    },
+    TIMEOUT,
+  );
+
+  it("fork's edit flags refuse bad input with a sentence that names the fix and exit 64, before connecting; never a stack", async () => {
+    const fork = ["fork", recorded[0]!.workflowId, "--trip", "2"];
+    // As a user runs it: child processes (an unknown key gets the library's "did you mean")
+    const [typo, noFile] = await Promise.all([
+      cli([...fork, "--model-setting", "temprature=0.3"]),
+      cli([...fork, "--instructions-file", join(dir, "missing.txt")]),
+    ]);
+    expect(typo.stderr.split("\n")[0]).toBe("--model-setting has no option `temprature`; did you mean `temperature`?");
+    expect(noFile.stderr.split("\n")[0]).toBe(
+      `--instructions-file ${join(dir, "missing.txt")} cannot be read (no such file).`,
+    );
+    for (const exit of [typo, noFile]) {
+      expect(exit.code).toBe(64);
+      expect(exit.stderr).toContain("Usage: durable-agent fork <workflowId> --trip <n>");
+      expect(exit.stderr).not.toMatch(/\n\s+at /); // no stack
+    }
+    // The rest in this process (the same main()); the address is one nothing listens on: nothing connects before the check
+    const bad: Array<[string[], string]> = [
+      [
+        ["--model-setting", "maxOutputTokens=100"],
+        "--model-setting has no option `maxOutputTokens`; did you mean `maxTokens`? (the AI SDK's `maxOutputTokens` is `maxTokens` here)",
+      ],
+      [
+        ["--model-setting", "temperature"],
+        '--model-setting takes key=value, e.g. --model-setting temperature=0.2 (got "temperature").',
+      ],
+      [["--model-setting", "=1"], '--model-setting takes key=value, e.g. --model-setting temperature=0.2 (got "=1").'],
+      [["--model-setting", "temperature=hot"], '--model-setting temperature must be a number from 0 to 2 (got "hot")'],
+      [["--model-setting", "temperature=3"], "--model-setting temperature must be a number from 0 to 2 (got 3)"],
+      [
+        ["--model-setting", "seed=1", "--model-setting", "seed=2"],
+        "--model-setting seed is given twice: give it once.",
+      ],
+      [["--model-setting", "stop=[oops"], "--model-setting stop=[oops is not valid JSON"],
+      [["--instructions", " "], "--instructions is empty: give the fork's instructions (its system prompt)."],
+      [
+        ["--instructions", "a", "--instructions-file", "b"],
+        "Give the instructions once: --instructions <text> or --instructions-file <path>, not both.",
+      ],
+      [["--model", ""], "--model is empty: give a model id, e.g. --model gpt-4o."],
+    ];
+    for (const [flags, message] of bad) {
+      const exit = await runMain([...fork, ...flags, "--address", "127.0.0.1:1"]);
+      expect(exit.code, flags.join(" ")).toBe(64);
+      expect(exit.stderr.split("\n")[0]).toContain(message);
+    }
+  });
 });

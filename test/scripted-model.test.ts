@@ -1,18 +1,21 @@
 /**
  * The scripted model's own behaviour that tests and the soak rely on: a stall that resumes
- * (`stallForMs`) and the server's count of usage served (`request.usageServed`), through the real
- * `openai` client over HTTP.
+ * (`stallForMs`, or `stallUntil` a promise settles) and the server's count of usage served
+ * (`request.usageServed`), through the real `openai` client over HTTP.
  */
 import OpenAI from "openai";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startScriptedModel, type ScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 
 const usage = { prompt_tokens: 7, completion_tokens: 5 };
+let release!: () => void;
+const released = new Promise<void>((resolve) => (release = resolve));
 const turns: ScriptedTurn[] = [
   { text: "stalls, then goes on", usage, stallAfterChunks: 2, stallForMs: 300 },
   { text: "cut before its usage", usage, cutAfterChunks: 2 },
   { text: "whole", usage },
   { text: "not streamed", usage },
+  { text: "held until released", usage, stallAfterChunks: 3, stallUntil: released },
 ];
 let model: ScriptedModel;
 let client: OpenAI;
@@ -57,4 +60,21 @@ it("usageServed stays unset for a stream cut before its usage chunk, and is set 
   const completion = await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }] });
   expect(completion.choices[0]!.message.content).toBe("not streamed");
   expect(model.requests.slice(2).map((r) => r.usageServed?.total_tokens)).toEqual([12, 12]);
+});
+
+it("stallUntil: the stream stops after stallAfterChunks chunks and sends the rest once the promise settles", async () => {
+  const stream = await client.chat.completions.create({
+    model: "m",
+    messages: [{ role: "user", content: "hi" }],
+    stream: true,
+  });
+  const chunks = stream[Symbol.asyncIterator]();
+  const read = async () => ((await chunks.next()).value as OpenAI.ChatCompletionChunk).choices[0]?.delta.content;
+  expect([await read(), await read(), await read()]).toEqual(["", "held", " unt"]); // the role chunk, then text by 4
+  const releasedAt = Date.now();
+  release();
+  let rest = "";
+  for await (const chunk of { [Symbol.asyncIterator]: () => chunks }) rest += chunk.choices[0]?.delta.content ?? "";
+  expect(model.requests[4]!.lastChunkAt).toBeGreaterThanOrEqual(releasedAt); // the rest was written after the release
+  expect(rest).toBe("il released");
 });

@@ -51,6 +51,13 @@ const flaked = new Set<string>();
 let holdStory: Promise<void> | undefined;
 /** While set, the first model call of a coach-v2 run waits for it (the fork's answer, held until the page watches it live). */
 let holdV2: Promise<void> | undefined;
+/** The chat answer a reload interrupts: its first half streams, then it stalls until the test releases it (after the reload). */
+const TALE = {
+  first: "Once upon a leg day, a squat met a lunge. ",
+  rest: "They trained together, and the plan was never the same.",
+};
+/** While set, the tale's answer stalls after its first half until it settles. */
+let holdTale: Promise<void> | undefined;
 
 /**
  * The model, by the conversation: a swap request is first answered with an offer (so
@@ -65,6 +72,9 @@ async function answer(request: ScriptedRequest): Promise<ScriptedTurn> {
   if (last.role === "tool")
     return /delete/i.test(input) ? "Your plan is deleted." : `Done${v2 ? " (v2)" : ""}: squats are now lunges.`;
   if (/delete/i.test(input)) return { toolCalls: [{ name: "delete_plan", arguments: {} }] };
+  if (/tale/i.test(input))
+    // the role chunk and the first half, then a stall until the test releases the rest
+    return { text: TALE.first + TALE.rest, chunkSize: TALE.first.length, stallAfterChunks: 2, stallUntil: holdTale! };
   if (/explode/i.test(input))
     return {
       status: 404,
@@ -423,7 +433,9 @@ describe("the studio in Chromium", () => {
       await dataset.getByTestId("eval-agent").selectOption(agent);
       expect(await dataset.getByTestId("eval-recorded-tools").isChecked()).toBe(true);
       await dataset.getByTestId("run-eval").click();
-      const progress = dataset.locator(`[data-testid="eval"][data-done="true"]`);
+      // this eval's bar: until the POST answers, the bar of the eval before (done) is still there
+      const earlier = evals.map((id) => `:not([data-eval-id="${id}"])`).join("");
+      const progress = dataset.locator(`[data-testid="eval"][data-done="true"]${earlier}`);
       await progress.waitFor({ timeout: 120_000 });
       expect(await progress.getByTestId("eval-count").textContent()).toBe("5/5");
       expect(await progress.getByTestId("eval-progress").getAttribute("value")).toBe("5");
@@ -547,7 +559,7 @@ describe("the studio in Chromium", () => {
         .textContent()
         .catch(() => null),
     ).toBe("awaiting approval");
-    expect(await rows().count()).toBe(1);
+    await poll(() => rows().count()).toBe(1); // the filtered list: the list before it shows the run's badge too
     expect(page.url()).toContain("awaiting=approval");
     expect(await row.getByTestId("first-words").textContent()).toBe(DELETE);
     await shot("awaiting-approval");
@@ -723,6 +735,45 @@ describe("the studio in Chromium", () => {
     expect(page.url()).toContain(encodeURIComponent(`${COACH}-session-${chatId}`));
     await poll(() => page.getByTestId("approval").getAttribute("data-decision")).toBe("approved");
     expect(await page.getByTestId("decision").textContent()).toContain("by alice");
+  });
+
+  it("14. the chat panel, reloaded mid-answer, resumes the answer in flight: the rest streams in, once, nothing twice", async () => {
+    const release = deferred();
+    holdTale = release.promise;
+    await open(`chat?agent=${COACH}`);
+    await page.getByTestId("chat-input").fill("Tell me a tale");
+    await page.getByTestId("chat-send").click();
+    const answers = page.locator('[data-testid="chat-message"][data-role="assistant"]');
+    const users = page.locator('[data-testid="chat-message"][data-role="user"]');
+    // the first half is on the page, and the model holds the rest: the reload comes mid-answer
+    await poll(() => answers.last().getByTestId("chat-text").textContent()).toBe(TALE.first);
+    expect(page.url()).toContain("id=studio-chat-");
+    await page.reload();
+    // the history (the user's message), then the answer in flight, replayed from its start: its text once
+    await poll(() => answers.last().getByTestId("chat-text").textContent()).toBe(TALE.first);
+    expect(await page.getByTestId("chat").getAttribute("data-busy")).toBe("true");
+    expect(await users.allTextContents()).toEqual(["Tell me a tale"]);
+    expect(await answers.count()).toBe(1);
+    await shot("chat-resumed");
+    release.resolve();
+    holdTale = undefined;
+    // the rest streams into the same message; the stream's end leaves one answer with the whole text
+    await poll(() => page.getByTestId("chat").getAttribute("data-busy")).toBe("false");
+    expect(await answers.allTextContents()).toEqual([TALE.first + TALE.rest]);
+    expect(await users.allTextContents()).toEqual(["Tell me a tale"]);
+    // reloaded once the answer has ended: the history holds it, and nothing is resumed on top of it
+    await page.reload();
+    await poll(() => answers.allTextContents()).toEqual([TALE.first + TALE.rest]);
+    await poll(() => page.getByTestId("chat").getAttribute("data-busy")).toBe("false");
+    expect(await answers.allTextContents()).toEqual([TALE.first + TALE.rest]);
+    // a link to a chat that does not exist (or is another user's) says so, in the handler's words
+    await open(`chat?agent=${COACH}&id=studio-chat-none`);
+    await poll(() =>
+      page
+        .getByTestId("chat-error")
+        .textContent()
+        .catch(() => null),
+    ).toBe("No such chat.");
   });
 
   it("a request without the token, when one is set, gets 401; with it, the page and the API answer", async () => {

@@ -46,6 +46,12 @@ export interface ScriptedAnswer {
    */
   stallForMs?: number;
   /**
+   * With `stallAfterChunks`: resume when this promise settles and send the rest of the answer (a
+   * test holds the answer mid-stream until an event of its own, such as a page reloaded, instead of
+   * a guessed delay). Wins over `stallForMs`.
+   */
+  stallUntil?: PromiseLike<unknown>;
+  /**
    * Stream this many chunks, wait until they have been sent, then break the stream as `cutBy` says
    * (a model, proxy or load balancer that drops the connection mid-answer). Chunk 1 carries the
    * role, each later one a piece of text or of a tool call, the last the finish reason, and then
@@ -299,21 +305,24 @@ async function writeStream(
     await write(0, Math.min(answer.cutAfterChunks, all), () => cut(res, answer.cutBy ?? "close"));
   } else if (answer.stallAfterChunks !== undefined) {
     res.flushHeaders();
-    const resume = answer.stallForMs;
+    const { stallForMs: resume, stallUntil: until } = answer;
+    const goOn = () => {
+      if (res.destroyed) return;
+      void write(answer.stallAfterChunks!, all).then(() => {
+        if (!res.destroyed) res.end("data: [DONE]\n\n");
+      });
+    };
     await write(
       0,
       Math.min(answer.stallAfterChunks, all),
-      resume === undefined
-        ? undefined
-        : () => {
-            const timer = setTimeout(() => {
-              if (res.destroyed) return;
-              void write(answer.stallAfterChunks!, all).then(() => {
-                if (!res.destroyed) res.end("data: [DONE]\n\n");
-              });
-            }, resume);
-            res.once("close", () => clearTimeout(timer));
-          },
+      until !== undefined
+        ? () => void Promise.resolve(until).then(goOn, goOn)
+        : resume === undefined
+          ? undefined
+          : () => {
+              const timer = setTimeout(goOn, resume);
+              res.once("close", () => clearTimeout(timer));
+            },
     );
   } else {
     await write(0, all);

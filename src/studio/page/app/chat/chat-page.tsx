@@ -2,7 +2,8 @@
  * The chat panel (`#/chat?agent=<name>&id=<chatId>`): talk to any agent of the module through the
  * library's own chat handler (`/api/chat/<agent>`, a chat is a session of the agent run by the
  * studio's worker), its answers streaming in, with approve and reject buttons for the tool calls
- * that wait for a person, and a link to the session's run page.
+ * that wait for a person, and a link to the session's run page. A chat opened by its link (a
+ * reload) shows its history, then resumes the answer in flight, if any (`GET …/stream`).
  */
 import { useEffect, useState } from "preact/hooks";
 import { segment } from "../api.js";
@@ -71,6 +72,22 @@ function fromHistory(message: HistoryMessage): ChatMessage[] {
   return [{ id: message.id, role: message.role, text, tools }];
 }
 
+/**
+ * A failed response's message for a person: the studio's `{ error: "…" }`, the chat handler's
+ * `{ error: { name, message } }`, or its plain-text sentence (where `useChat` expects a stream).
+ */
+async function errorOf(response: Response): Promise<string> {
+  const body = await response.text().catch(() => "");
+  try {
+    const error = (JSON.parse(body) as { error?: string | { message?: string } }).error;
+    const message = typeof error === "string" ? error : error?.message;
+    if (message) return message;
+  } catch {
+    if (body.trim()) return body.trim();
+  }
+  return `${response.status} ${response.statusText}`;
+}
+
 /** A new chat's id: the session's id (it names its workflow). */
 const newChatId = () => `studio-chat-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
@@ -82,16 +99,13 @@ export function ChatPage({ agent, chatId }: { agent: string; chatId: string }) {
   const [messages, setMessages] = useState<ChatMessage[]>([]);
   const [draft, setDraft] = useState("");
   const [busy, setBusy] = useState(false);
-  // A chat opened by its link (a reload): its history, from the chat handler.
+  // A chat opened by its link (a reload): its history, then the answer in flight, from the chat handler.
   useEffect(() => {
-    if (!chatId || !chosen) return;
-    void fetch(`/api/chat/${segment(chosen)}/${segment(chatId)}/stream?messages`, {
-      headers: { accept: "application/json" },
-    })
-      .then(async (response) => (response.ok ? ((await response.json()) as HistoryMessage[]) : []))
-      .then((history) => setMessages(history.flatMap(fromHistory)))
-      .catch(() => undefined);
-  }, [chatId, chosen]);
+    if (!chatId || !chosen || !meta.canChat) return;
+    const leaving = new AbortController();
+    void reopen(`/api/chat/${segment(chosen)}/${segment(chatId)}/stream`, leaving.signal);
+    return () => leaving.abort(); // a dropped resume is not a stop: the answer goes on
+  }, [chatId, chosen, meta.canChat]);
   if (!meta.canChat)
     return (
       <p class="hint" data-testid="chat-unavailable">
@@ -139,6 +153,60 @@ export function ChatPage({ agent, chatId }: { agent: string; chatId: string }) {
       return [...all.slice(0, -1), next];
     });
 
+  /**
+   * Shows the chat's history (which leaves out an answer in flight), then resumes that answer:
+   * the stream replays it from its `start`, whose message id takes the place of a message of the
+   * history with that id (one waiting for approval), so no text shows twice. A 204 is no answer in
+   * flight; if one ended between the two reads, the history is read again to show it.
+   */
+  const reopen = async (stream: string, signal: AbortSignal) => {
+    /** A failed read's message, under the chat. */
+    const failed = async (response: Response) => {
+      const error = await errorOf(response);
+      setMessages((all) => [...all, { id: "", role: "assistant", text: "", tools: [], error }]);
+    };
+    const history = async () => {
+      const response = await fetch(`${stream}?messages`, { headers: { accept: "application/json" }, signal });
+      if (!response.ok) return (await failed(response), undefined);
+      const shown = ((await response.json()) as HistoryMessage[]).flatMap(fromHistory);
+      setMessages(shown);
+      return shown;
+    };
+    try {
+      const shown = await history();
+      if (!shown) return;
+      const response = await fetch(stream, { headers: { accept: "text/event-stream" }, signal });
+      if (response.status === 204) {
+        if (shown.at(-1)?.role === "user") await history();
+        return;
+      }
+      if (!response.ok || !response.body) return await failed(response);
+      setBusy(true);
+      await readUiStream(response, (chunk) =>
+        chunk.type === "start"
+          ? setMessages((all) => [
+              ...all.filter((m) => m.id !== chunk.messageId),
+              { id: chunk.messageId ?? "", role: "assistant", text: "", tools: [] },
+            ])
+          : apply(chunk),
+      );
+    } catch (error) {
+      if (!signal.aborted)
+        setMessages((all) => [
+          ...all,
+          {
+            id: "",
+            role: "assistant",
+            text: "",
+            tools: [],
+            error: `The chat could not be read: ${(error as Error).message}`,
+          },
+        ]);
+    } finally {
+      if (!signal.aborted) setBusy(false);
+    }
+  };
+
   /** POSTs `body` to the agent's chat handler and streams its answer into the last message. */
   const send = async (body: unknown) => {
     setBusy(true);
@@ -149,8 +217,7 @@ export function ChatPage({ agent, chatId }: { agent: string; chatId: string }) {
         body: JSON.stringify(body),
       });
       if (!response.ok || !response.body) {
-        const error = ((await response.json().catch(() => undefined)) as { error?: string } | undefined)?.error;
-        apply({ type: "error", errorText: error ?? `${response.status} ${response.statusText}` });
+        apply({ type: "error", errorText: await errorOf(response) });
         return;
       }
       await readUiStream(response, apply);
@@ -196,7 +263,7 @@ export function ChatPage({ agent, chatId }: { agent: string; chatId: string }) {
   };
 
   return (
-    <section class="chat" data-testid="chat" data-chat-id={id}>
+    <section class="chat" data-testid="chat" data-chat-id={id} data-busy={String(busy)}>
       <header class="filters">
         <label>
           agent

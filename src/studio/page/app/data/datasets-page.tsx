@@ -87,7 +87,7 @@ function DatasetRow({ dataset }: { dataset: DatasetInfo }) {
             <button data-testid="run-eval" disabled={!request.agent} onClick={run}>
               Run eval
             </button>
-            {started && <EvalProgressBar id={started} />}
+            {started && <EvalProgressBar key={started} id={started} />}
             {error && (
               <span class="error" data-testid="eval-error">
                 {error}
