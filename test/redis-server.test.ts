@@ -39,6 +39,18 @@ function processState(port: number): string | undefined {
   return undefined;
 }
 
+/**
+ * The server's state once a signal sent to it took effect: the kernel stops a process when it is
+ * next scheduled, not when `kill()` returns, so a loaded machine shows "S" or "R" for a moment.
+ * No event says when: read /proc until it says "T", for up to 5 s.
+ */
+async function stateOnceSettled(port: number): Promise<string | undefined> {
+  let state = processState(port);
+  for (const deadline = Date.now() + 5_000; state !== "T" && Date.now() < deadline; state = processState(port))
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  return state;
+}
+
 /** A PATH holding every program of /usr/bin but those named `except`. */
 function pathWithout(except: RegExp): string {
   const dir = mkdtempSync(join(tmpdir(), "path-"));
@@ -83,7 +95,7 @@ describe("startRedisServer", () => {
   it("pause stops the process (no answer) until resume, which answers the command sent meanwhile", async () => {
     server ??= await startRedisServer({ log: () => {} });
     server.pause();
-    expect(processState(server.port)).toBe("T"); // stopped by SIGSTOP
+    expect(await stateOnceSettled(server.port)).toBe("T"); // stopped by SIGSTOP
     const answer = command(server.port, "PING");
     server.resume();
     expect(await answer).toBe("+PONG");

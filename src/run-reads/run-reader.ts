@@ -20,6 +20,31 @@ export function runRefOf(context: Context): Required<RunRef> {
   return { workflowId: execution.workflowId, runId: execution.runId };
 }
 
+/**
+ * gRPC codes of a query worth asking again: DEADLINE_EXCEEDED ("query timed out before a worker
+ * could process it": a worker busy replaying a large run) and UNAVAILABLE (a server briefly away).
+ */
+const RETRIED_QUERY_CODES = new Set([4, 14]);
+const QUERY_ATTEMPTS = 3;
+
+function hasRetriedCode(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++)
+    if (RETRIED_QUERY_CODES.has((e as { code?: unknown }).code as number)) return true;
+  return false;
+}
+
+/** A read-only query, asked up to QUERY_ATTEMPTS times while it fails for a busy worker or an unreachable server. */
+async function queryPatiently<T>(ask: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ask();
+    } catch (error) {
+      if (attempt >= QUERY_ATTEMPTS || !hasRetriedCode(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+    }
+  }
+}
+
 /** Reads `part` of a run from `from` up to `to` (exclusive; default: all of it), page by page. */
 export async function readRunPart<T>(
   client: Client,
@@ -32,7 +57,7 @@ export async function readRunPart<T>(
   const handle = client.workflow.getHandle(ref.workflowId, ref.runId);
   const items: T[] = [];
   for (let next = from, end = to ?? Infinity; next < end;) {
-    const page = (await handle.query(runPageQuery, part, next, maxBytes)) as RunPage<T>;
+    const page = (await queryPatiently(() => handle.query(runPageQuery, part, next, maxBytes))) as RunPage<T>;
     if (to === undefined) end = page.total;
     else if (page.items.length === 0)
       throw new Error(`run ${ref.runId} has ${page.total} ${part}, fewer than the ${to} asked for`);
