@@ -460,6 +460,32 @@ describe("replay", () => {
     expect(after.upserts.filter((keys) => keys === "DurableAgentCostUsd,DurableAgentTokens")).toHaveLength(2);
   });
 
+  it("session-first-task-split: the agent's description ended one workflow task and the first message began the next (a query came in the first); the session took its patches at its start, and replays", async () => {
+    const read = (url: URL) => {
+      const json = JSON.parse(readFileSync(url, "utf8")) as { events: Array<{ eventType: string }> };
+      // The workflow task each event's command was recorded in (counting completed tasks).
+      let task = 0;
+      const tasks = json.events.map((event) => (event.eventType.endsWith("WORKFLOW_TASK_COMPLETED") ? ++task : task));
+      const taskOf = (pattern: RegExp) => tasks[json.events.findIndex((event) => pattern.test(JSON.stringify(event)))];
+      return { json, taskOf };
+    };
+    const split = (taskOf: (pattern: RegExp) => number | undefined) => ({
+      description: taskOf(/core_local_activity/),
+      memo: taskOf(/WORKFLOW_PROPERTIES_MODIFIED/),
+    });
+    // After: the patches' marker is in the first task, the description's marker too, the first message's memo in the next.
+    const after = read(new URL("session-first-task-split.session-patches-at-start.json", FIXTURES));
+    expect(split(after.taskOf)).toEqual({ description: 1, memo: 2 });
+    expect(decodedHistory(historyFromJSON(after.json))).toContain("durable-agent.session-patches-at-start");
+    // Before (a run of the code that asked the memo patch per message): the same split put its marker in the second
+    // task, where a replay, which takes the description's result in the first, does not ask for it. It cannot replay.
+    const before = read(new URL("../histories-before-fix/session-first-task-split.json", FIXTURES));
+    expect(split(before.taskOf)).toEqual({ description: 1, memo: 2 });
+    const failures = await replay([{ workflowId: "before", history: before.json }]);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatch(/Non-deprecated patch marker encountered for change durable-agent\.session-list-memo/);
+  });
+
   it("a determinism break is caught: a history replayed against a changed workflow fails", async () => {
     const history = JSON.parse(readFileSync(new URL("tool-call.json", FIXTURES), "utf8"));
     // Rename the recorded activity type, as a code change that schedules something else would.

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { Client, Connection } from "@temporalio/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Worker } from "@temporalio/worker";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import {
   ai,
@@ -12,7 +13,7 @@ import {
 } from "../src/index.js";
 import { startScriptedModel, type ScriptedRequest } from "../src/testing/index.js";
 import { reprompts, updatePlanTool } from "./support/contract-helpers.js";
-import { connectHarness, withWorker, type Harness } from "./support/harness.js";
+import { connectHarness, taskQueue, withWorker, type Harness } from "./support/harness.js";
 import { replaysAndKeeps } from "./support/history-helpers.js";
 
 let harness: Harness;
@@ -186,6 +187,63 @@ describe("session messages for chats", () => {
       await session.end();
       await replaysAndKeeps({ workflow: harness.client.workflow.getHandle(session.workflowId) }, "session-turns");
     });
+    await model.close();
+  });
+
+  it("sessions asked for their turns while their first message starts replay: each history in the replayer; a worker started after theirs stopped answers their queries and takes a next message", async () => {
+    const model = await startScriptedModel((request) => `echo: ${lastUser(request)}`);
+    const agent = ai.agent({ name: "session-replayed", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
+    const queue = taskQueue();
+    const sessions = [1, 2, 3].map((n) =>
+      agent.session(`r${n}-${Date.now()}`, { client: harness.client, taskQueue: queue }),
+    );
+    const broken: string[] = [];
+    const ask = (session: (typeof sessions)[number]) =>
+      session
+        .turns()
+        .catch((error: Error) => void (/Nondeterminism/.test(error.message) && broken.push(error.message)));
+    await withWorker(
+      harness,
+      [agent],
+      () =>
+        Promise.all(
+          sessions.map(async (session) => {
+            // A query that comes with the first workflow task ends it between the agent's description and the first
+            // message's start (test/fixtures/histories/session-first-task-split.*): the split a replay must agree with.
+            let answered = false;
+            const asking = (async () => {
+              while (!answered) await ask(session);
+            })();
+            await session.send("Hello");
+            answered = true;
+            await asking;
+          }),
+        ),
+      { taskQueue: queue },
+    );
+    const histories = await Promise.all(
+      sessions.map(async (session) => ({
+        workflowId: session.workflowId,
+        history: await harness.client.workflow.getHandle(session.workflowId).fetchHistory(),
+      })),
+    );
+    for await (const result of Worker.runReplayHistories(
+      { workflowBundle: { codePath: inject("workflowBundlePath") }, replayName: "session-replayed" },
+      histories,
+    ))
+      expect(result.error).toBeUndefined();
+    // A worker without the runs: their queries replay each whole history, as does the next message's task.
+    await withWorker(
+      harness,
+      [agent],
+      async () => {
+        for (const session of sessions)
+          expect((await session.turns()).turns.map((turn) => turn.status)).toEqual(["answered"]);
+        expect(await sessions[0]!.send("Again")).toMatchObject({ reply: "echo: Again" });
+      },
+      { taskQueue: queue },
+    );
+    expect(broken).toEqual([]);
     await model.close();
   });
 });

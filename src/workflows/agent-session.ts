@@ -49,6 +49,13 @@ const SESSION_LOCAL_TOOLS_PATCH = "durable-agent.session-local-tools";
 const MESSAGE_FAILED_PATCH = "durable-agent.session-message-failed";
 /** Marks histories whose sessions keep their first words and the time of their last message in their memo (a chat's list reads them). */
 const SESSION_MEMO_PATCH = "durable-agent.session-list-memo";
+/**
+ * Marks histories whose sessions took the patches above (and the stopped-answer one) at their start. Asked per
+ * message, a patch's first ask followed the agent's description (a local activity): a workflow task that ended
+ * between that result's marker and the workflow taking it (a query in it) recorded the patch's marker a task
+ * later than a replay asks, and the replay failed (nondeterminism: a query on another worker, a restart).
+ */
+const SESSION_PATCHES_AT_START = "durable-agent.session-patches-at-start";
 
 /** What a session returns when it ends. */
 export interface SessionSummary {
@@ -67,6 +74,8 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   // Every handler before the first await: a query or update that comes during setup finds its handler.
   const handlers = new RunHandlers({ run, events, agents, context: args.context, mcpTools: args.resume?.mcpTools });
   const turns = new SessionTurnList(args.resume?.turns, events, handlers.approvals);
+  const patchesAtStart = patched(SESSION_PATCHES_AT_START); // in the first activation, live and on replay alike
+  const has = (patch: string) => patchesAtStart || patched(patch);
   unpackCarried(run, carried, events);
   let ended = false;
   let pending = 0;
@@ -121,14 +130,14 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
     streamText: args.streamText === true,
   };
   const loop = tripLoopOf(handlers, spec, args.resume?.agentVersion, { ...parts, ...defined({ budget: spec.budget }) });
-  loop.keepStoppedAnswers = true;
+  loop.keepStoppedAnswers = patchesAtStart ? "decided" : true;
   const memory = runMemoryOf(spec, args.user); // an agent's `memory`, a session with a user
   if (memory) loop.memory = memory;
 
   send = async (message, turn) => {
     const scope = new CancellationScope();
     turns.started(turn, run.messages.length, scope);
-    if (patched(SESSION_MEMO_PATCH)) upsertMemo(listMemo(message));
+    if (has(SESSION_MEMO_PATCH)) upsertMemo(listMemo(message));
     const start = {
       messages: run.messages.length,
       toolCalls: run.toolCalls.length,
@@ -139,7 +148,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
     delete run.requestUsage; // usage and budget are per message, like maxTrips
     // Each message starts with the session's agent: a handoff lasts for the message it happened in.
     Object.assign(loop, { spec, model, tools });
-    if (loop.localTools !== localTools && patched(SESSION_LOCAL_TOOLS_PATCH)) loop.localTools = localTools;
+    if (loop.localTools !== localTools && has(SESSION_LOCAL_TOOLS_PATCH)) loop.localTools = localTools;
     Object.assign(ctx, { spec, tools });
     run.agent = spec.name;
     delete run.output;
@@ -166,7 +175,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
       } else {
         const failure = error instanceof ApplicationFailure ? error : undefined;
         const failed = { name: failure?.type ?? (error as Error).name, message: (error as Error).message };
-        if (patched(MESSAGE_FAILED_PATCH)) {
+        if (has(MESSAGE_FAILED_PATCH)) {
           closeUnansweredCalls(run, start.messages, `failed: the message failed (${failed.name})`);
           events.publish({ type: "message.failed", index: turn.index, error: failed });
         }

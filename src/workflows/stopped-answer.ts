@@ -16,7 +16,8 @@ const STOPPED_ANSWER_PATCH = "durable-agent.session-stopped-answer";
 
 /** The model calls of a trip: in a session (with the patch), ones whose stop waits for the text they had; else the loop's. */
 export function modelCallsOf(loop: TripLoop): ActivityProxies {
-  return loop.keepStoppedAnswers && !loop.spec.localModel && patched(STOPPED_ANSWER_PATCH)
+  const { keepStoppedAnswers: keep } = loop;
+  return keep && !loop.spec.localModel && (keep === "decided" || patched(STOPPED_ANSWER_PATCH))
     ? stoppableModelCalls(loop.spec)
     : loop.model;
 }

@@ -45,8 +45,11 @@ export interface TripLoop {
   overrides?: RunOverrides;
   /** The request's first trip (a forcing toolChoice applies to it only): 1 for a run, per message in a session. */
   firstTrip: number;
-  /** A session's: a model call stopped mid-answer (`cancel-message`) leaves the text it had as the trip's answer. */
-  keepStoppedAnswers?: boolean;
+  /**
+   * A session's: a model call stopped mid-answer (`cancel-message`) leaves the text it had as the trip's answer.
+   * "decided": the session took it at its start (its patches' marker is there), so no patch is asked per call.
+   */
+  keepStoppedAnswers?: boolean | "decided";
   /** Bumped when a handoff's inputFilter replaced the conversation (workers cache conversations per view). */
   view?: number;
   /** The run's memory: its user, with an agent's `memory` (absent: the run has none). */
