@@ -401,7 +401,7 @@ describe("typed output and images with an AI SDK model", () => {
     expect(result.output).toEqual({ exercise: "lunges" });
   });
 
-  it("a provider without a JSON mode for a schema gets the schema in the instructions instead, from then on", async () => {
+  it("a provider with a JSON mode but no JSON schema gets JSON mode and the schema in the instructions, from then on", async () => {
     const { result, requests } = await runOn(
       ['{"exercise":"lunges"}'],
       (baseURL) => ({
@@ -413,9 +413,10 @@ describe("typed output and images with an AI SDK model", () => {
       { streamText: true },
     );
     // The provider's getArgs warned before any request (no json_schema without structuredOutputs): the one
-    // request sent has the schema in the instructions, none was sent and dropped.
+    // request sent has JSON mode (a model server such as llama.cpp then answers JSON alone, not fenced
+    // JSON) and the schema in the instructions; none was sent and dropped.
     expect(requests).toHaveLength(1);
-    expect(requests[0]!.body.response_format).toBeUndefined();
+    expect(requests[0]!.body.response_format).toEqual({ type: "json_object" });
     expect(String(requests[0]!.body.messages[0]!.content)).toContain('"exercise"');
     expect(result.output).toEqual({ exercise: "lunges" });
   });

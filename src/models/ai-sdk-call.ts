@@ -44,24 +44,43 @@ interface CallableModel {
   ): PromiseLike<{ content?: unknown; finishReason?: unknown; usage?: unknown; warnings?: unknown }>;
 }
 
-/** Models (provider and id) that answered a JSON response format with a warning: their typed output is asked for in the instructions. */
-const withoutJsonMode = new Set<string>();
+/**
+ * How a model (provider and id) that warned about the JSON response format is asked for the typed
+ * output: "json" (it took JSON mode but not the schema: JSON mode, and the schema in the
+ * instructions) or "none" (no JSON mode: the instructions alone). Absent: JSON mode with the schema.
+ */
+const jsonFallbacks = new Map<string, "json" | "none">();
+
+/** The output as asked of a model at a fallback level: the schema in the instructions, with JSON mode where it has one. */
+function askedAt(
+  output: OutputRequest,
+  level: "json" | "none",
+  hasTools: boolean,
+): OutputRequest & { jsonMode?: true } {
+  // Without tools only: JSON mode forces a JSON answer, which would leave no room for a tool call.
+  return { ...output, mode: "prompt", ...(level === "json" && !hasTools ? { jsonMode: true as const } : {}) };
+}
 
 /** Sends the conversation to an AI SDK model and returns the checked answer; rejects with what the provider raised. */
 export async function callAiSdk(model: AiSdkModelReference, request: ModelCallRequest): Promise<ModelCallAnswer> {
   const key = `${model.provider}\n${model.modelId}`;
-  const asked =
-    request.output?.mode === "json-schema" && withoutJsonMode.has(key)
-      ? { ...request.output, mode: "prompt" as const }
-      : request.output;
+  const hasTools = request.tools.length > 0;
+  const level = jsonFallbacks.get(key);
+  const output = request.output;
+  let asked = output?.mode === "json-schema" && level ? askedAt(output, level, hasTools) : output;
   let answer = await callOnce(model, request, asked);
-  if (answer === "no-json-mode") {
-    withoutJsonMode.add(key);
-    log.info("the model has no JSON mode for the typed output: asking for it in the instructions", {
-      provider: model.provider,
-      modelId: model.modelId,
-    });
-    answer = (await callOnce(model, request, { ...asked!, mode: "prompt" })) as AiSdkAnswer;
+  // A JSON schema it does not take: JSON mode with the schema in the instructions; no JSON mode at all: the instructions alone.
+  while (answer === "no-json-mode") {
+    const next = asked?.mode === "json-schema" && !hasTools ? "json" : "none";
+    jsonFallbacks.set(key, next);
+    log.info(
+      next === "json"
+        ? "the model takes JSON mode but not a JSON schema: asking for the typed output's schema in the instructions"
+        : "the model has no JSON mode for the typed output: asking for it in the instructions",
+      { provider: model.provider, modelId: model.modelId },
+    );
+    asked = askedAt(output!, next, hasTools); // "no-json-mode" answers a call that asked for typed output only
+    answer = await callOnce(model, request, asked);
   }
   if (answer.finish?.reason === "content-filter") throw new ContentFilterError(answer.finish.raw);
   if (answer.finish?.reason === "interrupted" || answer.finish?.reason === "error")
@@ -81,7 +100,7 @@ export async function callAiSdk(model: AiSdkModelReference, request: ModelCallRe
 async function callOnce(
   model: AiSdkModelReference,
   request: ModelCallRequest,
-  output: OutputRequest | undefined,
+  output: (OutputRequest & { jsonMode?: true }) | undefined,
 ): Promise<AiSdkAnswer | "no-json-mode"> {
   const settings = mergeSettings(model.settings, request.runSettings);
   const options = callOptions(model, settings, request, output);
@@ -92,7 +111,10 @@ async function callOnce(
     const answer = generatedAnswer(await callable.doGenerate(options), pricing);
     if (answer.usage) request.onUsage(answer.usage);
     if (judgeWarnings(model, settings, request, options, answer.warnings) === "no-json-mode")
-      withoutJsonMode.add(`${model.provider}\n${model.modelId}`);
+      jsonFallbacks.set(
+        `${model.provider}\n${model.modelId}`,
+        options.responseFormat?.type === "json" && options.responseFormat.schema ? "json" : "none",
+      );
     return answer;
   }
   const { stream } = await callable.doStream(options);
@@ -180,7 +202,7 @@ function callOptions(
   model: AiSdkModelReference,
   settings: AiSdkModelSettings,
   request: ModelCallRequest,
-  output: OutputRequest | undefined,
+  output: (OutputRequest & { jsonMode?: true }) | undefined,
 ): LanguageModelV4CallOptions {
   const version = model.languageModel.specificationVersion;
   const instructions =
@@ -245,6 +267,7 @@ function callOptions(
   }
   if (output?.mode === "json-schema")
     options.responseFormat = { type: "json", schema: output.jsonSchema, name: "output" };
+  else if (output?.jsonMode) options.responseFormat = { type: "json" };
   if (providerOptions) options.providerOptions = providerOptions;
   return options as LanguageModelV4CallOptions;
 }
