@@ -10,27 +10,12 @@
 import type { Client } from "@temporalio/client";
 import { ErrorCode, McpError, type ListTasksResult, type Task } from "@modelcontextprotocol/sdk/types.js";
 import { WORKFLOW_NAME } from "../core/constants.js";
+import { decodePageToken, encodePageToken, listExecutionsPage } from "../run-reads/index.js";
 import { callPrefix } from "./call-ids.js";
 import { readTask } from "./call-tasks.js";
 
-/** gRPC's status for a request the server rejects as invalid (here: a page token it did not give). */
-const INVALID_ARGUMENT = 3;
-
 /** A string literal of Temporal's list filter. */
 const quoted = (value: string) => `"${value.replace(/["\\]/g, (c) => `\\${c}`)}"`;
-
-/** The cursor a client sent, as the store's page token; an error (-32602) when no `tasks/list` gave it. */
-function pageTokenOf(cursor: string | undefined): Uint8Array {
-  if (cursor === undefined) return Buffer.alloc(0);
-  const token = Buffer.from(cursor, "base64url");
-  try {
-    // Every visibility store Temporal has writes its page token as JSON.
-    JSON.parse(token.toString("utf8"));
-  } catch {
-    throw invalidCursor(cursor);
-  }
-  return token;
-}
 
 const invalidCursor = (cursor: string) =>
   new McpError(
@@ -50,21 +35,14 @@ export async function listTasks(
     `WorkflowId STARTS_WITH ${quoted(callPrefix(by))}`,
     `ExecutionStatus != "ContinuedAsNew"`, // a run that continued as new is listed once, as its latest run
   ].join(" AND ");
-  let response;
-  try {
-    response = await client.workflowService.listWorkflowExecutions({
-      namespace: client.options.namespace,
-      query,
-      pageSize,
-      nextPageToken: pageTokenOf(cursor),
-    });
-  } catch (error) {
-    if (cursor !== undefined && (error as { code?: number }).code === INVALID_ARGUMENT) throw invalidCursor(cursor);
-    throw error;
-  }
+  const pageToken = decodePageToken(cursor);
+  if (!pageToken) throw invalidCursor(cursor!);
+  const response = await listExecutionsPage(client, { query, pageSize, pageToken }, (error) =>
+    cursor !== undefined ? invalidCursor(cursor) : error,
+  );
   // A sub-agent's run (a child, whose id starts with its caller's) is part of a call, not a call.
   const ids = response.executions.filter((raw) => !raw.parentExecution).map((raw) => raw.execution!.workflowId!);
   const tasks = (await Promise.all(ids.map((id) => readTask(client, id)))).filter((task): task is Task => !!task);
-  const next = response.nextPageToken;
-  return { tasks, ...(next && next.length > 0 ? { nextCursor: Buffer.from(next).toString("base64url") } : {}) };
+  const nextCursor = encodePageToken(response.nextPageToken);
+  return { tasks, ...(nextCursor ? { nextCursor } : {}) };
 }

@@ -3,6 +3,7 @@
  * `ai.memory.postgres()`). Every write is idempotent on its key, so an activity retried after a
  * worker crash stores nothing twice.
  */
+import type { RecalledMemoryMessage } from "../core/memory.js";
 
 /** A message of a user's past conversation, as stored. */
 export interface MemoryMessage {
@@ -30,12 +31,10 @@ export interface MemoryMessageWrite extends MemoryMessage {
   embedding: number[];
 }
 
-/** A recalled message: a match, or a neighbour of one (`messageRange`). */
-export interface RecalledMessage extends MemoryMessage {
-  /** Cosine similarity to the query of the match (a neighbour carries its match's). */
-  score: number;
-  /** True for a neighbour of a match rather than a match. */
-  neighbour: boolean;
+/** A recalled message: a match, or a neighbour of one (`messageRange`): the run's record of it, with whose it is. */
+export interface RecalledMessage extends RecalledMemoryMessage {
+  /** Whose memory: the run's `user`. */
+  user: string;
 }
 
 /** What `recall` searches. */

@@ -10,6 +10,7 @@ import { executionInfoFromRaw } from "@temporalio/client/lib/helpers.js";
 import { defined } from "../../core/defined.js";
 import { EVAL_WORKFLOW_ID_PREFIX, SESSION_WORKFLOW_NAME, WORKFLOW_NAME } from "../../core/constants.js";
 import { pendingApprovalsQuery } from "../../workflows/definitions.js";
+import { decodePageToken, encodePageToken, listExecutionsPage } from "../../run-reads/index.js";
 import { SEARCH_ATTRIBUTES } from "../../core/search-attributes.js";
 import type { PendingApproval } from "../../core/types.js";
 import type { FiredFilter, RunRow, RunsQuery, RunsResponse } from "../api-types.js";
@@ -21,8 +22,6 @@ import { isRunStatus, RUN_STATUSES, runStatusOf, statusCondition } from "./run-s
 export const DEFAULT_PAGE_SIZE = 50;
 /** The most rows a page may ask for. */
 export const MAX_PAGE_SIZE = 1000;
-/** gRPC's status for a query the server cannot parse (or a search attribute it does not know). */
-const INVALID_ARGUMENT = 3;
 /** How long a worker has to say which calls of a running run wait for approval. */
 const APPROVALS_DEADLINE_MS = 2_000;
 /** `awaiting=approval` reads running runs a visibility page of this size at a time... */
@@ -153,18 +152,6 @@ function pageSizeOf(text: string | undefined): number {
   return size;
 }
 
-/** The visibility store's page token from `pageToken` (as `nextPageToken` gave it): JSON, in every store Temporal has. */
-function pageTokenOf(text: string | undefined): Buffer {
-  if (text === undefined || text === "") return Buffer.alloc(0);
-  const token = Buffer.from(text, "base64url");
-  try {
-    JSON.parse(token.toString("utf8"));
-  } catch {
-    throw new StudioRequestError(400, "`pageToken` is not one the runs list gave: pass its `nextPageToken` as it is.");
-  }
-  return token;
-}
-
 /** One visibility page as rows (with what their inputs say), and the next page's token. */
 async function visibilityPage(
   client: Client,
@@ -173,22 +160,11 @@ async function visibilityPage(
   pageSize: number,
   pageToken: Uint8Array,
 ): Promise<{ runs: RunRow[]; token?: Uint8Array }> {
-  let response;
-  try {
-    response = await client.workflowService.listWorkflowExecutions({
-      namespace: client.options.namespace,
-      query,
-      pageSize,
-      nextPageToken: pageToken,
-    });
-  } catch (error) {
-    if ((error as { code?: number }).code === INVALID_ARGUMENT)
-      throw new StudioRequestError(
-        400,
-        `The server rejected the visibility query ${query}: ${(error as Error).message}`,
-      );
-    throw error;
-  }
+  const response = await listExecutionsPage(
+    client,
+    { query, pageSize, pageToken },
+    (error) => new StudioRequestError(400, `The server rejected the visibility query ${query}: ${error.message}`),
+  );
   const { loadedDataConverter: converter } = client.options;
   const runs = await Promise.all(
     response.executions.map(async (raw) => {
@@ -215,7 +191,9 @@ export async function listRuns(
   const pageSize = pageSizeOf(params.pageSize);
   const keep = (row: RunRow) =>
     (!params.agent || row.agent === params.agent) && (params.awaiting !== "approval" || !!row.awaitingApproval);
-  let token: Uint8Array | undefined = pageTokenOf(params.pageToken);
+  let token: Uint8Array | undefined = decodePageToken(params.pageToken);
+  if (!token)
+    throw new StudioRequestError(400, "`pageToken` is not one the runs list gave: pass its `nextPageToken` as it is.");
   const started = performance.now();
   const runs: RunRow[] = [];
   // Rows are kept after the visibility query where it cannot decide (a run without search attributes
@@ -232,6 +210,6 @@ export async function listRuns(
     scanned += size;
   } while (filtered && token && runs.length < pageSize && scanned < AWAITING_SCAN_MAX);
   const visibilityMs = performance.now() - started;
-  const nextPageToken = token ? Buffer.from(token).toString("base64url") : undefined;
+  const nextPageToken = encodePageToken(token);
   return { page: { runs, ...defined({ nextPageToken }) }, visibilityMs };
 }
