@@ -28,11 +28,17 @@ export const encodePageToken = (token: Uint8Array | null | undefined): string | 
 /** One visibility page; when the server rejects the query or token as invalid, `rejected(error)` is thrown instead. */
 export async function listExecutionsPage(
   client: Client,
-  page: { query: string; pageSize: number; pageToken: Uint8Array },
+  { query, pageSize, pageToken }: { query: string; pageSize: number; pageToken: Uint8Array },
   rejected: (error: Error) => Error,
 ) {
   try {
-    return await client.workflowService.listWorkflowExecutions({ namespace: client.options.namespace, ...page });
+    const { namespace } = client.options;
+    return await client.workflowService.listWorkflowExecutions({
+      namespace,
+      query,
+      pageSize,
+      nextPageToken: pageToken,
+    });
   } catch (error) {
     if ((error as { code?: number }).code === INVALID_ARGUMENT) throw rejected(error as Error);
     throw error;
