@@ -19,7 +19,7 @@ import { startDevServer, startScriptedModel, type DevServer, type ScriptedModel 
 import type { SessionTurns } from "../src/workflows/definitions.js";
 import { createAgentWorker } from "../src/worker.js";
 import { connectHarness, type Harness } from "./support/harness.js";
-import { replaysAndKeeps } from "./support/history-helpers.js";
+import { decodedHistory, replaysAndKeeps } from "./support/history-helpers.js";
 
 let harness: Harness;
 let server: DevServer;
@@ -127,7 +127,8 @@ async function answerOf(response: Response, id: number): Promise<CallToolResult>
   return messages.find((m) => m.id === id)!.result as CallToolResult;
 }
 const textOf = (result: CallToolResult) => result.content.flatMap((c) => (c.type === "text" ? [c.text] : [])).join("");
-const sessionOf = (result: CallToolResult) => (result._meta?.["durable-agent/run"] as { workflowId: string }).workflowId;
+const sessionOf = (result: CallToolResult) =>
+  (result._meta?.["durable-agent/run"] as { workflowId: string }).workflowId;
 const modelCallsFor = (text: string) => model.requests.filter((request) => asked(request) === text).length;
 const turnsOf = async (workflowId: string) =>
   ((await client.workflow.getHandle(workflowId).query("session-turns")) as SessionTurns).turns;
@@ -154,6 +155,10 @@ describe("a retried request in session: true mode", () => {
     const turns = await turnsOf(workflowId);
     expect(turns).toHaveLength(sent); // one turn per message sent, none for the retry
     expect(turns.filter((turn) => turn.updateId.startsWith("mcp-request-900-"))).toHaveLength(1);
+    // The run that answered the retry took the patch at its start, and ran nothing for it (no activity in its history).
+    const history = decodedHistory(await client.workflow.getHandle(workflowId).fetchHistory());
+    expect(history).toContain("durable-agent.session-repeats-across-runs");
+    expect(history).toMatch(/mcp-request-900-/);
     await replaysAndKeeps({ workflow: client.workflow.getHandle(workflowId) }, "session-repeat-after-continue-as-new");
     await mcp.close();
   });

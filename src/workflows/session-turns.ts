@@ -80,7 +80,9 @@ export class SessionTurnList {
    */
   fromEarlierRun(updateId: string | undefined): SessionTurn | undefined {
     if (!updateId) return undefined;
-    return this.#turns.slice(-REPEAT_WINDOW).find((turn) => turn.index < this.#firstOfRun && turn.updateId === updateId);
+    return this.#turns
+      .slice(-REPEAT_WINDOW)
+      .find((turn) => turn.index < this.#firstOfRun && turn.updateId === updateId);
   }
 
   /** A message taken by the `send` Update that is running now: queued behind the ones before it. */
