@@ -38,7 +38,7 @@ export function mcpHttpHandler(options: McpHandlerOptions): (request: Request) =
   const sessions = new Map<string, OpenSession>();
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
 
-  /** Sessions being taken up again, by id: concurrent requests of one share its server. */
+  /** Sessions being taken up again, by caller and id: concurrent requests of one share its server. */
   const resuming = new Map<string, Promise<OpenSession | undefined>>();
 
   /** A new session's transport and server, connected; the session is kept once `initialize` gives it an id (`id`, for one taken up again). */
@@ -75,7 +75,8 @@ export function mcpHttpHandler(options: McpHandlerOptions): (request: Request) =
    */
   async function resumedSession(id: string, by: string, request: Request): Promise<OpenSession | undefined> {
     if (!options.session) return undefined;
-    const taking = resuming.get(id);
+    const key = JSON.stringify([by, id]);
+    const taking = resuming.get(key);
     if (taking) return taking;
     const taken = (async () => {
       if (!(await hasOpenSession(await clientOf(), options.agents, by, id))) return undefined;
@@ -84,8 +85,8 @@ export function mcpHttpHandler(options: McpHandlerOptions): (request: Request) =
       await (await transport.handleRequest(init.request, { parsedBody: init.body })).text();
       return sessions.get(id);
     })();
-    resuming.set(id, taken);
-    return taken.finally(() => resuming.delete(id));
+    resuming.set(key, taken);
+    return taken.finally(() => resuming.delete(key));
   }
 
   /** The body of a POST, parsed; a Response when it is too large or does not parse. */

@@ -24,7 +24,7 @@ const ENDED = new Set<SessionTurn["status"]>(["answered", "failed", "cancelled"]
  * 10 Updates are in flight per workflow: 64 covers those with room, while a request id a client
  * uses again much later (a new connection's ids start again) is not taken for a retry.
  */
-export const REPEAT_WINDOW = 64;
+const REPEAT_WINDOW = 64;
 
 /** The session's messages, and the one being answered with the scope that stops it. */
 export class SessionTurnList {
