@@ -59,8 +59,8 @@ export interface SendOptions extends SendDetails {
   /**
    * The id of the `send` Update that carries the message (default: a new one), chosen by the caller
    * to know it before the session answers (`SessionMessage.updateId` is the same). A send with the id
-   * of a message the session has taken (in its current run) is that message again, not a second
-   * one: a retried request names its message this way.
+   * of a message the session has taken (in its current run, or among its last 64 messages after it
+   * continued as new) is that message again, not a second one: a retried request names its message this way.
    */
   updateId?: string;
 }

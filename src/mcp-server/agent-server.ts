@@ -166,7 +166,7 @@ export function createAgentServer(deps: AgentServerDeps): Server {
       },
       agent.options.contextSchema,
     );
-    const sent = await session.start(message, { by, updateId: callMessageId(extra.requestId) });
+    const sent = await session.start(message, { by, updateId: callMessageId(extra.requestId, message) });
     const turn = await sent.turn({ started: true });
     const run = await getRun(session.workflowId, { client });
     onCancelled(extra, () => session.cancelMessage(turn.index));

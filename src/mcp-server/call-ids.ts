@@ -23,10 +23,12 @@ export function callSessionId(by: string, sessionId: string): string {
 
 /**
  * The id of the session message a call in a session is (with `session: true`): the `send` Update's
- * id, from the request id, so the same request retried in its MCP session is the same message.
+ * id, from the request id and a digest of the message, so the same request retried in its MCP
+ * session is the same message, while a request id used again for another message (a client that
+ * reconnects to its session numbers its requests from 0 again) is a new one.
  */
-export function callMessageId(requestId: string | number): string {
-  return `mcp-request-${String(requestId)}`;
+export function callMessageId(requestId: string | number, message: string): string {
+  return `mcp-request-${String(requestId)}-${createHash("sha256").update(message).digest("hex").slice(0, 16)}`;
 }
 
 /** The start of every workflow id of this caller's calls. */

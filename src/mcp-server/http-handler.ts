@@ -14,6 +14,7 @@ import { getDefaultClient } from "../client/connection.js";
 import { defined } from "../core/defined.js";
 import { refusedSource } from "../http/index.js";
 import { createAgentServer } from "./agent-server.js";
+import { hasOpenSession, initializeAgain } from "./resumed-sessions.js";
 import type { McpHandlerOptions } from "./options.js";
 
 /** A POST body larger than this is refused (413), as the SDK's own transport does. */
@@ -37,10 +38,13 @@ export function mcpHttpHandler(options: McpHandlerOptions): (request: Request) =
   const sessions = new Map<string, OpenSession>();
   const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
 
-  /** A new session's transport and server, connected; the session is kept once `initialize` gives it an id. */
-  async function openSession(by: string): Promise<WebStandardStreamableHTTPServerTransport> {
+  /** Sessions being taken up again, by caller and id: concurrent requests of one share its server. */
+  const resuming = new Map<string, Promise<OpenSession | undefined>>();
+
+  /** A new session's transport and server, connected; the session is kept once `initialize` gives it an id (`id`, for one taken up again). */
+  async function openSession(by: string, id?: string): Promise<WebStandardStreamableHTTPServerTransport> {
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => id ?? randomUUID(),
       onsessioninitialized: (id) => {
         if (sessions.size >= maxSessions) {
           const [oldest] = sessions.values();
@@ -63,6 +67,26 @@ export function mcpHttpHandler(options: McpHandlerOptions): (request: Request) =
       closed?.();
     };
     return transport;
+  }
+
+  /**
+   * A session this handler does not hold, taken up again when it is `by`'s (with `session: true`, see
+   * resumed-sessions.ts): a new server for it, initialized as the client had done before the restart.
+   */
+  async function resumedSession(id: string, by: string, request: Request): Promise<OpenSession | undefined> {
+    if (!options.session) return undefined;
+    const key = JSON.stringify([by, id]);
+    const taking = resuming.get(key);
+    if (taking) return taking;
+    const taken = (async () => {
+      if (!(await hasOpenSession(await clientOf(), options.agents, by, id))) return undefined;
+      const transport = await openSession(by, id);
+      const init = initializeAgain(request);
+      await (await transport.handleRequest(init.request, { parsedBody: init.body })).text();
+      return sessions.get(id);
+    })();
+    resuming.set(key, taken);
+    return taken.finally(() => resuming.delete(key));
   }
 
   /** The body of a POST, parsed; a Response when it is too large or does not parse. */
@@ -95,7 +119,7 @@ export function mcpHttpHandler(options: McpHandlerOptions): (request: Request) =
     if (body instanceof Response) return body;
     const sessionId = header("mcp-session-id");
     if (sessionId) {
-      const session = sessions.get(sessionId);
+      const session = sessions.get(sessionId) ?? (await resumedSession(sessionId, caller.by, request));
       if (!session || session.by !== caller.by) return rpcError(404, -32001, "Session not found.");
       return session.transport.handleRequest(request, { authInfo, ...(method === "POST" ? { parsedBody: body } : {}) });
     }

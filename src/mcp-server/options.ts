@@ -27,6 +27,8 @@ export interface McpHandlerOptions {
   /**
    * Map an MCP session to a durable session of the agent (`agent.session()`), so the session's calls
    * share one conversation (default false: each call is a run of its own). Calls in a session cannot be tasks.
+   * A session id this handler does not hold (the server restarted) is taken up again when the caller has an
+   * open durable session under it, so a retried request is the same message and the conversation goes on.
    */
   session?: boolean;
   /**

@@ -8,6 +8,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
+  currentUpdateInfo,
   isCancellation,
   patched,
   setHandler,
@@ -41,6 +42,7 @@ import { tripLoopOf } from "./run-setup.js";
 import { continueAsNewOnCurrentBuild, currentBuildChanged } from "./build-upgrade.js";
 import { defined } from "../core/defined.js";
 import { SessionTurnList } from "./session-turns.js";
+import { repeatedAnswer } from "./repeated-send.js";
 import { recallMemory, rememberTurn, runMemoryOf } from "./memory-steps.js";
 
 /** Marks histories whose sessions give each message the session agent's local tools back after a handoff (before: the last agent's). */
@@ -56,6 +58,11 @@ const SESSION_MEMO_PATCH = "durable-agent.session-list-memo";
  * later than a replay asks, and the replay failed (nondeterminism: a query on another worker, a restart).
  */
 const SESSION_PATCHES_AT_START = "durable-agent.session-patches-at-start";
+/**
+ * Marks continued runs that answer a `send` whose Update id an earlier run took (a retried request) with
+ * that message's answer, not a new one. Asked at the start of continued runs only, like the ones above.
+ */
+const SESSION_REPEATS_PATCH = "durable-agent.session-repeats-across-runs";
 
 /** What a session returns when it ends. */
 export interface SessionSummary {
@@ -76,17 +83,22 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   const turns = new SessionTurnList(args.resume?.turns, events, handlers.approvals);
   const patchesAtStart = patched(SESSION_PATCHES_AT_START); // in the first activation, live and on replay alike
   const has = (patch: string) => patchesAtStart || patched(patch);
+  const repeats = args.resume?.turns !== undefined && patched(SESSION_REPEATS_PATCH);
   unpackCarried(run, carried, events);
   let ended = false;
   let pending = 0;
   let ready!: () => void;
-  let queue: Promise<unknown> = new Promise<void>((resolve) => (ready = resolve)); // sends wait for the setup below
+  const setUp = new Promise<void>((resolve) => (ready = resolve));
+  let queue: Promise<unknown> = setUp; // sends wait for the setup below
   let send: (message: SessionInput, turn: SessionTurn) => Promise<RunResult>;
   // Handlers first, so sends that arrive with the start (update-with-start) are taken in order.
   setHandler(
     sendUpdate,
     (message, details) => {
       pending += 1;
+      // A send an earlier run took (a request retried after continue-as-new) is that message again, once its state is loaded.
+      const earlier = repeats ? turns.fromEarlierRun(currentUpdateInfo()?.id) : undefined;
+      if (earlier) return setUp.then(() => repeatedAnswer(run, earlier)).finally(() => (pending -= 1));
       const turn = turns.queued(details?.regenerates);
       const answer = queue.then(() => send!(message, turn));
       queue = answer.catch(() => undefined);

@@ -18,11 +18,20 @@ import type { RunEventPublisher } from "./run-event-publisher.js";
 
 /** A message's status once it has ended. */
 const ENDED = new Set<SessionTurn["status"]>(["answered", "failed", "cancelled"]);
+/**
+ * How many of the session's last messages a send retried after continue-as-new is looked for in.
+ * A retry comes soon after its request (an MCP client's request times out in 60 s), and at most
+ * 10 Updates are in flight per workflow: 64 covers those with room, while a request id a client
+ * uses again much later (a new connection's ids start again) is not taken for a retry.
+ */
+const REPEAT_WINDOW = 64;
 
 /** The session's messages, and the one being answered with the scope that stops it. */
 export class SessionTurnList {
   readonly #turns: SessionTurn[];
   #current: { turn: SessionTurn; scope: CancellationScope } | undefined;
+  /** The index of this run's first message: the ones before came with the run's input. */
+  readonly #firstOfRun: number;
 
   constructor(
     carried: SessionTurn[] | undefined,
@@ -30,6 +39,7 @@ export class SessionTurnList {
     private readonly approvals: Approvals,
   ) {
     this.#turns = carried ? carried.map((turn) => ({ ...turn })) : [];
+    this.#firstOfRun = (this.#turns.at(-1)?.index ?? -1) + 1;
     setHandler(sessionTurnsQuery, () => ({
       turns: this.#turns.map((turn) =>
         turn === this.#current?.turn && this.approvals.anyWaiting ? { ...turn, status: "waiting-for-approval" } : turn,
@@ -62,6 +72,17 @@ export class SessionTurnList {
   /** The message queued or being answered, if any. */
   get busy(): SessionTurn | undefined {
     return this.#turns.find((turn) => !ENDED.has(turn.status));
+  }
+
+  /**
+   * The message an earlier run of the session took with this Update id, among its last REPEAT_WINDOW
+   * messages: the same send again after continue-as-new (Temporal knows the Update ids of this run only).
+   */
+  fromEarlierRun(updateId: string | undefined): SessionTurn | undefined {
+    if (!updateId) return undefined;
+    return this.#turns
+      .slice(-REPEAT_WINDOW)
+      .find((turn) => turn.index < this.#firstOfRun && turn.updateId === updateId);
   }
 
   /** A message taken by the `send` Update that is running now: queued behind the ones before it. */
