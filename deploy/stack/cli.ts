@@ -47,6 +47,7 @@ durable-agent stack: temporal-server ${stack.versions.temporal} on PostgreSQL, u
   Web UI          ${stack.uiUrl ?? "off"}${stack.ui ? `  (ui-server ${stack.versions.ui})` : ""}
   PostgreSQL      127.0.0.1:${stack.postgres.port}  (data: ${stack.postgres.dataDir})
   Redis           ${stack.redis ? `${stack.redis.url}  (answer deltas: the workers' DURABLE_AGENT_REDIS_URL; set it for your clients too)` : "off (answer deltas on heartbeats)"}
+  Memory          ${stack.memory.url.replace(/:[^:@/]*@/, ":***@")}  (the workers' DURABLE_AGENT_MEMORY_URL; ${stack.memory.search === "pgvector" ? "pgvector search" : "exact search: this PostgreSQL has no pgvector"})
   Workers         ${stack.workers.length} × src/worker-main.ts (pids ${stack.workers.map((w) => w.pid).join(", ") || "-"})
   Logs            ${stack.logDir}
   Stand-up (s)    ${Object.entries(stack.timings)
