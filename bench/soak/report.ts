@@ -87,7 +87,8 @@ export function formatReport(report: SoakReport): string {
   if (memory)
     rows.splice(rows.length - 1, 0, [
       "memory",
-      `${memory.runs} runs with a user, ${memory.turns} turns, ${memory.stored} messages stored, ${memory.duplicates} twice, ${memory.lostTurns} turns lost (${memory.search} search)`,
+      `${memory.runs} runs with a user, ${memory.turns} turns, ${memory.stored} messages stored, ` +
+        `${memory.duplicates} twice, ${memory.lostTurns} turns lost (${memory.search} search)`,
     ]);
   const width = Math.max(...rows.map(([k]) => k.length));
   const lines = rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`);
