@@ -699,6 +699,16 @@ describe("the soak's report", () => {
     expect(table).toMatch(/postgres-stop\s+1\s+-\s+-/);
     expect(table).toContain("[effects] soak-coach-r0001 the call call_1 has 2 effects");
     expect(table).toContain("[lost] soak-coach-r0002");
+    expect(table).not.toContain("memory");
+  });
+
+  it("prints memory's figures when the soak had memory runs", () => {
+    const withMemory = buildReport({ seed: 10, minutes: 3, runs: 10 }, verdict, faults, [], {
+      memory: { search: "exact", ...verdict.memory },
+    });
+    expect(formatReport(withMemory)).toMatch(
+      /memory\s+2 runs with a user, 4 turns, 8 messages stored, 0 twice, 0 turns lost \(exact search\)\n\s+violations/,
+    );
   });
 });
 
