@@ -18,7 +18,11 @@ FROM node:24-bookworm-slim AS runtime
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund --ignore-scripts --omit=dev && npm cache clean --force
+# pg, ai and @ai-sdk/openai: the memory store and its embedder (optional peers of the library),
+# for examples/agents.ts's coach when DURABLE_AGENT_MEMORY_URL is set (docker-compose.yml sets it).
+RUN npm ci --no-audit --no-fund --ignore-scripts --omit=dev \
+  && npm install --no-save --no-audit --no-fund --ignore-scripts --omit=dev pg@8.23.1 ai@7.0.173 @ai-sdk/openai@4.0.118 \
+  && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY examples ./examples

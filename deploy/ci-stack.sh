@@ -17,7 +17,9 @@ echo "ci-stack: installed and built in $(( $(date +%s) - started )) s"
 # - test/operate.test.ts: cancellation and time limits, and the search attributes' visibility
 #   queries, which PostgreSQL's visibility store answers (SQLite's in the dev server);
 # - then the fault tests (test/stack/faults.test.ts): history SIGKILL, server SIGTERM, PostgreSQL
-#   restart, a worker SIGKILL; and the soak (.ci/soak.sh) on the same build.
+#   restart, a worker SIGKILL, then memory on the stack's PostgreSQL (its own database, exact search:
+#   a user's fact recalled by the next run, nothing after `durable-agent memory forget`); and the
+#   soak (.ci/soak.sh) on the same build, whose mix has memory runs.
 # Left out since issue 40, as they ran on the dev server already and hold nothing that the
 # persistence or the services' split changes: approval, stream, session and trip-loop (their
 # crash cases are in crash.test.ts). `npm run test:stack` with no files runs the whole suite.

@@ -2,20 +2,34 @@
  * The soak's checker (bench/soak/checker.ts), its report (report.ts) and its seeded plan (plan.ts),
  * on made-up runs: no servers. Each known anomaly (an effect under two keys, a backstop that ran
  * twice, a lost run, a stuck run, a subscriber that saw an event twice or out of order, a
- * subscriber whose text is not the model's or mixes two attempts', usage that does not add up)
+ * subscriber whose text is not the model's or mixes two attempts', usage that does not add up, a
+ * memory message stored twice or a completed turn with nothing stored)
  * must come out as its violation with the right counts, and clean runs as none; the same seed must
  * give the same mix and fault schedule, Redis faults included. The soak itself (`npm run soak`)
  * needs the stack and minutes of CPU: CI runs it (.ci/soak.sh).
  */
 import { temporal } from "@temporalio/proto";
 import { describe, expect, it } from "vitest";
-import { check, type DurableEvent, type RunSource, type Verdict, type Violation } from "../bench/soak/checker.js";
+import {
+  check,
+  type DurableEvent,
+  type RunSource,
+  type StoredMemoryMessage,
+  type Verdict,
+  type Violation,
+} from "../bench/soak/checker.js";
 import { FAULT_MIX, REDIS_FAULT_MIX, type Fault } from "../bench/soak/faults.js";
 import type { LedgerRow } from "../bench/soak/ledger.js";
 import { marker, type ScenarioKind } from "../bench/soak/model.js";
 import { planSoak } from "../bench/soak/plan.js";
 import { buildReport, formatReport } from "../bench/soak/report.js";
-import type { RunRecord, SeenDelta, SubscriberLog } from "../bench/soak/scenarios.js";
+import {
+  inputOf,
+  MEMORY_SCENARIOS,
+  type RunRecord,
+  type SeenDelta,
+  type SubscriberLog,
+} from "../bench/soak/scenarios.js";
 import type { RunResult, ToolCallRecord, TraceEvent } from "../src/index.js";
 import type { ScriptedRequest } from "../src/testing/index.js";
 
@@ -30,6 +44,8 @@ interface FakeRun {
   /** Sub-agents' histories, by workflow id. */
   children: Record<string, Array<{ type: string; attempt?: number }>>;
   events: DurableEvent[];
+  /** What the memory store holds of the run (runs with a user). */
+  memory?: StoredMemoryMessage[];
 }
 
 /** A history from activities: each scheduled, started (at its attempt) and completed. */
@@ -63,6 +79,7 @@ const checkRuns = (runs: FakeRun[]): Promise<Verdict> =>
     runs.flatMap((r) => r.rows),
     runs.flatMap((r) => r.requests),
     source(runs),
+    runs.flatMap((r) => r.memory ?? []),
   );
 
 let requestIndex = 0;
@@ -195,6 +212,20 @@ function cleanRun(scenario: ScenarioKind): FakeRun {
     ...childAnswers.map((t) => served(key, "child", t)),
   ];
   return { record, rows, requests, status: "closed", activities, children, events };
+}
+
+/** `run` given a user, as memory keeps it: a recall in its trace, its input and reply stored (turn 0), memory.remember once. */
+function withMemory(run: FakeRun): FakeRun {
+  const { record } = run;
+  record.user = "soak-user-1";
+  record.results![0]!.trace.unshift({ trip: 1, type: "memory.recalled", user: "soak-user-1", recalled: [] });
+  run.activities.push({ type: "memory.recall" }, { type: "memory.remember" });
+  const stored = { user: "soak-user-1", session: record.workflowId, run: record.workflowId, turn: 0 };
+  run.memory = [
+    { ...stored, index: 0, role: "user", text: inputOf(record) },
+    { ...stored, index: 2, role: "assistant", text: "Plan updated." },
+  ];
+  return run;
 }
 
 /**
@@ -552,6 +583,50 @@ describe("the soak's checker", () => {
     expect(verdict).toMatchObject({ completed: CLEAN.length + 2, lost: 1, stuck: 1, duplicateEffects: 2 });
     expect(verdict.violations.map((v) => v.check).sort()).toEqual(["effects", "effects", "lost", "stuck"]);
   });
+  describe("memory", () => {
+    it("a run with a user whose turn is stored once: no violation, and counted", async () => {
+      const verdict = await verdictWith(withMemory(cleanRun("tool")), []);
+      expect(verdict.memory).toEqual({ runs: 1, turns: 1, stored: 2, duplicates: 0, lostTurns: 0 });
+    });
+
+    it("a message stored twice (one run, turn and index): a memory violation, one duplicate", async () => {
+      const run = withMemory(cleanRun("tool"));
+      run.memory!.push({ ...run.memory![1]! });
+      const verdict = await verdictWith(run, [
+        { check: "memory", detail: /^message \(turn 0, index 2\) stored twice$/ },
+      ]);
+      expect(verdict.memory).toMatchObject({ stored: 3, duplicates: 1 });
+    });
+
+    it("a completed turn with nothing stored: a memory violation, one lost turn", async () => {
+      const run = withMemory(cleanRun("local-tool"));
+      run.memory = [];
+      const verdict = await verdictWith(run, [
+        { check: "memory", detail: /^turn 1 completed, but none of its messages is stored$/ },
+      ]);
+      expect(verdict.memory).toMatchObject({ lostTurns: 1 });
+    });
+
+    it("a reply stored as another text, memory.remember completed twice, or no recall: memory violations", async () => {
+      const run = withMemory(cleanRun("tool"));
+      run.memory![1]!.text = "Plan upd";
+      run.activities.push({ type: "memory.remember" });
+      run.record.results![0]!.trace.shift();
+      await verdictWith(run, [
+        { check: "memory", detail: /^turn 1 recalled nothing/ },
+        { check: "memory", detail: /^turn 1's last stored message is assistant "Plan upd", not the reply$/ },
+        { check: "memory", detail: /^memory.remember completed 2 times for 1 turn\(s\)$/ },
+      ]);
+    });
+
+    it("messages stored for a run without a user: a memory violation", async () => {
+      const run = cleanRun("tool");
+      run.memory = [{ ...withMemory(cleanRun("tool")).memory![0]!, run: run.record.workflowId }];
+      await verdictWith(run, [
+        { check: "memory", detail: /^1 message\(s\) stored for soak-coach-r\d+, a run without a user$/ },
+      ]);
+    });
+  });
 });
 
 describe("the soak's report", () => {
@@ -563,6 +638,7 @@ describe("the soak's report", () => {
     executions: 10,
     duplicateEffects: 1,
     tokens: { served: 500, counted: 460, servedToLostAttempts: 40 },
+    memory: { runs: 2, turns: 4, stored: 8, duplicates: 0, lostTurns: 0 },
     violations: [
       { run: "soak-coach-r0001", check: "effects", detail: "the call call_1 has 2 effects: a, b" },
       { run: "soak-coach-r0002", check: "lost", detail: "the server has no run soak-coach-r0002" },
@@ -623,6 +699,16 @@ describe("the soak's report", () => {
     expect(table).toMatch(/postgres-stop\s+1\s+-\s+-/);
     expect(table).toContain("[effects] soak-coach-r0001 the call call_1 has 2 effects");
     expect(table).toContain("[lost] soak-coach-r0002");
+    expect(table).not.toContain("memory");
+  });
+
+  it("prints memory's figures when the soak had memory runs", () => {
+    const withMemory = buildReport({ seed: 10, minutes: 3, runs: 10 }, verdict, faults, [], {
+      memory: { search: "exact", ...verdict.memory },
+    });
+    expect(formatReport(withMemory)).toMatch(
+      /memory\s+2 runs with a user, 4 turns, 8 messages stored, 0 twice, 0 turns lost \(exact search\)\n\s+violations/,
+    );
   });
 });
 
@@ -694,6 +780,15 @@ describe("the soak's plan, drawn from the seed", () => {
     expect(Object.keys(count(faults.map((f) => f.kind))).sort()).toEqual(Object.keys(FAULT_MIX).sort());
     expect(count(redisFaults.map((f) => f.kind))).toEqual({ "redis-kill": 6, "redis-pause": 1 });
     expect(Object.keys(REDIS_FAULT_MIX).sort()).toEqual(["redis-kill", "redis-pause"]);
+  });
+
+  it("gives a share of the tool, local-tool, stream and session runs a user (memory), drawn after the rest of the plan", () => {
+    const { records } = planSoak(10, 150, THREE_MINUTES);
+    const withUser = records.filter((r) => r.user);
+    expect(withUser.length).toBeGreaterThan(10);
+    expect(withUser.every((r) => MEMORY_SCENARIOS.has(r.scenario) && /^soak-user-[1-4]$/.test(r.user!))).toBe(true);
+    expect(new Set(withUser.map((r) => r.scenario))).toEqual(MEMORY_SCENARIOS);
+    expect(new Set(withUser.map((r) => r.user)).size).toBe(4);
   });
 
   it("gives docs/reliability.md's run (seed 2026, 10 minutes, 500 runs) the mix and the 50 faults its table shows", () => {

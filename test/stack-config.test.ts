@@ -2,7 +2,8 @@
  * docker-compose.yml and `npm run stack` (deploy/stack/) run the same thing: the same versions, and
  * each service the same environment except what names the machine (HOST_OVERRIDES). Redis too: the
  * stack's real `redis-server` (started as `npm run stack` starts it) is of the compose image's
- * major version, and both keep it in memory and hand its URL to the workers.
+ * major version, and both keep it in memory and hand its URL to the workers. Memory too: both create
+ * the memory database in their PostgreSQL and hand its URL to the workers.
  */
 import { readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
@@ -12,6 +13,7 @@ import {
   COMPOSE_FILE,
   DYNAMIC_CONFIG_FILE,
   HOST_OVERRIDES,
+  memoryUrl,
   namespaceSetupEnvironment,
   portsFrom,
   readComposeFile,
@@ -134,5 +136,46 @@ describe("Redis in docker-compose.yml and npm run stack", () => {
     await redis.stop();
     redis = await startStackRedis(port, "8", (line) => lines.push(line));
     expect(lines.at(-1)).toBe(`warning: redis-server ${version} is not of docker-compose.yml's redis:8`);
+  });
+});
+
+describe("memory's PostgreSQL database in docker-compose.yml and npm run stack", () => {
+  const script = readFileSync(join(REPO_ROOT, "deploy", "scripts", "setup-postgres.sh"), "utf8");
+
+  it("compose: the schema setup creates MEMORY_DBNAME, and the worker gets that database of the postgresql service as DURABLE_AGENT_MEMORY_URL", () => {
+    const database = composeEnvironment(compose, "temporal-admin-tools").MEMORY_DBNAME;
+    expect(database).toBe("durable_agent_memory");
+    expect(script).toMatch(/^create_database "\$MEMORY_DBNAME"$/m);
+    const url = new URL(composeEnvironment(compose, "worker").DURABLE_AGENT_MEMORY_URL!);
+    expect([url.protocol, url.username, url.password, url.host, url.pathname]).toEqual([
+      "postgres:",
+      "temporal",
+      "temporal",
+      "postgresql:5432",
+      `/${database}`,
+    ]);
+    // The worker starts after the schema setup (through the namespace's one-shot service), so the database exists.
+    expect(compose.services.worker!.depends_on).toMatchObject({
+      "temporal-create-namespace": { condition: "service_completed_successfully" },
+    });
+    expect(compose.services["temporal-create-namespace"]!.depends_on).toMatchObject({ temporal: {} });
+    expect(compose.services.temporal!.depends_on).toMatchObject({
+      "temporal-admin-tools": { condition: "service_completed_successfully" },
+    });
+  });
+
+  it("stack: every worker gets the same database of the stack's PostgreSQL (a host value), with the compose file's credentials", () => {
+    expect(HOST_OVERRIDES).toContain("DURABLE_AGENT_MEMORY_URL");
+    const composed = new URL(composeEnvironment(compose, "worker").DURABLE_AGENT_MEMORY_URL!);
+    const url = new URL(workerEnvironment(host).DURABLE_AGENT_MEMORY_URL!);
+    expect(url.href).toBe(memoryUrl(host));
+    expect([url.username, url.password, url.pathname]).toEqual([
+      composed.username,
+      composed.password,
+      composed.pathname,
+    ]);
+    expect(url.host).toBe(`127.0.0.1:${host.postgresPort}`);
+    const odd = new URL(memoryUrl(host, { TEMPORAL_DB_USER: "app", TEMPORAL_DB_PASSWORD: "p@ss:w/rd" }));
+    expect([decodeURIComponent(odd.username), decodeURIComponent(odd.password)]).toEqual(["app", "p@ss:w/rd"]);
   });
 });

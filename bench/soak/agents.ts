@@ -5,9 +5,15 @@
  * by the call's `_meta` key) and the before backstop. Heartbeats every 2/3 s (timeouts.heartbeat
  * 2 s), so an attempt lost with a SIGKILLed worker is retried within seconds.
  *
+ * The coach has memory: the stack's memory database (DURABLE_AGENT_MEMORY_URL, which the stack gives
+ * every worker; exact search, no pgvector) and the soak's scripted embeddings server. Runs with a
+ * user recall and store (bench/soak/scenarios.ts's MEMORY_SCENARIOS); the others have no memory.
+ *
  * Environment: SOAK_LEDGER_URL (the ledger's database), SOAK_MCP_URL (the MCP server),
- * OPENAI_BASE_URL (the scripted model).
+ * OPENAI_BASE_URL (the scripted model), SOAK_EMBEDDINGS_URL (the scripted embeddings server),
+ * DURABLE_AGENT_MEMORY_URL (the memory store).
  */
+import { createOpenAI } from "@ai-sdk/openai";
 import { z } from "zod";
 import { ai, RetryableToolError, type ToolContext } from "../../src/index.js";
 import { Ledger, type EffectKind } from "./ledger.js";
@@ -90,6 +96,10 @@ export const coach = ai.agent({
   maxTrips: 8,
   timeouts,
   actWhenAsked: { intents: [/\bswap\b/i], requiredTools: ["update_plan"], maxReprompts: 1 },
+  memory: ai.memory({
+    store: ai.memory.postgres({ url: process.env.DURABLE_AGENT_MEMORY_URL ?? "postgres://unset" }),
+    embedder: createOpenAI({ baseURL: process.env.SOAK_EMBEDDINGS_URL, apiKey: "soak" }).embeddingModel("soak-embed"),
+  }),
   onToolRefusal: "retry-once-with-hint",
   backstops: [
     {

@@ -3,8 +3,10 @@
  * decides whether every run reached its expected end, every effect happened once per idempotency
  * key, backstops and re-prompts stayed within their limits, every subscriber saw its run's stream
  * whole and in order and each answer's text as the model gave it (no two attempts' text mixed),
- * budgets held within their bound, and the runs' usage equals the model server's own count of
- * tokens served. Each breach is a violation naming the run and the check.
+ * budgets held within their bound, the runs' usage equals the model server's own count of
+ * tokens served, and memory kept each turn of the runs with a user once: its messages stored once
+ * by (run, turn, index), none lost for a completed turn, `memory.remember` completed once a turn.
+ * Each breach is a violation naming the run and the check.
  *
  * What it reads from Temporal (a run's status, its history, its stream read whole) comes through
  * `RunSource`, so the checking itself is a function of plain data: `temporalRuns(client)` in the
@@ -12,17 +14,28 @@
  */
 import type { Client } from "@temporalio/client";
 import type { temporal } from "@temporalio/proto";
-import { ai, type TraceEvent } from "../../src/index.js";
+import { ai, type RunResult, type TraceEvent } from "../../src/index.js";
 import type { ScriptedRequest } from "../../src/testing/index.js";
 import type { LedgerRow } from "./ledger.js";
 import { runKeyOf, type ScenarioKind } from "./model.js";
-import { BUDGET_TOKENS, SESSION_MESSAGES, type RunRecord, type SubscriberLog } from "./scenarios.js";
+import { BUDGET_TOKENS, inputOf, SESSION_MESSAGES, type RunRecord, type SubscriberLog } from "./scenarios.js";
 
 /** One breach of what the soak expects. */
 export interface Violation {
   run?: string;
   check:
-    "end" | "lost" | "stuck" | "effects" | "backstop" | "reprompts" | "stream" | "text" | "budget" | "usage" | "fault";
+    | "end"
+    | "lost"
+    | "stuck"
+    | "effects"
+    | "backstop"
+    | "reprompts"
+    | "stream"
+    | "text"
+    | "budget"
+    | "usage"
+    | "memory"
+    | "fault";
   detail: string;
 }
 
@@ -40,7 +53,20 @@ export interface Verdict {
   duplicateEffects: number;
   /** Tokens the model server served, those the runs counted, and those served to lost attempts (the bound). */
   tokens: { served: number; counted: number; servedToLostAttempts: number };
+  /** Memory: runs with a user, their turns, the messages stored, those stored twice, and completed turns with nothing stored. */
+  memory: { runs: number; turns: number; stored: number; duplicates: number; lostTurns: number };
   violations: Violation[];
+}
+
+/** A message in the memory store, as `inspect(user)` lists it (src/memory). */
+export interface StoredMemoryMessage {
+  user: string;
+  session: string;
+  run: string;
+  turn: number;
+  index: number;
+  role: "user" | "assistant";
+  text: string;
 }
 
 type History = temporal.api.history.v1.IHistory;
@@ -146,12 +172,13 @@ function expectEnd(record: RunRecord): string | undefined {
   return undefined;
 }
 
-/** Checks every run; `requests` are the model server's, `runs` what the Temporal server has. */
+/** Checks every run; `requests` are the model server's, `runs` what the Temporal server has, `memory` the memory store's messages of the runs' users. */
 export async function check(
   records: RunRecord[],
   ledger: LedgerRow[],
   requests: ScriptedRequest[],
   runs: RunSource,
+  memory: StoredMemoryMessage[] = [],
 ): Promise<Verdict> {
   const violations: Violation[] = [];
   const add = (record: RunRecord | undefined, check: Violation["check"], detail: string) =>
@@ -175,6 +202,13 @@ export async function check(
   let servedTotal = 0;
   let uncounted = 0;
   let countedTotal = 0;
+  const memoryFigures = { runs: 0, turns: 0, stored: memory.length, duplicates: 0, lostTurns: 0 };
+  const storedByRun = new Map<string, StoredMemoryMessage[]>();
+  for (const message of memory) storedByRun.set(message.run, [...(storedByRun.get(message.run) ?? []), message]);
+  for (const [run, stored] of storedByRun) {
+    const record = records.find((r) => r.workflowId === run);
+    if (!record?.user) add(record, "memory", `${stored.length} message(s) stored for ${run}, a run without a user`);
+  }
 
   for (const record of records) {
     const status = await runs.status(record.workflowId);
@@ -241,6 +275,19 @@ export async function check(
     const backstopRuns = completedActivities(history, "backstop.run");
     if (backstopRuns > 1) add(record, "backstop", `backstop.run completed ${backstopRuns} times in the history`);
     for (const result of results) checkReprompts(record, result.trace, add);
+    if (record.user) {
+      memoryFigures.runs += 1;
+      const found = checkMemory(
+        record,
+        endProblem ? [] : results,
+        storedByRun.get(record.workflowId) ?? [],
+        history,
+        add,
+      );
+      memoryFigures.turns += found.turns;
+      memoryFigures.duplicates += found.duplicates;
+      memoryFigures.lostTurns += found.lostTurns;
+    }
 
     // The stream, as each subscriber saw it, against the stream read whole at the end; its text against the model's.
     if (record.subscribers?.length) {
@@ -295,6 +342,7 @@ export async function check(
     executions: ledger.length,
     duplicateEffects,
     tokens: { served: servedTotal, counted: countedTotal, servedToLostAttempts: uncounted },
+    memory: memoryFigures,
     violations,
   };
 }
@@ -320,6 +368,67 @@ function checkReprompts(
     (e) => e.type === "backstop" && (e.outcome === "ran" || e.outcome === "prompted"),
   ).length;
   if (backstops > 1) add(record, "backstop", `the backstop ran ${backstops} times (trace)`);
+}
+
+/**
+ * A run with a user, against what memory stored of it: each (turn, index) once, the run's user and
+ * session on each; for each completed turn (`results`, one per turn in order), its messages stored:
+ * the input first, the reply last, and `memory.remember` completed once a turn in the history.
+ */
+function checkMemory(
+  record: RunRecord,
+  results: RunResult[],
+  stored: StoredMemoryMessage[],
+  history: History,
+  add: (record: RunRecord, check: Violation["check"], detail: string) => void,
+): { turns: number; duplicates: number; lostTurns: number } {
+  const byTurn = new Map<number, StoredMemoryMessage[]>();
+  let duplicates = 0;
+  for (const message of stored) {
+    const turn = byTurn.get(message.turn) ?? [];
+    if (turn.some((m) => m.index === message.index)) {
+      duplicates += 1;
+      add(record, "memory", `message (turn ${message.turn}, index ${message.index}) stored twice`);
+    }
+    if (message.user !== record.user || message.session !== record.workflowId)
+      add(
+        record,
+        "memory",
+        `message (turn ${message.turn}, index ${message.index}) stored for ${message.user} in ${message.session}`,
+      );
+    byTurn.set(message.turn, [...turn, message]);
+  }
+  const turns = [...byTurn.keys()].sort((a, b) => a - b);
+  let lostTurns = 0;
+  results.forEach((result, i) => {
+    if (!result.trace.some((e) => e.type === "memory.recalled"))
+      add(record, "memory", `turn ${i + 1} recalled nothing (no memory.recalled)`);
+    const messages = [...(byTurn.get(turns[i]!) ?? [])].sort((a, b) => a.index - b.index);
+    if (messages.length === 0) {
+      lostTurns += 1;
+      add(record, "memory", `turn ${i + 1} completed, but none of its messages is stored`);
+      return;
+    }
+    const [first, last] = [messages[0]!, messages.at(-1)!];
+    if (first.role !== "user" || first.text !== inputOf(record, i))
+      add(
+        record,
+        "memory",
+        `turn ${i + 1}'s first stored message is ${first.role} ${JSON.stringify(clip(first.text))}, not the input`,
+      );
+    if (last.role !== "assistant" || last.text !== result.reply.trim())
+      add(
+        record,
+        "memory",
+        `turn ${i + 1}'s last stored message is ${last.role} ${JSON.stringify(clip(last.text))}, not the reply`,
+      );
+  });
+  if (turns.length > results.length && results.length)
+    add(record, "memory", `${turns.length} turns stored, ${results.length} completed`);
+  const remembered = completedActivities(history, "memory.remember");
+  if (results.length && remembered !== results.length)
+    add(record, "memory", `memory.remember completed ${remembered} times for ${results.length} turn(s)`);
+  return { turns: results.length, duplicates, lostTurns };
 }
 
 /** Every durable event once, in order (text deltas are not durable: a reconnect may send the answer in flight again). */

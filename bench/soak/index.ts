@@ -2,7 +2,8 @@
  * `npm run soak -- --minutes <m> --runs <n> --seed <s> [--no-redis]`: a soak under continuous
  * faults on the production topology. Stands up the stack (PostgreSQL, temporal-server with its
  * services in processes of their own, Redis for answer deltas, 3 worker processes serving
- * bench/soak/agents.ts), the scripted model and an MCP server; starts `n` runs over `m` minutes
+ * bench/soak/agents.ts, memory in the stack's PostgreSQL), the scripted model, the scripted
+ * embeddings server and an MCP server; starts `n` runs over `m` minutes
  * in a mix of scenarios while the fault driver breaks something every 5-20 s (and Redis every
  * 15-40 s); then checks every run (bench/soak/checker.ts), writes `bench-results/soak.json`,
  * prints the table, and exits 1 on any violation. `--no-redis`: deltas on heartbeats, no Redis
@@ -16,7 +17,9 @@ import { databaseCredentials, REPO_ROOT } from "../../deploy/stack/environment.j
 import { startStack } from "../../deploy/stack/index.js";
 import { CACHE_ROOT } from "../../deploy/stack/install.js";
 import { findFreeFrontendPort, findFreePort, ManagedProcess } from "../../deploy/stack/processes.js";
-import { check, temporalRuns } from "./checker.js";
+import { memoryStores } from "../../src/memory/index.js";
+import { startScriptedEmbeddings } from "../../src/testing/index.js";
+import { check, temporalRuns, type StoredMemoryMessage } from "./checker.js";
 import { runFaults } from "./faults.js";
 import { createLedger, Ledger } from "./ledger.js";
 import { startSoakModel } from "./model.js";
@@ -47,6 +50,17 @@ const TASK_QUEUE = "soak";
 const log = (line: string) => console.log(`soak: ${line}`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** What memory stored for the runs' users, read with the store's `inspect` as `durable-agent memory inspect` does. */
+async function storedMemory(): Promise<StoredMemoryMessage[]> {
+  const store = memoryStores.postgres({ url: stack.memory.url, log: () => {} });
+  try {
+    const users = [...new Set(records.flatMap((r) => (r.user ? [r.user] : [])))];
+    return (await Promise.all(users.map(async (user) => (await store.inspect(user)).messages))).flat();
+  } finally {
+    await store.close();
+  }
+}
+
 log(
   `seed ${seed}, ${runs} runs over ${minutes} minutes, answer deltas ${withRedis ? "through Redis" : "on heartbeats"}`,
 );
@@ -56,6 +70,7 @@ const { records, faults, faultRng, driverRng, redisFaults, redisFaultRng } = pla
 
 const setupStarted = performance.now();
 const model = await startSoakModel();
+const embeddings = await startScriptedEmbeddings();
 const stack = await startStack({
   dataDir: join(CACHE_ROOT, `soak-${process.pid}`),
   fresh: true,
@@ -78,6 +93,7 @@ const workerEnv = {
   OPENAI_API_KEY: "soak",
   SOAK_LEDGER_URL: ledgerUrl,
   SOAK_MCP_URL: `http://127.0.0.1:${mcpPort}/mcp`,
+  SOAK_EMBEDDINGS_URL: embeddings.baseURL,
 };
 const mcp = new ManagedProcess({
   name: "soak-mcp-server",
@@ -93,6 +109,7 @@ await Promise.all([mcp.waitForLine(/listening/), addWorker(), addWorker(), addWo
 const connection = await Connection.connect({ address: stack.address });
 const client = new Client({ connection, namespace: stack.namespace });
 const setupSeconds = (performance.now() - setupStarted) / 1000;
+log(`memory: ${records.filter((r) => r.user).length} runs with a user, ${stack.memory.search} search`);
 log(
   `stack up in ${setupSeconds.toFixed(1)} s (${Object.entries(stack.timings)
     .map(([k, v]) => `${k} ${v}`)
@@ -132,7 +149,13 @@ log(
 );
 
 const ledger = new Ledger(ledgerUrl);
-const verdict = await check(records, await ledger.rows(), model.server.requests, temporalRuns(client));
+const verdict = await check(
+  records,
+  await ledger.rows(),
+  model.server.requests,
+  temporalRuns(client),
+  await storedMemory(),
+);
 await ledger.close();
 const allFaults = [...faults, ...redisFaults].sort((a, b) => a.dueMs - b.dueMs);
 for (const fault of allFaults)
@@ -155,6 +178,7 @@ const report = buildReport(
     modelRequests: model.server.requests.length,
     clientRetries: records.reduce((n, r) => n + r.retried.length, 0),
     answerDeltas: withRedis ? `redis (${stack.redis!.url})` : "heartbeats",
+    memory: { search: stack.memory.search, embeddingRequests: embeddings.requests.length, ...verdict.memory },
     subscribers: subscribers.length,
     subscriberDisconnects: subscribers.reduce((n, s) => n + s.disconnects, 0),
     subscriberPauses: subscribers.reduce((n, s) => n + s.pauses, 0),
@@ -183,6 +207,7 @@ console.log(
 await mcp.stop("SIGKILL");
 await stack.stop();
 await model.server.close();
+await embeddings.close();
 if (!report.violations.length) rmSync(join(CACHE_ROOT, `soak-${process.pid}`), { recursive: true, force: true });
 else log(`the stack's data and logs are kept in ${join(CACHE_ROOT, `soak-${process.pid}`)}`);
 process.exit(report.violations.length ? 1 : 0);

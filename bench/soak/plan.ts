@@ -5,7 +5,7 @@
  */
 import { planFaults, planRedisFaults, type Fault } from "./faults.js";
 import { Prng } from "./prng.js";
-import { planRuns, type RunRecord } from "./scenarios.js";
+import { planMemoryUsers, planRuns, type RunRecord } from "./scenarios.js";
 
 /** What a seed decides before the soak starts. */
 export interface SoakPlan {
@@ -23,8 +23,9 @@ export interface SoakPlan {
 
 /**
  * Draws `runs` runs and the fault schedule for a window of `windowMs`; each part from a stream of
- * its own, forked from the seed in this order. The Redis faults' streams come last, so the rest of
- * a seed's plan is the same with `redis: false` (and as it was before the soak had Redis).
+ * its own, forked from the seed in this order. The Redis faults' streams come next, so the rest of
+ * a seed's plan is the same with `redis: false` (and as it was before the soak had Redis); the runs'
+ * users (memory) last, so the mix and the faults are as they were before the soak had memory.
  */
 export function planSoak(seed: number, runs: number, windowMs: number, options: { redis?: boolean } = {}): SoakPlan {
   const rng = new Prng(seed);
@@ -34,5 +35,7 @@ export function planSoak(seed: number, runs: number, windowMs: number, options: 
   const driverRng = rng.fork();
   const redisPlan = rng.fork();
   const redisFaults = options.redis === false ? [] : planRedisFaults(redisPlan, windowMs);
-  return { records, faults, faultRng, driverRng, redisFaults, redisFaultRng: rng.fork() };
+  const redisFaultRng = rng.fork();
+  planMemoryUsers(rng.fork(), records);
+  return { records, faults, faultRng, driverRng, redisFaults, redisFaultRng };
 }

@@ -82,6 +82,14 @@ export function formatReport(report: SoakReport): string {
     ],
     ["violations", String(report.violations.length)],
   ];
+  const memory = report.details.memory as
+    { search: string; runs: number; turns: number; stored: number; duplicates: number; lostTurns: number } | undefined;
+  if (memory)
+    rows.splice(rows.length - 1, 0, [
+      "memory",
+      `${memory.runs} runs with a user, ${memory.turns} turns, ${memory.stored} messages stored, ` +
+        `${memory.duplicates} twice, ${memory.lostTurns} turns lost (${memory.search} search)`,
+    ]);
   const width = Math.max(...rows.map(([k]) => k.length));
   const lines = rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`);
   lines.push("", "  fault              count   recovery p50   p95");

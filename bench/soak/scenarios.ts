@@ -4,7 +4,8 @@
  * results read again after a lost connection, approvals decided after a random delay, streamed
  * runs read by two subscribers each (one that disconnects and resumes from its offset, one that
  * reads straight through; both get paused by the fault driver, and both keep every text delta they
- * get), sessions of several messages. Each run's record is what the client saw.
+ * get), sessions of several messages. Some runs and sessions have a user (MEMORY_SCENARIOS): the
+ * coach's memory recalls and stores their messages. Each run's record is what the client saw.
  */
 import type { Client } from "@temporalio/client";
 import { ai, DurableAgentError, type Agent, type RunHandle, type RunResult, type RunUsage } from "../../src/index.js";
@@ -35,6 +36,15 @@ export const MIX: Record<ScenarioKind, number> = {
 export const BUDGET_TOKENS = 100;
 /** Messages per session. */
 export const SESSION_MESSAGES = 3;
+
+/**
+ * The scenarios whose runs may have a user, so memory (the coach's `ai.memory`) recalls before each
+ * turn and stores the turn's messages after it: those whose turns hold one user message (no re-prompt).
+ */
+export const MEMORY_SCENARIOS: ReadonlySet<ScenarioKind> = new Set(["tool", "local-tool", "stream", "session"]);
+/** The share of those runs given a user, and how many users they are spread over (user-scoped recall across runs). */
+export const MEMORY_SHARE = 0.5;
+export const MEMORY_USERS = 4;
 
 /** A text delta a subscriber got, and where in its reading it came. */
 export interface SeenDelta {
@@ -80,6 +90,8 @@ export interface RunRecord {
   error?: { name: string; message: string; usage?: RunUsage };
   /** Approval runs: what the driver decided, and after how long. */
   decision?: { approve: boolean; afterMs: number };
+  /** Runs with memory: whose (`run(input, { user })`, `session(id, { user })`). */
+  user?: string;
   /** Streamed runs: what each of its subscribers saw. */
   subscribers?: SubscriberLog[];
   /** Errors the client retried past (a start, a result read, an approval, a send). */
@@ -97,13 +109,22 @@ export function planRuns(rng: Prng, runs: number, windowMs: number): RunRecord[]
   });
 }
 
+/** Gives a share of the runs of MEMORY_SCENARIOS a user, drawn from `rng` (after the rest of the plan, which it leaves as it is). */
+export function planMemoryUsers(rng: Prng, records: RunRecord[]): void {
+  for (const record of records) {
+    if (!MEMORY_SCENARIOS.has(record.scenario) || rng.next() >= MEMORY_SHARE) continue;
+    record.user = `soak-user-${rng.int(1, MEMORY_USERS)}`;
+  }
+}
+
 function agentOf(scenario: ScenarioKind): Agent {
   if (scenario === "mcp") return mcpCoach;
   if (scenario === "output-repair" || scenario === "typed-failure") return typed;
   return coach;
 }
 
-function inputOf(record: RunRecord, message = 0): string {
+/** The input of a record's message (`message`: a session's, from 0). */
+export function inputOf(record: RunRecord, message = 0): string {
   const m = marker(record.key, record.scenario);
   switch (record.scenario) {
     case "backstop":
@@ -186,6 +207,7 @@ export class Driver {
       noWorkerWarningAfter: false as const,
       ...(record.scenario === "stream" ? { streamText: true } : {}),
       ...(record.scenario === "budget" ? { budget: { maxTokens: BUDGET_TOKENS } } : {}),
+      ...(record.user ? { user: record.user } : {}),
     };
     return this.retry(record, "start", async (attempt) => {
       try {
@@ -285,7 +307,11 @@ export class Driver {
 
   /** A session of several messages, sent one after another, then ended. */
   private async session(record: RunRecord): Promise<void> {
-    const session = coach.session(record.key, { client: this.client, taskQueue: this.taskQueue });
+    const session = coach.session(record.key, {
+      client: this.client,
+      taskQueue: this.taskQueue,
+      ...(record.user ? { user: record.user } : {}),
+    });
     record.results = [];
     for (let i = 0; i < SESSION_MESSAGES; i++) {
       // A send is not retried: a second send would be a second message. Its loss is a violation.

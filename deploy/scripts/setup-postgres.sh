@@ -1,6 +1,6 @@
 #!/bin/sh
-# One-shot schema setup for Temporal on PostgreSQL (runs in the temporalio/admin-tools image, or on
-# a host with temporal-sql-tool on the PATH: `npm run stack`).
+# One-shot schema setup for Temporal on PostgreSQL, plus the memory store's empty database (runs in
+# the temporalio/admin-tools image, or on a host with temporal-sql-tool on the PATH: `npm run stack`).
 # Safe to re-run: an existing database is kept, `setup-schema -v 0.0` is a no-op on a database
 # that is already past 0.0, and `update-schema` only applies the versions not yet applied.
 set -eu
@@ -13,6 +13,9 @@ USER_NAME="${POSTGRES_USER:-temporal}"
 export SQL_PASSWORD="${SQL_PASSWORD:-${POSTGRES_PWD:-}}"
 DBNAME="${DBNAME:-temporal}"
 VISIBILITY_DBNAME="${VISIBILITY_DBNAME:-temporal_visibility}"
+# The workers' memory store (DURABLE_AGENT_MEMORY_URL): created empty here; its schema is the store's
+# own, migrated by the first worker that opens it (memory's migrations are versioned and locked).
+MEMORY_DBNAME="${MEMORY_DBNAME:-durable_agent_memory}"
 # The schema files of this server version: where the admin-tools image keeps them, unless set
 # (`npm run stack` points it at the files of the version it built).
 SCHEMA_ROOT="${SCHEMA_ROOT:-/etc/temporal/schema/postgresql/v12}"
@@ -54,5 +57,6 @@ setup_database() {
 
 setup_database "$DBNAME" "$SCHEMA_ROOT/temporal/versioned"
 setup_database "$VISIBILITY_DBNAME" "$SCHEMA_ROOT/visibility/versioned"
+create_database "$MEMORY_DBNAME"
 
 echo "PostgreSQL schema setup complete"

@@ -41,12 +41,15 @@ const stack = await startStack({
 });
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 const services = [...stack.server.processes.keys()].join(", ");
+const search = stack.memory.search === "pgvector" ? "pgvector search" : "exact search: this PostgreSQL has no pgvector";
+const memory = `${stack.memory.url.replace(/:[^:@/]*@/, ":***@")}  (the workers' DURABLE_AGENT_MEMORY_URL; ${search})`;
 console.log(`
 durable-agent stack: temporal-server ${stack.versions.temporal} on PostgreSQL, up in ${seconds} s
   Temporal gRPC   ${stack.address}  (namespace ${stack.namespace}; processes: ${services})
   Web UI          ${stack.uiUrl ?? "off"}${stack.ui ? `  (ui-server ${stack.versions.ui})` : ""}
   PostgreSQL      127.0.0.1:${stack.postgres.port}  (data: ${stack.postgres.dataDir})
   Redis           ${stack.redis ? `${stack.redis.url}  (answer deltas: the workers' DURABLE_AGENT_REDIS_URL; set it for your clients too)` : "off (answer deltas on heartbeats)"}
+  Memory          ${memory}
   Workers         ${stack.workers.length} × src/worker-main.ts (pids ${stack.workers.map((w) => w.pid).join(", ") || "-"})
   Logs            ${stack.logDir}
   Stand-up (s)    ${Object.entries(stack.timings)

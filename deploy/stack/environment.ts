@@ -110,6 +110,16 @@ export interface HostSettings {
 }
 
 /**
+ * The workers' memory store (DURABLE_AGENT_MEMORY_URL): the database MEMORY_DBNAME (deploy/stack.env)
+ * of the stack's PostgreSQL, as the compose file's worker reaches it at `postgresql:5432`.
+ */
+export function memoryUrl(host: Pick<HostSettings, "postgresPort">, env: NodeJS.ProcessEnv = process.env): string {
+  const { user, password } = databaseCredentials(env);
+  const database = sharedEnvironment().MEMORY_DBNAME ?? "durable_agent_memory";
+  return `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${host.postgresPort}/${database}`;
+}
+
+/**
  * The variables the host sets instead of the compose file's values: the database's and services'
  * addresses and the dynamic config file's path. Everything else must equal the compose services'.
  */
@@ -130,6 +140,7 @@ export const HOST_OVERRIDES = [
   "MATCHING_MEMBERSHIP_PORT",
   "WORKER_MEMBERSHIP_PORT",
   "DURABLE_AGENT_REDIS_URL",
+  "DURABLE_AGENT_MEMORY_URL",
 ] as const;
 
 /** The database credentials, with the compose file's defaults. */
@@ -189,7 +200,8 @@ export function uiEnvironment(host: HostSettings, uiPort: number): Record<string
 
 /**
  * The environment of a worker process, as the compose file's `worker` service sets it (the agents
- * module relative to the repository; the stack's Redis, if it runs one, for answer deltas).
+ * module relative to the repository; the stack's Redis, if it runs one, for answer deltas; the
+ * memory database of the stack's PostgreSQL).
  */
 export function workerEnvironment(
   host: HostSettings,
@@ -201,5 +213,6 @@ export function workerEnvironment(
     TEMPORAL_TASK_QUEUE: "durable-agent",
     DURABLE_AGENT_AGENTS: agentsModule,
     ...(host.redisUrl ? { DURABLE_AGENT_REDIS_URL: host.redisUrl } : {}),
+    DURABLE_AGENT_MEMORY_URL: memoryUrl(host),
   };
 }

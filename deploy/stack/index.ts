@@ -4,7 +4,8 @@
  * (deploy/scripts/setup-postgres.sh), temporal-server, the namespace and search attributes
  * (deploy/scripts/create-namespace.sh), the Web UI server, Redis for answer deltas and N
  * durable-agent worker processes (`src/worker-main.ts`, the compose file's worker command, each given
- * the Redis as DURABLE_AGENT_REDIS_URL). `npm run stack` is its command line.
+ * the Redis as DURABLE_AGENT_REDIS_URL, and the memory database of the stack's PostgreSQL as
+ * DURABLE_AGENT_MEMORY_URL). `npm run stack` is its command line.
  */
 import { chmodSync, mkdirSync, rmSync } from "node:fs";
 import { delimiter, join } from "node:path";
@@ -18,6 +19,7 @@ import {
   serverEnvironment,
   stackVersions,
   databaseCredentials,
+  memoryUrl,
   uiEnvironment,
   workerEnvironment,
   type HostSettings,
@@ -29,6 +31,7 @@ import { ManagedProcess, runToCompletion, waitForPort } from "./processes.js";
 import { startStackRedis } from "./redis.js";
 import { TemporalServer } from "./temporal-server.js";
 import type { RedisServer } from "../../src/testing/redis-server.js";
+import { memoryStores } from "../../src/memory/index.js";
 
 export { TemporalServer, type TemporalService } from "./temporal-server.js";
 export { PostgresCluster } from "./postgres.js";
@@ -76,6 +79,11 @@ export interface Stack {
   ui: ManagedProcess | undefined;
   /** The stack's Redis (`redis.url` is the workers' DURABLE_AGENT_REDIS_URL), unless started with `redis: false`. */
   redis: RedisServer | undefined;
+  /**
+   * The workers' memory store (DURABLE_AGENT_MEMORY_URL): a database of the stack's PostgreSQL, migrated
+   * at the stand-up, and its search: "exact" on Debian's PostgreSQL (no pgvector), "pgvector" where the extension exists.
+   */
+  memory: { url: string; search: "pgvector" | "exact" };
   workers: ManagedProcess[];
   logDir: string;
   /** Seconds each step of the stand-up took. */
@@ -155,6 +163,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         logFile: join(logDir, `${name}.log`),
       });
     await step("schema", () => script("setup-postgres.sh", schemaSetupEnvironment(host, build.schemaRoot)));
+    const memory = await step("memory", () => openMemory(memoryUrl(host), log));
     await step("server start", () => server.start());
     await step("namespace", () => script("create-namespace.sh", namespaceSetupEnvironment(host)));
     if (uiBuild && uiPort !== false) {
@@ -209,6 +218,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       server,
       ui,
       redis,
+      memory,
       workers,
       logDir,
       timings,
@@ -218,5 +228,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/** Opens the memory database as a worker would (migrating it), to say which search the workers get; then closes it. */
+async function openMemory(url: string, log: (line: string) => void): Promise<Stack["memory"]> {
+  const store = memoryStores.postgres({ url, log });
+  try {
+    return { url, search: (await store.open()).search };
+  } finally {
+    await store.close();
   }
 }

@@ -5,9 +5,12 @@
  *   idempotent store (EFFECTS_LOG, keyed by the tool call's idempotencyKey).
  * - A before backstop records the reported injury in the same store, keyed by its idempotencyKey.
  * Activities heartbeat every 2/3 s, so an attempt lost with a worker is retried after 2 s.
+ * - `stack-memory-coach` remembers each run's user in the stack's memory database
+ *   (DURABLE_AGENT_MEMORY_URL, which the stack gives every worker), embedding at EMBEDDINGS_URL.
  */
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
+import { createOpenAI } from "@ai-sdk/openai";
 import { ai } from "../../src/index.js";
 
 const toolLog = process.env.TOOL_LOG!;
@@ -48,4 +51,15 @@ export const faultCoach = ai.agent({
       },
     },
   ],
+});
+
+/** The agent of the memory check: the stack's PostgreSQL as its store, the test's scripted embeddings server as its embedder. */
+export const memoryCoach = ai.agent({
+  name: "stack-memory-coach",
+  model: ai.openai("gpt-test"),
+  instructions: "You are a coach who remembers.",
+  memory: ai.memory({
+    store: ai.memory.postgres({ url: process.env.DURABLE_AGENT_MEMORY_URL ?? "postgres://unset" }),
+    embedder: createOpenAI({ baseURL: process.env.EMBEDDINGS_URL, apiKey: "test" }).embeddingModel("embed-test"),
+  }),
 });

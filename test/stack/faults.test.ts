@@ -4,6 +4,8 @@
  * durable-agent worker processes (src/worker-main.ts) serving test/stack/fault-agents.ts. Each test
  * holds a run in its tool call, breaks something, lets the tool finish, and checks that the run
  * completes, every completed model call ran once, effects happened once and the stream is whole.
+ * Then memory on the stack's PostgreSQL (its memory database, exact search without pgvector): one
+ * run tells a fact, the next run of that user gets it recalled, and after a forget nothing is.
  */
 import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type ServerResponse } from "node:http";
@@ -15,8 +17,15 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { startStack, type Stack } from "../../deploy/stack/index.js";
 import { findFreeFrontendPort, findFreePort } from "../../deploy/stack/processes.js";
 import type { RunResult, StreamedRunEvent } from "../../src/index.js";
-import { startScriptedModel, type ScriptedModel, type ScriptedRequest } from "../../src/testing/index.js";
-import { faultCoach } from "./fault-agents.js";
+import {
+  startScriptedEmbeddings,
+  startScriptedModel,
+  type ScriptedEmbeddings,
+  type ScriptedModel,
+  type ScriptedRequest,
+} from "../../src/testing/index.js";
+import { runMain } from "../support/cli-helpers.js";
+import { faultCoach, memoryCoach } from "./fault-agents.js";
 
 const QUEUE = "stack-faults";
 const dir = mkdtempSync(join(tmpdir(), "durable-agent-stack-faults-"));
@@ -69,6 +78,7 @@ const replyFor = (id: string) => `Done: case ${id}, squats are now lunges. Take 
 
 let stack: Stack;
 let model: ScriptedModel;
+let embeddings: ScriptedEmbeddings;
 let gate: Awaited<ReturnType<typeof startGate>>;
 let connection: Connection;
 let client: Client;
@@ -76,7 +86,9 @@ const figures: string[] = [];
 
 beforeAll(async () => {
   gate = await startGate();
+  embeddings = await startScriptedEmbeddings();
   model = await startScriptedModel((request) => {
+    if (JSON.stringify(request.body.messages).includes("a coach who remembers")) return "Noted.";
     const id = caseOf(request);
     const toolResults = request.body.messages.filter((m) => m.role === "tool").length;
     return toolResults === 0
@@ -99,6 +111,7 @@ beforeAll(async () => {
       TOOL_LOG,
       EFFECTS_LOG,
       GATE_URL: gate.url,
+      EMBEDDINGS_URL: embeddings.baseURL,
     },
   });
   figures.push(
@@ -114,6 +127,7 @@ afterAll(async () => {
   await connection?.close();
   await stack?.stop();
   await model?.close();
+  await embeddings?.close();
   gate?.close();
   rmSync(dir, { recursive: true, force: true });
   console.log(`stack faults:\n  ${figures.join("\n  ")}`);
@@ -234,3 +248,26 @@ it("one of two worker processes SIGKILLed mid tool call: the other finishes the 
   const survivor = stack.workers.find((w) => w.running)!.pid;
   expect(lines.slice(1)).toEqual([`worker started 2 ${survivor}`, `worker completed 2 ${survivor}`]);
 }, 300_000);
+
+it("memory on the stack's PostgreSQL: a user's fact told in one run is recalled in the next, and nothing after a forget", async () => {
+  // The workers said which search they use when they opened the store, as the stand-up did.
+  const search = stack.memory.search === "pgvector" ? "pgvector search" : "exact search";
+  expect(readFileSync(join(stack.logDir, "worker-1.log"), "utf8")).toContain(`postgres store at `);
+  expect(readFileSync(join(stack.logDir, "worker-1.log"), "utf8")).toContain(search);
+  const options = { client, taskQueue: QUEUE, user: "stack-alice" };
+  /** The model request whose last message is `input` (each run here has one trip). */
+  const requestFor = (input: string) =>
+    JSON.stringify(model.requests.find((r) => r.body.messages.at(-1)?.content === input)?.body.messages);
+  const told = await memoryCoach.run("My left knee hurts after long runs.", options);
+  await memoryCoach.run("Plan my leg day.", options);
+  expect(requestFor("Plan my leg day.")).toContain(
+    "Recalled messages from earlier conversations (recalled, not said in this conversation)",
+  );
+  expect(requestFor("Plan my leg day.")).toContain("My left knee hurts after long runs.");
+  const forgot = await runMain(["memory", "forget", "--user", "stack-alice", "--postgres", stack.memory.url]);
+  expect(forgot).toMatchObject({ code: 0, stdout: "Forgot user stack-alice: 4 message(s), no working memory." });
+  await memoryCoach.run("Plan my arm day.", options);
+  expect(requestFor("Plan my arm day.")).toBeDefined();
+  expect(requestFor("Plan my arm day.")).not.toContain("knee");
+  expect(told.reply).toBe("Noted.");
+});
