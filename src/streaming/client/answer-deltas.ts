@@ -4,8 +4,8 @@
  * Each answer's deltas add up to its text: whatever the heartbeats did not show yet is sent just
  * before the answer's `model.answered`. A retried attempt's text only follows its `trip.retry`.
  * The reasoning the answer in flight carries (what the model produced before its text) goes out as
- * `reasoning.delta`s just before the text of the same partial answer: live only, as
- * `model.answered` does not carry reasoning (it is in the answer's message).
+ * `reasoning.delta`s just before the text of the same partial answer; what a subscriber did not
+ * see live comes from the answer's `model.answered` (`reasoningBefore`), when none of its text was shown.
  */
 import type { LoadedDataConverter } from "@temporalio/common";
 import type { WorkflowExecutionDescription } from "@temporalio/client";

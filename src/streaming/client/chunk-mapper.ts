@@ -208,7 +208,7 @@ export class ChunkMapper {
   /**
    * The answer's reasoning at its `model.answered`: the live part ended, or, when none streamed (a
    * run without `streamText`, whose text is whole in its durable events), each reasoning part whole,
-   * read from the conversation (`model.answered` does not carry it).
+   * read from the conversation (parts apart, with their ids; `model.answered` has them joined, and runs recorded before it none).
    */
   private async reasoning(trip: number, text: string | null): Promise<Chunks> {
     const answer = this.#answers.has(trip) ? this.#answers.get(trip) : await this.#conversation.answer(text);
