@@ -268,8 +268,35 @@ export class ChunkMapper {
     ];
   }
 
+  /** A call the provider ran while answering: its input and its result at once, marked `providerExecuted` (its part is not ours to run). */
+  private async providerCall(event: Extract<StreamedRunEvent, { type: "tool.finished" }>): Promise<Chunks> {
+    const { callId: toolCallId, tool: toolName } = event;
+    if (this.#inputShown.has(toolCallId)) return [];
+    this.#inputShown.add(toolCallId);
+    const call = await this.#conversation.providerCall(toolCallId);
+    const input = call?.input;
+    const providerExecuted = true;
+    const output: MappedChunk =
+      event.status === "ok"
+        ? { chunk: { type: "tool-output-available", toolCallId, output: call?.output, providerExecuted } }
+        : {
+            chunk: {
+              type: "tool-output-error",
+              toolCallId,
+              errorText: event.error ?? "the provider's tool failed",
+              providerExecuted,
+            },
+          };
+    return [
+      ...this.closeText(),
+      { chunk: { type: "tool-input-available", toolCallId, toolName, input, providerExecuted } },
+      output,
+    ];
+  }
+
   private async toolFinished(event: Extract<StreamedRunEvent, { type: "tool.finished" }>): Promise<Chunks> {
     const { callId } = event;
+    if (event.provider) return this.providerCall(event);
     const input = await this.toolInput(callId, event.tool);
     if (event.status === "ok")
       return [
