@@ -19,7 +19,7 @@ export function formatTraceEvent(event: TraceEvent): string {
       case "budget.used-up":
         return `budget used up: ${event.used}`;
       case "tool.finished":
-        return `tool ${event.tool}: ${event.status}${event.reason ? ` (${event.reason})` : ""}${event.error ? ` (${event.error})` : ""}`;
+        return `tool ${event.tool}${event.provider ? " (run by the provider)" : ""}: ${event.status}${event.reason ? ` (${event.reason})` : ""}${event.error ? ` (${event.error})` : ""}`;
       case "reprompt":
         return `re-prompt (${event.kind}${event.source ? `, ${event.source}` : ""}): ${quote(event.text)}`;
       case "reprompt.withheld":
@@ -121,7 +121,7 @@ export class RunEventRenderer {
         return this.endLine();
       case "tool.finished":
         return this.line(
-          `← tool ${event.tool}: ${event.status}${event.reason ? ` (${event.reason})` : ""}${event.error ? ` (${event.error})` : ""}`,
+          `← tool ${event.tool}${event.provider ? " (run by the provider)" : ""}: ${event.status}${event.reason ? ` (${event.reason})` : ""}${event.error ? ` (${event.error})` : ""}`,
         );
       case "reprompt":
         return this.line(`↻ re-prompt (${event.kind}): ${quote(event.text)}`);

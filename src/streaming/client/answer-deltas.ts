@@ -117,6 +117,18 @@ export class AnswerDeltas {
       if (this.#shown?.trip === event.trip && this.#shown.attempt < event.attempt) this.#shown = undefined;
       return [];
     }
+    if (event.type === "reasoning.delta") {
+      // ...and its reasoning before it (attempt 0 too): model.answered does not send it again.
+      const shown = this.#shown?.trip === event.trip ? this.#shown : undefined;
+      const attempt = Math.max(event.attempt, this.#retried.get(event.trip) ?? 1);
+      this.#shown = {
+        trip: event.trip,
+        attempt,
+        length: shown?.length ?? 0,
+        reasoning: (shown?.reasoning ?? 0) + event.text.length,
+      };
+      return [];
+    }
     if (event.type === "text.delta") {
       // A run that does not stream text puts each answer's text in its durable stream, whole.
       const before = this.#shown?.trip === event.trip ? this.#shown.length : 0;
