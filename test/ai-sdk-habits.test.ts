@@ -139,38 +139,48 @@ describe("tools of the AI SDK", () => {
         text: "Swapped squats for lunges.",
       },
     ];
-    const { result, requests, toolActivities, events, chunks } = await onClaude(script, async (server) => {
-      const agent = ai.agent({
-        name: "habits-provider-calls",
-        model: thinkingClaude(server.baseURL),
-        tools: {
-          web_search: anthropic.tools.webSearch_20250305({ maxUses: 2 }),
-          update_plan: tool({
-            inputSchema: z.object({ from: z.string(), to: z.string() }),
-            execute: async (input) => {
-              ran.push(input);
-              return { ok: true };
-            },
-          }),
-        },
-      });
-      return withWorker(harness, [agent], async ({ taskQueue }) => {
-        const handle = await agent.start("Find a squat alternative and swap it in.", {
-          client: harness.client,
-          taskQueue,
+    // The same answers twice: the first run asks with doGenerate (no streamText), the second with doStream.
+    const { result, requests, toolActivities, events, chunks, streamed } = await onClaude(
+      [...script, ...script],
+      async (server) => {
+        const agent = ai.agent({
+          name: "habits-provider-calls",
+          model: thinkingClaude(server.baseURL),
+          tools: {
+            web_search: anthropic.tools.webSearch_20250305({ maxUses: 2 }),
+            update_plan: tool({
+              inputSchema: z.object({ from: z.string(), to: z.string() }),
+              execute: async (input) => {
+                ran.push(input);
+                return { ok: true };
+              },
+            }),
+          },
         });
-        const result = await handle.result();
-        const { events: history } = await handle.workflow.fetchHistory();
-        const toolActivities = (history ?? []).filter(
-          (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === "tool.execute",
-        ).length;
-        const events: StreamedRunEvent[] = [];
-        for await (const event of handle.stream()) events.push(event);
-        const { chunks } = await readUIStream(handle.toUIMessageStreamResponse());
-        await replaysAndKeeps(handle, "ai-sdk-provider-calls");
-        return { result, requests: server.requests, toolActivities, events, chunks };
-      });
-    });
+        return withWorker(harness, [agent], async ({ taskQueue }) => {
+          const handle = await agent.start("Find a squat alternative and swap it in.", {
+            client: harness.client,
+            taskQueue,
+          });
+          const result = await handle.result();
+          const { events: history } = await handle.workflow.fetchHistory();
+          const toolActivities = (history ?? []).filter(
+            (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === "tool.execute",
+          ).length;
+          const events: StreamedRunEvent[] = [];
+          for await (const event of handle.stream()) events.push(event);
+          const { chunks } = await readUIStream(handle.toUIMessageStreamResponse());
+          await replaysAndKeeps(handle, "ai-sdk-provider-calls");
+          const again = await agent.start("Find a squat alternative and swap it in.", {
+            client: harness.client,
+            taskQueue,
+            streamText: true,
+          });
+          const streamed = await again.result();
+          return { result, requests: server.requests, toolActivities, events, chunks, streamed };
+        });
+      },
+    );
     expect(result.reply).toBe("Swapped squats for lunges.");
     // Recorded like any call, marked as the provider's; only update_plan ran on a worker.
     expect(result.toolCalls).toEqual([
@@ -202,7 +212,18 @@ describe("tools of the AI SDK", () => {
         provider: true,
       },
     ]);
-    expect(ran).toEqual([{ from: "squats", to: "lunges" }]);
+    const providerCalls = (run: RunResult) => run.toolCalls.filter((call) => call.provider);
+    expect(providerCalls(streamed)).toEqual(
+      providerCalls(result).map((call) =>
+        Array.isArray(call.output)
+          ? { ...call, output: [{ ...call.output[0], encryptedContent: "scripted-encrypted-2-0-0" }] }
+          : call,
+      ),
+    );
+    expect(ran).toEqual([
+      { from: "squats", to: "lunges" },
+      { from: "squats", to: "lunges" },
+    ]);
     expect(toolActivities).toBe(1);
     expect(result.trace.filter((e) => e.type === "approval")).toEqual([]);
     expect(
