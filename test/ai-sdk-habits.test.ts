@@ -8,9 +8,13 @@ import { anthropic } from "@ai-sdk/anthropic";
 import { jsonSchema, tool } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ai, AgentOptionsError, ModelApiError, type RunResult } from "../src/index.js";
+import { ai, AgentOptionsError, ModelApiError, type RunResult, type StreamedRunEvent } from "../src/index.js";
 import { startScriptedAnthropic, type ScriptedAnthropic, type ScriptedProviderTurn } from "../src/testing/index.js";
-import { claude } from "./support/ai-sdk-helpers.js";
+import { conversationOf } from "../src/studio/server/conversation.js";
+import { forkPrefix } from "../src/fork/fork-prefix.js";
+import { assistantBlocks, claude, thinkingClaude } from "./support/ai-sdk-helpers.js";
+import { replaysAndKeeps } from "./support/history-helpers.js";
+import { messageOf, readUIStream } from "./support/ui-stream-helpers.js";
 import { connectHarness, withWorker, type Harness } from "./support/harness.js";
 
 let harness: Harness;
@@ -119,6 +123,162 @@ describe("tools of the AI SDK", () => {
       return result;
     });
     expect(result.reply).toBe("Lunges: see the search results.");
+  }, 60_000);
+
+  it("a provider tool's calls are recorded like any call (provider: true): not run by a worker, sent back with their answer, in the trace, the UI stream, the studio and a fork (fixture ai-sdk-provider-calls)", async () => {
+    const ran: unknown[] = [];
+    const found = [{ url: "https://example.com/lunges", title: "Lunges for bad knees", pageAge: "2 days ago" }];
+    const script: ScriptedProviderTurn[] = [
+      {
+        reasoning: { text: "Search first, then swap." },
+        webSearches: [{ id: "srvtoolu_1", query: "squat alternative bad knees", results: found }],
+        toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }],
+      },
+      {
+        webSearches: [{ id: "srvtoolu_2", query: "lunge load", results: { errorCode: "max_uses_exceeded" } }],
+        text: "Swapped squats for lunges.",
+      },
+    ];
+    // The same answers twice: the first run asks with doGenerate (no streamText), the second with doStream.
+    const { result, requests, toolActivities, events, chunks, streamed } = await onClaude(
+      [...script, ...script],
+      async (server) => {
+        const agent = ai.agent({
+          name: "habits-provider-calls",
+          model: thinkingClaude(server.baseURL),
+          tools: {
+            web_search: anthropic.tools.webSearch_20250305({ maxUses: 2 }),
+            update_plan: tool({
+              inputSchema: z.object({ from: z.string(), to: z.string() }),
+              execute: async (input) => {
+                ran.push(input);
+                return { ok: true };
+              },
+            }),
+          },
+        });
+        return withWorker(harness, [agent], async ({ taskQueue }) => {
+          const handle = await agent.start("Find a squat alternative and swap it in.", {
+            client: harness.client,
+            taskQueue,
+          });
+          const result = await handle.result();
+          const { events: history } = await handle.workflow.fetchHistory();
+          const toolActivities = (history ?? []).filter(
+            (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === "tool.execute",
+          ).length;
+          const events: StreamedRunEvent[] = [];
+          for await (const event of handle.stream()) events.push(event);
+          const { chunks } = await readUIStream(handle.toUIMessageStreamResponse());
+          await replaysAndKeeps(handle, "ai-sdk-provider-calls");
+          const again = await agent.start("Find a squat alternative and swap it in.", {
+            client: harness.client,
+            taskQueue,
+            streamText: true,
+          });
+          const streamed = await again.result();
+          return { result, requests: server.requests, toolActivities, events, chunks, streamed };
+        });
+      },
+    );
+    expect(result.reply).toBe("Swapped squats for lunges.");
+    // Recorded like any call, marked as the provider's; only update_plan ran on a worker.
+    expect(result.toolCalls).toEqual([
+      {
+        id: "srvtoolu_1",
+        name: "web_search",
+        input: { query: "squat alternative bad knees" },
+        output: [
+          {
+            url: found[0]!.url,
+            title: found[0]!.title,
+            pageAge: "2 days ago",
+            encryptedContent: "scripted-encrypted-0-0-0",
+            type: "web_search_result",
+          },
+        ],
+        status: "ok",
+        trip: 1,
+        provider: true,
+      },
+      expect.objectContaining({ name: "update_plan", status: "ok", trip: 1 }),
+      {
+        id: "srvtoolu_2",
+        name: "web_search",
+        input: { query: "lunge load" },
+        status: "failed",
+        error: JSON.stringify({ type: "web_search_tool_result_error", errorCode: "max_uses_exceeded" }),
+        trip: 2,
+        provider: true,
+      },
+    ]);
+    const providerCalls = (run: RunResult) => run.toolCalls.filter((call) => call.provider);
+    expect(providerCalls(streamed)).toEqual(
+      providerCalls(result).map((call) =>
+        Array.isArray(call.output)
+          ? { ...call, output: [{ ...call.output[0], encryptedContent: "scripted-encrypted-2-0-0" }] }
+          : call,
+      ),
+    );
+    expect(ran).toEqual([
+      { from: "squats", to: "lunges" },
+      { from: "squats", to: "lunges" },
+    ]);
+    expect(toolActivities).toBe(1);
+    expect(result.trace.filter((e) => e.type === "approval")).toEqual([]);
+    expect(
+      result.trace.filter((e) => e.type === "tool.finished").map((e) => [e.trip, e.tool, e.status, e.provider]),
+    ).toEqual([
+      [1, "web_search", "ok", true],
+      [1, "update_plan", "ok", undefined],
+      [2, "web_search", "failed", true],
+    ]);
+    // The answer keeps them, and they go back to Anthropic with it, before its tool use.
+    const answer = result.messages.find((m) => m.role === "assistant")!;
+    expect(answer.role === "assistant" && answer.providerToolCalls?.map((c) => c.id)).toEqual(["srvtoolu_1"]);
+    const [sent] = assistantBlocks(requests[1]!.body);
+    expect(sent!.map((b) => b.type)).toEqual(["thinking", "server_tool_use", "web_search_tool_result", "tool_use"]);
+    expect(sent![1]).toMatchObject({
+      id: "srvtoolu_1",
+      name: "web_search",
+      input: { query: "squat alternative bad knees" },
+    });
+    expect(sent![2]).toMatchObject({
+      tool_use_id: "srvtoolu_1",
+      content: [{ type: "web_search_result", url: found[0]!.url, encrypted_content: "scripted-encrypted-0-0-0" }],
+    });
+    // stream() has them as tool.finished events; the UI stream as provider-executed tool parts.
+    expect(
+      events.filter((e) => e.type === "tool.finished" && e.provider).map((e) => e.type === "tool.finished" && e.callId),
+    ).toEqual(["srvtoolu_1", "srvtoolu_2"]);
+    const parts = (await messageOf(chunks)).parts.filter((p) => p.type === "tool-web_search");
+    expect(parts).toEqual([
+      expect.objectContaining({
+        toolCallId: "srvtoolu_1",
+        state: "output-available",
+        providerExecuted: true,
+        input: { query: "squat alternative bad knees" },
+      }),
+      expect.objectContaining({ toolCallId: "srvtoolu_2", state: "output-error", providerExecuted: true }),
+    ]);
+    // The studio's conversation shows them where they ran; a fork from trip 2 starts with trip 1's.
+    const items = conversationOf(result.workflowId, result.messages, result.toolCalls, result.trace, {
+      model: new Map(),
+      tools: new Map(),
+    });
+    expect(
+      items.filter((i) => i.type === "tool-call").map((i) => i.type === "tool-call" && [i.tool, i.status, i.runsOn]),
+    ).toEqual([
+      ["web_search", "ok", "run by the model's provider"],
+      ["update_plan", "ok", undefined],
+      ["web_search", "failed", "run by the model's provider"],
+    ]);
+    const { fork, messages } = forkPrefix(result, 2, "Find a squat alternative and swap it in.");
+    expect(fork.toolCalls.map((c) => [c.name, c.provider])).toEqual([
+      ["web_search", true],
+      ["update_plan", undefined],
+    ]);
+    expect(messages.some((m) => m.role === "assistant" && m.providerToolCalls?.[0]?.id === "srvtoolu_1")).toBe(true);
   }, 60_000);
 
   it("a provider tool's id and arguments are part of agent.version", () => {

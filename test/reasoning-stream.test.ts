@@ -4,11 +4,13 @@
  * the reasoning. `stream()` yields `reasoning.delta` events, and the UI message stream
  * `reasoning-*` chunks, while the model still thinks, before the text, whole and once, through the
  * heartbeats and through Redis; a reload gets the reasoning once; a failed attempt's reasoning does
- * not mix with the next one's.
+ * not mix with the next one's. A `stream()` of finished trips, and of a run that does not stream
+ * text, gets each answer's reasoning once, before its text (from `model.answered`, or whole in the events).
  */
 import type { Client } from "@temporalio/client";
 import type { UIMessage, UIMessageChunk } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { ai, type Agent, type AgentWorkerOptions, type RunHandle, type StreamedRunEvent } from "../src/index.js";
 import { startScriptedAnthropic, type ScriptedAnthropic, type ScriptedProviderTurn } from "../src/testing/index.js";
 import { startRedisServer, type RedisServer } from "../src/testing/redis-server.js";
@@ -28,6 +30,12 @@ afterAll(() => harness.close());
 const CHUNK = 6;
 const THOUGHT = "Knees hurt on squats, so lunges with a light load come first; then I check the plan.";
 const ANSWER = "Leg day: lunges, then deadlifts.";
+
+const swapTool = ai.tool({
+  name: "update_plan",
+  input: z.object({ from: z.string(), to: z.string() }),
+  execute: async () => ({ ok: true }),
+});
 
 type Delta = Extract<StreamedRunEvent, { type: "reasoning.delta" | "text.delta" }>;
 
@@ -99,10 +107,11 @@ async function onClaude<T>(
   name: string,
   fn: (agent: Agent, taskQueue: string) => Promise<T>,
   workerOptions: Partial<AgentWorkerOptions> = {},
+  agentOptions: Parameters<typeof claudeAgent>[2] = {},
 ): Promise<{ result: T; server: ScriptedAnthropic }> {
   const server = await startScriptedAnthropic(script, { chunkSize: CHUNK });
   try {
-    const agent = claudeAgent(name, server.baseURL);
+    const agent = claudeAgent(name, server.baseURL, agentOptions);
     const result = await withWorker(harness, [agent], ({ taskQueue }) => fn(agent, taskQueue), workerOptions);
     return { result, server };
   } finally {
@@ -238,6 +247,70 @@ describe("reasoning streamed live", () => {
     expect(types(chunks).indexOf("reset-step")).toBeGreaterThan(types(chunks).indexOf("reasoning-start"));
     expect(partsOf(await messageOf(chunks))).toEqual({ reasoning: [second], text: [ANSWER] });
     expect(partsOf(await messageOf(reloaded))).toEqual({ reasoning: [second], text: [ANSWER] });
+  });
+
+  it("a stream() of finished trips gets each answer's reasoning once, before its text, from model.answered", async () => {
+    const first = "The plan needs a swap before I answer.";
+    const { result } = await onClaude(
+      [
+        {
+          reasoning: { text: first },
+          toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }],
+        },
+        { reasoning: { text: THOUGHT }, text: ANSWER },
+      ],
+      "claude-reasoning-late",
+      async (agent, taskQueue) => {
+        const handle = await agent.start("Plan my leg day", { client: harness.client, taskQueue, streamText: true });
+        await handle.result();
+        return collect(handle.stream(), () => undefined);
+      },
+      {},
+      { tools: [swapTool] },
+    );
+    const events = result;
+    const answered = events.filter((e) => e.type === "model.answered");
+    expect(answered.map((e) => e.type === "model.answered" && e.reasoning)).toEqual([first, THOUGHT]);
+    for (const [trip, thought] of [
+      [1, first],
+      [2, THOUGHT],
+    ] as const) {
+      const ofTrip = events.filter((e) => "trip" in e && e.trip === trip);
+      expect(joined(ofTrip, "reasoning.delta")).toBe(thought);
+      const lastReasoning = ofTrip.findLastIndex((e) => e.type === "reasoning.delta");
+      expect(lastReasoning).toBeLessThan(ofTrip.findIndex((e) => e.type === "model.answered"));
+    }
+    expect(joined(events, "text.delta")).toBe(ANSWER);
+    expect(events.findLastIndex((e) => e.type === "reasoning.delta")).toBeLessThan(
+      events.findIndex((e) => e.type === "text.delta"),
+    );
+  });
+
+  it("a run that does not stream text has each answer's reasoning in its events, whole, once, before the text; the UI too", async () => {
+    const { result } = await onClaude(
+      [{ reasoning: { text: THOUGHT }, text: ANSWER }],
+      "claude-reasoning-whole",
+      async (agent, taskQueue) => {
+        const handle = await agent.start("Plan my leg day", { client: harness.client, taskQueue });
+        const live = collect(handle.stream(), () => undefined);
+        await handle.result();
+        const after = await collect(handle.stream(), () => undefined);
+        const { chunks } = await readUIStream(handle.toUIMessageStreamResponse());
+        return { live: await live, after, chunks };
+      },
+    );
+    for (const events of [result.live, result.after]) {
+      expect(
+        events.filter((e) => e.type === "reasoning.delta").map((e) => e.type === "reasoning.delta" && e.text),
+      ).toEqual([THOUGHT]);
+      expect(events.findIndex((e) => e.type === "reasoning.delta")).toBeLessThan(
+        events.findIndex((e) => e.type === "text.delta"),
+      );
+      expect(joined(events, "text.delta")).toBe(ANSWER);
+    }
+    expect(types(result.chunks).filter((t) => t === "reasoning-start")).toHaveLength(1);
+    expect(types(result.chunks).indexOf("reasoning-end")).toBeLessThan(types(result.chunks).indexOf("text-start"));
+    expect(partsOf(await messageOf(result.chunks))).toEqual({ reasoning: [THOUGHT], text: [ANSWER] });
   });
 
   describe("through Redis", () => {

@@ -96,6 +96,59 @@ describe("tool calls", () => {
   });
 });
 
+describe("web searches (Anthropic's web_search server tool)", () => {
+  const webSearch = {
+    type: "provider" as const,
+    id: "anthropic.web_search_20250305" as const,
+    name: "web_search",
+    args: {},
+  };
+  const turn: ScriptedProviderTurn = {
+    webSearches: [
+      { query: "squat alternatives", results: [{ url: "https://example.com/lunges", title: "Lunges" }] },
+      { id: "srvtoolu_given", query: "lunge load", results: { errorCode: "max_uses_exceeded" } },
+    ],
+    text: "Lunges.",
+  };
+  const expected = [
+    expect.objectContaining({
+      type: "tool-call",
+      toolCallId: "srvtoolu_scripted_0_0",
+      toolName: "web_search",
+      input: '{"query":"squat alternatives"}',
+      providerExecuted: true,
+    }),
+    expect.objectContaining({
+      type: "tool-result",
+      toolCallId: "srvtoolu_scripted_0_0",
+      result: [
+        expect.objectContaining({ url: "https://example.com/lunges", title: "Lunges", type: "web_search_result" }),
+      ],
+    }),
+    expect.objectContaining({ type: "tool-call", toolCallId: "srvtoolu_given", providerExecuted: true }),
+    expect.objectContaining({
+      type: "tool-result",
+      toolCallId: "srvtoolu_given",
+      isError: true,
+      result: { type: "web_search_tool_result_error", errorCode: "max_uses_exceeded" },
+    }),
+  ];
+
+  it("whole: each server_tool_use a provider-executed tool call, each web_search_tool_result its result (or its error)", async () => {
+    const model = await claude([turn]);
+    const result = await model.doGenerate({ prompt: ask("Swap squats?"), tools: [webSearch] });
+    expect(result.content.filter((part) => part.type === "tool-call" || part.type === "tool-result")).toEqual(expected);
+  });
+
+  it("streamed: the query in input_json_delta pieces, the result whole, the same parts", async () => {
+    const model = await claude([turn]);
+    const parts = await streamParts(model, { prompt: ask("Swap squats?"), tools: [webSearch] });
+    expect(parts.filter((part) => part.type === "tool-input-delta").length).toBeGreaterThan(2);
+    expect(parts.filter((part) => part.type === "tool-call" || part.type === "tool-result")).toEqual(expected);
+    expect(finishOf(parts).finishReason.unified).toBe("stop");
+  });
+});
+
 describe("reasoning", () => {
   const trip1: ScriptedProviderTurn = {
     reasoning: [

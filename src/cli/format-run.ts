@@ -19,7 +19,7 @@ export function formatTraceEvent(event: TraceEvent): string {
       case "budget.used-up":
         return `budget used up: ${event.used}`;
       case "tool.finished":
-        return `tool ${event.tool}: ${event.status}${event.reason ? ` (${event.reason})` : ""}${event.error ? ` (${event.error})` : ""}`;
+        return `tool ${toolLine(event)}`;
       case "reprompt":
         return `re-prompt (${event.kind}${event.source ? `, ${event.source}` : ""}): ${quote(event.text)}`;
       case "reprompt.withheld":
@@ -120,9 +120,7 @@ export class RunEventRenderer {
       case "model.answered":
         return this.endLine();
       case "tool.finished":
-        return this.line(
-          `← tool ${event.tool}: ${event.status}${event.reason ? ` (${event.reason})` : ""}${event.error ? ` (${event.error})` : ""}`,
-        );
+        return this.line(`← tool ${toolLine(event)}`);
       case "reprompt":
         return this.line(`↻ re-prompt (${event.kind}): ${quote(event.text)}`);
       case "reprompt.withheld":
@@ -154,4 +152,10 @@ export class RunEventRenderer {
     this.endLine();
     this.out.line(text);
   }
+}
+
+/** A finished tool call: its name (and who ran it, when the provider did), status, and why. */
+function toolLine(event: Extract<TraceEvent, { type: "tool.finished" }>): string {
+  const who = event.provider ? " (run by the provider)" : "";
+  return `${event.tool}${who}: ${event.status}${event.reason ? ` (${event.reason})` : ""}${event.error ? ` (${event.error})` : ""}`;
 }

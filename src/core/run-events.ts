@@ -8,8 +8,10 @@ export const RUN_EVENTS_TOPIC = "run-events";
  * One event of a run's stream. Every trace event is also a stream event; besides them:
  * - `trip.started`: a model call is about to start;
  * - `text.delta`: answer text as the model produces it (`attempt` counts activity attempts);
- * - `reasoning.delta`: the answer's reasoning as the model produces it, before its text (live only:
- *   what the answer in flight carried; the whole reasoning is in the answer's message);
+ * - `reasoning.delta`: the answer's reasoning as the model produces it, before its text (what the
+ *   answer in flight carried; a subscriber that did not see it live gets the rest from the answer's
+ *   `model.answered`, once, just before it; a run that does not stream text publishes it whole, as
+ *   attempt 0, before its text);
  * - `trip.retry`: the model call of `trip` is being retried; drop text of earlier attempts of that trip;
  * - `tool.started`: a tool call is about to run;
  * - `run.finished`: the run's result;

@@ -3,6 +3,7 @@ import { toolResultContent } from "./tool-result.js";
 import type {
   ForkedFrom,
   Message,
+  ProviderToolCall,
   RequestedToolCall,
   RunResult,
   StopReason,
@@ -65,7 +66,11 @@ export function recordChildUsage(
   state.usageByAgent = merged;
 }
 
-/** Records a model answer as the next trip, with the usage it reported and the `agent.version` that answered. */
+/**
+ * Records a model answer as the next trip, with the usage it reported and the `agent.version` that
+ * answered; the answer's reasoning goes in its `model.answered`, and the calls the provider ran
+ * while answering are recorded after it as tool calls of the trip (`provider: true`).
+ */
 export function recordAnswer(
   state: RunState,
   answer: Extract<Message, { role: "assistant" }>,
@@ -75,13 +80,37 @@ export function recordAnswer(
   state.trips += 1;
   state.messages.push(answer);
   if (usage) recordUsage(state, usage);
+  const reasoning = (answer.reasoning ?? []).map((part) => part.text).join("");
   state.trace.push({
     trip: state.trips,
     type: "model.answered",
     text: answer.content,
     toolCalls: (answer.toolCalls ?? []).map((call) => call.name),
-    ...defined({ usage, agentVersion }),
+    ...defined({ usage, reasoning: reasoning || undefined, agentVersion }),
   });
+  for (const call of answer.providerToolCalls ?? []) {
+    const record = providerCallRecord(call, state.trips);
+    state.toolCalls.push(record);
+    state.trace.push({
+      trip: record.trip,
+      type: "tool.finished",
+      tool: record.name,
+      callId: record.id,
+      status: record.status,
+      ...defined({ error: record.error }),
+      provider: true,
+    });
+  }
+}
+
+/** A call the provider ran, as a tool call record: failed when the provider reported an error (its result, as text, the error). */
+function providerCallRecord(call: ProviderToolCall, trip: number): ToolCallRecord {
+  const { id, name, input, output } = call;
+  if (call.isError) {
+    const error = typeof output === "string" ? output : JSON.stringify(output ?? "the provider reported an error");
+    return { id, name, input, status: "failed", error, trip, provider: true };
+  }
+  return { id, name, input, ...defined({ output }), status: "ok", trip, provider: true };
 }
 
 /** Records the answered tool calls, in the order the model asked for them. */

@@ -24,6 +24,25 @@ export interface RequestedToolCall {
 }
 
 /**
+ * A tool call the provider ran itself while answering (a provider-defined tool, e.g. Anthropic's
+ * web search): what it was asked and what it returned, as the provider reported them. Not run by a
+ * worker and never asked for approval; sent back with the answer, as the provider needs it.
+ */
+export interface ProviderToolCall {
+  id: string;
+  /** The tool's name as the agent's tools record names it. */
+  name: string;
+  /** The input the model gave it. */
+  input: unknown;
+  /** What the provider's tool returned (its error, when `isError`); absent when the provider sent no result. */
+  output?: unknown;
+  /** The provider reported the call as failed. */
+  isError?: true;
+  /** What the provider attached to the call, sent back with it. */
+  providerMetadata?: ProviderMetadata;
+}
+
+/**
  * Reasoning the model did before its answer, as the provider reported it: the text (a summary,
  * or empty when the provider keeps it hidden or redacted) and what the provider needs back to
  * continue from it (`providerMetadata`).
@@ -63,6 +82,8 @@ export type Message =
       reasoning?: ReasoningPart[];
       /** What the provider attached to the answer's text (e.g. a Responses message item id, a Gemini thought signature). */
       textMetadata?: ProviderMetadata;
+      /** The tool calls the provider ran itself while answering (provider-defined tools), in the order it ran them. */
+      providerToolCalls?: ProviderToolCall[];
     }
   | { role: "tool"; toolCallId: string; name: string; content: string };
 
@@ -93,6 +114,8 @@ export interface ToolCallRecord {
   childWorkflowId?: string;
   /** Set in a replay with recorded tools: the call was answered from the recording, not executed. */
   replayed?: true;
+  /** The provider ran the call while answering (a provider-defined tool): no worker executed it, no approval applied. */
+  provider?: true;
 }
 
 /** Where a forked run came from: the recorded run and the trip whose model call it made again. */
@@ -117,6 +140,11 @@ export type TraceEvent =
       toolCalls: string[];
       usage?: Usage;
       /**
+       * The answer's reasoning text (its parts joined), when the provider reported any: what a
+       * subscriber that did not see it stream live gets before the text. Absent in runs recorded before it was kept here.
+       */
+      reasoning?: string;
+      /**
        * The `agent.version` of the definition that gave this answer, as the worker that made the
        * model call reported it; absent in runs of workers before versions.
        */
@@ -130,6 +158,8 @@ export type TraceEvent =
       status: ToolCallStatus;
       reason?: string;
       error?: string;
+      /** The provider ran the call while answering (a provider-defined tool); recorded with its trip's `model.answered`. */
+      provider?: true;
     }
   | { trip: number; type: "reprompt"; kind: RepromptKind; text: string; source?: string }
   | { trip: number; type: "reprompt.withheld"; kind: RepromptKind; detail: string }

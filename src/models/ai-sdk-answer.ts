@@ -1,12 +1,13 @@
 /**
  * Worker-side, pure: an AI SDK model's answer as the run records it. The stream's parts (or
  * `doGenerate`'s content) become the answer's text, its reasoning parts and its tool calls, each
- * with the provider metadata it came with; usage becomes our `Usage` (cache reads and writes,
+ * with the provider metadata it came with (the calls the provider ran itself, `providerExecuted`,
+ * apart, with the results it reported); usage becomes our `Usage` (cache reads and writes,
  * reasoning tokens); the finish reason and the warnings are kept for the call to judge. Reads the
  * V4, V3 and V2 shapes, which differ in usage (V2: flat counts), finish reason (V2: a string) and
  * warnings (V2: `unsupported-setting`).
  */
-import type { ProviderMetadata, ReasoningPart } from "../core/types.js";
+import type { ProviderMetadata, ProviderToolCall, ReasoningPart } from "../core/types.js";
 import { costOf, type ModelPricing, type Usage } from "../core/usage.js";
 import type { AnswerDraft } from "./validate-answer.js";
 import { defined } from "../core/defined.js";
@@ -47,6 +48,8 @@ export class StreamedAnswer {
   #textMetadata: Metadata;
   readonly #reasoning = new Map<string, ReasoningPart>();
   readonly #toolCalls: AnswerDraft["toolCalls"] = [];
+  /** The calls the provider ran, by id, in the order they came. */
+  readonly #providerCalls = new Map<string, ProviderToolCall>();
 
   constructor(
     private readonly onText?: (delta: string) => void,
@@ -88,6 +91,11 @@ export class StreamedAnswer {
       }
       case "tool-call":
         if (part.providerExecuted !== true) this.#toolCalls.push(toolCallOf(part));
+        else this.#providerCall(part);
+        break;
+      case "tool-result":
+        // Only a provider-run tool has its result in the answer; a preliminary one is replaced by the final.
+        this.#providerResult(part);
         break;
       case "finish":
         this.finish = finishOf(part.finishReason);
@@ -100,9 +108,36 @@ export class StreamedAnswer {
     return undefined;
   }
 
+  #providerCall(part: Part): void {
+    const id = String(part.toolCallId ?? "");
+    const input = part.input ?? part.args;
+    const known = this.#providerCalls.get(id);
+    this.#providerCalls.set(id, {
+      ...known,
+      id,
+      name: String(part.toolName ?? ""),
+      input: typeof input === "string" ? parseJson(input) : (input ?? {}),
+      ...defined({ providerMetadata: merge(known?.providerMetadata, part.providerMetadata as Metadata) }),
+    });
+  }
+
+  #providerResult(part: Part): void {
+    const id = String(part.toolCallId ?? "");
+    // A result before (or without) its call: the call is recorded with what the result says of it.
+    const call = this.#providerCalls.get(id) ?? { id, name: String(part.toolName ?? ""), input: {} };
+    const { isError: _, ...rest } = call;
+    this.#providerCalls.set(id, {
+      ...rest,
+      output: part.result ?? null,
+      ...(part.isError === true ? { isError: true as const } : {}),
+      ...defined({ providerMetadata: merge(call.providerMetadata, part.providerMetadata as Metadata) }),
+    });
+  }
+
   /** The answer so far. */
   answer(pricing: ModelPricing | undefined): AiSdkAnswer {
     const reasoning = [...this.#reasoning.values()];
+    const providerToolCalls = [...this.#providerCalls.values()];
     const usage = usageFromAiSdk(this.usage, pricing);
     return {
       draft: {
@@ -110,6 +145,7 @@ export class StreamedAnswer {
         toolCalls: this.#toolCalls,
         ...(reasoning.length ? { reasoning } : {}),
         ...defined({ textMetadata: this.#textMetadata }),
+        ...(providerToolCalls.length ? { providerToolCalls } : {}),
       },
       ...defined({ usage, finish: this.finish }),
       warnings: this.warnings,
@@ -149,6 +185,16 @@ function toolCallOf(part: Part): AnswerDraft["toolCalls"][number] {
     arguments: typeof input === "string" ? input : JSON.stringify(input ?? {}),
     ...(part.providerMetadata ? { providerMetadata: part.providerMetadata as ProviderMetadata } : {}),
   };
+}
+
+/** JSON text as its value; text that is not JSON as it is. */
+function parseJson(text: string): unknown {
+  if (text.trim() === "") return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 function finishOf(reason: unknown): AiSdkAnswer["finish"] {

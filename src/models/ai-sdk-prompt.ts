@@ -2,12 +2,13 @@
  * Worker-side, pure: a run's conversation as the prompt of the AI SDK's provider specification
  * (`LanguageModelV4Prompt`, and the V3 and V2 forms). This is the one place that reads our
  * messages for an AI SDK model, recorded before or after answers carried parts: an answer's
- * reasoning parts, text and tool calls go back in that order, each with the provider metadata it
+ * reasoning parts, the calls the provider ran (each with its result), text and tool calls go back in that order, each with the provider metadata it
  * came with as its `providerOptions` (an Anthropic thinking signature, an OpenAI reasoning item
  * with its encrypted content, a Gemini thought signature), which is how the provider packages
  * read them back.
  */
 import type {
+  JSONValue,
   LanguageModelV2Prompt,
   LanguageModelV3Prompt,
   LanguageModelV4FilePart,
@@ -103,6 +104,25 @@ function messageOf(message: Exclude<Message, { role: "tool" }>): LanguageModelV4
       const content: Extract<LanguageModelV4Message, { role: "assistant" }>["content"] = [];
       for (const part of message.reasoning ?? [])
         content.push({ type: "reasoning", text: part.text, ...options(part.providerMetadata) });
+      for (const call of message.providerToolCalls ?? []) {
+        const { id: toolCallId, name: toolName, providerMetadata } = call;
+        content.push({
+          type: "tool-call",
+          toolCallId,
+          toolName,
+          input: call.input,
+          providerExecuted: true,
+          ...options(providerMetadata),
+        });
+        if (call.output !== undefined)
+          content.push({
+            type: "tool-result",
+            toolCallId,
+            toolName,
+            output: { type: call.isError ? "error-json" : "json", value: call.output as JSONValue },
+            ...options(providerMetadata),
+          });
+      }
       if (message.content) content.push({ type: "text", text: message.content, ...options(message.textMetadata) });
       for (const call of message.toolCalls ?? [])
         content.push({

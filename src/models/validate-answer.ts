@@ -8,7 +8,7 @@
  */
 import type { ChatCompletion } from "openai/resources/chat/completions";
 import { PAYLOAD_LIMIT_BYTES } from "../core/constants.js";
-import type { Message, ProviderMetadata, ReasoningPart, RequestedToolCall } from "../core/types.js";
+import type { Message, ProviderMetadata, ProviderToolCall, ReasoningPart, RequestedToolCall } from "../core/types.js";
 import { ModelApiError, PayloadTooLargeError, TooManyToolCallsError } from "../errors.js";
 import { omittedArguments, utf8Bytes, type ResolvedLimits } from "../limits.js";
 import { defined } from "../core/defined.js";
@@ -38,6 +38,8 @@ export interface AnswerDraft {
   toolCalls: Array<{ id: unknown; name: unknown; arguments: unknown; providerMetadata?: ProviderMetadata }>;
   reasoning?: ReasoningPart[];
   textMetadata?: ProviderMetadata;
+  /** The calls the provider ran itself (not limited by `toolCallsPerAnswer`: no worker runs them). */
+  providerToolCalls?: ProviderToolCall[];
 }
 
 /** Checks a completed Chat Completion against the agent's limits and returns the answer to record. */
@@ -102,6 +104,7 @@ export function checkAnswer(draft: AnswerDraft, { modelId, limits }: ValidateAns
     ...(toolCalls.length ? { toolCalls } : {}),
     ...(draft.reasoning?.length ? { reasoning: draft.reasoning } : {}),
     ...defined({ textMetadata: draft.textMetadata }),
+    ...(draft.providerToolCalls?.length ? { providerToolCalls: draft.providerToolCalls } : {}),
   };
   const bytes = utf8Bytes(JSON.stringify(message));
   if (bytes > PAYLOAD_LIMIT_BYTES)

@@ -171,7 +171,10 @@ export interface ToolCallItem {
   trip: number;
   /** How long the tool took, in milliseconds. */
   latencyMs?: number;
-  /** A remote tool's call (`ai.activityTool`, `ai.workflowTool`): where it runs, e.g. "activity lookup_order on task queue order-tools". */
+  /**
+   * Where the call ran when not on the run's workers: a remote tool's (`ai.activityTool`, `ai.workflowTool`),
+   * e.g. "activity lookup_order on task queue order-tools"; a provider tool's, "the model's provider".
+   */
   runsOn?: string;
 }
 

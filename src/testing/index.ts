@@ -26,6 +26,7 @@ export type {
   ScriptedProviderTurn,
   ScriptedReasoning,
   ScriptedTokenUsage,
+  ScriptedWebSearch,
 } from "./scripted-provider.js";
 export { startScriptedAnthropic, type ScriptedAnthropic, type ScriptedAnthropicBody } from "./scripted-anthropic.js";
 export { startScriptedGemini, type ScriptedGemini, type ScriptedGeminiBody } from "./scripted-gemini.js";

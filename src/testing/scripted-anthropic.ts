@@ -1,7 +1,8 @@
 /**
  * A scripted Anthropic Messages API (`POST /v1/messages`) on loopback, for `@ai-sdk/anthropic`
  * (`createAnthropic({ baseURL })`) or any Anthropic client: messages with thinking and
- * redacted-thinking blocks, text and tool use, streamed as the API's named events or whole.
+ * redacted-thinking blocks, web searches (server tool use and its result), text and tool use,
+ * streamed as the API's named events or whole.
  */
 import {
   namedEvent,
@@ -13,7 +14,6 @@ import {
   type ScriptedProviderRequest,
   type ScriptedProviderServer,
   type ScriptedProviderTurn,
-  type ScriptedTokenUsage,
   type WireAnswer,
   type WireProtocol,
 } from "./scripted-provider.js";
@@ -87,11 +87,11 @@ const anthropicMessages: WireProtocol<ScriptedAnthropicBody> = {
     content: blocks(answer, request).map(({ block }) => block),
     stop_reason: stopReason(answer, request),
     stop_sequence: null,
-    usage: usageOf(answer.usage),
+    usage: usageOf(answer),
   }),
   events(answer, request) {
-    const usage = usageOf(answer.usage);
-    const { output_tokens: _, output_tokens_details: __, ...input } = usage;
+    const usage = usageOf(answer);
+    const { output_tokens: _, output_tokens_details: __, server_tool_use: ___, ...input } = usage;
     const events = [
       namedEvent("message_start", {
         type: "message_start",
@@ -113,7 +113,7 @@ const anthropicMessages: WireProtocol<ScriptedAnthropicBody> = {
           ? { type: "thinking", thinking: "", signature: "" }
           : block.type === "text"
             ? { type: "text", text: "" }
-            : block.type === "tool_use"
+            : block.type === "tool_use" || block.type === "server_tool_use"
               ? { ...block, input: {} }
               : block;
       events.push(namedEvent("content_block_start", { type: "content_block_start", index, content_block: start }));
@@ -144,7 +144,7 @@ interface Block {
   deltas(chunkSize: number): object[];
 }
 
-/** The answer's content blocks in the API's order: thinking, text, tool use. */
+/** The answer's content blocks in the API's order: thinking, web searches, text, tool use. */
 function blocks(answer: WireAnswer, request: ScriptedProviderRequest<ScriptedAnthropicBody>): Block[] {
   const out: Block[] = answer.reasoning.map((reasoning, n) => {
     const signature = reasoning.signature ?? `scripted-signature-${request.index}-${n}`;
@@ -157,6 +157,26 @@ function blocks(answer: WireAnswer, request: ScriptedProviderRequest<ScriptedAnt
         { type: "signature_delta", signature },
       ],
     };
+  });
+  answer.webSearches.forEach((search, n) => {
+    const id = search.id ?? `srvtoolu_scripted_${request.index}_${n}`;
+    const input = JSON.stringify({ query: search.query });
+    out.push({
+      block: { type: "server_tool_use", id, name: "web_search", input: { query: search.query } },
+      deltas: (size) => pieces(input, size).map((partial_json) => ({ type: "input_json_delta", partial_json })),
+    });
+    const { results } = search;
+    const content = Array.isArray(results)
+      ? results.map((result, r) => ({
+          type: "web_search_result",
+          url: result.url,
+          title: result.title ?? null,
+          encrypted_content: result.encryptedContent ?? `scripted-encrypted-${request.index}-${n}-${r}`,
+          page_age: result.pageAge ?? null,
+        }))
+      : { type: "web_search_tool_result_error", error_code: results.errorCode };
+    // The result comes whole in its content_block_start, with no deltas.
+    out.push({ block: { type: "web_search_tool_result", tool_use_id: id, content }, deltas: () => [] });
   });
   const jsonTool = answer.json !== undefined && forcesJsonTool(request.body);
   if (answer.text && !jsonTool)
@@ -202,8 +222,8 @@ function messageId(request: ScriptedProviderRequest<ScriptedAnthropicBody>): str
   return `msg_scripted_${request.index}`;
 }
 
-/** Anthropic's `input_tokens` counts only the input that was neither read from nor written to the cache. */
-function usageOf(usage: ScriptedTokenUsage | undefined) {
+/** Anthropic's `input_tokens` counts only the input that was neither read from nor written to the cache; web searches are counted apart. */
+function usageOf({ usage, webSearches }: WireAnswer) {
   const cacheRead = usage?.cacheReadTokens ?? 0;
   const cacheWrite = usage?.cacheWriteTokens ?? 0;
   return {
@@ -214,5 +234,6 @@ function usageOf(usage: ScriptedTokenUsage | undefined) {
     ...(usage?.reasoningTokens === undefined
       ? {}
       : { output_tokens_details: { thinking_tokens: usage.reasoningTokens } }),
+    ...(webSearches.length ? { server_tool_use: { web_search_requests: webSearches.length } } : {}),
   };
 }

@@ -40,6 +40,15 @@ export interface ScriptedReasoning {
   id?: string;
 }
 
+/** A web search the provider ran (Anthropic's `web_search` server tool): the query the model gave it and what it found, or its error. */
+export interface ScriptedWebSearch {
+  /** The server tool call's id. Default `srvtoolu_scripted_<request>_<n>`. */
+  id?: string;
+  query: string;
+  /** The results (each's `encryptedContent` defaults to a scripted value), or the tool's error code (e.g. `max_uses_exceeded`). */
+  results: Array<{ url: string; title?: string; pageAge?: string; encryptedContent?: string }> | { errorCode: string };
+}
+
 /** Token usage, provider-neutral; each protocol reports it in its own fields. */
 export interface ScriptedTokenUsage {
   /** All input tokens, cached ones included. */
@@ -91,6 +100,12 @@ export interface ScriptedProviderAnswer {
   toolCalls?: ScriptedToolCall[];
   /** Reasoning before the answer: one block or several. */
   reasoning?: ScriptedReasoning | ScriptedReasoning[];
+  /**
+   * Anthropic only (the other protocols ignore it): web searches the provider ran while answering,
+   * after the reasoning and before the text, each as a `server_tool_use` block and its
+   * `web_search_tool_result` block.
+   */
+  webSearches?: ScriptedWebSearch[];
   /** Usage to report (null: none, even with a server-wide default; Anthropic, whose usage is required, then reports zeros). */
   usage?: ScriptedTokenUsage | null;
   /** How the answer ends when not normally. */
@@ -177,6 +192,7 @@ export interface WireAnswer {
   json: unknown;
   toolCalls: WireToolCall[];
   reasoning: ScriptedReasoning[];
+  webSearches: ScriptedWebSearch[];
   usage: ScriptedTokenUsage | undefined;
   finish: ScriptedFinish | undefined;
   chunkSize: number;
@@ -296,6 +312,7 @@ function wireAnswer(answer: ScriptedProviderAnswer, options: ScriptedProviderOpt
     }),
     reasoning:
       answer.reasoning === undefined ? [] : Array.isArray(answer.reasoning) ? answer.reasoning : [answer.reasoning],
+    webSearches: answer.webSearches ?? [],
     usage: answer.usage === null ? undefined : (answer.usage ?? options.usage),
     finish: answer.finish,
     chunkSize: answer.chunkSize ?? options.chunkSize ?? 8,

@@ -2,7 +2,7 @@
  * The trips of one request, shared by runs and sessions: model call, tool calls (approvals,
  * sub-agents and handoffs included), and the contract's judgement of an answer that would end the request.
  */
-import { ActivityFailure, isCancellation, log } from "@temporalio/workflow";
+import { ActivityFailure, isCancellation, log, patched } from "@temporalio/workflow";
 import { ACTIVITY } from "../core/constants.js";
 import { DigestChain } from "../core/conversation-digest.js";
 import { updatePendingRefusals } from "../contract/decide.js";
@@ -110,7 +110,7 @@ export async function runTrips(
     }
     const { message, usage, output, agentVersion } = answer;
     loop.versions.reported(spec, agentVersion, trip);
-    if (!streamText && message.content) events.publish({ type: "text.delta", trip, attempt: 0, text: message.content });
+    if (!streamText) publishWholeAnswer(events, trip, message);
     recordAnswer(run, message, usage, agentVersion);
     if (usage) progress.usageChanged();
     ctx.outputCheck = output;
@@ -142,6 +142,20 @@ export async function runTrips(
   }
   log.info("stopped at maxTrips", { maxTrips });
   return { stopReason: "max-trips", detail: `maxTrips (${maxTrips}) used up` };
+}
+
+/** Marks histories whose unstreamed answers' reasoning is published as a durable `reasoning.delta` (before it: their text alone). */
+const REASONING_EVENT_PATCH = "durable-agent.reasoning-event";
+
+/**
+ * A run that does not stream text puts each answer in its durable events, whole: its reasoning (with
+ * the patch: stream offsets stay as an older worker published them), then its text.
+ */
+function publishWholeAnswer(events: TripLoop["events"], trip: number, message: ModelCallOutput["message"]): void {
+  const reasoning = (message.reasoning ?? []).map((part) => part.text).join("");
+  if (reasoning && patched(REASONING_EVENT_PATCH))
+    events.publish({ type: "reasoning.delta", trip, attempt: 0, text: reasoning });
+  if (message.content) events.publish({ type: "text.delta", trip, attempt: 0, text: message.content });
 }
 
 /**

@@ -47,6 +47,16 @@ describe("AnswerDeltas", () => {
     expect(deltas.beforeDurable(answered(1, "Hello."))).toEqual([]);
   });
 
+  it("a run that does not stream text has its reasoning in a durable delta: an answer without text asks for none again", () => {
+    const deltas = new AnswerDeltas();
+    deltas.beforeDurable({ type: "trip.started", trip: 1 });
+    expect(deltas.beforeDurable({ type: "reasoning.delta", trip: 1, attempt: 0, text: "Swap first." })).toEqual([]);
+    // An answer that only called tools: no text shown, so the reasoning is asked for, and all of it was shown.
+    expect(deltas.wantsReasoning(1)).toBe(true);
+    expect(deltas.reasoningBefore(1, "Swap first.")).toEqual([]);
+    expect(deltas.beforeDurable({ ...answered(1, ""), text: null })).toEqual([]);
+  });
+
   it("sends the reasoning a heartbeat carries before its text, only until the text starts, and a retried attempt's from its start", () => {
     const deltas = new AnswerDeltas();
     deltas.beforeDurable({ type: "trip.started", trip: 1 });

@@ -4,8 +4,8 @@
  * Each answer's deltas add up to its text: whatever the heartbeats did not show yet is sent just
  * before the answer's `model.answered`. A retried attempt's text only follows its `trip.retry`.
  * The reasoning the answer in flight carries (what the model produced before its text) goes out as
- * `reasoning.delta`s just before the text of the same partial answer: live only, as
- * `model.answered` does not carry reasoning (it is in the answer's message).
+ * `reasoning.delta`s just before the text of the same partial answer; what a subscriber did not
+ * see live comes from the answer's `model.answered` (`reasoningBefore`), when none of its text was shown.
  */
 import type { LoadedDataConverter } from "@temporalio/common";
 import type { WorkflowExecutionDescription } from "@temporalio/client";
@@ -115,6 +115,18 @@ export class AnswerDeltas {
       this.acceptAttempt(event.trip, event.attempt);
       // The earlier attempt's text is dropped (the subscriber was told): the new attempt's starts again.
       if (this.#shown?.trip === event.trip && this.#shown.attempt < event.attempt) this.#shown = undefined;
+      return [];
+    }
+    if (event.type === "reasoning.delta") {
+      // ...and its reasoning before it (attempt 0 too): model.answered does not send it again.
+      const shown = this.#shown?.trip === event.trip ? this.#shown : undefined;
+      const attempt = Math.max(event.attempt, this.#retried.get(event.trip) ?? 1);
+      this.#shown = {
+        trip: event.trip,
+        attempt,
+        length: shown?.length ?? 0,
+        reasoning: (shown?.reasoning ?? 0) + event.text.length,
+      };
       return [];
     }
     if (event.type === "text.delta") {

@@ -208,7 +208,7 @@ export class ChunkMapper {
   /**
    * The answer's reasoning at its `model.answered`: the live part ended, or, when none streamed (a
    * run without `streamText`, whose text is whole in its durable events), each reasoning part whole,
-   * read from the conversation (`model.answered` does not carry it).
+   * read from the conversation (parts apart, with their ids; `model.answered` has them joined, and runs recorded before it none).
    */
   private async reasoning(trip: number, text: string | null): Promise<Chunks> {
     const answer = this.#answers.has(trip) ? this.#answers.get(trip) : await this.#conversation.answer(text);
@@ -268,8 +268,35 @@ export class ChunkMapper {
     ];
   }
 
+  /** A call the provider ran while answering: its input and its result at once, marked `providerExecuted` (its part is not ours to run). */
+  private async providerCall(event: Extract<StreamedRunEvent, { type: "tool.finished" }>): Promise<Chunks> {
+    const { callId: toolCallId, tool: toolName } = event;
+    if (this.#inputShown.has(toolCallId)) return [];
+    this.#inputShown.add(toolCallId);
+    const call = await this.#conversation.providerCall(toolCallId);
+    const input = call?.input;
+    const providerExecuted = true;
+    const output: MappedChunk =
+      event.status === "ok"
+        ? { chunk: { type: "tool-output-available", toolCallId, output: call?.output, providerExecuted } }
+        : {
+            chunk: {
+              type: "tool-output-error",
+              toolCallId,
+              errorText: event.error ?? "the provider's tool failed",
+              providerExecuted,
+            },
+          };
+    return [
+      ...this.closeText(),
+      { chunk: { type: "tool-input-available", toolCallId, toolName, input, providerExecuted } },
+      output,
+    ];
+  }
+
   private async toolFinished(event: Extract<StreamedRunEvent, { type: "tool.finished" }>): Promise<Chunks> {
     const { callId } = event;
+    if (event.provider) return this.providerCall(event);
     const input = await this.toolInput(callId, event.tool);
     if (event.status === "ok")
       return [

@@ -1,12 +1,12 @@
 /**
  * A run's conversation as the UI message stream reads it: the answers' reasoning, tool calls'
- * inputs and tool results, which run events do not carry. Read by query (`run-page`) from a
+ * inputs and tool results (the provider-run calls' in their answers), which run events do not carry. Read by query (`run-page`) from a
  * starting index, and again only when something asked for is not in what was read.
  */
 import type { Client } from "@temporalio/client";
 import { readRunPart } from "../../run-reads/index.js";
 import { MAX_PAGE_BYTES } from "../../core/paging.js";
-import type { Message } from "../../core/types.js";
+import type { Message, ProviderToolCall } from "../../core/types.js";
 
 type Answer = Extract<Message, { role: "assistant" }>;
 
@@ -36,6 +36,14 @@ export class RunConversation {
     if (found === undefined) return undefined;
     const call = (this.#messages[found] as Answer).toolCalls!.find((c) => c.id === callId)!;
     return parseJson(call.arguments.trim() === "" ? "{}" : call.arguments);
+  }
+
+  /** A call the provider ran while answering, as its answer holds it; undefined when not found. */
+  async providerCall(callId: string): Promise<ProviderToolCall | undefined> {
+    const has = (m: Message) => m.role === "assistant" && (m.providerToolCalls ?? []).some((c) => c.id === callId);
+    const found = await this.find(has);
+    if (found === undefined) return undefined;
+    return (this.#messages[found] as Answer).providerToolCalls!.find((c) => c.id === callId);
   }
 
   /** A tool call's result as the conversation holds it (the JSON of the output), parsed; undefined when not found. */

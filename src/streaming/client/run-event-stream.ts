@@ -56,7 +56,8 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
     private readonly options: StreamOptions = {},
     /**
      * The UI message stream's: the reasoning of trip `trip`'s answer (whose text is `text`), read
-     * from the run's record, for an answer none of whose text was shown live. Its rest then comes
+     * from the run's record, for an answer none of whose text was shown live (without it, the
+     * reasoning comes from the answer's `model.answered`). Its rest then comes
      * as `reasoning.delta` before the answer's text, as it would have live, so a replay of a
      * finished trip gives the same parts in the same order.
      */
@@ -155,9 +156,11 @@ export class RunEventStream implements AsyncIterable<StreamedRunEvent> {
         }
         const event = item.event;
         if (event.offset < next) continue;
-        if (event.type === "model.answered" && this.reasoningOf && deltas.wantsReasoning(event.trip)) {
-          const reasoning = deltas.reasoningBefore(event.trip, await this.reasoningOf(event.trip, event.text));
-          for (const delta of reasoning) yield { ...delta, offset: next - 1 };
+        if (event.type === "model.answered" && deltas.wantsReasoning(event.trip)) {
+          // The answer's reasoning, past what streamed live, before its text: from its model.answered (the UI stream reads its parts from the record).
+          const whole = this.reasoningOf ? await this.reasoningOf(event.trip, event.text) : event.reasoning;
+          if (whole)
+            for (const delta of deltas.reasoningBefore(event.trip, whole)) yield { ...delta, offset: next - 1 };
         }
         for (const delta of deltas.beforeDurable(event)) yield { ...delta, offset: next - 1 };
         next = event.offset + 1;

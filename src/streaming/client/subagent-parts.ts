@@ -71,10 +71,13 @@ export class SubAgentParts {
       }
       case "tool.finished": {
         const part = this.tool(run, event.callId, event.tool);
-        if (part.input === undefined) part.input = await this.conversation(key).toolInput(event.callId);
+        // A call the provider ran has its input and result in its answer.
+        const provided = event.provider ? await this.conversation(key).providerCall(event.callId) : undefined;
+        if (part.input === undefined)
+          part.input = event.provider ? provided?.input : await this.conversation(key).toolInput(event.callId);
         if (event.status === "ok") {
           part.state = "output-available";
-          part.output = await this.conversation(key).toolResult(event.callId);
+          part.output = event.provider ? provided?.output : await this.conversation(key).toolResult(event.callId);
         } else if (part.state !== "output-denied") {
           part.state = "output-error";
           part.errorText = event.status === "failed" ? (event.error ?? "the tool failed") : `refused: ${event.reason}`;

@@ -4,7 +4,14 @@
  * their trips, sub-agents nested and handoffs; and per trip its tokens, cost and latencies.
  */
 import { defined } from "../../core/defined.js";
-import { textOf, type Message, type RepromptKind, type ToolCallRecord, type TraceEvent } from "../../core/types.js";
+import {
+  textOf,
+  type Message,
+  type ProviderToolCall,
+  type RepromptKind,
+  type ToolCallRecord,
+  type TraceEvent,
+} from "../../core/types.js";
 import { MEMORY_MESSAGE_HEADING } from "../../core/memory.js";
 import type {
   ApprovalItem,
@@ -86,6 +93,7 @@ export function traceConversation(trace: readonly TraceEvent[]): ConversationIte
         status: event.status,
         ...defined({ refusalReason: event.reason }),
         trip: event.trip,
+        ...(event.provider ? { runsOn: AT_THE_PROVIDER } : {}),
       });
     else if (event.type === "reprompt")
       items.push({ type: "reprompt", trip: event.trip, reason: REPROMPT_REASONS[event.kind], text: event.text });
@@ -175,6 +183,7 @@ export function conversationOf(
       trip = answeredTrips[answers++] ?? trip + 1;
       for (const part of message.reasoning ?? [])
         if (part.text) items.push({ type: "reasoning", text: part.text, trip });
+      for (const call of message.providerToolCalls ?? []) items.push(providerCallItem(call, trip));
       if (message.content) items.push({ type: "assistant", text: message.content, trip });
       for (const call of message.toolCalls ?? [])
         items.push(...toolCallItems(workflowId, call, trip, calls, approvals, trace, latencies));
@@ -197,6 +206,24 @@ function memoryItem(event: Event<"memory.recalled">): ConversationItem {
       ? {}
       : { workingMemory: typeof working === "string" ? working : JSON.stringify(working, null, 2) }),
     recalled: event.recalled.map(({ role, text, createdAt }) => ({ role, text, createdAt })),
+  };
+}
+
+/** Where a provider-run call ran, as the page shows it. */
+const AT_THE_PROVIDER = "run by the model's provider";
+
+/** A call the provider ran while answering, from its answer (which holds its input and result). */
+function providerCallItem(call: ProviderToolCall, trip: number): ToolCallItem {
+  const { id: callId, name: tool, input, output } = call;
+  return {
+    type: "tool-call",
+    callId,
+    tool,
+    input,
+    ...defined({ output }),
+    status: call.isError ? "failed" : "ok",
+    trip,
+    runsOn: AT_THE_PROVIDER,
   };
 }
 

@@ -134,4 +134,16 @@ describe("timelineOf", () => {
       ["model", 1, 1_100],
     ]);
   });
+
+  it("a call the provider ran inside a model call is a tool mark where that call ended, marked as the provider's", () => {
+    const trace: TraceEvent[] = [
+      { trip: 1, type: "model.answered", text: "Lunges.", toolCalls: [] },
+      { trip: 1, type: "tool.finished", tool: "web_search", callId: "srvtoolu_1", status: "ok", provider: true },
+    ];
+    const { steps } = timelineOf([run([model(1, 0, 900)], 1_000)], trace);
+    expect(steps.map((s) => [s.kind, s.label, s.startMs, s.outcome, s.state])).toEqual([
+      ["model", "model gpt-test · trip 1", 0, "completed", "ok"],
+      ["tool", "tool web_search (run by the provider)", 900, "ok", "mark"],
+    ]);
+  });
 });

@@ -1,7 +1,7 @@
 /**
  * A run's timeline: its steps on one time axis, from its history (model calls, tool calls,
  * sub-agents, other activities, with their failed attempts) and its trace (waits for approval,
- * re-prompts, backstops). The history gives times; the trace's marks have none, so each is placed
+ * re-prompts, backstops, the calls the provider ran inside a model call). The history gives times; the trace's marks have none, so each is placed
  * where its trip's model call ended (a before-phase backstop: where the next one was scheduled).
  */
 import { ACTIVITY } from "../../core/constants.js";
@@ -71,7 +71,10 @@ function stepsOf(step: HistoryStep, start: number, now: number, trip: number | u
   return shown;
 }
 
-/** The trace's steps: approval waits (from the call's check that asked for it to the decision), re-prompts and backstops as marks. */
+/**
+ * The trace's steps: approval waits (from the call's check that asked for it to the decision); re-prompts,
+ * backstops and provider-run tool calls as marks.
+ */
 function traceSteps(
   steps: readonly HistoryStep[],
   trace: readonly TraceEvent[],
@@ -112,6 +115,17 @@ function traceSteps(
     } else if (event.type === "reprompt")
       shown.push(
         mark("reprompt", `re-prompt (${event.kind})`, event.trip, answeredAt(event.trip) - start, brief(event.text)),
+      );
+    else if (event.type === "tool.finished" && event.provider)
+      // The provider ran it inside the trip's model call: no activity of ours, so a mark where that call ended.
+      shown.push(
+        mark(
+          "tool",
+          `tool ${event.tool} (run by the provider)`,
+          event.trip,
+          answeredAt(event.trip) - start,
+          event.status,
+        ),
       );
     else if (event.type === "backstop") {
       const at = event.phase === "before" ? askedAt(event.trip) : answeredAt(event.trip);
