@@ -18,10 +18,14 @@ FROM node:24-bookworm-slim AS runtime
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-# pg, ai and @ai-sdk/openai: the memory store and its embedder (optional peers of the library),
-# for examples/agents.ts's coach when DURABLE_AGENT_MEMORY_URL is set (docker-compose.yml sets it).
+# pg, ai and @ai-sdk/openai: the memory store and its embedder (optional peers of the library, dev
+# dependencies here), for examples/agents.ts's coach when DURABLE_AGENT_MEMORY_URL is set
+# (docker-compose.yml sets it). `--omit=dev` leaves dev dependencies out even when named, so the
+# image's package.json moves them to dependencies first (test/stack-config.test.ts: the lockfile's versions).
 RUN npm ci --no-audit --no-fund --ignore-scripts --omit=dev \
-  && npm install --no-save --no-audit --no-fund --ignore-scripts --omit=dev pg@8.23.1 ai@7.0.173 @ai-sdk/openai@4.0.118 \
+  && npm pkg delete devDependencies.pg devDependencies.ai "devDependencies.@ai-sdk/openai" \
+  && npm pkg set dependencies.pg=8.23.1 dependencies.ai=7.0.173 "dependencies.@ai-sdk/openai=4.0.118" \
+  && npm install --no-audit --no-fund --ignore-scripts --omit=dev \
   && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY bin ./bin

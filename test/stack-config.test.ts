@@ -178,4 +178,24 @@ describe("memory's PostgreSQL database in docker-compose.yml and npm run stack",
     const odd = new URL(memoryUrl(host, { TEMPORAL_DB_USER: "app", TEMPORAL_DB_PASSWORD: "p@ss:w/rd" }));
     expect([decodeURIComponent(odd.username), decodeURIComponent(odd.password)]).toEqual(["app", "p@ss:w/rd"]);
   });
+
+  it("the image: its worker gets the memory store's and embedder's packages, moved to dependencies at the lockfile's versions", () => {
+    const dockerfile = readFileSync(join(REPO_ROOT, "Dockerfile"), "utf8");
+    const lock = JSON.parse(readFileSync(join(REPO_ROOT, "package-lock.json"), "utf8")) as {
+      packages: Record<string, { version: string }>;
+    };
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+      devDependencies: Record<string, string>;
+    };
+    // `npm install --omit=dev` leaves out a package named in devDependencies, even when asked for by name.
+    const moved = [...dockerfile.matchAll(/"?dependencies\.(@?[\w./-]+)=([\d.]+)"?/g)].map(([, name, version]) => ({
+      name,
+      version,
+    }));
+    expect(moved.map((m) => m.name).sort()).toEqual(["@ai-sdk/openai", "ai", "pg"]);
+    for (const { name, version } of moved) {
+      expect(version).toBe(lock.packages[`node_modules/${name}`]!.version);
+      if (pkg.devDependencies[name!]) expect(dockerfile).toContain(`devDependencies.${name}`);
+    }
+  });
 });
