@@ -35,7 +35,7 @@ beforeAll(async () => {
       baseURL: inject("realModelBaseURL"),
       temperature: 0,
       seed: 7,
-      extraBody: { max_tokens: 48 },
+      extraBody: { max_tokens: 24 },
     }),
     instructions: "You are a fitness coach. Answer in one short sentence.",
     memory: ai.memory({
