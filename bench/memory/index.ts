@@ -2,7 +2,7 @@
  * `npm run bench:memory` (add `-- --quick` for 1,000 and 10,000 messages only): recall latency of
  * the memory stores (issue 43). Each store is filled through `addMessages` to 1,000, 10,000 and
  * 100,000 messages (PGlite in-process with its HNSW index built after each size's load, see
- * bulk-pglite.ts), all of one user or spread over 1,000 users, and at each size asked ROUNDS
+ * bulk-pglite.ts, which keeps each filled size in the cache for reruns; `--fresh` fills anyway), all of one user or spread over 1,000 users, and at each size asked ROUNDS
  * rounds of QUERIES recalls (topK 5, messageRange 1, scope user) of a random user: p50 and p95 per
  * round, as means over the rounds with their 95% intervals. Stores: PGlite in-process (pgvector,
  * HNSW), PostgreSQL 15 of Debian's binaries without pgvector (exact search in SQL), and PGlite over
@@ -83,6 +83,8 @@ interface Cell {
   /** Seconds this size's new rows took to go in, and to build the index after them (0: kept up to date by the writes). */
   loadSeconds: number;
   indexSeconds: number;
+  /** The filled store was a cached copy of an earlier run's (the fill times are that run's). */
+  fillCached: boolean;
 }
 
 const log = () => undefined;
@@ -160,7 +162,7 @@ for (const subject of subjects) {
     const { store } = opened;
     let stored = 0;
     for (const size of subject.sizes) {
-      const { loadMs, indexMs } = await opened.fill(stored, size, users);
+      const { loadMs, indexMs, cached = false } = await opened.fill(stored, size, users);
       const loadPerSecond = round((size - stored) / ((loadMs + indexMs) / 1000), 0);
       stored = size;
       const bytesPerMessage = Math.round((await store.storageBytes()) / size);
@@ -173,13 +175,14 @@ for (const subject of subjects) {
         loadPerSecond,
         loadSeconds: round(loadMs / 1000, 1),
         indexSeconds: round(indexMs / 1000, 1),
+        fillCached: cached,
         ...(await measure(store, users, size)),
       };
       cells.push(cell);
       console.log(
         `${subject.name}, ${users} user(s), ${size} messages: recall p50 ${formatInterval(cell.p50Ms, " ms")}, p95 ${formatInterval(cell.p95Ms, " ms")} ` +
           `(${cell.rounds} rounds, ${cell.queries} recalls); ${bytesPerMessage} B/message; loaded ${loadPerSecond}/s ` +
-          `(rows ${cell.loadSeconds} s, index ${cell.indexSeconds} s)`,
+          `(rows ${cell.loadSeconds} s, index ${cell.indexSeconds} s${cached ? ", a cached fill's" : ""})`,
       );
     }
     await opened.close();
@@ -226,7 +229,7 @@ const rows = cells.map((c) => ({
   rounds: `${c.rounds} × ${Math.round(c.queries / c.rounds)}`,
   "bytes/message": c.bytesPerMessage,
   "load (messages/s)": c.loadPerSecond,
-  "fill: rows + index (s)": `${c.loadSeconds} + ${c.indexSeconds}`,
+  "fill: rows + index (s)": `${c.loadSeconds} + ${c.indexSeconds}${c.fillCached ? " (cached)" : ""}`,
 }));
 const table = markdownTable(rows);
 const goalTable = markdownTable(goals.map((g) => ({ goal: g.goal, figure: g.figure, status: g.status })));
