@@ -20,7 +20,7 @@ import { SqlMemoryStore } from "../../src/memory/sql-memory-store.js";
 import { cacheDir } from "../../src/testing/temporal-cli.js";
 import { CORPUS_VERSION, messages } from "./corpus.js";
 
-/** Memory pgvector may build the index in (PGlite's default, 64 MB, holds about 40,000 of these rows' graph). */
+/** Memory pgvector may build the index in: it builds the graph in memory only while it fits (PGlite's default is 64 MB). */
 const MAINTENANCE_WORK_MEM = "1GB";
 /** Rows per `addMessages` call. */
 const LOAD_BATCH = 5_000;
