@@ -1,13 +1,14 @@
 /**
  * `npm run bench:memory` (add `-- --quick` for 1,000 and 10,000 messages only): recall latency of
  * the memory stores (issue 43). Each store is filled through `addMessages` to 1,000, 10,000 and
- * 100,000 messages (PGlite in-process with its HNSW index built after each size's load, see
- * bulk-pglite.ts, which keeps each filled size in the cache for reruns; `--fresh` fills anyway), all of one user or spread over 1,000 users, and at each size asked ROUNDS
- * rounds of QUERIES recalls (topK 5, messageRange 1, scope user) of a random user: p50 and p95 per
- * round, as means over the rounds with their 95% intervals. Stores: PGlite in-process (pgvector,
- * HNSW), PostgreSQL 15 of Debian's binaries without pgvector (exact search in SQL), and PGlite over
- * pglite-socket through `pg` (pgvector over the wire; up to 10,000, and 1,000 under --quick). Also the store's size
- * per message, the load rate, and exact search's ceiling: the messages per user at which its p95
+ * 100,000 messages, all of one user or spread over 1,000 users (PGlite in-process with its HNSW
+ * index built after each size's rows, each filled size kept in the cache for reruns: see
+ * bulk-pglite.ts; `--fresh` fills anyway), and at each size asked ROUNDS rounds of QUERIES recalls
+ * (topK 5, messageRange 1, scope user) of a random user: p50 and p95 per round, as means over the
+ * rounds with their 95% intervals. Stores: PGlite in-process (pgvector, HNSW), PostgreSQL 15 of
+ * Debian's binaries without pgvector (exact search in SQL), and PGlite over pglite-socket through
+ * `pg` (pgvector over the wire; up to 10,000, and 1,000 under --quick). Also the store's size per
+ * message, the fill time, and exact search's ceiling: the messages per user at which its p95
  * reaches 50 ms, from its cost per message (exact search scans all the user's messages). Writes
  * bench-results/memory.json and memory.md.
  */
