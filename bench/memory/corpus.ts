@@ -14,6 +14,9 @@ const VOCABULARY = (
   "family holiday rain snow heat cold shoes watch app music podcast friend club gym pool ocean lake mountain city"
 ).split(" ");
 
+/** Changes when the corpus does (a cached filled store of another corpus is not reused). */
+export const CORPUS_VERSION = 1;
+
 /** Messages in a session. */
 export const SESSION_LENGTH = 20;
 

@@ -1,12 +1,14 @@
 /**
  * `npm run bench:memory` (add `-- --quick` for 1,000 and 10,000 messages only): recall latency of
  * the memory stores (issue 43). Each store is filled through `addMessages` to 1,000, 10,000 and
- * 100,000 messages, all of one user or spread over 1,000 users, and at each size asked ROUNDS
- * rounds of QUERIES recalls (topK 5, messageRange 1, scope user) of a random user: p50 and p95 per
- * round, as means over the rounds with their 95% intervals. Stores: PGlite in-process (pgvector,
- * HNSW), PostgreSQL 15 of Debian's binaries without pgvector (exact search in SQL), and PGlite over
- * pglite-socket through `pg` (pgvector over the wire; up to 10,000, and 1,000 under --quick). Also the store's size
- * per message, the load rate, and exact search's ceiling: the messages per user at which its p95
+ * 100,000 messages, all of one user or spread over 1,000 users (PGlite in-process with its HNSW
+ * index built after each size's rows, each filled size kept in the cache for reruns: see
+ * bulk-pglite.ts; `--fresh` fills anyway), and at each size asked ROUNDS rounds of QUERIES recalls
+ * (topK 5, messageRange 1, scope user) of a random user: p50 and p95 per round, as means over the
+ * rounds with their 95% intervals. Stores: PGlite in-process (pgvector, HNSW), PostgreSQL 15 of
+ * Debian's binaries without pgvector (exact search in SQL), and PGlite over pglite-socket through
+ * `pg` (pgvector over the wire; up to 10,000, and 1,000 under --quick). Also the store's size per
+ * message, the fill time, and exact search's ceiling: the messages per user at which its p95
  * reaches 50 ms, from its cost per message (exact search scans all the user's messages). Writes
  * bench-results/memory.json and memory.md.
  */
@@ -15,6 +17,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { memoryStores } from "../../src/memory/index.js";
 import type { SqlMemoryStore } from "../../src/memory/sql-memory-store.js";
+import { openBulkPGlite, type FillTimes } from "./bulk-pglite.js";
 import { scriptedEmbedding } from "../../src/testing/scripted-embeddings.js";
 import { startPGliteServer, startPostgres, type MemoryDatabaseServer } from "../../test/support/memory-postgres.js";
 import { markdownTable } from "../markdown-table.js";
@@ -37,12 +40,34 @@ const CELL_BUDGET_MS = 90_000;
 const GOAL_MS = 50;
 const LOAD_BATCH = 1_000;
 
+/** An open store of a subject, and how it grows. */
+interface Opened {
+  store: SqlMemoryStore;
+  fill(from: number, to: number, users: number): Promise<FillTimes>;
+  close(): Promise<void>;
+}
+
 interface Subject {
   name: string;
   search: "pgvector" | "exact";
   sizes: number[];
-  open(): Promise<SqlMemoryStore>;
+  open(): Promise<Opened>;
   stop(): Promise<void>;
+}
+
+/** A store filled as a worker fills it: `addMessages` calls of LOAD_BATCH, its index (if any) kept up to date by each. */
+async function rowByRow(store: SqlMemoryStore): Promise<Opened> {
+  await store.open();
+  return {
+    store,
+    async fill(from, to, users) {
+      const t0 = performance.now();
+      for (let at = from; at < to; at += LOAD_BATCH)
+        await store.addMessages(messages(at, Math.min(to, at + LOAD_BATCH), users));
+      return { loadMs: performance.now() - t0, indexMs: 0 };
+    },
+    close: () => store.close(),
+  };
 }
 
 interface Cell {
@@ -56,6 +81,11 @@ interface Cell {
   p95Ms: Interval;
   bytesPerMessage: number;
   loadPerSecond: number;
+  /** Seconds this size's new rows took to go in, and to build the index after them (0: kept up to date by the writes). */
+  loadSeconds: number;
+  indexSeconds: number;
+  /** The filled store was a cached copy of an earlier run's (the fill times are that run's). */
+  fillCached: boolean;
 }
 
 const log = () => undefined;
@@ -67,7 +97,7 @@ const allSubjects: Array<Subject & { key: string }> = [
     name: "PGlite in-process",
     search: "pgvector",
     sizes: SIZES,
-    open: async () => memoryStores.pglite({ log }) as SqlMemoryStore,
+    open: () => openBulkPGlite(),
     stop: async () => undefined,
   },
   {
@@ -77,7 +107,9 @@ const allSubjects: Array<Subject & { key: string }> = [
     sizes: SIZES,
     open: async () => {
       servers[0] ??= await startPostgres();
-      return memoryStores.postgres({ url: await servers[0].database(`bench_${++databases}`), log }) as SqlMemoryStore;
+      return rowByRow(
+        memoryStores.postgres({ url: await servers[0].database(`bench_${++databases}`), log }) as SqlMemoryStore,
+      );
     },
     stop: async () => servers[0]?.stop(),
   },
@@ -88,7 +120,7 @@ const allSubjects: Array<Subject & { key: string }> = [
     sizes: SIZES.filter((n) => n <= (quick ? 1_000 : 10_000)),
     open: async () => {
       servers[1] ??= await startPGliteServer();
-      return memoryStores.postgres({ url: await servers[1].database(""), log }) as SqlMemoryStore;
+      return rowByRow(memoryStores.postgres({ url: await servers[1].database(""), log }) as SqlMemoryStore);
     },
     stop: async () => servers[1]?.stop(),
   },
@@ -127,14 +159,12 @@ const cells: Cell[] = [];
 const startedAt = Date.now();
 for (const subject of subjects) {
   for (const users of LAYOUTS) {
-    const store = await subject.open();
-    await store.open();
+    const opened = await subject.open();
+    const { store } = opened;
     let stored = 0;
     for (const size of subject.sizes) {
-      const t0 = performance.now();
-      for (let from = stored; from < size; from += LOAD_BATCH)
-        await store.addMessages(messages(from, Math.min(size, from + LOAD_BATCH), users));
-      const loadPerSecond = round((size - stored) / ((performance.now() - t0) / 1000), 0);
+      const { loadMs, indexMs, cached = false } = await opened.fill(stored, size, users);
+      const loadPerSecond = round((size - stored) / ((loadMs + indexMs) / 1000), 0);
       stored = size;
       const bytesPerMessage = Math.round((await store.storageBytes()) / size);
       const cell = {
@@ -144,15 +174,19 @@ for (const subject of subjects) {
         messages: size,
         bytesPerMessage,
         loadPerSecond,
+        loadSeconds: round(loadMs / 1000, 1),
+        indexSeconds: round(indexMs / 1000, 1),
+        fillCached: cached,
         ...(await measure(store, users, size)),
       };
       cells.push(cell);
       console.log(
         `${subject.name}, ${users} user(s), ${size} messages: recall p50 ${formatInterval(cell.p50Ms, " ms")}, p95 ${formatInterval(cell.p95Ms, " ms")} ` +
-          `(${cell.rounds} rounds, ${cell.queries} recalls); ${bytesPerMessage} B/message; loaded ${loadPerSecond}/s`,
+          `(${cell.rounds} rounds, ${cell.queries} recalls); ${bytesPerMessage} B/message; loaded ${loadPerSecond}/s ` +
+          `(rows ${cell.loadSeconds} s, index ${cell.indexSeconds} s${cached ? ", a cached fill's" : ""})`,
       );
     }
-    await store.close();
+    await opened.close();
   }
   await subject.stop();
 }
@@ -196,6 +230,7 @@ const rows = cells.map((c) => ({
   rounds: `${c.rounds} × ${Math.round(c.queries / c.rounds)}`,
   "bytes/message": c.bytesPerMessage,
   "load (messages/s)": c.loadPerSecond,
+  "fill: rows + index (s)": `${c.loadSeconds} + ${c.indexSeconds}${c.fillCached ? " (cached)" : ""}`,
 }));
 const table = markdownTable(rows);
 const goalTable = markdownTable(goals.map((g) => ({ goal: g.goal, figure: g.figure, status: g.status })));

@@ -35,6 +35,14 @@ export interface LlamaServerOptions {
    * and the model call's retries carry its runs over the restart).
    */
   restartOnCrash?: boolean;
+  /**
+   * Serve OpenAI's `/v1/embeddings` (mean-pooled hidden states): `--embeddings --pooling mean`, one
+   * sequence, a batch that holds a whole input. llama.cpp's help says that flag restricts a server to
+   * embeddings ("use only with dedicated embedding models"); the build here still answered a chat
+   * request with it, but the suite leaves its chat server's settings alone and starts a second
+   * server on the same GGUF (the file is mapped, so its pages are shared) for embeddings.
+   */
+  embeddings?: boolean;
 }
 
 /** Sequences decoded at once (`DURABLE_AGENT_LLAMA_PARALLEL`, else 2); the context is split between them. Decoding several costs little more than one on a CPU. */
@@ -50,15 +58,26 @@ function threads(): number {
   const cores = availableParallelism();
   return Number(process.env.DURABLE_AGENT_LLAMA_THREADS) || (loadavg()[0]! >= cores ? 1 : Math.min(cores, 4));
 }
+/**
+ * Tokens an embedding request may carry: with mean pooling on a causal model llama.cpp cannot split
+ * an input across batches, so the batch (and the context) is this size.
+ */
+const EMBEDDING_TOKENS = 2048;
 /** The first load reads the whole GGUF from disk; on a busy 2-core machine that can take a while. */
 const READY_TIMEOUT_MS = 300_000;
 
-/** Starts the server with `--jinja` (the model's own chat template, so tool calls come back as `tool_calls`). */
+/** Starts the server with `--jinja` (the model's own chat template, so tool calls come back as `tool_calls`), or for embeddings. */
 export async function startLlamaServer(
   install: RealModelInstall,
   options: LlamaServerOptions = {},
 ): Promise<LlamaServer> {
   const port = await freePort();
+  const serving = options.embeddings
+    ? ["--embeddings", "--pooling", "mean", "--parallel", "1", "--ctx-size", String(EMBEDDING_TOKENS)]
+    : ["--jinja", "--parallel", String(PARALLEL), "--ctx-size", String(PARALLEL * CONTEXT_PER_SEQUENCE)];
+  const batch = options.embeddings
+    ? ["--batch-size", String(EMBEDDING_TOKENS), "--ubatch-size", String(EMBEDDING_TOKENS)]
+    : [];
   const args = [
     "--model",
     install.modelPath,
@@ -66,11 +85,8 @@ export async function startLlamaServer(
     "127.0.0.1",
     "--port",
     String(port),
-    "--jinja",
-    "--parallel",
-    String(PARALLEL),
-    "--ctx-size",
-    String(PARALLEL * CONTEXT_PER_SEQUENCE),
+    ...serving,
+    ...batch,
     "--threads",
     String(threads()),
     "--no-webui",
