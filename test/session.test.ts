@@ -94,6 +94,32 @@ describe("agent.session", () => {
     await other.connection.close();
     await model.close();
   });
+
+  it("a message's own streamText: a session that streams answers a send with streamText false whole, and the next as it does", async () => {
+    const model = await startScriptedModel((request) => `echo: ${lastUser(request)}`);
+    const agent = ai.agent({ name: "session-stream-text", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
+    await withWorker(harness, [agent], async ({ taskQueue }) => {
+      const session = agent.session(`st-${Date.now()}`, { client: harness.client, taskQueue, streamText: true });
+      await session.send("one");
+      const whole = await session.send("two", { streamText: false });
+      await session.send("three");
+      expect(whole.reply).toBe("echo: two");
+      // Only the model calls of the messages that stream their text heartbeat it (the activity's input says which).
+      const handle = harness.client.workflow.getHandle(session.workflowId);
+      const streamed = (await handle.fetchHistory()).events!.flatMap((event) => {
+        const scheduled = event.activityTaskScheduledEventAttributes;
+        if (scheduled?.activityType?.name !== "model.call") return [];
+        const input = JSON.parse(Buffer.from(scheduled.input!.payloads![0]!.data!).toString("utf8")) as {
+          streamText?: boolean;
+        };
+        return [input.streamText === true];
+      });
+      expect(streamed).toEqual([true, false, true]);
+      await session.end();
+      await replaysAndKeeps({ workflow: handle }, "session-message-stream-text");
+    });
+    await model.close();
+  });
 });
 
 describe("session messages for chats", () => {

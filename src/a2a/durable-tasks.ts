@@ -214,7 +214,8 @@ export class DurableTasks implements A2ARequestHandler {
     const session = this.#session(contextId);
     if (answer) {
       const key = randomUUID();
-      const sent = session.send(input.text, { by: this.#o.by, updateId: key });
+      // A blocking send waits for the answer whole: its text is not streamed (heartbeats cost it several ms).
+      const sent = session.send(input.text, { by: this.#o.by, updateId: key, streamText: false });
       return { ref: this.#ref(contextId, session, key), session, key, answer: sent };
     }
     const { updateId: key, taken } = await session.start(input.text, { by: this.#o.by });

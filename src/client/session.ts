@@ -331,6 +331,11 @@ function checkMessage(message: unknown): void {
 
 /** The send Update's arguments: the message alone when nothing comes with it (as sends always were). */
 function sendArgs(message: SessionInput, options: SendOptions): [SessionInput] | [SessionInput, SendDetails] {
-  const details = defined({ by: options.by, ifIdle: options.ifIdle || undefined, regenerates: options.regenerates });
+  const details = defined({
+    by: options.by,
+    ifIdle: options.ifIdle || undefined,
+    regenerates: options.regenerates,
+    streamText: options.streamText,
+  });
   return Object.keys(details).length > 0 ? [message, details] : [message];
 }

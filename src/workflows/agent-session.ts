@@ -90,7 +90,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   let ready!: () => void;
   const setUp = new Promise<void>((resolve) => (ready = resolve));
   let queue: Promise<unknown> = setUp; // sends wait for the setup below
-  let send: (message: SessionInput, turn: SessionTurn) => Promise<RunResult>;
+  let send: (message: SessionInput, turn: SessionTurn, streamText: boolean | undefined) => Promise<RunResult>;
   // Handlers first, so sends that arrive with the start (update-with-start) are taken in order.
   setHandler(
     sendUpdate,
@@ -100,7 +100,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
       const earlier = repeats ? turns.fromEarlierRun(currentUpdateInfo()?.id) : undefined;
       if (earlier) return setUp.then(() => repeatedAnswer(run, earlier)).finally(() => (pending -= 1));
       const turn = turns.queued(details?.regenerates);
-      const answer = queue.then(() => send!(message, turn));
+      const answer = queue.then(() => send!(message, turn, details?.streamText));
       queue = answer.catch(() => undefined);
       return answer.finally(() => (pending -= 1));
     },
@@ -146,7 +146,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
   const memory = runMemoryOf(spec, args.user); // an agent's `memory`, a session with a user
   if (memory) loop.memory = memory;
 
-  send = async (message, turn) => {
+  send = async (message, turn, streamText) => {
     const scope = new CancellationScope();
     turns.started(turn, run.messages.length, scope);
     if (has(SESSION_MEMO_PATCH)) upsertMemo(listMemo(message));
@@ -159,7 +159,7 @@ export async function agentSession(args: AgentSessionArgs, carried?: Uint8Array)
     run.messages.push({ role: "user", content: message });
     delete run.requestUsage; // usage and budget are per message, like maxTrips
     // Each message starts with the session's agent: a handoff lasts for the message it happened in.
-    Object.assign(loop, { spec, model, tools });
+    Object.assign(loop, { spec, model, tools, streamText: streamText ?? parts.streamText });
     if (loop.localTools !== localTools && has(SESSION_LOCAL_TOOLS_PATCH)) loop.localTools = localTools;
     Object.assign(ctx, { spec, tools });
     run.agent = spec.name;

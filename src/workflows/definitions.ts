@@ -236,6 +236,11 @@ export interface SendDetails {
   ifIdle?: boolean;
   /** The message answers message `regenerates` again (a chat's regenerate): a chat's history shows this answer in its place. */
   regenerates?: number;
+  /**
+   * Whether this message's answer streams its text as it is written, whatever the session's own
+   * `streamText` (a caller that only waits for the answer saves the heartbeats' cost with `false`).
+   */
+  streamText?: boolean;
 }
 
 /** A session message: text, or content parts (text, images, files) as a user message takes them. */
