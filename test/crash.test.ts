@@ -247,7 +247,8 @@ describe("streaming survives a SIGKILLed worker", () => {
     const modelCall = history.events!.find(
       (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === "model.call",
     )!.activityTaskScheduledEventAttributes!;
-    expect(Number(modelCall.heartbeatTimeout!.seconds)).toBe(5);
+    expect(Number(modelCall.heartbeatTimeout!.seconds)).toBe(3); // a model call's own default (tools keep 5 s)
+    expect(modelCall.retryPolicy!.initialInterval).toMatchObject({ nanos: 200_000_000 }); // a lost attempt's retry
     const retried = history.events!.find(
       (e) => e.activityTaskStartedEventAttributes,
     )!.activityTaskStartedEventAttributes!;
