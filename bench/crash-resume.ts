@@ -3,9 +3,10 @@
  * stalled mid-answer), worker B is up, A is SIGKILLed, and the time from the kill to the retry's
  * `trip.retry` marker and to its first text delta is measured, against the 5 s goal (issue 41).
  * The workers are processes of `test/fixtures/crash-worker.ts` on the agents' default timeouts
- * (heartbeat 5 s) and `ai.worker`'s sticky queue timeout (1 s).
+ * (a model call's heartbeat 3 s, its lost attempt retried after 200 ms) and `ai.worker`'s sticky
+ * queue timeout (1 s).
  *
- *   npx tsx --conditions=durable-agent-source bench/crash-resume.ts [--quick]
+ *   npm run bench:crash-resume [-- --quick]
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -16,7 +17,8 @@ import { randomUUID } from "node:crypto";
 import { ai } from "../src/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
 import { bundleAgentWorkflows } from "../src/workflow-bundle.js";
-import { percentile, round, startBench } from "./lib.js";
+import { round, startBench } from "./lib.js";
+import { formatInterval, judgeInterval, medianInterval, MIN_ROUNDS_TO_DECIDE } from "./stats/index.js";
 
 const GOAL_MS = 5_000;
 const TEXT = "Lunges are a good swap: same muscles, kinder to the knees, and you can do them anywhere.";
@@ -88,13 +90,21 @@ try {
   await bench.server.stop();
 }
 
-const row = (name: string, values: number[]) =>
-  `| ${name} | ${rounds} | ${round(percentile(values, 50))} | ${round(Math.max(...values))} | ${GOAL_MS} | ${Math.max(...values) <= GOAL_MS ? "met" : "missed"} |`;
+/** A figure's line: the median with its 95% interval, the max, and the goal judged on the whole interval and on every round. */
+const row = (name: string, values: number[]) => {
+  const interval = medianInterval(values);
+  const status = judgeInterval(interval, { atMost: GOAL_MS });
+  const everyRound = Math.max(...values) <= GOAL_MS ? "yes" : "no";
+  return `| ${name} | ${rounds} | ${formatInterval(interval, "", 0)} | ${round(Math.max(...values))} | ${GOAL_MS} | ${status} | ${everyRound} |`;
+};
 console.log(
   [
     "",
-    "| from the worker's SIGKILL to | rounds | p50 ms | max ms | goal ms | goal |",
-    "|---|---|---|---|---|---|",
+    `Goal (issue 41): the answer goes on within ${GOAL_MS} ms of the worker's death. Judged on the median's 95% interval` +
+      ` (met when all of it is within the goal; undecided under ${MIN_ROUNDS_TO_DECIDE} rounds), and on every round.`,
+    "",
+    "| from the worker's SIGKILL to | rounds | median ms (95% interval) | max ms | goal ms | goal | every round within |",
+    "|---|---|---|---|---|---|---|",
     row("the retry marker (`trip.retry`)", marker),
     row("the next text delta", delta),
   ].join("\n"),
