@@ -5,7 +5,8 @@
  * bench/soak/agents.ts), the scripted model and an MCP server; starts `n` runs over `m` minutes
  * in a mix of scenarios while the fault driver breaks something every 5-20 s (and Redis every
  * 15-40 s); then checks every run (bench/soak/checker.ts), writes `bench-results/soak.json`,
- * prints the table, and exits 1 on any violation. `--no-redis`: deltas on heartbeats, no Redis
+ * prints the table (with each worker kill's time to resume: bench/soak/resume.ts), and exits 1 on
+ * any violation. `--no-redis`: deltas on heartbeats, no Redis
  * faults, the rest of the seed's plan the same.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -21,6 +22,7 @@ import { runFaults } from "./faults.js";
 import { createLedger, Ledger } from "./ledger.js";
 import { startSoakModel } from "./model.js";
 import { planSoak } from "./plan.js";
+import { killToResume } from "./resume.js";
 import { buildReport, formatReport } from "./report.js";
 import { Driver } from "./scenarios.js";
 
@@ -144,11 +146,13 @@ for (const fault of allFaults)
 const subscribers = records.flatMap((r) => r.subscribers ?? []);
 const scenarios: Record<string, number> = {};
 for (const r of records) scenarios[r.scenario] = (scenarios[r.scenario] ?? 0) + 1;
+const watchers = new Map(records.map((r) => [r.key, r.subscribers ?? []]));
 const report = buildReport(
   { seed, minutes, runs },
   verdict,
   allFaults,
   records.flatMap((r) => (r.endedAt ? [r.endedAt - began] : [])),
+  killToResume(began, allFaults, model.calls, watchers),
   {
     scenarios,
     modelFaultsDealt: model.faults.dealt,
