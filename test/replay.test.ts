@@ -482,7 +482,10 @@ describe("replay", () => {
       "model.call": "3s 0.200s",
       "tool.execute": "5s 1s",
     });
-    expect(scheduled("streamed-text.model-call-timeouts.json")).toEqual({ "model.call": "3s 0.200s" });
+    expect(scheduled("streamed-text.model-call-timeouts.json")).toEqual({
+      "model.call": "3s 0.200s",
+      "tool.execute": "5s 1s",
+    });
   });
 
   it("session-first-task-split: the agent's description ended one workflow task and the first message began the next (a query came in the first); the session took its patches at its start, and replays", async () => {
