@@ -49,7 +49,11 @@ const marker: number[] = [];
 const delta: number[] = [];
 try {
   for (let round_ = 0; round_ < rounds; round_++) {
-    const model = await startScriptedModel([{ text: TEXT, stallAfterChunks: 4 }, TEXT], { chunkSize: 8 });
+    let askedAgainAt = 0;
+    const model = await startScriptedModel(
+      ({ index }) => (index === 0 ? { text: TEXT, stallAfterChunks: 4 } : ((askedAgainAt ||= Date.now()), TEXT)),
+      { chunkSize: 8 },
+    );
     const env = {
       TEMPORAL_ADDRESS: bench.server.address,
       TEMPORAL_TASK_QUEUE: `crash-resume-${randomUUID()}`,
@@ -80,14 +84,30 @@ try {
     await model.close();
     marker.push(markerAt - killedAt);
     delta.push(deltaAt - killedAt);
+    const { signaledAt, taskStartedAt } = await markerTask(stream.workflowId, killedAt);
     console.log(
-      `round ${round_ + 1}: trip.retry ${markerAt - killedAt} ms, next delta ${deltaAt - killedAt} ms after the kill`,
+      `round ${round_ + 1}: trip.retry ${markerAt - killedAt} ms, next delta ${deltaAt - killedAt} ms after the kill ` +
+        `(where the time went: the model asked again at ${askedAgainAt - killedAt} ms, the marker's signal at ` +
+        `${signaledAt - killedAt} ms, its workflow task started at ${taskStartedAt - killedAt} ms)`,
     );
   }
 } finally {
   for (const child of children) child.kill("SIGKILL");
   await bench.connection.close();
   await bench.server.stop();
+}
+
+/** When the retry's `trip.retry` signal reached the run, and when the workflow task that took it started (the dead worker's sticky queue delays it). */
+async function markerTask(
+  workflowId: string,
+  killedAt: number,
+): Promise<{ signaledAt: number; taskStartedAt: number }> {
+  const events = (await bench.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const time = (e: (typeof events)[number]) =>
+    Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+  const signal = events.findIndex((e) => e.workflowExecutionSignaledEventAttributes && time(e) > killedAt);
+  const task = events.findIndex((e, i) => i > signal && e.workflowTaskStartedEventAttributes);
+  return { signaledAt: Math.round(time(events[signal]!)), taskStartedAt: Math.round(time(events[task]!)) };
 }
 
 /** A figure's line: the median with its 95% interval, the max, and the goal judged on the whole interval and on every round. */
