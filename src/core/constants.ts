@@ -16,11 +16,11 @@ export const DEFAULT_NAMESPACE = "default";
 export const DEFAULT_TIMEOUTS = { model: "2 minutes", tool: "1 minute", heartbeat: "5 seconds" } as const;
 /**
  * A model call's heartbeat timeout when the agent sets no `timeouts.heartbeat`. Shorter than the
- * tools' 5 s: a model call heartbeats at least every 500 ms (every 250 ms while it streams) and runs
+ * tools' 5 s: a model call heartbeats at least every 250 ms, streaming or silent, and runs
  * no user code that could block the worker's event loop, and a crashed worker's answer goes on this
  * much later (with `MODEL_RETRY.lostAttempt`).
  */
-export const DEFAULT_MODEL_HEARTBEAT = "3 seconds";
+export const DEFAULT_MODEL_HEARTBEAT = "2.5 seconds";
 /**
  * Model calls' retries. A failed attempt waits `initialMs`, doubling to `maximumMs` (or the
  * server's `Retry-After`): the worker names each delay (`nextRetryDelay`). An attempt lost with its
