@@ -586,6 +586,8 @@ describe("the soak's report", () => {
   const began = 1_000_000;
   const call = (key: string, arrivedMs: number, closedMs: number, more: Partial<ModelCallLog> = {}): ModelCallLog => ({
     key,
+    worker: 101,
+    streamed: true,
     call: `3 ask ${key}`,
     arrivedAt: began + arrivedMs,
     closedAt: began + closedMs,
@@ -633,6 +635,14 @@ describe("the soak's report", () => {
       /kill -> the call asked again\s+p50 3\.6 s, max 6\.0 s over 2 \(NOT every one within the goal\)/,
     );
     expect(table).toMatch(/kill -> a watcher's next delta p50 4\.1 s, max 4\.1 s over 1 \(every one within the goal\)/);
+  });
+
+  it("times a kill that waited for a streamed answer from its SIGKILL, not from its injection", () => {
+    const waited = faults.map((f) => (f.injectedMs === 1_000 ? { ...f, killedAt: began + 1_040 } : f));
+    expect(killToResume(began, waited, calls, watchers)).toMatchObject({
+      retried: { samples: 2, p50: 3_560, max: 6_000 },
+      nextDelta: { samples: 1, p50: 4_060, max: 4_060 },
+    });
   });
 
   it("counts a cut call never asked again, and has no figure without samples", () => {

@@ -146,6 +146,8 @@ export async function startSoakModel(): Promise<SoakModel> {
   const server = await startScriptedModel((request) => {
     const log: ModelCallLog = {
       key: runKeyOf(request),
+      worker: Number(/soak-worker-(\d+)/.exec(request.authorization ?? "")?.[1]) || undefined,
+      streamed: request.body.stream === true,
       call: callOf(request.body.messages),
       arrivedAt: Date.now(),
       served: false,

@@ -17,6 +17,10 @@ const KILL_WINDOW_MS = 1_500;
 export interface ModelCallLog {
   /** The run's key (a sub-agent's requests carry their caller's), if the request has one. */
   key: string | undefined;
+  /** The pid of the worker process that sent it (its API key names it), if known. */
+  worker: number | undefined;
+  /** A streamed answer (it takes seconds: a worker kill can land in it). */
+  streamed: boolean;
   /** The same call's requests (its retries) share this: the conversation's length and its last message. */
   call: string;
   arrivedAt: number;
@@ -70,7 +74,7 @@ export function killToResume(
 ): KillToResume {
   const kills = faults
     .filter((f) => f.kind === "worker-kill" && f.injectedMs !== undefined && !f.error)
-    .map((f) => began + f.injectedMs!);
+    .map((f) => f.killedAt ?? began + f.injectedMs!);
   const retried: number[] = [];
   const nextDelta: number[] = [];
   let cutCalls = 0;
