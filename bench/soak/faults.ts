@@ -100,6 +100,8 @@ export interface FaultTargets {
   redis: RedisServer | undefined;
   /** Starts a worker process to replace a killed one. */
   addWorker(): Promise<ManagedProcess>;
+  /** `--kill-mid-answer`: a worker kill takes the worker whose answer is streaming (waiting up to 15 s for one). */
+  killMidAnswer: boolean;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -147,13 +149,13 @@ export async function runFaults(
 /** Breaks the component and repairs it; returns what it did. `choice` in [0, 1) picks among candidates. */
 async function inject(
   fault: Fault,
-  { stack, model, mcp, subscribers, redis, addWorker }: FaultTargets,
+  { stack, model, mcp, subscribers, redis, addWorker, killMidAnswer }: FaultTargets,
   choice: number,
 ): Promise<string> {
   switch (fault.kind) {
     case "worker-kill": {
-      // The worker whose answer is streaming, as in a SIGKILL mid-answer (waiting up to 15 s for one), else any.
-      const streaming = await streamingWorker(stack.workers, model, 15_000);
+      // With --kill-mid-answer, the worker whose answer is streaming (waiting up to 15 s for one), else any.
+      const streaming = killMidAnswer ? await streamingWorker(stack.workers, model, 15_000) : undefined;
       const alive = stack.workers.filter((w) => w.running);
       const victim = streaming ?? alive[Math.floor(choice * alive.length)];
       if (!victim) throw new Error("no worker running");
