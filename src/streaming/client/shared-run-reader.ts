@@ -341,9 +341,6 @@ export class SharedRunReader {
     const partial = this.#live?.up ? this.#live.latest : await this.#describeAnswer();
     if (!partial || partial === this.#handed) return false;
     this.#handed = partial;
-    // A superseded attempt (one timed out while its worker lived on, still publishing; or its last
-    // heartbeat): no watcher shows it, not even one that started after the new attempt's trip.retry.
-    if (partial.attempt < (this.#retried.get(partial.trip) ?? 1)) return false;
     if (partial.attempt > (this.#retried.get(partial.trip) ?? 1)) {
       // The events read now were written after this description: its trip.retry is among them, or before every watcher's offset.
       if (await this.#readDurable()) return true;
