@@ -17,6 +17,7 @@ import {
   type ScriptedAnthropicBody,
   type ScriptedProviderTurn,
 } from "../src/testing/index.js";
+import { CONTINUE_AS_NEW_SOON } from "./support/continue-as-new-server.js";
 import { createAgentWorker } from "../src/worker.js";
 import { updatePlanTool } from "./support/contract-helpers.js";
 import { connectHarness, taskQueue, withWorker, type Harness } from "./support/harness.js";
@@ -93,9 +94,7 @@ describe("reasoning survives", () => {
       text: `Answer ${request.index}.`,
     }));
     try {
-      dev = await startDevServer({
-        extraArgs: ["--dynamic-config-value", "limit.historyCount.suggestContinueAsNew=40"],
-      });
+      dev = await startDevServer({ extraArgs: CONTINUE_AS_NEW_SOON });
       connection = await NativeConnection.connect({ address: dev.address });
       const client = dev.env.client;
       const agent = claudeAgent("reasoning-session", server.baseURL);

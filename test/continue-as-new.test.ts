@@ -3,12 +3,13 @@
  * lowered to 40 history events: nothing about the contract, the stream or the result changes.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { NativeConnection } from "@temporalio/worker";
+import type { NativeConnection } from "@temporalio/worker";
 import type { Client } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import { ai, type Agent, type Backstop, type StreamedRunEvent } from "../src/index.js";
-import { startDevServer, startScriptedModel, type DevServer, type ScriptedTurn } from "../src/testing/index.js";
+import { startScriptedModel, type DevServer, type ScriptedTurn } from "../src/testing/index.js";
+import { startContinueAsNewServer } from "./support/continue-as-new-server.js";
 import { createAgentWorker } from "../src/worker.js";
 import { swap, updatePlanTool } from "./support/contract-helpers.js";
 import { connectHarness, type Harness } from "./support/harness.js";
@@ -21,11 +22,7 @@ let connection: NativeConnection;
 let client: Client;
 beforeAll(async () => {
   harness = await connectHarness(); // installs the quiet runtime
-  server = await startDevServer({
-    extraArgs: ["--dynamic-config-value", "limit.historyCount.suggestContinueAsNew=40"],
-  });
-  connection = await NativeConnection.connect({ address: server.address });
-  client = server.env.client;
+  ({ server, connection, client } = await startContinueAsNewServer());
 });
 afterAll(async () => {
   await connection?.close();

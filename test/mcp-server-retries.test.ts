@@ -12,10 +12,11 @@ import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@temporalio/client";
-import { NativeConnection, type Worker } from "@temporalio/worker";
+import type { NativeConnection, Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ai, createMcpHandler, type Agent, type McpHandler } from "../src/index.js";
-import { startDevServer, startScriptedModel, type DevServer, type ScriptedModel } from "../src/testing/index.js";
+import { startScriptedModel, type DevServer, type ScriptedModel } from "../src/testing/index.js";
+import { startContinueAsNewServer } from "./support/continue-as-new-server.js";
 import type { SessionTurns } from "../src/workflows/definitions.js";
 import { createAgentWorker } from "../src/worker.js";
 import { connectHarness, type Harness } from "./support/harness.js";
@@ -38,11 +39,7 @@ const asked = (request: { body: { messages: Array<{ role: string; content?: unkn
 
 beforeAll(async () => {
   harness = await connectHarness(); // installs the quiet runtime
-  server = await startDevServer({
-    extraArgs: ["--dynamic-config-value", "limit.historyCount.suggestContinueAsNew=40"],
-  });
-  connection = await NativeConnection.connect({ address: server.address });
-  client = server.env.client;
+  ({ server, connection, client } = await startContinueAsNewServer());
   model = await startScriptedModel(async (request) => `echo: ${asked(request)}`);
   echo = ai.agent({ name: "mcp-echo", model: ai.openai("gpt-test", { baseURL: model.baseURL }) });
   worker = await createAgentWorker({

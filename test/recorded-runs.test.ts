@@ -28,6 +28,7 @@ import {
   type RunResult,
 } from "../src/index.js";
 import { startDevServer, startScriptedModel, type ScriptedRequest, type ScriptedTurn } from "../src/testing/index.js";
+import { CONTINUE_AS_NEW_SOON } from "./support/continue-as-new-server.js";
 import { createAgentWorker } from "../src/worker.js";
 import { keyring, newKey } from "./support/codec-helpers.js";
 import { connectHarness, taskQueue, withWorker, type Harness } from "./support/harness.js";
@@ -334,9 +335,7 @@ describe("ai.eval.casesFromRuns({ workflowIds, query, agent, limit, client, data
   });
 
   it("follows continue-as-new chains: the input is the first run's, the result the last's", async () => {
-    const server = await startDevServer({
-      extraArgs: ["--dynamic-config-value", "limit.historyCount.suggestContinueAsNew=40"],
-    });
+    const server = await startDevServer({ extraArgs: CONTINUE_AS_NEW_SOON });
     const connection = await NativeConnection.connect({ address: server.address });
     const steps = Array.from({ length: 8 }, (_, i) => swap(`move${i}`));
     const model = await startScriptedModel([...steps, "All swapped."]);

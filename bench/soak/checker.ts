@@ -14,7 +14,7 @@
  */
 import type { Client } from "@temporalio/client";
 import type { temporal } from "@temporalio/proto";
-import { ai, type RunResult, type TraceEvent } from "../../src/index.js";
+import { ai, type MemoryMessage, type RunResult, type TraceEvent } from "../../src/index.js";
 import type { ScriptedRequest } from "../../src/testing/index.js";
 import type { LedgerRow } from "./ledger.js";
 import { runKeyOf, type ScenarioKind } from "./model.js";
@@ -58,16 +58,8 @@ export interface Verdict {
   violations: Violation[];
 }
 
-/** A message in the memory store, as `inspect(user)` lists it (src/memory). */
-export interface StoredMemoryMessage {
-  user: string;
-  session: string;
-  run: string;
-  turn: number;
-  index: number;
-  role: "user" | "assistant";
-  text: string;
-}
+/** A message in the memory store, as `inspect(user)` lists it, without the time the checker does not read. */
+export type StoredMemoryMessage = Omit<MemoryMessage, "createdAt">;
 
 type History = temporal.api.history.v1.IHistory;
 
