@@ -66,6 +66,11 @@ export function recordChildUsage(
   state.usageByAgent = merged;
 }
 
+/** An answer's reasoning as one text (its reasoning parts joined; "" when it has none). */
+export function reasoningText(answer: Pick<Extract<Message, { role: "assistant" }>, "reasoning"> | undefined): string {
+  return (answer?.reasoning ?? []).map((part) => part.text).join("");
+}
+
 /**
  * Records a model answer as the next trip, with the usage it reported and the `agent.version` that
  * answered; the answer's reasoning goes in its `model.answered`, and the calls the provider ran
@@ -80,7 +85,7 @@ export function recordAnswer(
   state.trips += 1;
   state.messages.push(answer);
   if (usage) recordUsage(state, usage);
-  const reasoning = (answer.reasoning ?? []).map((part) => part.text).join("");
+  const reasoning = reasoningText(answer);
   state.trace.push({
     trip: state.trips,
     type: "model.answered",

@@ -6,7 +6,7 @@ import { ActivityFailure, isCancellation, log, patched } from "@temporalio/workf
 import { ACTIVITY } from "../core/constants.js";
 import { DigestChain } from "../core/conversation-digest.js";
 import { updatePendingRefusals } from "../contract/decide.js";
-import { failedCall, lastReply, recordAnswer, recordToolCalls } from "../core/run-state.js";
+import { failedCall, lastReply, reasoningText, recordAnswer, recordToolCalls } from "../core/run-state.js";
 import { budgetUsedUp } from "../core/usage.js";
 import type { Message, RequestedToolCall, ToolCallRecord } from "../core/types.js";
 import { mcpSource } from "../core/mcp-tools.js";
@@ -152,7 +152,7 @@ const REASONING_EVENT_PATCH = "durable-agent.reasoning-event";
  * the patch: stream offsets stay as an older worker published them), then its text.
  */
 function publishWholeAnswer(events: TripLoop["events"], trip: number, message: ModelCallOutput["message"]): void {
-  const reasoning = (message.reasoning ?? []).map((part) => part.text).join("");
+  const reasoning = reasoningText(message);
   if (reasoning && patched(REASONING_EVENT_PATCH))
     events.publish({ type: "reasoning.delta", trip, attempt: 0, text: reasoning });
   if (message.content) events.publish({ type: "text.delta", trip, attempt: 0, text: message.content });

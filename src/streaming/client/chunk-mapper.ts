@@ -13,6 +13,7 @@ import type { DurableAgentUIDataTypes } from "./data-parts.js";
 import { RunConversation } from "./run-conversation.js";
 import type { MappedChunk } from "./mapped-chunk.js";
 import { defined } from "../../core/defined.js";
+import { reasoningText } from "../../core/run-state.js";
 import { SubAgentParts } from "./subagent-parts.js";
 
 /** The AI SDK's finish reason for how a run or a session's message stopped. */
@@ -202,7 +203,7 @@ export class ChunkMapper {
   async reasoningOf(trip: number, text: string | null): Promise<string> {
     const answer = await this.#conversation.answer(text);
     this.#answers.set(trip, answer);
-    return (answer?.reasoning ?? []).map((part) => part.text).join("");
+    return reasoningText(answer);
   }
 
   /**
