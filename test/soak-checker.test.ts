@@ -23,6 +23,7 @@ import type { LedgerRow } from "../bench/soak/ledger.js";
 import { marker, type ScenarioKind } from "../bench/soak/model.js";
 import { planSoak } from "../bench/soak/plan.js";
 import { buildReport, formatReport } from "../bench/soak/report.js";
+import { killToResume, type ModelCallLog } from "../bench/soak/resume.js";
 import {
   inputOf,
   MEMORY_SCENARIOS,
@@ -657,8 +658,78 @@ describe("the soak's report", () => {
     fault("mcp-kill"),
     fault("postgres-stop", 20_000, 25_000),
   ];
-  const report = buildReport({ seed: 10, minutes: 3, runs: 10 }, verdict, faults, [2_500, 3_500, 10_000], {
+  // Killed at 1,000 and 4,000 ms: two calls cut, asked again 3,600 and 6,000 ms after their kills.
+  const began = 1_000_000;
+  const call = (key: string, arrivedMs: number, closedMs: number, more: Partial<ModelCallLog> = {}): ModelCallLog => ({
+    key,
+    worker: 101,
+    streamed: true,
+    call: `3 ask ${key}`,
+    arrivedAt: began + arrivedMs,
+    closedAt: began + closedMs,
+    served: false,
+    faulted: false,
+    ...more,
+  });
+  const calls = [
+    call("r1", 500, 1_050), // cut by the first kill
+    call("r2", 800, 1_200, { served: true }), // answered whole
+    call("r1", 4_600, 6_000, { served: true }), // r1's retry
+    call("r3", 3_000, 4_050), // cut by the second kill
+    call("r4", 3_900, 4_100, { faulted: true }), // cut by the model's own fault
+    call("r5", 6_000, 9_000), // a client abort no kill explains
+    call("r3", 10_000, 10_500, { served: true }), // r3's retry
+  ];
+  const delta = (attempt: number, atMs: number): SeenDelta => ({
+    afterEvents: 4,
+    connection: 1,
+    trip: 2,
+    attempt,
+    text: "Plan",
+    at: began + atMs,
+  });
+  const watcher = (deltas: SeenDelta[]) => ({ deltas }) as SubscriberLog;
+  const watchers = new Map([
+    ["r1", [watcher([delta(1, 900), delta(2, 5_100)]), watcher([delta(1, 950), delta(2, 7_000)])]],
+  ]);
+  const resume = killToResume(began, faults, calls, watchers);
+  const report = buildReport({ seed: 10, minutes: 3, runs: 10 }, verdict, faults, [2_500, 3_500, 10_000], resume, {
     scenarios: { tool: 10 },
+  });
+
+  it("times each worker kill to the retry of the model call it cut, and to a watcher's next delta of a later attempt", () => {
+    expect(report.killToResumeMs).toEqual({
+      kills: 2,
+      cutCalls: 2,
+      retried: { samples: 2, p50: 3_600, max: 6_000 },
+      nextDelta: { samples: 1, p50: 4_100, max: 4_100 }, // the earlier of r1's two watchers
+      notRetried: 0,
+    });
+    const table = formatReport(report);
+    expect(table).toContain("worker kills: 2, model calls they cut: 2 (0 not asked again); goal: on within 5 s");
+    expect(table).toMatch(
+      /kill -> the call asked again\s+p50 3\.6 s, max 6\.0 s over 2 \(NOT every one within the goal\)/,
+    );
+    expect(table).toMatch(/kill -> a watcher's next delta p50 4\.1 s, max 4\.1 s over 1 \(every one within the goal\)/);
+  });
+
+  it("times a kill that waited for a streamed answer from its SIGKILL, not from its injection", () => {
+    const waited = faults.map((f) => (f.injectedMs === 1_000 ? { ...f, killedAt: began + 1_040 } : f));
+    expect(killToResume(began, waited, calls, watchers)).toMatchObject({
+      retried: { samples: 2, p50: 3_560, max: 6_000 },
+      nextDelta: { samples: 1, p50: 4_060, max: 4_060 },
+    });
+  });
+
+  it("counts a cut call never asked again, and has no figure without samples", () => {
+    const none = killToResume(began, faults, calls.slice(0, 2), new Map());
+    expect(none).toEqual({
+      kills: 2,
+      cutCalls: 1,
+      retried: { samples: 0, p50: null, max: null },
+      nextDelta: { samples: 0, p50: null, max: null },
+      notRetried: 1,
+    });
   });
 
   it("carries the verdict's counts and its violations, and executions per effect", () => {
@@ -703,7 +774,8 @@ describe("the soak's report", () => {
   });
 
   it("prints memory's figures when the soak had memory runs", () => {
-    const withMemory = buildReport({ seed: 10, minutes: 3, runs: 10 }, verdict, faults, [], {
+    const noKills = killToResume(0, [], [], new Map());
+    const withMemory = buildReport({ seed: 10, minutes: 3, runs: 10 }, verdict, faults, [], noKills, {
       memory: { search: "exact", ...verdict.memory },
     });
     expect(formatReport(withMemory)).toMatch(

@@ -19,7 +19,8 @@ import { ai, RetryableToolError, type ToolContext } from "../../src/index.js";
 import { Ledger, type EffectKind } from "./ledger.js";
 
 const ledger = new Ledger(process.env.SOAK_LEDGER_URL ?? "postgres://unset");
-const model = ai.openai("soak-model");
+// The key names the worker process: the fault driver kills the worker whose answer is streaming.
+const model = ai.openai("soak-model", { apiKey: `soak-worker-${process.pid}` });
 const timeouts = { heartbeat: "2 seconds", model: "30 seconds", tool: "60 seconds" } as const;
 const noteInput = z.object({ note: z.string().min(1) });
 

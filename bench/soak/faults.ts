@@ -41,6 +41,8 @@ export interface Fault {
   durationMs: number;
   injectedMs?: number;
   repairedMs?: number;
+  /** A worker kill: when the SIGKILL was sent (epoch ms; the kill may wait for a streamed answer after its injection). */
+  killedAt?: number;
   detail?: string;
   error?: string;
 }
@@ -98,6 +100,8 @@ export interface FaultTargets {
   redis: RedisServer | undefined;
   /** Starts a worker process to replace a killed one. */
   addWorker(): Promise<ManagedProcess>;
+  /** `--kill-mid-answer`: a worker kill takes the worker whose answer is streaming (waiting up to 15 s for one). */
+  killMidAnswer: boolean;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -145,15 +149,18 @@ export async function runFaults(
 /** Breaks the component and repairs it; returns what it did. `choice` in [0, 1) picks among candidates. */
 async function inject(
   fault: Fault,
-  { stack, model, mcp, subscribers, redis, addWorker }: FaultTargets,
+  { stack, model, mcp, subscribers, redis, addWorker, killMidAnswer }: FaultTargets,
   choice: number,
 ): Promise<string> {
   switch (fault.kind) {
     case "worker-kill": {
+      // With --kill-mid-answer, the worker whose answer is streaming (waiting up to 15 s for one), else any.
+      const streaming = killMidAnswer ? await streamingWorker(stack.workers, model, 15_000) : undefined;
       const alive = stack.workers.filter((w) => w.running);
-      const victim = alive[Math.floor(choice * alive.length)];
+      const victim = streaming ?? alive[Math.floor(choice * alive.length)];
       if (!victim) throw new Error("no worker running");
       const pid = victim.pid;
+      fault.killedAt = Date.now();
       await victim.stop("SIGKILL");
       // As a supervisor would (the compose file's `restart: unless-stopped`): a replacement that
       // exits while starting (it cannot reach the server while PostgreSQL is stopped) is started again.
@@ -161,7 +168,7 @@ async function inject(
       for (;;) {
         try {
           const replacement = await addWorker();
-          return `SIGKILL ${victim.name} pid ${pid}; ${replacement.name} pid ${replacement.pid} serving${failed.length ? ` (after ${failed.join(", ")} exited while starting)` : ""}`;
+          return `SIGKILL ${victim.name} pid ${pid}${streaming ? " mid-answer" : ""}; ${replacement.name} pid ${replacement.pid} serving${failed.length ? ` (after ${failed.join(", ")} exited while starting)` : ""}`;
         } catch (error) {
           failed.push(String((error as Error).message.split(" ")[0]));
           if (failed.length >= 10) throw error;
@@ -233,5 +240,20 @@ async function inject(
       redis.resume();
       return `SIGSTOP redis-server for ${fault.durationMs} ms, then SIGCONT`;
     }
+  }
+}
+
+/** A running worker with a streamed answer in flight at the model, waiting up to `waitMs` for one. */
+async function streamingWorker(
+  workers: ManagedProcess[],
+  model: SoakModel,
+  waitMs: number,
+): Promise<ManagedProcess | undefined> {
+  const until = Date.now() + waitMs;
+  for (;;) {
+    const pids = new Set(model.calls.filter((c) => c.streamed && c.closedAt === undefined).map((c) => c.worker));
+    const streaming = workers.find((w) => w.running && pids.has(w.pid));
+    if (streaming || Date.now() >= until) return streaming;
+    await sleep(100);
   }
 }

@@ -1,13 +1,14 @@
 /**
- * `npm run soak -- --minutes <m> --runs <n> --seed <s> [--no-redis]`: a soak under continuous
+ * `npm run soak -- --minutes <m> --runs <n> --seed <s> [--no-redis] [--kill-mid-answer]`: a soak under continuous
  * faults on the production topology. Stands up the stack (PostgreSQL, temporal-server with its
  * services in processes of their own, Redis for answer deltas, 3 worker processes serving
  * bench/soak/agents.ts, memory in the stack's PostgreSQL), the scripted model, the scripted
  * embeddings server and an MCP server; starts `n` runs over `m` minutes
  * in a mix of scenarios while the fault driver breaks something every 5-20 s (and Redis every
  * 15-40 s); then checks every run (bench/soak/checker.ts), writes `bench-results/soak.json`,
- * prints the table, and exits 1 on any violation. `--no-redis`: deltas on heartbeats, no Redis
- * faults, the rest of the seed's plan the same.
+ * prints the table (with each worker kill's time to resume: bench/soak/resume.ts), and exits 1 on
+ * any violation. `--no-redis`: deltas on heartbeats, no Redis faults, the rest of the seed's plan
+ * the same. `--kill-mid-answer`: each worker kill takes a worker whose answer is streaming.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -24,6 +25,7 @@ import { runFaults } from "./faults.js";
 import { createLedger, Ledger } from "./ledger.js";
 import { startSoakModel } from "./model.js";
 import { planSoak } from "./plan.js";
+import { killToResume } from "./resume.js";
 import { buildReport, formatReport } from "./report.js";
 import { Driver } from "./scenarios.js";
 
@@ -34,6 +36,7 @@ const { values } = parseArgs({
     seed: { type: "string" },
     "drain-minutes": { type: "string", default: "3" },
     "no-redis": { type: "boolean", default: false },
+    "kill-mid-answer": { type: "boolean", default: false },
   },
 });
 const withRedis = !values["no-redis"];
@@ -42,7 +45,7 @@ const runs = Number(values.runs);
 const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(values.seed);
 if (!(minutes > 0) || !Number.isInteger(runs) || runs < 1 || !Number.isInteger(seed))
   throw new Error(
-    "usage: npm run soak -- [--minutes <m>] [--runs <n>] [--seed <integer>] [--drain-minutes <d>] [--no-redis]",
+    "usage: npm run soak -- [--minutes <m>] [--runs <n>] [--seed <integer>] [--drain-minutes <d>] [--no-redis] [--kill-mid-answer]",
   );
 const windowMs = minutes * 60_000;
 const drainMs = Number(values["drain-minutes"]) * 60_000;
@@ -119,7 +122,15 @@ log(
 const began = Date.now();
 const deadline = began + windowMs + drainMs;
 const driver = new Driver(client, TASK_QUEUE, driverRng, () => deadline);
-const targets = { stack, model, mcp, subscribers: driver.subscribers, redis: stack.redis, addWorker };
+const targets = {
+  stack,
+  model,
+  mcp,
+  subscribers: driver.subscribers,
+  redis: stack.redis,
+  addWorker,
+  killMidAnswer: values["kill-mid-answer"],
+};
 const faultsDone = Promise.all([
   runFaults(faults, targets, faultRng, began, log),
   runFaults(redisFaults, targets, redisFaultRng, began, log),
@@ -167,11 +178,13 @@ for (const fault of allFaults)
 const subscribers = records.flatMap((r) => r.subscribers ?? []);
 const scenarios: Record<string, number> = {};
 for (const r of records) scenarios[r.scenario] = (scenarios[r.scenario] ?? 0) + 1;
+const watchers = new Map(records.map((r) => [r.key, r.subscribers ?? []]));
 const report = buildReport(
   { seed, minutes, runs },
   verdict,
   allFaults,
   records.flatMap((r) => (r.endedAt ? [r.endedAt - began] : [])),
+  killToResume(began, allFaults, model.calls, watchers),
   {
     scenarios,
     modelFaultsDealt: model.faults.dealt,

@@ -11,6 +11,7 @@ import {
   type ScriptedRequest,
   type ScriptedTurn,
 } from "../../src/testing/index.js";
+import type { ModelCallLog } from "./resume.js";
 
 /** The scenarios' names, as they appear in the marker. */
 export type ScenarioKind =
@@ -129,16 +130,36 @@ export interface ModelFaults {
   dealt: { "503": number; cut: number; stall: number };
 }
 
-/** The soak's model server and its fault switches. */
+/** The soak's model server, its fault switches, and each request's log (for the kill-to-resume figures). */
 export interface SoakModel {
   server: ScriptedModel;
   faults: ModelFaults;
+  calls: ModelCallLog[];
 }
+
+/** What identifies one model call across its retries: the conversation's length and its last message. */
+const callOf = (messages: Message[]) => `${messages.length} ${textOf(messages.at(-1) ?? { role: "none" })}`;
 
 export async function startSoakModel(): Promise<SoakModel> {
   const faults: ModelFaults = { burstUntil: 0, cuts: 0, stalls: 0, dealt: { "503": 0, cut: 0, stall: 0 } };
+  const calls: ModelCallLog[] = [];
   const server = await startScriptedModel((request) => {
+    const log: ModelCallLog = {
+      key: runKeyOf(request),
+      worker: Number(/soak-worker-(\d+)/.exec(request.authorization ?? "")?.[1]) || undefined,
+      streamed: request.body.stream === true,
+      call: callOf(request.body.messages),
+      arrivedAt: Date.now(),
+      served: false,
+      faulted: false,
+    };
+    calls.push(log);
+    void request.closed.then(() => {
+      log.closedAt = Date.now();
+      log.served = request.usageServed !== undefined;
+    });
     if (Date.now() < faults.burstUntil) {
+      log.faulted = true;
       faults.dealt["503"] += 1;
       return { status: 503, body: { error: { message: "soak: the model is overloaded", type: "server_error" } } };
     }
@@ -148,6 +169,7 @@ export async function startSoakModel(): Promise<SoakModel> {
     if (request.body.stream && faults.cuts > 0) {
       faults.cuts -= 1;
       faults.dealt.cut += 1;
+      log.faulted = true;
       return { ...scripted, usage, cutAfterChunks: 2, cutBy: faults.dealt.cut % 2 ? "close" : "reset" };
     }
     if (request.body.stream && faults.stalls > 0) {
@@ -157,5 +179,5 @@ export async function startSoakModel(): Promise<SoakModel> {
     }
     return { ...scripted, usage };
   });
-  return { server, faults };
+  return { server, faults, calls };
 }

@@ -1,6 +1,7 @@
 /** The soak's report: `bench-results/soak.json` and the same figures as a table. */
 import type { Verdict, Violation } from "./checker.js";
 import type { Fault, FaultKind } from "./faults.js";
+import { RESUME_GOAL_MS, type KillToResume, type ResumeFigure } from "./resume.js";
 
 /** `bench-results/soak.json`. */
 export interface SoakReport {
@@ -16,6 +17,8 @@ export interface SoakReport {
   faults: Partial<Record<FaultKind, number>>;
   /** From each fault's injection to the first run that completed after it was repaired, by kind. */
   recoveryMs: Partial<Record<FaultKind, { p50: number; p95: number }>>;
+  /** From each worker kill to the cut model call's retry, and to a watcher's next delta (goal: within 5 s). */
+  killToResumeMs: KillToResume;
   violations: Violation[];
   /** Figures beyond the interface: effects, executions, tokens, model faults dealt, durations, the scenario mix. */
   details: Record<string, unknown>;
@@ -48,6 +51,7 @@ export function buildReport(
   verdict: Verdict,
   faults: Fault[],
   runEnds: number[],
+  killToResumeMs: KillToResume,
   details: Record<string, unknown>,
 ): SoakReport {
   const counts: Partial<Record<FaultKind, number>> = {};
@@ -61,6 +65,7 @@ export function buildReport(
     executionsPerEffect: verdict.effects ? Number((verdict.executions / verdict.effects).toFixed(3)) : 0,
     faults: counts,
     recoveryMs: recoveries(faults, runEnds),
+    killToResumeMs,
     violations: verdict.violations,
     details: { effects: verdict.effects, executions: verdict.executions, tokens: verdict.tokens, ...details },
   };
@@ -99,10 +104,24 @@ export function formatReport(report: SoakReport): string {
       `  ${kind.padEnd(18)} ${String(count).padStart(5)}   ${r ? `${(r.p50 / 1000).toFixed(1)} s`.padStart(12) : "           -"}   ${r ? `${(r.p95 / 1000).toFixed(1)} s` : "-"}`,
     );
   }
+  const resume = report.killToResumeMs;
+  lines.push(
+    "",
+    `  worker kills: ${resume.kills}, model calls they cut: ${resume.cutCalls} (${resume.notRetried} not asked again); goal: on within ${RESUME_GOAL_MS / 1000} s`,
+    `  kill -> the call asked again   ${resumeLine(resume.retried)}`,
+    `  kill -> a watcher's next delta ${resumeLine(resume.nextDelta)}`,
+  );
   if (report.violations.length) {
     lines.push("", "  violations:");
     for (const v of report.violations.slice(0, 50)) lines.push(`    [${v.check}] ${v.run ?? ""} ${v.detail}`);
     if (report.violations.length > 50) lines.push(`    … ${report.violations.length - 50} more in the JSON`);
   }
   return lines.join("\n");
+}
+
+/** "p50 3.6 s, max 4.4 s over 5 (goal met)", or "no samples". */
+function resumeLine(figure: ResumeFigure): string {
+  if (figure.p50 === null || figure.max === null) return "no samples";
+  const met = figure.max <= RESUME_GOAL_MS ? "every one within the goal" : "NOT every one within the goal";
+  return `p50 ${(figure.p50 / 1000).toFixed(1)} s, max ${(figure.max / 1000).toFixed(1)} s over ${figure.samples} (${met})`;
 }

@@ -55,6 +55,8 @@ export interface SeenDelta {
   trip: number;
   attempt: number;
   text: string;
+  /** When it came (epoch ms): the kill-to-resume figures read it. */
+  at?: number;
 }
 
 /** What a subscriber of a streamed run saw. */
@@ -278,7 +280,7 @@ export class Driver {
             if (event.type === "text.delta") {
               // Deltas of the answer in flight come again from its start after a reconnect: the checker knows by `connection`.
               const { trip, attempt, text } = event;
-              log.deltas.push({ afterEvents: log.offsets.length, connection, trip, attempt, text });
+              log.deltas.push({ afterEvents: log.offsets.length, connection, trip, attempt, text, at: Date.now() });
               continue;
             }
             log.offsets.push(event.offset);

@@ -17,8 +17,12 @@ import { runRefOf } from "../run-reads/index.js";
 import { createCanDecide } from "../approvals/can-decide-activity.js";
 import { createMemoryActivities } from "./memory-activities.js";
 
-/** The longest a model call goes without a heartbeat, while the model is silent (a heartbeat each; Temporal Cloud bills them). */
-const MODEL_CALL_KEEP_ALIVE_MS = 1000;
+/**
+ * The longest a model call goes without a heartbeat, while the model is silent (a heartbeat each;
+ * Temporal Cloud bills them), as while it streams: under its 2.5 s heartbeat timeout, a live
+ * attempt survives a worker whose event loop stalls for 2.25 s.
+ */
+const MODEL_CALL_KEEP_ALIVE_MS = 250;
 
 export { createRegistry, type AgentRegistry, type WorkerFeatures } from "./registry.js";
 
@@ -31,7 +35,7 @@ export function createActivities(registry: AgentRegistry, features: WorkerFeatur
   const memory = createMemoryActivities(registry);
   return {
     [ACTIVITY.describe]: createDescribeAgent(registry, features),
-    // A second apart at most: a session's stop (cancel-message) waits for the call, which learns of it from a heartbeat's answer.
+    // A quarter of a second apart at most: a session's stop (cancel-message) waits for the call, which learns of it from a heartbeat's answer.
     [ACTIVITY.modelCall]: keepAlive(
       createModelCall(registry, conversations, features.deltas, features.answerStream),
       MODEL_CALL_KEEP_ALIVE_MS,

@@ -147,10 +147,12 @@ export interface AgentTimeouts {
   tool?: Duration;
   /**
    * How soon a crashed worker's activity is retried elsewhere: the worker heartbeats every
-   * activity while it runs (a third of this apart, and with each streamed delta), and Temporal
-   * retries an attempt that missed this. Default 5 seconds: a SIGKILLed worker's answer goes on
-   * on another worker about 6 s later (this, then the first retry's 1 s back-off); a worker that
-   * stalls for longer than this (a blocked event loop on a loaded machine) loses its attempt.
+   * activity while it runs (a third of this apart at most; a model call every 250 ms), and
+   * Temporal retries an attempt that missed this. Default 5 seconds for tool calls and 2.5
+   * seconds for model calls (set, it applies to both): a SIGKILLed worker's answer goes on on
+   * another worker about 4.5 s later (2.5 s, the retry's 1 s back-off, the sticky queue's 1 s).
+   * A worker that stalls for longer (a blocked event loop on a loaded machine) loses its
+   * attempt, which is retried: a model request more.
    */
   heartbeat?: Duration;
 }

@@ -10,6 +10,8 @@ export interface AgentSpec {
   maxTrips: number;
   /** Start-to-close timeouts of model and tool call attempts, and the heartbeat timeout, in Temporal's duration format. */
   timeouts: { model: string | number; tool: string | number; heartbeat: string | number };
+  /** Model calls' own heartbeat timeout. Absent in specs recorded before it: model calls then took `timeouts.heartbeat`. */
+  modelCall?: { heartbeat: string | number };
   /** Set the durable-agent search attributes (they must be registered on the server). */
   searchAttributes: boolean;
   /** Names of the agent's MCP toolsets (`ai.mcp()`), when it has any: their tools are listed once per run. */

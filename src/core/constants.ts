@@ -12,8 +12,15 @@ export const DEFAULT_TASK_QUEUE = "durable-agent";
 export const DEFAULT_TEMPORAL_ADDRESS = "localhost:7233";
 /** Default namespace, overridden by `TEMPORAL_NAMESPACE` or options. */
 export const DEFAULT_NAMESPACE = "default";
-/** Default activity timeouts. */
+/** Default activity timeouts (`heartbeat`: tool calls and the other activities; model calls have their own, below). */
 export const DEFAULT_TIMEOUTS = { model: "2 minutes", tool: "1 minute", heartbeat: "5 seconds" } as const;
+/**
+ * A model call's heartbeat timeout when the agent sets no `timeouts.heartbeat`. Shorter than the
+ * tools' 5 s: a model call heartbeats at least every 250 ms, streaming or silent, and runs
+ * no user code that could block the worker's event loop, and a crashed worker's answer goes on this
+ * much later (and the retry's 1 s back-off).
+ */
+export const DEFAULT_MODEL_HEARTBEAT = "2.5 seconds";
 /** Stable names recorded in every history: change them only with a versioned migration. */
 export const WORKFLOW_NAME = "agentRun";
 export const SESSION_WORKFLOW_NAME = "agentSession";

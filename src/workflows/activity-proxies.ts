@@ -20,6 +20,8 @@ const MODEL_RETRY = {
   maximumInterval: "1 minute",
   maximumAttempts: 10,
 };
+/** Model calls' heartbeat timeout: their own, or the agent's (in specs recorded before it). */
+const modelHeartbeat = (spec: AgentSpec) => spec.modelCall?.heartbeat ?? spec.timeouts.heartbeat;
 /** Tool calls and backstop runs: a crash or a `RetryableToolError` is retried; other errors are returned at once. */
 const TOOL_RETRY = { initialInterval: "1 second", backoffCoefficient: 2, maximumAttempts: 3 };
 
@@ -45,7 +47,7 @@ export function activitiesFor(spec: AgentSpec): {
       ? proxyLocalActivities<Activities>({ startToCloseTimeout: spec.timeouts.model, retry: MODEL_RETRY })
       : proxyActivities<Activities>({
           startToCloseTimeout: spec.timeouts.model,
-          heartbeatTimeout: spec.timeouts.heartbeat,
+          heartbeatTimeout: modelHeartbeat(spec),
           retry: MODEL_RETRY,
         }),
     tools,
@@ -62,7 +64,7 @@ export function activitiesFor(spec: AgentSpec): {
 export function stoppableModelCalls(spec: AgentSpec): ActivityProxies {
   return proxyActivities<Activities>({
     startToCloseTimeout: spec.timeouts.model,
-    heartbeatTimeout: spec.timeouts.heartbeat,
+    heartbeatTimeout: modelHeartbeat(spec),
     retry: MODEL_RETRY,
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
