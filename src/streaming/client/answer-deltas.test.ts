@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { AnswerDeltas } from "./answer-deltas.js";
+import type { WorkflowExecutionDescription } from "@temporalio/client";
+import { defaultPayloadConverter, type LoadedDataConverter } from "@temporalio/common";
+import { ACTIVITY } from "../../core/constants.js";
+import { AnswerDeltas, partialAnswerOf } from "./answer-deltas.js";
 
 const texts = (deltas: unknown) => (deltas as { text: string }[]).map((d) => d.text).join("");
 const answered = (trip: number, text: string) => ({ type: "model.answered" as const, trip, text, toolCalls: [] });
@@ -130,5 +133,33 @@ describe("AnswerDeltas", () => {
     it("sends nothing for a run that stopped before any answer", () => {
       expect(new AnswerDeltas().beforeResult(result(0, ""))).toEqual([]);
     });
+  });
+});
+
+describe("partialAnswerOf", () => {
+  const converter = { payloadConverter: defaultPayloadConverter, payloadCodecs: [] } as unknown as LoadedDataConverter;
+  /** A description whose pending model call is on `attempt`, with the heartbeat details `details` last recorded. */
+  const describing = (attempt: number, details: unknown) =>
+    ({
+      raw: {
+        pendingActivities: [
+          {
+            activityType: { name: ACTIVITY.modelCall },
+            attempt,
+            heartbeatDetails: { payloads: [defaultPayloadConverter.toPayload(details)] },
+          },
+        ],
+      },
+    }) as unknown as WorkflowExecutionDescription;
+  const lost = { trip: 2, attempt: 1, from: 0, text: "The lost attempt's text" };
+
+  it("reads the answer in flight from the pending model call's heartbeat", async () => {
+    expect(await partialAnswerOf(describing(1, lost), converter)).toEqual(lost);
+  });
+
+  it("a retried call whose new attempt has not heartbeated yet shows the failed attempt's details: no answer in flight", async () => {
+    // A subscriber resumed past the new attempt's trip.retry knows of no retry: these details would be sent as the answer.
+    expect(await partialAnswerOf(describing(2, lost), converter)).toBeUndefined();
+    expect(await partialAnswerOf(describing(2, { ...lost, attempt: 2 }), converter)).toEqual({ ...lost, attempt: 2 });
   });
 });

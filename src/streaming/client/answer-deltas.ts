@@ -33,7 +33,9 @@ export async function partialAnswerOf(
   const details = await decode(converter.payloadCodecs, payloads.slice(0, 1))
     .then(([payload]) => converter.payloadConverter.fromPayload<unknown>(payload!))
     .catch(() => undefined);
-  return isPartialAnswer(details) ? details : undefined;
+  if (!isPartialAnswer(details)) return undefined;
+  // A retried call shows the failed attempt's last heartbeat until the new attempt's first: not the answer in flight.
+  return details.attempt < (pending?.attempt ?? 0) ? undefined : details;
 }
 
 /** What one subscriber has shown of the answers: the deltas to send for each partial answer and durable event. */
