@@ -342,6 +342,62 @@ describe("deltas through Redis", () => {
     expect(counted.counts.count(DESCRIBE)).toBe(0);
     await counted.close();
   });
+  it("a lost attempt whose worker lives on still publishes: a watcher resumed past the new attempt's trip.retry gets none of its text", async () => {
+    const released = deferred();
+    const model = await startScriptedModel(
+      ({ index }) =>
+        index === 0
+          ? { text: FIRST, cutAfterChunks: 6, cutBy: "close" }
+          : { text: SECOND, stallAfterChunks: 1, stallUntil: released.promise },
+      { chunksPerSecond: 40 },
+    );
+    const agent = planAgent(model.baseURL, "redis-lost-attempt");
+    const first = await redisClient(redis.url);
+    const resumed = await redisClient(redis.url);
+    const lostWorker = ai.deltas.redis({ url: redis.url });
+    await lostWorker.load();
+    const raw = createClient({ url: redis.url });
+    await raw.connect();
+    const seen = await withWorker(
+      harness,
+      [agent],
+      async ({ taskQueue }) => {
+        const handle = await startSwap(agent, taskQueue);
+        let retry: StreamedRunEvent | undefined;
+        for await (const event of (await ai.getRun(handle.workflowId, { client: first.client })).stream())
+          if (event.type === "trip.retry") {
+            retry = event;
+            break;
+          }
+        // Attempt 2 started (its marker is out) and waits for the model; attempt 1's worker, cut off from Temporal, publishes on.
+        const published = new Promise<void>((resolve) => {
+          void raw.subscribe(`durable-agent:deltas:${handle.workflowId}`, () => resolve());
+        });
+        const lost = lostWorker.publishAnswer(
+          { workflowId: handle.workflowId, trip: 1, attempt: 1 },
+          { converter: harness.client.options.loadedDataConverter, warn: () => undefined },
+        )!;
+        lost.add("Lunges work the same muscles as squats, said the lost attempt.");
+        await published;
+        // The resumed watcher's reader starts past the marker: it either shows the lost text at once, or asks the server.
+        const release = () => released.resolve();
+        void resumed.counts.nextStart(DESCRIBE).then(release);
+        const events = await collect(
+          (await ai.getRun(handle.workflowId, { client: resumed.client })).stream({ fromOffset: retry!.offset + 1 }),
+          release,
+        );
+        return events;
+      },
+      { deltas: ai.deltas.redis({ url: redis.url }) },
+    );
+    const deltas = seen.filter((e): e is Delta => e.type === "text.delta");
+    expect(deltas.filter((d) => d.attempt === 1)).toEqual([]);
+    expect(deltas.map((d) => d.text).join("")).toBe(SECOND);
+    expect(seen.at(-1)).toMatchObject({ type: "run.finished", result: { reply: SECOND, trips: 1 } });
+    await raw.quit();
+    await lostWorker.close();
+    await Promise.all([first.close(), resumed.close(), model.close()]);
+  });
 });
 
 describe("Redis faults: no durable event lost, no two attempts' text mixed", () => {

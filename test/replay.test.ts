@@ -107,6 +107,18 @@ const scenarios: Record<
   "tool-call": {
     script: [{ toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }] }, "Swapped."],
   },
+  // The model call's first attempt breaks mid-stream: attempt 2's answer is recorded with its attempt (model.answered's `attempt`).
+  "streamed-text-retried": {
+    script: [
+      { text: "Lunges it is: same muscles, kinder to the knees.", cutAfterChunks: 3, cutBy: "close" },
+      {
+        text: "Lunges it is: same muscles, kinder to the knees.",
+        toolCalls: [{ name: "update_plan", arguments: { from: "squats", to: "lunges" } }],
+      },
+      "Swapped.",
+    ],
+    run: { streamText: true },
+  },
   "refused-failed-and-parallel": {
     script: [
       {
@@ -410,8 +422,13 @@ describe("replay", () => {
     const histories = [];
     const repromptKinds = new Set<string>();
     const stopReasons = new Map<string, string>();
+    const firstAnswers = new Map<string, RunResult["trace"][number] | undefined>();
     for (const name of Object.keys(scenarios)) {
       const { history, result } = await record(name);
+      firstAnswers.set(
+        name,
+        result.trace.find((e) => e.type === "model.answered"),
+      );
       for (const event of result.trace) if (event.type === "reprompt") repromptKinds.add(event.kind);
       stopReasons.set(name, result.stopReason);
       histories.push({ workflowId: name, history });
@@ -425,6 +442,9 @@ describe("replay", () => {
     expect(histories).toHaveLength(Object.keys(scenarios).length);
     expect([...repromptKinds].sort()).toEqual(["act-when-asked", "backstop", "output-repair", "refusal-retry"]);
     expect(stopReasons.get("usage-budget")).toBe("budget");
+    // A retried call's answer names its attempt; a first attempt's names none.
+    expect(firstAnswers.get("streamed-text-retried")).toMatchObject({ trip: 1, attempt: 2 });
+    expect(firstAnswers.get("streamed-text")).not.toHaveProperty("attempt");
     expect(await replay(histories)).toEqual([]);
   }, 240_000);
 

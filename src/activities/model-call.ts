@@ -79,6 +79,7 @@ export function createModelCall(
         ...defined({ usage, output: outputCheck }),
         ...(source === "read" ? { conversationRead: true as const } : {}),
         agentVersion: agent.version,
+        ...(context.info.attempt > 1 ? { attempt: context.info.attempt } : {}),
       };
     } catch (error) {
       await reportFailedAttempt(input.trip, reported);

@@ -65,6 +65,8 @@ export interface ModelCallOutput {
   conversationRead?: true;
   /** `agent.version` of the definition that answered, on this worker. */
   agentVersion?: string;
+  /** The activity attempt that answered, when it was not the first (the run's stream has its `trip.retry`). */
+  attempt?: number;
 }
 
 /**

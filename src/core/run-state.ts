@@ -72,8 +72,8 @@ export function reasoningText(answer: Pick<Extract<Message, { role: "assistant" 
 }
 
 /**
- * Records a model answer as the next trip, with the usage it reported and the `agent.version` that
- * answered; the answer's reasoning goes in its `model.answered`, and the calls the provider ran
+ * Records a model answer as the next trip, with the usage it reported, the `agent.version` that
+ * answered and the call's attempt when it was retried; the answer's reasoning goes in its `model.answered`, and the calls the provider ran
  * while answering are recorded after it as tool calls of the trip (`provider: true`).
  */
 export function recordAnswer(
@@ -81,6 +81,7 @@ export function recordAnswer(
   answer: Extract<Message, { role: "assistant" }>,
   usage?: Usage,
   agentVersion?: string,
+  attempt?: number,
 ): void {
   state.trips += 1;
   state.messages.push(answer);
@@ -91,7 +92,7 @@ export function recordAnswer(
     type: "model.answered",
     text: answer.content,
     toolCalls: (answer.toolCalls ?? []).map((call) => call.name),
-    ...defined({ usage, reasoning: reasoning || undefined, agentVersion }),
+    ...defined({ usage, reasoning: reasoning || undefined, agentVersion, attempt }),
   });
   for (const call of answer.providerToolCalls ?? []) {
     const record = providerCallRecord(call, state.trips);

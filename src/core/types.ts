@@ -149,6 +149,11 @@ export type TraceEvent =
        * model call reported it; absent in runs of workers before versions.
        */
       agentVersion?: string;
+      /**
+       * The model call's attempt that gave this answer, when it was retried (its `trip.retry` is on
+       * the run's stream); absent for a first attempt.
+       */
+      attempt?: number;
     }
   | {
       trip: number;

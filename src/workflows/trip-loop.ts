@@ -108,10 +108,10 @@ export async function runTrips(
     } catch (error) {
       throw modelCallFailure(loop, error);
     }
-    const { message, usage, output, agentVersion } = answer;
+    const { message, usage, output, agentVersion, attempt } = answer;
     loop.versions.reported(spec, agentVersion, trip);
     if (!streamText) publishWholeAnswer(events, trip, message);
-    recordAnswer(run, message, usage, agentVersion);
+    recordAnswer(run, message, usage, agentVersion, attempt);
     if (usage) progress.usageChanged();
     ctx.outputCheck = output;
     // Tool calls in the answer run in parallel (activities, or child workflows for sub-agents); then the next trip.

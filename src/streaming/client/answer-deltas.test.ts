@@ -43,6 +43,13 @@ describe("AnswerDeltas", () => {
     ]);
   });
 
+  it("a subscriber that started past a retried attempt's trip.retry labels the answer with the attempt its model.answered names", () => {
+    const deltas = new AnswerDeltas();
+    expect(deltas.beforeDurable({ ...answered(1, "Lunges it is."), attempt: 2 })).toEqual([
+      { type: "text.delta", trip: 1, attempt: 2, text: "Lunges it is." },
+    ]);
+  });
+
   it("a run that does not stream text has its text in durable deltas: model.answered adds nothing", () => {
     const deltas = new AnswerDeltas();
     deltas.beforeDurable({ type: "trip.started", trip: 1 });

@@ -18,14 +18,19 @@ type TextDelta = Extract<RunEvent, { type: "text.delta" }>;
 type ReasoningDelta = Extract<RunEvent, { type: "reasoning.delta" }>;
 type AnswerDelta = TextDelta | ReasoningDelta;
 
+const pendingModelCall = (description: WorkflowExecutionDescription) =>
+  description.raw.pendingActivities?.find((activity) => activity.activityType?.name === ACTIVITY.modelCall);
+
+/** The attempt the run's pending model call is on, if one is pending. */
+export const pendingModelCallAttempt = (description: WorkflowExecutionDescription): number | undefined =>
+  pendingModelCall(description)?.attempt ?? undefined;
+
 /** The answer in flight, from a description of the run: the pending model call's last heartbeat details. */
 export async function partialAnswerOf(
   description: WorkflowExecutionDescription,
   converter: LoadedDataConverter,
 ): Promise<PartialAnswer | undefined> {
-  const pending = description.raw.pendingActivities?.find(
-    (activity) => activity.activityType?.name === ACTIVITY.modelCall,
-  );
+  const pending = pendingModelCall(description);
   const payloads = pending?.heartbeatDetails?.payloads;
   if (!payloads?.length) return undefined;
   // The client's codec first (an encrypting one, say), then its payload converter.
@@ -144,6 +149,8 @@ export class AnswerDeltas {
       return [];
     }
     if (event.type !== "model.answered") return [];
+    // A subscriber that started past the answering attempt's trip.retry learns of it here.
+    if (event.attempt) this.acceptAttempt(event.trip, event.attempt);
     return this.#restOf(event.trip, event.text ?? "");
   }
 

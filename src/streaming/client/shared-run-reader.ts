@@ -15,7 +15,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Client } from "@temporalio/client";
 import { completeResult } from "../../run-reads/index.js";
-import { partialAnswerOf } from "./answer-deltas.js";
+import { partialAnswerOf, pendingModelCallAttempt } from "./answer-deltas.js";
 import type { PartialAnswer, RunEvent, StreamedRunEvent } from "../../core/run-events.js";
 import { deltasOf, runSharing, type AnswerWatch } from "../../deltas/index.js";
 import { LEASE_RENEW_MS, ReaderLease } from "./run-lease.js";
@@ -72,6 +72,12 @@ export class SharedRunReader {
   #handed: PartialAnswer | undefined;
   /** The run's lease, when the transport shares the run's durable events with other processes (Redis). */
   #lease: ReaderLease | undefined;
+  /** The reader started at the run's first event: it reads every `trip.retry`. */
+  readonly #readsFromRunStart: boolean;
+  /** The trips whose `trip.started` this reader handed out: it read every `trip.retry` of theirs. */
+  readonly #tripsFromStart = new Set<number>();
+  /** Whether each answer attempt (`trip.attempt`) the transport delivered, of a trip begun before this reader, was superseded. */
+  readonly #verdicts = new Map<string, boolean>();
   /** The highest trip a durable event named (a follower hands out an answer only after its trip's events). */
   #trip = 0;
 
@@ -83,6 +89,7 @@ export class SharedRunReader {
     private readonly onDone: (reader: SharedRunReader) => void,
   ) {
     this.#next = this.#keptFrom = fromOffset;
+    this.#readsFromRunStart = fromOffset === 0;
     void this.#run();
   }
 
@@ -281,6 +288,14 @@ export class SharedRunReader {
     if (trip > this.#trip) this.#trip = trip;
   }
 
+  /** What a durable event handed out tells of the run's trips: the highest, those begun in view, and their retried attempts. */
+  #noteEvent(event: StreamedRunEvent): void {
+    if ("trip" in event && typeof event.trip === "number") this.#noteTrip(event.trip);
+    if (event.type === "trip.started") this.#tripsFromStart.add(event.trip);
+    if (event.type === "trip.retry")
+      this.#retried.set(event.trip, Math.max(event.attempt, this.#retried.get(event.trip) ?? 1));
+  }
+
   /** Long polls the history until the run closes (or the reader stops), waking the reading loop after each batch. */
   async #followHistory(
     history: HistoryFollower,
@@ -317,9 +332,7 @@ export class SharedRunReader {
   async #handDurable(events: DurableEvent[]): Promise<boolean> {
     for (const event of events) {
       if (event.offset < this.#next) continue;
-      if ("trip" in event && typeof event.trip === "number") this.#noteTrip(event.trip);
-      if (event.type === "trip.retry")
-        this.#retried.set(event.trip, Math.max(event.attempt, this.#retried.get(event.trip) ?? 1));
+      this.#noteEvent(event);
       if (event.type === "run.finished") {
         const finished = { ...event, result: await completeResult(this.client, event.result) };
         this.#handOut({ type: "durable", event: finished });
@@ -338,8 +351,12 @@ export class SharedRunReader {
    */
   async #readAnswerInFlight(): Promise<boolean> {
     if (this.#live?.starting) return false; // connecting to the transport: it says when it is up or down
-    const partial = this.#live?.up ? this.#live.latest : await this.#describeAnswer();
+    const fromTransport = this.#live?.up === true;
+    const partial = fromTransport ? this.#live!.latest : await this.#describeAnswer();
     if (!partial || partial === this.#handed) return false;
+    // A superseded attempt's text (its worker lived on, still publishing): no watcher shows it.
+    if (partial.attempt < (this.#retried.get(partial.trip) ?? 1)) return ((this.#handed = partial), false);
+    if (fromTransport && (await this.#supersededAttempt(partial))) return ((this.#handed = partial), false);
     this.#handed = partial;
     if (partial.attempt > (this.#retried.get(partial.trip) ?? 1)) {
       // The events read now were written after this description: its trip.retry is among them, or before every watcher's offset.
@@ -348,6 +365,24 @@ export class SharedRunReader {
     }
     this.#handOut({ type: "partial", partial, confirmed: partial.attempt <= (this.#retried.get(partial.trip) ?? 1) });
     return false;
+  }
+
+  /**
+   * Whether the transport's answer attempt was superseded by a later one whose `trip.retry` this
+   * reader did not read: it started after the trip began (a watcher resumed past the marker), and
+   * the lost attempt's worker may still publish. Asked of the server once per attempt.
+   */
+  async #supersededAttempt({ trip, attempt }: PartialAnswer): Promise<boolean> {
+    if (this.#readsFromRunStart || this.#tripsFromStart.has(trip)) return false;
+    const key = `${trip}.${attempt}`;
+    let verdict = this.#verdicts.get(key);
+    if (verdict === undefined) {
+      const handle = this.client.workflow.getHandle(this.workflowId);
+      const description = await abortableCall(this.client, this.#abort.signal, () => handle.describe());
+      verdict = (pendingModelCallAttempt(description) ?? 0) > attempt;
+      this.#verdicts.set(key, verdict);
+    }
+    return verdict;
   }
 
   /** The answer in flight in the model call's last heartbeat, read with `describe()`. */
