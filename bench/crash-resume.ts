@@ -3,7 +3,7 @@
  * stalled mid-answer), worker B is up, A is SIGKILLed, and the time from the kill to the retry's
  * `trip.retry` marker and to its first text delta is measured, against the 5 s goal (issue 41).
  * The workers are processes of `test/fixtures/crash-worker.ts` on the agents' default timeouts
- * (a model call's heartbeat 2.5 s, its retry's 1 s back-off) and `ai.worker`'s sticky
+ * (a model call's heartbeat 2.5 s, its lost attempt retried after 200 ms) and `ai.worker`'s sticky
  * queue timeout (1 s).
  *
  *   npm run bench:crash-resume [-- --quick]

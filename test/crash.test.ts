@@ -236,7 +236,7 @@ describe("streaming survives a SIGKILLed worker", () => {
         killedAt = Date.now();
       }
     }
-    // The answer goes on after the model call's default heartbeat timeout (2.5 s), its retry's 1 s and the
+    // The answer goes on after the model call's default heartbeat timeout (2.5 s), its retry's 200 ms and the
     // worker's 1 s sticky queue timeout, not half a minute: the killed attempt timed out on its heartbeat. The figures are
     // printed (the 5 s goal is the soak's and bench/crash-resume.ts's to judge, not a test's).
     console.log(
@@ -249,6 +249,7 @@ describe("streaming survives a SIGKILLed worker", () => {
     )!.activityTaskScheduledEventAttributes!;
     // 2.5 s, a model call's own default (tools keep 5 s)
     expect([Number(modelCall.heartbeatTimeout!.seconds), modelCall.heartbeatTimeout!.nanos]).toEqual([2, 500_000_000]);
+    expect(modelCall.retryPolicy!.initialInterval).toMatchObject({ nanos: 200_000_000 }); // a lost attempt's retry
     const retried = history.events!.find(
       (e) => e.activityTaskStartedEventAttributes,
     )!.activityTaskStartedEventAttributes!;

@@ -480,7 +480,7 @@ describe("replay", () => {
     expect(after.upserts.filter((keys) => keys === "DurableAgentCostUsd,DurableAgentTokens")).toHaveLength(2);
   });
 
-  it("model-call timeouts: a spec recorded before them gives model calls the agent's heartbeat (5 s) and a 1 s retry; after, model calls have their own 2.5 s, tools keep 5 s (both retried after 1 s) (each replays: see above)", () => {
+  it("model-call timeouts: a spec recorded before them gives model calls the agent's heartbeat (5 s) and a 1 s retry; after, model calls have their own 2.5 s and a 200 ms retry, tools keep 5 s and 1 s (each replays: see above)", () => {
     const scheduled = (file: string) => {
       const json = JSON.parse(readFileSync(new URL(file, FIXTURES), "utf8")) as {
         events: Array<{
@@ -499,11 +499,11 @@ describe("replay", () => {
     // Replaying these, the workflow takes the model call's options from the recorded spec: it sends the same commands as at the time.
     expect(scheduled("tool-call.trip-promises.json")).toEqual({ "model.call": "5s 1s", "tool.execute": "5s 1s" });
     expect(scheduled("tool-call.model-call-timeouts.json")).toEqual({
-      "model.call": "2.500s 1s",
+      "model.call": "2.500s 0.200s",
       "tool.execute": "5s 1s",
     });
     expect(scheduled("streamed-text.model-call-timeouts.json")).toEqual({
-      "model.call": "2.500s 1s",
+      "model.call": "2.500s 0.200s",
       "tool.execute": "5s 1s",
     });
   });

@@ -190,11 +190,13 @@ describe("a model API outage", () => {
       ],
     });
     try {
-      const { result, counts } = await withWorker(harness, [agent], async ({ taskQueue }) => {
+      const { result, counts, events } = await withWorker(harness, [agent], async ({ taskQueue }) => {
         const result = await agent.run("Swap squats for lunges", { client: harness.client, taskQueue });
+        const handle = harness.client.workflow.getHandle(result.workflowId);
         return {
           result,
-          counts: await activityCounts(harness.client.workflow.getHandle(result.workflowId), "model.call"),
+          counts: await activityCounts(handle, "model.call"),
+          events: (await handle.fetchHistory()).events ?? [],
         };
       });
       expect(result).toMatchObject({ stopReason: "answered", reply: "Done: squats are now lunges.", trips: 2 });
@@ -210,6 +212,17 @@ describe("a model API outage", () => {
         .slice(1);
       expect(waits[0]).toBeGreaterThanOrEqual(900);
       for (let i = 1; i < waits.length; i++) expect(waits[i]).toBeGreaterThan(waits[i - 1]!);
+      // The worker names each failed attempt's delay (1 s, doubling): the retry policy's own first
+      // interval is short, for an attempt lost with its worker (a heartbeat timeout names none).
+      const modelCalls = events.flatMap((e) => {
+        const scheduled = e.activityTaskScheduledEventAttributes;
+        return scheduled?.activityType?.name === "model.call" ? [scheduled] : [];
+      });
+      expect(modelCalls.map((c) => c.retryPolicy?.initialInterval?.nanos)).toEqual([200_000_000, 200_000_000]);
+      const lastAttempt = events.find((e) => e.activityTaskStartedEventAttributes?.attempt === OUTAGE_REQUESTS + 1);
+      const named =
+        lastAttempt!.activityTaskStartedEventAttributes!.lastFailure?.applicationFailureInfo?.nextRetryDelay;
+      expect(Number(named?.seconds)).toBe(2 ** (OUTAGE_REQUESTS - 1)); // attempt 3 failed: 4 s
     } finally {
       await model.close();
     }

@@ -1,5 +1,5 @@
 import { contractSpecOf } from "../agent/contract-options.js";
-import { DEFAULT_MODEL_HEARTBEAT, DEFAULT_TIMEOUTS } from "../core/constants.js";
+import { DEFAULT_MODEL_HEARTBEAT, DEFAULT_TIMEOUTS, MODEL_RETRY } from "../core/constants.js";
 import type { AgentSpec } from "../core/agent-spec.js";
 import { lookupAgent, type AgentRegistry, type WorkerFeatures } from "./registry.js";
 import { defined } from "../core/defined.js";
@@ -18,7 +18,10 @@ export function createDescribeAgent(registry: AgentRegistry, options: WorkerFeat
         tool: agent.options.timeouts?.tool ?? DEFAULT_TIMEOUTS.tool,
         heartbeat: agent.options.timeouts?.heartbeat ?? DEFAULT_TIMEOUTS.heartbeat,
       },
-      modelCall: { heartbeat: agent.options.timeouts?.heartbeat ?? DEFAULT_MODEL_HEARTBEAT },
+      modelCall: {
+        heartbeat: agent.options.timeouts?.heartbeat ?? DEFAULT_MODEL_HEARTBEAT,
+        lostAttemptRetry: MODEL_RETRY.lostAttempt,
+      },
       contract: contractSpecOf(agent.options),
       ...(agent.mcpToolsets.length ? { mcpServers: agent.mcpToolsets.map((toolset) => toolset.name) } : {}),
       ...defined({ budget: agent.options.budget }),

@@ -17,6 +17,7 @@ import type { ModelCallRequest } from "../models/model-call-request.js";
 import { callOpenAI } from "../models/openai-call.js";
 import { callAiSdk } from "../models/ai-sdk-call.js";
 import { defined } from "../core/defined.js";
+import { MODEL_RETRY } from "../core/constants.js";
 
 /** The `model.call` activity: one model call (the `openai` client's, or an AI SDK model's), its text streamed, returning the whole answer. */
 export function createModelCall(
@@ -120,11 +121,13 @@ async function instructionsFor(
   } catch (error) {
     throw toFailure(new InstructionsError(agent.name, error instanceof Error ? error.message : String(error)), {
       nonRetryable: false,
+      nextRetryDelay: backoffMs(),
     });
   }
   if (typeof text !== "string")
     throw toFailure(new InstructionsError(agent.name, `it returned ${typeof text}, not a string`), {
       nonRetryable: false,
+      nextRetryDelay: backoffMs(),
     });
   return text;
 }
@@ -172,8 +175,17 @@ function failureForModelError(error: unknown, modelId: string, streamed: string)
     row: row?.error ?? "(not in the table: transient)",
     permanent,
   });
-  const nextRetryDelay = !permanent && row?.retryAfter ? retryAfterMs(responseHeadersOf(error)) : undefined;
+  const retryAfter = !permanent && row?.retryAfter ? retryAfterMs(responseHeadersOf(error)) : undefined;
+  const nextRetryDelay = permanent ? undefined : (retryAfter ?? backoffMs());
   return toFailure(typed, { nonRetryable: permanent, nextRetryDelay });
+}
+
+/**
+ * The delay before the next attempt of a failed model call: 1 s, doubling to 1 minute. Named by
+ * the worker, since the retry policy's own first interval is short, for attempts lost with a worker.
+ */
+function backoffMs(attempt = Context.current().info.attempt): number {
+  return Math.min(MODEL_RETRY.initialMs * MODEL_RETRY.backoffCoefficient ** (attempt - 1), MODEL_RETRY.maximumMs);
 }
 
 /** `retry-after-ms` or `retry-after` (seconds or an HTTP date), in milliseconds. */

@@ -150,7 +150,7 @@ export interface AgentTimeouts {
    * activity while it runs (a third of this apart at most; a model call every 250 ms), and
    * Temporal retries an attempt that missed this. Default 5 seconds for tool calls and 2.5
    * seconds for model calls (set, it applies to both): a SIGKILLed worker's answer goes on on
-   * another worker about 4.5 s later (2.5 s, the retry's 1 s back-off, the sticky queue's 1 s).
+   * another worker about 4 s later (2.5 s, the retry's 200 ms back-off, the sticky queue's 1 s).
    * A worker that stalls for longer (a blocked event loop on a loaded machine) loses its
    * attempt, which is retried: a model request more.
    */

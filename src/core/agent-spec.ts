@@ -10,8 +10,11 @@ export interface AgentSpec {
   maxTrips: number;
   /** Start-to-close timeouts of model and tool call attempts, and the heartbeat timeout, in Temporal's duration format. */
   timeouts: { model: string | number; tool: string | number; heartbeat: string | number };
-  /** Model calls' own heartbeat timeout. Absent in specs recorded before it: model calls then took `timeouts.heartbeat`. */
-  modelCall?: { heartbeat: string | number };
+  /**
+   * Model calls' own heartbeat timeout, and how soon an attempt lost with its worker is retried.
+   * Absent in specs recorded before them: model calls then took `timeouts.heartbeat` and a 1 s retry.
+   */
+  modelCall?: { heartbeat: string | number; lostAttemptRetry: string | number };
   /** Set the durable-agent search attributes (they must be registered on the server). */
   searchAttributes: boolean;
   /** Names of the agent's MCP toolsets (`ai.mcp()`), when it has any: their tools are listed once per run. */

@@ -18,9 +18,21 @@ export const DEFAULT_TIMEOUTS = { model: "2 minutes", tool: "1 minute", heartbea
  * A model call's heartbeat timeout when the agent sets no `timeouts.heartbeat`. Shorter than the
  * tools' 5 s: a model call heartbeats at least every 250 ms, streaming or silent, and runs
  * no user code that could block the worker's event loop, and a crashed worker's answer goes on this
- * much later (and the retry's 1 s back-off).
+ * much later (with `MODEL_RETRY.lostAttempt`).
  */
 export const DEFAULT_MODEL_HEARTBEAT = "2.5 seconds";
+/**
+ * Model calls' retries. A failed attempt waits `initialMs`, doubling to `maximumMs` (or the
+ * server's `Retry-After`): the worker names each delay (`nextRetryDelay`). An attempt lost with its
+ * worker (a heartbeat timeout, which names no delay) is retried after `lostAttempt`.
+ */
+export const MODEL_RETRY = {
+  initialMs: 1_000,
+  backoffCoefficient: 2,
+  maximumMs: 60_000,
+  maximumAttempts: 10,
+  lostAttempt: "200 milliseconds",
+} as const;
 /** Stable names recorded in every history: change them only with a versioned migration. */
 export const WORKFLOW_NAME = "agentRun";
 export const SESSION_WORKFLOW_NAME = "agentSession";

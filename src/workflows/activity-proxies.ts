@@ -6,20 +6,28 @@ import {
   proxyActivities,
   proxyLocalActivities,
   type ActivityInterfaceFor,
+  type RetryPolicy,
 } from "@temporalio/workflow";
 import type { Activities } from "../core/activity-types.js";
 import type { AgentSpec } from "../core/agent-spec.js";
+import { MODEL_RETRY } from "../core/constants.js";
 
 /** The activities as the workflow calls them (`Activities`, from the core), with their options. */
 export type ActivityProxies = ActivityInterfaceFor<Activities>;
 
-/** Model calls: rate limits, server errors and lost connections are retried with backoff. */
-const MODEL_RETRY = {
-  initialInterval: "1 second",
-  backoffCoefficient: 2,
-  maximumInterval: "1 minute",
-  maximumAttempts: 10,
-};
+/**
+ * Model calls: rate limits, server errors and lost connections are retried with backoff (the
+ * worker names each failed attempt's delay); an attempt lost with its worker is retried after the
+ * spec's `modelCall.lostAttemptRetry` (1 s in specs recorded before it).
+ */
+function modelRetry(spec: AgentSpec): RetryPolicy {
+  return {
+    initialInterval: spec.modelCall?.lostAttemptRetry ?? MODEL_RETRY.initialMs,
+    backoffCoefficient: MODEL_RETRY.backoffCoefficient,
+    maximumInterval: MODEL_RETRY.maximumMs,
+    maximumAttempts: MODEL_RETRY.maximumAttempts,
+  };
+}
 /** Model calls' heartbeat timeout: their own, or the agent's (in specs recorded before it). */
 const modelHeartbeat = (spec: AgentSpec) => spec.modelCall?.heartbeat ?? spec.timeouts.heartbeat;
 /** Tool calls and backstop runs: a crash or a `RetryableToolError` is retried; other errors are returned at once. */
@@ -44,11 +52,11 @@ export function activitiesFor(spec: AgentSpec): {
   });
   return {
     model: spec.localModel
-      ? proxyLocalActivities<Activities>({ startToCloseTimeout: spec.timeouts.model, retry: MODEL_RETRY })
+      ? proxyLocalActivities<Activities>({ startToCloseTimeout: spec.timeouts.model, retry: modelRetry(spec) })
       : proxyActivities<Activities>({
           startToCloseTimeout: spec.timeouts.model,
           heartbeatTimeout: modelHeartbeat(spec),
-          retry: MODEL_RETRY,
+          retry: modelRetry(spec),
         }),
     tools,
     localTools: spec.localTools?.length
@@ -65,7 +73,7 @@ export function stoppableModelCalls(spec: AgentSpec): ActivityProxies {
   return proxyActivities<Activities>({
     startToCloseTimeout: spec.timeouts.model,
     heartbeatTimeout: modelHeartbeat(spec),
-    retry: MODEL_RETRY,
+    retry: modelRetry(spec),
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   });
 }
