@@ -1,7 +1,7 @@
 /** Bundling the library's workflows for workers. */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { bundleWorkflowCode } from "@temporalio/worker";
+import { bundleWorkflowCode, type BundleOptions } from "@temporalio/worker";
 
 /** The library's workflow module, as source in development and as JavaScript when built. */
 export function workflowsPath(): string {
@@ -26,9 +26,34 @@ export function bundleAgentWorkflows(): ReturnType<typeof bundleWorkflowCode> {
   bundle ??= bundleWorkflowCode({
     workflowsPath: workflowsPath(),
     preloadModules: preloadedWorkflowModules(),
+    webpackConfigHook: compileSourcesAsBuilt,
     logger: quietBundlerLogger,
   });
   return bundle;
+}
+
+/** The ECMAScript version the build compiles to (tsconfig.json's `target`). */
+const BUILD_TARGET = "es2022";
+
+type WebpackConfig = Parameters<NonNullable<BundleOptions["webpackConfigHook"]>>[0];
+
+/**
+ * Compiles the TypeScript sources in a bundle (the library run from source: tests, benchmarks,
+ * development) to the ECMAScript version the build ships, where the SDK's loader compiles them
+ * to ES2017. ES2017 has no object spread or private fields, so every spread and `#field` became a
+ * helper call that reads globals (`Object.keys`, `Object.defineProperty`), and in the workflow's
+ * VM context each read of a global goes through the context's interceptors. Built JavaScript
+ * (what the package ships) is bundled as is, so from source the workflow now runs the code users
+ * run.
+ */
+export function compileSourcesAsBuilt(config: WebpackConfig): WebpackConfig {
+  for (const rule of config.module?.rules ?? []) {
+    const use = rule && typeof rule === "object" ? rule.use : undefined;
+    if (!use || typeof use !== "object" || Array.isArray(use) || !String(use.loader).includes("swc-loader")) continue;
+    const options = use.options as { jsc?: { target?: string } } | undefined;
+    if (options?.jsc) options.jsc.target = BUILD_TARGET;
+  }
+  return config;
 }
 
 /** The bundler's own logging, quiet but for warnings and errors. */

@@ -4,12 +4,15 @@
  * passes; another worker (here: after the first one shut down mid-run) reads them. Either way the
  * model sees the same conversation.
  */
+import { readFileSync } from "node:fs";
 import { defaultPayloadConverter } from "@temporalio/common";
 import type { WorkflowHandle } from "@temporalio/client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import { AgentOptionsError, ai } from "../src/index.js";
 import { ConversationCache, DEFAULT_CONVERSATION_CACHE_BYTES } from "../src/activities/conversation-cache.js";
+import { DigestChain } from "../src/core/conversation-digest.js";
+import type { Message } from "../src/core/types.js";
 import { createAgentWorker } from "../src/worker.js";
 import { startScriptedModel, type ScriptedTurn } from "../src/testing/index.js";
 import { connectHarness, taskQueue, testWorker, withWorker, type Harness } from "./support/harness.js";
@@ -167,5 +170,27 @@ describe("the worker's conversation cache is bounded in bytes", () => {
       expect(AgentOptionsError.isInstance(error)).toBe(true);
       expect((error as AgentOptionsError).field).toBe("conversationCacheBytes");
     }
+  });
+});
+
+describe("the conversation's digest, computed in the workflow and in the worker", () => {
+  it("is the same for the same messages from one version to the next: a worker checks a run's digest whichever build computed it", () => {
+    const messages: Message[] = [
+      { role: "user", content: "Record 3 steps, one at a time." },
+      { role: "assistant", content: null, toolCalls: [{ id: "call_1", name: "record_step", arguments: '{"step":1}' }] },
+      { role: "tool", toolCallId: "call_1", name: "record_step", content: '{"recorded":1}' },
+      { role: "assistant", content: "Grüße, all steps are recorded. ✓" },
+    ];
+    // The value the digest had before its loop stopped reading `Math` a character at a time.
+    expect(new DigestChain().extend(messages)).toEqual({ length: 4, digest: "40d5fa3b87ea8f5d" });
+    const chain = new DigestChain();
+    chain.extend(messages.slice(0, 2));
+    expect(chain.extendJson(messages.slice(2).map((m) => JSON.stringify(m))).digest).toBe("40d5fa3b87ea8f5d");
+  });
+
+  it("runs in a workflow bundle built from source as the build ships it: ES2022, no ES2017 helpers for spreads and private fields", () => {
+    const bundle = readFileSync(inject("workflowBundlePath"), "utf8");
+    expect(bundle).toContain("this.#h1"); // DigestChain's private field, as written
+    expect(bundle).not.toMatch(/function _(object_spread|class_private_field_get)\(/);
   });
 });

@@ -6,6 +6,13 @@
  */
 import type { Message } from "./types.js";
 
+/**
+ * `Math.imul`, read once: in the workflow's VM context every read of a global (`Math`) goes
+ * through the context's interceptors, about 0.3 µs each, which the loop below would pay twice a
+ * character (measured: 140–230 µs for 230 characters, 1.3–2.4 µs with this constant).
+ */
+const imul = Math.imul;
+
 /** A conversation's length and digest: what the model call checks the worker's copy against. */
 export interface ConversationCheck {
   length: number;
@@ -53,14 +60,14 @@ export class DigestChain {
 
   #add(text: string): void {
     let h1 = this.#h1 ^ text.length;
-    let h2 = this.#h2 ^ Math.imul(text.length, 0x27d4eb2f);
+    let h2 = this.#h2 ^ imul(text.length, 0x27d4eb2f);
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
-      h1 = Math.imul(h1 ^ c, 2654435761);
-      h2 = Math.imul(h2 ^ c, 1597334677);
+      h1 = imul(h1 ^ c, 2654435761);
+      h2 = imul(h2 ^ c, 1597334677);
     }
-    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+    h1 = imul(h1 ^ (h1 >>> 16), 2246822507) ^ imul(h2 ^ (h2 >>> 13), 3266489909);
+    h2 = imul(h2 ^ (h2 >>> 16), 2246822507) ^ imul(h1 ^ (h1 >>> 13), 3266489909);
     this.#h1 = h1;
     this.#h2 = h2;
   }

@@ -2,7 +2,12 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { bundleWorkflowCode } from "@temporalio/worker";
-import { preloadedWorkflowModules, quietBundlerLogger, workflowsPath } from "../workflow-bundle.js";
+import {
+  compileSourcesAsBuilt,
+  preloadedWorkflowModules,
+  quietBundlerLogger,
+  workflowsPath,
+} from "../workflow-bundle.js";
 
 /**
  * The workflow interceptor modules: Temporal's for OpenTelemetry (spans for the run and every
@@ -28,6 +33,7 @@ export async function bundleTelemetryWorkflows(): ReturnType<typeof bundleWorkfl
     workflowsPath: workflowsPath(),
     workflowInterceptorModules: workflowInterceptorModules(),
     preloadModules: preloadedWorkflowModules(),
+    webpackConfigHook: compileSourcesAsBuilt,
     logger: quietBundlerLogger,
   });
   return bundle;
