@@ -73,8 +73,9 @@ export function reasoningText(answer: Pick<Extract<Message, { role: "assistant" 
 
 /**
  * Records a model answer as the next trip, with the usage it reported, the `agent.version` that
- * answered and the call's attempt when it was retried; the answer's reasoning goes in its `model.answered`, and the calls the provider ran
- * while answering are recorded after it as tool calls of the trip (`provider: true`).
+ * answered and the call's attempt when it was retried; the answer's reasoning goes in its
+ * `model.answered`, and the calls the provider ran while answering are recorded after it as tool
+ * calls of the trip (`provider: true`).
  */
 export function recordAnswer(
   state: RunState,

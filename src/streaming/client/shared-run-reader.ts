@@ -13,7 +13,7 @@
  * While Redis is down every reader reads Temporal itself, and goes back to the lease when Redis is back.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Client } from "@temporalio/client";
+import type { Client, WorkflowExecutionDescription } from "@temporalio/client";
 import { completeResult } from "../../run-reads/index.js";
 import { partialAnswerOf, pendingModelCallAttempt } from "./answer-deltas.js";
 import type { PartialAnswer, RunEvent, StreamedRunEvent } from "../../core/run-events.js";
@@ -354,10 +354,12 @@ export class SharedRunReader {
     const fromTransport = this.#live?.up === true;
     const partial = fromTransport ? this.#live!.latest : await this.#describeAnswer();
     if (!partial || partial === this.#handed) return false;
-    // A superseded attempt's text (its worker lived on, still publishing): no watcher shows it.
-    if (partial.attempt < (this.#retried.get(partial.trip) ?? 1)) return ((this.#handed = partial), false);
-    if (fromTransport && (await this.#supersededAttempt(partial))) return ((this.#handed = partial), false);
+    const superseded =
+      partial.attempt < (this.#retried.get(partial.trip) ?? 1) ||
+      (fromTransport && (await this.#supersededAttempt(partial)));
     this.#handed = partial;
+    // A superseded attempt's text (its worker lived on, still publishing): no watcher shows it.
+    if (superseded) return false;
     if (partial.attempt > (this.#retried.get(partial.trip) ?? 1)) {
       // The events read now were written after this description: its trip.retry is among them, or before every watcher's offset.
       if (await this.#readDurable()) return true;
@@ -377,9 +379,7 @@ export class SharedRunReader {
     const key = `${trip}.${attempt}`;
     let verdict = this.#verdicts.get(key);
     if (verdict === undefined) {
-      const handle = this.client.workflow.getHandle(this.workflowId);
-      const description = await abortableCall(this.client, this.#abort.signal, () => handle.describe());
-      verdict = (pendingModelCallAttempt(description) ?? 0) > attempt;
+      verdict = (pendingModelCallAttempt(await this.#describe()) ?? 0) > attempt;
       this.#verdicts.set(key, verdict);
     }
     return verdict;
@@ -387,9 +387,13 @@ export class SharedRunReader {
 
   /** The answer in flight in the model call's last heartbeat, read with `describe()`. */
   async #describeAnswer(): Promise<PartialAnswer | undefined> {
+    return partialAnswerOf(await this.#describe(), this.client.options.loadedDataConverter);
+  }
+
+  /** The run's description, read with the reader's abort signal. */
+  #describe(): Promise<WorkflowExecutionDescription> {
     const handle = this.client.workflow.getHandle(this.workflowId);
-    const description = await abortableCall(this.client, this.#abort.signal, () => handle.describe());
-    return partialAnswerOf(description, this.client.options.loadedDataConverter);
+    return abortableCall(this.client, this.#abort.signal, () => handle.describe());
   }
 
   /**
