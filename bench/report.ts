@@ -203,6 +203,8 @@ function throughputTable(throughput: ThroughputFigures[], setting: string | unde
             PEERS.includes(t.library) || !cpuPeer || !l.workerCpuMsPerTripByRound
               ? ""
               : formatInterval(ratioInterval(l.workerCpuMsPerTripByRound, cpuPeer.workerCpuMsPerTripByRound!)),
+          "server CPU ms/trip": l.serverCpuMsPerTrip ?? "",
+          "client + model CPU ms/trip": l.clientCpuMsPerTrip ?? "",
         };
       }),
     ),

@@ -12,6 +12,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { bundleAgentWorkflows } from "../src/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
 import { CLI_DEFAULT_DYNAMIC_CONFIG, dynamicConfigFlags, startBench } from "./lib.js";
+import { pidListeningOn } from "./process-cpu.js";
 import { benchLongRuns } from "./long-runs.js";
 import { benchOverhead } from "./overhead.js";
 import { report, type BenchResults, type ServerSetting } from "./report.js";
@@ -115,7 +116,9 @@ try {
         library === "durable-agent" ? BENCH_EXECUTIONS.map((execution) => ({ library, execution })) : [{ library }],
       );
       results.throughput = await step("throughput, every library in interleaved rounds at each level", () =>
-        benchThroughput({ ...bench, address: bench.server.address }, model.baseURL, subjects, {
+        benchThroughput(
+      { ...bench, address: bench.server.address, serverPid: pidListeningOn(bench.server.address) },
+      model.baseURL, subjects, {
           ...defined({ levels: LEVELS }),
           rounds: throughputRounds,
           onLevel: (figures) => savePartial("throughput so far", figures),

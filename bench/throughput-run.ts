@@ -1,5 +1,5 @@
 /**
- * `npm run bench:throughput [-- --minutes M] [-- --levels 50,200] [-- --executions activities,local]`:
+ * `npm run bench:throughput [-- --minutes M] [-- --levels 50,200] [-- --executions activities,local] [-- --peers ai-sdk]`:
  * the throughput section of `npm run bench` alone, at 50 and 200 runs at once, ours (activities, by
  * default) and both peers' workers up together in rounds interleaved across them, each ratio with
  * its 95% interval over the rounds, within a time budget (15 minutes by default: no round of every
@@ -12,6 +12,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { bundleAgentWorkflows } from "../src/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
 import { startBench } from "./lib.js";
+import { pidListeningOn } from "./process-cpu.js";
 import { throughputReport, type BenchResults } from "./report.js";
 import { BENCH_EXECUTIONS, benchScript, type BenchExecution } from "./scenario.js";
 import { MIN_ROUNDS_TO_DECIDE } from "./stats/index.js";
@@ -28,6 +29,10 @@ const executions = (arg("--executions") ?? "activities").split(",") as BenchExec
 for (const execution of executions)
   if (!BENCH_EXECUTIONS.includes(execution))
     throw new Error(`--executions: ${execution} is not one of ${BENCH_EXECUTIONS.join(", ")}`);
+
+const peers = (arg("--peers") ?? "ai-sdk,openai-agents").split(",");
+for (const peer of peers)
+  if (!["ai-sdk", "openai-agents"].includes(peer)) throw new Error(`--peers: ${peer} is not ai-sdk or openai-agents`);
 
 const listenerWarnings = countListenerWarnings();
 const started = Date.now();
@@ -46,8 +51,7 @@ const results: BenchResults = {
 };
 const subjects: ThroughputSubject[] = [
   ...executions.map((execution): ThroughputSubject => ({ library: "durable-agent", execution })),
-  { library: "@temporalio/ai-sdk" },
-  { library: "@temporalio/openai-agents" },
+  ...peers.map((name): ThroughputSubject => ({ library: `@temporalio/${name}` as ThroughputSubject["library"] })),
 ];
 try {
   const bench = await startBench();
@@ -55,7 +59,9 @@ try {
     // What is left of the budget once the server and the workers are up goes to the rounds; 3 at the
     // lower level (an interval to show), as many as fit at the higher (at least MIN_ROUNDS_TO_DECIDE to decide).
     const budgetMs = minutes * 60_000 - (Date.now() - started) - 60_000;
-    results.throughput = await benchThroughput({ ...bench, address: bench.server.address }, model.baseURL, subjects, {
+    results.throughput = await benchThroughput(
+      { ...bench, address: bench.server.address, serverPid: pidListeningOn(bench.server.address) },
+      model.baseURL, subjects, {
       levels,
       rounds: (n) => (n === Math.max(...levels) ? 2 * MIN_ROUNDS_TO_DECIDE : 3),
       budgetMs,

@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { bundleAgentWorkflows } from "../src/index.js";
 import { withDeadline } from "./deadline.js";
 import { lineChild } from "./line-child.js";
+import { processCpuMs } from "./process-cpu.js";
 import { percentile, round, type Bench } from "./lib.js";
 import { interleaveRounds, median } from "./stats/index.js";
 import type { PeerResult } from "./peer/workflows.js";
@@ -48,6 +49,10 @@ export interface ThroughputLevel {
   workerCpuMsPerTrip?: number;
   /** Each round's worker CPU ms per trip, in round order, rounds with a failed run left out (absent: none without). */
   workerCpuMsPerTripByRound?: number[];
+  /** The dev server's CPU time per trip (the median round's; absent where /proc does not tell). */
+  serverCpuMsPerTrip?: number;
+  /** The benchmark process's CPU time per trip: the Temporal client starting and awaiting runs, and the scripted model. */
+  clientCpuMsPerTrip?: number;
 }
 
 /** One round of one level: its runs' latencies and failures, its wall time, its workers' RSS in KiB. */
@@ -59,6 +64,9 @@ interface LevelRound {
   peakKiB: number;
   /** The workers' CPU time over the round, ms. */
   cpuMs: number;
+  /** The dev server's and this process's CPU time over the round, ms. */
+  serverCpuMs: number;
+  clientCpuMs: number;
 }
 
 /** A library in the throughput benchmark: ours (in one execution setting) or a peer. */
@@ -164,7 +172,7 @@ interface RunningSubject {
  * gets the figures so far after each level.
  */
 export async function benchThroughput(
-  bench: Pick<Bench, "client" | "quick"> & { address: string },
+  bench: ThroughputBench,
   baseURL: string,
   subjects: ThroughputSubject[],
   options: ThroughputOptions & { onLevel?: (figures: ThroughputFigures[]) => void } = {},
@@ -242,8 +250,11 @@ export async function benchThroughput(
   });
 }
 
-/** One round: N runs of one subject started at once; its workers' RSS before and at peak. */
-async function runRound(bench: Pick<Bench, "quick">, entry: RunningSubject, n: number): Promise<LevelRound> {
+/** What the throughput benchmark needs of the bench: a client, the server's address and, where known, its pid. */
+export type ThroughputBench = Pick<Bench, "client" | "quick"> & { address: string; serverPid?: number };
+
+/** One round: N runs of one subject started at once; its workers' RSS before and at peak; CPU of workers, server and client. */
+async function runRound(bench: ThroughputBench, entry: RunningSubject, n: number): Promise<LevelRound> {
   const { subject, children } = entry;
   const sumKiB = (field: "VmRSS" | "VmHWM") =>
     children.reduce((sum, child) => sum + memoryKiB(child.process.pid!, field), 0);
@@ -252,6 +263,12 @@ async function runRound(bench: Pick<Bench, "quick">, entry: RunningSubject, n: n
   for (const child of children) entry.peakResets &&= resetPeakRss(child.process.pid!);
   const idleKiB = sumKiB("VmRSS");
   const cpuBefore = await sumCpuMs();
+  const serverCpuMs = () => (bench.serverPid === undefined ? NaN : processCpuMs(bench.serverPid));
+  const clientCpuMs = () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  };
+  const [serverBefore, clientBefore] = [serverCpuMs(), clientCpuMs()];
   const deadline = Date.now() + (bench.quick ? 60_000 : 900_000);
   const started = performance.now();
   const outcomes = await Promise.allSettled(
@@ -265,6 +282,8 @@ async function runRound(bench: Pick<Bench, "quick">, entry: RunningSubject, n: n
   return {
     wallSeconds,
     cpuMs: (await sumCpuMs()) - cpuBefore,
+    serverCpuMs: serverCpuMs() - serverBefore,
+    clientCpuMs: clientCpuMs() - clientBefore,
     latencies: outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value] : [])),
     failures: outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason as Error] : [])),
     idleKiB,
@@ -279,9 +298,10 @@ function levelFigures(n: number, rounds: LevelRound[]): ThroughputLevel {
   const runsPerSecondByRound = rounds.map((r) => round(r.latencies.length / r.wallSeconds, 2));
   const runsPerSecond = median(runsPerSecondByRound);
   // Only rounds whose every run completed: the CPU of failed runs would be charged to the others' trips.
-  const workerCpuMsPerTripByRound = rounds
-    .filter((r) => r.failures.length === 0 && r.latencies.length > 0)
-    .map((r) => round(r.cpuMs / (r.latencies.length * TRIPS), 2));
+  const clean = rounds.filter((r) => r.failures.length === 0 && r.latencies.length > 0);
+  const perTrip = (ms: (r: LevelRound) => number) => clean.map((r) => round(ms(r) / (r.latencies.length * TRIPS), 2));
+  const workerCpuMsPerTripByRound = perTrip((r) => r.cpuMs);
+  const serverCpu = perTrip((r) => r.serverCpuMs).filter((ms) => !Number.isNaN(ms));
   return {
     concurrentRuns: n,
     rounds: rounds.length,
@@ -304,6 +324,8 @@ function levelFigures(n: number, rounds: LevelRound[]): ThroughputLevel {
     ...(workerCpuMsPerTripByRound.length
       ? { workerCpuMsPerTrip: round(median(workerCpuMsPerTripByRound), 2), workerCpuMsPerTripByRound }
       : {}),
+    ...(serverCpu.length ? { serverCpuMsPerTrip: round(median(serverCpu), 2) } : {}),
+    ...(clean.length ? { clientCpuMsPerTrip: round(median(perTrip((r) => r.clientCpuMs)), 2) } : {}),
   };
 }
 
