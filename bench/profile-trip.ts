@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@temporalio/client";
 import { Worker } from "@temporalio/worker";
 import { startScriptedModel } from "../src/testing/index.js";
-import type { BareActivities } from "./bare-trips-workflow.js";
+import { bareActivities } from "./bare-activities.js";
 import { runInProcess } from "./in-process.js";
 import { percentile, round, startBench, withBenchWorker } from "./lib.js";
 import { benchAgent, benchScript, FINAL_ANSWER, inputFor, TRIPS } from "./scenario.js";
@@ -32,10 +32,6 @@ const runsArg = process.argv.indexOf("--runs");
 const rounds = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 20;
 const model = await startScriptedModel(benchScript);
 const bench = await startBench();
-const bareActivities: BareActivities = {
-  bareModel: async (trip, trips) => ({ toolCall: trip < trips }),
-  bareTool: async (trip) => trip,
-};
 try {
   const agent = benchAgent(model.baseURL, "bench-profile", 1000, "local");
   const bareQueue = `bare-${randomUUID()}`;

@@ -13,6 +13,7 @@ import { bundleAgentWorkflows } from "../src/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
 import { CLI_DEFAULT_DYNAMIC_CONFIG, dynamicConfigFlags, startBench } from "./lib.js";
 import { pidListeningOn } from "./process-cpu.js";
+import { BARE } from "./bare-activities.js";
 import { benchLongRuns } from "./long-runs.js";
 import { benchOverhead } from "./overhead.js";
 import { report, type BenchResults, type ServerSetting } from "./report.js";
@@ -28,7 +29,7 @@ const SERVER_SETTINGS: { setting: ServerSetting; extraArgs: string[] }[] = [
   { setting: "tuned", extraArgs: [] },
   { setting: "default", extraArgs: dynamicConfigFlags(CLI_DEFAULT_DYNAMIC_CONFIG) },
 ];
-const LIBRARIES: ThroughputLibrary[] = ["durable-agent", "@temporalio/ai-sdk", "@temporalio/openai-agents"];
+const LIBRARIES: ThroughputLibrary[] = ["durable-agent", "@temporalio/ai-sdk", "@temporalio/openai-agents", BARE];
 const levelsArg = process.argv.indexOf("--levels");
 /** Concurrent runs per throughput level, when given (else the benchmark's defaults). */
 const LEVELS = levelsArg > 0 ? process.argv[levelsArg + 1]!.split(",").map(Number) : undefined;
@@ -117,12 +118,15 @@ try {
       );
       results.throughput = await step("throughput, every library in interleaved rounds at each level", () =>
         benchThroughput(
-      { ...bench, address: bench.server.address, serverPid: pidListeningOn(bench.server.address) },
-      model.baseURL, subjects, {
-          ...defined({ levels: LEVELS }),
-          rounds: throughputRounds,
-          onLevel: (figures) => savePartial("throughput so far", figures),
-        }),
+          { ...bench, address: bench.server.address, serverPid: pidListeningOn(bench.server.address) },
+          model.baseURL,
+          subjects,
+          {
+            ...defined({ levels: LEVELS }),
+            rounds: throughputRounds,
+            onLevel: (figures) => savePartial("throughput so far", figures),
+          },
+        ),
       );
     } finally {
       await bench.connection.close();

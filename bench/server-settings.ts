@@ -15,7 +15,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { NativeConnection, Worker } from "@temporalio/worker";
 import { DEV_SERVER_DYNAMIC_CONFIG, startDevServer } from "../src/testing/index.js";
-import type { BareActivities } from "./bare-trips-workflow.js";
+import { bareActivities } from "./bare-activities.js";
 import { CLI_DEFAULT_DYNAMIC_CONFIG, dynamicConfigFlags, percentile, round } from "./lib.js";
 
 const roundsArg = process.argv.indexOf("--rounds");
@@ -57,10 +57,7 @@ if (onlyArg > 0) {
   const keep = new Set(process.argv[onlyArg + 1]!.split(",").map(Number));
   for (let i = SETTINGS.length - 1; i >= 0; i--) if (!keep.has(i)) SETTINGS.splice(i, 1);
 }
-const activities: BareActivities = {
-  bareModel: async (trip, trips) => ({ toolCall: trip < trips }),
-  bareTool: async (trip) => trip,
-};
+
 const servers = await Promise.all(
   SETTINGS.map(({ values }) => startDevServer({ extraArgs: dynamicConfigFlags(values) })),
 );
@@ -75,7 +72,7 @@ try {
         connection,
         taskQueue,
         workflowsPath: fileURLToPath(new URL("./server-settings-workflows.ts", import.meta.url)),
-        activities,
+        activities: bareActivities,
       });
       return { server, taskQueue, worker, running: worker.run() };
     }),

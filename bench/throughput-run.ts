@@ -1,7 +1,7 @@
 /**
  * `npm run bench:throughput [-- --minutes M] [-- --levels 50,200] [-- --executions activities,local] [-- --peers ai-sdk]`:
  * the throughput section of `npm run bench` alone, at 50 and 200 runs at once, ours (activities, by
- * default) and both peers' workers up together in rounds interleaved across them, each ratio with
+ * default), both peers' and a bare Temporal workflow's workers up together in rounds interleaved across them, each ratio with
  * its 95% interval over the rounds, within a time budget (15 minutes by default: no round of every
  * subject starts that would end after it). Worker CPU per trip is measured with each worker's
  * `process.cpuUsage()`, which load on the machine does not inflate as it does wall time. Prints the
@@ -11,6 +11,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { bundleAgentWorkflows } from "../src/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
+import { BARE } from "./bare-activities.js";
 import { startBench } from "./lib.js";
 import { pidListeningOn } from "./process-cpu.js";
 import { throughputReport, type BenchResults } from "./report.js";
@@ -52,6 +53,7 @@ const results: BenchResults = {
 const subjects: ThroughputSubject[] = [
   ...executions.map((execution): ThroughputSubject => ({ library: "durable-agent", execution })),
   ...peers.map((name): ThroughputSubject => ({ library: `@temporalio/${name}` as ThroughputSubject["library"] })),
+  { library: BARE },
 ];
 try {
   const bench = await startBench();
@@ -61,20 +63,23 @@ try {
     const budgetMs = minutes * 60_000 - (Date.now() - started) - 60_000;
     results.throughput = await benchThroughput(
       { ...bench, address: bench.server.address, serverPid: pidListeningOn(bench.server.address) },
-      model.baseURL, subjects, {
-      levels,
-      rounds: (n) => (n === Math.max(...levels) ? 2 * MIN_ROUNDS_TO_DECIDE : 3),
-      budgetMs,
-      onLevel: (figures) => {
-        // What is measured so far survives a crash (or a stop) of a later level.
-        mkdirSync("bench-results", { recursive: true });
-        writeFileSync(
-          "bench-results/throughput.partial.json",
-          JSON.stringify({ ...results, throughput: figures }, null, 2) + "\n",
-        );
-        console.log(`bench:throughput: level done (${figures[0]?.levels.length} of ${levels.length})`);
+      model.baseURL,
+      subjects,
+      {
+        levels,
+        rounds: (n) => (n === Math.max(...levels) ? 2 * MIN_ROUNDS_TO_DECIDE : 3),
+        budgetMs,
+        onLevel: (figures) => {
+          // What is measured so far survives a crash (or a stop) of a later level.
+          mkdirSync("bench-results", { recursive: true });
+          writeFileSync(
+            "bench-results/throughput.partial.json",
+            JSON.stringify({ ...results, throughput: figures }, null, 2) + "\n",
+          );
+          console.log(`bench:throughput: level done (${figures[0]?.levels.length} of ${levels.length})`);
+        },
       },
-    });
+    );
   } finally {
     await bench.connection.close();
     await bench.server.stop();

@@ -13,6 +13,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bundleAgentWorkflows } from "../src/index.js";
 import { withDeadline } from "./deadline.js";
+import { bundleWorkflowCode } from "@temporalio/worker";
+import { quietBundlerLogger } from "../src/workflow-bundle.js";
+import { BARE, bareResult } from "./bare-activities.js";
 import { lineChild } from "./line-child.js";
 import { processCpuMs } from "./process-cpu.js";
 import { percentile, round, type Bench } from "./lib.js";
@@ -69,8 +72,12 @@ interface LevelRound {
   clientCpuMs: number;
 }
 
-/** A library in the throughput benchmark: ours (in one execution setting) or a peer. */
-export type ThroughputLibrary = "durable-agent" | "@temporalio/ai-sdk" | "@temporalio/openai-agents";
+/**
+ * A library in the throughput benchmark: ours (in one execution setting), a peer, or no library: a
+ * bare Temporal workflow of the same shape (a model activity and a tool activity a trip, each
+ * returning at once), the ceiling any library's activities can reach on the same server.
+ */
+export type ThroughputLibrary = "durable-agent" | "@temporalio/ai-sdk" | "@temporalio/openai-agents" | typeof BARE;
 
 export interface ThroughputFigures {
   library: ThroughputLibrary;
@@ -118,6 +125,24 @@ async function libraryUnderTest(
         const result = await withDeadline(bench.client, deadline, () => handle.result());
         if (result.trips !== TRIPS || result.reply !== FINAL_ANSWER)
           throw new Error(`run ended after ${result.trips} trips (${result.stopReason})`);
+      },
+    };
+  }
+  if (library === BARE) {
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: fileURLToPath(new URL("./server-settings-workflows.ts", import.meta.url)),
+      logger: quietBundlerLogger,
+    });
+    return {
+      code,
+      async run(deadline: number) {
+        const handle = await bench.client.workflow.start("activityTrips", {
+          taskQueue,
+          workflowId: `throughput-${randomUUID()}`,
+          args: [TRIPS],
+        });
+        const result = await withDeadline(bench.client, deadline, () => handle.result());
+        if (result !== bareResult(TRIPS)) throw new Error(`the bare workflow returned ${String(result)}`);
       },
     };
   }
