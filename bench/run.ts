@@ -5,7 +5,9 @@
  * each execution setting beside `@temporalio/ai-sdk` and `@temporalio/openai-agents`, each
  * against its own in-process floor, in rounds interleaved across them (bench/stats), each ratio
  * with its 95% interval over the rounds. Prints tables and writes bench-results/latest.json (and
- * latest.md, the tables as Markdown for docs/performance.md).
+ * latest.md, the tables as Markdown for docs/performance.md). The whole run keeps to 44 minutes
+ * (`-- --minutes M`): the throughput section's rounds stop where the next would end past it, with
+ * time kept for the 1,000-run level.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
@@ -21,7 +23,6 @@ import { BENCH_EXECUTIONS, benchScript } from "./scenario.js";
 import { benchStreaming, STREAMING_SUBJECTS } from "./streaming.js";
 import { MIN_ROUNDS_TO_DECIDE } from "./stats/index.js";
 import { benchThroughput, type ThroughputLibrary, type ThroughputSubject } from "./throughput.js";
-import { defined } from "../src/core/defined.js";
 import { countListenerWarnings } from "./worker-probe.js";
 
 /** The dev server as we start it, and as the CLI ships it (DEV_SERVER_DYNAMIC_CONFIG's keys at the server's defaults). */
@@ -30,16 +31,27 @@ const SERVER_SETTINGS: { setting: ServerSetting; extraArgs: string[] }[] = [
   { setting: "default", extraArgs: dynamicConfigFlags(CLI_DEFAULT_DYNAMIC_CONFIG) },
 ];
 const LIBRARIES: ThroughputLibrary[] = ["durable-agent", "@temporalio/ai-sdk", "@temporalio/openai-agents", BARE];
+const minutesArg = process.argv.indexOf("--minutes");
+/** The whole run's budget. */
+const BUDGET_MS = (minutesArg > 0 ? Number(process.argv[minutesArg + 1]) : 44) * 60_000;
+/** The most a 1,000-run round may take: each library's runs left unfinished by then count as failed. */
+const THOUSAND_DEADLINE_MS = 5 * 60_000;
+/**
+ * Which subjects run at which level: at 1,000 runs, only ours with activities and the peers (what
+ * that level reports is runs completed by the deadline, and peak RSS); the others below it.
+ */
+const atLevel = ({ library, execution }: ThroughputSubject) =>
+  library === BARE || execution === "local-tools" || execution === "local" ? (n: number) => n < 1000 : () => true;
 const levelsArg = process.argv.indexOf("--levels");
 /** Concurrent runs per throughput level, when given (else the benchmark's defaults). */
 const LEVELS = levelsArg > 0 ? process.argv[levelsArg + 1]!.split(",").map(Number) : undefined;
 /**
- * Throughput rounds per level: enough to decide a goal on its interval up to 200 runs at once; one
- * at more (a round of 1,000 takes minutes per library, and that level's goal is a count); 3 under
- * --quick (an interval to show, not to decide on).
+ * Throughput rounds per level: enough to decide a goal on its interval at 200 runs at once (the
+ * goals' level), 3 below it (an interval to show), one above it (a round of 1,000 takes minutes
+ * per library, and that level's goal is a count); 3 under --quick.
  */
 const throughputRounds = (concurrentRuns: number) =>
-  process.argv.includes("--quick") ? 3 : concurrentRuns <= 200 ? MIN_ROUNDS_TO_DECIDE : 1;
+  process.argv.includes("--quick") ? 3 : concurrentRuns === 200 ? MIN_ROUNDS_TO_DECIDE : concurrentRuns < 200 ? 3 : 1;
 
 /** `fn`'s result, and this process's highest RSS in MiB while it ran (sampled every 250 ms). */
 async function withPeakRss<T>(fn: () => Promise<T>): Promise<{ value: T; peakRssMiB: number }> {
@@ -115,15 +127,19 @@ try {
       // Every library's worker up throughout, rounds interleaved at each level, so load that comes and goes falls on all alike.
       const subjects = LIBRARIES.flatMap((library): ThroughputSubject[] =>
         library === "durable-agent" ? BENCH_EXECUTIONS.map((execution) => ({ library, execution })) : [{ library }],
-      );
+      ).map((subject) => ({ ...subject, atLevel: atLevel(subject) }));
+      const levels = LEVELS ?? (bench.quick ? [10] : [50, 200, 1000]);
       results.throughput = await step("throughput, every library in interleaved rounds at each level", () =>
         benchThroughput(
           { ...bench, address: bench.server.address, serverPid: pidListeningOn(bench.server.address) },
           model.baseURL,
           subjects,
           {
-            ...defined({ levels: LEVELS }),
+            levels,
             rounds: throughputRounds,
+            budgetMs: BUDGET_MS - (Date.now() - started) - 60_000,
+            reserveMs: (n) => (n >= 1000 ? 3 * THOUSAND_DEADLINE_MS : 0),
+            roundDeadlineMs: (n) => (bench.quick ? 60_000 : n >= 1000 ? THOUSAND_DEADLINE_MS : 15 * 60_000),
             onLevel: (figures) => savePartial("throughput so far", figures),
           },
         ),

@@ -102,6 +102,10 @@ export interface ThroughputOptions {
   rounds?: (concurrentRuns: number) => number;
   workers?: number;
   budgetMs?: number;
+  /** Time kept out of the budget, before a level, for a later level (default none). */
+  reserveMs?: (concurrentRuns: number) => number;
+  /** How long a round's runs may take before they count as failed (default 15 minutes, 1 under --quick). */
+  roundDeadlineMs?: (concurrentRuns: number) => number;
   cpuProfileDir?: string;
   /** Called after each round of each subject with its window on the monotonic clock (µs, as CPU profiles time their samples). */
   onRound?: (concurrentRuns: number, window: { startUs: number; endUs: number }) => void;
@@ -172,6 +176,8 @@ async function libraryUnderTest(
 export interface ThroughputSubject {
   library: ThroughputLibrary;
   execution?: BenchExecution;
+  /** Whether the subject runs at this level (default: at every level). */
+  atLevel?: (concurrentRuns: number) => boolean;
 }
 
 /** A worker child process, and its CPU time so far. */
@@ -183,6 +189,7 @@ interface WorkerChild {
 
 /** A subject with its workers up, and its figures so far. */
 interface RunningSubject {
+  atLevel: (concurrentRuns: number) => boolean;
   subject: Awaited<ReturnType<typeof libraryUnderTest>>;
   children: WorkerChild[];
   figures: ThroughputFigures;
@@ -206,7 +213,7 @@ export async function benchThroughput(
   const dir = mkdtempSync(join(tmpdir(), "bench-bundle-"));
   const running: RunningSubject[] = [];
   try {
-    for (const [i, { library, execution = "activities" }] of subjects.entries()) {
+    for (const [i, { library, execution = "activities", atLevel = () => true }] of subjects.entries()) {
       const codePath = join(dir, `workflows-${i}.js`);
       const taskQueue = `bench-throughput-${randomUUID()}`;
       const subject = await libraryUnderTest(bench, baseURL, library, execution, taskQueue);
@@ -233,28 +240,31 @@ export async function benchThroughput(
         workerOptions: THROUGHPUT_WORKER_OPTIONS,
         levels: [],
       };
-      running.push({ subject, children, figures, peakResets: true });
+      running.push({ atLevel, subject, children, figures, peakResets: true });
     }
     const budgetEnds = options.budgetMs === undefined ? Infinity : Date.now() + options.budgetMs;
     let longestRoundMs = 0; // of every subject, at the level so far (at a new level: the last level's, scaled by its runs)
     let lastLevel = 0;
-    for (const n of levels) {
+    for (const [l, n] of levels.entries()) {
       longestRoundMs = lastLevel ? (longestRoundMs * n) / lastLevel : 0;
       lastLevel = n;
-      const rounds: LevelRound[][] = running.map(() => []);
+      const reserved = levels.slice(l + 1).reduce((sum, later) => sum + (options.reserveMs?.(later) ?? 0), 0);
+      const active = running.filter((entry) => entry.atLevel(n));
+      const rounds: LevelRound[][] = active.map(() => []);
       for (let r = 0; r < (options.rounds?.(n) ?? 1); r++) {
-        if (r > 0 && Date.now() + longestRoundMs > budgetEnds) break;
+        if (r > 0 && Date.now() + longestRoundMs > budgetEnds - reserved) break;
         const started = Date.now();
-        const round = await interleaveRounds(running, 1, async (entry) => {
+        const round = await interleaveRounds(active, 1, async (entry) => {
           const startUs = Number(process.hrtime.bigint() / 1000n);
-          const sample = await runRound(bench, entry, n);
+          const deadlineMs = options.roundDeadlineMs?.(n) ?? (bench.quick ? 60_000 : 900_000);
+          const sample = await runRound(entry, n, Date.now() + deadlineMs, bench.serverPid);
           options.onRound?.(n, { startUs, endUs: Number(process.hrtime.bigint() / 1000n) });
           return sample;
         });
         for (const [i, [sample]] of round.entries()) rounds[i]!.push(sample!);
         longestRoundMs = Math.max(r === 0 ? 0 : longestRoundMs, Date.now() - started);
       }
-      for (const [i, entry] of running.entries()) entry.figures.levels.push(levelFigures(n, rounds[i]!));
+      for (const [i, entry] of active.entries()) entry.figures.levels.push(levelFigures(n, rounds[i]!));
       options.onLevel?.(running.map((r) => r.figures));
     }
     for (const entry of running)
@@ -279,7 +289,12 @@ export async function benchThroughput(
 export type ThroughputBench = Pick<Bench, "client" | "quick"> & { address: string; serverPid?: number };
 
 /** One round: N runs of one subject started at once; its workers' RSS before and at peak; CPU of workers, server and client. */
-async function runRound(bench: ThroughputBench, entry: RunningSubject, n: number): Promise<LevelRound> {
+async function runRound(
+  entry: RunningSubject,
+  n: number,
+  deadline: number,
+  serverPid: number | undefined,
+): Promise<LevelRound> {
   const { subject, children } = entry;
   const sumKiB = (field: "VmRSS" | "VmHWM") =>
     children.reduce((sum, child) => sum + memoryKiB(child.process.pid!, field), 0);
@@ -288,13 +303,12 @@ async function runRound(bench: ThroughputBench, entry: RunningSubject, n: number
   for (const child of children) entry.peakResets &&= resetPeakRss(child.process.pid!);
   const idleKiB = sumKiB("VmRSS");
   const cpuBefore = await sumCpuMs();
-  const serverCpuMs = () => (bench.serverPid === undefined ? NaN : processCpuMs(bench.serverPid));
+  const serverCpuMs = () => (serverPid === undefined ? NaN : processCpuMs(serverPid));
   const clientCpuMs = () => {
     const { user, system } = process.cpuUsage();
     return (user + system) / 1000;
   };
   const [serverBefore, clientBefore] = [serverCpuMs(), clientCpuMs()];
-  const deadline = Date.now() + (bench.quick ? 60_000 : 900_000);
   const started = performance.now();
   const outcomes = await Promise.allSettled(
     Array.from({ length: n }, async () => {
