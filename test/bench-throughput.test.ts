@@ -3,11 +3,14 @@
  * client call in it carries the deadline, so none outlives the benchmark, and it adds no listener
  * to any AbortSignal. The client adds an abort listener per call to the signal of
  * `withAbortSignal` and never removes it: a result's long polls over a minutes-long run passed 10
- * and printed `MaxListenersExceededWarning` (567 in one full `npm run bench`).
+ * and printed `MaxListenersExceededWarning` (567 in one full `npm run bench`). And the dev server's
+ * CPU time a round (bench/process-cpu.ts), found by the port it listens on.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readFileSync } from "node:fs";
 import { withDeadline } from "../bench/deadline.js";
+import { pidListeningOn, processCpuMs } from "../bench/process-cpu.js";
 import { connectHarness, taskQueue, type Harness } from "./support/harness.js";
 
 let harness: Harness;
@@ -56,5 +59,18 @@ describe("the throughput benchmark's wait for a result", () => {
     } finally {
       await handle.terminate();
     }
+  });
+});
+
+describe("the throughput benchmark's server CPU", () => {
+  it("finds the dev server by the port it listens on, and reads its CPU time, which grows while it works", async () => {
+    const pid = pidListeningOn(harness.address)!;
+    expect(readFileSync(`/proc/${pid}/cmdline`, "utf8")).toContain("temporal");
+    const before = processCpuMs(pid);
+    for (let i = 0; i < 300; i++) await harness.client.workflowService.getSystemInfo({});
+    expect(processCpuMs(pid)).toBeGreaterThan(before);
+    expect(before).toBeGreaterThan(0);
+    expect(pidListeningOn("127.0.0.1:1")).toBeUndefined();
+    expect(processCpuMs(2 ** 22 + 1)).toBeNaN(); // above Linux's pid_max: no such process
   });
 });
