@@ -14,7 +14,6 @@ import { cpus, loadavg, totalmem } from "node:os";
 import { bundleAgentWorkflows } from "../src/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
 import { CLI_DEFAULT_DYNAMIC_CONFIG, dynamicConfigFlags, startBench } from "./lib.js";
-import { pidListeningOn } from "./process-cpu.js";
 import { BARE } from "./bare-activities.js";
 import { benchLongRuns } from "./long-runs.js";
 import { benchOverhead } from "./overhead.js";
@@ -137,20 +136,15 @@ try {
       // 50 runs at once is bench:throughput's (its rounds of the OpenAI Agents peer take minutes).
       const levels = LEVELS ?? (bench.quick ? [10] : [200, 1000]);
       results.throughput = await step("throughput, every library in interleaved rounds at each level", () =>
-        benchThroughput(
-          { ...bench, address: bench.server.address, serverPid: pidListeningOn(bench.server.address) },
-          model.baseURL,
-          subjects,
-          {
-            levels,
-            rounds: throughputRounds,
-            // What is left, less the other server setting's overhead step (as long as this one's) and a minute to report.
-            budgetMs: BUDGET_MS - (Date.now() - started) - overheadMs * (SERVER_SETTINGS.length - 1) - 60_000,
-            reserveMs: (n) => (n >= 1000 ? THOUSAND_RESERVE_MS : 0),
-            roundDeadlineMs: (n) => (bench.quick ? 60_000 : n >= 1000 ? THOUSAND_DEADLINE_MS : 15 * 60_000),
-            onLevel: (figures) => savePartial("throughput so far", figures),
-          },
-        ),
+        benchThroughput({ ...bench, address: bench.server.address }, model.baseURL, subjects, {
+          levels,
+          rounds: throughputRounds,
+          // What is left, less the other server setting's overhead step (as long as this one's) and a minute to report.
+          budgetMs: BUDGET_MS - (Date.now() - started) - overheadMs * (SERVER_SETTINGS.length - 1) - 60_000,
+          reserveMs: (n) => (n >= 1000 ? THOUSAND_RESERVE_MS : 0),
+          roundDeadlineMs: (n) => (bench.quick ? 60_000 : n >= 1000 ? THOUSAND_DEADLINE_MS : 15 * 60_000),
+          onLevel: (figures) => savePartial("throughput so far", figures),
+        }),
       );
     } finally {
       await bench.connection.close();

@@ -57,7 +57,6 @@ if (onlyArg > 0) {
   const keep = new Set(process.argv[onlyArg + 1]!.split(",").map(Number));
   for (let i = SETTINGS.length - 1; i >= 0; i--) if (!keep.has(i)) SETTINGS.splice(i, 1);
 }
-
 const servers = await Promise.all(
   SETTINGS.map(({ values }) => startDevServer({ extraArgs: dynamicConfigFlags(values) })),
 );

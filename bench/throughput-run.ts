@@ -13,7 +13,6 @@ import { bundleAgentWorkflows } from "../src/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
 import { BARE } from "./bare-activities.js";
 import { startBench } from "./lib.js";
-import { pidListeningOn } from "./process-cpu.js";
 import { throughputReport, type BenchResults } from "./report.js";
 import { BENCH_EXECUTIONS, benchScript, type BenchExecution } from "./scenario.js";
 import { MIN_ROUNDS_TO_DECIDE } from "./stats/index.js";
@@ -61,25 +60,20 @@ try {
     // What is left of the budget once the server and the workers are up goes to the rounds; 3 at the
     // lower level (an interval to show), as many as fit at the higher (at least MIN_ROUNDS_TO_DECIDE to decide).
     const budgetMs = minutes * 60_000 - (Date.now() - started) - 60_000;
-    results.throughput = await benchThroughput(
-      { ...bench, address: bench.server.address, serverPid: pidListeningOn(bench.server.address) },
-      model.baseURL,
-      subjects,
-      {
-        levels,
-        rounds: (n) => (n === Math.max(...levels) ? 2 * MIN_ROUNDS_TO_DECIDE : 3),
-        budgetMs,
-        onLevel: (figures) => {
-          // What is measured so far survives a crash (or a stop) of a later level.
-          mkdirSync("bench-results", { recursive: true });
-          writeFileSync(
-            "bench-results/throughput.partial.json",
-            JSON.stringify({ ...results, throughput: figures }, null, 2) + "\n",
-          );
-          console.log(`bench:throughput: level done (${figures[0]?.levels.length} of ${levels.length})`);
-        },
+    results.throughput = await benchThroughput({ ...bench, address: bench.server.address }, model.baseURL, subjects, {
+      levels,
+      rounds: (n) => (n === Math.max(...levels) ? 2 * MIN_ROUNDS_TO_DECIDE : 3),
+      budgetMs,
+      onLevel: (figures) => {
+        // What is measured so far survives a crash (or a stop) of a later level.
+        mkdirSync("bench-results", { recursive: true });
+        writeFileSync(
+          "bench-results/throughput.partial.json",
+          JSON.stringify({ ...results, throughput: figures }, null, 2) + "\n",
+        );
+        console.log(`bench:throughput: level done (${figures[0]?.levels.length} of ${levels.length})`);
       },
-    );
+    });
   } finally {
     await bench.connection.close();
     await bench.server.stop();

@@ -9,7 +9,7 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
 import { ai } from "../src/index.js";
 import { benchAgent, THROUGHPUT_WORKER_OPTIONS, type BenchExecution } from "./scenario.js";
-import { BARE } from "./bare-activities.js";
+import { BARE, bareActivities } from "./bare-activities.js";
 import { answerProbes, countListenerWarnings, serveUntilSigterm } from "./worker-probe.js";
 
 const env = (name: string) =>
@@ -54,7 +54,6 @@ if (library === "durable-agent") {
     plugins: [openaiAgentsPlugin(baseURL).plugin],
   });
 } else if (library === BARE) {
-  const { bareActivities } = await import("./bare-activities.js");
   worker = await Worker.create({ ...common, ...THROUGHPUT_WORKER_OPTIONS, activities: bareActivities });
 } else throw new Error(`BENCH_LIBRARY: unknown library ${library}`);
 answerProbes({ warnings: () => `warnings ${listenerWarnings()}` });

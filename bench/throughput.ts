@@ -17,7 +17,7 @@ import { bundleWorkflowCode } from "@temporalio/worker";
 import { quietBundlerLogger } from "../src/workflow-bundle.js";
 import { BARE, bareResult } from "./bare-activities.js";
 import { lineChild } from "./line-child.js";
-import { processCpuMs } from "./process-cpu.js";
+import { pidListeningOn, processCpuMs } from "./process-cpu.js";
 import { percentile, round, type Bench } from "./lib.js";
 import { interleaveRounds, median } from "./stats/index.js";
 import type { PeerResult } from "./peer/workflows.js";
@@ -210,6 +210,8 @@ export async function benchThroughput(
   options: ThroughputOptions & { onLevel?: (figures: ThroughputFigures[]) => void } = {},
 ): Promise<ThroughputFigures[]> {
   const levels = options.levels ?? (bench.quick ? [10] : [50, 200, 1000]);
+  // The server's CPU is read each round where /proc tells which process it is (the dev server, or the stack's).
+  const serverPid = pidListeningOn(bench.address);
   const dir = mkdtempSync(join(tmpdir(), "bench-bundle-"));
   const running: RunningSubject[] = [];
   try {
@@ -257,7 +259,7 @@ export async function benchThroughput(
         const round = await interleaveRounds(active, 1, async (entry) => {
           const startUs = Number(process.hrtime.bigint() / 1000n);
           const deadlineMs = options.roundDeadlineMs?.(n) ?? (bench.quick ? 60_000 : 900_000);
-          const sample = await runRound(entry, n, Date.now() + deadlineMs, bench.serverPid);
+          const sample = await runRound(entry, n, Date.now() + deadlineMs, serverPid);
           options.onRound?.(n, { startUs, endUs: Number(process.hrtime.bigint() / 1000n) });
           return sample;
         });
@@ -285,8 +287,8 @@ export async function benchThroughput(
   });
 }
 
-/** What the throughput benchmark needs of the bench: a client, the server's address and, where known, its pid. */
-export type ThroughputBench = Pick<Bench, "client" | "quick"> & { address: string; serverPid?: number };
+/** What the throughput benchmark needs of the bench: a client and the server's address. */
+export type ThroughputBench = Pick<Bench, "client" | "quick"> & { address: string };
 
 /** One round: N runs of one subject started at once; its workers' RSS before and at peak; CPU of workers, server and client. */
 async function runRound(
